@@ -1,0 +1,215 @@
+//! The crate's error type.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// Where in a topology file an item was written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Item {
+    /// `switch`, `link` or `node`.
+    pub kind: &'static str,
+    /// 1-based position among the items of its kind in the file.
+    pub index: usize,
+    /// 1-based line of the item's `[[kind]]` header, when read from text.
+    pub line: Option<usize>,
+}
+
+impl fmt::Display for Item {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(l) => write!(f, "line {l}: {} #{}", self.kind, self.index),
+            None => write!(f, "{} #{}", self.kind, self.index),
+        }
+    }
+}
+
+/// Everything that can go wrong in wormcast. Every variant names the
+/// offending item, value or file.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// An error inside a named file.
+    #[error("{path}: {source}")]
+    InFile {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong in it.
+        source: Box<Error>,
+    },
+    /// TOML that does not parse, or has unknown or missing fields.
+    #[error("line {line}, column {column}: {message}")]
+    Toml {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// The parser's message.
+        message: String,
+    },
+    /// A topology with no switches.
+    #[error("the topology has no switches")]
+    NoSwitches,
+    /// A topology with no nodes.
+    #[error("the topology has no nodes")]
+    NoNodes,
+    /// A switch with an unusable number of ports.
+    #[error("{item}: switch {id} has {ports} ports; a switch has 1 to 64 ports")]
+    BadPortCount {
+        /// The switch entry.
+        item: Item,
+        /// Its id.
+        id: u32,
+        /// Its port count.
+        ports: u32,
+    },
+    /// Two switches or two nodes with the same id.
+    #[error("{second}: duplicate {kind} id {id} (first used at {first})")]
+    DuplicateId {
+        /// `switch` or `node`.
+        kind: &'static str,
+        /// The id.
+        id: u32,
+        /// The first entry with it.
+        first: Item,
+        /// The second entry with it.
+        second: Item,
+    },
+    /// Ids that do not run 0..n-1.
+    #[error("{kind} ids must be 0..{count}: id {missing} is missing")]
+    IdGap {
+        /// `switch` or `node`.
+        kind: &'static str,
+        /// The smallest missing id.
+        missing: u32,
+        /// Number of entries of that kind.
+        count: usize,
+    },
+    /// A reference to a switch id that is not declared.
+    #[error("{item}: switch {switch} does not exist")]
+    UnknownSwitch {
+        /// The entry.
+        item: Item,
+        /// The switch id.
+        switch: u32,
+    },
+    /// A port number beyond the switch's ports.
+    #[error("{item}: port [{switch}, {port}] is out of range: switch {switch} has ports 0..{ports}")]
+    PortOutOfRange {
+        /// The entry.
+        item: Item,
+        /// The switch.
+        switch: u32,
+        /// The port.
+        port: u32,
+        /// The switch's port count.
+        ports: u32,
+    },
+    /// One port attached to two things.
+    #[error("{second}: port [{switch}, {port}] is already used by {first}")]
+    PortUsedTwice {
+        /// The switch.
+        switch: u32,
+        /// The port.
+        port: u32,
+        /// The entry that used it first.
+        first: Item,
+        /// The entry that used it again.
+        second: Item,
+    },
+    /// A link between two ports of one switch.
+    #[error("{item}: link from switch {switch} to itself (a link must join two different switches)")]
+    SelfLink {
+        /// The entry.
+        item: Item,
+        /// The switch.
+        switch: u32,
+    },
+    /// A switch graph that is not connected.
+    #[error("the switch graph is disconnected: switch(es) {unreachable:?} cannot be reached from switch 0")]
+    Disconnected {
+        /// Switches not reachable from switch 0.
+        unreachable: Vec<u32>,
+    },
+    /// Parameters of the irregular-topology generator that cannot be met.
+    #[error("cannot generate the topology: {0}")]
+    Generator(String),
+    /// A configuration value out of its range.
+    #[error("configuration: {field} = {value}: {reason}")]
+    Config {
+        /// The field.
+        field: &'static str,
+        /// Its value as written.
+        value: String,
+        /// Why it is refused.
+        reason: String,
+    },
+    /// An input buffer that cannot hold the largest packet (seed 000 section
+    /// 3.4.2: replication is deadlock-free only when it can).
+    #[error(
+        "input buffer of {buffer_flits} flits is not larger than the largest packet of {packet_flits} flits; \
+         seed 000 section 3.4.2 needs buffers larger than the largest packet for deadlock-free replication"
+    )]
+    BufferTooSmall {
+        /// Input buffer size.
+        buffer_flits: u32,
+        /// Largest packet.
+        packet_flits: u32,
+    },
+    /// A node id that does not exist.
+    #[error("node {node} does not exist (the network has nodes 0..{nodes})")]
+    UnknownNode {
+        /// The id.
+        node: u64,
+        /// Number of nodes.
+        nodes: u32,
+    },
+    /// A header or packet that the hardware cannot carry.
+    #[error("bad packet: {0}")]
+    BadPacket(String),
+    /// The model broke one of its own invariants (a route that is not
+    /// up*/down*, a lost or duplicated flit, a flow-control overrun).
+    #[error("model fault at cycle {cycle}: {what}")]
+    Fault {
+        /// The cycle.
+        cycle: u64,
+        /// What went wrong, and where.
+        what: String,
+    },
+    /// The watchdog found packets that made no progress for too long.
+    #[error("{0}")]
+    Deadlock(Box<crate::sim::DeadlockReport>),
+    /// A VCD stream could not be written.
+    #[error("VCD: {0}")]
+    Vcd(String),
+    /// JSON output failed.
+    #[error("JSON: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
+impl Error {
+    /// Wraps an error with the file it concerns.
+    pub fn in_file(self, path: impl Into<PathBuf>) -> Error {
+        Error::InFile {
+            path: path.into(),
+            source: Box::new(self),
+        }
+    }
+
+    /// The innermost error, past any file wrappers.
+    pub fn root(&self) -> &Error {
+        match self {
+            Error::InFile { source, .. } => source.root(),
+            e => e,
+        }
+    }
+}
+
+/// The crate's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

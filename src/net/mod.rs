@@ -1,0 +1,22 @@
+//! Network topologies and up*/down* routing.
+//!
+//! Switch-based irregular networks as in seed 000 section 2: switches joined
+//! by full-duplex links in an arbitrary connected graph, nodes on switch
+//! ports ([`Topology`], [`Network`]); random irregular networks generated as
+//! in section 6.3 ([`IrregularParams`]); the BFS spanning tree and the
+//! up*/down* direction of every link of section 2.2 ([`UpDown`]); and the
+//! minimal up*/down* routing tables the switches' unicast decode units look
+//! up ([`RoutingTables`]). [`summary`] describes a network for people and
+//! tools (`wormcast topo show`).
+
+mod irregular;
+mod routing;
+pub mod summary;
+mod topology;
+mod updown;
+
+pub use irregular::IrregularParams;
+pub use routing::{Phase, RoutingTables};
+pub use topology::{LinkSpec, Network, NodeSpec, PortConn, PortRef, SourceLines, SwitchSpec, Topology};
+pub(crate) use topology::{line_col, toml_error};
+pub use updown::{TreeParent, UpDown};

@@ -1,0 +1,595 @@
+//! Topology files and their validation.
+//!
+//! A topology is a set of switches with numbered ports, full-duplex links
+//! between ports of two different switches (several links may join the same
+//! two switches), and processing nodes attached to switch ports (seed 000
+//! section 2.1). It is written by hand or by the generator in TOML:
+//!
+//! ```toml
+//! [[switch]]
+//! id = 0
+//! ports = 8
+//! [[link]]            # full-duplex link between two switch ports
+//! a = [0, 3]          # [switch, port]
+//! b = [5, 1]
+//! [[node]]            # a processing node attached to a switch port
+//! id = 0
+//! at = [0, 0]
+//! ```
+//!
+//! [`Topology`] is the file's content; [`Network`] is a topology that passed
+//! every check, with the port-level connection table the rest of the crate
+//! reads.
+
+use crate::error::{Error, Item, Result};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::path::Path;
+
+/// A port of a switch, written `[switch, port]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(from = "[u32; 2]", into = "[u32; 2]")]
+pub struct PortRef {
+    /// Switch id.
+    pub switch: u32,
+    /// Port number on that switch, from 0.
+    pub port: u32,
+}
+
+impl PortRef {
+    /// `[switch, port]`.
+    pub fn new(switch: u32, port: u32) -> Self {
+        PortRef { switch, port }
+    }
+}
+
+impl From<[u32; 2]> for PortRef {
+    fn from(a: [u32; 2]) -> Self {
+        PortRef::new(a[0], a[1])
+    }
+}
+
+impl From<PortRef> for [u32; 2] {
+    fn from(p: PortRef) -> Self {
+        [p.switch, p.port]
+    }
+}
+
+impl fmt::Display for PortRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "[{}, {}]", self.switch, self.port)
+    }
+}
+
+/// A `[[switch]]` entry.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SwitchSpec {
+    /// Switch id; ids run 0..s-1.
+    pub id: u32,
+    /// Number of ports (1 to 64).
+    pub ports: u32,
+}
+
+/// A `[[link]]` entry: a full-duplex link between two switch ports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    /// One end.
+    pub a: PortRef,
+    /// The other end.
+    pub b: PortRef,
+}
+
+/// A `[[node]]` entry: a processing node on a switch port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeSpec {
+    /// Node id; ids run 0..N-1.
+    pub id: u32,
+    /// The switch port it is attached to.
+    pub at: PortRef,
+}
+
+/// A topology as written in a file (not yet checked).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Topology {
+    /// The switches.
+    #[serde(rename = "switch", default)]
+    pub switches: Vec<SwitchSpec>,
+    /// The inter-switch links.
+    #[serde(rename = "link", default)]
+    pub links: Vec<LinkSpec>,
+    /// The nodes.
+    #[serde(rename = "node", default)]
+    pub nodes: Vec<NodeSpec>,
+    /// 1-based lines of each entry when parsed from text, for error messages.
+    #[serde(skip)]
+    pub lines: Option<SourceLines>,
+}
+
+/// Lines of the `[[switch]]`, `[[link]]` and `[[node]]` headers of a file.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SourceLines {
+    /// Line of each switch entry.
+    pub switches: Vec<usize>,
+    /// Line of each link entry.
+    pub links: Vec<usize>,
+    /// Line of each node entry.
+    pub nodes: Vec<usize>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SpannedFile {
+    #[serde(rename = "switch", default)]
+    switches: Vec<toml::Spanned<SwitchSpec>>,
+    #[serde(rename = "link", default)]
+    links: Vec<toml::Spanned<LinkSpec>>,
+    #[serde(rename = "node", default)]
+    nodes: Vec<toml::Spanned<NodeSpec>>,
+}
+
+/// 1-based line and column of a byte offset.
+pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+    (line, col)
+}
+
+/// Converts a TOML error to [`Error::Toml`] with its line and column.
+pub(crate) fn toml_error(text: &str, e: toml::de::Error) -> Error {
+    let (line, column) = e.span().map_or((1, 1), |s| line_col(text, s.start));
+    Error::Toml {
+        line,
+        column,
+        message: e.message().to_string(),
+    }
+}
+
+impl Topology {
+    /// Parses a topology from TOML text, remembering each entry's line.
+    pub fn from_toml_str(text: &str) -> Result<Topology> {
+        let f: SpannedFile = toml::from_str(text).map_err(|e| toml_error(text, e))?;
+        let line = |s: std::ops::Range<usize>| line_col(text, s.start).0;
+        let lines = SourceLines {
+            switches: f.switches.iter().map(|s| line(s.span())).collect(),
+            links: f.links.iter().map(|s| line(s.span())).collect(),
+            nodes: f.nodes.iter().map(|s| line(s.span())).collect(),
+        };
+        Ok(Topology {
+            switches: f.switches.into_iter().map(|s| s.into_inner()).collect(),
+            links: f.links.into_iter().map(|s| s.into_inner()).collect(),
+            nodes: f.nodes.into_iter().map(|s| s.into_inner()).collect(),
+            lines: Some(lines),
+        })
+    }
+
+    /// Reads a topology file.
+    pub fn load(path: impl AsRef<Path>) -> Result<Topology> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Topology::from_toml_str(&text).map_err(|e| e.in_file(path))
+    }
+
+    /// The topology as TOML, in the file format above.
+    pub fn to_toml_string(&self) -> String {
+        let mut out = String::new();
+        for s in &self.switches {
+            out.push_str(&format!("[[switch]]\nid = {}\nports = {}\n\n", s.id, s.ports));
+        }
+        for l in &self.links {
+            out.push_str(&format!(
+                "[[link]]\na = [{}, {}]\nb = [{}, {}]\n\n",
+                l.a.switch, l.a.port, l.b.switch, l.b.port
+            ));
+        }
+        for n in &self.nodes {
+            out.push_str(&format!("[[node]]\nid = {}\nat = [{}, {}]\n\n", n.id, n.at.switch, n.at.port));
+        }
+        out
+    }
+
+    /// Writes the topology to a file, with `comment` lines on top.
+    pub fn save(&self, path: impl AsRef<Path>, comment: &str) -> Result<()> {
+        let path = path.as_ref();
+        let mut text = String::new();
+        for l in comment.lines() {
+            text.push_str(&format!("# {l}\n"));
+        }
+        if !comment.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(&self.to_toml_string());
+        std::fs::write(path, text).map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+
+    fn item(&self, kind: &'static str, i: usize) -> Item {
+        let line = self.lines.as_ref().and_then(|l| match kind {
+            "switch" => l.switches.get(i).copied(),
+            "link" => l.links.get(i).copied(),
+            _ => l.nodes.get(i).copied(),
+        });
+        Item {
+            kind,
+            index: i + 1,
+            line,
+        }
+    }
+}
+
+/// What a switch port is connected to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PortConn {
+    /// Nothing (an open port).
+    Open,
+    /// A processing node.
+    Node(u32),
+    /// Another switch's port, over link `link` (index in [`Network::links`]).
+    Link {
+        /// The link index.
+        link: u32,
+        /// The port at the other end.
+        peer: PortRef,
+    },
+}
+
+/// A topology that passed every check: ids run 0..n-1, every port is used at
+/// most once and exists, no link joins a switch to itself, and the switch
+/// graph is connected.
+#[derive(Clone, Debug)]
+pub struct Network {
+    topology: Topology,
+    port_base: Vec<u32>,
+    conn: Vec<PortConn>,
+    nodes: Vec<PortRef>,
+    links: Vec<LinkSpec>,
+}
+
+impl Network {
+    /// Checks a topology.
+    pub fn new(topology: &Topology) -> Result<Network> {
+        let t = topology;
+        if t.switches.is_empty() {
+            return Err(Error::NoSwitches);
+        }
+        if t.nodes.is_empty() {
+            return Err(Error::NoNodes);
+        }
+        // Switch ids: unique, 0..s-1, sane port counts.
+        let s = t.switches.len();
+        let mut seen: Vec<Option<usize>> = vec![None; s];
+        let mut ports = vec![0u32; s];
+        for (i, sw) in t.switches.iter().enumerate() {
+            if !(1..=64).contains(&sw.ports) {
+                return Err(Error::BadPortCount {
+                    item: t.item("switch", i),
+                    id: sw.id,
+                    ports: sw.ports,
+                });
+            }
+            if let Some(Some(first)) = seen.get(sw.id as usize) {
+                return Err(Error::DuplicateId {
+                    kind: "switch",
+                    id: sw.id,
+                    first: t.item("switch", *first),
+                    second: t.item("switch", i),
+                });
+            }
+            if (sw.id as usize) < s {
+                seen[sw.id as usize] = Some(i);
+                ports[sw.id as usize] = sw.ports;
+            }
+        }
+        if let Some(missing) = seen.iter().position(|x| x.is_none()) {
+            return Err(Error::IdGap {
+                kind: "switch",
+                missing: missing as u32,
+                count: s,
+            });
+        }
+        let mut port_base = Vec::with_capacity(s + 1);
+        let mut total = 0u32;
+        for &p in &ports {
+            port_base.push(total);
+            total += p;
+        }
+        port_base.push(total);
+        let mut conn = vec![PortConn::Open; total as usize];
+        let mut owner: Vec<Option<Item>> = vec![None; total as usize];
+        let check_port = |item: &Item, p: PortRef| -> Result<usize> {
+            if p.switch as usize >= s {
+                return Err(Error::UnknownSwitch {
+                    item: item.clone(),
+                    switch: p.switch,
+                });
+            }
+            let n = ports[p.switch as usize];
+            if p.port >= n {
+                return Err(Error::PortOutOfRange {
+                    item: item.clone(),
+                    switch: p.switch,
+                    port: p.port,
+                    ports: n,
+                });
+            }
+            Ok((port_base[p.switch as usize] + p.port) as usize)
+        };
+        let claim = |owner: &mut Vec<Option<Item>>, item: &Item, p: PortRef, at: usize| -> Result<()> {
+            if let Some(first) = &owner[at] {
+                return Err(Error::PortUsedTwice {
+                    switch: p.switch,
+                    port: p.port,
+                    first: first.clone(),
+                    second: item.clone(),
+                });
+            }
+            owner[at] = Some(item.clone());
+            Ok(())
+        };
+        for (i, l) in t.links.iter().enumerate() {
+            let item = t.item("link", i);
+            let a = check_port(&item, l.a)?;
+            let b = check_port(&item, l.b)?;
+            if l.a.switch == l.b.switch {
+                return Err(Error::SelfLink {
+                    item,
+                    switch: l.a.switch,
+                });
+            }
+            claim(&mut owner, &item, l.a, a)?;
+            claim(&mut owner, &item, l.b, b)?;
+            conn[a] = PortConn::Link {
+                link: i as u32,
+                peer: l.b,
+            };
+            conn[b] = PortConn::Link {
+                link: i as u32,
+                peer: l.a,
+            };
+        }
+        // Node ids: unique, 0..N-1.
+        let n = t.nodes.len();
+        let mut node_seen: Vec<Option<usize>> = vec![None; n];
+        let mut nodes = vec![PortRef::new(0, 0); n];
+        for (i, node) in t.nodes.iter().enumerate() {
+            let item = t.item("node", i);
+            if let Some(Some(first)) = node_seen.get(node.id as usize) {
+                return Err(Error::DuplicateId {
+                    kind: "node",
+                    id: node.id,
+                    first: t.item("node", *first),
+                    second: item,
+                });
+            }
+            let at = check_port(&item, node.at)?;
+            claim(&mut owner, &item, node.at, at)?;
+            if (node.id as usize) < n {
+                node_seen[node.id as usize] = Some(i);
+                nodes[node.id as usize] = node.at;
+            }
+            conn[at] = PortConn::Node(node.id);
+        }
+        if let Some(missing) = node_seen.iter().position(|x| x.is_none()) {
+            return Err(Error::IdGap {
+                kind: "node",
+                missing: missing as u32,
+                count: n,
+            });
+        }
+        let net = Network {
+            topology: t.clone(),
+            port_base,
+            conn,
+            nodes,
+            links: t.links.clone(),
+        };
+        let reach = net.reachable_from(0);
+        let unreachable: Vec<u32> = (0..s as u32).filter(|&x| !reach[x as usize]).collect();
+        if !unreachable.is_empty() {
+            return Err(Error::Disconnected { unreachable });
+        }
+        Ok(net)
+    }
+
+    /// Reads and checks a topology file.
+    pub fn load(path: impl AsRef<Path>) -> Result<Network> {
+        let path = path.as_ref();
+        let t = Topology::load(path)?;
+        Network::new(&t).map_err(|e| e.in_file(path))
+    }
+
+    fn reachable_from(&self, start: u32) -> Vec<bool> {
+        let mut seen = vec![false; self.num_switches()];
+        let mut stack = vec![start];
+        seen[start as usize] = true;
+        while let Some(s) = stack.pop() {
+            for (_, c) in self.ports_of(s) {
+                if let PortConn::Link { peer, .. } = c
+                    && !seen[peer.switch as usize]
+                {
+                    seen[peer.switch as usize] = true;
+                    stack.push(peer.switch);
+                }
+            }
+        }
+        seen
+    }
+
+    /// The topology this network was built from.
+    pub fn topology(&self) -> &Topology {
+        &self.topology
+    }
+
+    /// Number of switches.
+    pub fn num_switches(&self) -> usize {
+        self.port_base.len() - 1
+    }
+
+    /// Number of nodes.
+    pub fn num_nodes(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Number of ports of switch `s`.
+    pub fn num_ports(&self, s: u32) -> u32 {
+        self.port_base[s as usize + 1] - self.port_base[s as usize]
+    }
+
+    /// Largest port count of any switch.
+    pub fn max_ports(&self) -> u32 {
+        (0..self.num_switches() as u32).map(|s| self.num_ports(s)).max().unwrap_or(0)
+    }
+
+    /// What port `p` of switch `s` is connected to.
+    pub fn conn(&self, s: u32, p: u32) -> PortConn {
+        self.conn[(self.port_base[s as usize] + p) as usize]
+    }
+
+    /// The ports of switch `s` with their connections, in port order.
+    pub fn ports_of(&self, s: u32) -> impl Iterator<Item = (u32, PortConn)> + '_ {
+        (0..self.num_ports(s)).map(move |p| (p, self.conn(s, p)))
+    }
+
+    /// The switch port node `n` is attached to.
+    pub fn node_port(&self, n: u32) -> PortRef {
+        self.nodes[n as usize]
+    }
+
+    /// The inter-switch links, in file order.
+    pub fn links(&self) -> &[LinkSpec] {
+        &self.links
+    }
+
+    /// Nodes attached to switch `s`, in port order.
+    pub fn nodes_of(&self, s: u32) -> Vec<u32> {
+        self.ports_of(s)
+            .filter_map(|(_, c)| match c {
+                PortConn::Node(n) => Some(n),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SMALL: &str = "\
+[[switch]]
+id = 0
+ports = 4
+
+[[switch]]
+id = 1
+ports = 4
+
+[[link]]
+a = [0, 3]
+b = [1, 3]
+
+[[node]]
+id = 0
+at = [0, 0]
+
+[[node]]
+id = 1
+at = [1, 0]
+";
+
+    fn err(text: &str) -> Error {
+        let t = Topology::from_toml_str(text).unwrap();
+        Network::new(&t).unwrap_err()
+    }
+
+    #[test]
+    fn a_valid_file_loads_and_round_trips() {
+        let t = Topology::from_toml_str(SMALL).unwrap();
+        let net = Network::new(&t).unwrap();
+        assert_eq!(net.num_switches(), 2);
+        assert_eq!(net.num_nodes(), 2);
+        assert_eq!(net.conn(0, 3), PortConn::Link { link: 0, peer: PortRef::new(1, 3) });
+        assert_eq!(net.conn(1, 0), PortConn::Node(1));
+        assert_eq!(net.conn(1, 1), PortConn::Open);
+        let again = Topology::from_toml_str(&t.to_toml_string()).unwrap();
+        assert_eq!(again.switches, t.switches);
+        assert_eq!(again.links, t.links);
+        assert_eq!(again.nodes, t.nodes);
+    }
+
+    #[test]
+    fn port_used_twice_names_both_items_and_lines() {
+        let text = SMALL.replace("at = [1, 0]", "at = [0, 3]");
+        let e = err(&text);
+        assert_eq!(
+            e.to_string(),
+            "line 17: node #2: port [0, 3] is already used by line 9: link #1"
+        );
+    }
+
+    #[test]
+    fn port_out_of_range_is_named() {
+        let e = err(&SMALL.replace("b = [1, 3]", "b = [1, 4]"));
+        assert!(matches!(e, Error::PortOutOfRange { switch: 1, port: 4, ports: 4, .. }), "{e}");
+        assert_eq!(
+            e.to_string(),
+            "line 9: link #1: port [1, 4] is out of range: switch 1 has ports 0..4"
+        );
+    }
+
+    #[test]
+    fn self_link_is_refused() {
+        let e = err(&SMALL.replace("b = [1, 3]", "b = [0, 2]"));
+        assert_eq!(
+            e.to_string(),
+            "line 9: link #1: link from switch 0 to itself (a link must join two different switches)"
+        );
+    }
+
+    #[test]
+    fn disconnected_graph_is_refused() {
+        let text = SMALL.replace("[[link]]\na = [0, 3]\nb = [1, 3]\n", "");
+        let e = err(&text);
+        assert_eq!(
+            e.to_string(),
+            "the switch graph is disconnected: switch(es) [1] cannot be reached from switch 0"
+        );
+    }
+
+    #[test]
+    fn duplicate_ids_and_gaps_are_refused() {
+        let e = err(&SMALL.replace("id = 1\nports", "id = 0\nports"));
+        assert_eq!(e.to_string(), "line 5: switch #2: duplicate switch id 0 (first used at line 1: switch #1)");
+        let e = err(&SMALL.replace("id = 1\nat", "id = 0\nat"));
+        assert_eq!(e.to_string(), "line 17: node #2: duplicate node id 0 (first used at line 13: node #1)");
+        let e = err(&SMALL.replace("id = 1\nat", "id = 2\nat"));
+        assert_eq!(e.to_string(), "node ids must be 0..2: id 1 is missing");
+        let e = err(&SMALL.replace("id = 1\nports", "id = 7\nports"));
+        assert_eq!(e.to_string(), "switch ids must be 0..2: id 1 is missing");
+    }
+
+    #[test]
+    fn unknown_switch_and_bad_port_count_are_named() {
+        let e = err(&SMALL.replace("at = [1, 0]", "at = [9, 0]"));
+        assert_eq!(e.to_string(), "line 17: node #2: switch 9 does not exist");
+        let e = err(&SMALL.replace("ports = 4\n\n[[switch]]", "ports = 0\n\n[[switch]]"));
+        assert_eq!(e.to_string(), "line 1: switch #1: switch 0 has 0 ports; a switch has 1 to 64 ports");
+    }
+
+    #[test]
+    fn syntax_and_unknown_fields_give_line_and_column() {
+        let e = Topology::from_toml_str("[[switch]]\nid = 0\nport = 4\n").unwrap_err();
+        assert!(e.to_string().starts_with("line 3, column 1: unknown field `port`"), "{e}");
+        let e = Topology::from_toml_str("[[link]]\na = [0, 3\n").unwrap_err();
+        assert!(e.to_string().starts_with("line 2,"), "{e}");
+    }
+}

@@ -1,0 +1,295 @@
+//! Bit vectors: port masks and node bit strings.
+
+use bitvec::prelude::*;
+use num_traits::{PrimInt, Unsigned};
+use std::fmt;
+
+/// Number of bits a register needs to hold every value in `0..=max`
+/// (at least 1).
+///
+/// ```
+/// use wormcast::rtl::bits_for;
+/// assert_eq!(bits_for(0u32), 1);
+/// assert_eq!(bits_for(1u32), 1);
+/// assert_eq!(bits_for(31u32), 5);
+/// assert_eq!(bits_for(32u32), 6);
+/// assert_eq!(bits_for(u64::MAX), 64);
+/// ```
+pub fn bits_for<T: PrimInt + Unsigned>(max: T) -> u32 {
+    let width = T::zero().count_zeros();
+    (width - max.leading_zeros()).max(1)
+}
+
+/// A set of switch ports, one bit per port (port `i` = bit `i`), for switches
+/// of up to 64 ports. This is the `p`-bit port string of seed 000 section
+/// 5.2.3 and the output-port mask a decode unit produces.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct PortMask(pub u64);
+
+impl PortMask {
+    /// The empty set.
+    pub const EMPTY: PortMask = PortMask(0);
+
+    /// The set holding only `port`.
+    #[inline]
+    pub fn single(port: usize) -> Self {
+        PortMask(1u64 << port)
+    }
+
+    /// Ports `0..n`.
+    pub fn all(n: usize) -> Self {
+        if n >= 64 {
+            PortMask(u64::MAX)
+        } else {
+            PortMask((1u64 << n) - 1)
+        }
+    }
+
+    /// True when `port` is in the set.
+    #[inline]
+    pub fn contains(self, port: usize) -> bool {
+        self.0 >> port & 1 == 1
+    }
+
+    /// True when the set is empty.
+    #[inline]
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// Number of ports in the set.
+    #[inline]
+    pub fn count(self) -> u32 {
+        self.0.count_ones()
+    }
+
+    /// Adds `port`.
+    #[inline]
+    pub fn insert(&mut self, port: usize) {
+        self.0 |= 1u64 << port;
+    }
+
+    /// Removes `port`.
+    #[inline]
+    pub fn remove(&mut self, port: usize) {
+        self.0 &= !(1u64 << port);
+    }
+
+    /// The ports in increasing order.
+    #[inline]
+    pub fn iter(self) -> PortIter {
+        PortIter(self.0)
+    }
+}
+
+impl fmt::Debug for PortMask {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.iter()).finish()
+    }
+}
+
+impl FromIterator<usize> for PortMask {
+    fn from_iter<I: IntoIterator<Item = usize>>(iter: I) -> Self {
+        let mut m = PortMask::EMPTY;
+        for p in iter {
+            m.insert(p);
+        }
+        m
+    }
+}
+
+/// Iterator over the ports of a [`PortMask`] (also usable on any `u64`).
+#[derive(Clone, Copy, Debug)]
+pub struct PortIter(pub u64);
+
+impl Iterator for PortIter {
+    type Item = usize;
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        if self.0 == 0 {
+            return None;
+        }
+        let i = self.0.trailing_zeros() as usize;
+        self.0 &= self.0 - 1;
+        Some(i)
+    }
+}
+
+/// An `N`-bit string with one bit per node: the destination string of a
+/// bit-string multidestination header and the reachability strings of seed
+/// 000 section 5.3. Node 0 is bit 0.
+///
+/// As text it is written with node 0 first (`"0110"`: nodes 1 and 2); as a
+/// VCD vector it is written most significant bit (node `N-1`) first, as
+/// Verilog prints a `[N-1:0]` vector.
+#[derive(Clone, PartialEq, Eq, Hash, Default)]
+pub struct BitString(BitVec<u64, Lsb0>);
+
+impl BitString {
+    /// `n` zero bits.
+    pub fn zeros(n: usize) -> Self {
+        BitString(bitvec![u64, Lsb0; 0; n])
+    }
+
+    /// `n` one bits.
+    pub fn ones(n: usize) -> Self {
+        BitString(bitvec![u64, Lsb0; 1; n])
+    }
+
+    /// A string of `n` bits with the listed positions set.
+    pub fn from_indices(n: usize, set: impl IntoIterator<Item = usize>) -> Self {
+        let mut s = Self::zeros(n);
+        for i in set {
+            s.set(i, true);
+        }
+        s
+    }
+
+    /// Parses `'0'`/`'1'` characters, node 0 first.
+    pub fn parse(text: &str) -> Option<Self> {
+        let mut s = Self::zeros(text.len());
+        for (i, c) in text.bytes().enumerate() {
+            match c {
+                b'0' => {}
+                b'1' => s.set(i, true),
+                _ => return None,
+            }
+        }
+        Some(s)
+    }
+
+    /// Number of bits.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// True for a zero-length string.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Bit `i`.
+    pub fn get(&self, i: usize) -> bool {
+        self.0[i]
+    }
+
+    /// Sets bit `i`.
+    pub fn set(&mut self, i: usize, v: bool) {
+        self.0.set(i, v);
+    }
+
+    /// True when no bit is set.
+    pub fn is_zero(&self) -> bool {
+        self.0.not_any()
+    }
+
+    /// Number of set bits.
+    pub fn count_ones(&self) -> usize {
+        self.0.count_ones()
+    }
+
+    /// Positions of the set bits, increasing.
+    pub fn iter_ones(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0.iter_ones()
+    }
+
+    /// Bitwise AND with `other` (same length).
+    pub fn and(&self, other: &BitString) -> BitString {
+        let mut r = self.clone();
+        r.and_assign(other);
+        r
+    }
+
+    /// In-place AND.
+    pub fn and_assign(&mut self, other: &BitString) {
+        assert_eq!(self.len(), other.len(), "AND of bit strings of different lengths");
+        for (a, b) in self.0.as_raw_mut_slice().iter_mut().zip(other.0.as_raw_slice()) {
+            *a &= *b;
+        }
+    }
+
+    /// In-place OR.
+    pub fn or_assign(&mut self, other: &BitString) {
+        assert_eq!(self.len(), other.len(), "OR of bit strings of different lengths");
+        for (a, b) in self.0.as_raw_mut_slice().iter_mut().zip(other.0.as_raw_slice()) {
+            *a |= *b;
+        }
+    }
+
+    /// `self AND NOT other`: the bits of `self` that `other` does not cover.
+    pub fn and_not(&self, other: &BitString) -> BitString {
+        assert_eq!(self.len(), other.len(), "AND-NOT of bit strings of different lengths");
+        let mut r = self.clone();
+        for (a, b) in r.0.as_raw_mut_slice().iter_mut().zip(other.0.as_raw_slice()) {
+            *a &= !*b;
+        }
+        r
+    }
+
+    /// The underlying bits.
+    pub fn as_bitslice(&self) -> &BitSlice<u64, Lsb0> {
+        &self.0
+    }
+}
+
+impl fmt::Display for BitString {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for b in self.0.iter() {
+            f.write_str(if *b { "1" } else { "0" })?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for BitString {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "BitString({self})")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeSet;
+
+    fn set_of(s: &str) -> BTreeSet<usize> {
+        s.bytes().enumerate().filter(|(_, c)| *c == b'1').map(|(i, _)| i).collect()
+    }
+
+    proptest! {
+        /// AND, OR and AND-NOT agree with set intersection, union and difference.
+        #[test]
+        fn string_ops_agree_with_sets(pair in (1usize..200).prop_flat_map(|n| (
+            proptest::string::string_regex(&format!("[01]{{{n}}}")).unwrap(),
+            proptest::string::string_regex(&format!("[01]{{{n}}}")).unwrap())))
+        {
+            let (a, b) = pair;
+            let (x, y) = (BitString::parse(&a).unwrap(), BitString::parse(&b).unwrap());
+            let (sa, sb) = (set_of(&a), set_of(&b));
+            prop_assert_eq!(x.to_string(), a.clone());
+            prop_assert_eq!(x.and(&y).iter_ones().collect::<BTreeSet<_>>(), &sa & &sb);
+            let mut u = x.clone();
+            u.or_assign(&y);
+            prop_assert_eq!(u.iter_ones().collect::<BTreeSet<_>>(), &sa | &sb);
+            prop_assert_eq!(x.and_not(&y).iter_ones().collect::<BTreeSet<_>>(), &sa - &sb);
+            prop_assert_eq!(x.count_ones(), sa.len());
+            prop_assert_eq!(x.is_zero(), sa.is_empty());
+        }
+
+        #[test]
+        fn port_mask_iterates_its_members(m in any::<u64>()) {
+            let ports: Vec<usize> = PortMask(m).iter().collect();
+            let expect: Vec<usize> = (0..64).filter(|i| m >> i & 1 == 1).collect();
+            prop_assert_eq!(&ports, &expect);
+            prop_assert_eq!(ports.into_iter().collect::<PortMask>(), PortMask(m));
+        }
+    }
+
+    #[test]
+    fn parse_rejects_other_characters() {
+        assert!(BitString::parse("01x").is_none());
+        assert_eq!(BitString::parse("0110").unwrap().iter_ones().collect::<Vec<_>>(), vec![1, 2]);
+        assert_eq!(BitString::from_indices(5, [0, 4]).to_string(), "10001");
+    }
+}

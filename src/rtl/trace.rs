@@ -1,0 +1,512 @@
+//! Signal tracing: the hooks components use to expose their registers.
+//!
+//! A component declares its signals once ([`Traced::declare`]) in a scope of
+//! the Verilog-like hierarchy (`top.sw3.in2.buf_count`) and is sampled after
+//! every clock edge in the same order ([`Traced::sample`]). The
+//! [`TraceState`] keeps each signal's last value and the list of signals that
+//! changed in the cycle, which a [`WaveSink`] writes out: the VCD writer of
+//! [`crate::wave`], the in-memory [`MemorySink`] that unit tests read, or the
+//! [`NullSink`]. With no tracer attached nothing here runs at all.
+
+use crate::{BitString, Result};
+
+/// Identifies one declared signal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SignalId(pub u32);
+
+/// A scope of the hierarchy (a Verilog module instance).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScopeDecl {
+    /// Instance name, e.g. `sw3`.
+    pub name: String,
+    /// Enclosing scope, `None` for the root.
+    pub parent: Option<u32>,
+}
+
+/// A declared signal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SignalDecl {
+    /// Scope the signal is declared in.
+    pub scope: u32,
+    /// Signal name, e.g. `buf_count`.
+    pub name: String,
+    /// Width in bits (at least 1).
+    pub width: u32,
+}
+
+/// All scopes and signals, in declaration order. Scope 0 is the root `top`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hierarchy {
+    /// The scopes; a scope is declared before its children.
+    pub scopes: Vec<ScopeDecl>,
+    /// The signals.
+    pub signals: Vec<SignalDecl>,
+}
+
+impl Default for Hierarchy {
+    fn default() -> Self {
+        Self::new("top")
+    }
+}
+
+impl Hierarchy {
+    /// A hierarchy with only its root scope.
+    pub fn new(root: &str) -> Self {
+        Hierarchy {
+            scopes: vec![ScopeDecl {
+                name: root.to_string(),
+                parent: None,
+            }],
+            signals: Vec::new(),
+        }
+    }
+
+    /// A builder for the root scope.
+    pub fn root(&mut self) -> ScopeBuilder<'_> {
+        ScopeBuilder { h: self, scope: 0 }
+    }
+
+    /// The dotted path of a scope, e.g. `top.sw3.in2`.
+    pub fn scope_path(&self, scope: u32) -> String {
+        let mut parts = Vec::new();
+        let mut s = Some(scope);
+        while let Some(i) = s {
+            parts.push(self.scopes[i as usize].name.as_str());
+            s = self.scopes[i as usize].parent;
+        }
+        parts.reverse();
+        parts.join(".")
+    }
+
+    /// The dotted path of a signal, e.g. `top.sw3.in2.buf_count`.
+    pub fn path(&self, sig: SignalId) -> String {
+        let d = &self.signals[sig.0 as usize];
+        format!("{}.{}", self.scope_path(d.scope), d.name)
+    }
+
+    /// The signal with the given dotted path.
+    pub fn find(&self, path: &str) -> Option<SignalId> {
+        (0..self.signals.len() as u32)
+            .map(SignalId)
+            .find(|&s| self.path(s) == path)
+    }
+
+    /// The children of a scope, in declaration order.
+    pub fn child_scopes(&self, scope: u32) -> impl Iterator<Item = u32> + '_ {
+        (0..self.scopes.len() as u32).filter(move |&i| self.scopes[i as usize].parent == Some(scope))
+    }
+
+    /// The signals declared directly in a scope, in declaration order.
+    pub fn scope_signals(&self, scope: u32) -> impl Iterator<Item = SignalId> + '_ {
+        (0..self.signals.len() as u32)
+            .filter(move |&i| self.signals[i as usize].scope == scope)
+            .map(SignalId)
+    }
+}
+
+/// Declares signals and sub-scopes inside one scope.
+pub struct ScopeBuilder<'a> {
+    h: &'a mut Hierarchy,
+    scope: u32,
+}
+
+impl ScopeBuilder<'_> {
+    /// Declares a child scope and fills it with `f`.
+    pub fn scope(&mut self, name: &str, f: impl FnOnce(&mut ScopeBuilder<'_>)) {
+        let id = self.h.scopes.len() as u32;
+        self.h.scopes.push(ScopeDecl {
+            name: name.to_string(),
+            parent: Some(self.scope),
+        });
+        f(&mut ScopeBuilder { h: self.h, scope: id });
+    }
+
+    /// Declares a signal of `width` bits in this scope.
+    pub fn signal(&mut self, name: &str, width: u32) -> SignalId {
+        assert!(width >= 1, "signal {name} declared with width 0");
+        let id = SignalId(self.h.signals.len() as u32);
+        self.h.signals.push(SignalDecl {
+            scope: self.scope,
+            name: name.to_string(),
+            width,
+        });
+        id
+    }
+
+    /// Number of signals declared so far in the whole hierarchy.
+    pub fn signal_count(&self) -> u32 {
+        self.h.signals.len() as u32
+    }
+}
+
+/// A component whose registers can be traced.
+pub trait Traced {
+    /// What besides the component itself is read when sampling (for example
+    /// the channels it drives).
+    type Env;
+
+    /// Declares the component's signals in `scope`. Called once.
+    fn declare(&self, scope: &mut ScopeBuilder<'_>);
+
+    /// Writes the current value of every declared signal, in declaration
+    /// order.
+    fn sample(&self, env: &Self::Env, s: &mut Sampler<'_>);
+}
+
+/// The value of one signal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SignalValue<'a> {
+    /// Not yet reset or not meaningful (`x`).
+    Unknown,
+    /// A signal of at most 64 bits.
+    Narrow(u64),
+    /// A wider signal, least significant word first.
+    Wide(&'a [u64]),
+}
+
+/// Last value of every signal and the signals that changed this cycle.
+#[derive(Clone, Debug)]
+pub struct TraceState {
+    widths: Vec<u32>,
+    narrow: Vec<u64>,
+    wide_at: Vec<u32>,
+    wide: Vec<u64>,
+    unknown: Vec<bool>,
+    changed: Vec<u32>,
+}
+
+impl TraceState {
+    /// Every signal of `h`, all unknown.
+    pub fn new(h: &Hierarchy) -> Self {
+        let mut wide_at = Vec::with_capacity(h.signals.len());
+        let mut words = 0u32;
+        for s in &h.signals {
+            if s.width > 64 {
+                wide_at.push(words);
+                words += s.width.div_ceil(64);
+            } else {
+                wide_at.push(u32::MAX);
+            }
+        }
+        TraceState {
+            widths: h.signals.iter().map(|s| s.width).collect(),
+            narrow: vec![0; h.signals.len()],
+            wide_at,
+            wide: vec![0; words as usize],
+            unknown: vec![true; h.signals.len()],
+            changed: Vec::new(),
+        }
+    }
+
+    /// A sampler that writes signals `first..first + count`.
+    pub fn sampler(&mut self, first: u32, count: u32) -> Sampler<'_> {
+        Sampler {
+            st: self,
+            next: first,
+            end: first + count,
+        }
+    }
+
+    /// Signals that changed since [`clear_changes`](Self::clear_changes).
+    pub fn changed(&self) -> &[u32] {
+        &self.changed
+    }
+
+    /// Forgets the changes of the last cycle.
+    pub fn clear_changes(&mut self) {
+        self.changed.clear();
+    }
+
+    /// Width of a signal.
+    pub fn width(&self, sig: SignalId) -> u32 {
+        self.widths[sig.0 as usize]
+    }
+
+    /// Number of signals.
+    pub fn len(&self) -> usize {
+        self.widths.len()
+    }
+
+    /// True when no signal is declared.
+    pub fn is_empty(&self) -> bool {
+        self.widths.is_empty()
+    }
+
+    /// Current value of a signal.
+    pub fn value(&self, sig: SignalId) -> SignalValue<'_> {
+        let i = sig.0 as usize;
+        if self.unknown[i] {
+            SignalValue::Unknown
+        } else if self.widths[i] > 64 {
+            let at = self.wide_at[i] as usize;
+            SignalValue::Wide(&self.wide[at..at + self.widths[i].div_ceil(64) as usize])
+        } else {
+            SignalValue::Narrow(self.narrow[i])
+        }
+    }
+
+    /// Current value as binary text, most significant bit first, `x` when
+    /// unknown (as a VCD vector would show it).
+    pub fn format(&self, sig: SignalId) -> String {
+        let w = self.width(sig) as usize;
+        match self.value(sig) {
+            SignalValue::Unknown => "x".repeat(w),
+            SignalValue::Narrow(v) => (0..w).rev().map(|b| if v >> b & 1 == 1 { '1' } else { '0' }).collect(),
+            SignalValue::Wide(words) => (0..w)
+                .rev()
+                .map(|b| if words[b / 64] >> (b % 64) & 1 == 1 { '1' } else { '0' })
+                .collect(),
+        }
+    }
+}
+
+/// Writes the values of one component's signals, in declaration order, and
+/// records which changed.
+pub struct Sampler<'a> {
+    st: &'a mut TraceState,
+    next: u32,
+    end: u32,
+}
+
+impl Sampler<'_> {
+    #[inline]
+    fn take(&mut self) -> usize {
+        assert!(self.next < self.end, "component sampled more signals than it declared");
+        let i = self.next as usize;
+        self.next += 1;
+        i
+    }
+
+    /// The next signal's value (`v` must fit its width).
+    #[inline]
+    pub fn value(&mut self, v: u64) {
+        let i = self.take();
+        debug_assert!(
+            self.st.widths[i] >= 64 || v >> self.st.widths[i] == 0,
+            "value {v} does not fit signal {i} of {} bits",
+            self.st.widths[i]
+        );
+        if self.st.unknown[i] || self.st.narrow[i] != v {
+            self.st.unknown[i] = false;
+            self.st.narrow[i] = v;
+            self.st.changed.push(i as u32);
+        }
+    }
+
+    /// The next signal's value, one bit.
+    #[inline]
+    pub fn bit(&mut self, b: bool) {
+        self.value(b as u64)
+    }
+
+    /// The next signal is unknown (`x`).
+    #[inline]
+    pub fn unknown(&mut self) {
+        let i = self.take();
+        if !self.st.unknown[i] {
+            self.st.unknown[i] = true;
+            self.st.changed.push(i as u32);
+        }
+    }
+
+    /// The next signal's value, or `x` for `None`.
+    #[inline]
+    pub fn maybe(&mut self, v: Option<u64>) {
+        match v {
+            Some(v) => self.value(v),
+            None => self.unknown(),
+        }
+    }
+
+    /// The next signal's value as a bit string (any width).
+    pub fn bits(&mut self, b: &BitString) {
+        let i = self.take();
+        let w = self.st.widths[i] as usize;
+        assert_eq!(b.len(), w, "bit string of {} bits for a {w}-bit signal", b.len());
+        let words = b.as_bitslice();
+        let mut changed = self.st.unknown[i];
+        if w > 64 {
+            let at = self.st.wide_at[i] as usize;
+            for (k, chunk) in words.chunks(64).enumerate() {
+                let v = chunk.iter_ones().fold(0u64, |acc, j| acc | 1 << j);
+                if self.st.wide[at + k] != v {
+                    self.st.wide[at + k] = v;
+                    changed = true;
+                }
+            }
+        } else {
+            let v = words.iter_ones().fold(0u64, |acc, j| acc | 1 << j);
+            if self.st.narrow[i] != v {
+                self.st.narrow[i] = v;
+                changed = true;
+            }
+        }
+        if changed {
+            self.st.unknown[i] = false;
+            self.st.changed.push(i as u32);
+        }
+    }
+
+    /// Checks that every declared signal was written.
+    pub fn finish(self) {
+        assert_eq!(self.next, self.end, "component sampled fewer signals than it declared");
+    }
+}
+
+/// Where sampled waveforms go.
+pub trait WaveSink {
+    /// Called once, before the first cycle: the hierarchy, the clock period in
+    /// picoseconds, and the values at cycle 0.
+    fn begin(&mut self, h: &Hierarchy, cycle_ps: u64, state: &TraceState) -> Result<()>;
+
+    /// The values that changed at the clock edge that starts `cycle`.
+    fn cycle(&mut self, cycle: u64, state: &TraceState, changed: &[u32]) -> Result<()>;
+
+    /// Called once at the end; flushes.
+    fn finish(&mut self, last_cycle: u64) -> Result<()>;
+}
+
+/// A sink that discards everything (measures the cost of sampling alone).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NullSink;
+
+impl WaveSink for NullSink {
+    fn begin(&mut self, _: &Hierarchy, _: u64, _: &TraceState) -> Result<()> {
+        Ok(())
+    }
+    fn cycle(&mut self, _: u64, _: &TraceState, _: &[u32]) -> Result<()> {
+        Ok(())
+    }
+    fn finish(&mut self, _: u64) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// One recorded value change.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Change {
+    /// Cycle at whose starting edge the value took effect.
+    pub cycle: u64,
+    /// The signal.
+    pub signal: SignalId,
+    /// Binary text, most significant bit first, `x`s when unknown.
+    pub value: String,
+}
+
+/// A sink that keeps every change in memory, for tests.
+#[derive(Clone, Debug, Default)]
+pub struct MemorySink {
+    /// The hierarchy seen at `begin`.
+    pub hierarchy: Hierarchy,
+    /// All changes, in time order (cycle 0 holds every signal's reset value).
+    pub changes: Vec<Change>,
+}
+
+impl MemorySink {
+    /// The changes of one signal, by dotted path.
+    pub fn history(&self, path: &str) -> Vec<(u64, String)> {
+        let Some(sig) = self.hierarchy.find(path) else {
+            return Vec::new();
+        };
+        self.changes
+            .iter()
+            .filter(|c| c.signal == sig)
+            .map(|c| (c.cycle, c.value.clone()))
+            .collect()
+    }
+
+    /// The value of a signal (by path) during `cycle`.
+    pub fn value_at(&self, path: &str, cycle: u64) -> Option<String> {
+        self.history(path)
+            .into_iter()
+            .take_while(|(c, _)| *c <= cycle)
+            .last()
+            .map(|(_, v)| v)
+    }
+}
+
+impl WaveSink for MemorySink {
+    fn begin(&mut self, h: &Hierarchy, _: u64, state: &TraceState) -> Result<()> {
+        self.hierarchy = h.clone();
+        for i in 0..state.len() as u32 {
+            self.changes.push(Change {
+                cycle: 0,
+                signal: SignalId(i),
+                value: state.format(SignalId(i)),
+            });
+        }
+        Ok(())
+    }
+
+    fn cycle(&mut self, cycle: u64, state: &TraceState, changed: &[u32]) -> Result<()> {
+        for &i in changed {
+            self.changes.push(Change {
+                cycle,
+                signal: SignalId(i),
+                value: state.format(SignalId(i)),
+            });
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, _: u64) -> Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_changes_are_recorded() {
+        let mut h = Hierarchy::new("top");
+        let mut root = h.root();
+        root.scope("u0", |s| {
+            s.signal("a", 4);
+            s.signal("wide", 70);
+        });
+        assert_eq!(h.path(SignalId(1)), "top.u0.wide");
+        assert_eq!(h.find("top.u0.a"), Some(SignalId(0)));
+        let mut st = TraceState::new(&h);
+        assert_eq!(st.format(SignalId(0)), "xxxx");
+        let wide = BitString::from_indices(70, [0, 69]);
+        {
+            let mut s = st.sampler(0, 2);
+            s.value(5);
+            s.bits(&wide);
+            s.finish();
+        }
+        assert_eq!(st.changed(), &[0, 1]);
+        assert_eq!(st.format(SignalId(0)), "0101");
+        assert_eq!(st.format(SignalId(1)), format!("1{}1", "0".repeat(68)));
+        st.clear_changes();
+        {
+            let mut s = st.sampler(0, 2);
+            s.value(5);
+            s.bits(&wide);
+            s.finish();
+        }
+        assert!(st.changed().is_empty(), "same values are not changes");
+        {
+            let mut s = st.sampler(0, 2);
+            s.unknown();
+            s.bits(&BitString::zeros(70));
+            s.finish();
+        }
+        assert_eq!(st.changed(), &[0, 1]);
+        assert_eq!(st.value(SignalId(0)), SignalValue::Unknown);
+    }
+
+    #[test]
+    #[should_panic(expected = "fewer signals")]
+    fn sampling_fewer_signals_than_declared_is_caught() {
+        let mut h = Hierarchy::new("top");
+        h.root().signal("a", 1);
+        h.root().signal("b", 1);
+        let mut st = TraceState::new(&h);
+        let mut s = st.sampler(0, 2);
+        s.bit(true);
+        s.finish();
+    }
+}
