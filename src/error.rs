@@ -100,7 +100,9 @@ pub enum Error {
         switch: u32,
     },
     /// A port number beyond the switch's ports.
-    #[error("{item}: port [{switch}, {port}] is out of range: switch {switch} has ports 0..{ports}")]
+    #[error(
+        "{item}: port [{switch}, {port}] is out of range: switch {switch} has ports 0..{ports}"
+    )]
     PortOutOfRange {
         /// The entry.
         item: Item,
@@ -124,7 +126,9 @@ pub enum Error {
         second: Item,
     },
     /// A link between two ports of one switch.
-    #[error("{item}: link from switch {switch} to itself (a link must join two different switches)")]
+    #[error(
+        "{item}: link from switch {switch} to itself (a link must join two different switches)"
+    )]
     SelfLink {
         /// The entry.
         item: Item,
@@ -132,7 +136,9 @@ pub enum Error {
         switch: u32,
     },
     /// A switch graph that is not connected.
-    #[error("the switch graph is disconnected: switch(es) {unreachable:?} cannot be reached from switch 0")]
+    #[error(
+        "the switch graph is disconnected: switch(es) {unreachable:?} cannot be reached from switch 0"
+    )]
     Disconnected {
         /// Switches not reachable from switch 0.
         unreachable: Vec<u32>,

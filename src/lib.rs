@@ -3,20 +3,12 @@
 //! Register-transfer-level models of multicast-capable interconnection
 //! networks.
 mod error;
+pub mod header;
 pub mod net;
 pub mod rtl;
+pub mod sim;
+pub mod switch;
+pub mod wave;
 
 pub use error::{Error, Item, Result};
 pub use rtl::BitString;
-
-/// Placeholder until the simulator lands.
-pub mod sim {
-    /// Deadlock report.
-    #[derive(Debug)]
-    pub struct DeadlockReport;
-    impl std::fmt::Display for DeadlockReport {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            write!(f, "deadlock")
-        }
-    }
-}

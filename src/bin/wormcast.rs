@@ -1,1 +1,411 @@
-fn main() {}
+//! The `wormcast` command-line tool.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::Serialize;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+use wormcast::net::summary::summarize;
+use wormcast::net::{IrregularParams, Network};
+use wormcast::sim::{RunReport, SimConfig, System, Traffic};
+use wormcast::wave::{VcdWriter, write_gtkw};
+use wormcast::{Error, Result};
+
+#[derive(Parser)]
+#[command(
+    name = "wormcast",
+    version,
+    about = "Cycle-level RTL models of multicast interconnection networks"
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Topologies: generate and inspect.
+    Topo {
+        #[command(subcommand)]
+        cmd: TopoCmd,
+    },
+    /// Simulate traffic on a network.
+    Run(RunArgs),
+    /// The main demo: the paper's default 32-node network under uniform
+    /// traffic, with a waveform of the first cycles.
+    Demo {
+        /// Where to write the demo's VCD and GTKWave save file.
+        #[arg(long, default_value = "wormcast-demo")]
+        out: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+enum TopoCmd {
+    /// Generate a random irregular topology (seed 000 section 6.3).
+    Gen {
+        /// Number of switches.
+        #[arg(long, default_value_t = 8)]
+        switches: u32,
+        /// Ports per switch.
+        #[arg(long, default_value_t = 8)]
+        ports: u32,
+        /// Number of nodes.
+        #[arg(long, default_value_t = 32)]
+        nodes: u32,
+        /// Fraction of the non-node ports wired to other switches.
+        #[arg(long, default_value_t = 0.8)]
+        connectivity: f64,
+        /// Generator seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Output file (standard output if absent).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Show levels, up/down link ends and a routing summary.
+    Show {
+        /// The topology file.
+        file: PathBuf,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum TrafficKind {
+    /// Uniform random destinations at a given load.
+    Uniform,
+    /// One packet from --src to --dst, run until delivered.
+    Single,
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    /// The topology file.
+    #[arg(long)]
+    topology: PathBuf,
+    /// A configuration file (TOML); command-line options override it.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Traffic pattern.
+    #[arg(long, value_enum, default_value = "uniform")]
+    traffic: TrafficKind,
+    /// Offered load, flits/node/cycle (uniform).
+    #[arg(long, default_value_t = 0.05)]
+    load: f64,
+    /// Packet length in flits, header included.
+    #[arg(long, default_value_t = 128)]
+    packet: u32,
+    /// Source node (single).
+    #[arg(long, default_value_t = 0)]
+    src: u32,
+    /// Destination node (single).
+    #[arg(long, default_value_t = 1)]
+    dst: u32,
+    /// Cycles to simulate, warm-up included (single: the most to wait).
+    #[arg(long, default_value_t = 200_000)]
+    cycles: u64,
+    /// Cycles before measurement starts.
+    #[arg(long, default_value_t = 50_000)]
+    warmup: u64,
+    /// Traffic seed (overrides the configuration file).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Input buffer per switch port, flits.
+    #[arg(long)]
+    buffer: Option<u32>,
+    /// Chunk size, flits.
+    #[arg(long)]
+    chunk: Option<u32>,
+    /// Write every register to this VCD file (and a .gtkw beside it).
+    #[arg(long)]
+    vcd: Option<PathBuf>,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+#[derive(Serialize)]
+struct RunOutput<'a> {
+    topology: String,
+    traffic: &'a Traffic,
+    config: &'a SimConfig,
+    #[serde(flatten)]
+    report: &'a RunReport,
+    wall_seconds: f64,
+    cycles_per_second: f64,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match cli.cmd {
+        Cmd::Topo { cmd } => topo(cmd),
+        Cmd::Run(args) => simulate(args),
+        Cmd::Demo { out } => demo(&out),
+    }
+}
+
+fn topo(cmd: TopoCmd) -> Result<()> {
+    match cmd {
+        TopoCmd::Gen {
+            switches,
+            ports,
+            nodes,
+            connectivity,
+            seed,
+            output,
+        } => {
+            let p = IrregularParams {
+                switches,
+                ports,
+                nodes,
+                connectivity,
+                seed,
+            };
+            let t = p.generate()?;
+            let comment = format!(
+                "wormcast topo gen --switches {switches} --ports {ports} --nodes {nodes} --connectivity {connectivity} --seed {seed}\n\
+                 {} switches, {} nodes, {} links",
+                t.switches.len(),
+                t.nodes.len(),
+                t.links.len()
+            );
+            match output {
+                Some(path) => t.save(&path, &comment),
+                None => {
+                    for l in comment.lines() {
+                        println!("# {l}");
+                    }
+                    print!("\n{}", t.to_toml_string());
+                    Ok(())
+                }
+            }
+        }
+        TopoCmd::Show { file, json } => {
+            let net = Network::load(&file)?;
+            let s = summarize(&net);
+            if json {
+                println!("{}", serde_json::to_string_pretty(&s)?);
+            } else {
+                print!("{}", s.to_text());
+            }
+            Ok(())
+        }
+    }
+}
+
+/// A progress bar that appears only on a terminal, only after a second,
+/// and never with `quiet`.
+struct Progress {
+    bar: ProgressBar,
+    start: Instant,
+    shown: bool,
+    enabled: bool,
+}
+
+impl Progress {
+    fn new(total: u64, quiet: bool) -> Self {
+        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
+        bar.set_style(
+            ProgressStyle::with_template("{bar:40} {pos}/{len} cycles ({per_sec}, eta {eta})")
+                .expect("valid template"),
+        );
+        Progress {
+            bar,
+            start: Instant::now(),
+            shown: false,
+            enabled: !quiet && std::io::stderr().is_terminal(),
+        }
+    }
+
+    fn set(&mut self, pos: u64) {
+        if self.enabled && !self.shown && self.start.elapsed() > Duration::from_secs(1) {
+            self.bar.set_draw_target(ProgressDrawTarget::stderr());
+            self.shown = true;
+        }
+        self.bar.set_position(pos);
+    }
+
+    fn done(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+fn simulate(a: RunArgs) -> Result<()> {
+    let net = Network::load(&a.topology)?;
+    let mut cfg = match &a.config {
+        Some(p) => SimConfig::load(p)?,
+        None => SimConfig::default(),
+    };
+    if let Some(s) = a.seed {
+        cfg.seed = s;
+    }
+    if let Some(b) = a.buffer {
+        cfg.buffer_flits = b;
+    }
+    if let Some(c) = a.chunk {
+        cfg.chunk_flits = c;
+    }
+    let single = matches!(a.traffic, TrafficKind::Single);
+    cfg.record_deliveries |= single;
+    let traffic = match a.traffic {
+        TrafficKind::Uniform => Traffic::uniform(a.load, a.packet),
+        TrafficKind::Single => Traffic::Idle,
+    };
+    if a.warmup > a.cycles && !single {
+        return Err(Error::Config {
+            field: "warmup",
+            value: a.warmup.to_string(),
+            reason: format!("longer than the run of {} cycles", a.cycles),
+        });
+    }
+    let mut sys = System::new(&net, &cfg, &traffic)?;
+    if let Some(v) = &a.vcd {
+        let w = VcdWriter::create(v)?.with_comment(&format!("wormcast run, seed {}", cfg.seed));
+        sys.attach_tracer(Box::new(w))?;
+    }
+    if !a.json {
+        eprintln!(
+            "config: {}",
+            serde_json::to_string(&cfg)?
+                .trim_start_matches('{')
+                .trim_end_matches('}')
+        );
+        eprintln!("traffic: {}", serde_json::to_string(&traffic)?);
+    }
+    let t0 = Instant::now();
+    let mut bar = Progress::new(a.cycles, a.quiet || a.json);
+    if single {
+        sys.inject(a.src, a.dst, a.packet)?;
+        sys.drain(a.cycles)?;
+    } else {
+        sys.run_with_progress(a.warmup, |c| bar.set(c))?;
+        sys.start_window();
+        let w = a.warmup;
+        sys.run_with_progress(a.cycles - a.warmup, |c| bar.set(w + c))?;
+    }
+    bar.done();
+    let wall = t0.elapsed().as_secs_f64();
+    if let Some(v) = &a.vcd {
+        let h = sys.trace_hierarchy().cloned();
+        sys.finish_trace()?;
+        if let Some(h) = h {
+            let gtkw = v.with_extension("gtkw");
+            write_gtkw(&gtkw, &v.to_string_lossy(), &h)?;
+        }
+    }
+    let report = sys.report();
+    if single {
+        let d = sys.deliveries();
+        let d = d.first().ok_or_else(|| Error::Fault {
+            cycle: sys.cycle(),
+            what: "the packet was not delivered".into(),
+        })?;
+        if a.json {
+            println!("{}", serde_json::to_string_pretty(d)?);
+        } else {
+            println!(
+                "packet {} -> {} ({} flits): generated at cycle {}, first flit sent at {}, tail arrived at {}: latency {} cycles",
+                d.src,
+                d.dst,
+                d.len,
+                d.created,
+                d.inject,
+                d.arrive,
+                d.arrive - d.created
+            );
+        }
+        return Ok(());
+    }
+    let out = RunOutput {
+        topology: a.topology.display().to_string(),
+        traffic: &traffic,
+        config: &cfg,
+        report: &report,
+        wall_seconds: wall,
+        cycles_per_second: report.cycles as f64 / wall.max(1e-9),
+    };
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        println!("{report}");
+        println!(
+            "wall time {:.3} s ({:.0} cycles/s)",
+            wall,
+            report.cycles as f64 / wall.max(1e-9)
+        );
+    }
+    Ok(())
+}
+
+fn demo(out: &Path) -> Result<()> {
+    std::fs::create_dir_all(out).map_err(|source| Error::Io {
+        path: out.to_path_buf(),
+        source,
+    })?;
+    let params = IrregularParams::default();
+    let topo = params.generate()?;
+    let topo_path = out.join("net.toml");
+    topo.save(
+        &topo_path,
+        "the default network: 8 switches of 8 ports, 32 nodes, 80% connectivity, seed 1",
+    )?;
+    let net = Network::new(&topo)?;
+    println!("== network ({})", topo_path.display());
+    print!("{}", summarize(&net).to_text());
+
+    // A traced run of the first 2,000 cycles.
+    let cfg = SimConfig::default();
+    let traffic = Traffic::uniform(0.05, 20);
+    let mut sys = System::new(&net, &cfg, &traffic)?;
+    let vcd = out.join("demo.vcd");
+    sys.attach_tracer(Box::new(
+        VcdWriter::create(&vcd)?.with_comment("wormcast demo, seed 1"),
+    ))?;
+    sys.run(2_000)?;
+    let h = sys.trace_hierarchy().cloned().expect("tracing is on");
+    sys.finish_trace()?;
+    write_gtkw(out.join("demo.gtkw"), &vcd.to_string_lossy(), &h)?;
+    println!(
+        "\n== waveform: {} ({} signals); open it with: gtkwave {}",
+        vcd.display(),
+        h.signals.len(),
+        out.join("demo.gtkw").display()
+    );
+
+    // Latency and throughput against load, untraced.
+    println!("\n== uniform traffic, 128-flit packets, 200,000 cycles after 50,000 of warm-up");
+    println!(
+        "{:>6} {:>10} {:>10} {:>12} {:>10}",
+        "load", "offered", "accepted", "avg latency", "max"
+    );
+    for load in [0.02, 0.05, 0.1, 0.15, 0.2] {
+        let mut sys = System::new(&net, &cfg, &Traffic::uniform(load, 128))?;
+        sys.run(50_000)?;
+        sys.start_window();
+        sys.run(200_000)?;
+        let r = sys.report();
+        println!(
+            "{:>6.2} {:>10.4} {:>10.4} {:>12.1} {:>10}",
+            load, r.offered_load, r.accepted_throughput, r.avg_latency, r.max_latency
+        );
+    }
+    Ok(())
+}

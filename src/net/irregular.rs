@@ -78,7 +78,10 @@ impl IrregularParams {
             return fail("at least one node is needed".into());
         }
         if !(0.0..=1.0).contains(&self.connectivity) {
-            return fail(format!("connectivity {} is not within 0..=1", self.connectivity));
+            return fail(format!(
+                "connectivity {} is not within 0..=1",
+                self.connectivity
+            ));
         }
         let per = p.div_ceil(s);
         let spare = if s > 1 { 1 } else { 0 };
@@ -129,15 +132,27 @@ impl IrregularParams {
         let mut placed: Vec<LinkSpec> = Vec::with_capacity(links as usize);
         let mut wired = vec![order[0]];
         for &x in &order[1..] {
-            let candidates: Vec<u32> = wired.iter().copied().filter(|&y| !free[y as usize].is_empty()).collect();
+            let candidates: Vec<u32> = wired
+                .iter()
+                .copied()
+                .filter(|&y| !free[y as usize].is_empty())
+                .collect();
             if candidates.is_empty() {
                 return fail(format!(
                     "the switches wired so far have no free port left for switch {x}; use fewer nodes or more ports"
                 ));
             }
             let y = candidates[rng.random_range(0..candidates.len())];
-            let a = PortRef::new(x, free[x as usize].pop().expect("checked above: every switch keeps a port"));
-            let b = PortRef::new(y, free[y as usize].pop().expect("candidate has a free port"));
+            let a = PortRef::new(
+                x,
+                free[x as usize]
+                    .pop()
+                    .expect("checked above: every switch keeps a port"),
+            );
+            let b = PortRef::new(
+                y,
+                free[y as usize].pop().expect("candidate has a free port"),
+            );
             placed.push(LinkSpec { a, b });
             wired.push(x);
         }
@@ -148,7 +163,11 @@ impl IrregularParams {
                 .flat_map(|x| free[x as usize].iter().map(move |&q| PortRef::new(x, q)))
                 .collect();
             let u = pool[rng.random_range(0..pool.len())];
-            let others: Vec<PortRef> = pool.iter().copied().filter(|v| v.switch != u.switch).collect();
+            let others: Vec<PortRef> = pool
+                .iter()
+                .copied()
+                .filter(|v| v.switch != u.switch)
+                .collect();
             if others.is_empty() {
                 // Every free port is on u's switch X. Break a link (a, b) that
                 // does not touch X and wire X to both a and b: connectivity is
@@ -221,16 +240,34 @@ mod tests {
     fn same_seed_same_file_other_seed_other_file() {
         let a = IrregularParams::default().generate().unwrap();
         let b = IrregularParams::default().generate().unwrap();
-        let c = IrregularParams { seed: 2, ..Default::default() }.generate().unwrap();
+        let c = IrregularParams {
+            seed: 2,
+            ..Default::default()
+        }
+        .generate()
+        .unwrap();
         assert_eq!(a.to_toml_string(), b.to_toml_string());
         assert_ne!(a.to_toml_string(), c.to_toml_string());
     }
 
     #[test]
     fn impossible_parameters_are_refused_with_the_reason() {
-        let e = IrregularParams { nodes: 64, ..Default::default() }.generate().unwrap_err();
-        assert!(e.to_string().contains("64 nodes on 8 switches of 8 ports"), "{e}");
-        let e = IrregularParams { connectivity: 0.2, ..Default::default() }.generate().unwrap_err();
+        let e = IrregularParams {
+            nodes: 64,
+            ..Default::default()
+        }
+        .generate()
+        .unwrap_err();
+        assert!(
+            e.to_string().contains("64 nodes on 8 switches of 8 ports"),
+            "{e}"
+        );
+        let e = IrregularParams {
+            connectivity: 0.2,
+            ..Default::default()
+        }
+        .generate()
+        .unwrap_err();
         assert!(e.to_string().contains("fewer than the 7"), "{e}");
     }
 

@@ -17,6 +17,11 @@ mod updown;
 
 pub use irregular::IrregularParams;
 pub use routing::{Phase, RoutingTables};
-pub use topology::{LinkSpec, Network, NodeSpec, PortConn, PortRef, SourceLines, SwitchSpec, Topology};
-pub(crate) use topology::{line_col, toml_error};
+pub(crate) use topology::toml_error;
+pub use topology::{
+    LinkSpec, Network, NodeSpec, PortConn, PortRef, SourceLines, SwitchSpec, Topology,
+};
 pub use updown::{TreeParent, UpDown};
+
+/// Port sets, as the routing tables hold them.
+pub use crate::rtl::PortMask;

@@ -54,7 +54,9 @@ impl RoutingTables {
             .map(|x| {
                 net.ports_of(x)
                     .filter_map(|(_, c)| match c {
-                        PortConn::Link { peer, .. } => Some((peer.switch, ud.goes_up(peer.switch, peer.port))),
+                        PortConn::Link { peer, .. } => {
+                            Some((peer.switch, ud.goes_up(peer.switch, peer.port)))
+                        }
                         _ => None,
                     })
                     .collect()
@@ -223,16 +225,29 @@ mod tests {
         let (_, rt) = RoutingTables::for_network(&n);
         assert_eq!(rt.switch_candidates(1, 2, Phase::Up), PortMask::single(1));
         assert_eq!(rt.distance(1, 2, Phase::Up), Some(2));
-        assert_eq!(rt.switch_candidates(1, 2, Phase::Down), PortMask::EMPTY, "1 has no down path to 2");
+        assert_eq!(
+            rt.switch_candidates(1, 2, Phase::Down),
+            PortMask::EMPTY,
+            "1 has no down path to 2"
+        );
         assert_eq!(rt.distance(1, 2, Phase::Down), None);
         assert_eq!(rt.switch_candidates(0, 2, Phase::Down), PortMask::single(2));
-        assert_eq!(rt.candidates(2, 2, Phase::Down), PortMask::single(0), "own node port");
+        assert_eq!(
+            rt.candidates(2, 2, Phase::Down),
+            PortMask::single(0),
+            "own node port"
+        );
     }
 
     #[test]
     fn a_cross_link_gives_a_shorter_route_only_when_legal() {
         // Ring 0-1-2-3-0: levels 0,1,2,1. Link 2-3: 3 is up end (level 1).
-        let n = net(&[((0, 1), (1, 1)), ((1, 2), (2, 1)), ((2, 2), (3, 1)), ((3, 2), (0, 2))]);
+        let n = net(&[
+            ((0, 1), (1, 1)),
+            ((1, 2), (2, 1)),
+            ((2, 2), (3, 1)),
+            ((3, 2), (0, 2)),
+        ]);
         let (ud, rt) = RoutingTables::for_network(&n);
         assert!(ud.goes_up(2, 2), "2 -> 3 is up");
         // 2 -> 3 directly (one up link).
@@ -250,9 +265,20 @@ mod tests {
     #[test]
     fn ties_give_several_candidates() {
         // Two parallel links between 0 and 1.
-        let n = net(&[((0, 1), (1, 1)), ((0, 2), (1, 2)), ((1, 3), (2, 1)), ((2, 2), (3, 1))]);
+        let n = net(&[
+            ((0, 1), (1, 1)),
+            ((0, 2), (1, 2)),
+            ((1, 3), (2, 1)),
+            ((2, 2), (3, 1)),
+        ]);
         let (_, rt) = RoutingTables::for_network(&n);
-        assert_eq!(rt.switch_candidates(1, 0, Phase::Up), PortMask::from_iter([1, 2]));
-        assert_eq!(rt.switch_candidates(0, 3, Phase::Up), PortMask::from_iter([1, 2]));
+        assert_eq!(
+            rt.switch_candidates(1, 0, Phase::Up),
+            PortMask::from_iter([1, 2])
+        );
+        assert_eq!(
+            rt.switch_candidates(0, 3, Phase::Up),
+            PortMask::from_iter([1, 2])
+        );
     }
 }

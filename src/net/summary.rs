@@ -95,7 +95,9 @@ pub fn summarize(net: &Network) -> NetworkSummary {
                     to: match c {
                         PortConn::Open => "open".to_string(),
                         PortConn::Node(n) => format!("node {n}"),
-                        PortConn::Link { peer, .. } => format!("switch {} port {}", peer.switch, peer.port),
+                        PortConn::Link { peer, .. } => {
+                            format!("switch {} port {}", peer.switch, peer.port)
+                        }
                     },
                     dir: match c {
                         PortConn::Open => "-",
@@ -104,14 +106,21 @@ pub fn summarize(net: &Network) -> NetworkSummary {
                     },
                 })
                 .collect();
-            let cand: u32 = (0..s).filter(|&d| d != x).map(|d| rt.switch_candidates(x, d, Phase::Up).count()).sum();
+            let cand: u32 = (0..s)
+                .filter(|&d| d != x)
+                .map(|d| rt.switch_candidates(x, d, Phase::Up).count())
+                .sum();
             SwitchSummary {
                 id: x,
                 level: ud.level(x),
                 parent: ud.parent(x),
                 nodes: net.nodes_of(x),
                 ports,
-                avg_candidates: if s > 1 { cand as f64 / (s - 1) as f64 } else { 0.0 },
+                avg_candidates: if s > 1 {
+                    cand as f64 / (s - 1) as f64
+                } else {
+                    0.0
+                },
             }
         })
         .collect();
@@ -123,7 +132,11 @@ pub fn summarize(net: &Network) -> NetworkSummary {
             a: l.a,
             b: l.b,
             up_end: if ud.a_is_up(i as u32) { l.a } else { l.b },
-            kind: if ud.is_tree_link(i as u32) { "tree" } else { "cross" },
+            kind: if ud.is_tree_link(i as u32) {
+                "tree"
+            } else {
+                "cross"
+            },
         })
         .collect();
     NetworkSummary {
@@ -139,7 +152,8 @@ pub fn summarize(net: &Network) -> NetworkSummary {
 
 fn routing_summary(net: &Network, _ud: &UpDown, rt: &RoutingTables) -> RoutingSummary {
     let s = net.num_switches() as u32;
-    let (mut sum_ud, mut max_ud, mut sum_sp, mut detour, mut adaptive, mut pairs) = (0u64, 0u32, 0u64, 0, 0, 0);
+    let (mut sum_ud, mut max_ud, mut sum_sp, mut detour, mut adaptive, mut pairs) =
+        (0u64, 0u32, 0u64, 0, 0, 0);
     for x in 0..s {
         let sp = shortest_from(net, x);
         for d in 0..s {
@@ -147,7 +161,9 @@ fn routing_summary(net: &Network, _ud: &UpDown, rt: &RoutingTables) -> RoutingSu
                 continue;
             }
             pairs += 1;
-            let h = rt.distance(x, d, Phase::Up).expect("up*/down* connects every pair");
+            let h = rt
+                .distance(x, d, Phase::Up)
+                .expect("up*/down* connects every pair");
             sum_ud += h as u64;
             max_ud = max_ud.max(h);
             sum_sp += sp[d as usize] as u64;
@@ -159,7 +175,13 @@ fn routing_summary(net: &Network, _ud: &UpDown, rt: &RoutingTables) -> RoutingSu
             }
         }
     }
-    let avg = |v: u64| if pairs > 0 { v as f64 / pairs as f64 } else { 0.0 };
+    let avg = |v: u64| {
+        if pairs > 0 {
+            v as f64 / pairs as f64
+        } else {
+            0.0
+        }
+    };
     RoutingSummary {
         avg_ud_hops: avg(sum_ud),
         max_ud_hops: max_ud,
@@ -222,7 +244,12 @@ impl NetworkSummary {
             o,
             "routing: {} switch pairs, up*/down* hops avg {:.3} max {}, shortest-path avg {:.3}, \
              {} pairs detoured, {} table entries with a choice of ports",
-            r.pairs, r.avg_ud_hops, r.max_ud_hops, r.avg_shortest_hops, r.pairs_detoured, r.adaptive_entries
+            r.pairs,
+            r.avg_ud_hops,
+            r.max_ud_hops,
+            r.avg_shortest_hops,
+            r.pairs_detoured,
+            r.adaptive_entries
         );
         o
     }

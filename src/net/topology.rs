@@ -181,7 +181,10 @@ impl Topology {
     pub fn to_toml_string(&self) -> String {
         let mut out = String::new();
         for s in &self.switches {
-            out.push_str(&format!("[[switch]]\nid = {}\nports = {}\n\n", s.id, s.ports));
+            out.push_str(&format!(
+                "[[switch]]\nid = {}\nports = {}\n\n",
+                s.id, s.ports
+            ));
         }
         for l in &self.links {
             out.push_str(&format!(
@@ -190,7 +193,10 @@ impl Topology {
             ));
         }
         for n in &self.nodes {
-            out.push_str(&format!("[[node]]\nid = {}\nat = [{}, {}]\n\n", n.id, n.at.switch, n.at.port));
+            out.push_str(&format!(
+                "[[node]]\nid = {}\nat = [{}, {}]\n\n",
+                n.id, n.at.switch, n.at.port
+            ));
         }
         out
     }
@@ -323,18 +329,19 @@ impl Network {
             }
             Ok((port_base[p.switch as usize] + p.port) as usize)
         };
-        let claim = |owner: &mut Vec<Option<Item>>, item: &Item, p: PortRef, at: usize| -> Result<()> {
-            if let Some(first) = &owner[at] {
-                return Err(Error::PortUsedTwice {
-                    switch: p.switch,
-                    port: p.port,
-                    first: first.clone(),
-                    second: item.clone(),
-                });
-            }
-            owner[at] = Some(item.clone());
-            Ok(())
-        };
+        let claim =
+            |owner: &mut Vec<Option<Item>>, item: &Item, p: PortRef, at: usize| -> Result<()> {
+                if let Some(first) = &owner[at] {
+                    return Err(Error::PortUsedTwice {
+                        switch: p.switch,
+                        port: p.port,
+                        first: first.clone(),
+                        second: item.clone(),
+                    });
+                }
+                owner[at] = Some(item.clone());
+                Ok(())
+            };
         for (i, l) in t.links.iter().enumerate() {
             let item = t.item("link", i);
             let a = check_port(&item, l.a)?;
@@ -446,7 +453,10 @@ impl Network {
 
     /// Largest port count of any switch.
     pub fn max_ports(&self) -> u32 {
-        (0..self.num_switches() as u32).map(|s| self.num_ports(s)).max().unwrap_or(0)
+        (0..self.num_switches() as u32)
+            .map(|s| self.num_ports(s))
+            .max()
+            .unwrap_or(0)
     }
 
     /// What port `p` of switch `s` is connected to.
@@ -517,7 +527,13 @@ at = [1, 0]
         let net = Network::new(&t).unwrap();
         assert_eq!(net.num_switches(), 2);
         assert_eq!(net.num_nodes(), 2);
-        assert_eq!(net.conn(0, 3), PortConn::Link { link: 0, peer: PortRef::new(1, 3) });
+        assert_eq!(
+            net.conn(0, 3),
+            PortConn::Link {
+                link: 0,
+                peer: PortRef::new(1, 3)
+            }
+        );
         assert_eq!(net.conn(1, 0), PortConn::Node(1));
         assert_eq!(net.conn(1, 1), PortConn::Open);
         let again = Topology::from_toml_str(&t.to_toml_string()).unwrap();
@@ -539,7 +555,18 @@ at = [1, 0]
     #[test]
     fn port_out_of_range_is_named() {
         let e = err(&SMALL.replace("b = [1, 3]", "b = [1, 4]"));
-        assert!(matches!(e, Error::PortOutOfRange { switch: 1, port: 4, ports: 4, .. }), "{e}");
+        assert!(
+            matches!(
+                e,
+                Error::PortOutOfRange {
+                    switch: 1,
+                    port: 4,
+                    ports: 4,
+                    ..
+                }
+            ),
+            "{e}"
+        );
         assert_eq!(
             e.to_string(),
             "line 9: link #1: port [1, 4] is out of range: switch 1 has ports 0..4"
@@ -568,9 +595,15 @@ at = [1, 0]
     #[test]
     fn duplicate_ids_and_gaps_are_refused() {
         let e = err(&SMALL.replace("id = 1\nports", "id = 0\nports"));
-        assert_eq!(e.to_string(), "line 5: switch #2: duplicate switch id 0 (first used at line 1: switch #1)");
+        assert_eq!(
+            e.to_string(),
+            "line 5: switch #2: duplicate switch id 0 (first used at line 1: switch #1)"
+        );
         let e = err(&SMALL.replace("id = 1\nat", "id = 0\nat"));
-        assert_eq!(e.to_string(), "line 17: node #2: duplicate node id 0 (first used at line 13: node #1)");
+        assert_eq!(
+            e.to_string(),
+            "line 17: node #2: duplicate node id 0 (first used at line 13: node #1)"
+        );
         let e = err(&SMALL.replace("id = 1\nat", "id = 2\nat"));
         assert_eq!(e.to_string(), "node ids must be 0..2: id 1 is missing");
         let e = err(&SMALL.replace("id = 1\nports", "id = 7\nports"));
@@ -582,13 +615,20 @@ at = [1, 0]
         let e = err(&SMALL.replace("at = [1, 0]", "at = [9, 0]"));
         assert_eq!(e.to_string(), "line 17: node #2: switch 9 does not exist");
         let e = err(&SMALL.replace("ports = 4\n\n[[switch]]", "ports = 0\n\n[[switch]]"));
-        assert_eq!(e.to_string(), "line 1: switch #1: switch 0 has 0 ports; a switch has 1 to 64 ports");
+        assert_eq!(
+            e.to_string(),
+            "line 1: switch #1: switch 0 has 0 ports; a switch has 1 to 64 ports"
+        );
     }
 
     #[test]
     fn syntax_and_unknown_fields_give_line_and_column() {
         let e = Topology::from_toml_str("[[switch]]\nid = 0\nport = 4\n").unwrap_err();
-        assert!(e.to_string().starts_with("line 3, column 1: unknown field `port`"), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("line 3, column 1: unknown field `port`"),
+            "{e}"
+        );
         let e = Topology::from_toml_str("[[link]]\na = [0, 3\n").unwrap_err();
         assert!(e.to_string().starts_with("line 2,"), "{e}");
     }

@@ -137,7 +137,13 @@ mod tests {
         for s in 0..4 {
             text += &format!("[[switch]]\nid = {s}\nports = 4\n");
         }
-        for (a, b) in [((0, 1), (1, 1)), ((1, 2), (2, 1)), ((2, 2), (3, 1)), ((3, 2), (0, 2)), ((1, 3), (3, 3))] {
+        for (a, b) in [
+            ((0, 1), (1, 1)),
+            ((1, 2), (2, 1)),
+            ((2, 2), (3, 1)),
+            ((3, 2), (0, 2)),
+            ((1, 3), (3, 3)),
+        ] {
             text += &format!("[[link]]\na = [{}, {}]\nb = [{}, {}]\n", a.0, a.1, b.0, b.1);
         }
         for s in 0..4 {
@@ -150,7 +156,10 @@ mod tests {
     fn levels_tree_and_up_ends_follow_the_rules() {
         let net = ring();
         let ud = UpDown::new(&net);
-        assert_eq!((0..4).map(|s| ud.level(s)).collect::<Vec<_>>(), vec![0, 1, 2, 1]);
+        assert_eq!(
+            (0..4).map(|s| ud.level(s)).collect::<Vec<_>>(),
+            vec![0, 1, 2, 1]
+        );
         assert_eq!(ud.parent(1), Some(TreeParent { switch: 0, link: 0 }));
         assert_eq!(ud.parent(3), Some(TreeParent { switch: 0, link: 3 }));
         assert_eq!(ud.parent(2), Some(TreeParent { switch: 1, link: 1 }));
@@ -173,7 +182,8 @@ mod tests {
         let net = ring();
         let ud = UpDown::new(&net);
         for l in net.links() {
-            let (up, down) = if ud.a_is_up(net.links().iter().position(|x| x == l).unwrap() as u32) {
+            let (up, down) = if ud.a_is_up(net.links().iter().position(|x| x == l).unwrap() as u32)
+            {
                 (l.a.switch, l.b.switch)
             } else {
                 (l.b.switch, l.a.switch)

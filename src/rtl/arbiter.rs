@@ -16,7 +16,10 @@ pub struct RoundRobin {
 impl RoundRobin {
     /// An arbiter over `n` requesters (1 to 64), priority to requester 0.
     pub fn new(n: usize) -> Self {
-        assert!((1..=64).contains(&n), "round-robin arbiter over {n} requesters");
+        assert!(
+            (1..=64).contains(&n),
+            "round-robin arbiter over {n} requesters"
+        );
         RoundRobin {
             n: n as u8,
             next: 0,
@@ -68,7 +71,11 @@ pub(crate) fn first_at_or_after(mask: u64, start: u32) -> Option<usize> {
     if mask == 0 {
         return None;
     }
-    let high = if start >= 64 { 0 } else { mask & (u64::MAX << start) };
+    let high = if start >= 64 {
+        0
+    } else {
+        mask & (u64::MAX << start)
+    };
     let pick = if high != 0 { high } else { mask };
     Some(pick.trailing_zeros() as usize)
 }

@@ -202,25 +202,51 @@ impl BitString {
 
     /// In-place AND.
     pub fn and_assign(&mut self, other: &BitString) {
-        assert_eq!(self.len(), other.len(), "AND of bit strings of different lengths");
-        for (a, b) in self.0.as_raw_mut_slice().iter_mut().zip(other.0.as_raw_slice()) {
+        assert_eq!(
+            self.len(),
+            other.len(),
+            "AND of bit strings of different lengths"
+        );
+        for (a, b) in self
+            .0
+            .as_raw_mut_slice()
+            .iter_mut()
+            .zip(other.0.as_raw_slice())
+        {
             *a &= *b;
         }
     }
 
     /// In-place OR.
     pub fn or_assign(&mut self, other: &BitString) {
-        assert_eq!(self.len(), other.len(), "OR of bit strings of different lengths");
-        for (a, b) in self.0.as_raw_mut_slice().iter_mut().zip(other.0.as_raw_slice()) {
+        assert_eq!(
+            self.len(),
+            other.len(),
+            "OR of bit strings of different lengths"
+        );
+        for (a, b) in self
+            .0
+            .as_raw_mut_slice()
+            .iter_mut()
+            .zip(other.0.as_raw_slice())
+        {
             *a |= *b;
         }
     }
 
     /// `self AND NOT other`: the bits of `self` that `other` does not cover.
     pub fn and_not(&self, other: &BitString) -> BitString {
-        assert_eq!(self.len(), other.len(), "AND-NOT of bit strings of different lengths");
+        assert_eq!(
+            self.len(),
+            other.len(),
+            "AND-NOT of bit strings of different lengths"
+        );
         let mut r = self.clone();
-        for (a, b) in r.0.as_raw_mut_slice().iter_mut().zip(other.0.as_raw_slice()) {
+        for (a, b) in
+            r.0.as_raw_mut_slice()
+                .iter_mut()
+                .zip(other.0.as_raw_slice())
+        {
             *a &= !*b;
         }
         r
@@ -254,7 +280,11 @@ mod tests {
     use std::collections::BTreeSet;
 
     fn set_of(s: &str) -> BTreeSet<usize> {
-        s.bytes().enumerate().filter(|(_, c)| *c == b'1').map(|(i, _)| i).collect()
+        s.bytes()
+            .enumerate()
+            .filter(|(_, c)| *c == b'1')
+            .map(|(i, _)| i)
+            .collect()
     }
 
     proptest! {
@@ -289,7 +319,13 @@ mod tests {
     #[test]
     fn parse_rejects_other_characters() {
         assert!(BitString::parse("01x").is_none());
-        assert_eq!(BitString::parse("0110").unwrap().iter_ones().collect::<Vec<_>>(), vec![1, 2]);
+        assert_eq!(
+            BitString::parse("0110")
+                .unwrap()
+                .iter_ones()
+                .collect::<Vec<_>>(),
+            vec![1, 2]
+        );
         assert_eq!(BitString::from_indices(5, [0, 4]).to_string(), "10001");
     }
 }

@@ -20,24 +20,28 @@ pub struct Sink {
     pub port: u16,
 }
 
+/// One channel of a [`ChannelBank`]: its pipeline register and its ends.
+#[derive(Clone, Copy, Debug)]
+struct Slot<T> {
+    q: T,
+    d: T,
+    sink: Sink,
+    source: Sink,
+}
+
 /// A bank of registered channels that carry one value per cycle.
 ///
 /// A channel is a pipeline register between exactly one writer and one
 /// reader: what the writer drives in cycle `t` is on the channel's output
 /// during cycle `t + 1` only (a valid pulse), after which the output returns
 /// to `T::default()` (idle) unless the writer drove a new value. This is a
-/// link of 1-cycle latency with a valid bit, or a credit-return wire.
+/// link of 1-cycle latency with a valid bit.
 ///
-/// The bank keeps the two sides apart ([`split`](ChannelBank::split)), so the
-/// reader half can be shared while the writer half is borrowed mutably, and
-/// only the channels written in a cycle are touched at the edge: an idle
+/// Only the channels written in a cycle are touched at the edge, so an idle
 /// network costs nothing here.
 #[derive(Debug)]
 pub struct ChannelBank<T: Copy + Default> {
-    q: Vec<T>,
-    d: Vec<T>,
-    sink: Vec<Sink>,
-    source: Vec<Sink>,
+    slots: Vec<Slot<T>>,
     written: Vec<u32>,
     live: Vec<u32>,
     changed: Vec<u32>,
@@ -47,10 +51,7 @@ pub struct ChannelBank<T: Copy + Default> {
 impl<T: Copy + Default> Default for ChannelBank<T> {
     fn default() -> Self {
         ChannelBank {
-            q: Vec::new(),
-            d: Vec::new(),
-            sink: Vec::new(),
-            source: Vec::new(),
+            slots: Vec::new(),
             written: Vec::new(),
             live: Vec::new(),
             changed: Vec::new(),
@@ -67,11 +68,13 @@ impl<T: Copy + Default> ChannelBank<T> {
 
     /// Adds a channel from `source` to `sink` and returns its id.
     pub fn add(&mut self, source: Sink, sink: Sink) -> ChannelId {
-        let id = ChannelId(self.q.len() as u32);
-        self.q.push(T::default());
-        self.d.push(T::default());
-        self.sink.push(sink);
-        self.source.push(source);
+        let id = ChannelId(self.slots.len() as u32);
+        self.slots.push(Slot {
+            q: T::default(),
+            d: T::default(),
+            sink,
+            source,
+        });
         self.written.reserve(1);
         self.live.reserve(1);
         id
@@ -79,40 +82,41 @@ impl<T: Copy + Default> ChannelBank<T> {
 
     /// Number of channels.
     pub fn len(&self) -> usize {
-        self.q.len()
+        self.slots.len()
     }
 
     /// True when the bank has no channels.
     pub fn is_empty(&self) -> bool {
-        self.q.is_empty()
+        self.slots.is_empty()
     }
 
     /// The channel's output in the current cycle.
     #[inline]
     pub fn q(&self, id: ChannelId) -> T {
-        self.q[id.index()]
+        self.slots[id.index()].q
     }
 
     /// The component and port that read the channel.
     pub fn sink(&self, id: ChannelId) -> Sink {
-        self.sink[id.index()]
+        self.slots[id.index()].sink
     }
 
     /// The component and port that drive the channel.
     pub fn source(&self, id: ChannelId) -> Sink {
-        self.source[id.index()]
+        self.slots[id.index()].source
     }
 
-    /// Splits the bank into its read side (`q`) and write side (`d`).
+    /// Drives `value` into channel `id`; its reader sees it next cycle. A
+    /// channel has one writer, which drives it at most once per cycle.
     #[inline]
-    pub fn split(&mut self) -> (ChannelReader<'_, T>, ChannelWriter<'_, T>) {
-        (
-            ChannelReader { q: &self.q },
-            ChannelWriter {
-                d: &mut self.d,
-                written: &mut self.written,
-            },
-        )
+    pub fn write(&mut self, id: ChannelId, value: T) {
+        debug_assert!(
+            !self.written.contains(&id.0),
+            "channel {} driven twice in one cycle",
+            id.0
+        );
+        self.slots[id.index()].d = value;
+        self.written.push(id.0);
     }
 
     /// Asks the bank to remember which channels changed at each edge (for
@@ -128,6 +132,11 @@ impl<T: Copy + Default> ChannelBank<T> {
         &self.changed
     }
 
+    /// True when no channel carries a value this cycle and none was written.
+    pub fn is_quiet(&self) -> bool {
+        self.live.is_empty() && self.written.is_empty()
+    }
+
     /// The clock edge: every channel written this cycle shows its value for
     /// the next cycle and `deliver` is told its sink; every other channel goes
     /// idle.
@@ -138,53 +147,18 @@ impl<T: Copy + Default> ChannelBank<T> {
             self.changed.extend_from_slice(&self.live);
             self.changed.extend_from_slice(&self.written);
         }
+        let slots = &mut self.slots[..];
         for &c in &self.live {
-            self.q[c as usize] = T::default();
+            slots[c as usize].q = T::default();
         }
         self.live.clear();
         for &c in &self.written {
-            let c = c as usize;
-            self.q[c] = self.d[c];
-            self.d[c] = T::default();
-            deliver(self.sink[c]);
+            let s = &mut slots[c as usize];
+            s.q = s.d;
+            s.d = T::default();
+            deliver(s.sink);
         }
         std::mem::swap(&mut self.live, &mut self.written);
-    }
-}
-
-/// The read side of a [`ChannelBank`]: channel outputs in this cycle.
-#[derive(Clone, Copy, Debug)]
-pub struct ChannelReader<'a, T> {
-    q: &'a [T],
-}
-
-impl<T: Copy> ChannelReader<'_, T> {
-    /// The channel's output in the current cycle.
-    #[inline]
-    pub fn read(&self, id: ChannelId) -> T {
-        self.q[id.index()]
-    }
-}
-
-/// The write side of a [`ChannelBank`]: channel inputs for the next cycle.
-#[derive(Debug)]
-pub struct ChannelWriter<'a, T> {
-    d: &'a mut [T],
-    written: &'a mut Vec<u32>,
-}
-
-impl<T: Copy> ChannelWriter<'_, T> {
-    /// Drives `value` into the channel; the reader sees it next cycle. A
-    /// channel has one writer, which drives it at most once per cycle.
-    #[inline]
-    pub fn write(&mut self, id: ChannelId, value: T) {
-        let i = id.index();
-        debug_assert!(
-            !self.written.contains(&id.0),
-            "channel {i} driven twice in one cycle"
-        );
-        self.d[i] = value;
-        self.written.push(id.0);
     }
 }
 
@@ -204,10 +178,7 @@ mod tests {
         let mut bank: ChannelBank<u8> = ChannelBank::new();
         let a = bank.add(sink(0), sink(1));
         let b = bank.add(sink(1), sink(0));
-        {
-            let (_, mut w) = bank.split();
-            w.write(a, 7);
-        }
+        bank.write(a, 7);
         assert_eq!(bank.q(a), 0, "not visible in the cycle it is written");
         let mut delivered = Vec::new();
         bank.edge(|s| delivered.push(s.component));
@@ -223,12 +194,141 @@ mod tests {
         let mut bank: ChannelBank<u8> = ChannelBank::new();
         let a = bank.add(sink(0), sink(1));
         bank.set_track_changes(true);
-        bank.split().1.write(a, 1);
+        bank.write(a, 1);
         bank.edge(|_| {});
         assert_eq!(bank.changed(), &[0]);
         bank.edge(|_| {});
         assert_eq!(bank.changed(), &[0], "the return to idle is a change");
         bank.edge(|_| {});
         assert!(bank.changed().is_empty());
+    }
+}
+
+/// A bank of registered level channels: each is a register driven by one
+/// component and read by another, holding its value until driven again.
+///
+/// What the writer drives in cycle `t` is read from cycle `t + 1` on. The
+/// reader is not woken by a change: it reads the value when it needs it.
+/// wormcast uses it for credit counters, where the receiver publishes the
+/// running total of buffer chunks it has freed and the sender compares it
+/// with the total it has used, which has the timing of a credit wire without
+/// waking an idle sender.
+#[derive(Debug)]
+pub struct LevelBank<T: Copy + Default> {
+    q: Vec<T>,
+    d: Vec<T>,
+    source: Vec<Sink>,
+    written: Vec<u32>,
+    changed: Vec<u32>,
+    track_changes: bool,
+}
+
+impl<T: Copy + Default> Default for LevelBank<T> {
+    fn default() -> Self {
+        LevelBank {
+            q: Vec::new(),
+            d: Vec::new(),
+            source: Vec::new(),
+            written: Vec::new(),
+            changed: Vec::new(),
+            track_changes: false,
+        }
+    }
+}
+
+impl<T: Copy + Default> LevelBank<T> {
+    /// An empty bank.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a channel driven by `source`, holding `T::default()` at reset.
+    pub fn add(&mut self, source: Sink) -> ChannelId {
+        let id = ChannelId(self.q.len() as u32);
+        self.q.push(T::default());
+        self.d.push(T::default());
+        self.source.push(source);
+        self.written.reserve(1);
+        id
+    }
+
+    /// Number of channels.
+    pub fn len(&self) -> usize {
+        self.q.len()
+    }
+
+    /// True when the bank has no channels.
+    pub fn is_empty(&self) -> bool {
+        self.q.is_empty()
+    }
+
+    /// The channel's value in the current cycle.
+    #[inline]
+    pub fn q(&self, id: ChannelId) -> T {
+        self.q[id.index()]
+    }
+
+    /// The component and port that drive the channel.
+    pub fn source(&self, id: ChannelId) -> Sink {
+        self.source[id.index()]
+    }
+
+    /// Drives `value` into channel `id`; it is read from the next cycle on.
+    #[inline]
+    pub fn write(&mut self, id: ChannelId, value: T) {
+        let i = id.index();
+        debug_assert!(
+            !self.written.contains(&id.0),
+            "level channel {i} driven twice in one cycle"
+        );
+        self.d[i] = value;
+        self.written.push(id.0);
+    }
+
+    /// Remember which channels change at each edge (for tracing).
+    pub fn set_track_changes(&mut self, on: bool) {
+        self.track_changes = on;
+        self.changed.clear();
+    }
+
+    /// The channels driven before the last edge, when tracking.
+    pub fn changed(&self) -> &[u32] {
+        &self.changed
+    }
+
+    /// The clock edge: every channel driven this cycle takes its new value.
+    #[inline]
+    pub fn edge(&mut self) {
+        if self.track_changes {
+            self.changed.clear();
+            self.changed.extend_from_slice(&self.written);
+        }
+        for &c in &self.written {
+            self.q[c as usize] = self.d[c as usize];
+        }
+        self.written.clear();
+    }
+}
+
+#[cfg(test)]
+mod level_tests {
+    use super::*;
+
+    #[test]
+    fn a_level_holds_until_driven_again() {
+        let mut bank: LevelBank<u32> = LevelBank::new();
+        let a = bank.add(Sink {
+            component: 0,
+            port: 0,
+        });
+        bank.write(a, 3);
+        assert_eq!(bank.q(a), 0);
+        bank.edge();
+        assert_eq!(bank.q(a), 3);
+        bank.edge();
+        assert_eq!(bank.q(a), 3, "held");
+        bank.write(a, 4);
+        bank.edge();
+        assert_eq!(bank.q(a), 4);
     }
 }

@@ -21,8 +21,9 @@ mod reg;
 pub mod trace;
 
 pub use arbiter::RoundRobin;
-pub use bits::{BitString, PortMask, bits_for};
-pub use channel::{ChannelBank, ChannelId, ChannelReader, ChannelWriter, Sink};
+pub(crate) use arbiter::first_at_or_after;
+pub use bits::{BitString, PortIter, PortMask, bits_for};
+pub use channel::{ChannelBank, ChannelId, LevelBank, Sink};
 pub use clocked::{Clocked, Next};
 pub use fifo::Fifo;
 pub use reg::Reg;

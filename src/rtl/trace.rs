@@ -93,7 +93,8 @@ impl Hierarchy {
 
     /// The children of a scope, in declaration order.
     pub fn child_scopes(&self, scope: u32) -> impl Iterator<Item = u32> + '_ {
-        (0..self.scopes.len() as u32).filter(move |&i| self.scopes[i as usize].parent == Some(scope))
+        (0..self.scopes.len() as u32)
+            .filter(move |&i| self.scopes[i as usize].parent == Some(scope))
     }
 
     /// The signals declared directly in a scope, in declaration order.
@@ -118,7 +119,10 @@ impl ScopeBuilder<'_> {
             name: name.to_string(),
             parent: Some(self.scope),
         });
-        f(&mut ScopeBuilder { h: self.h, scope: id });
+        f(&mut ScopeBuilder {
+            h: self.h,
+            scope: id,
+        });
     }
 
     /// Declares a signal of `width` bits in this scope.
@@ -251,10 +255,19 @@ impl TraceState {
         let w = self.width(sig) as usize;
         match self.value(sig) {
             SignalValue::Unknown => "x".repeat(w),
-            SignalValue::Narrow(v) => (0..w).rev().map(|b| if v >> b & 1 == 1 { '1' } else { '0' }).collect(),
+            SignalValue::Narrow(v) => (0..w)
+                .rev()
+                .map(|b| if v >> b & 1 == 1 { '1' } else { '0' })
+                .collect(),
             SignalValue::Wide(words) => (0..w)
                 .rev()
-                .map(|b| if words[b / 64] >> (b % 64) & 1 == 1 { '1' } else { '0' })
+                .map(|b| {
+                    if words[b / 64] >> (b % 64) & 1 == 1 {
+                        '1'
+                    } else {
+                        '0'
+                    }
+                })
                 .collect(),
         }
     }
@@ -271,7 +284,10 @@ pub struct Sampler<'a> {
 impl Sampler<'_> {
     #[inline]
     fn take(&mut self) -> usize {
-        assert!(self.next < self.end, "component sampled more signals than it declared");
+        assert!(
+            self.next < self.end,
+            "component sampled more signals than it declared"
+        );
         let i = self.next as usize;
         self.next += 1;
         i
@@ -322,7 +338,12 @@ impl Sampler<'_> {
     pub fn bits(&mut self, b: &BitString) {
         let i = self.take();
         let w = self.st.widths[i] as usize;
-        assert_eq!(b.len(), w, "bit string of {} bits for a {w}-bit signal", b.len());
+        assert_eq!(
+            b.len(),
+            w,
+            "bit string of {} bits for a {w}-bit signal",
+            b.len()
+        );
         let words = b.as_bitslice();
         let mut changed = self.st.unknown[i];
         if w > 64 {
@@ -349,7 +370,10 @@ impl Sampler<'_> {
 
     /// Checks that every declared signal was written.
     pub fn finish(self) {
-        assert_eq!(self.next, self.end, "component sampled fewer signals than it declared");
+        assert_eq!(
+            self.next, self.end,
+            "component sampled fewer signals than it declared"
+        );
     }
 }
 

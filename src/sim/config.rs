@@ -1,0 +1,224 @@
+//! Simulation parameters, with the defaults of seed 000 section 6.2.
+
+use crate::net::toml_error;
+use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// Parameters of the simulated hardware and of the run. Every field has a
+/// documented default; unknown fields in a TOML file are errors.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SimConfig {
+    /// Clock period in nanoseconds (5 ns).
+    pub cycle_ns: f64,
+    /// Switch input buffer per port, in flits (640). Must be a multiple of
+    /// `chunk_flits` and larger than the largest packet.
+    pub buffer_flits: u32,
+    /// Chunk size of the input buffers, in flits (8).
+    pub chunk_flits: u32,
+    /// Receive buffer of a traffic endpoint, in flits (640). The endpoint
+    /// drains it at link rate.
+    pub endpoint_buffer_flits: u32,
+    /// The watchdog reports a deadlock when a packet held somewhere has not
+    /// moved for this many cycles (20,000).
+    pub watchdog_cycles: u64,
+    /// Packets a source queue holds before newly generated packets are
+    /// refused and counted (65,536); this bounds memory past saturation.
+    pub source_queue_packets: u32,
+    /// Seed of the traffic generators (1).
+    pub seed: u64,
+    /// Keep a record of every delivered packet (off).
+    pub record_deliveries: bool,
+    /// Check every hop against the up*/down* rule and stop with a fault on
+    /// a violation (on). Turn off only to study other routing tables, which
+    /// may deadlock.
+    pub check_updown: bool,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        SimConfig {
+            cycle_ns: 5.0,
+            buffer_flits: 640,
+            chunk_flits: 8,
+            endpoint_buffer_flits: 640,
+            watchdog_cycles: 20_000,
+            source_queue_packets: 65_536,
+            seed: 1,
+            record_deliveries: false,
+            check_updown: true,
+        }
+    }
+}
+
+fn bad(field: &'static str, value: impl ToString, reason: impl Into<String>) -> Error {
+    Error::Config {
+        field,
+        value: value.to_string(),
+        reason: reason.into(),
+    }
+}
+
+impl SimConfig {
+    /// Parses a configuration from TOML (missing fields take their defaults).
+    pub fn from_toml_str(text: &str) -> Result<SimConfig> {
+        let c: SimConfig = toml::from_str(text).map_err(|e| toml_error(text, e))?;
+        c.validate()?;
+        Ok(c)
+    }
+
+    /// Reads a configuration file.
+    pub fn load(path: impl AsRef<Path>) -> Result<SimConfig> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        SimConfig::from_toml_str(&text).map_err(|e| e.in_file(path))
+    }
+
+    /// The clock period in picoseconds.
+    pub fn cycle_ps(&self) -> u64 {
+        (self.cycle_ns * 1000.0).round() as u64
+    }
+
+    /// Checks every field's range.
+    pub fn validate(&self) -> Result<()> {
+        if !(self.cycle_ns.is_finite() && self.cycle_ns > 0.0) || self.cycle_ps() == 0 {
+            return Err(bad(
+                "cycle_ns",
+                self.cycle_ns,
+                "must be a positive time of at least 1 ps",
+            ));
+        }
+        if !(1..=255).contains(&self.chunk_flits) {
+            return Err(bad("chunk_flits", self.chunk_flits, "must be 1 to 255"));
+        }
+        for (field, v) in [
+            ("buffer_flits", self.buffer_flits),
+            ("endpoint_buffer_flits", self.endpoint_buffer_flits),
+        ] {
+            if v == 0 || v % self.chunk_flits != 0 {
+                return Err(bad(
+                    field,
+                    v,
+                    format!(
+                        "must be a positive multiple of chunk_flits ({})",
+                        self.chunk_flits
+                    ),
+                ));
+            }
+            if v / self.chunk_flits >= u16::MAX as u32 {
+                return Err(bad(field, v, "must hold fewer than 65535 chunks"));
+            }
+        }
+        if self.watchdog_cycles == 0 {
+            return Err(bad("watchdog_cycles", 0, "must be positive"));
+        }
+        if self.source_queue_packets == 0 {
+            return Err(bad("source_queue_packets", 0, "must be positive"));
+        }
+        Ok(())
+    }
+
+    /// Checks that a packet of `flits` flits can be carried: the input
+    /// buffers must be larger than the largest packet (seed 000 section 3.4.2).
+    pub fn check_packet(&self, flits: u32) -> Result<()> {
+        if flits >= self.buffer_flits {
+            return Err(Error::BufferTooSmall {
+                buffer_flits: self.buffer_flits,
+                packet_flits: flits,
+            });
+        }
+        if flits > u16::MAX as u32 {
+            return Err(Error::BadPacket(format!(
+                "{flits} flits; a packet has at most 65535"
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// The traffic the endpoints generate.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "pattern", rename_all = "lowercase", deny_unknown_fields)]
+pub enum Traffic {
+    /// No generated traffic (packets are injected by hand with
+    /// [`System::inject`](super::System::inject)).
+    Idle,
+    /// Every node generates packets as a Bernoulli process of `load` flits
+    /// per node per cycle, each to a destination drawn uniformly among the
+    /// other nodes.
+    Uniform {
+        /// Offered load, flits/node/cycle (0 to 1).
+        load: f64,
+        /// Packet length in flits, header included.
+        packet_flits: u32,
+    },
+}
+
+impl Traffic {
+    /// Uniform random traffic.
+    pub fn uniform(load: f64, packet_flits: u32) -> Traffic {
+        Traffic::Uniform { load, packet_flits }
+    }
+
+    /// Largest packet the pattern generates.
+    pub fn max_packet_flits(&self) -> u32 {
+        match self {
+            Traffic::Idle => 0,
+            Traffic::Uniform { packet_flits, .. } => *packet_flits,
+        }
+    }
+
+    pub(crate) fn validate(&self, header_flits: usize) -> Result<()> {
+        if let Traffic::Uniform { load, packet_flits } = self {
+            if !(0.0..=1.0).contains(load) {
+                return Err(bad("load", load, "must be within 0..=1 flits/node/cycle"));
+            }
+            if (*packet_flits as usize) < header_flits {
+                return Err(bad(
+                    "packet_flits",
+                    packet_flits,
+                    format!("a packet must hold its {header_flits}-flit header"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_the_papers() {
+        let c = SimConfig::default();
+        assert_eq!(
+            (c.cycle_ps(), c.buffer_flits, c.chunk_flits),
+            (5000, 640, 8)
+        );
+        c.validate().unwrap();
+    }
+
+    #[test]
+    fn bad_values_are_refused_with_the_field_named() {
+        let e = SimConfig::from_toml_str("buffer_flits = 100\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "configuration: buffer_flits = 100: must be a positive multiple of chunk_flits (8)"
+        );
+        let e = SimConfig::from_toml_str("bufer_flits = 64\n").unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("line 1, column 1: unknown field `bufer_flits`"),
+            "{e}"
+        );
+        let e = SimConfig::default().check_packet(640).unwrap_err();
+        assert!(e.to_string().starts_with(
+            "input buffer of 640 flits is not larger than the largest packet of 640 flits"
+        ));
+    }
+}

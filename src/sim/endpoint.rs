@@ -1,0 +1,489 @@
+//! A traffic endpoint: the stand-in for a node's network interface until the
+//! full NI model. It injects packets at link rate (1 flit per cycle, within
+//! the switch's credits) and consumes whatever arrives at link rate, checking
+//! every flit: right destination, in order, nothing missing, nothing twice,
+//! bytes intact.
+
+use super::packets::{Delivery, PacketRecord, PacketTable};
+use crate::header::{MAX_UNICAST_FLITS, UnicastFormat};
+use crate::rtl::trace::{Sampler, ScopeBuilder, Traced};
+use crate::rtl::{ChannelId, Clocked, Next, bits_for};
+use crate::switch::{Channels, CreditCounter, Flit, LinkIo, Stall};
+use arrayvec::ArrayVec;
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::{RngExt, SeedableRng};
+use std::collections::VecDeque;
+
+/// Counters of one endpoint. "Window" counters cover packets generated, and
+/// flits arriving, at or after the start of the measurement window.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EndpointStats {
+    /// Packets generated in the window.
+    pub window_generated: u64,
+    /// Flits of those packets.
+    pub window_generated_flits: u64,
+    /// Packets generated in the window and delivered.
+    pub window_delivered: u64,
+    /// Sum of their latencies (generation to tail arrival).
+    pub window_latency_sum: u64,
+    /// Largest of their latencies.
+    pub window_latency_max: u64,
+    /// Sum of their network latencies (first flit sent to tail arrival).
+    pub window_net_latency_sum: u64,
+    /// Flits that arrived in the window.
+    pub window_flits: u64,
+    /// Packets refused because the source queue was full.
+    pub refused: u64,
+    /// Packets whose first flit was sent.
+    pub injected_packets: u64,
+    /// Flits sent.
+    pub injected_flits: u64,
+    /// Packets received whole.
+    pub received_packets: u64,
+    /// Flits received.
+    pub received_flits: u64,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Pending {
+    created: u64,
+    dst: u32,
+    len: u16,
+}
+
+#[derive(Clone, Debug)]
+struct Tx {
+    tag: u32,
+    idx: u16,
+    /// Flits sent into the current chunk of the switch's buffer.
+    off: u16,
+    len: u16,
+    hdr: ArrayVec<u8, MAX_UNICAST_FLITS>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Generator {
+    p: f64,
+    ln_q: f64,
+    len: u16,
+    next: u64,
+}
+
+impl Generator {
+    /// Cycles to the next packet of a Bernoulli process of probability `p`
+    /// per cycle: a geometric draw, so idle endpoints need not be evaluated.
+    fn gap(&self, rng: &mut Xoshiro256PlusPlus) -> u64 {
+        if self.p >= 1.0 {
+            return 1;
+        }
+        let u = 1.0 - rng.random::<f64>();
+        (u.ln() / self.ln_q).floor() as u64 + 1
+    }
+}
+
+/// How an endpoint is wired and configured.
+#[derive(Clone, Copy, Debug)]
+pub struct EndpointWiring {
+    /// Link to the switch.
+    pub tx: ChannelId,
+    /// The switch input buffer's credit counter.
+    pub credit_in: ChannelId,
+    /// Link from the switch.
+    pub rx: ChannelId,
+    /// This endpoint's credit counter, read by the switch's output port.
+    pub credit_out: ChannelId,
+    /// Chunks of the switch input buffer it sends into.
+    pub switch_chunks: u16,
+}
+
+/// What an endpoint touches in a cycle.
+pub struct EndpointIo<'a> {
+    /// Links and credits.
+    pub link: LinkIo<'a>,
+    /// Packets in flight.
+    pub packets: &'a mut PacketTable,
+    /// Tags delivered this cycle (released after the cycle).
+    pub retired: &'a mut Vec<u32>,
+    /// First cycle of the measurement window.
+    pub window: u64,
+}
+
+/// The traffic endpoint of one node.
+#[derive(Clone, Debug)]
+pub struct Endpoint {
+    node: u32,
+    nodes: u32,
+    w: EndpointWiring,
+    chunk: u16,
+    credit: CreditCounter,
+    format: UnicastFormat,
+    own_header: ArrayVec<u8, MAX_UNICAST_FLITS>,
+    queue: VecDeque<Pending>,
+    queue_limit: usize,
+    cur: Option<Tx>,
+    generator: Option<Generator>,
+    rng: Xoshiro256PlusPlus,
+    rx_tag: Option<u32>,
+    rx_next: u16,
+    rx_fill: u16,
+    rx_freed: u32,
+    since: u64,
+    stats: EndpointStats,
+    deliveries: Option<Vec<Delivery>>,
+}
+
+impl Endpoint {
+    /// The endpoint of `node` in a network of `nodes` nodes.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        node: u32,
+        nodes: u32,
+        wiring: EndpointWiring,
+        chunk: u16,
+        seed: u64,
+        queue_limit: usize,
+        record: bool,
+    ) -> Endpoint {
+        let format = UnicastFormat::new(nodes);
+        Endpoint {
+            node,
+            nodes,
+            w: wiring,
+            chunk,
+            credit: CreditCounter::new(wiring.switch_chunks as u32),
+            format,
+            own_header: format.encode(node).expect("own id exists"),
+            queue: VecDeque::new(),
+            queue_limit,
+            cur: None,
+            generator: None,
+            rng: Xoshiro256PlusPlus::seed_from_u64(
+                seed ^ (node as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            ),
+            rx_tag: None,
+            rx_next: 0,
+            rx_fill: 0,
+            rx_freed: 0,
+            since: 0,
+            stats: EndpointStats::default(),
+            deliveries: record.then(Vec::new),
+        }
+    }
+
+    /// Starts Bernoulli generation of `load` flits/cycle in packets of `len`
+    /// flits, from cycle `now`. Returns the cycle of the first packet.
+    pub fn start_uniform(&mut self, load: f64, len: u16, now: u64) -> Option<u64> {
+        if load <= 0.0 {
+            self.generator = None;
+            return None;
+        }
+        let p = load / len as f64;
+        let mut g = Generator {
+            p,
+            ln_q: (1.0 - p).ln(),
+            len,
+            next: 0,
+        };
+        g.next = now + g.gap(&mut self.rng) - 1;
+        self.generator = Some(g);
+        Some(g.next)
+    }
+
+    /// Zeroes the window counters (the measurement window starts now).
+    pub fn reset_window(&mut self) {
+        self.stats = EndpointStats {
+            refused: self.stats.refused,
+            injected_packets: self.stats.injected_packets,
+            injected_flits: self.stats.injected_flits,
+            received_packets: self.stats.received_packets,
+            received_flits: self.stats.received_flits,
+            ..EndpointStats::default()
+        };
+    }
+
+    /// Stops generating packets.
+    pub fn stop(&mut self) {
+        self.generator = None;
+    }
+
+    /// Queues a packet to `dst` of `len` flits, generated at `now`.
+    pub fn enqueue(&mut self, dst: u32, len: u16, now: u64) -> bool {
+        if self.queue.len() >= self.queue_limit {
+            self.stats.refused += 1;
+            return false;
+        }
+        if self.cur.is_none() && self.queue.is_empty() {
+            self.since = now;
+        }
+        self.queue.push_back(Pending {
+            created: now,
+            dst,
+            len,
+        });
+        true
+    }
+
+    /// The node id.
+    pub fn node(&self) -> u32 {
+        self.node
+    }
+
+    /// Its counters.
+    pub fn stats(&self) -> &EndpointStats {
+        &self.stats
+    }
+
+    /// Packets waiting in the source queue (not counting one being sent).
+    pub fn queued(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// True when nothing waits to be sent.
+    pub fn is_idle(&self) -> bool {
+        self.cur.is_none() && self.queue.is_empty()
+    }
+
+    /// Its credits toward its switch and their maximum.
+    pub fn credits(&self, ch: &Channels) -> Option<(u32, u32)> {
+        Some((
+            self.credit.available(ch.credits.q(self.w.credit_in)),
+            self.credit.cap,
+        ))
+    }
+
+    /// Delivered packets, if recorded.
+    pub fn deliveries(&self) -> &[Delivery] {
+        self.deliveries.as_deref().unwrap_or(&[])
+    }
+
+    /// The packet waiting to be sent for longer than `bound`, if any.
+    pub fn stall(&self, now: u64, bound: u64) -> Option<Stall> {
+        if self.is_idle() || now.saturating_sub(self.since) <= bound {
+            return None;
+        }
+        let waiting = match &self.cur {
+            Some(tx) => format!(
+                "credits to send flit {} of {} (its switch input buffer is full)",
+                tx.idx, tx.len
+            ),
+            None => "its turn in the source queue".to_string(),
+        };
+        Some(Stall {
+            location: format!("node {} source queue", self.node),
+            tag: self.cur.as_ref().map(|t| t.tag),
+            waiting,
+            since: self.since,
+        })
+    }
+
+    fn receive(&mut self, f: Flit, io: &mut EndpointIo<'_>) {
+        let t = io.link.cycle;
+        let node = self.node;
+        if f.is_head() {
+            if let Some(cur) = self.rx_tag {
+                io.link.fault(format!(
+                    "node {node} received the head of packet tag {} while packet tag {cur} was incomplete (flit {} missing)",
+                    f.tag, self.rx_next
+                ));
+                return;
+            }
+            match io.packets.get(f.tag) {
+                Some(rec) if rec.dst == node => {}
+                Some(rec) => {
+                    io.link.fault(format!(
+                        "packet tag {} for node {} was delivered to node {node}",
+                        f.tag, rec.dst
+                    ));
+                    return;
+                }
+                None => {
+                    io.link.fault(format!(
+                        "node {node} received the head of unknown packet tag {}",
+                        f.tag
+                    ));
+                    return;
+                }
+            }
+            self.rx_tag = Some(f.tag);
+            self.rx_next = 0;
+        }
+        // Flits of one packet arrive back to back on a link: any loss,
+        // duplicate or reordering breaks this sequence.
+        if self.rx_tag != Some(f.tag) || f.idx != self.rx_next {
+            io.link.fault(format!(
+                "node {node} received flit {} of packet tag {} but expected flit {} of {:?}: a flit was lost, duplicated or reordered",
+                f.idx, f.tag, self.rx_next, self.rx_tag
+            ));
+            return;
+        }
+        let expect = self
+            .own_header
+            .get(f.idx as usize)
+            .copied()
+            .unwrap_or(f.idx as u8);
+        if f.data != expect {
+            io.link.fault(format!(
+                "node {node} received flit {} of packet tag {} with byte {:#04x}, sent as {expect:#04x}",
+                f.idx, f.tag, f.data
+            ));
+        }
+        self.rx_next += 1;
+        self.stats.received_flits += 1;
+        if t >= io.window {
+            self.stats.window_flits += 1;
+        }
+        self.rx_fill += 1;
+        if self.rx_fill == self.chunk || f.is_tail() {
+            self.rx_freed = self.rx_freed.wrapping_add(1);
+            io.link.publish(self.w.credit_out, self.rx_freed);
+            self.rx_fill = 0;
+        }
+        if f.is_tail() {
+            let Some(rec) = io.packets.get(f.tag).copied() else {
+                unreachable!("checked at the head")
+            };
+            if self.rx_next != rec.len {
+                io.link.fault(format!(
+                    "node {node}: packet tag {} ended after {} of {} flits",
+                    f.tag, self.rx_next, rec.len
+                ));
+            }
+            let arrive = t + 1;
+            self.stats.received_packets += 1;
+            if rec.created >= io.window {
+                let lat = arrive - rec.created;
+                self.stats.window_delivered += 1;
+                self.stats.window_latency_sum += lat;
+                self.stats.window_latency_max = self.stats.window_latency_max.max(lat);
+                self.stats.window_net_latency_sum += arrive - rec.inject;
+            }
+            if let Some(d) = &mut self.deliveries {
+                d.push(Delivery {
+                    src: PacketTable::src_of(f.tag),
+                    dst: node,
+                    len: rec.len,
+                    created: rec.created,
+                    inject: rec.inject,
+                    arrive,
+                });
+            }
+            io.retired.push(f.tag);
+            self.rx_tag = None;
+        }
+    }
+}
+
+impl Clocked for Endpoint {
+    type Io<'a> = EndpointIo<'a>;
+
+    fn eval(&mut self, io: &mut EndpointIo<'_>) -> Next {
+        let t = io.link.cycle;
+        if io.link.inbox != 0 {
+            let f = io.link.flit(self.w.rx);
+            self.receive(f, io);
+        }
+        if let Some(g) = self.generator
+            && g.next == t
+        {
+            let dst = if self.nodes == 1 {
+                self.node
+            } else {
+                let d = self.rng.random_range(0..self.nodes - 1);
+                if d >= self.node { d + 1 } else { d }
+            };
+            if t >= io.window {
+                self.stats.window_generated += 1;
+                self.stats.window_generated_flits += g.len as u64;
+            }
+            self.enqueue(dst, g.len, t);
+            let gap = g.gap(&mut self.rng);
+            if let Some(g) = &mut self.generator {
+                g.next = t + gap;
+            }
+        }
+        if self.cur.is_none()
+            && let Some(p) = self.queue.pop_front()
+        {
+            let rec = PacketRecord {
+                dst: p.dst,
+                len: p.len,
+                created: p.created,
+                inject: t,
+            };
+            match io.packets.alloc(self.node, rec) {
+                Some(tag) => {
+                    self.cur = Some(Tx {
+                        tag,
+                        idx: 0,
+                        off: 0,
+                        len: p.len,
+                        hdr: self
+                            .format
+                            .encode(p.dst)
+                            .expect("destinations are checked when queued"),
+                    });
+                    self.stats.injected_packets += 1;
+                }
+                None => io
+                    .link
+                    .fault(format!("node {} has 2^20 packets in flight", self.node)),
+            }
+        }
+        if let Some(tx) = &mut self.cur {
+            let new_chunk = tx.idx == 0 || tx.off == self.chunk;
+            if !new_chunk || self.credit.take(io.link.freed(self.w.credit_in)) {
+                if new_chunk {
+                    tx.off = 0;
+                }
+                tx.off += 1;
+                let data = tx.hdr.get(tx.idx as usize).copied().unwrap_or(tx.idx as u8);
+                io.link
+                    .send(self.w.tx, Flit::new(tx.tag, tx.idx, tx.len, data));
+                self.stats.injected_flits += 1;
+                self.since = t;
+                tx.idx += 1;
+                if tx.idx == tx.len {
+                    self.cur = None;
+                }
+            }
+        }
+        if !self.is_idle() {
+            Next::Busy
+        } else if let Some(g) = &self.generator {
+            Next::SleepUntil(g.next)
+        } else {
+            Next::Sleep
+        }
+    }
+}
+
+impl Traced for Endpoint {
+    type Env = Channels;
+
+    fn declare(&self, s: &mut ScopeBuilder<'_>) {
+        s.signal("src_queue", 32);
+        s.signal("tx_busy", 1);
+        s.signal("credits", bits_for(self.w.switch_chunks));
+        s.signal("valid", 1);
+        s.signal("data", 8);
+        s.signal("head", 1);
+        s.signal("tail", 1);
+        s.signal("rx_flits", 32);
+        s.signal("rx_packets", 32);
+        s.signal("chunks_freed", 16);
+    }
+
+    fn sample(&self, ch: &Channels, s: &mut Sampler<'_>) {
+        s.value(self.queue.len() as u64 & 0xffff_ffff);
+        s.bit(self.cur.is_some());
+        s.value(self.credit.available(ch.credits.q(self.w.credit_in)) as u64);
+        let f = ch.flits.q(self.w.tx);
+        s.bit(f.is_valid());
+        s.value(f.data as u64);
+        s.bit(f.is_head());
+        s.bit(f.is_tail());
+        s.value(self.stats.received_flits & 0xffff_ffff);
+        s.value(self.stats.received_packets & 0xffff_ffff);
+        s.value(ch.credits.q(self.w.credit_out) as u64 & 0xffff);
+    }
+}

@@ -1,0 +1,121 @@
+//! Bookkeeping of packets in flight (sideband; no hardware reads it).
+
+use serde::Serialize;
+
+/// Bits of a packet tag that number the source's packet slots.
+pub const SLOT_BITS: u32 = 20;
+/// Largest number of nodes a tag can name.
+pub const MAX_NODES: usize = 1 << (32 - SLOT_BITS);
+
+/// What the model remembers of a packet in flight.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PacketRecord {
+    /// Destination node.
+    pub dst: u32,
+    /// Length in flits.
+    pub len: u16,
+    /// Cycle it was generated (entered the source queue).
+    pub created: u64,
+    /// Cycle its first flit was sent.
+    pub inject: u64,
+}
+
+/// A delivered packet, kept when deliveries are recorded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Delivery {
+    /// Source node.
+    pub src: u32,
+    /// Destination node.
+    pub dst: u32,
+    /// Length in flits.
+    pub len: u16,
+    /// Cycle generated.
+    pub created: u64,
+    /// Cycle its first flit was sent.
+    pub inject: u64,
+    /// Cycle its tail flit was in the destination's memory.
+    pub arrive: u64,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Slots {
+    recs: Vec<PacketRecord>,
+    free: Vec<u32>,
+}
+
+/// Records of the packets in flight, one pool of slots per source, so that
+/// the tag a packet gets never depends on what other sources do.
+#[derive(Clone, Debug, Default)]
+pub struct PacketTable {
+    srcs: Vec<Slots>,
+    live: u64,
+}
+
+impl PacketTable {
+    /// A table for `nodes` sources.
+    pub fn new(nodes: usize) -> Self {
+        assert!(nodes <= MAX_NODES);
+        PacketTable {
+            srcs: vec![Slots::default(); nodes],
+            live: 0,
+        }
+    }
+
+    /// Source node of a tag.
+    #[inline]
+    pub fn src_of(tag: u32) -> u32 {
+        tag >> SLOT_BITS
+    }
+
+    /// Stores a packet of `src` and returns its tag, or `None` when the
+    /// source has 2^20 packets in flight.
+    pub fn alloc(&mut self, src: u32, rec: PacketRecord) -> Option<u32> {
+        let s = &mut self.srcs[src as usize];
+        let slot = match s.free.pop() {
+            Some(slot) => {
+                s.recs[slot as usize] = rec;
+                slot
+            }
+            None => {
+                if s.recs.len() >= 1 << SLOT_BITS {
+                    return None;
+                }
+                s.recs.push(rec);
+                s.recs.len() as u32 - 1
+            }
+        };
+        self.live += 1;
+        Some(src << SLOT_BITS | slot)
+    }
+
+    /// The record of a live tag.
+    #[inline]
+    pub fn get(&self, tag: u32) -> Option<&PacketRecord> {
+        self.srcs
+            .get((tag >> SLOT_BITS) as usize)?
+            .recs
+            .get((tag & ((1 << SLOT_BITS) - 1)) as usize)
+    }
+
+    /// The record of a live tag, for update.
+    #[inline]
+    pub fn get_mut(&mut self, tag: u32) -> Option<&mut PacketRecord> {
+        self.srcs
+            .get_mut((tag >> SLOT_BITS) as usize)?
+            .recs
+            .get_mut((tag & ((1 << SLOT_BITS) - 1)) as usize)
+    }
+
+    /// Releases a tag.
+    pub fn free(&mut self, tag: u32) {
+        self.srcs[(tag >> SLOT_BITS) as usize]
+            .free
+            .push(tag & ((1 << SLOT_BITS) - 1));
+        self.live -= 1;
+    }
+
+    /// Packets in flight.
+    pub fn live(&self) -> u64 {
+        self.live
+    }
+}

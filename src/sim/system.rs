@@ -1,0 +1,898 @@
+//! A whole network as one clocked system.
+
+use super::config::{SimConfig, Traffic};
+use super::endpoint::{Endpoint, EndpointIo, EndpointStats, EndpointWiring};
+use super::packets::{Delivery, MAX_NODES, PacketTable};
+use super::report::{DeadlockReport, PacketInfo, RunReport, StallReport};
+use super::wheel::Wheel;
+use crate::header::UnicastFormat;
+use crate::net::{Network, PortConn, RoutingTables, UpDown};
+use crate::rtl::trace::{Hierarchy, TraceState, Traced, WaveSink};
+use crate::rtl::{ChannelId, Clocked, Next, Sink};
+use crate::switch::{
+    Channels, Fault, LinkIo, PortWiring, Stall, Switch, SwitchParams, UnicastDecoder,
+};
+use crate::{Error, Result};
+use rand::SeedableRng;
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::seq::SliceRandom;
+
+/// How often (in cycles) the watchdog looks for stalled packets.
+const WATCHDOG_PERIOD: u64 = 1024;
+
+/// The order in which components are evaluated within a cycle. It never
+/// changes a result; `Shuffled` exists to test exactly that.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EvalOrder {
+    /// Switches, then endpoints, each in the order they became active.
+    Natural,
+    /// A fresh random permutation of all active components every cycle.
+    Shuffled {
+        /// Seed of the permutations.
+        seed: u64,
+    },
+}
+
+struct Tracing {
+    hier: Hierarchy,
+    state: TraceState,
+    sink: Box<dyn WaveSink>,
+    first: Vec<u32>,
+    count: Vec<u32>,
+    stamp: Vec<u64>,
+    list: Vec<u32>,
+}
+
+/// A network of switches and traffic endpoints, ticked one clock at a time.
+///
+/// Components are numbered switches first (`0..S`), then endpoints
+/// (`S..S+N`, node `n` is component `S + n`).
+///
+/// ```
+/// use wormcast::net::{IrregularParams, Network};
+/// use wormcast::sim::{SimConfig, System, Traffic};
+///
+/// let net = Network::new(&IrregularParams::default().generate()?)?;
+/// let mut sys = System::new(&net, &SimConfig::default(), &Traffic::uniform(0.05, 16))?;
+/// sys.run(2_000)?;
+/// let r = sys.report();
+/// assert!(r.packets_delivered > 0);
+/// # Ok::<(), wormcast::Error>(())
+/// ```
+pub struct System {
+    cfg: SimConfig,
+    nodes: u32,
+    n_sw: usize,
+    format: UnicastFormat,
+    switches: Vec<Switch>,
+    endpoints: Vec<Endpoint>,
+    ch: Channels,
+    inbox: Vec<u64>,
+    /// Components to evaluate this cycle (switch ids, then endpoint ids).
+    sw_active: Vec<u32>,
+    ep_active: Vec<u32>,
+    sw_next: Vec<u32>,
+    ep_next: Vec<u32>,
+    /// The cycle each component was last put on an active list for.
+    mark: Vec<u64>,
+    wheel: Wheel,
+    packets: PacketTable,
+    retired: Vec<u32>,
+    faults: Vec<Fault>,
+    cycle: u64,
+    window: u64,
+    order: Option<(Xoshiro256PlusPlus, Vec<u32>)>,
+    tracing: Option<Tracing>,
+    receiver_chunks: Vec<Vec<u16>>,
+}
+
+/// Evaluation context shared by every component of a cycle.
+struct Ctx<'a> {
+    cycle: u64,
+    window: u64,
+    ch: &'a mut Channels,
+    inbox: &'a mut [u64],
+    packets: &'a mut PacketTable,
+    retired: &'a mut Vec<u32>,
+    faults: &'a mut Vec<Fault>,
+}
+
+impl Ctx<'_> {
+    #[inline]
+    fn eval_switch(&mut self, s: &mut Switch, c: u32) -> Next {
+        let inbox = std::mem::take(&mut self.inbox[c as usize]);
+        s.eval(&mut LinkIo {
+            cycle: self.cycle,
+            inbox,
+            ch: &mut *self.ch,
+            faults: &mut *self.faults,
+        })
+    }
+
+    #[inline]
+    fn eval_endpoint(&mut self, e: &mut Endpoint, c: u32) -> Next {
+        let window = self.window;
+        let inbox = std::mem::take(&mut self.inbox[c as usize]);
+        e.eval(&mut EndpointIo {
+            link: LinkIo {
+                cycle: self.cycle,
+                inbox,
+                ch: &mut *self.ch,
+                faults: &mut *self.faults,
+            },
+            packets: &mut *self.packets,
+            retired: &mut *self.retired,
+            window,
+        })
+    }
+}
+
+impl System {
+    /// Builds the system of `net` with the routing tables its up*/down*
+    /// directions give.
+    pub fn new(net: &Network, cfg: &SimConfig, traffic: &Traffic) -> Result<System> {
+        let (ud, rt) = RoutingTables::for_network(net);
+        System::with_routing(net, &ud, rt, cfg, traffic)
+    }
+
+    /// Builds the system with given routing tables (for what-if studies and
+    /// for tests of the model's own route checks).
+    pub fn with_routing(
+        net: &Network,
+        ud: &UpDown,
+        routes: RoutingTables,
+        cfg: &SimConfig,
+        traffic: &Traffic,
+    ) -> Result<System> {
+        cfg.validate()?;
+        let nodes = net.num_nodes();
+        if nodes > MAX_NODES {
+            return Err(Error::Config {
+                field: "nodes",
+                value: nodes.to_string(),
+                reason: format!("the model handles at most {MAX_NODES} nodes"),
+            });
+        }
+        let format = UnicastFormat::new(nodes as u32);
+        traffic.validate(format.flits())?;
+        if let Traffic::Uniform { packet_flits, .. } = traffic {
+            cfg.check_packet(*packet_flits)?;
+        }
+        let n_sw = net.num_switches();
+        let sw_chunks = (cfg.buffer_flits / cfg.chunk_flits) as u16;
+        let ep_chunks = (cfg.endpoint_buffer_flits / cfg.chunk_flits) as u16;
+        let mut ch = Channels::default();
+        let ep = |n: u32| Sink {
+            component: (n_sw as u32) + n,
+            port: 0,
+        };
+        let sw = |s: u32, p: u32| Sink {
+            component: s,
+            port: p as u16,
+        };
+        // Per direction x -> y: a flit link, and y's credit counter for x.
+        let mut connect = |x: Sink, y: Sink| -> (ChannelId, ChannelId) {
+            (ch.flits.add(x, y), ch.credits.add(y))
+        };
+        let mut wiring: Vec<Vec<Option<PortWiring>>> = (0..n_sw as u32)
+            .map(|s| vec![None; net.num_ports(s) as usize])
+            .collect();
+        let mut ep_wiring: Vec<Option<EndpointWiring>> = vec![None; nodes];
+        let mut receiver_chunks: Vec<Vec<u16>> = (0..n_sw as u32)
+            .map(|s| vec![0; net.num_ports(s) as usize])
+            .collect();
+        for s in 0..n_sw as u32 {
+            for (p, c) in net.ports_of(s) {
+                match c {
+                    PortConn::Open => {}
+                    PortConn::Link { peer, .. } => {
+                        // Only the direction out of (s, p) here; the peer
+                        // creates the other one.
+                        let (f, c) = connect(sw(s, p), sw(peer.switch, peer.port));
+                        receiver_chunks[s as usize][p as usize] = sw_chunks;
+                        let w = wiring[s as usize][p as usize].get_or_insert(blank_wiring());
+                        w.link_out = f;
+                        w.credit_in = c;
+                        w.receiver_chunks = sw_chunks;
+                        w.goes_up = ud.goes_up(s, p);
+                        let pw = wiring[peer.switch as usize][peer.port as usize]
+                            .get_or_insert(blank_wiring());
+                        pw.link_in = f;
+                        pw.credit_out = c;
+                        pw.arrived_down = ud.arrived_down(peer.switch, peer.port);
+                    }
+                    PortConn::Node(n) => {
+                        let (down, down_credit) = connect(sw(s, p), ep(n));
+                        let (up, up_credit) = connect(ep(n), sw(s, p));
+                        receiver_chunks[s as usize][p as usize] = ep_chunks;
+                        wiring[s as usize][p as usize] = Some(PortWiring {
+                            link_in: up,
+                            credit_out: up_credit,
+                            link_out: down,
+                            credit_in: down_credit,
+                            receiver_chunks: ep_chunks,
+                            goes_up: false,
+                            arrived_down: false,
+                        });
+                        ep_wiring[n as usize] = Some(EndpointWiring {
+                            tx: up,
+                            credit_in: up_credit,
+                            rx: down,
+                            credit_out: down_credit,
+                            switch_chunks: sw_chunks,
+                        });
+                    }
+                }
+            }
+        }
+        let params = SwitchParams {
+            buffer_flits: cfg.buffer_flits,
+            chunk_flits: cfg.chunk_flits,
+            check_updown: cfg.check_updown,
+        };
+        let switches: Vec<Switch> = (0..n_sw as u32)
+            .map(|s| {
+                Switch::new(
+                    s,
+                    params,
+                    UnicastDecoder::new(s, format, &routes),
+                    &wiring[s as usize],
+                )
+            })
+            .collect();
+        let endpoints: Vec<Endpoint> = ep_wiring
+            .into_iter()
+            .enumerate()
+            .map(|(n, w)| {
+                Endpoint::new(
+                    n as u32,
+                    nodes as u32,
+                    w.expect("every node is on a port"),
+                    cfg.chunk_flits as u16,
+                    cfg.seed,
+                    cfg.source_queue_packets as usize,
+                    cfg.record_deliveries,
+                )
+            })
+            .collect();
+        let total = n_sw + nodes;
+        let mut sys = System {
+            cfg: cfg.clone(),
+            nodes: nodes as u32,
+            n_sw,
+            format,
+            switches,
+            endpoints,
+            ch,
+            inbox: vec![0; total],
+            sw_active: Vec::with_capacity(n_sw),
+            ep_active: Vec::with_capacity(nodes),
+            sw_next: Vec::with_capacity(n_sw),
+            ep_next: Vec::with_capacity(nodes),
+            mark: vec![u64::MAX; total],
+            wheel: Wheel::new(total),
+            packets: PacketTable::new(nodes),
+            retired: Vec::new(),
+            faults: Vec::new(),
+            cycle: 0,
+            window: 0,
+            order: None,
+            tracing: None,
+            receiver_chunks,
+        };
+        if let Traffic::Uniform { load, packet_flits } = *traffic {
+            for n in 0..nodes {
+                if let Some(first) = sys.endpoints[n].start_uniform(load, packet_flits as u16, 0) {
+                    sys.wake_at((n_sw + n) as u32, first);
+                }
+            }
+        }
+        Ok(sys)
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &SimConfig {
+        &self.cfg
+    }
+
+    /// The current cycle (the number of cycles simulated).
+    pub fn cycle(&self) -> u64 {
+        self.cycle
+    }
+
+    /// Number of nodes.
+    pub fn num_nodes(&self) -> u32 {
+        self.nodes
+    }
+
+    /// The switches.
+    pub fn switches(&self) -> &[Switch] {
+        &self.switches
+    }
+
+    /// The channels.
+    pub fn channels(&self) -> &Channels {
+        &self.ch
+    }
+
+    /// Sets the evaluation order.
+    pub fn set_eval_order(&mut self, order: EvalOrder) {
+        self.order = match order {
+            EvalOrder::Natural => None,
+            EvalOrder::Shuffled { seed } => {
+                Some((Xoshiro256PlusPlus::seed_from_u64(seed), Vec::new()))
+            }
+        };
+    }
+
+    /// Starts the measurement window at the current cycle: latency counts
+    /// packets generated from now on, throughput counts flits arriving from
+    /// now on.
+    pub fn start_window(&mut self) {
+        self.window = self.cycle;
+        for e in self.endpoints.iter_mut() {
+            e.reset_window();
+        }
+    }
+
+    /// Stops the traffic generators.
+    pub fn stop_traffic(&mut self) {
+        for e in self.endpoints.iter_mut() {
+            e.stop();
+        }
+    }
+
+    /// Queues one packet of `len` flits (header included) from node `src` to
+    /// node `dst`, generated now.
+    pub fn inject(&mut self, src: u32, dst: u32, len: u32) -> Result<()> {
+        for n in [src, dst] {
+            if n >= self.nodes {
+                return Err(Error::UnknownNode {
+                    node: n as u64,
+                    nodes: self.nodes,
+                });
+            }
+        }
+        if (len as usize) < self.format.flits() {
+            return Err(Error::BadPacket(format!(
+                "{len} flits cannot hold the {}-flit header",
+                self.format.flits()
+            )));
+        }
+        self.cfg.check_packet(len)?;
+        let now = self.cycle;
+        if !self.endpoints[src as usize].enqueue(dst, len as u16, now) {
+            return Err(Error::BadPacket(format!(
+                "node {src}'s source queue is full ({} packets)",
+                self.cfg.source_queue_packets
+            )));
+        }
+        self.wake_now((self.n_sw + src as usize) as u32);
+        Ok(())
+    }
+
+    fn wake_now(&mut self, c: u32) {
+        if self.mark[c as usize] != self.cycle {
+            self.mark[c as usize] = self.cycle;
+            if (c as usize) < self.n_sw {
+                self.sw_active.push(c);
+            } else {
+                self.ep_active.push(c);
+            }
+        }
+    }
+
+    fn wake_at(&mut self, c: u32, when: u64) {
+        if when <= self.cycle {
+            self.wake_now(c);
+        } else {
+            self.wheel.schedule(self.cycle, c, when);
+        }
+    }
+
+    fn traced(&self, c: usize) -> &dyn Traced<Env = Channels> {
+        if c < self.n_sw {
+            &self.switches[c]
+        } else {
+            &self.endpoints[c - self.n_sw]
+        }
+    }
+
+    fn name(&self, c: usize) -> String {
+        if c < self.n_sw {
+            format!("sw{c}")
+        } else {
+            format!("ep{}", c - self.n_sw)
+        }
+    }
+
+    /// Attaches a waveform sink; every signal of every component is traced
+    /// from now on. Only before the first cycle.
+    pub fn attach_tracer(&mut self, sink: Box<dyn WaveSink>) -> Result<()> {
+        if self.cycle != 0 {
+            return Err(Error::Config {
+                field: "tracing",
+                value: format!("cycle {}", self.cycle),
+                reason: "a tracer must be attached before the first cycle".into(),
+            });
+        }
+        let total = self.n_sw + self.nodes as usize;
+        let mut hier = Hierarchy::new("top");
+        let mut first = Vec::with_capacity(total);
+        let mut count = Vec::with_capacity(total);
+        {
+            let mut root = hier.root();
+            for c in 0..total {
+                let before = root.signal_count();
+                root.scope(&self.name(c), |s| self.traced(c).declare(s));
+                first.push(before);
+                count.push(root.signal_count() - before);
+            }
+        }
+        let mut t = Tracing {
+            state: TraceState::new(&hier),
+            hier,
+            sink,
+            first,
+            count,
+            stamp: vec![u64::MAX; total],
+            list: Vec::new(),
+        };
+        for c in 0..total {
+            self.sample(&mut t, c);
+        }
+        t.sink.begin(&t.hier, self.cfg.cycle_ps(), &t.state)?;
+        t.state.clear_changes();
+        self.ch.flits.set_track_changes(true);
+        self.ch.credits.set_track_changes(true);
+        self.tracing = Some(t);
+        Ok(())
+    }
+
+    fn sample(&self, t: &mut Tracing, c: usize) {
+        let mut s = t.state.sampler(t.first[c], t.count[c]);
+        self.traced(c).sample(&self.ch, &mut s);
+        s.finish();
+    }
+
+    /// The hierarchy of traced signals, when tracing.
+    pub fn trace_hierarchy(&self) -> Option<&Hierarchy> {
+        self.tracing.as_ref().map(|t| &t.hier)
+    }
+
+    /// Ends tracing: flushes the sink and returns it.
+    pub fn finish_trace(&mut self) -> Result<Option<Box<dyn WaveSink>>> {
+        self.ch.flits.set_track_changes(false);
+        self.ch.credits.set_track_changes(false);
+        match self.tracing.take() {
+            Some(mut t) => {
+                t.sink.finish(self.cycle)?;
+                Ok(Some(t.sink))
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// Simulates one clock cycle.
+    pub fn tick(&mut self) -> Result<()> {
+        let cycle = self.cycle;
+        let next = cycle + 1;
+        {
+            let Self {
+                wheel,
+                mark,
+                sw_active,
+                ep_active,
+                n_sw,
+                ..
+            } = self;
+            wheel.due(cycle, |c| {
+                if mark[c as usize] != cycle {
+                    mark[c as usize] = cycle;
+                    if (c as usize) < *n_sw {
+                        sw_active.push(c);
+                    } else {
+                        ep_active.push(c);
+                    }
+                }
+            });
+        }
+        let n_sw = self.n_sw;
+        let Self {
+            switches,
+            endpoints,
+            ch,
+            inbox,
+            sw_active,
+            ep_active,
+            sw_next,
+            ep_next,
+            mark,
+            wheel,
+            packets,
+            retired,
+            faults,
+            window,
+            order,
+            ..
+        } = self;
+        let mut ctx = Ctx {
+            cycle,
+            window: *window,
+            ch,
+            inbox,
+            packets,
+            retired,
+            faults,
+        };
+        match order {
+            None => {
+                for &c in sw_active.iter() {
+                    // A switch is either busy or waits for a flit.
+                    if ctx.eval_switch(&mut switches[c as usize], c) == Next::Busy {
+                        mark[c as usize] = next;
+                        sw_next.push(c);
+                    }
+                }
+                for &c in ep_active.iter() {
+                    let n = ctx.eval_endpoint(&mut endpoints[c as usize - n_sw], c);
+                    after_endpoint(c, n, next, mark, ep_next, wheel);
+                }
+            }
+            Some((rng, all)) => {
+                all.clear();
+                all.extend_from_slice(sw_active);
+                all.extend_from_slice(ep_active);
+                all.shuffle(rng);
+                for &c in all.iter() {
+                    if (c as usize) < n_sw {
+                        if ctx.eval_switch(&mut switches[c as usize], c) == Next::Busy {
+                            mark[c as usize] = next;
+                            sw_next.push(c);
+                        }
+                    } else {
+                        let n = ctx.eval_endpoint(&mut endpoints[c as usize - n_sw], c);
+                        after_endpoint(c, n, next, mark, ep_next, wheel);
+                    }
+                }
+            }
+        }
+        // The clock edge. Switches and endpoints commit in place (their
+        // stages are evaluated consumer-first); the channels commit here.
+        ch.flits.edge(|s| {
+            inbox[s.component as usize] |= 1 << s.port;
+            if mark[s.component as usize] != next {
+                mark[s.component as usize] = next;
+                if (s.component as usize) < n_sw {
+                    sw_next.push(s.component);
+                } else {
+                    ep_next.push(s.component);
+                }
+            }
+        });
+        ch.credits.edge();
+        if !retired.is_empty() {
+            retired.sort_unstable();
+            for &tag in retired.iter() {
+                packets.free(tag);
+            }
+            retired.clear();
+        }
+        if !self.faults.is_empty() {
+            let more = self.faults.len() - 1;
+            let f = self.faults.remove(0);
+            let what = if more > 0 {
+                format!("{} (and {more} more)", f.what)
+            } else {
+                f.what
+            };
+            return Err(Error::Fault {
+                cycle: f.cycle,
+                what,
+            });
+        }
+        if self.tracing.is_some() {
+            self.trace_cycle(next)?;
+        }
+        std::mem::swap(&mut self.sw_active, &mut self.sw_next);
+        std::mem::swap(&mut self.ep_active, &mut self.ep_next);
+        self.sw_next.clear();
+        self.ep_next.clear();
+        self.cycle = next;
+        if next % WATCHDOG_PERIOD == 0 {
+            self.watchdog()?;
+        }
+        Ok(())
+    }
+
+    /// Samples the components that may have changed at the edge into `next`:
+    /// those evaluated, and the drivers of channels that changed.
+    fn trace_cycle(&mut self, next: u64) -> Result<()> {
+        let mut t = self.tracing.take().expect("checked by the caller");
+        t.list.clear();
+        let ids = self
+            .sw_active
+            .iter()
+            .chain(self.ep_active.iter())
+            .copied()
+            .chain(
+                self.ch
+                    .flits
+                    .changed()
+                    .iter()
+                    .map(|&i| self.ch.flits.source(ChannelId(i)).component),
+            )
+            .chain(
+                self.ch
+                    .credits
+                    .changed()
+                    .iter()
+                    .map(|&i| self.ch.credits.source(ChannelId(i)).component),
+            );
+        for c in ids {
+            if t.stamp[c as usize] != next {
+                t.stamp[c as usize] = next;
+                t.list.push(c);
+            }
+        }
+        t.list.sort_unstable();
+        let list = std::mem::take(&mut t.list);
+        for &c in &list {
+            self.sample(&mut t, c as usize);
+        }
+        t.list = list;
+        let r = t.sink.cycle(next, &t.state, t.state.changed());
+        t.state.clear_changes();
+        self.tracing = Some(t);
+        r
+    }
+
+    /// Simulates `cycles` more cycles.
+    pub fn run(&mut self, cycles: u64) -> Result<()> {
+        self.run_with_progress(cycles, |_| {})
+    }
+
+    /// Simulates `cycles` more cycles, calling `progress` with the number
+    /// done every 4096 cycles.
+    pub fn run_with_progress(&mut self, cycles: u64, mut progress: impl FnMut(u64)) -> Result<()> {
+        for i in 0..cycles {
+            self.tick()?;
+            if i & 4095 == 4095 {
+                progress(i + 1);
+            }
+        }
+        progress(cycles);
+        Ok(())
+    }
+
+    /// Stops the traffic and runs until every packet is delivered; returns
+    /// the cycles it took, or an error after `max_cycles`.
+    pub fn drain(&mut self, max_cycles: u64) -> Result<u64> {
+        self.stop_traffic();
+        let start = self.cycle;
+        while !self.is_drained() {
+            if self.cycle - start >= max_cycles {
+                return Err(Error::Fault {
+                    cycle: self.cycle,
+                    what: format!(
+                        "the network did not drain within {max_cycles} cycles ({} packets in flight)",
+                        self.packets.live()
+                    ),
+                });
+            }
+            self.tick()?;
+        }
+        Ok(self.cycle - start)
+    }
+
+    /// True when no packet is queued or in flight and no component has
+    /// anything left to do.
+    pub fn is_drained(&self) -> bool {
+        self.packets.live() == 0
+            && self.sw_active.is_empty()
+            && self.ep_active.is_empty()
+            && self.endpoints.iter().all(|e| e.is_idle())
+    }
+
+    /// Checks that a drained network is back in its reset state: every input
+    /// buffer chunk free, every credit returned, no packet in flight.
+    pub fn check_quiescent(&self) -> Result<()> {
+        let fault = |what: String| {
+            Err(Error::Fault {
+                cycle: self.cycle,
+                what,
+            })
+        };
+        if self.packets.live() != 0 {
+            return fault(format!("{} packets still in flight", self.packets.live()));
+        }
+        let sw_chunks = (self.cfg.buffer_flits / self.cfg.chunk_flits) as usize;
+        for s in &self.switches {
+            for p in 0..s.num_ports() {
+                let max = self.receiver_chunks[s.id() as usize][p] as u32;
+                if max == 0 {
+                    continue;
+                }
+                if s.free_chunks(p) != sw_chunks || s.buffered_flits(p) != 0 {
+                    return fault(format!(
+                        "switch {} input port {p} holds {} flits, {} of {sw_chunks} chunks free",
+                        s.id(),
+                        s.buffered_flits(p),
+                        s.free_chunks(p)
+                    ));
+                }
+                if s.credits(p, &self.ch) != max {
+                    return fault(format!(
+                        "switch {} output port {p} has {} of {max} credits",
+                        s.id(),
+                        s.credits(p, &self.ch)
+                    ));
+                }
+            }
+            if !s.is_empty() {
+                return fault(format!("switch {} still holds a packet", s.id()));
+            }
+        }
+        for e in &self.endpoints {
+            if let Some(c) = e.credits(&self.ch).filter(|&(have, max)| have != max) {
+                return fault(format!("node {} has {} of {} credits", e.node(), c.0, c.1));
+            }
+        }
+        Ok(())
+    }
+
+    fn watchdog(&mut self) -> Result<()> {
+        let bound = self.cfg.watchdog_cycles;
+        let now = self.cycle;
+        let mut stalls: Vec<Stall> = Vec::new();
+        for s in &self.switches {
+            stalls.extend(s.stalls(now, bound));
+        }
+        for e in &self.endpoints {
+            stalls.extend(e.stall(now, bound));
+        }
+        if stalls.is_empty() {
+            return Ok(());
+        }
+        stalls.sort_by_key(|s| s.since);
+        let stalls = stalls
+            .into_iter()
+            .map(|s| StallReport {
+                packet: s.tag.and_then(|t| {
+                    self.packets.get(t).map(|r| PacketInfo {
+                        src: PacketTable::src_of(t),
+                        dst: r.dst,
+                        len: r.len,
+                        generated: r.created,
+                    })
+                }),
+                location: s.location,
+                waiting: s.waiting,
+                since: s.since,
+            })
+            .collect();
+        Err(Error::Deadlock(Box::new(DeadlockReport {
+            cycle: now,
+            bound,
+            stalls,
+        })))
+    }
+
+    /// Counters of node `n`'s endpoint.
+    pub fn endpoint_stats(&self, n: u32) -> &EndpointStats {
+        self.endpoints[n as usize].stats()
+    }
+
+    /// Every delivered packet, by destination then arrival, when
+    /// `record_deliveries` is on.
+    pub fn deliveries(&self) -> Vec<Delivery> {
+        self.endpoints
+            .iter()
+            .flat_map(|e| e.deliveries().iter().copied())
+            .collect()
+    }
+
+    /// Flits sent on any link so far (node to switch, switch to switch,
+    /// switch to node).
+    pub fn flit_hops(&self) -> u64 {
+        self.switches.iter().map(|s| s.flit_hops()).sum::<u64>()
+            + self
+                .endpoints
+                .iter()
+                .map(|e| e.stats().injected_flits)
+                .sum::<u64>()
+    }
+
+    /// The statistics of the run so far.
+    pub fn report(&self) -> RunReport {
+        let mut t = EndpointStats::default();
+        let mut queued = 0u64;
+        for e in &self.endpoints {
+            let s = e.stats();
+            t.window_generated += s.window_generated;
+            t.window_generated_flits += s.window_generated_flits;
+            t.window_delivered += s.window_delivered;
+            t.window_latency_sum += s.window_latency_sum;
+            t.window_latency_max = t.window_latency_max.max(s.window_latency_max);
+            t.window_net_latency_sum += s.window_net_latency_sum;
+            t.window_flits += s.window_flits;
+            t.refused += s.refused;
+            queued += e.queued() as u64;
+        }
+        let measured = self.cycle - self.window;
+        let per_node_cycle = (self.nodes as u64 * measured).max(1) as f64;
+        let avg = |sum: u64| {
+            if t.window_delivered > 0 {
+                sum as f64 / t.window_delivered as f64
+            } else {
+                0.0
+            }
+        };
+        RunReport {
+            cycles: self.cycle,
+            warmup: self.window,
+            measured_cycles: measured,
+            nodes: self.nodes,
+            seed: self.cfg.seed,
+            cycle_ns: self.cfg.cycle_ns,
+            offered_load: t.window_generated_flits as f64 / per_node_cycle,
+            accepted_throughput: t.window_flits as f64 / per_node_cycle,
+            packets_generated: t.window_generated,
+            packets_delivered: t.window_delivered,
+            flits_delivered: t.window_flits,
+            avg_latency: avg(t.window_latency_sum),
+            max_latency: t.window_latency_max,
+            avg_network_latency: avg(t.window_net_latency_sum),
+            packets_in_flight: self.packets.live(),
+            packets_queued: queued,
+            packets_refused: t.refused,
+            flit_hops: self.flit_hops(),
+        }
+    }
+}
+
+impl Drop for System {
+    fn drop(&mut self) {
+        if let Some(t) = &mut self.tracing {
+            let _ = t.sink.finish(self.cycle);
+        }
+    }
+}
+
+/// Schedules an endpoint after its evaluation.
+#[inline]
+fn after_endpoint(
+    c: u32,
+    n: Next,
+    next: u64,
+    mark: &mut [u64],
+    ep_next: &mut Vec<u32>,
+    wheel: &mut Wheel,
+) {
+    let w = match n {
+        Next::Busy => next,
+        Next::SleepUntil(w) => w,
+        Next::Sleep => return,
+    };
+    if w <= next {
+        if mark[c as usize] != next {
+            mark[c as usize] = next;
+            ep_next.push(c);
+        }
+    } else {
+        wheel.schedule(next - 1, c, w);
+    }
+}
+
+fn blank_wiring() -> PortWiring {
+    let none = ChannelId(u32::MAX);
+    PortWiring {
+        link_in: none,
+        credit_out: none,
+        link_out: none,
+        credit_in: none,
+        receiver_chunks: 0,
+        goes_up: false,
+        arrived_down: false,
+    }
+}

@@ -1,0 +1,417 @@
+//! The input buffer: a FIFO of packets stored in chunks with reference counts
+//! (seed 000 sections 3.4.2 and 5.1.2).
+//!
+//! The buffer memory is divided into chunks of `K` flits (8 by default). A
+//! packet occupies a linked list of chunks taken from a free list as its
+//! flits arrive; it starts a new chunk at every multiple of `K`, so the
+//! sender can account for space in chunks (one credit = one chunk). When the
+//! decode unit has found the packet's `r` output ports, each chunk of the
+//! packet gets the reference count `r`. Every output port that forwards the
+//! packet reads it with its own [`ReadPtr`] at its own pace; a chunk loses a
+//! reference when a reader moves past it (or reads the tail in it) and goes
+//! back to the free list when its count reaches zero. A blocked reader keeps
+//! only the chunks it has not passed. This is the asynchronous replication of
+//! the input-buffered switch the paper assumes; a packet may start arriving
+//! before there is room for all of it (cut-through), and because the buffer
+//! is larger than the largest packet, a packet can always be fully buffered
+//! in the end, which is what keeps replication deadlock-free.
+
+use super::flit::Flit;
+
+/// No chunk / no packet.
+pub const NONE: u16 = u16::MAX;
+
+/// One packet held in the buffer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PacketEntry {
+    /// Sideband tag of the packet.
+    pub tag: u32,
+    /// Flits written so far.
+    pub written: u16,
+    /// True once the tail flit is written.
+    pub complete: bool,
+    /// Reference count given to its chunks (0 until decoded).
+    pub fanout: u8,
+    /// Readers that have read the tail.
+    pub done: u8,
+    first: u16,
+    last: u16,
+    /// Flits written into the last chunk.
+    off: u16,
+}
+
+/// One output port's read pointer into a packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadPtr {
+    /// The packet (entry index).
+    pub pkt: u16,
+    /// Flits read so far (index of the next flit).
+    pub read: u16,
+    chunk: u16,
+    off: u16,
+}
+
+/// What one read returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Read {
+    /// The flit.
+    pub flit: Flit,
+    /// Chunks returned to the free list by this read (0 to 2).
+    pub freed: u8,
+    /// This reader has now read the whole packet.
+    pub last: bool,
+}
+
+/// Why a write was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteError {
+    /// No free chunk: the sender overran its credits.
+    NoChunk,
+}
+
+/// An input buffer of `chunks * K` flits.
+#[derive(Clone, Debug)]
+pub struct InputBuffer {
+    k: u16,
+    ram: Box<[Flit]>,
+    next: Box<[u16]>,
+    refs: Box<[u8]>,
+    /// Free chunks, a stack: the chunk freed last is reused first, as a
+    /// hardware free list kept as a LIFO would do (and it keeps the working
+    /// set of a lightly loaded buffer small).
+    free: Vec<u16>,
+    pkts: Box<[PacketEntry]>,
+    free_pkts: Vec<u16>,
+    flits: u32,
+}
+
+impl InputBuffer {
+    /// A buffer of `chunks` chunks of `k` flits each. Needs `1 <= k` and
+    /// `1 <= chunks < 65535`.
+    pub fn new(chunks: u16, k: u16) -> Self {
+        assert!(
+            k >= 1 && chunks >= 1 && chunks < NONE,
+            "input buffer of {chunks} chunks of {k} flits"
+        );
+        let n = chunks as usize;
+        // Reversed so that chunk 0 and entry 0 are taken first.
+        let free: Vec<u16> = (0..chunks).rev().collect();
+        let free_pkts: Vec<u16> = (0..chunks).rev().collect();
+        InputBuffer {
+            k,
+            ram: vec![Flit::default(); n * k as usize].into_boxed_slice(),
+            next: vec![NONE; n].into_boxed_slice(),
+            refs: vec![0; n].into_boxed_slice(),
+            free,
+            pkts: vec![PacketEntry::default(); n].into_boxed_slice(),
+            free_pkts,
+            flits: 0,
+        }
+    }
+
+    /// Flits per chunk.
+    pub fn chunk_flits(&self) -> u16 {
+        self.k
+    }
+
+    /// Number of chunks.
+    pub fn num_chunks(&self) -> usize {
+        self.next.len()
+    }
+
+    /// Free chunks.
+    #[inline]
+    pub fn free_chunks(&self) -> usize {
+        self.free.len()
+    }
+
+    /// Flits held (written and not yet freed).
+    #[inline]
+    pub fn flits_held(&self) -> u32 {
+        self.flits
+    }
+
+    /// Packets held.
+    #[inline]
+    pub fn packets_held(&self) -> usize {
+        self.pkts.len() - self.free_pkts.len()
+    }
+
+    /// The entry of packet `pkt`.
+    #[inline]
+    pub fn entry(&self, pkt: u16) -> &PacketEntry {
+        &self.pkts[pkt as usize]
+    }
+
+    /// Starts a packet: takes a packet entry and its first chunk. There are
+    /// as many entries as chunks, so an entry is free whenever a chunk is.
+    #[inline]
+    pub fn open(&mut self, tag: u32) -> Result<u16, WriteError> {
+        let c = self.free.pop().ok_or(WriteError::NoChunk)?;
+        let pkt = self.free_pkts.pop().expect("no more packets than chunks");
+        self.next[c as usize] = NONE;
+        self.refs[c as usize] = 0;
+        self.pkts[pkt as usize] = PacketEntry {
+            tag,
+            written: 0,
+            complete: false,
+            fanout: 0,
+            done: 0,
+            first: c,
+            last: c,
+            off: 0,
+        };
+        Ok(pkt)
+    }
+
+    /// Appends the next flit of packet `pkt`, taking a new chunk at every
+    /// multiple of `K` flits.
+    #[inline]
+    pub fn append(&mut self, pkt: u16, flit: Flit) -> Result<(), WriteError> {
+        let k = self.k;
+        let e = &mut self.pkts[pkt as usize];
+        if e.off == k {
+            let c = self.free.pop().ok_or(WriteError::NoChunk)?;
+            self.next[c as usize] = NONE;
+            self.refs[c as usize] = e.fanout;
+            self.next[e.last as usize] = c;
+            e.last = c;
+            e.off = 0;
+        }
+        let at = e.last as usize * k as usize + e.off as usize;
+        self.ram[at] = flit;
+        e.off += 1;
+        e.written += 1;
+        e.complete = flit.is_tail();
+        self.flits += 1;
+        Ok(())
+    }
+
+    /// Flit `idx` of packet `pkt` (already written, and not yet read past by
+    /// any reader), found by walking the packet's chunk list; used by the
+    /// decode unit to read header flits.
+    #[inline]
+    pub fn peek(&self, pkt: u16, idx: u16) -> Flit {
+        let e = &self.pkts[pkt as usize];
+        debug_assert!(idx < e.written);
+        let (mut c, mut i) = (e.first, idx);
+        while i >= self.k {
+            c = self.next[c as usize];
+            i -= self.k;
+        }
+        self.ram[c as usize * self.k as usize + i as usize]
+    }
+
+    /// Gives every chunk of packet `pkt`, present and future, the reference
+    /// count `r` (the number of output ports it goes to). Called once, by the
+    /// decode unit.
+    pub fn set_fanout(&mut self, pkt: u16, r: u8) {
+        assert!(r >= 1, "a packet goes to at least one output port");
+        let e = &mut self.pkts[pkt as usize];
+        debug_assert_eq!(e.fanout, 0, "fanout set twice");
+        e.fanout = r;
+        let mut c = e.first;
+        while c != NONE {
+            self.refs[c as usize] = r;
+            c = self.next[c as usize];
+        }
+    }
+
+    /// A read pointer at the start of packet `pkt`.
+    pub fn reader(&self, pkt: u16) -> ReadPtr {
+        ReadPtr {
+            pkt,
+            read: 0,
+            chunk: self.pkts[pkt as usize].first,
+            off: 0,
+        }
+    }
+
+    /// True when the reader's next flit is the first of a chunk (so sending
+    /// it on takes a chunk of the receiver's buffer).
+    #[inline]
+    pub fn starts_chunk(&self, rp: &ReadPtr) -> bool {
+        rp.read == 0 || rp.off == self.k
+    }
+
+    /// True when the reader's next flit has been written.
+    #[inline]
+    pub fn can_read(&self, rp: &ReadPtr) -> bool {
+        rp.read < self.pkts[rp.pkt as usize].written
+    }
+
+    /// Reads the reader's next flit (which must be written) and drops the
+    /// references the reader no longer needs.
+    #[inline]
+    pub fn read(&mut self, rp: &mut ReadPtr) -> Read {
+        debug_assert!(self.can_read(rp));
+        let mut freed = 0;
+        if rp.off == self.k {
+            // Moving past a chunk: it is full.
+            let nxt = self.next[rp.chunk as usize];
+            freed += self.release(rp.chunk, self.k) as u8;
+            rp.chunk = nxt;
+            rp.off = 0;
+        }
+        let flit = self.ram[rp.chunk as usize * self.k as usize + rp.off as usize];
+        rp.off += 1;
+        rp.read += 1;
+        let mut last = false;
+        if flit.is_tail() {
+            // The tail's chunk holds what the packet wrote into its last chunk.
+            freed += self.release(rp.chunk, rp.off) as u8;
+            let e = &mut self.pkts[rp.pkt as usize];
+            e.done += 1;
+            if e.done == e.fanout {
+                self.free_pkts.push(rp.pkt);
+            }
+            last = true;
+        }
+        Read { flit, freed, last }
+    }
+
+    /// Drops one reference to chunk `c`, which holds `fill` flits; true when
+    /// that freed it.
+    #[inline]
+    fn release(&mut self, c: u16, fill: u16) -> bool {
+        let r = &mut self.refs[c as usize];
+        debug_assert!(*r > 0, "chunk {c} released with no reference");
+        *r -= 1;
+        if *r == 0 {
+            self.flits -= fill as u32;
+            self.free.push(c);
+            true
+        } else {
+            false
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn packet(tag: u32, len: u16) -> Vec<Flit> {
+        (0..len).map(|i| Flit::new(tag, i, len, i as u8)).collect()
+    }
+
+    #[test]
+    fn a_packet_takes_whole_chunks_and_frees_them_as_it_is_read() {
+        let mut b = InputBuffer::new(4, 4);
+        let p = b.open(7).unwrap();
+        for f in packet(7, 6) {
+            b.append(p, f).unwrap();
+        }
+        assert_eq!(b.free_chunks(), 2, "6 flits take 2 chunks of 4");
+        assert_eq!(b.flits_held(), 6);
+        b.set_fanout(p, 1);
+        let mut r = b.reader(p);
+        let mut freed = 0;
+        let mut got = Vec::new();
+        while b.can_read(&r) {
+            let x = b.read(&mut r);
+            freed += x.freed as usize;
+            got.push(x.flit);
+            if got.len() == 4 {
+                assert_eq!(
+                    freed, 0,
+                    "a chunk is released when the reader moves past it"
+                );
+            }
+        }
+        assert_eq!(got, packet(7, 6));
+        assert_eq!(freed, 2);
+        assert_eq!(b.free_chunks(), 4);
+        assert_eq!(b.packets_held(), 0);
+        assert_eq!(b.flits_held(), 0);
+    }
+
+    #[test]
+    fn replicated_chunks_wait_for_the_slowest_reader() {
+        let mut b = InputBuffer::new(4, 2);
+        let p = b.open(1).unwrap();
+        for f in packet(1, 5) {
+            b.append(p, f).unwrap();
+        }
+        b.set_fanout(p, 2);
+        let (mut fast, mut slow) = (b.reader(p), b.reader(p));
+        for _ in 0..5 {
+            b.read(&mut fast);
+        }
+        assert_eq!(
+            b.free_chunks(),
+            1,
+            "the slow reader still holds all three chunks"
+        );
+        b.read(&mut slow);
+        b.read(&mut slow);
+        assert_eq!(b.free_chunks(), 1);
+        let x = b.read(&mut slow);
+        assert_eq!(x.freed, 1, "moving past chunk 0 frees it");
+        assert_eq!(b.packets_held(), 1);
+        b.read(&mut slow);
+        let x = b.read(&mut slow);
+        assert!(x.last);
+        assert_eq!(b.free_chunks(), 4);
+        assert_eq!(b.packets_held(), 0);
+    }
+
+    #[test]
+    fn a_write_without_a_free_chunk_is_refused() {
+        let mut b = InputBuffer::new(1, 2);
+        let p = b.open(0).unwrap();
+        let f = packet(0, 3);
+        b.append(p, f[0]).unwrap();
+        b.append(p, f[1]).unwrap();
+        assert_eq!(b.append(p, f[2]), Err(WriteError::NoChunk));
+        assert_eq!(b.open(1), Err(WriteError::NoChunk));
+        assert_eq!(b.packets_held(), 1);
+    }
+
+    proptest! {
+        /// Against a plain model (a queue of packets, each read completely by
+        /// each of its readers in an arbitrary interleaving): every reader
+        /// gets every flit of its packet once, in order; chunks are conserved
+        /// and all come back once everything is read.
+        #[test]
+        fn readers_get_every_flit_once_and_chunks_come_back(
+            k in 1u16..6,
+            packets in proptest::collection::vec((1u16..20, 1u8..4), 1..8),
+            schedule in proptest::collection::vec(any::<u8>(), 0..400),
+        ) {
+            let chunks: u16 = packets.iter().map(|(l, _)| l.div_ceil(k)).sum();
+            let mut b = InputBuffer::new(chunks, k);
+            let mut readers = Vec::new();
+            for (tag, &(len, fan)) in packets.iter().enumerate() {
+                let p = b.open(tag as u32).unwrap();
+                for f in packet(tag as u32, len) {
+                    b.append(p, f).unwrap();
+                }
+                b.set_fanout(p, fan);
+                for _ in 0..fan {
+                    readers.push((b.reader(p), tag as u32, len, Vec::new()));
+                }
+            }
+            prop_assert_eq!(b.free_chunks(), 0);
+            let mut freed = 0usize;
+            let mut step = schedule.into_iter().chain(std::iter::repeat(0));
+            while readers.iter().any(|(r, _, len, _)| r.read < *len) {
+                let live: Vec<usize> = (0..readers.len()).filter(|&i| readers[i].0.read < readers[i].2).collect();
+                let i = live[step.next().unwrap() as usize % live.len()];
+                let (r, _, _, got) = &mut readers[i];
+                prop_assert!(b.can_read(r));
+                let x = b.read(r);
+                freed += x.freed as usize;
+                got.push(x.flit);
+            }
+            for (_, tag, len, got) in &readers {
+                prop_assert_eq!(got, &packet(*tag, *len));
+            }
+            prop_assert_eq!(freed, chunks as usize);
+            prop_assert_eq!(b.free_chunks(), chunks as usize);
+            prop_assert_eq!(b.packets_held(), 0);
+            prop_assert_eq!(b.flits_held(), 0);
+        }
+    }
+}

@@ -1,0 +1,616 @@
+//! The input-buffered cut-through switch (seed 000 sections 3.1, 3.4.2, 6.2).
+//!
+//! A `k`-port switch has, per port, an input unit (a [`InputBuffer`] FIFO of
+//! 640 flits by default, stored as 8-flit chunks, and a decode unit) and an
+//! output unit (a round-robin arbiter, a credit counter for the receiver's
+//! buffer, and the link register), joined by a `k x k` crossbar.
+//!
+//! Pipeline of one packet through a switch, one stage per cycle:
+//!
+//! 1. **write** — the flit on the incoming link is written into the input
+//!    buffer (it is readable the next cycle);
+//! 2. **decode** — once all header flits are in the buffer and the decode
+//!    register is free, the decode unit looks the destination up
+//!    ([`UnicastDecoder`]) and registers the candidate output ports;
+//! 3. **allocate + traverse** — the input asks for one free candidate (the
+//!    first free one at or after its round-robin pointer), each free output's
+//!    arbiter grants one requester, and the granted output moves the packet's
+//!    first flit through the crossbar into its link register in the same
+//!    cycle; the grant holds until the tail flit has passed, one flit per
+//!    cycle, while the receiver has credit for the chunk a flit starts;
+//! 4. **link** — the receiver sees the flit the next cycle (stage 1 of the
+//!    next switch).
+//!
+//! So a header spends 3 cycles per switch once it is whole (decode, crossbar,
+//! link), and the rest of the packet streams behind it at one flit per cycle.
+//! The stages are evaluated consumer-first (allocate, traverse, decode, write,
+//! publish freed chunks), so each stage sees what the previous one held at the
+//! start of the cycle: the result is that of a register between every pair of
+//! stages.
+//!
+//! Credit flow control counts chunks: an output port may start a chunk of the
+//! receiver's buffer (every `K`-th flit of a packet, from its first) only
+//! while the receiver's published total of freed chunks, as of the previous
+//! cycle, leaves one free ([`CreditCounter`]). Every up*/down* hop is checked as it is granted.
+
+mod buffer;
+mod decode;
+mod flit;
+mod io;
+
+pub use buffer::{InputBuffer, NONE, PacketEntry, Read, ReadPtr, WriteError};
+pub use decode::{DecodeError, Decoded, UnicastDecoder};
+pub use flit::Flit;
+pub use io::{Channels, CreditCounter, Fault, LinkIo};
+
+use crate::header::MAX_UNICAST_FLITS;
+use crate::net::Phase;
+use crate::rtl::trace::{Sampler, ScopeBuilder, Traced};
+use crate::rtl::{ChannelId, Clocked, Fifo, Next, PortIter, PortMask, RoundRobin, bits_for};
+
+/// Sizes of a switch's buffers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SwitchParams {
+    /// Input buffer size in flits (a multiple of `chunk_flits`).
+    pub buffer_flits: u32,
+    /// Chunk size in flits.
+    pub chunk_flits: u32,
+    /// Report a fault on any hop that is not up*/down*.
+    pub check_updown: bool,
+}
+
+/// How one switch port is wired into the system.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PortWiring {
+    /// Link bringing flits into the port's input unit.
+    pub link_in: ChannelId,
+    /// Credit counter the input buffer publishes to its sender.
+    pub credit_out: ChannelId,
+    /// Link the port's output unit drives.
+    pub link_out: ChannelId,
+    /// The receiver's credit counter.
+    pub credit_in: ChannelId,
+    /// Chunks in the receiver's buffer (the output's credits at reset).
+    pub receiver_chunks: u16,
+    /// Leaving by this port is an up*/down* "up" move.
+    pub goes_up: bool,
+    /// Packets arriving on this port have just come down a link.
+    pub arrived_down: bool,
+}
+
+/// A packet that has not moved for too long, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stall {
+    /// Where it is, e.g. `switch 3 input port 2`.
+    pub location: String,
+    /// Its sideband tag, if known.
+    pub tag: Option<u32>,
+    /// What it waits for.
+    pub waiting: String,
+    /// Last cycle it made progress.
+    pub since: u64,
+}
+
+#[derive(Clone, Debug)]
+struct InputUnit {
+    link_in: ChannelId,
+    credit_out: ChannelId,
+    arrived_down: bool,
+    buf: InputBuffer,
+    /// Packets not yet decoded, in arrival order.
+    order: Fifo<u16>,
+    /// Packet whose flits are arriving.
+    writing: u16,
+    /// The decode register.
+    dec: Option<Decoded>,
+    /// Round-robin pointer over candidate ports.
+    pick: u32,
+    /// Chunks freed so far (mod 2^32), published to the sender.
+    freed: u32,
+    /// Packets granted and not yet read to their tail.
+    reading: u16,
+    /// Last cycle of progress (a flit left, or the input became non-empty).
+    since: u64,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Grant {
+    input: u8,
+    rp: ReadPtr,
+}
+
+#[derive(Clone, Debug)]
+struct OutputUnit {
+    link_out: ChannelId,
+    credit_in: ChannelId,
+    goes_up: bool,
+    credit: CreditCounter,
+    arb: RoundRobin,
+    grant: Option<Grant>,
+}
+
+/// A `k`-port input-buffered switch.
+#[derive(Clone, Debug)]
+pub struct Switch {
+    id: u32,
+    k: usize,
+    chunk: u16,
+    buffer_flits: u32,
+    check_updown: bool,
+    decoder: UnicastDecoder,
+    inputs: Box<[InputUnit]>,
+    outputs: Box<[OutputUnit]>,
+    wired: u64,
+    /// Inputs holding at least one packet.
+    holding: u64,
+    /// Inputs with packets waiting for decode.
+    waiting: u64,
+    /// Inputs whose decode register is full.
+    decoded: u64,
+    /// Outputs holding a grant.
+    granted: u64,
+    /// Inputs that freed chunks this cycle.
+    freed: u64,
+    /// Per output: inputs requesting it this cycle.
+    req: Box<[u64]>,
+    flit_hops: u64,
+}
+
+impl Switch {
+    /// A switch with id `id` and `wiring.len()` ports; `None` marks an open
+    /// port.
+    pub fn new(
+        id: u32,
+        params: SwitchParams,
+        decoder: UnicastDecoder,
+        wiring: &[Option<PortWiring>],
+    ) -> Switch {
+        let k = wiring.len();
+        assert!((1..=64).contains(&k), "switch of {k} ports");
+        let chunks = (params.buffer_flits / params.chunk_flits) as u16;
+        let unused = ChannelId(u32::MAX);
+        let mut wired = 0u64;
+        let mut inputs = Vec::with_capacity(k);
+        let mut outputs = Vec::with_capacity(k);
+        for (p, w) in wiring.iter().enumerate() {
+            let (n, w) = match w {
+                Some(w) => {
+                    wired |= 1 << p;
+                    (chunks, *w)
+                }
+                None => (
+                    1,
+                    PortWiring {
+                        link_in: unused,
+                        credit_out: unused,
+                        link_out: unused,
+                        credit_in: unused,
+                        receiver_chunks: 0,
+                        goes_up: false,
+                        arrived_down: false,
+                    },
+                ),
+            };
+            inputs.push(InputUnit {
+                link_in: w.link_in,
+                credit_out: w.credit_out,
+                arrived_down: w.arrived_down,
+                buf: InputBuffer::new(n, params.chunk_flits as u16),
+                order: Fifo::new(n as usize),
+                writing: NONE,
+                dec: None,
+                pick: 0,
+                freed: 0,
+                reading: 0,
+                since: 0,
+            });
+            outputs.push(OutputUnit {
+                link_out: w.link_out,
+                credit_in: w.credit_in,
+                goes_up: w.goes_up,
+                credit: CreditCounter::new(w.receiver_chunks as u32),
+                arb: RoundRobin::new(k),
+                grant: None,
+            });
+        }
+        Switch {
+            id,
+            k,
+            chunk: params.chunk_flits as u16,
+            buffer_flits: params.buffer_flits,
+            check_updown: params.check_updown,
+            decoder,
+            inputs: inputs.into_boxed_slice(),
+            outputs: outputs.into_boxed_slice(),
+            wired,
+            holding: 0,
+            waiting: 0,
+            decoded: 0,
+            granted: 0,
+            freed: 0,
+            req: vec![0; k].into_boxed_slice(),
+            flit_hops: 0,
+        }
+    }
+
+    /// The switch id.
+    pub fn id(&self) -> u32 {
+        self.id
+    }
+
+    /// Number of ports.
+    pub fn num_ports(&self) -> usize {
+        self.k
+    }
+
+    /// Flits this switch has sent on its output links.
+    pub fn flit_hops(&self) -> u64 {
+        self.flit_hops
+    }
+
+    /// Flits held in input port `p`'s buffer.
+    pub fn buffered_flits(&self, p: usize) -> u32 {
+        self.inputs[p].buf.flits_held()
+    }
+
+    /// Free chunks of input port `p`.
+    pub fn free_chunks(&self, p: usize) -> usize {
+        self.inputs[p].buf.free_chunks()
+    }
+
+    /// Credits (free receiver chunks) of output port `p`, given the
+    /// channels.
+    pub fn credits(&self, p: usize, ch: &Channels) -> u32 {
+        let out = &self.outputs[p];
+        out.credit.available(ch.credits.q(out.credit_in))
+    }
+
+    /// True when no packet is held, decoded or being forwarded.
+    pub fn is_empty(&self) -> bool {
+        self.holding == 0 && self.granted == 0
+    }
+
+    fn allocate(&mut self, io: &mut LinkIo<'_>) {
+        let free_out = self.wired & !self.granted;
+        let mut asked = 0u64;
+        for i in PortIter(self.decoded) {
+            let inp = &self.inputs[i];
+            let d = inp.dec.as_ref().expect("decoded bit set");
+            // A packet still arriving may take an output only if no older
+            // packet of this input is still being forwarded: otherwise it
+            // would hold the output while its flits wait for buffer space
+            // the older packet holds, a dependency outside the up*/down*
+            // channel order (see docs/switch.md).
+            if inp.reading > 0 && !inp.buf.entry(d.pkt).complete {
+                continue;
+            }
+            let avail = d.ports.0 & free_out;
+            if let Some(o) = crate::rtl::first_at_or_after(avail, inp.pick) {
+                self.req[o] |= 1 << i;
+                asked |= 1 << o;
+            }
+        }
+        for o in PortIter(asked) {
+            let reqs = std::mem::take(&mut self.req[o]);
+            let out = &mut self.outputs[o];
+            let i = out.arb.arbitrate(reqs).expect("at least one request");
+            out.arb.update(i);
+            let inp = &mut self.inputs[i];
+            let d = inp.dec.take().expect("requester has a decoded packet");
+            self.decoded &= !(1 << i);
+            inp.pick = if o + 1 == self.k { 0 } else { o as u32 + 1 };
+            if inp.arrived_down && out.goes_up && self.check_updown {
+                io.fault(format!(
+                    "switch {} routed node {}'s packet (tag {}) up through port {o} after it came down into port {i}: \
+                     not an up*/down* route",
+                    self.id,
+                    d.dest,
+                    inp.buf.entry(d.pkt).tag
+                ));
+            }
+            out.grant = Some(Grant {
+                input: i as u8,
+                rp: inp.buf.reader(d.pkt),
+            });
+            inp.reading += 1;
+            self.granted |= 1 << o;
+        }
+    }
+
+    fn traverse(&mut self, io: &mut LinkIo<'_>) {
+        let cycle = io.cycle;
+        for o in PortIter(self.granted) {
+            let out = &mut self.outputs[o];
+            let g = out.grant.as_mut().expect("granted bit set");
+            let i = g.input as usize;
+            let inp = &mut self.inputs[i];
+            if !inp.buf.can_read(&g.rp) {
+                continue;
+            }
+            if inp.buf.starts_chunk(&g.rp) && !out.credit.take(io.freed(out.credit_in)) {
+                continue;
+            }
+            let r = inp.buf.read(&mut g.rp);
+            io.send(out.link_out, r.flit);
+            self.flit_hops += 1;
+            inp.since = cycle;
+            if r.freed > 0 {
+                inp.freed = inp.freed.wrapping_add(r.freed as u32);
+                self.freed |= 1 << i;
+            }
+            if r.last {
+                out.grant = None;
+                inp.reading -= 1;
+                self.granted &= !(1 << o);
+                if inp.buf.packets_held() == 0 {
+                    self.holding &= !(1 << i);
+                }
+            }
+        }
+    }
+
+    fn decode(&mut self, io: &mut LinkIo<'_>, ready: u64) {
+        let h = self.decoder.header_flits();
+        for i in PortIter(ready) {
+            let inp = &mut self.inputs[i];
+            let pkt = inp.order.front().expect("waiting bit set");
+            let e = *inp.buf.entry(pkt);
+            if (e.written as usize) < h {
+                if e.complete {
+                    io.fault(format!(
+                        "switch {} input port {i}: packet (tag {}) of {} flits is shorter than its {h}-flit header",
+                        self.id, e.tag, e.written
+                    ));
+                    inp.order.pop();
+                }
+                continue;
+            }
+            let mut hdr = [0u8; MAX_UNICAST_FLITS];
+            for (j, b) in hdr.iter_mut().enumerate().take(h) {
+                *b = inp.buf.peek(pkt, j as u16).data;
+            }
+            let phase = Phase::from_arrival(inp.arrived_down);
+            match self.decoder.decode(pkt, &hdr[..h], phase) {
+                Ok(d) => {
+                    inp.buf.set_fanout(pkt, 1);
+                    inp.dec = Some(d);
+                    self.decoded |= 1 << i;
+                    inp.order.pop();
+                    if inp.order.is_empty() {
+                        self.waiting &= !(1 << i);
+                    }
+                }
+                Err(m) => {
+                    io.fault(format!(
+                        "switch {} input port {i}: packet (tag {}): {m}",
+                        self.id, e.tag
+                    ));
+                    inp.order.pop();
+                }
+            }
+        }
+    }
+
+    fn write_inputs(&mut self, io: &mut LinkIo<'_>) {
+        for i in PortIter(io.inbox) {
+            let inp = &mut self.inputs[i];
+            let f = io.flit(inp.link_in);
+            if f.is_head() {
+                if inp.writing != NONE {
+                    io.fault(format!(
+                        "switch {} input port {i}: head of packet tag {} while packet tag {} is still arriving",
+                        self.id,
+                        f.tag,
+                        inp.buf.entry(inp.writing).tag
+                    ));
+                    continue;
+                }
+                match inp.buf.open(f.tag) {
+                    Ok(p) => {
+                        inp.writing = p;
+                        inp.order.push(p).expect("one entry per chunk");
+                        self.waiting |= 1 << i;
+                        if self.holding & (1 << i) == 0 {
+                            self.holding |= 1 << i;
+                            inp.since = io.cycle;
+                        }
+                    }
+                    Err(e) => {
+                        io.fault(format!(
+                            "switch {} input port {i}: packet tag {} arrived with no room ({e:?}): the sender overran its credits",
+                            self.id, f.tag
+                        ));
+                        continue;
+                    }
+                }
+            } else if inp.writing == NONE {
+                io.fault(format!(
+                    "switch {} input port {i}: flit {} of packet tag {} arrived without its head",
+                    self.id, f.idx, f.tag
+                ));
+                continue;
+            }
+            if let Err(e) = inp.buf.append(inp.writing, f) {
+                io.fault(format!(
+                    "switch {} input port {i}: flit {} of packet tag {} arrived with no room ({e:?}): the sender overran its credits",
+                    self.id, f.idx, f.tag
+                ));
+                continue;
+            }
+            if f.is_tail() {
+                inp.writing = NONE;
+            }
+        }
+    }
+
+    /// Packets held at an input that has made no progress since before
+    /// `now - bound`, with what each waits for.
+    pub fn stalls(&self, now: u64, bound: u64) -> Vec<Stall> {
+        let mut out = Vec::new();
+        for i in PortIter(self.holding) {
+            let inp = &self.inputs[i];
+            if now.saturating_sub(inp.since) <= bound {
+                continue;
+            }
+            let location = format!("switch {} input port {i}", self.id);
+            let mut tag = None;
+            let mut waits = Vec::new();
+            // Packets being forwarded, one per output granted to this input.
+            for (o, u) in self.outputs.iter().enumerate() {
+                let Some(g) = u.grant.filter(|g| g.input as usize == i) else {
+                    continue;
+                };
+                tag.get_or_insert(inp.buf.entry(g.rp.pkt).tag);
+                waits.push(if !inp.buf.can_read(&g.rp) {
+                    format!("flit {} from upstream (output port {o} granted)", g.rp.read)
+                } else {
+                    format!("credits for output port {o} (its receiver's buffer is full)")
+                });
+            }
+            // The packet in the decode register, waiting for an output.
+            if let Some(d) = &inp.dec {
+                tag.get_or_insert(inp.buf.entry(d.pkt).tag);
+                let holders: Vec<String> = d
+                    .ports
+                    .iter()
+                    .map(|o| match &self.outputs[o].grant {
+                        Some(g) => format!("port {o} (held by input {})", g.input),
+                        None => format!("port {o} (free)"),
+                    })
+                    .collect();
+                if inp.reading > 0 && !inp.buf.entry(d.pkt).complete {
+                    waits.push(
+                        "the packets ahead of it to leave (it is still arriving)".to_string(),
+                    );
+                } else {
+                    waits.push(format!("an output among {}", holders.join(", ")));
+                }
+            }
+            // Otherwise the packet whose header is arriving.
+            if waits.is_empty()
+                && let Some(p) = inp.order.front()
+            {
+                let e = inp.buf.entry(p);
+                tag = Some(e.tag);
+                waits.push(format!(
+                    "its header: {} of {} flits arrived",
+                    e.written,
+                    self.decoder.header_flits()
+                ));
+            }
+            let waiting = waits.join("; and ");
+            out.push(Stall {
+                location,
+                tag,
+                waiting,
+                since: inp.since,
+            });
+        }
+        out
+    }
+}
+
+impl Clocked for Switch {
+    type Io<'a> = LinkIo<'a>;
+
+    #[inline]
+    fn eval(&mut self, io: &mut LinkIo<'_>) -> Next {
+        if self.decoded != 0 {
+            self.allocate(io);
+        }
+        if self.granted != 0 {
+            self.traverse(io);
+        }
+        let ready = self.waiting & !self.decoded;
+        if ready != 0 {
+            self.decode(io, ready);
+        }
+        if io.inbox != 0 {
+            self.write_inputs(io);
+        }
+        for i in PortIter(self.freed) {
+            let inp = &self.inputs[i];
+            io.publish(inp.credit_out, inp.freed);
+        }
+        self.freed = 0;
+        if self.is_empty() {
+            Next::Sleep
+        } else {
+            Next::Busy
+        }
+    }
+}
+
+impl Traced for Switch {
+    type Env = Channels;
+
+    fn declare(&self, s: &mut ScopeBuilder<'_>) {
+        let chunks = (self.buffer_flits / self.chunk as u32) as u64;
+        let (nb, nc) = (bits_for(self.buffer_flits), bits_for(chunks));
+        let kb = bits_for(self.k as u64 - 1);
+        let idb = self.decoder_id_bits();
+        for p in PortIter(self.wired) {
+            s.scope(&format!("in{p}"), |s| {
+                s.signal("buf_count", nb);
+                s.signal("free_chunks", nc);
+                s.signal("packets", nc);
+                s.signal("chunks_freed", 16);
+            });
+            s.scope(&format!("dec{p}"), |s| {
+                s.signal("valid", 1);
+                s.signal("dest", idb);
+                s.signal("down", 1);
+                s.signal("out_ports", self.k as u32);
+            });
+            let cw = bits_for(self.outputs[p].credit.cap);
+            s.scope(&format!("out{p}"), |s| {
+                s.signal("busy", 1);
+                s.signal("grant_in", kb);
+                s.signal("credits", cw);
+                s.signal("valid", 1);
+                s.signal("data", 8);
+                s.signal("head", 1);
+                s.signal("tail", 1);
+            });
+        }
+    }
+
+    fn sample(&self, ch: &Channels, s: &mut Sampler<'_>) {
+        for p in PortIter(self.wired) {
+            let inp = &self.inputs[p];
+            s.value(inp.buf.flits_held() as u64);
+            s.value(inp.buf.free_chunks() as u64);
+            s.value(inp.buf.packets_held() as u64);
+            s.value(ch.credits.q(inp.credit_out) as u64 & 0xffff);
+            match &inp.dec {
+                Some(d) => {
+                    s.bit(true);
+                    s.value(d.dest as u64);
+                    s.bit(d.phase == Phase::Down);
+                    s.value(d.ports.0);
+                }
+                None => {
+                    s.bit(false);
+                    s.unknown();
+                    s.unknown();
+                    s.value(PortMask::EMPTY.0);
+                }
+            }
+            let out = &self.outputs[p];
+            s.bit(out.grant.is_some());
+            s.maybe(out.grant.map(|g| g.input as u64));
+            s.value(out.credit.available(ch.credits.q(out.credit_in)) as u64);
+            let f = ch.flits.q(out.link_out);
+            s.bit(f.is_valid());
+            s.value(f.data as u64);
+            s.bit(f.is_head());
+            s.bit(f.is_tail());
+        }
+    }
+}
+
+impl Switch {
+    fn decoder_id_bits(&self) -> u32 {
+        self.decoder.format().id_bits()
+    }
+}

@@ -1,0 +1,77 @@
+//! GTKWave save files (`.gtkw`): open a dump with every unit's signals in a
+//! group of its own.
+
+use crate::rtl::trace::Hierarchy;
+use crate::{Error, Result};
+use std::fmt::Write as _;
+use std::path::Path;
+
+// GTKWave trace flags (bit positions from GTKWave's save-file format).
+const HEX: u32 = 1 << 1;
+const DEC: u32 = 1 << 2;
+const BIN: u32 = 1 << 3;
+const RJUSTIFY: u32 = 1 << 5;
+const BLANK: u32 = 1 << 9;
+const COLLAPSED: u32 = 1 << 12;
+const CLOSED: u32 = 1 << 22;
+const GRP_BEGIN: u32 = 1 << 23;
+const GRP_END: u32 = 1 << 24;
+
+/// The text of a save file for `vcd_path` that shows `top.clk` and then one
+/// group per component (`sw3`, `ep7`), with a closed sub-group per unit
+/// (`in2`, `dec2`, `out2`). One-bit signals show in binary, masks and data
+/// bytes in hexadecimal, counters in decimal.
+pub fn gtkw_text(vcd_path: &str, h: &Hierarchy) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "[*] GTKWave save file written by wormcast");
+    let _ = writeln!(o, "[dumpfile] \"{vcd_path}\"");
+    let _ = writeln!(o, "[timestart] 0");
+    let _ = writeln!(o, "[treeopen] top.");
+    let _ = writeln!(o, "[sst_expanded] 1");
+    let _ = writeln!(o, "@{:x}", BIN | RJUSTIFY);
+    let _ = writeln!(o, "top.clk");
+    for comp in h.child_scopes(0) {
+        group(&mut o, h, comp, false);
+    }
+    o
+}
+
+fn group(o: &mut String, h: &Hierarchy, scope: u32, closed: bool) {
+    let name = &h.scopes[scope as usize].name;
+    let c = if closed { CLOSED } else { 0 };
+    let _ = writeln!(o, "@{:x}", GRP_BEGIN | BLANK | c);
+    let _ = writeln!(o, "-{name}");
+    let path = h.scope_path(scope);
+    for s in h.scope_signals(scope) {
+        let d = &h.signals[s.0 as usize];
+        let fmt = if d.width == 1 {
+            BIN
+        } else if d.name.contains("ports") || d.name == "data" {
+            HEX
+        } else {
+            DEC
+        };
+        let _ = writeln!(o, "@{:x}", fmt | RJUSTIFY);
+        if d.width == 1 {
+            let _ = writeln!(o, "{path}.{}", d.name);
+        } else {
+            let _ = writeln!(o, "{path}.{}[{}:0]", d.name, d.width - 1);
+        }
+    }
+    let children: Vec<u32> = h.child_scopes(scope).collect();
+    for child in children {
+        group(o, h, child, true);
+    }
+    let end = if closed { CLOSED | COLLAPSED } else { 0 };
+    let _ = writeln!(o, "@{:x}", GRP_END | BLANK | end);
+    let _ = writeln!(o, "-{name}");
+}
+
+/// Writes [`gtkw_text`] to `path`.
+pub fn write_gtkw(path: impl AsRef<Path>, vcd_path: &str, h: &Hierarchy) -> Result<()> {
+    let path = path.as_ref();
+    std::fs::write(path, gtkw_text(vcd_path, h)).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}

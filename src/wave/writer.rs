@@ -1,0 +1,288 @@
+//! The VCD writer.
+
+use crate::rtl::trace::{Hierarchy, SignalId, SignalValue, TraceState, WaveSink};
+use crate::{Error, Result};
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+use vcd::{IdCode, ReferenceIndex, SimulationCommand, TimescaleUnit, VarType};
+
+/// The time unit of a dump and the clock in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timescale {
+    /// Multiplier of the unit: 1, 10 or 100.
+    pub mult: u32,
+    /// The unit.
+    pub unit: TimescaleUnit,
+    /// Clock period in units.
+    pub period: u64,
+}
+
+impl Timescale {
+    /// The largest VCD time unit in which a clock of `cycle_ps` picoseconds
+    /// has both edges on whole units (5 ns gives 100 ps, a period of 50).
+    pub fn for_cycle(cycle_ps: u64) -> Timescale {
+        let period_fs = cycle_ps * 1000;
+        let half_fs = period_fs / 2;
+        let units = [
+            (TimescaleUnit::S, 1_000_000_000_000_000u64),
+            (TimescaleUnit::MS, 1_000_000_000_000),
+            (TimescaleUnit::US, 1_000_000_000),
+            (TimescaleUnit::NS, 1_000_000),
+            (TimescaleUnit::PS, 1_000),
+            (TimescaleUnit::FS, 1),
+        ];
+        for (unit, fs) in units {
+            for mult in [100u64, 10, 1] {
+                let u = fs * mult;
+                if half_fs % u == 0 {
+                    return Timescale {
+                        mult: mult as u32,
+                        unit,
+                        period: period_fs / u,
+                    };
+                }
+            }
+        }
+        unreachable!("1 fs divides every half period")
+    }
+}
+
+/// Writes a VCD file from the tracer's value changes.
+///
+/// The header (scopes, variables, timescale) is written with the `vcd`
+/// crate; value changes go straight to the output with identifier codes
+/// formatted once, which keeps tracing of every register affordable.
+pub struct VcdWriter<W: Write> {
+    out: Option<vcd::Writer<W>>,
+    codes: Vec<Vec<u8>>,
+    widths: Vec<u32>,
+    clk: Vec<u8>,
+    ts: Option<Timescale>,
+    buf: Vec<u8>,
+    comment: String,
+}
+
+impl VcdWriter<BufWriter<File>> {
+    /// A writer to a new file.
+    pub fn create(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref();
+        let f = File::create(path).map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Ok(VcdWriter::new(BufWriter::with_capacity(1 << 16, f)))
+    }
+}
+
+fn io(e: std::io::Error) -> Error {
+    Error::Vcd(e.to_string())
+}
+
+impl<W: Write> VcdWriter<W> {
+    /// A writer to `w`.
+    pub fn new(w: W) -> Self {
+        VcdWriter {
+            out: Some(vcd::Writer::new(w)),
+            codes: Vec::new(),
+            widths: Vec::new(),
+            clk: Vec::new(),
+            ts: None,
+            buf: Vec::with_capacity(256),
+            comment: String::new(),
+        }
+    }
+
+    /// Adds a `$comment` to the header (for example the run's seed).
+    pub fn with_comment(mut self, text: &str) -> Self {
+        self.comment = text.to_string();
+        self
+    }
+
+    /// The timescale chosen at `begin`.
+    pub fn timescale(&self) -> Option<Timescale> {
+        self.ts
+    }
+
+    fn w(&mut self) -> &mut vcd::Writer<W> {
+        self.out.as_mut().expect("writer present until dropped")
+    }
+
+    fn push_value(buf: &mut Vec<u8>, width: u32, v: SignalValue<'_>, code: &[u8]) {
+        if width == 1 {
+            buf.push(match v {
+                SignalValue::Unknown => b'x',
+                SignalValue::Narrow(b) => b'0' + (b & 1) as u8,
+                SignalValue::Wide(w) => b'0' + (w[0] & 1) as u8,
+            });
+            buf.extend_from_slice(code);
+        } else {
+            buf.push(b'b');
+            match v {
+                SignalValue::Unknown => buf.push(b'x'),
+                SignalValue::Narrow(x) => {
+                    for b in (0..width).rev() {
+                        buf.push(b'0' + (x >> b & 1) as u8);
+                    }
+                }
+                SignalValue::Wide(words) => {
+                    for b in (0..width as usize).rev() {
+                        buf.push(b'0' + (words[b / 64] >> (b % 64) & 1) as u8);
+                    }
+                }
+            }
+            buf.push(b' ');
+            buf.extend_from_slice(code);
+        }
+        buf.push(b'\n');
+    }
+
+    fn write_changes(&mut self, state: &TraceState, changed: &[u32]) -> Result<()> {
+        let mut buf = std::mem::take(&mut self.buf);
+        for &i in changed {
+            buf.clear();
+            Self::push_value(
+                &mut buf,
+                self.widths[i as usize],
+                state.value(SignalId(i)),
+                &self.codes[i as usize],
+            );
+            self.w().writer().write_all(&buf).map_err(io)?;
+        }
+        self.buf = buf;
+        Ok(())
+    }
+
+    fn clock(&mut self, t: u64, level: u8) -> Result<()> {
+        let mut line = format!("#{t}\n").into_bytes();
+        line.push(level);
+        line.extend_from_slice(&self.clk);
+        line.push(b'\n');
+        self.w().writer().write_all(&line).map_err(io)
+    }
+}
+
+impl VcdWriter<Vec<u8>> {
+    /// A writer to memory.
+    pub fn in_memory() -> Self {
+        VcdWriter::new(Vec::new())
+    }
+
+    /// The bytes written so far.
+    pub fn bytes(&mut self) -> &[u8] {
+        self.w().writer().as_slice()
+    }
+}
+
+impl<W: Write> WaveSink for VcdWriter<W> {
+    fn begin(&mut self, h: &Hierarchy, cycle_ps: u64, state: &TraceState) -> Result<()> {
+        let ts = Timescale::for_cycle(cycle_ps);
+        self.ts = Some(ts);
+        let comment = std::mem::take(&mut self.comment);
+        let w = self.w();
+        w.version(concat!("wormcast ", env!("CARGO_PKG_VERSION")))
+            .map_err(io)?;
+        if !comment.is_empty() {
+            w.comment(&comment).map_err(io)?;
+        }
+        w.timescale(ts.mult, ts.unit).map_err(io)?;
+        let mut codes: Vec<Option<IdCode>> = vec![None; h.signals.len()];
+        let mut clk = None;
+        // Scopes depth first, each scope's own signals before its children.
+        fn emit<W: Write>(
+            w: &mut vcd::Writer<W>,
+            h: &Hierarchy,
+            scope: u32,
+            codes: &mut [Option<IdCode>],
+            clk: &mut Option<IdCode>,
+        ) -> std::io::Result<()> {
+            w.add_module(&h.scopes[scope as usize].name)?;
+            if scope == 0 {
+                *clk = Some(w.add_wire(1, "clk")?);
+            }
+            for s in h.scope_signals(scope) {
+                let d = &h.signals[s.0 as usize];
+                let idx = (d.width > 1).then(|| ReferenceIndex::Range(d.width as i32 - 1, 0));
+                codes[s.0 as usize] = Some(w.add_var(VarType::Wire, d.width, &d.name, idx)?);
+            }
+            let children: Vec<u32> = h.child_scopes(scope).collect();
+            for c in children {
+                emit(w, h, c, codes, clk)?;
+            }
+            w.upscope()
+        }
+        emit(w, h, 0, &mut codes, &mut clk).map_err(io)?;
+        w.enddefinitions().map_err(io)?;
+        self.codes = codes
+            .into_iter()
+            .map(|c| {
+                c.expect("every signal is in a scope")
+                    .to_string()
+                    .into_bytes()
+            })
+            .collect();
+        self.widths = h.signals.iter().map(|s| s.width).collect();
+        self.clk = clk.expect("root scope declared").to_string().into_bytes();
+        let all: Vec<u32> = (0..h.signals.len() as u32).collect();
+        let w = self.w();
+        w.timestamp(0).map_err(io)?;
+        w.begin(SimulationCommand::Dumpvars).map_err(io)?;
+        let clk = self.clk.clone();
+        self.w().writer().write_all(b"1").map_err(io)?;
+        self.w().writer().write_all(&clk).map_err(io)?;
+        self.w().writer().write_all(b"\n").map_err(io)?;
+        self.write_changes(state, &all)?;
+        self.w().end().map_err(io)?;
+        self.clock(ts.period / 2, b'0')
+    }
+
+    fn cycle(&mut self, cycle: u64, state: &TraceState, changed: &[u32]) -> Result<()> {
+        let ts = self.ts.expect("begin called first");
+        self.clock(cycle * ts.period, b'1')?;
+        self.write_changes(state, changed)?;
+        self.clock(cycle * ts.period + ts.period / 2, b'0')
+    }
+
+    fn finish(&mut self, last_cycle: u64) -> Result<()> {
+        if let Some(ts) = self.ts {
+            // Close the last cycle so viewers show it whole.
+            let end = (last_cycle + 1) * ts.period;
+            let line = format!("#{end}\n");
+            self.w().writer().write_all(line.as_bytes()).map_err(io)?;
+        }
+        self.w().flush().map_err(io)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timescale_puts_both_clock_edges_on_whole_units() {
+        assert_eq!(
+            Timescale::for_cycle(5000),
+            Timescale {
+                mult: 100,
+                unit: TimescaleUnit::PS,
+                period: 50
+            }
+        );
+        assert_eq!(
+            Timescale::for_cycle(10_000),
+            Timescale {
+                mult: 1,
+                unit: TimescaleUnit::NS,
+                period: 10
+            }
+        );
+        assert_eq!(
+            Timescale::for_cycle(1),
+            Timescale {
+                mult: 100,
+                unit: TimescaleUnit::FS,
+                period: 10
+            }
+        );
+    }
+}

@@ -1,0 +1,40 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use wormcast::net::{IrregularParams, Network, Topology};
+
+/// The paper's default system: 32 nodes, eight 8-port switches, 80%
+/// connectivity, seed 1.
+pub fn default_net() -> Network {
+    Network::new(&IrregularParams::default().generate().unwrap()).unwrap()
+}
+
+/// The benchmark network (BookSim anynet, 8 switches x 4 nodes).
+pub fn anynet() -> Network {
+    Network::load(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/benches/anynet8x4.toml"
+    ))
+    .unwrap()
+}
+
+/// A network from TOML text.
+pub fn net(text: &str) -> Network {
+    Network::new(&Topology::from_toml_str(text).unwrap()).unwrap()
+}
+
+/// TOML for `switches` switches of `ports` ports, the given links
+/// ((switch, port), (switch, port)) and one node on port 0 of each switch.
+pub fn toml(switches: u32, ports: u32, links: &[((u32, u32), (u32, u32))]) -> String {
+    let mut t = String::new();
+    for s in 0..switches {
+        t += &format!("[[switch]]\nid = {s}\nports = {ports}\n");
+    }
+    for (a, b) in links {
+        t += &format!("[[link]]\na = [{}, {}]\nb = [{}, {}]\n", a.0, a.1, b.0, b.1);
+    }
+    for s in 0..switches {
+        t += &format!("[[node]]\nid = {s}\nat = [{s}, 0]\n");
+    }
+    t
+}
