@@ -1,1 +1,78 @@
-fn main() {}
+//! Simulation speed on the headline case: the 32-node, 8-switch network of
+//! `benches/anynet8x4.toml` (the same network BookSim2's anynet runs), uniform
+//! random unicast traffic at 0.1 flits/node/cycle, 20-flit and 1-flit
+//! packets, 100,000 cycles from a cold start. Throughput is in simulated
+//! cycles per second.
+//!
+//! Tracing variants: `off` (no tracer: the cost the model pays for having
+//! tracing at all), `null` (every change sampled, nothing written) and
+//! `vcd` (every register written as VCD to a discarding sink).
+//!
+//! `cargo bench --bench sim`; `cargo run --release --example speed` prints
+//! the same cases with flit-hops per second and peak memory.
+
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use std::hint::black_box;
+use wormcast::net::Network;
+use wormcast::rtl::trace::NullSink;
+use wormcast::sim::{SimConfig, System, Traffic};
+use wormcast::wave::VcdWriter;
+
+const CYCLES: u64 = 100_000;
+
+fn network() -> Network {
+    Network::load(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/benches/anynet8x4.toml"
+    ))
+    .expect("benchmark network")
+}
+
+#[derive(Clone, Copy)]
+enum Tracing {
+    Off,
+    Null,
+    Vcd,
+}
+
+fn system(net: &Network, len: u32, tracing: Tracing) -> System {
+    let mut sys =
+        System::new(net, &SimConfig::default(), &Traffic::uniform(0.1, len)).expect("valid system");
+    match tracing {
+        Tracing::Off => {}
+        Tracing::Null => sys.attach_tracer(Box::new(NullSink)).expect("tracer"),
+        Tracing::Vcd => sys
+            .attach_tracer(Box::new(VcdWriter::new(std::io::sink())))
+            .expect("tracer"),
+    }
+    sys
+}
+
+fn speed(c: &mut Criterion) {
+    let net = network();
+    let mut g = c.benchmark_group("anynet8x4_uniform_0.1");
+    g.throughput(Throughput::Elements(CYCLES));
+    g.sample_size(20);
+    for (name, len, tracing) in [
+        ("20flit/tracing_off", 20, Tracing::Off),
+        ("1flit/tracing_off", 1, Tracing::Off),
+        ("20flit/tracing_null", 20, Tracing::Null),
+        ("20flit/tracing_vcd", 20, Tracing::Vcd),
+        ("1flit/tracing_vcd", 1, Tracing::Vcd),
+    ] {
+        g.bench_function(name, |b| {
+            b.iter_batched(
+                || system(&net, len, tracing),
+                |mut sys| {
+                    sys.run(CYCLES).expect("runs");
+                    black_box(sys.flit_hops())
+                },
+                BatchSize::LargeInput,
+            )
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, speed);
+criterion_main!(benches);

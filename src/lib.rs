@@ -1,7 +1,43 @@
+#![warn(missing_docs)]
 //! # wormcast
 //!
 //! Register-transfer-level models of multicast-capable interconnection
-//! networks.
+//! networks. Switches are built from explicit input buffers (chunks with
+//! reference counts), decode units and a crossbar with round-robin output
+//! arbiters; every component is ticked once per clock cycle and every
+//! register can be dumped to a VCD waveform with a Verilog-like hierarchy.
+//! The specification is the papers in the project's `shared/seeds` (seed
+//! 000: multicast in irregular switch-based networks).
+//!
+//! ```
+//! use wormcast::net::{IrregularParams, Network};
+//! use wormcast::sim::{SimConfig, System, Traffic};
+//! use wormcast::wave::VcdWriter;
+//!
+//! // The paper's default system: 32 nodes on eight 8-port switches.
+//! let net = Network::new(&IrregularParams::default().generate()?)?;
+//! let mut sys = System::new(&net, &SimConfig::default(), &Traffic::uniform(0.05, 128))?;
+//! // Trace every register of every switch and endpoint.
+//! sys.attach_tracer(Box::new(VcdWriter::create(std::env::temp_dir().join("doc.vcd"))?))?;
+//! sys.run(10_000)?;
+//! sys.finish_trace()?;
+//! let r = sys.report();
+//! assert!(r.packets_delivered > 0);
+//! println!("{r}");
+//! # Ok::<(), wormcast::Error>(())
+//! ```
+//!
+//! Modules:
+//! - [`rtl`]: the kernel (registers, registered channels, FIFO, round-robin
+//!   arbiter, bit strings, the component and tracing traits);
+//! - [`wave`]: the VCD writer and GTKWave save files;
+//! - [`net`]: topologies, the irregular-network generator, the BFS spanning
+//!   tree with up*/down* directions and the routing tables;
+//! - [`header`]: header encodings;
+//! - [`switch`]: the switch (input buffers, decode, crossbar, link flow
+//!   control);
+//! - [`sim`]: systems, traffic, statistics and the deadlock watchdog.
+
 mod error;
 pub mod header;
 pub mod net;

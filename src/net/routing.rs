@@ -201,10 +201,11 @@ mod tests {
     use super::*;
     use crate::net::Topology;
 
-    /// Switches 0..3 in a line 0-1-2 plus switch 3 hanging off 2, and a cross
-    /// link 3-1 (levels: 0, 1, 2, 2 -> 3 is below 1 via the cross link? no:
-    /// BFS reaches 3 from 1 first by port order).
-    fn net(text_links: &[((u32, u32), (u32, u32))]) -> Network {
+    /// Four 4-port switches with the given links and a node on port 0 of each.
+    /// A link as ((switch, port), (switch, port)).
+    type Wire = ((u32, u32), (u32, u32));
+
+    fn net(text_links: &[Wire]) -> Network {
         let mut text = String::new();
         for s in 0..4 {
             text += &format!("[[switch]]\nid = {s}\nports = 4\n");

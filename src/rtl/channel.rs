@@ -218,6 +218,7 @@ pub struct LevelBank<T: Copy + Default> {
     q: Vec<T>,
     d: Vec<T>,
     source: Vec<Sink>,
+    sink: Vec<Sink>,
     written: Vec<u32>,
     changed: Vec<u32>,
     track_changes: bool,
@@ -229,6 +230,7 @@ impl<T: Copy + Default> Default for LevelBank<T> {
             q: Vec::new(),
             d: Vec::new(),
             source: Vec::new(),
+            sink: Vec::new(),
             written: Vec::new(),
             changed: Vec::new(),
             track_changes: false,
@@ -242,12 +244,14 @@ impl<T: Copy + Default> LevelBank<T> {
         Self::default()
     }
 
-    /// Adds a channel driven by `source`, holding `T::default()` at reset.
-    pub fn add(&mut self, source: Sink) -> ChannelId {
+    /// Adds a channel driven by `source` and read by `sink`, holding
+    /// `T::default()` at reset.
+    pub fn add(&mut self, source: Sink, sink: Sink) -> ChannelId {
         let id = ChannelId(self.q.len() as u32);
         self.q.push(T::default());
         self.d.push(T::default());
         self.source.push(source);
+        self.sink.push(sink);
         self.written.reserve(1);
         id
     }
@@ -271,6 +275,11 @@ impl<T: Copy + Default> LevelBank<T> {
     /// The component and port that drive the channel.
     pub fn source(&self, id: ChannelId) -> Sink {
         self.source[id.index()]
+    }
+
+    /// The component and port that read the channel.
+    pub fn sink(&self, id: ChannelId) -> Sink {
+        self.sink[id.index()]
     }
 
     /// Drives `value` into channel `id`; it is read from the next cycle on.
@@ -317,10 +326,16 @@ mod level_tests {
     #[test]
     fn a_level_holds_until_driven_again() {
         let mut bank: LevelBank<u32> = LevelBank::new();
-        let a = bank.add(Sink {
-            component: 0,
-            port: 0,
-        });
+        let a = bank.add(
+            Sink {
+                component: 0,
+                port: 0,
+            },
+            Sink {
+                component: 1,
+                port: 0,
+            },
+        );
         bank.write(a, 3);
         assert_eq!(bank.q(a), 0);
         bank.edge();

@@ -417,22 +417,47 @@ pub struct Change {
     pub value: String,
 }
 
-/// A sink that keeps every change in memory, for tests.
+/// A sink that keeps every change in memory, for tests. It is a handle:
+/// clones share the same record, so a test keeps one clone and gives the
+/// other to the system.
 #[derive(Clone, Debug, Default)]
 pub struct MemorySink {
-    /// The hierarchy seen at `begin`.
-    pub hierarchy: Hierarchy,
-    /// All changes, in time order (cycle 0 holds every signal's reset value).
-    pub changes: Vec<Change>,
+    inner: std::sync::Arc<std::sync::Mutex<Recorded>>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Recorded {
+    hierarchy: Hierarchy,
+    changes: Vec<Change>,
 }
 
 impl MemorySink {
-    /// The changes of one signal, by dotted path.
+    /// An empty record.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Recorded> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The hierarchy seen at `begin`.
+    pub fn hierarchy(&self) -> Hierarchy {
+        self.lock().hierarchy.clone()
+    }
+
+    /// Every change, in time order (cycle 0 holds every signal's first value).
+    pub fn changes(&self) -> Vec<Change> {
+        self.lock().changes.clone()
+    }
+
+    /// The changes of one signal, by dotted path, as (cycle, binary text).
     pub fn history(&self, path: &str) -> Vec<(u64, String)> {
-        let Some(sig) = self.hierarchy.find(path) else {
+        let r = self.lock();
+        let Some(sig) = r.hierarchy.find(path) else {
             return Vec::new();
         };
-        self.changes
+        r.changes
             .iter()
             .filter(|c| c.signal == sig)
             .map(|c| (c.cycle, c.value.clone()))
@@ -451,9 +476,10 @@ impl MemorySink {
 
 impl WaveSink for MemorySink {
     fn begin(&mut self, h: &Hierarchy, _: u64, state: &TraceState) -> Result<()> {
-        self.hierarchy = h.clone();
+        let mut r = self.lock();
+        r.hierarchy = h.clone();
         for i in 0..state.len() as u32 {
-            self.changes.push(Change {
+            r.changes.push(Change {
                 cycle: 0,
                 signal: SignalId(i),
                 value: state.format(SignalId(i)),
@@ -463,8 +489,9 @@ impl WaveSink for MemorySink {
     }
 
     fn cycle(&mut self, cycle: u64, state: &TraceState, changed: &[u32]) -> Result<()> {
+        let mut r = self.lock();
         for &i in changed {
-            self.changes.push(Change {
+            r.changes.push(Change {
                 cycle,
                 signal: SignalId(i),
                 value: state.format(SignalId(i)),

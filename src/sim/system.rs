@@ -34,6 +34,9 @@ pub enum EvalOrder {
 }
 
 struct Tracing {
+    /// Sample every component every cycle instead of those that may have
+    /// changed (slow; used to check the selective sampling).
+    every: bool,
     hier: Hierarchy,
     state: TraceState,
     sink: Box<dyn WaveSink>,
@@ -172,7 +175,7 @@ impl System {
         };
         // Per direction x -> y: a flit link, and y's credit counter for x.
         let mut connect = |x: Sink, y: Sink| -> (ChannelId, ChannelId) {
-            (ch.flits.add(x, y), ch.credits.add(y))
+            (ch.flits.add(x, y), ch.credits.add(y, x))
         };
         let mut wiring: Vec<Vec<Option<PortWiring>>> = (0..n_sw as u32)
             .map(|s| vec![None; net.num_ports(s) as usize])
@@ -430,6 +433,7 @@ impl System {
             }
         }
         let mut t = Tracing {
+            every: false,
             state: TraceState::new(&hier),
             hier,
             sink,
@@ -453,6 +457,15 @@ impl System {
         let mut s = t.state.sampler(t.first[c], t.count[c]);
         self.traced(c).sample(&self.ch, &mut s);
         s.finish();
+    }
+
+    /// Samples every component after every edge, instead of only those that
+    /// may have changed. The waveform is the same, only slower to make; this
+    /// exists to check exactly that.
+    pub fn trace_every_component(&mut self, on: bool) {
+        if let Some(t) = &mut self.tracing {
+            t.every = on;
+        }
     }
 
     /// The hierarchy of traced signals, when tracing.
@@ -606,7 +619,9 @@ impl System {
     }
 
     /// Samples the components that may have changed at the edge into `next`:
-    /// those evaluated, and the drivers of channels that changed.
+    /// those evaluated, the drivers of channels that changed, and the
+    /// readers of credit counters that changed (their credit signals are
+    /// derived from the counters, and a counter wakes no one).
     fn trace_cycle(&mut self, next: u64) -> Result<()> {
         let mut t = self.tracing.take().expect("checked by the caller");
         t.list.clear();
@@ -622,17 +637,21 @@ impl System {
                     .iter()
                     .map(|&i| self.ch.flits.source(ChannelId(i)).component),
             )
-            .chain(
-                self.ch
-                    .credits
-                    .changed()
-                    .iter()
-                    .map(|&i| self.ch.credits.source(ChannelId(i)).component),
-            );
-        for c in ids {
-            if t.stamp[c as usize] != next {
-                t.stamp[c as usize] = next;
-                t.list.push(c);
+            .chain(self.ch.credits.changed().iter().flat_map(|&i| {
+                let id = ChannelId(i);
+                [
+                    self.ch.credits.source(id).component,
+                    self.ch.credits.sink(id).component,
+                ]
+            }));
+        if t.every {
+            t.list.extend(0..(self.n_sw + self.nodes as usize) as u32);
+        } else {
+            for c in ids {
+                if t.stamp[c as usize] != next {
+                    t.stamp[c as usize] = next;
+                    t.list.push(c);
+                }
             }
         }
         t.list.sort_unstable();

@@ -90,7 +90,7 @@ impl InputBuffer {
     /// `1 <= chunks < 65535`.
     pub fn new(chunks: u16, k: u16) -> Self {
         assert!(
-            k >= 1 && chunks >= 1 && chunks < NONE,
+            k >= 1 && (1..NONE).contains(&chunks),
             "input buffer of {chunks} chunks of {k} flits"
         );
         let n = chunks as usize;

@@ -23,9 +23,12 @@ pub fn net(text: &str) -> Network {
     Network::new(&Topology::from_toml_str(text).unwrap()).unwrap()
 }
 
-/// TOML for `switches` switches of `ports` ports, the given links
-/// ((switch, port), (switch, port)) and one node on port 0 of each switch.
-pub fn toml(switches: u32, ports: u32, links: &[((u32, u32), (u32, u32))]) -> String {
+/// A link as ((switch, port), (switch, port)).
+pub type Wire = ((u32, u32), (u32, u32));
+
+/// TOML for `switches` switches of `ports` ports, the given links and one
+/// node on port 0 of each switch.
+pub fn toml(switches: u32, ports: u32, links: &[Wire]) -> String {
     let mut t = String::new();
     for s in 0..switches {
         t += &format!("[[switch]]\nid = {s}\nports = {ports}\n");

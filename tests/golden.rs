@@ -1,0 +1,77 @@
+//! Golden waveforms in `waveforms/`: each is regenerated and compared byte
+//! for byte. After a reviewed change to the model or the writer, refresh them
+//! with `WORMCAST_BLESS=1 cargo test --release --test golden` and review the
+//! diff.
+
+mod common;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use wormcast::sim::{SimConfig, System, Traffic};
+use wormcast::wave::{VcdWriter, gtkw_text};
+
+#[derive(Clone, Default)]
+struct Shared(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Shared {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn golden(name: &str, bytes: &[u8]) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("waveforms")
+        .join(name);
+    if std::env::var_os("WORMCAST_BLESS").is_some() {
+        std::fs::write(&path, bytes).unwrap();
+        return;
+    }
+    let want = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    if want != bytes {
+        let (w, g) = (
+            String::from_utf8_lossy(&want),
+            String::from_utf8_lossy(bytes),
+        );
+        let line = w
+            .lines()
+            .zip(g.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(w.lines().count().min(g.lines().count()));
+        panic!(
+            "{} differs from the regenerated waveform at line {}: golden {:?}, now {:?}",
+            path.display(),
+            line + 1,
+            w.lines().nth(line),
+            g.lines().nth(line)
+        );
+    }
+}
+
+/// One 3-flit packet from node 0 to node 1 across two switches (the run
+/// whose signals `tests/waveform.rs` checks one by one).
+#[test]
+fn unicast_through_two_switches() {
+    let net = common::net(&common::toml(2, 2, &[((0, 1), (1, 1))]));
+    let mut sys = System::new(&net, &SimConfig::default(), &Traffic::Idle).unwrap();
+    let out = Shared::default();
+    sys.attach_tracer(Box::new(
+        VcdWriter::new(out.clone()).with_comment("one 3-flit packet, node 0 -> node 1"),
+    ))
+    .unwrap();
+    sys.inject(0, 1, 3).unwrap();
+    sys.run(12).unwrap();
+    let h = sys.trace_hierarchy().unwrap().clone();
+    sys.finish_trace().unwrap();
+    let bytes = out.0.lock().unwrap().clone();
+    golden("unicast_two_switches.vcd", &bytes);
+    golden(
+        "unicast_two_switches.gtkw",
+        gtkw_text("unicast_two_switches.vcd", &h).as_bytes(),
+    );
+}

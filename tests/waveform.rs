@@ -1,0 +1,278 @@
+//! Waveforms: exact signal histories of one packet through two switches
+//! (derived by hand from the pipeline of docs/timing.md), the VCD written
+//! for them read back with the `vcd` crate, and GTKWave's own reader
+//! accepting the file.
+
+mod common;
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+use vcd::{Command, ReferenceIndex, TimescaleUnit, Value};
+use wormcast::rtl::trace::MemorySink;
+use wormcast::sim::{SimConfig, System, Traffic};
+use wormcast::wave::{VcdWriter, gtkw_text};
+
+/// sw0: port 0 node 0, port 1 to sw1; sw1: port 0 node 1, port 1 to sw0.
+fn two_switches() -> wormcast::net::Network {
+    common::net(&common::toml(2, 2, &[((0, 1), (1, 1))]))
+}
+
+/// One 3-flit packet from node 0 to node 1, traced into `sink`.
+fn one_packet(sink: Box<dyn wormcast::rtl::trace::WaveSink>) -> System {
+    let mut sys = System::new(&two_switches(), &SimConfig::default(), &Traffic::Idle).unwrap();
+    sys.attach_tracer(sink).unwrap();
+    sys.inject(0, 1, 3).unwrap();
+    sys.run(14).unwrap();
+    sys
+}
+
+fn h(pairs: &[(u64, &str)]) -> Vec<(u64, String)> {
+    pairs.iter().map(|(c, v)| (*c, v.to_string())).collect()
+}
+
+#[test]
+fn one_packet_through_two_switches_has_exact_waveforms() {
+    let mem = MemorySink::new();
+    let mut sys = one_packet(Box::new(mem.clone()));
+    sys.finish_trace().unwrap();
+    let check = |path: &str, want: &[(u64, &str)]| {
+        assert_eq!(mem.history(path), h(want), "{path}");
+    };
+    // Node 0 drives flit i in cycle i; it is on the link in cycle i + 1.
+    check("top.ep0.valid", &[(0, "0"), (1, "1"), (4, "0")]);
+    check("top.ep0.head", &[(0, "0"), (1, "1"), (2, "0")]);
+    check("top.ep0.tail", &[(0, "0"), (3, "1"), (4, "0")]);
+    // Header byte: tag 0, destination 1; then payload bytes 1 and 2.
+    check(
+        "top.ep0.data",
+        &[
+            (0, "00000000"),
+            (1, "00000001"),
+            (3, "00000010"),
+            (4, "00000000"),
+        ],
+    );
+    check("top.ep0.tx_busy", &[(0, "0"), (1, "1"), (3, "0")]);
+    check(
+        "top.ep0.credits",
+        &[(0, "1010000"), (1, "1001111"), (6, "1010000")],
+    );
+    // Switch 0 writes flit i in cycle i + 1 (visible in i + 2).
+    check(
+        "top.sw0.in0.buf_count",
+        &[
+            (0, "0000000000"),
+            (2, "0000000001"),
+            (3, "0000000010"),
+            (4, "0000000011"),
+            (6, "0000000000"),
+        ],
+    );
+    check(
+        "top.sw0.in0.packets",
+        &[(0, "0000000"), (2, "0000001"), (6, "0000000")],
+    );
+    check(
+        "top.sw0.in0.free_chunks",
+        &[(0, "1010000"), (2, "1001111"), (6, "1010000")],
+    );
+    // The tail is read in cycle 5, its chunk freed and published: seen in 6.
+    check(
+        "top.sw0.in0.chunks_freed",
+        &[(0, "0000000000000000"), (6, "0000000000000001")],
+    );
+    // The header is whole in cycle 2; decoded then, registered for cycle 3.
+    check("top.sw0.dec0.valid", &[(0, "0"), (3, "1"), (4, "0")]);
+    check("top.sw0.dec0.dest", &[(0, "x"), (3, "1"), (4, "x")]);
+    check("top.sw0.dec0.down", &[(0, "x"), (3, "0"), (4, "x")]);
+    check("top.sw0.dec0.out_ports", &[(0, "00"), (3, "10"), (4, "00")]);
+    // Granted in cycle 3 with flit 0 through the crossbar; tail in cycle 5.
+    check("top.sw0.out1.busy", &[(0, "0"), (4, "1"), (6, "0")]);
+    check("top.sw0.out1.grant_in", &[(0, "x"), (4, "0"), (6, "x")]);
+    check("top.sw0.out1.valid", &[(0, "0"), (4, "1"), (7, "0")]);
+    // One chunk of switch 1's buffer taken in cycle 3, returned when switch
+    // 1 reads the tail in cycle 8 (seen in 9).
+    check(
+        "top.sw0.out1.credits",
+        &[(0, "1010000"), (4, "1001111"), (9, "1010000")],
+    );
+    // Switch 1: the header arrives in cycle 4, decoded in 5, sent from 6.
+    check("top.sw1.dec1.valid", &[(0, "0"), (6, "1"), (7, "0")]);
+    check("top.sw1.out0.valid", &[(0, "0"), (7, "1"), (10, "0")]);
+    check(
+        "top.sw1.out0.credits",
+        &[(0, "1010000"), (7, "1001111"), (10, "1010000")],
+    );
+    // Node 1 takes flit i in cycle 7 + i: the tail is in its memory in
+    // cycle 10 = L + h * (H + 2) + 1 = 3 + 2 * 3 + 1.
+    check(
+        "top.ep1.rx_flits",
+        &[
+            (0, &"0".repeat(32)),
+            (8, &format!("{}1", "0".repeat(31))),
+            (9, &format!("{}10", "0".repeat(30))),
+            (10, &format!("{}11", "0".repeat(30))),
+        ],
+    );
+    check(
+        "top.ep1.rx_packets",
+        &[(0, &"0".repeat(32)), (10, &format!("{}1", "0".repeat(31)))],
+    );
+    // Idle signals never change after cycle 0.
+    check("top.sw1.in0.buf_count", &[(0, "0000000000")]);
+    check("top.ep1.valid", &[(0, "0")]);
+}
+
+/// A `Write` whose bytes the test reads afterwards.
+#[derive(Clone, Default)]
+struct Shared(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Shared {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn vcd_bytes() -> Vec<u8> {
+    let out = Shared::default();
+    let mut sys = one_packet(Box::new(VcdWriter::new(out.clone())));
+    sys.finish_trace().unwrap();
+    out.0.lock().unwrap().clone()
+}
+
+#[test]
+fn the_vcd_parses_back_with_the_vcd_crate() {
+    let bytes = vcd_bytes();
+    let mut p = vcd::Parser::new(&bytes[..]);
+    let header = p.parse_header().unwrap();
+    assert_eq!(
+        header.timescale,
+        Some((100, TimescaleUnit::PS)),
+        "5 ns cycle, edges on 100 ps units"
+    );
+    let var = |path: &[&str]| {
+        header
+            .find_var(path)
+            .unwrap_or_else(|| panic!("{path:?} not declared"))
+            .clone()
+    };
+    let clk = var(&["top", "clk"]);
+    let buf = var(&["top", "sw0", "in0", "buf_count"]);
+    assert_eq!(
+        (buf.size, buf.index),
+        (10, Some(ReferenceIndex::Range(9, 0)))
+    );
+    let rx = var(&["top", "ep1", "rx_flits"]);
+    assert_eq!(rx.size, 32);
+    let valid = var(&["top", "sw1", "out0", "valid"]);
+    assert_eq!((valid.size, valid.index), (1, None));
+
+    let mut t = 0u64;
+    let mut last: std::collections::HashMap<vcd::IdCode, String> = Default::default();
+    let mut clk_edges = Vec::new();
+    let mut rx_at = Vec::new();
+    for cmd in p {
+        match cmd.unwrap() {
+            Command::Timestamp(x) => {
+                assert!(x >= t, "time goes forward");
+                t = x;
+            }
+            Command::ChangeScalar(id, v) => {
+                if id == clk.code {
+                    clk_edges.push((t, v));
+                }
+                let s = v.to_string();
+                assert_ne!(
+                    last.insert(id, s.clone()),
+                    Some(s),
+                    "only changes are written"
+                );
+            }
+            Command::ChangeVector(id, v) => {
+                let s: String = v.iter().map(|b| b.to_string()).collect();
+                if id == rx.code {
+                    rx_at.push((t, s.clone()));
+                }
+                assert_ne!(
+                    last.insert(id, s.clone()),
+                    Some(s),
+                    "only changes are written"
+                );
+            }
+            Command::Begin(_) | Command::End(_) => {}
+            c => panic!("unexpected {c:?}"),
+        }
+    }
+    // A rising edge every 50 units (5 ns), falling half way.
+    let want: Vec<(u64, Value)> = (0..=14)
+        .flat_map(|c| [(c * 50, Value::V1), (c * 50 + 25, Value::V0)])
+        .collect();
+    assert_eq!(clk_edges, want);
+    // The receive counter steps at the rising edges of cycles 8, 9 and 10.
+    let pad = |v: u32| format!("{v:032b}");
+    assert_eq!(
+        rx_at,
+        vec![(0, pad(0)), (400, pad(1)), (450, pad(2)), (500, pad(3))]
+    );
+    assert!(t >= 15 * 50, "the last cycle is closed");
+}
+
+#[test]
+fn gtkwave_reads_the_vcd_and_the_save_file_names_real_signals() {
+    let dir = std::env::temp_dir().join(format!("wormcast-gtkw-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let vcd = dir.join("one.vcd");
+    std::fs::write(&vcd, vcd_bytes()).unwrap();
+    let mem = MemorySink::new();
+    one_packet(Box::new(mem.clone())).finish_trace().unwrap();
+    let gtkw = gtkw_text(&vcd.to_string_lossy(), &mem.hierarchy());
+    for line in gtkw.lines().filter(|l| l.starts_with("top.")) {
+        let name = line.split('[').next().unwrap();
+        assert!(
+            mem.hierarchy().find(name).is_some() || name == "top.clk",
+            "{line} is not a signal"
+        );
+    }
+    // GTKWave's VCD reader, through its converter to FST.
+    let have = std::process::Command::new("vcd2fst")
+        .arg("--help")
+        .output()
+        .is_ok();
+    if !have {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "vcd2fst (GTKWave) must be installed in CI"
+        );
+        eprintln!("vcd2fst not installed: skipping the GTKWave check");
+        return;
+    }
+    let fst = dir.join("one.fst");
+    let out = std::process::Command::new("vcd2fst")
+        .arg(&vcd)
+        .arg(&fst)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "vcd2fst failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let back = std::process::Command::new("fst2vcd")
+        .arg(&fst)
+        .output()
+        .unwrap();
+    assert!(back.status.success());
+    let text = String::from_utf8_lossy(&back.stdout);
+    let vars = text.lines().filter(|l| l.starts_with("$var")).count();
+    assert_eq!(
+        vars,
+        mem.hierarchy().signals.len() + 1,
+        "every signal and the clock survive"
+    );
+    assert!(text.contains("buf_count"), "names survive");
+    std::fs::remove_dir_all(&dir).ok();
+}
