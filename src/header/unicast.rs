@@ -116,6 +116,18 @@ impl UnicastFormat {
         Ok(out)
     }
 
+    /// Byte `i` of a packet to `dest` of this format: header bytes first,
+    /// then the payload, whose byte `i` is `i mod 256` (what the traffic
+    /// endpoints send and check).
+    #[inline]
+    pub fn flit_byte(&self, dest: u32, i: usize) -> u8 {
+        if i < self.flits {
+            (dest as u64 >> (8 * (self.flits - 1 - i))) as u8
+        } else {
+            i as u8
+        }
+    }
+
     /// The destination of a header, or what is wrong with it.
     #[inline]
     pub fn decode(&self, flits: &[u8]) -> std::result::Result<u32, HeaderError> {
@@ -125,9 +137,17 @@ impl UnicastFormat {
                 need: self.flits,
             });
         }
-        let word = flits[..self.flits]
-            .iter()
-            .fold(0u64, |w, &b| w << 8 | b as u64);
+        self.decode_word(
+            flits[..self.flits]
+                .iter()
+                .fold(0u64, |w, &b| w << 8 | b as u64),
+        )
+    }
+
+    /// The destination of a header given as the word of its flits, first
+    /// flit most significant.
+    #[inline]
+    pub fn decode_word(&self, word: u64) -> std::result::Result<u32, HeaderError> {
         let top = 8 * self.flits as u32 - 1;
         if word >> top & 1 == 1 {
             return Err(HeaderError::NotUnicast);

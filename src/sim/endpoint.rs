@@ -58,7 +58,7 @@ struct Tx {
     /// Flits sent into the current chunk of the switch's buffer.
     off: u16,
     len: u16,
-    hdr: ArrayVec<u8, MAX_UNICAST_FLITS>,
+    dst: u32,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -76,8 +76,11 @@ impl Generator {
         if self.p >= 1.0 {
             return 1;
         }
-        let u = 1.0 - rng.random::<f64>();
-        (u.ln() / self.ln_q).floor() as u64 + 1
+        // An exponential variate E makes floor(E / -ln(1-p)) + 1 geometric
+        // with success probability p (the ziggurat draw is far cheaper than
+        // a logarithm per packet).
+        let e: f64 = rng.sample(rand_distr::Exp1);
+        (e / -self.ln_q).floor() as u64 + 1
     }
 }
 
@@ -276,6 +279,32 @@ impl Endpoint {
         })
     }
 
+    /// Starts sending packet `p` (the link is free).
+    fn start(&mut self, p: Pending, io: &mut EndpointIo<'_>) {
+        let rec = PacketRecord {
+            dst: p.dst,
+            len: p.len,
+            created: p.created,
+            inject: io.link.cycle,
+        };
+        match io.packets.alloc(self.node, rec) {
+            Some(tag) => {
+                self.cur = Some(Tx {
+                    tag,
+                    idx: 0,
+                    off: 0,
+                    len: p.len,
+                    dst: p.dst,
+                });
+                self.stats.injected_packets += 1;
+                self.since = io.link.cycle;
+            }
+            None => io
+                .link
+                .fault(format!("node {} has 2^20 packets in flight", self.node)),
+        }
+    }
+
     fn receive(&mut self, f: Flit, io: &mut EndpointIo<'_>) {
         let t = io.link.cycle;
         let node = self.node;
@@ -395,7 +424,19 @@ impl Clocked for Endpoint {
                 self.stats.window_generated += 1;
                 self.stats.window_generated_flits += g.len as u64;
             }
-            self.enqueue(dst, g.len, t);
+            if self.is_idle() {
+                // An idle source sends a new packet at once.
+                self.start(
+                    Pending {
+                        created: t,
+                        dst,
+                        len: g.len,
+                    },
+                    io,
+                );
+            } else {
+                self.enqueue(dst, g.len, t);
+            }
             let gap = g.gap(&mut self.rng);
             if let Some(g) = &mut self.generator {
                 g.next = t + gap;
@@ -404,30 +445,7 @@ impl Clocked for Endpoint {
         if self.cur.is_none()
             && let Some(p) = self.queue.pop_front()
         {
-            let rec = PacketRecord {
-                dst: p.dst,
-                len: p.len,
-                created: p.created,
-                inject: t,
-            };
-            match io.packets.alloc(self.node, rec) {
-                Some(tag) => {
-                    self.cur = Some(Tx {
-                        tag,
-                        idx: 0,
-                        off: 0,
-                        len: p.len,
-                        hdr: self
-                            .format
-                            .encode(p.dst)
-                            .expect("destinations are checked when queued"),
-                    });
-                    self.stats.injected_packets += 1;
-                }
-                None => io
-                    .link
-                    .fault(format!("node {} has 2^20 packets in flight", self.node)),
-            }
+            self.start(p, io);
         }
         if let Some(tx) = &mut self.cur {
             let new_chunk = tx.idx == 0 || tx.off == self.chunk;
@@ -436,7 +454,7 @@ impl Clocked for Endpoint {
                     tx.off = 0;
                 }
                 tx.off += 1;
-                let data = tx.hdr.get(tx.idx as usize).copied().unwrap_or(tx.idx as u8);
+                let data = self.format.flit_byte(tx.dst, tx.idx as usize);
                 io.link
                     .send(self.w.tx, Flit::new(tx.tag, tx.idx, tx.len, data));
                 self.stats.injected_flits += 1;

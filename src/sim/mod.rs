@@ -9,6 +9,7 @@
 //! traffic as a Bernoulli process, drawn as geometric gaps so that an idle
 //! endpoint costs nothing until its next packet.
 
+mod active;
 mod config;
 mod endpoint;
 mod packets;

@@ -1,5 +1,6 @@
 //! A whole network as one clocked system.
 
+use super::active::Active;
 use super::config::{SimConfig, Traffic};
 use super::endpoint::{Endpoint, EndpointIo, EndpointStats, EndpointWiring};
 use super::packets::{Delivery, MAX_NODES, PacketTable};
@@ -71,13 +72,8 @@ pub struct System {
     endpoints: Vec<Endpoint>,
     ch: Channels,
     inbox: Vec<u64>,
-    /// Components to evaluate this cycle (switch ids, then endpoint ids).
-    sw_active: Vec<u32>,
-    ep_active: Vec<u32>,
-    sw_next: Vec<u32>,
-    ep_next: Vec<u32>,
-    /// The cycle each component was last put on an active list for.
-    mark: Vec<u64>,
+    /// Components to evaluate this cycle and next.
+    active: Active,
     wheel: Wheel,
     packets: PacketTable,
     retired: Vec<u32>,
@@ -268,11 +264,7 @@ impl System {
             endpoints,
             ch,
             inbox: vec![0; total],
-            sw_active: Vec::with_capacity(n_sw),
-            ep_active: Vec::with_capacity(nodes),
-            sw_next: Vec::with_capacity(n_sw),
-            ep_next: Vec::with_capacity(nodes),
-            mark: vec![u64::MAX; total],
+            active: Active::new(total),
             wheel: Wheel::new(total),
             packets: PacketTable::new(nodes),
             retired: Vec::new(),
@@ -375,14 +367,7 @@ impl System {
     }
 
     fn wake_now(&mut self, c: u32) {
-        if self.mark[c as usize] != self.cycle {
-            self.mark[c as usize] = self.cycle;
-            if (c as usize) < self.n_sw {
-                self.sw_active.push(c);
-            } else {
-                self.ep_active.push(c);
-            }
-        }
+        self.active.wake_now(c);
     }
 
     fn wake_at(&mut self, c: u32, when: u64) {
@@ -491,36 +476,16 @@ impl System {
         let cycle = self.cycle;
         let next = cycle + 1;
         {
-            let Self {
-                wheel,
-                mark,
-                sw_active,
-                ep_active,
-                n_sw,
-                ..
-            } = self;
-            wheel.due(cycle, |c| {
-                if mark[c as usize] != cycle {
-                    mark[c as usize] = cycle;
-                    if (c as usize) < *n_sw {
-                        sw_active.push(c);
-                    } else {
-                        ep_active.push(c);
-                    }
-                }
-            });
+            let Self { wheel, active, .. } = self;
+            wheel.due(cycle, |c| active.wake_now(c));
         }
-        let n_sw = self.n_sw;
+        let n_sw = self.n_sw as u32;
         let Self {
             switches,
             endpoints,
             ch,
             inbox,
-            sw_active,
-            ep_active,
-            sw_next,
-            ep_next,
-            mark,
+            active,
             wheel,
             packets,
             retired,
@@ -538,35 +503,45 @@ impl System {
             retired,
             faults,
         };
+        let (now, later) = active.split();
+        let mut eval = |c: u32| {
+            if c < n_sw {
+                // A switch is either busy or waits for a flit.
+                if ctx.eval_switch(&mut switches[c as usize], c) == Next::Busy {
+                    Active::wake_next(later, c);
+                }
+            } else {
+                let w = match ctx.eval_endpoint(&mut endpoints[(c - n_sw) as usize], c) {
+                    Next::Busy => next,
+                    Next::SleepUntil(w) => w,
+                    Next::Sleep => return,
+                };
+                if w <= next {
+                    Active::wake_next(later, c);
+                } else {
+                    wheel.schedule(cycle, c, w);
+                }
+            }
+        };
         match order {
             None => {
-                for &c in sw_active.iter() {
-                    // A switch is either busy or waits for a flit.
-                    if ctx.eval_switch(&mut switches[c as usize], c) == Next::Busy {
-                        mark[c as usize] = next;
-                        sw_next.push(c);
+                for (wi, &word) in now.iter().enumerate() {
+                    let mut bits = word;
+                    while bits != 0 {
+                        let b = bits.trailing_zeros();
+                        bits &= bits - 1;
+                        eval((wi as u32) << 6 | b);
                     }
-                }
-                for &c in ep_active.iter() {
-                    let n = ctx.eval_endpoint(&mut endpoints[c as usize - n_sw], c);
-                    after_endpoint(c, n, next, mark, ep_next, wheel);
                 }
             }
             Some((rng, all)) => {
                 all.clear();
-                all.extend_from_slice(sw_active);
-                all.extend_from_slice(ep_active);
+                for (wi, &word) in now.iter().enumerate() {
+                    all.extend(crate::rtl::PortIter(word).map(|b| (wi as u32) << 6 | b as u32));
+                }
                 all.shuffle(rng);
                 for &c in all.iter() {
-                    if (c as usize) < n_sw {
-                        if ctx.eval_switch(&mut switches[c as usize], c) == Next::Busy {
-                            mark[c as usize] = next;
-                            sw_next.push(c);
-                        }
-                    } else {
-                        let n = ctx.eval_endpoint(&mut endpoints[c as usize - n_sw], c);
-                        after_endpoint(c, n, next, mark, ep_next, wheel);
-                    }
+                    eval(c);
                 }
             }
         }
@@ -574,14 +549,7 @@ impl System {
         // stages are evaluated consumer-first); the channels commit here.
         ch.flits.edge(|s| {
             inbox[s.component as usize] |= 1 << s.port;
-            if mark[s.component as usize] != next {
-                mark[s.component as usize] = next;
-                if (s.component as usize) < n_sw {
-                    sw_next.push(s.component);
-                } else {
-                    ep_next.push(s.component);
-                }
-            }
+            Active::wake_next(later, s.component);
         });
         ch.credits.edge();
         if !retired.is_empty() {
@@ -607,10 +575,7 @@ impl System {
         if self.tracing.is_some() {
             self.trace_cycle(next)?;
         }
-        std::mem::swap(&mut self.sw_active, &mut self.sw_next);
-        std::mem::swap(&mut self.ep_active, &mut self.ep_next);
-        self.sw_next.clear();
-        self.ep_next.clear();
+        self.active.advance();
         self.cycle = next;
         if next % WATCHDOG_PERIOD == 0 {
             self.watchdog()?;
@@ -626,10 +591,8 @@ impl System {
         let mut t = self.tracing.take().expect("checked by the caller");
         t.list.clear();
         let ids = self
-            .sw_active
+            .active
             .iter()
-            .chain(self.ep_active.iter())
-            .copied()
             .chain(
                 self.ch
                     .flits
@@ -708,8 +671,7 @@ impl System {
     /// anything left to do.
     pub fn is_drained(&self) -> bool {
         self.packets.live() == 0
-            && self.sw_active.is_empty()
-            && self.ep_active.is_empty()
+            && self.active.is_empty()
             && self.endpoints.iter().all(|e| e.is_idle())
     }
 
@@ -875,31 +837,6 @@ impl Drop for System {
         if let Some(t) = &mut self.tracing {
             let _ = t.sink.finish(self.cycle);
         }
-    }
-}
-
-/// Schedules an endpoint after its evaluation.
-#[inline]
-fn after_endpoint(
-    c: u32,
-    n: Next,
-    next: u64,
-    mark: &mut [u64],
-    ep_next: &mut Vec<u32>,
-    wheel: &mut Wheel,
-) {
-    let w = match n {
-        Next::Busy => next,
-        Next::SleepUntil(w) => w,
-        Next::Sleep => return,
-    };
-    if w <= next {
-        if mark[c as usize] != next {
-            mark[c as usize] = next;
-            ep_next.push(c);
-        }
-    } else {
-        wheel.schedule(next - 1, c, w);
     }
 }
 

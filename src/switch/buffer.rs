@@ -21,6 +21,18 @@ use super::flit::Flit;
 /// No chunk / no packet.
 pub const NONE: u16 = u16::MAX;
 
+/// Link and reference count of one chunk.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Chunk {
+    /// Next chunk of the same packet.
+    next: u16,
+    /// Output ports still to read it.
+    refs: u8,
+}
+
+/// Header bytes latched as they arrive (the first 8 flits of a packet).
+pub const HEADER_LATCH: usize = 8;
+
 /// One packet held in the buffer.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PacketEntry {
@@ -38,10 +50,13 @@ pub struct PacketEntry {
     last: u16,
     /// Flits written into the last chunk.
     off: u16,
+    /// The first [`HEADER_LATCH`] bytes, most significant first (a header
+    /// register filled as the header streams in).
+    latch: u64,
 }
 
 /// One output port's read pointer into a packet.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ReadPtr {
     /// The packet (entry index).
     pub pkt: u16,
@@ -74,8 +89,7 @@ pub enum WriteError {
 pub struct InputBuffer {
     k: u16,
     ram: Box<[Flit]>,
-    next: Box<[u16]>,
-    refs: Box<[u8]>,
+    chunks: Box<[Chunk]>,
     /// Free chunks, a stack: the chunk freed last is reused first, as a
     /// hardware free list kept as a LIFO would do (and it keeps the working
     /// set of a lightly loaded buffer small).
@@ -100,8 +114,14 @@ impl InputBuffer {
         InputBuffer {
             k,
             ram: vec![Flit::default(); n * k as usize].into_boxed_slice(),
-            next: vec![NONE; n].into_boxed_slice(),
-            refs: vec![0; n].into_boxed_slice(),
+            chunks: vec![
+                Chunk {
+                    next: NONE,
+                    refs: 0
+                };
+                n
+            ]
+            .into_boxed_slice(),
             free,
             pkts: vec![PacketEntry::default(); n].into_boxed_slice(),
             free_pkts,
@@ -116,7 +136,7 @@ impl InputBuffer {
 
     /// Number of chunks.
     pub fn num_chunks(&self) -> usize {
-        self.next.len()
+        self.chunks.len()
     }
 
     /// Free chunks.
@@ -143,23 +163,29 @@ impl InputBuffer {
         &self.pkts[pkt as usize]
     }
 
-    /// Starts a packet: takes a packet entry and its first chunk. There are
-    /// as many entries as chunks, so an entry is free whenever a chunk is.
+    /// Starts a packet with its head flit: takes a packet entry and its
+    /// first chunk, and writes the flit. There are as many entries as
+    /// chunks, so an entry is free whenever a chunk is.
     #[inline]
-    pub fn open(&mut self, tag: u32) -> Result<u16, WriteError> {
+    pub fn open(&mut self, head: Flit) -> Result<u16, WriteError> {
         let c = self.free.pop().ok_or(WriteError::NoChunk)?;
         let pkt = self.free_pkts.pop().expect("no more packets than chunks");
-        self.next[c as usize] = NONE;
-        self.refs[c as usize] = 0;
+        self.chunks[c as usize] = Chunk {
+            next: NONE,
+            refs: 0,
+        };
+        self.ram[c as usize * self.k as usize] = head;
+        self.flits += 1;
         self.pkts[pkt as usize] = PacketEntry {
-            tag,
-            written: 0,
-            complete: false,
+            tag: head.tag,
+            written: 1,
+            complete: head.is_tail(),
             fanout: 0,
             done: 0,
             first: c,
             last: c,
-            off: 0,
+            off: 1,
+            latch: head.data as u64,
         };
         Ok(pkt)
     }
@@ -172,15 +198,20 @@ impl InputBuffer {
         let e = &mut self.pkts[pkt as usize];
         if e.off == k {
             let c = self.free.pop().ok_or(WriteError::NoChunk)?;
-            self.next[c as usize] = NONE;
-            self.refs[c as usize] = e.fanout;
-            self.next[e.last as usize] = c;
+            self.chunks[c as usize] = Chunk {
+                next: NONE,
+                refs: e.fanout,
+            };
+            self.chunks[e.last as usize].next = c;
             e.last = c;
             e.off = 0;
         }
         let at = e.last as usize * k as usize + e.off as usize;
         self.ram[at] = flit;
         e.off += 1;
+        if (e.written as usize) < HEADER_LATCH {
+            e.latch = e.latch << 8 | flit.data as u64;
+        }
         e.written += 1;
         e.complete = flit.is_tail();
         self.flits += 1;
@@ -196,10 +227,37 @@ impl InputBuffer {
         debug_assert!(idx < e.written);
         let (mut c, mut i) = (e.first, idx);
         while i >= self.k {
-            c = self.next[c as usize];
+            c = self.chunks[c as usize].next;
             i -= self.k;
         }
         self.ram[c as usize * self.k as usize + i as usize]
+    }
+
+    /// The first `n` (at most [`HEADER_LATCH`]) header bytes of packet
+    /// `pkt` as a word, first byte most significant, from the header latch.
+    #[inline]
+    pub fn header_word(&self, pkt: u16, n: usize) -> u64 {
+        let e = &self.pkts[pkt as usize];
+        debug_assert!(n <= HEADER_LATCH && n <= e.written as usize);
+        let have = (e.written as usize).min(HEADER_LATCH);
+        e.latch >> (8 * (have - n))
+    }
+
+    /// The bytes of the first `out.len()` flits of packet `pkt` (already
+    /// written, not yet read past), read from the buffer memory.
+    pub fn header(&self, pkt: u16, out: &mut [u8]) {
+        let e = &self.pkts[pkt as usize];
+        debug_assert!(out.len() <= e.written as usize);
+        let k = self.k as usize;
+        let (mut c, mut off) = (e.first as usize, 0);
+        for b in out.iter_mut() {
+            if off == k {
+                c = self.chunks[c].next as usize;
+                off = 0;
+            }
+            *b = self.ram[c * k + off].data;
+            off += 1;
+        }
     }
 
     /// Gives every chunk of packet `pkt`, present and future, the reference
@@ -212,8 +270,9 @@ impl InputBuffer {
         e.fanout = r;
         let mut c = e.first;
         while c != NONE {
-            self.refs[c as usize] = r;
-            c = self.next[c as usize];
+            let ch = &mut self.chunks[c as usize];
+            ch.refs = r;
+            c = ch.next;
         }
     }
 
@@ -223,6 +282,18 @@ impl InputBuffer {
             pkt,
             read: 0,
             chunk: self.pkts[pkt as usize].first,
+            off: 0,
+        }
+    }
+
+    /// A read pointer at the start of packet `pkt`, whose entry the caller
+    /// has already read.
+    #[inline]
+    pub fn reader_of(&self, pkt: u16, e: &PacketEntry) -> ReadPtr {
+        ReadPtr {
+            pkt,
+            read: 0,
+            chunk: e.first,
             off: 0,
         }
     }
@@ -248,7 +319,7 @@ impl InputBuffer {
         let mut freed = 0;
         if rp.off == self.k {
             // Moving past a chunk: it is full.
-            let nxt = self.next[rp.chunk as usize];
+            let nxt = self.chunks[rp.chunk as usize].next;
             freed += self.release(rp.chunk, self.k) as u8;
             rp.chunk = nxt;
             rp.off = 0;
@@ -274,7 +345,7 @@ impl InputBuffer {
     /// that freed it.
     #[inline]
     fn release(&mut self, c: u16, fill: u16) -> bool {
-        let r = &mut self.refs[c as usize];
+        let r = &mut self.chunks[c as usize].refs;
         debug_assert!(*r > 0, "chunk {c} released with no reference");
         *r -= 1;
         if *r == 0 {
@@ -299,8 +370,9 @@ mod tests {
     #[test]
     fn a_packet_takes_whole_chunks_and_frees_them_as_it_is_read() {
         let mut b = InputBuffer::new(4, 4);
-        let p = b.open(7).unwrap();
-        for f in packet(7, 6) {
+        let f = packet(7, 6);
+        let p = b.open(f[0]).unwrap();
+        for &f in &f[1..] {
             b.append(p, f).unwrap();
         }
         assert_eq!(b.free_chunks(), 2, "6 flits take 2 chunks of 4");
@@ -330,8 +402,9 @@ mod tests {
     #[test]
     fn replicated_chunks_wait_for_the_slowest_reader() {
         let mut b = InputBuffer::new(4, 2);
-        let p = b.open(1).unwrap();
-        for f in packet(1, 5) {
+        let f = packet(1, 5);
+        let p = b.open(f[0]).unwrap();
+        for &f in &f[1..] {
             b.append(p, f).unwrap();
         }
         b.set_fanout(p, 2);
@@ -360,12 +433,11 @@ mod tests {
     #[test]
     fn a_write_without_a_free_chunk_is_refused() {
         let mut b = InputBuffer::new(1, 2);
-        let p = b.open(0).unwrap();
         let f = packet(0, 3);
-        b.append(p, f[0]).unwrap();
+        let p = b.open(f[0]).unwrap();
         b.append(p, f[1]).unwrap();
         assert_eq!(b.append(p, f[2]), Err(WriteError::NoChunk));
-        assert_eq!(b.open(1), Err(WriteError::NoChunk));
+        assert_eq!(b.open(packet(1, 1)[0]), Err(WriteError::NoChunk));
         assert_eq!(b.packets_held(), 1);
     }
 
@@ -384,8 +456,9 @@ mod tests {
             let mut b = InputBuffer::new(chunks, k);
             let mut readers = Vec::new();
             for (tag, &(len, fan)) in packets.iter().enumerate() {
-                let p = b.open(tag as u32).unwrap();
-                for f in packet(tag as u32, len) {
+                let fl = packet(tag as u32, len);
+                let p = b.open(fl[0]).unwrap();
+                for &f in &fl[1..] {
                     b.append(p, f).unwrap();
                 }
                 b.set_fanout(p, fan);

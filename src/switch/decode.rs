@@ -96,9 +96,21 @@ impl UnicastDecoder {
     }
 
     /// Decodes `header` of packet `pkt` that arrived in phase `phase`.
-    #[inline]
     pub fn decode(&self, pkt: u16, header: &[u8], phase: Phase) -> Result<Decoded, DecodeError> {
         let dest = self.format.decode(header).map_err(DecodeError::Header)?;
+        self.route(pkt, dest, phase)
+    }
+
+    /// Decodes a header given as a word of its `H` bytes, first byte most
+    /// significant (as the input buffer's header latch holds it).
+    #[inline]
+    pub fn decode_word(&self, pkt: u16, word: u64, phase: Phase) -> Result<Decoded, DecodeError> {
+        let dest = self.format.decode_word(word).map_err(DecodeError::Header)?;
+        self.route(pkt, dest, phase)
+    }
+
+    #[inline]
+    fn route(&self, pkt: u16, dest: u32, phase: Phase) -> Result<Decoded, DecodeError> {
         let ports = self.table[2 * dest as usize + phase as usize];
         if ports.is_empty() {
             return Err(DecodeError::NoRoute {

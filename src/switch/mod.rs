@@ -43,7 +43,6 @@ pub use decode::{DecodeError, Decoded, UnicastDecoder};
 pub use flit::Flit;
 pub use io::{Channels, CreditCounter, Fault, LinkIo};
 
-use crate::header::MAX_UNICAST_FLITS;
 use crate::net::Phase;
 use crate::rtl::trace::{Sampler, ScopeBuilder, Traced};
 use crate::rtl::{ChannelId, Clocked, Fifo, Next, PortIter, PortMask, RoundRobin, bits_for};
@@ -103,6 +102,8 @@ struct InputUnit {
     writing: u16,
     /// The decode register.
     dec: Option<Decoded>,
+    /// Read pointer at the start of the decoded packet (set with `dec`).
+    dec_rp: ReadPtr,
     /// Round-robin pointer over candidate ports.
     pick: u32,
     /// Chunks freed so far (mod 2^32), published to the sender.
@@ -199,6 +200,7 @@ impl Switch {
                 order: Fifo::new(n as usize),
                 writing: NONE,
                 dec: None,
+                dec_rp: ReadPtr::default(),
                 pick: 0,
                 freed: 0,
                 reading: 0,
@@ -310,7 +312,7 @@ impl Switch {
             }
             out.grant = Some(Grant {
                 input: i as u8,
-                rp: inp.buf.reader(d.pkt),
+                rp: inp.dec_rp,
             });
             inp.reading += 1;
             self.granted |= 1 << o;
@@ -365,14 +367,12 @@ impl Switch {
                 }
                 continue;
             }
-            let mut hdr = [0u8; MAX_UNICAST_FLITS];
-            for (j, b) in hdr.iter_mut().enumerate().take(h) {
-                *b = inp.buf.peek(pkt, j as u16).data;
-            }
+            let word = inp.buf.header_word(pkt, h);
             let phase = Phase::from_arrival(inp.arrived_down);
-            match self.decoder.decode(pkt, &hdr[..h], phase) {
+            match self.decoder.decode_word(pkt, word, phase) {
                 Ok(d) => {
                     inp.buf.set_fanout(pkt, 1);
+                    inp.dec_rp = inp.buf.reader_of(pkt, &e);
                     inp.dec = Some(d);
                     self.decoded |= 1 << i;
                     inp.order.pop();
@@ -405,9 +405,9 @@ impl Switch {
                     ));
                     continue;
                 }
-                match inp.buf.open(f.tag) {
+                match inp.buf.open(f) {
                     Ok(p) => {
-                        inp.writing = p;
+                        inp.writing = if f.is_tail() { NONE } else { p };
                         inp.order.push(p).expect("one entry per chunk");
                         self.waiting |= 1 << i;
                         if self.holding & (1 << i) == 0 {
@@ -415,14 +415,12 @@ impl Switch {
                             inp.since = io.cycle;
                         }
                     }
-                    Err(e) => {
-                        io.fault(format!(
-                            "switch {} input port {i}: packet tag {} arrived with no room ({e:?}): the sender overran its credits",
-                            self.id, f.tag
-                        ));
-                        continue;
-                    }
+                    Err(e) => io.fault(format!(
+                        "switch {} input port {i}: packet tag {} arrived with no room ({e:?}): the sender overran its credits",
+                        self.id, f.tag
+                    )),
                 }
+                continue;
             } else if inp.writing == NONE {
                 io.fault(format!(
                     "switch {} input port {i}: flit {} of packet tag {} arrived without its head",
