@@ -89,40 +89,62 @@ pub struct System {
 struct Ctx<'a> {
     cycle: u64,
     window: u64,
+    n_sw: u32,
+    switches: &'a mut [Switch],
+    endpoints: &'a mut [Endpoint],
     ch: &'a mut Channels,
     inbox: &'a mut [u64],
     packets: &'a mut PacketTable,
     retired: &'a mut Vec<u32>,
     faults: &'a mut Vec<Fault>,
+    /// Components that run next cycle.
+    later: &'a mut [u64],
+    wheel: &'a mut Wheel,
 }
 
 impl Ctx<'_> {
-    #[inline]
-    fn eval_switch(&mut self, s: &mut Switch, c: u32) -> Next {
-        let inbox = std::mem::take(&mut self.inbox[c as usize]);
-        s.eval(&mut LinkIo {
-            cycle: self.cycle,
-            inbox,
-            ch: &mut *self.ch,
-            faults: &mut *self.faults,
-        })
-    }
-
-    #[inline]
-    fn eval_endpoint(&mut self, e: &mut Endpoint, c: u32) -> Next {
-        let window = self.window;
-        let inbox = std::mem::take(&mut self.inbox[c as usize]);
-        e.eval(&mut EndpointIo {
-            link: LinkIo {
+    /// Evaluates component `c` and schedules it.
+    #[inline(always)]
+    fn eval(&mut self, c: u32) {
+        let next = self.cycle + 1;
+        if c < self.n_sw {
+            let s = &mut self.switches[c as usize];
+            let inbox = std::mem::take(&mut self.inbox[c as usize]);
+            let n = s.eval(&mut LinkIo {
                 cycle: self.cycle,
                 inbox,
                 ch: &mut *self.ch,
                 faults: &mut *self.faults,
-            },
-            packets: &mut *self.packets,
-            retired: &mut *self.retired,
-            window,
-        })
+            });
+            // A switch is either busy or waits for a flit.
+            if n == Next::Busy {
+                Active::wake_next(self.later, c);
+            }
+        } else {
+            let e = &mut self.endpoints[(c - self.n_sw) as usize];
+            let inbox = std::mem::take(&mut self.inbox[c as usize]);
+            let n = e.eval(&mut EndpointIo {
+                link: LinkIo {
+                    cycle: self.cycle,
+                    inbox,
+                    ch: &mut *self.ch,
+                    faults: &mut *self.faults,
+                },
+                packets: &mut *self.packets,
+                retired: &mut *self.retired,
+                window: self.window,
+            });
+            let w = match n {
+                Next::Busy => next,
+                Next::SleepUntil(w) => w,
+                Next::Sleep => return,
+            };
+            if w <= next {
+                Active::wake_next(self.later, c);
+            } else {
+                self.wheel.schedule(self.cycle, c, w);
+            }
+        }
     }
 }
 
@@ -494,34 +516,20 @@ impl System {
             order,
             ..
         } = self;
+        let (now, later) = active.split();
         let mut ctx = Ctx {
             cycle,
             window: *window,
+            n_sw,
+            switches,
+            endpoints,
             ch,
             inbox,
             packets,
             retired,
             faults,
-        };
-        let (now, later) = active.split();
-        let mut eval = |c: u32| {
-            if c < n_sw {
-                // A switch is either busy or waits for a flit.
-                if ctx.eval_switch(&mut switches[c as usize], c) == Next::Busy {
-                    Active::wake_next(later, c);
-                }
-            } else {
-                let w = match ctx.eval_endpoint(&mut endpoints[(c - n_sw) as usize], c) {
-                    Next::Busy => next,
-                    Next::SleepUntil(w) => w,
-                    Next::Sleep => return,
-                };
-                if w <= next {
-                    Active::wake_next(later, c);
-                } else {
-                    wheel.schedule(cycle, c, w);
-                }
-            }
+            later,
+            wheel,
         };
         match order {
             None => {
@@ -530,7 +538,7 @@ impl System {
                     while bits != 0 {
                         let b = bits.trailing_zeros();
                         bits &= bits - 1;
-                        eval((wi as u32) << 6 | b);
+                        ctx.eval((wi as u32) << 6 | b);
                     }
                 }
             }
@@ -541,10 +549,13 @@ impl System {
                 }
                 all.shuffle(rng);
                 for &c in all.iter() {
-                    eval(c);
+                    ctx.eval(c);
                 }
             }
         }
+        let Ctx {
+            ch, inbox, later, ..
+        } = ctx;
         // The clock edge. Switches and endpoints commit in place (their
         // stages are evaluated consumer-first); the channels commit here.
         ch.flits.edge(|s| {

@@ -29,6 +29,17 @@ pub struct Decoded {
     pub ports: PortMask,
 }
 
+impl Default for Decoded {
+    fn default() -> Self {
+        Decoded {
+            pkt: 0,
+            dest: 0,
+            phase: Phase::Up,
+            ports: PortMask::EMPTY,
+        }
+    }
+}
+
 /// Why a header could not be routed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DecodeError {

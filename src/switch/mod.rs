@@ -100,8 +100,9 @@ struct InputUnit {
     order: Fifo<u16>,
     /// Packet whose flits are arriving.
     writing: u16,
-    /// The decode register.
-    dec: Option<Decoded>,
+    /// The decode register; valid when the input's bit of `Switch::decoded`
+    /// is set.
+    dec: Decoded,
     /// Read pointer at the start of the decoded packet (set with `dec`).
     dec_rp: ReadPtr,
     /// Round-robin pointer over candidate ports.
@@ -199,7 +200,7 @@ impl Switch {
                 buf: InputBuffer::new(n, params.chunk_flits as u16),
                 order: Fifo::new(n as usize),
                 writing: NONE,
-                dec: None,
+                dec: Decoded::default(),
                 dec_rp: ReadPtr::default(),
                 pick: 0,
                 freed: 0,
@@ -277,7 +278,7 @@ impl Switch {
         let mut asked = 0u64;
         for i in PortIter(self.decoded) {
             let inp = &self.inputs[i];
-            let d = inp.dec.as_ref().expect("decoded bit set");
+            let d = &inp.dec;
             // A packet still arriving may take an output only if no older
             // packet of this input is still being forwarded: otherwise it
             // would hold the output while its flits wait for buffer space
@@ -298,7 +299,7 @@ impl Switch {
             let i = out.arb.arbitrate(reqs).expect("at least one request");
             out.arb.update(i);
             let inp = &mut self.inputs[i];
-            let d = inp.dec.take().expect("requester has a decoded packet");
+            let d = inp.dec;
             self.decoded &= !(1 << i);
             inp.pick = if o + 1 == self.k { 0 } else { o as u32 + 1 };
             if inp.arrived_down && out.goes_up && self.check_updown {
@@ -373,7 +374,7 @@ impl Switch {
                 Ok(d) => {
                     inp.buf.set_fanout(pkt, 1);
                     inp.dec_rp = inp.buf.reader_of(pkt, &e);
-                    inp.dec = Some(d);
+                    inp.dec = d;
                     self.decoded |= 1 << i;
                     inp.order.pop();
                     if inp.order.is_empty() {
@@ -441,6 +442,11 @@ impl Switch {
         }
     }
 
+    /// The decode register of input `i`, when it holds a packet.
+    pub fn decode_register(&self, i: usize) -> Option<&Decoded> {
+        (self.decoded >> i & 1 == 1).then_some(&self.inputs[i].dec)
+    }
+
     /// Packets held at an input that has made no progress since before
     /// `now - bound`, with what each waits for.
     pub fn stalls(&self, now: u64, bound: u64) -> Vec<Stall> {
@@ -466,7 +472,7 @@ impl Switch {
                 });
             }
             // The packet in the decode register, waiting for an output.
-            if let Some(d) = &inp.dec {
+            if let Some(d) = self.decode_register(i) {
                 tag.get_or_insert(inp.buf.entry(d.pkt).tag);
                 let holders: Vec<String> = d
                     .ports
@@ -580,7 +586,7 @@ impl Traced for Switch {
             s.value(inp.buf.free_chunks() as u64);
             s.value(inp.buf.packets_held() as u64);
             s.value(ch.credits.q(inp.credit_out) as u64 & 0xffff);
-            match &inp.dec {
+            match self.decode_register(p) {
                 Some(d) => {
                     s.bit(true);
                     s.value(d.dest as u64);
