@@ -402,6 +402,59 @@ impl Endpoint {
     }
 }
 
+impl Endpoint {
+    /// Generates the packet due this cycle.
+    fn generate(&mut self, len: u16, io: &mut EndpointIo<'_>) {
+        let t = io.link.cycle;
+        let dst = if self.nodes == 1 {
+            self.node
+        } else {
+            let d = self.rng.random_range(0..self.nodes - 1);
+            if d >= self.node { d + 1 } else { d }
+        };
+        if t >= io.window {
+            self.stats.window_generated += 1;
+            self.stats.window_generated_flits += len as u64;
+        }
+        if self.is_idle() {
+            // An idle source sends a new packet at once.
+            self.start(
+                Pending {
+                    created: t,
+                    dst,
+                    len,
+                },
+                io,
+            );
+        } else {
+            self.enqueue(dst, len, t);
+        }
+    }
+
+    /// Sends the next flit of the current packet if the switch has room.
+    #[inline]
+    fn send_next(&mut self, io: &mut EndpointIo<'_>) {
+        let Some(tx) = &mut self.cur else { return };
+        let new_chunk = tx.idx == 0 || tx.off == self.chunk;
+        if new_chunk && !self.credit.take(io.link.freed(self.w.credit_in)) {
+            return;
+        }
+        if new_chunk {
+            tx.off = 0;
+        }
+        tx.off += 1;
+        let data = self.format.flit_byte(tx.dst, tx.idx as usize);
+        io.link
+            .send(self.w.tx, Flit::new(tx.tag, tx.idx, tx.len, data));
+        self.stats.injected_flits += 1;
+        self.since = io.link.cycle;
+        tx.idx += 1;
+        if tx.idx == tx.len {
+            self.cur = None;
+        }
+    }
+}
+
 impl Clocked for Endpoint {
     type Io<'a> = EndpointIo<'a>;
 
@@ -414,29 +467,7 @@ impl Clocked for Endpoint {
         if let Some(g) = self.generator
             && g.next == t
         {
-            let dst = if self.nodes == 1 {
-                self.node
-            } else {
-                let d = self.rng.random_range(0..self.nodes - 1);
-                if d >= self.node { d + 1 } else { d }
-            };
-            if t >= io.window {
-                self.stats.window_generated += 1;
-                self.stats.window_generated_flits += g.len as u64;
-            }
-            if self.is_idle() {
-                // An idle source sends a new packet at once.
-                self.start(
-                    Pending {
-                        created: t,
-                        dst,
-                        len: g.len,
-                    },
-                    io,
-                );
-            } else {
-                self.enqueue(dst, g.len, t);
-            }
+            self.generate(g.len, io);
             let gap = g.gap(&mut self.rng);
             if let Some(g) = &mut self.generator {
                 g.next = t + gap;
@@ -447,24 +478,7 @@ impl Clocked for Endpoint {
         {
             self.start(p, io);
         }
-        if let Some(tx) = &mut self.cur {
-            let new_chunk = tx.idx == 0 || tx.off == self.chunk;
-            if !new_chunk || self.credit.take(io.link.freed(self.w.credit_in)) {
-                if new_chunk {
-                    tx.off = 0;
-                }
-                tx.off += 1;
-                let data = self.format.flit_byte(tx.dst, tx.idx as usize);
-                io.link
-                    .send(self.w.tx, Flit::new(tx.tag, tx.idx, tx.len, data));
-                self.stats.injected_flits += 1;
-                self.since = t;
-                tx.idx += 1;
-                if tx.idx == tx.len {
-                    self.cur = None;
-                }
-            }
-        }
+        self.send_next(io);
         if !self.is_idle() {
             Next::Busy
         } else if let Some(g) = &self.generator {
