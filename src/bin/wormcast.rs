@@ -282,12 +282,7 @@ fn simulate(a: RunArgs) -> Result<()> {
         sys.attach_tracer(Box::new(w))?;
     }
     if !a.json {
-        eprintln!(
-            "config: {}",
-            serde_json::to_string(&cfg)?
-                .trim_start_matches('{')
-                .trim_end_matches('}')
-        );
+        eprintln!("config: {}", serde_json::to_string(&cfg)?);
         eprintln!("traffic: {}", serde_json::to_string(&traffic)?);
     }
     let t0 = Instant::now();
