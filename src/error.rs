@@ -59,6 +59,16 @@ pub enum Error {
     /// A topology with no nodes.
     #[error("the topology has no nodes")]
     NoNodes,
+    /// A topology larger than the model handles.
+    #[error("the topology has {count} {what}; wormcast handles at most {max}")]
+    TooLarge {
+        /// `switches` or `nodes`.
+        what: &'static str,
+        /// How many it has.
+        count: usize,
+        /// The limit.
+        max: usize,
+    },
     /// A switch with an unusable number of ports.
     #[error("{item}: switch {id} has {ports} ports; a switch has 1 to 64 ports")]
     BadPortCount {

@@ -19,7 +19,8 @@ pub use irregular::IrregularParams;
 pub use routing::{Phase, RoutingTables};
 pub(crate) use topology::toml_error;
 pub use topology::{
-    LinkSpec, Network, NodeSpec, PortConn, PortRef, SourceLines, SwitchSpec, Topology,
+    LinkSpec, MAX_NODES, MAX_SWITCHES, Network, NodeSpec, PortConn, PortRef, SourceLines,
+    SwitchSpec, Topology,
 };
 pub use updown::{TreeParent, UpDown};
 

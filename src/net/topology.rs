@@ -61,6 +61,13 @@ impl fmt::Display for PortRef {
     }
 }
 
+/// Most switches a network may have (the routing tables grow with the
+/// square of the number of switches).
+pub const MAX_SWITCHES: usize = 1024;
+
+/// Most nodes a network may have (a packet tag names its source in 12 bits).
+pub const MAX_NODES: usize = 4096;
+
 /// A `[[switch]]` entry.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -269,6 +276,14 @@ impl Network {
         }
         if t.nodes.is_empty() {
             return Err(Error::NoNodes);
+        }
+        for (what, count, max) in [
+            ("switches", t.switches.len(), MAX_SWITCHES),
+            ("nodes", t.nodes.len(), MAX_NODES),
+        ] {
+            if count > max {
+                return Err(Error::TooLarge { what, count, max });
+            }
         }
         // Switch ids: unique, 0..s-1, sane port counts.
         let s = t.switches.len();

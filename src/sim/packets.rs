@@ -4,8 +4,10 @@ use serde::Serialize;
 
 /// Bits of a packet tag that number the source's packet slots.
 pub const SLOT_BITS: u32 = 20;
-/// Largest number of nodes a tag can name.
+/// Largest number of nodes a tag can name: exactly the most a network may
+/// have.
 pub const MAX_NODES: usize = 1 << (32 - SLOT_BITS);
+const _: () = assert!(MAX_NODES == crate::net::MAX_NODES);
 
 /// What the model remembers of a packet in flight.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 use super::active::Active;
 use super::config::{SimConfig, Traffic};
 use super::endpoint::{Endpoint, EndpointIo, EndpointStats, EndpointWiring};
-use super::packets::{Delivery, MAX_NODES, PacketTable};
+use super::packets::{Delivery, PacketTable};
 use super::report::{DeadlockReport, PacketInfo, RunReport, StallReport};
 use super::wheel::Wheel;
 use crate::header::UnicastFormat;
@@ -167,13 +167,6 @@ impl System {
     ) -> Result<System> {
         cfg.validate()?;
         let nodes = net.num_nodes();
-        if nodes > MAX_NODES {
-            return Err(Error::Config {
-                field: "nodes",
-                value: nodes.to_string(),
-                reason: format!("the model handles at most {MAX_NODES} nodes"),
-            });
-        }
         let format = UnicastFormat::new(nodes as u32);
         traffic.validate(format.flits())?;
         if let Traffic::Uniform { packet_flits, .. } = traffic {
