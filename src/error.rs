@@ -227,5 +227,18 @@ impl Error {
     }
 }
 
+/// Reads a text file and parses it with `parse`, naming the file in any
+/// error.
+pub(crate) fn load_text<T>(
+    path: &std::path::Path,
+    parse: impl FnOnce(&str) -> Result<T>,
+) -> Result<T> {
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse(&text).map_err(|e| e.in_file(path))
+}
+
 /// The crate's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

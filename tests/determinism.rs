@@ -5,24 +5,8 @@
 
 mod common;
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
 use wormcast::sim::{EvalOrder, RunReport, SimConfig, System, Traffic};
 use wormcast::wave::VcdWriter;
-
-/// A `Write` whose bytes the test can read after the writer is gone.
-#[derive(Clone, Default)]
-struct Shared(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Shared {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(b);
-        Ok(b.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 fn traced(seed: u64, order: EvalOrder, traffic: &Traffic, cycles: u64) -> (Vec<u8>, RunReport) {
     traced_with(seed, order, traffic, cycles, false)
@@ -42,7 +26,7 @@ fn traced_with(
     };
     let mut sys = System::new(&net, &cfg, traffic).unwrap();
     sys.set_eval_order(order);
-    let out = Shared::default();
+    let out = common::Shared::default();
     sys.attach_tracer(Box::new(VcdWriter::new(out.clone())))
         .unwrap();
     sys.trace_every_component(every);
@@ -50,7 +34,7 @@ fn traced_with(
     sys.start_window();
     sys.run(cycles / 2).unwrap();
     sys.finish_trace().unwrap();
-    let bytes = out.0.lock().unwrap().clone();
+    let bytes = out.bytes();
     (bytes, sys.report())
 }
 

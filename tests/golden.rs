@@ -5,24 +5,9 @@
 
 mod common;
 
-use std::io::Write;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
 use wormcast::sim::{SimConfig, System, Traffic};
 use wormcast::wave::{VcdWriter, gtkw_text};
-
-#[derive(Clone, Default)]
-struct Shared(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Shared {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(b);
-        Ok(b.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 fn golden(name: &str, bytes: &[u8]) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -59,7 +44,7 @@ fn golden(name: &str, bytes: &[u8]) {
 fn unicast_through_two_switches() {
     let net = common::net(&common::toml(2, 2, &[((0, 1), (1, 1))]));
     let mut sys = System::new(&net, &SimConfig::default(), &Traffic::Idle).unwrap();
-    let out = Shared::default();
+    let out = common::Shared::default();
     sys.attach_tracer(Box::new(
         VcdWriter::new(out.clone()).with_comment("one 3-flit packet, node 0 -> node 1"),
     ))
@@ -68,7 +53,7 @@ fn unicast_through_two_switches() {
     sys.run(12).unwrap();
     let h = sys.trace_hierarchy().unwrap().clone();
     sys.finish_trace().unwrap();
-    let bytes = out.0.lock().unwrap().clone();
+    let bytes = out.bytes();
     golden("unicast_two_switches.vcd", &bytes);
     golden(
         "unicast_two_switches.gtkw",

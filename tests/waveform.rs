@@ -5,8 +5,6 @@
 
 mod common;
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
 use vcd::{Command, ReferenceIndex, TimescaleUnit, Value};
 use wormcast::rtl::trace::MemorySink;
 use wormcast::sim::{SimConfig, System, Traffic};
@@ -123,25 +121,11 @@ fn one_packet_through_two_switches_has_exact_waveforms() {
     check("top.ep1.valid", &[(0, "0")]);
 }
 
-/// A `Write` whose bytes the test reads afterwards.
-#[derive(Clone, Default)]
-struct Shared(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Shared {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(b);
-        Ok(b.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 fn vcd_bytes() -> Vec<u8> {
-    let out = Shared::default();
+    let out = common::Shared::default();
     let mut sys = one_packet(Box::new(VcdWriter::new(out.clone())));
     sys.finish_trace().unwrap();
-    out.0.lock().unwrap().clone()
+    out.bytes()
 }
 
 #[test]

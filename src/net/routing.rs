@@ -199,24 +199,10 @@ impl RoutingTables {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::Topology;
+    use crate::net::topology::{Wire, test_network};
 
-    /// Four 4-port switches with the given links and a node on port 0 of each.
-    /// A link as ((switch, port), (switch, port)).
-    type Wire = ((u32, u32), (u32, u32));
-
-    fn net(text_links: &[Wire]) -> Network {
-        let mut text = String::new();
-        for s in 0..4 {
-            text += &format!("[[switch]]\nid = {s}\nports = 4\n");
-        }
-        for (a, b) in text_links {
-            text += &format!("[[link]]\na = [{}, {}]\nb = [{}, {}]\n", a.0, a.1, b.0, b.1);
-        }
-        for s in 0..4 {
-            text += &format!("[[node]]\nid = {s}\nat = [{s}, 0]\n");
-        }
-        Network::new(&Topology::from_toml_str(&text).unwrap()).unwrap()
+    fn net(links: &[Wire]) -> Network {
+        test_network(4, 4, links)
     }
 
     #[test]

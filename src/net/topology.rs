@@ -176,12 +176,7 @@ impl Topology {
 
     /// Reads a topology file.
     pub fn load(path: impl AsRef<Path>) -> Result<Topology> {
-        let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        Topology::from_toml_str(&text).map_err(|e| e.in_file(path))
+        crate::error::load_text(path.as_ref(), Topology::from_toml_str)
     }
 
     /// The topology as TOML, in the file format above.
@@ -503,6 +498,34 @@ impl Network {
             })
             .collect()
     }
+}
+
+/// A link as ((switch, port), (switch, port)), for tests.
+#[cfg(test)]
+pub(crate) type Wire = ((u32, u32), (u32, u32));
+
+/// `switches` switches of `ports` ports with the given links and one node on
+/// port 0 of each switch, for tests.
+#[cfg(test)]
+pub(crate) fn test_network(switches: u32, ports: u32, links: &[Wire]) -> Network {
+    let t = Topology {
+        switches: (0..switches).map(|id| SwitchSpec { id, ports }).collect(),
+        links: links
+            .iter()
+            .map(|&(a, b)| LinkSpec {
+                a: PortRef::new(a.0, a.1),
+                b: PortRef::new(b.0, b.1),
+            })
+            .collect(),
+        nodes: (0..switches)
+            .map(|id| NodeSpec {
+                id,
+                at: PortRef::new(id, 0),
+            })
+            .collect(),
+        lines: None,
+    };
+    Network::new(&t).expect("test network is valid")
 }
 
 #[cfg(test)]

@@ -129,27 +129,18 @@ impl UpDown {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::Topology;
+    use crate::net::topology::test_network;
 
     /// A ring 0-1-2-3-0 plus a chord 1-3; nodes on every switch.
     fn ring() -> Network {
-        let mut text = String::new();
-        for s in 0..4 {
-            text += &format!("[[switch]]\nid = {s}\nports = 4\n");
-        }
-        for (a, b) in [
+        let links = [
             ((0, 1), (1, 1)),
             ((1, 2), (2, 1)),
             ((2, 2), (3, 1)),
             ((3, 2), (0, 2)),
             ((1, 3), (3, 3)),
-        ] {
-            text += &format!("[[link]]\na = [{}, {}]\nb = [{}, {}]\n", a.0, a.1, b.0, b.1);
-        }
-        for s in 0..4 {
-            text += &format!("[[node]]\nid = {s}\nat = [{s}, 0]\n");
-        }
-        Network::new(&Topology::from_toml_str(&text).unwrap()).unwrap()
+        ];
+        test_network(4, 4, &links)
     }
 
     #[test]

@@ -20,6 +20,44 @@ pub struct Sink {
     pub port: u16,
 }
 
+/// The channels of a bank driven in the current cycle and, when asked (for
+/// tracing), those whose output changed at the last edge.
+#[derive(Debug, Default)]
+struct WriteLog {
+    written: Vec<u32>,
+    changed: Vec<u32>,
+    track: bool,
+}
+
+impl WriteLog {
+    /// Notes that channel `id` was driven this cycle.
+    #[inline]
+    fn note(&mut self, id: ChannelId) {
+        debug_assert!(
+            !self.written.contains(&id.0),
+            "channel {} driven twice in one cycle",
+            id.0
+        );
+        self.written.push(id.0);
+    }
+
+    fn set_track(&mut self, on: bool) {
+        self.track = on;
+        self.changed.clear();
+    }
+
+    /// At the edge: when tracking, the channels that change are `idle` (going
+    /// back to idle) and those driven this cycle.
+    #[inline]
+    fn record_edge(&mut self, idle: &[u32]) {
+        if self.track {
+            self.changed.clear();
+            self.changed.extend_from_slice(idle);
+            self.changed.extend_from_slice(&self.written);
+        }
+    }
+}
+
 /// One channel of a [`ChannelBank`]: its pipeline register and its ends.
 #[derive(Clone, Copy, Debug)]
 struct Slot<T> {
@@ -42,20 +80,17 @@ struct Slot<T> {
 #[derive(Debug)]
 pub struct ChannelBank<T: Copy + Default> {
     slots: Vec<Slot<T>>,
-    written: Vec<u32>,
+    log: WriteLog,
+    /// Channels whose output is valid this cycle.
     live: Vec<u32>,
-    changed: Vec<u32>,
-    track_changes: bool,
 }
 
 impl<T: Copy + Default> Default for ChannelBank<T> {
     fn default() -> Self {
         ChannelBank {
             slots: Vec::new(),
-            written: Vec::new(),
+            log: WriteLog::default(),
             live: Vec::new(),
-            changed: Vec::new(),
-            track_changes: false,
         }
     }
 }
@@ -75,7 +110,7 @@ impl<T: Copy + Default> ChannelBank<T> {
             sink,
             source,
         });
-        self.written.reserve(1);
+        self.log.written.reserve(1);
         self.live.reserve(1);
         id
     }
@@ -110,31 +145,20 @@ impl<T: Copy + Default> ChannelBank<T> {
     /// channel has one writer, which drives it at most once per cycle.
     #[inline]
     pub fn write(&mut self, id: ChannelId, value: T) {
-        debug_assert!(
-            !self.written.contains(&id.0),
-            "channel {} driven twice in one cycle",
-            id.0
-        );
         self.slots[id.index()].d = value;
-        self.written.push(id.0);
+        self.log.note(id);
     }
 
     /// Asks the bank to remember which channels changed at each edge (for
     /// tracing); see [`changed`](ChannelBank::changed).
     pub fn set_track_changes(&mut self, on: bool) {
-        self.track_changes = on;
-        self.changed.clear();
+        self.log.set_track(on);
     }
 
     /// The channels whose output changed at the last edge, when change
     /// tracking is on. May hold an id twice.
     pub fn changed(&self) -> &[u32] {
-        &self.changed
-    }
-
-    /// True when no channel carries a value this cycle and none was written.
-    pub fn is_quiet(&self) -> bool {
-        self.live.is_empty() && self.written.is_empty()
+        &self.log.changed
     }
 
     /// The clock edge: every channel written this cycle shows its value for
@@ -142,23 +166,19 @@ impl<T: Copy + Default> ChannelBank<T> {
     /// idle.
     #[inline]
     pub fn edge(&mut self, mut deliver: impl FnMut(Sink)) {
-        if self.track_changes {
-            self.changed.clear();
-            self.changed.extend_from_slice(&self.live);
-            self.changed.extend_from_slice(&self.written);
-        }
+        self.log.record_edge(&self.live);
         let slots = &mut self.slots[..];
         for &c in &self.live {
             slots[c as usize].q = T::default();
         }
         self.live.clear();
-        for &c in &self.written {
+        for &c in &self.log.written {
             let s = &mut slots[c as usize];
             s.q = s.d;
             s.d = T::default();
             deliver(s.sink);
         }
-        std::mem::swap(&mut self.live, &mut self.written);
+        std::mem::swap(&mut self.live, &mut self.log.written);
     }
 }
 
@@ -219,9 +239,7 @@ pub struct LevelBank<T: Copy + Default> {
     d: Vec<T>,
     source: Vec<Sink>,
     sink: Vec<Sink>,
-    written: Vec<u32>,
-    changed: Vec<u32>,
-    track_changes: bool,
+    log: WriteLog,
 }
 
 impl<T: Copy + Default> Default for LevelBank<T> {
@@ -231,9 +249,7 @@ impl<T: Copy + Default> Default for LevelBank<T> {
             d: Vec::new(),
             source: Vec::new(),
             sink: Vec::new(),
-            written: Vec::new(),
-            changed: Vec::new(),
-            track_changes: false,
+            log: WriteLog::default(),
         }
     }
 }
@@ -252,7 +268,7 @@ impl<T: Copy + Default> LevelBank<T> {
         self.d.push(T::default());
         self.source.push(source);
         self.sink.push(sink);
-        self.written.reserve(1);
+        self.log.written.reserve(1);
         id
     }
 
@@ -285,37 +301,28 @@ impl<T: Copy + Default> LevelBank<T> {
     /// Drives `value` into channel `id`; it is read from the next cycle on.
     #[inline]
     pub fn write(&mut self, id: ChannelId, value: T) {
-        let i = id.index();
-        debug_assert!(
-            !self.written.contains(&id.0),
-            "level channel {i} driven twice in one cycle"
-        );
-        self.d[i] = value;
-        self.written.push(id.0);
+        self.d[id.index()] = value;
+        self.log.note(id);
     }
 
     /// Remember which channels change at each edge (for tracing).
     pub fn set_track_changes(&mut self, on: bool) {
-        self.track_changes = on;
-        self.changed.clear();
+        self.log.set_track(on);
     }
 
     /// The channels driven before the last edge, when tracking.
     pub fn changed(&self) -> &[u32] {
-        &self.changed
+        &self.log.changed
     }
 
     /// The clock edge: every channel driven this cycle takes its new value.
     #[inline]
     pub fn edge(&mut self) {
-        if self.track_changes {
-            self.changed.clear();
-            self.changed.extend_from_slice(&self.written);
-        }
-        for &c in &self.written {
+        self.log.record_edge(&[]);
+        for &c in &self.log.written {
             self.q[c as usize] = self.d[c as usize];
         }
-        self.written.clear();
+        self.log.written.clear();
     }
 }
 

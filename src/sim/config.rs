@@ -70,12 +70,7 @@ impl SimConfig {
 
     /// Reads a configuration file.
     pub fn load(path: impl AsRef<Path>) -> Result<SimConfig> {
-        let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        SimConfig::from_toml_str(&text).map_err(|e| e.in_file(path))
+        crate::error::load_text(path.as_ref(), SimConfig::from_toml_str)
     }
 
     /// The clock period in picoseconds.

@@ -1,7 +1,30 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+use std::io::Write;
+use std::sync::{Arc, Mutex};
 use wormcast::net::{IrregularParams, Network, Topology};
+
+/// A `Write` whose bytes a test can read after the writer is gone.
+#[derive(Clone, Default)]
+pub struct Shared(pub Arc<Mutex<Vec<u8>>>);
+
+impl Shared {
+    /// The bytes written so far.
+    pub fn bytes(&self) -> Vec<u8> {
+        self.0.lock().unwrap().clone()
+    }
+}
+
+impl Write for Shared {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
 
 /// The paper's default system: 32 nodes, eight 8-port switches, 80%
 /// connectivity, seed 1.
