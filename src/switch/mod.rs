@@ -38,7 +38,7 @@ mod decode;
 mod flit;
 mod io;
 
-pub use buffer::{InputBuffer, NONE, PacketEntry, Read, ReadPtr, WriteError};
+pub use buffer::{HEADER_LATCH, InputBuffer, NONE, PacketEntry, Read, ReadPtr, WriteError};
 pub use decode::{DecodeError, Decoded, UnicastDecoder};
 pub use flit::Flit;
 pub use io::{Channels, CreditCounter, Fault, LinkIo};
