@@ -25,7 +25,7 @@ const WATCHDOG_PERIOD: u64 = 1024;
 /// changes a result; `Shuffled` exists to test exactly that.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EvalOrder {
-    /// Switches, then endpoints, each in the order they became active.
+    /// Component index order: switches, then endpoints.
     Natural,
     /// A fresh random permutation of all active components every cycle.
     Shuffled {

@@ -218,21 +218,6 @@ impl InputBuffer {
         Ok(())
     }
 
-    /// Flit `idx` of packet `pkt` (already written, and not yet read past by
-    /// any reader), found by walking the packet's chunk list; used by the
-    /// decode unit to read header flits.
-    #[inline]
-    pub fn peek(&self, pkt: u16, idx: u16) -> Flit {
-        let e = &self.pkts[pkt as usize];
-        debug_assert!(idx < e.written);
-        let (mut c, mut i) = (e.first, idx);
-        while i >= self.k {
-            c = self.chunks[c as usize].next;
-            i -= self.k;
-        }
-        self.ram[c as usize * self.k as usize + i as usize]
-    }
-
     /// The first `n` (at most [`HEADER_LATCH`]) header bytes of packet
     /// `pkt` as a word, first byte most significant, from the header latch.
     #[inline]
@@ -428,6 +413,26 @@ mod tests {
         assert!(x.last);
         assert_eq!(b.free_chunks(), 4);
         assert_eq!(b.packets_held(), 0);
+    }
+
+    #[test]
+    fn the_header_latch_agrees_with_the_buffer_memory() {
+        // 2-flit chunks: a 7-flit header spans four chunks.
+        let mut b = InputBuffer::new(8, 2);
+        let f: Vec<Flit> = (0..10u16)
+            .map(|i| Flit::new(3, i, 10, 0x10 + i as u8))
+            .collect();
+        let p = b.open(f[0]).unwrap();
+        for &x in &f[1..] {
+            b.append(p, x).unwrap();
+        }
+        for n in 1..=HEADER_LATCH {
+            let mut bytes = vec![0u8; n];
+            b.header(p, &mut bytes);
+            assert_eq!(bytes, (0..n as u8).map(|i| 0x10 + i).collect::<Vec<_>>());
+            let word = bytes.iter().fold(0u64, |w, &x| w << 8 | x as u64);
+            assert_eq!(b.header_word(p, n), word, "{n} header bytes");
+        }
     }
 
     #[test]

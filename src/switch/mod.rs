@@ -31,7 +31,13 @@
 //! Credit flow control counts chunks: an output port may start a chunk of the
 //! receiver's buffer (every `K`-th flit of a packet, from its first) only
 //! while the receiver's published total of freed chunks, as of the previous
-//! cycle, leaves one free ([`CreditCounter`]). Every up*/down* hop is checked as it is granted.
+//! cycle, leaves one free ([`CreditCounter`]). Every up*/down* hop is checked
+//! as it is granted.
+//!
+//! A packet may take an output while it is still arriving only if no older
+//! packet of its input is still being forwarded; a younger packet waits until
+//! it has fully arrived. This keeps every channel dependency on an up*/down*
+//! route (docs/switch.md tells the deadlock it prevents).
 
 mod buffer;
 mod decode;
