@@ -40,13 +40,15 @@ fn one_packet_through_two_switches_has_exact_waveforms() {
     check("top.ep0.valid", &[(0, "0"), (1, "1"), (4, "0")]);
     check("top.ep0.head", &[(0, "0"), (1, "1"), (2, "0")]);
     check("top.ep0.tail", &[(0, "0"), (3, "1"), (4, "0")]);
-    // Header byte: tag 0, destination 1; then payload bytes 1 and 2.
+    // Header byte: tag 0, destination 1; then payload bytes 0 and 1 (the
+    // payload flit's index after the header).
     check(
         "top.ep0.data",
         &[
             (0, "00000000"),
             (1, "00000001"),
-            (3, "00000010"),
+            (2, "00000000"),
+            (3, "00000001"),
             (4, "00000000"),
         ],
     );
@@ -81,9 +83,12 @@ fn one_packet_through_two_switches_has_exact_waveforms() {
     );
     // The header is whole in cycle 2; decoded then, registered for cycle 3.
     check("top.sw0.dec0.valid", &[(0, "0"), (3, "1"), (4, "0")]);
-    check("top.sw0.dec0.dest", &[(0, "x"), (3, "1"), (4, "x")]);
+    check("top.sw0.dec0.kind", &[(0, "xx"), (3, "00"), (4, "xx")]);
+    check("top.sw0.dec0.target", &[(0, "x"), (3, "1"), (4, "x")]);
     check("top.sw0.dec0.down", &[(0, "x"), (3, "0"), (4, "x")]);
-    check("top.sw0.dec0.out_ports", &[(0, "00"), (3, "10"), (4, "00")]);
+    // Unicast: one copy, routed by one of the candidate ports.
+    check("top.sw0.dec0.choice", &[(0, "00"), (3, "10"), (4, "00")]);
+    check("top.sw0.dec0.replicate", &[(0, "00")]);
     // Granted in cycle 3 with flit 0 through the crossbar; tail in cycle 5.
     check("top.sw0.out1.busy", &[(0, "0"), (4, "1"), (6, "0")]);
     check("top.sw0.out1.grant_in", &[(0, "x"), (4, "0"), (6, "x")]);

@@ -1,10 +1,97 @@
-//! Header encodings and their flits.
+//! Header encodings and their flits (seed 000 sections 5.2.3 and 5.3.1).
 //!
 //! A flit is one byte (seed 000 section 6.2: links are 1 byte wide, equal to
 //! the flit size), so a header of `b` bits takes `ceil(b / 8)` flits, sent
-//! most significant byte first. The first bit of every header is the tag that
-//! tells the decode unit which encoding follows; `0` is unicast.
+//! most significant byte first. Every field is a big-endian number whose bit
+//! `i` stands for port or node `i`, as a Verilog `[n-1:0]` vector reads.
+//!
+//! The first bit of every header is the tag: `0` unicast, `1`
+//! multidestination. A multidestination header's next two bits give its
+//! kind:
+//!
+//! | kind | first byte | then | flits |
+//! |---|---|---|---|
+//! | unicast | `0` + destination id (low bits of the first field) | | `ceil((1 + id bits) / 8)` |
+//! | SSR | `1 00` + switch id (low bits of the first field) | `p`-bit port string | `ceil((3 + switch bits) / 8) + ceil(p / 8)` |
+//! | multi-drop | `1 01` + number of pairs (5 bits, 1 to 31) | per pair: switch id, then `p`-bit port string, in `ceil((switch bits + p) / 8)` bytes | `1 + pairs * pair bytes` |
+//! | bit-string | `1 10` + up-down bit + `0000` | `N`-bit destination string | `1 + ceil(N / 8)` |
+//!
+//! [`Formats`] holds the field widths of one network and encodes and decodes
+//! all of them; [`UnicastFormat`] is the unicast part alone.
 
 mod unicast;
+mod worm;
 
-pub use unicast::{HeaderError, MAX_UNICAST_FLITS, UnicastFormat};
+pub use unicast::{MAX_UNICAST_FLITS, UnicastFormat};
+pub use worm::{Formats, Header, Kind, MAX_PAIRS};
+
+use std::fmt;
+
+/// What is wrong with a header a decode unit received.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeaderError {
+    /// Fewer flits than the encoding needs.
+    Short {
+        /// The encoding.
+        kind: Kind,
+        /// Flits present.
+        have: usize,
+        /// Flits needed.
+        need: usize,
+    },
+    /// The tag bit says another encoding.
+    NotUnicast,
+    /// The kind bits name no encoding.
+    UnknownKind {
+        /// The first byte.
+        first: u8,
+    },
+    /// Bits that must be zero are not.
+    Reserved {
+        /// The header word (or its first 8 bytes).
+        word: u64,
+    },
+    /// The destination id is beyond the last node.
+    NoSuchNode {
+        /// The id.
+        id: u64,
+        /// Number of nodes.
+        nodes: u32,
+    },
+    /// A switch id beyond the last switch.
+    NoSuchSwitch {
+        /// The id.
+        id: u64,
+        /// Number of switches.
+        switches: u32,
+    },
+    /// A multi-drop header with no pair.
+    NoPairs,
+}
+
+impl fmt::Display for HeaderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            HeaderError::Short { kind, have, need } => {
+                write!(f, "header of {have} flits, {kind} needs {need}")
+            }
+            HeaderError::NotUnicast => write!(f, "tag bit is 1: not a unicast header"),
+            HeaderError::UnknownKind { first } => {
+                write!(
+                    f,
+                    "first header byte {first:#04x} names no multidestination encoding"
+                )
+            }
+            HeaderError::Reserved { word } => {
+                write!(f, "reserved header bits are not zero (header {word:#x})")
+            }
+            HeaderError::NoSuchNode { id, nodes } => {
+                write!(f, "destination node {id} does not exist (nodes 0..{nodes})")
+            }
+            HeaderError::NoSuchSwitch { id, switches } => {
+                write!(f, "switch {id} does not exist (switches 0..{switches})")
+            }
+            HeaderError::NoPairs => write!(f, "multi-drop header with no (switch, ports) pair"),
+        }
+    }
+}

@@ -1,52 +1,9 @@
 //! The unicast header: tag bit `0` and the destination node id.
 
+use super::HeaderError;
 use crate::rtl::bits_for;
 use crate::{Error, Result};
 use arrayvec::ArrayVec;
-use std::fmt;
-
-/// What is wrong with a header a decode unit received.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HeaderError {
-    /// Fewer flits than the encoding needs.
-    Short {
-        /// Flits present.
-        have: usize,
-        /// Flits needed.
-        need: usize,
-    },
-    /// The tag bit says another encoding.
-    NotUnicast,
-    /// Bits that must be zero are not.
-    Reserved {
-        /// The header word.
-        word: u64,
-    },
-    /// The destination id is beyond the last node.
-    NoSuchNode {
-        /// The id.
-        id: u64,
-        /// Number of nodes.
-        nodes: u32,
-    },
-}
-
-impl fmt::Display for HeaderError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            HeaderError::Short { have, need } => {
-                write!(f, "header of {have} flits, unicast needs {need}")
-            }
-            HeaderError::NotUnicast => write!(f, "tag bit is 1: not a unicast header"),
-            HeaderError::Reserved { word } => {
-                write!(f, "reserved header bits are not zero (header {word:#x})")
-            }
-            HeaderError::NoSuchNode { id, nodes } => {
-                write!(f, "destination node {id} does not exist (nodes 0..{nodes})")
-            }
-        }
-    }
-}
 
 /// Most flits a unicast header can take (a 32-bit id and the tag bit).
 pub const MAX_UNICAST_FLITS: usize = 5;
@@ -116,16 +73,10 @@ impl UnicastFormat {
         Ok(out)
     }
 
-    /// Byte `i` of a packet to `dest` of this format: header bytes first,
-    /// then the payload, whose byte `i` is `i mod 256` (what the traffic
-    /// endpoints send and check).
+    /// Byte `i` (`i < flits()`) of the header of a packet to `dest`.
     #[inline]
-    pub fn flit_byte(&self, dest: u32, i: usize) -> u8 {
-        if i < self.flits {
-            (dest as u64 >> (8 * (self.flits - 1 - i))) as u8
-        } else {
-            i as u8
-        }
+    pub fn header_byte(&self, dest: u32, i: usize) -> u8 {
+        (dest as u64 >> (8 * (self.flits - 1 - i))) as u8
     }
 
     /// The destination of a header, or what is wrong with it.
@@ -133,6 +84,7 @@ impl UnicastFormat {
     pub fn decode(&self, flits: &[u8]) -> std::result::Result<u32, HeaderError> {
         if flits.len() < self.flits {
             return Err(HeaderError::Short {
+                kind: super::Kind::Unicast,
                 have: flits.len(),
                 need: self.flits,
             });

@@ -6,16 +6,19 @@
 //! in section 6.3 ([`IrregularParams`]); the BFS spanning tree and the
 //! up*/down* direction of every link of section 2.2 ([`UpDown`]); and the
 //! minimal up*/down* routing tables the switches' unicast decode units look
-//! up ([`RoutingTables`]). [`summary`] describes a network for people and
+//! up ([`RoutingTables`]); the reachability strings of section 5.3.2 that
+//! bit-string decode units AND headers with ([`Reachability`]). [`summary`] describes a network for people and
 //! tools (`wormcast topo show`).
 
 mod irregular;
+mod reach;
 mod routing;
 pub mod summary;
 mod topology;
 mod updown;
 
 pub use irregular::IrregularParams;
+pub use reach::{PortReach, Reachability, SwitchReach};
 pub use routing::{Phase, RoutingTables};
 pub(crate) use topology::toml_error;
 pub use topology::{

@@ -256,6 +256,107 @@ impl BitString {
     pub fn as_bitslice(&self) -> &BitSlice<u64, Lsb0> {
         &self.0
     }
+
+    /// The string as a big-endian number of `ceil(len / 8)` bytes: bit `i`
+    /// (node `i`) is bit `i % 8` of byte `bytes - 1 - i / 8`. Writes `out`,
+    /// which must have that many bytes.
+    pub fn write_be_bytes(&self, out: &mut [u8]) {
+        let nbytes = self.len().div_ceil(8);
+        assert_eq!(
+            out.len(),
+            nbytes,
+            "{} bytes for a {}-bit string",
+            out.len(),
+            self.len()
+        );
+        out.fill(0);
+        for i in self.0.iter_ones() {
+            out[nbytes - 1 - i / 8] |= 1 << (i % 8);
+        }
+    }
+
+    /// Reads a string of `n` bits from big-endian bytes (see
+    /// [`write_be_bytes`](Self::write_be_bytes)); bits beyond `n` must be 0.
+    pub fn read_be_bytes(&mut self, bytes: &[u8]) -> Result<(), usize> {
+        let n = self.len();
+        let nbytes = n.div_ceil(8);
+        assert_eq!(
+            bytes.len(),
+            nbytes,
+            "{} bytes for a {n}-bit string",
+            bytes.len()
+        );
+        let words = self.0.as_raw_mut_slice();
+        words.fill(0);
+        for (j, &b) in bytes.iter().enumerate() {
+            let base = 8 * (nbytes - 1 - j);
+            for bit in PortIter(b as u64) {
+                let i = base + bit;
+                if i >= n {
+                    return Err(i);
+                }
+                words[i / 64] |= 1 << (i % 64);
+            }
+        }
+        Ok(())
+    }
+
+    /// Copies `other` (same length) into `self` without allocating.
+    pub fn copy_from(&mut self, other: &BitString) {
+        assert_eq!(
+            self.len(),
+            other.len(),
+            "copy between bit strings of different lengths"
+        );
+        self.0
+            .as_raw_mut_slice()
+            .copy_from_slice(other.0.as_raw_slice());
+    }
+
+    /// True when every bit of `self` is also set in `other`.
+    pub fn is_subset_of(&self, other: &BitString) -> bool {
+        assert_eq!(
+            self.len(),
+            other.len(),
+            "subset test of bit strings of different lengths"
+        );
+        self.0
+            .as_raw_slice()
+            .iter()
+            .zip(other.0.as_raw_slice())
+            .all(|(a, b)| a & !b == 0)
+    }
+
+    /// True when `self` and `other` share a set bit.
+    pub fn intersects(&self, other: &BitString) -> bool {
+        assert_eq!(
+            self.len(),
+            other.len(),
+            "intersection of bit strings of different lengths"
+        );
+        self.0
+            .as_raw_slice()
+            .iter()
+            .zip(other.0.as_raw_slice())
+            .any(|(a, b)| a & b != 0)
+    }
+
+    /// Writes `a AND b` into `self` (all three the same length).
+    pub fn set_and(&mut self, a: &BitString, b: &BitString) {
+        assert!(
+            self.len() == a.len() && a.len() == b.len(),
+            "AND of bit strings of different lengths"
+        );
+        for ((o, x), y) in self
+            .0
+            .as_raw_mut_slice()
+            .iter_mut()
+            .zip(a.0.as_raw_slice())
+            .zip(b.0.as_raw_slice())
+        {
+            *o = x & y;
+        }
+    }
 }
 
 impl fmt::Display for BitString {
@@ -305,6 +406,16 @@ mod tests {
             prop_assert_eq!(x.and_not(&y).iter_ones().collect::<BTreeSet<_>>(), &sa - &sb);
             prop_assert_eq!(x.count_ones(), sa.len());
             prop_assert_eq!(x.is_zero(), sa.is_empty());
+            prop_assert_eq!(x.is_subset_of(&y), sa.is_subset(&sb));
+            prop_assert_eq!(x.intersects(&y), !sa.is_disjoint(&sb));
+            let mut z = BitString::zeros(x.len());
+            z.set_and(&x, &y);
+            prop_assert_eq!(z, x.and(&y));
+            let mut bytes = vec![0u8; x.len().div_ceil(8)];
+            x.write_be_bytes(&mut bytes);
+            let mut back = BitString::zeros(x.len());
+            back.read_be_bytes(&bytes).unwrap();
+            prop_assert_eq!(back, x.clone());
         }
 
         #[test]
@@ -314,6 +425,22 @@ mod tests {
             prop_assert_eq!(&ports, &expect);
             prop_assert_eq!(ports.into_iter().collect::<PortMask>(), PortMask(m));
         }
+    }
+
+    #[test]
+    fn big_endian_bytes_put_node_0_in_the_last_byte() {
+        let s = BitString::from_indices(12, [0, 3, 8, 11]);
+        let mut b = [0u8; 2];
+        s.write_be_bytes(&mut b);
+        assert_eq!(b, [0b0000_1001, 0b0000_1001]);
+        let mut back = BitString::zeros(12);
+        back.read_be_bytes(&b).unwrap();
+        assert_eq!(back, s);
+        assert_eq!(
+            back.read_be_bytes(&[0b0001_0000, 0]),
+            Err(12),
+            "bit 12 is beyond a 12-bit string"
+        );
     }
 
     #[test]

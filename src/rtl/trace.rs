@@ -32,6 +32,20 @@ pub struct SignalDecl {
     pub name: String,
     /// Width in bits (at least 1).
     pub width: u32,
+    /// How a waveform viewer should show it.
+    pub radix: Radix,
+}
+
+/// How a viewer shows a signal's value: bit strings (port and destination
+/// masks) in binary, bytes in hexadecimal, counters and ids in decimal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Radix {
+    /// Binary, bit 0 rightmost.
+    Bin,
+    /// Hexadecimal.
+    Hex,
+    /// Unsigned decimal.
+    Dec,
 }
 
 /// All scopes and signals, in declaration order. Scope 0 is the root `top`.
@@ -127,12 +141,20 @@ impl ScopeBuilder<'_> {
 
     /// Declares a signal of `width` bits in this scope.
     pub fn signal(&mut self, name: &str, width: u32) -> SignalId {
+        let radix = if width == 1 { Radix::Bin } else { Radix::Dec };
+        self.signal_as(name, width, radix)
+    }
+
+    /// Declares a signal shown in `radix` (a mask in binary, a byte in
+    /// hexadecimal).
+    pub fn signal_as(&mut self, name: &str, width: u32, radix: Radix) -> SignalId {
         assert!(width >= 1, "signal {name} declared with width 0");
         let id = SignalId(self.h.signals.len() as u32);
         self.h.signals.push(SignalDecl {
             scope: self.scope,
             name: name.to_string(),
             width,
+            radix,
         });
         id
     }
@@ -451,22 +473,33 @@ impl MemorySink {
         self.lock().changes.clone()
     }
 
-    /// The changes of one signal, by dotted path, as (cycle, binary text).
-    pub fn history(&self, path: &str) -> Vec<(u64, String)> {
+    /// The changes of one signal, by dotted path, as (cycle, binary text);
+    /// `None` when no signal has that path.
+    pub fn try_history(&self, path: &str) -> Option<Vec<(u64, String)>> {
         let r = self.lock();
-        let Some(sig) = r.hierarchy.find(path) else {
-            return Vec::new();
-        };
-        r.changes
-            .iter()
-            .filter(|c| c.signal == sig)
-            .map(|c| (c.cycle, c.value.clone()))
-            .collect()
+        let sig = r.hierarchy.find(path)?;
+        Some(
+            r.changes
+                .iter()
+                .filter(|c| c.signal == sig)
+                .map(|c| (c.cycle, c.value.clone()))
+                .collect(),
+        )
+    }
+
+    /// The changes of one signal, by dotted path, as (cycle, binary text).
+    ///
+    /// # Panics
+    /// When no signal has that path (this is a helper for tests, where a
+    /// misspelt name must not pass as a signal that never changes).
+    pub fn history(&self, path: &str) -> Vec<(u64, String)> {
+        self.try_history(path)
+            .unwrap_or_else(|| panic!("no traced signal is named {path}"))
     }
 
     /// The value of a signal (by path) during `cycle`.
     pub fn value_at(&self, path: &str, cycle: u64) -> Option<String> {
-        self.history(path)
+        self.try_history(path)?
             .into_iter()
             .take_while(|(c, _)| *c <= cycle)
             .last()

@@ -1,5 +1,6 @@
 //! Simulation parameters, with the defaults of seed 000 section 6.2.
 
+use crate::header::{Formats, Kind};
 use crate::net::toml_error;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -140,7 +141,8 @@ impl SimConfig {
 #[serde(tag = "pattern", rename_all = "lowercase", deny_unknown_fields)]
 pub enum Traffic {
     /// No generated traffic (packets are injected by hand with
-    /// [`System::inject`](super::System::inject)).
+    /// [`System::inject`](super::System::inject) and
+    /// [`System::inject_worm`](super::System::inject_worm)).
     Idle,
     /// Every node generates packets as a Bernoulli process of `load` flits
     /// per node per cycle, each to a destination drawn uniformly among the
@@ -151,6 +153,21 @@ pub enum Traffic {
         /// Packet length in flits, header included.
         packet_flits: u32,
     },
+    /// Every node generates multidestination worms as a Bernoulli process
+    /// of `load` flits per node per cycle, each to `degree` destinations
+    /// drawn uniformly among the other nodes (SSR: among the nodes of one
+    /// random switch; multi-drop: among the nodes of the switches along one
+    /// route to a random node), so fewer when there are not that many.
+    Multicast {
+        /// Offered load, flits/node/cycle (0 to 1), headers included.
+        load: f64,
+        /// Flits after the header.
+        payload_flits: u32,
+        /// Destinations per worm.
+        degree: u32,
+        /// The header encoding.
+        worm: Kind,
+    },
 }
 
 impl Traffic {
@@ -159,29 +176,71 @@ impl Traffic {
         Traffic::Uniform { load, packet_flits }
     }
 
-    /// Largest packet the pattern generates.
-    pub fn max_packet_flits(&self) -> u32 {
-        match self {
-            Traffic::Idle => 0,
-            Traffic::Uniform { packet_flits, .. } => *packet_flits,
+    /// Multicast traffic of `worm` encoded worms.
+    pub fn multicast(load: f64, payload_flits: u32, degree: u32, worm: Kind) -> Traffic {
+        Traffic::Multicast {
+            load,
+            payload_flits,
+            degree,
+            worm,
         }
     }
 
-    pub(crate) fn validate(&self, header_flits: usize) -> Result<()> {
-        if let Traffic::Uniform { load, packet_flits } = self {
-            if !(0.0..=1.0).contains(load) {
-                return Err(bad("load", load, "must be within 0..=1 flits/node/cycle"));
+    /// Largest packet the pattern generates in a network whose headers are
+    /// `formats`, header included.
+    pub fn max_packet_flits(&self, formats: &Formats) -> u32 {
+        match self {
+            Traffic::Idle => 0,
+            Traffic::Uniform { packet_flits, .. } => *packet_flits,
+            Traffic::Multicast {
+                payload_flits,
+                worm,
+                ..
+            } => formats.max_len_of(*worm) as u32 + payload_flits,
+        }
+    }
+
+    pub(crate) fn validate(&self, formats: &Formats) -> Result<()> {
+        match self {
+            Traffic::Idle => {}
+            Traffic::Uniform { load, packet_flits } => {
+                check_load(*load)?;
+                let header_flits = formats.unicast().flits();
+                if (*packet_flits as usize) < header_flits {
+                    return Err(bad(
+                        "packet_flits",
+                        packet_flits,
+                        format!("a packet must hold its {header_flits}-flit header"),
+                    ));
+                }
             }
-            if (*packet_flits as usize) < header_flits {
-                return Err(bad(
-                    "packet_flits",
-                    packet_flits,
-                    format!("a packet must hold its {header_flits}-flit header"),
-                ));
+            Traffic::Multicast { load, degree, .. } => {
+                check_load(*load)?;
+                if *degree == 0 {
+                    return Err(bad(
+                        "degree",
+                        degree,
+                        "a worm needs at least one destination",
+                    ));
+                }
+                if *load > 0.0 && formats.nodes() < 2 {
+                    return Err(bad(
+                        "pattern",
+                        "multicast",
+                        "a network of one node has no other node to send to",
+                    ));
+                }
             }
         }
         Ok(())
     }
+}
+
+fn check_load(load: f64) -> Result<()> {
+    if !(0.0..=1.0).contains(&load) {
+        return Err(bad("load", load, "must be within 0..=1 flits/node/cycle"));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -1,28 +1,32 @@
 //! A traffic endpoint: the stand-in for a node's network interface until the
-//! full NI model. It injects packets at link rate (1 flit per cycle, within
-//! the switch's credits) and consumes whatever arrives at link rate, checking
-//! every flit: right destination, in order, nothing missing, nothing twice,
-//! bytes intact.
+//! full NI model. It injects packets and worms at link rate (1 flit per
+//! cycle, within the switch's credits) and consumes whatever arrives at link
+//! rate, checking every flit: right destination, in order, nothing missing,
+//! nothing twice, a header that names this node, payload bytes intact. Worms
+//! are checked to reach each of their destinations exactly once.
 
-use super::packets::{Delivery, PacketRecord, PacketTable};
-use crate::header::{MAX_UNICAST_FLITS, UnicastFormat};
-use crate::rtl::trace::{Sampler, ScopeBuilder, Traced};
+use super::packets::{Delivery, NO_GROUP, PacketRecord, PacketTable};
+use super::worms::{Worm, WormBuilder};
+use crate::header::{Formats, Header, Kind};
+use crate::rtl::trace::{Radix, Sampler, ScopeBuilder, Traced};
 use crate::rtl::{ChannelId, Clocked, Next, bits_for};
 use crate::switch::{Channels, CreditCounter, Flit, LinkIo, Stall};
-use arrayvec::ArrayVec;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 /// Counters of one endpoint. "Window" counters cover packets generated, and
-/// flits arriving, at or after the start of the measurement window.
+/// flits arriving, at or after the start of the measurement window. A worm
+/// counts once when generated and once per destination when delivered.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EndpointStats {
-    /// Packets generated in the window.
+    /// Packets and worms generated in the window.
     pub window_generated: u64,
-    /// Flits of those packets.
+    /// Flits of those.
     pub window_generated_flits: u64,
-    /// Packets generated in the window and delivered.
+    /// Deliveries (a unicast packet, or a worm's copy to one destination) of
+    /// packets generated in the window.
     pub window_delivered: u64,
     /// Sum of their latencies (generation to tail arrival).
     pub window_latency_sum: u64,
@@ -38,33 +42,41 @@ pub struct EndpointStats {
     pub injected_packets: u64,
     /// Flits sent.
     pub injected_flits: u64,
-    /// Packets received whole.
+    /// Deliveries received whole.
     pub received_packets: u64,
     /// Flits received.
     pub received_flits: u64,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct Pending {
     created: u64,
     dst: u32,
-    len: u16,
+    payload: u16,
+    worm: Option<Box<Worm>>,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 struct Tx {
     tag: u32,
     idx: u16,
     /// Flits sent into the current chunk of the switch's buffer.
     off: u16,
     len: u16,
+    hdr_len: u16,
     dst: u32,
+    /// The header is in `Endpoint::tx_hdr` (a worm).
+    worm: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
 struct Generator {
     p: f64,
     ln_q: f64,
+    kind: Kind,
+    payload: u16,
+    degree: u16,
+    /// Flits of one packet, header included (unicast) or about (worms).
     len: u16,
     next: u64,
 }
@@ -97,6 +109,8 @@ pub struct EndpointWiring {
     pub credit_out: ChannelId,
     /// Chunks of the switch input buffer it sends into.
     pub switch_chunks: u16,
+    /// The switch and port the node is attached to.
+    pub at: (u32, u32),
 }
 
 /// What an endpoint touches in a cycle.
@@ -119,71 +133,100 @@ pub struct Endpoint {
     w: EndpointWiring,
     chunk: u16,
     credit: CreditCounter,
-    format: UnicastFormat,
-    own_header: ArrayVec<u8, MAX_UNICAST_FLITS>,
+    formats: Formats,
+    worms: Arc<WormBuilder>,
     queue: VecDeque<Pending>,
     queue_limit: usize,
     cur: Option<Tx>,
+    tx_hdr: Vec<u8>,
     generator: Option<Generator>,
     rng: Xoshiro256PlusPlus,
     rx_tag: Option<u32>,
     rx_next: u16,
+    rx_hdr: Vec<u8>,
+    rx_hdr_len: u16,
     rx_fill: u16,
     rx_freed: u32,
+    /// Freed receive chunks not published before `hold_until`.
+    held: u32,
+    hold_until: u64,
     since: u64,
     stats: EndpointStats,
     deliveries: Option<Vec<Delivery>>,
 }
 
 impl Endpoint {
-    /// The endpoint of `node` in a network of `nodes` nodes.
-    #[allow(clippy::too_many_arguments)]
+    /// The endpoint of `node`.
     pub fn new(
         node: u32,
-        nodes: u32,
         wiring: EndpointWiring,
         chunk: u16,
+        worms: Arc<WormBuilder>,
         seed: u64,
         queue_limit: usize,
         record: bool,
     ) -> Endpoint {
-        let format = UnicastFormat::new(nodes);
+        let formats = worms.formats();
         Endpoint {
             node,
-            nodes,
+            nodes: formats.nodes(),
             w: wiring,
             chunk,
             credit: CreditCounter::new(wiring.switch_chunks as u32),
-            format,
-            own_header: format.encode(node).expect("own id exists"),
+            formats,
+            worms,
             queue: VecDeque::new(),
             queue_limit,
             cur: None,
+            tx_hdr: Vec::new(),
             generator: None,
             rng: Xoshiro256PlusPlus::seed_from_u64(
                 seed ^ (node as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
             ),
             rx_tag: None,
             rx_next: 0,
+            rx_hdr: Vec::new(),
+            rx_hdr_len: 0,
             rx_fill: 0,
             rx_freed: 0,
+            held: 0,
+            hold_until: 0,
             since: 0,
             stats: EndpointStats::default(),
             deliveries: record.then(Vec::new),
         }
     }
 
-    /// Starts Bernoulli generation of `load` flits/cycle in packets of `len`
-    /// flits, from cycle `now`. Returns the cycle of the first packet.
-    pub fn start_uniform(&mut self, load: f64, len: u16, now: u64) -> Option<u64> {
+    /// Starts Bernoulli generation of `load` flits/cycle of worms of `kind`
+    /// (unicast: packets) with `payload` flits after the header and about
+    /// `degree` destinations, from cycle `now`. Returns the cycle of the
+    /// first packet.
+    pub fn start_traffic(
+        &mut self,
+        load: f64,
+        kind: Kind,
+        payload: u16,
+        degree: u16,
+        now: u64,
+    ) -> Option<u64> {
         if load <= 0.0 {
             self.generator = None;
             return None;
         }
-        let p = load / len as f64;
+        let hdr = match kind {
+            Kind::Unicast => self.formats.unicast().flits(),
+            Kind::Ssr => self.formats.ssr_len(),
+            Kind::MultiDrop => self.formats.multidrop_len(1),
+            Kind::BitString => self.formats.bitstring_len(),
+        };
+        let len = hdr as u16 + payload;
+        let p = (load / len as f64).min(1.0);
         let mut g = Generator {
             p,
             ln_q: (1.0 - p).ln(),
+            kind,
+            payload,
+            degree,
             len,
             next: 0,
         };
@@ -209,21 +252,29 @@ impl Endpoint {
         self.generator = None;
     }
 
-    /// Queues a packet to `dst` of `len` flits, generated at `now`.
-    pub fn enqueue(&mut self, dst: u32, len: u16, now: u64) -> bool {
+    /// Queues a unicast packet to `dst` with `payload` flits after its
+    /// header (or a worm), generated at `now`.
+    pub fn enqueue(&mut self, dst: u32, payload: u16, worm: Option<Box<Worm>>, now: u64) -> bool {
         if self.queue.len() >= self.queue_limit {
             self.stats.refused += 1;
             return false;
         }
-        if self.cur.is_none() && self.queue.is_empty() {
+        if self.is_idle() {
             self.since = now;
         }
         self.queue.push_back(Pending {
             created: now,
             dst,
-            len,
+            payload,
+            worm,
         });
         true
+    }
+
+    /// Stops freeing receive buffer space until cycle `until`: the switch
+    /// output that feeds this node runs out of credits and its branch blocks.
+    pub fn hold(&mut self, until: u64) {
+        self.hold_until = until;
     }
 
     /// The node id.
@@ -281,140 +332,69 @@ impl Endpoint {
 
     /// Starts sending packet `p` (the link is free).
     fn start(&mut self, p: Pending, io: &mut EndpointIo<'_>) {
+        let t = io.link.cycle;
+        let (kind, hdr_len) = match &p.worm {
+            Some(w) => (w.kind, w.header.len() as u16),
+            None => (Kind::Unicast, self.formats.unicast().flits() as u16),
+        };
+        let len = hdr_len + p.payload;
         let rec = PacketRecord {
             dst: p.dst,
-            len: p.len,
+            kind,
+            len,
+            payload: p.payload,
             created: p.created,
-            inject: io.link.cycle,
+            inject: t,
+            group: NO_GROUP,
         };
-        match io.packets.alloc(self.node, rec) {
-            Some(tag) => {
-                self.cur = Some(Tx {
-                    tag,
-                    idx: 0,
-                    off: 0,
-                    len: p.len,
-                    dst: p.dst,
-                });
-                self.stats.injected_packets += 1;
-                self.since = io.link.cycle;
-            }
-            None => io
-                .link
-                .fault(format!("node {} has 2^20 packets in flight", self.node)),
-        }
-    }
-
-    fn receive(&mut self, f: Flit, io: &mut EndpointIo<'_>) {
-        let t = io.link.cycle;
-        let node = self.node;
-        if f.is_head() {
-            if let Some(cur) = self.rx_tag {
-                io.link.fault(format!(
-                    "node {node} received the head of packet tag {} while packet tag {cur} was incomplete (flit {} missing)",
-                    f.tag, self.rx_next
-                ));
-                return;
-            }
-            match io.packets.get(f.tag) {
-                Some(rec) if rec.dst == node => {}
-                Some(rec) => {
-                    io.link.fault(format!(
-                        "packet tag {} for node {} was delivered to node {node}",
-                        f.tag, rec.dst
-                    ));
-                    return;
-                }
-                None => {
-                    io.link.fault(format!(
-                        "node {node} received the head of unknown packet tag {}",
-                        f.tag
-                    ));
-                    return;
-                }
-            }
-            self.rx_tag = Some(f.tag);
-            self.rx_next = 0;
-        }
-        // Flits of one packet arrive back to back on a link: any loss,
-        // duplicate or reordering breaks this sequence.
-        if self.rx_tag != Some(f.tag) || f.idx != self.rx_next {
-            io.link.fault(format!(
-                "node {node} received flit {} of packet tag {} but expected flit {} of {:?}: a flit was lost, duplicated or reordered",
-                f.idx, f.tag, self.rx_next, self.rx_tag
-            ));
+        let tag = match &p.worm {
+            Some(w) => io.packets.alloc_worm(self.node, rec, &w.dests),
+            None => io.packets.alloc(self.node, rec),
+        };
+        let Some(tag) = tag else {
+            io.link
+                .fault(format!("node {} has 2^20 packets in flight", self.node));
             return;
+        };
+        let worm = p.worm.is_some();
+        if let Some(w) = p.worm {
+            self.tx_hdr = w.header;
         }
-        let expect = self
-            .own_header
-            .get(f.idx as usize)
-            .copied()
-            .unwrap_or(f.idx as u8);
-        if f.data != expect {
-            io.link.fault(format!(
-                "node {node} received flit {} of packet tag {} with byte {:#04x}, sent as {expect:#04x}",
-                f.idx, f.tag, f.data
-            ));
-        }
-        self.rx_next += 1;
-        self.stats.received_flits += 1;
-        if t >= io.window {
-            self.stats.window_flits += 1;
-        }
-        self.rx_fill += 1;
-        if self.rx_fill == self.chunk || f.is_tail() {
-            self.rx_freed = self.rx_freed.wrapping_add(1);
-            io.link.publish(self.w.credit_out, self.rx_freed);
-            self.rx_fill = 0;
-        }
-        if f.is_tail() {
-            let Some(rec) = io.packets.get(f.tag).copied() else {
-                unreachable!("checked at the head")
-            };
-            if self.rx_next != rec.len {
-                io.link.fault(format!(
-                    "node {node}: packet tag {} ended after {} of {} flits",
-                    f.tag, self.rx_next, rec.len
-                ));
-            }
-            let arrive = t + 1;
-            self.stats.received_packets += 1;
-            if rec.created >= io.window {
-                let lat = arrive - rec.created;
-                self.stats.window_delivered += 1;
-                self.stats.window_latency_sum += lat;
-                self.stats.window_latency_max = self.stats.window_latency_max.max(lat);
-                self.stats.window_net_latency_sum += arrive - rec.inject;
-            }
-            if let Some(d) = &mut self.deliveries {
-                d.push(Delivery {
-                    src: PacketTable::src_of(f.tag),
-                    dst: node,
-                    len: rec.len,
-                    created: rec.created,
-                    inject: rec.inject,
-                    arrive,
-                });
-            }
-            io.retired.push(f.tag);
-            self.rx_tag = None;
-        }
+        self.cur = Some(Tx {
+            tag,
+            idx: 0,
+            off: 0,
+            len,
+            hdr_len,
+            dst: p.dst,
+            worm,
+        });
+        self.stats.injected_packets += 1;
+        self.since = t;
     }
-}
 
-impl Endpoint {
     /// Generates the packet due this cycle.
-    fn generate(&mut self, len: u16, io: &mut EndpointIo<'_>) {
+    fn generate(&mut self, g: Generator, io: &mut EndpointIo<'_>) {
         let t = io.link.cycle;
-        let dst = if self.nodes == 1 {
-            self.node
+        let (dst, worm) = if g.kind == Kind::Unicast {
+            let d = if self.nodes == 1 {
+                self.node
+            } else {
+                let d = self.rng.random_range(0..self.nodes - 1);
+                if d >= self.node { d + 1 } else { d }
+            };
+            (d, None)
         } else {
-            let d = self.rng.random_range(0..self.nodes - 1);
-            if d >= self.node { d + 1 } else { d }
+            let w = self
+                .worms
+                .random(g.kind, self.node, g.degree as usize, &mut self.rng);
+            (u32::MAX, Some(Box::new(w)))
         };
         if t >= io.window {
             self.stats.window_generated += 1;
-            self.stats.window_generated_flits += len as u64;
+            self.stats.window_generated_flits += worm.as_ref().map_or(g.len as u64, |w| {
+                (w.header.len() + g.payload as usize) as u64
+            });
         }
         if self.is_idle() {
             // An idle source sends a new packet at once.
@@ -422,12 +402,13 @@ impl Endpoint {
                 Pending {
                     created: t,
                     dst,
-                    len,
+                    payload: g.payload,
+                    worm,
                 },
                 io,
             );
         } else {
-            self.enqueue(dst, len, t);
+            self.enqueue(dst, g.payload, worm, t);
         }
     }
 
@@ -443,7 +424,13 @@ impl Endpoint {
             tx.off = 0;
         }
         tx.off += 1;
-        let data = self.format.flit_byte(tx.dst, tx.idx as usize);
+        let data = if tx.idx >= tx.hdr_len {
+            (tx.idx - tx.hdr_len) as u8
+        } else if tx.worm {
+            self.tx_hdr[tx.idx as usize]
+        } else {
+            self.formats.unicast().header_byte(tx.dst, tx.idx as usize)
+        };
         io.link
             .send(self.w.tx, Flit::new(tx.tag, tx.idx, tx.len, data));
         self.stats.injected_flits += 1;
@@ -451,6 +438,173 @@ impl Endpoint {
         tx.idx += 1;
         if tx.idx == tx.len {
             self.cur = None;
+        }
+    }
+
+    /// Checks a whole received header: it must send the packet to this node.
+    fn check_header(&self, hdr: &[u8]) -> Result<(), String> {
+        let (sw, port) = self.w.at;
+        let h = self.formats.decode(hdr).map_err(|e| e.to_string())?;
+        let ok = match &h {
+            Header::Unicast { dest } => *dest == self.node,
+            Header::Ssr { switch, ports } => *switch == sw && ports.contains(port as usize),
+            Header::MultiDrop { pairs } => pairs[0].0 == sw && pairs[0].1.contains(port as usize),
+            Header::BitString { up, dests } => {
+                !*up && dests.count_ones() == 1 && dests.get(self.node as usize)
+            }
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(format!("its header {h:?} does not name this node alone"))
+        }
+    }
+
+    fn receive(&mut self, f: Flit, io: &mut EndpointIo<'_>) {
+        let t = io.link.cycle;
+        let node = self.node;
+        if f.is_head() {
+            if let Some(cur) = self.rx_tag {
+                io.link.fault(format!(
+                    "node {node} received the head of packet tag {} while packet tag {cur} was incomplete (flit {} missing)",
+                    f.tag, self.rx_next
+                ));
+                return;
+            }
+            let wanted = match io.packets.get(f.tag) {
+                None => Err(format!(
+                    "node {node} received the head of unknown packet tag {}",
+                    f.tag
+                )),
+                Some(rec) if rec.group == NO_GROUP => {
+                    if rec.dst == node {
+                        Ok(())
+                    } else {
+                        Err(format!(
+                            "packet tag {} for node {} was delivered to node {node}",
+                            f.tag, rec.dst
+                        ))
+                    }
+                }
+                Some(_) => {
+                    if io
+                        .packets
+                        .remaining(f.tag)
+                        .is_some_and(|r| r.get(node as usize))
+                    {
+                        Ok(())
+                    } else {
+                        Err(format!(
+                            "a copy of worm tag {} reached node {node}, which is not one of its destinations or already had its copy",
+                            f.tag
+                        ))
+                    }
+                }
+            };
+            if let Err(m) = wanted {
+                io.link.fault(m);
+                return;
+            }
+            self.rx_tag = Some(f.tag);
+            self.rx_next = 0;
+            self.rx_hdr.clear();
+            self.rx_hdr_len = 0;
+        }
+        // Flits of one packet arrive back to back on a link: any loss,
+        // duplicate or reordering breaks this sequence.
+        if self.rx_tag != Some(f.tag) || f.idx != self.rx_next {
+            io.link.fault(format!(
+                "node {node} received flit {} of packet tag {} but expected flit {} of {:?}: a flit was lost, duplicated or reordered",
+                f.idx, f.tag, self.rx_next, self.rx_tag
+            ));
+            return;
+        }
+        if self.rx_next == 0 {
+            match self.formats.len_of(f.data) {
+                Ok(h) => self.rx_hdr_len = h as u16,
+                Err(e) => {
+                    io.link
+                        .fault(format!("node {node}: packet tag {}: {e}", f.tag));
+                    return;
+                }
+            }
+        }
+        if self.rx_next < self.rx_hdr_len {
+            self.rx_hdr.push(f.data);
+            if self.rx_hdr.len() == self.rx_hdr_len as usize
+                && let Err(m) = self.check_header(&self.rx_hdr)
+            {
+                io.link
+                    .fault(format!("node {node}: packet tag {}: {m}", f.tag));
+                return;
+            }
+        } else {
+            let expect = (self.rx_next - self.rx_hdr_len) as u8;
+            if f.data != expect {
+                io.link.fault(format!(
+                    "node {node} received flit {} of packet tag {} with byte {:#04x}, sent as {expect:#04x}",
+                    f.idx, f.tag, f.data
+                ));
+            }
+        }
+        self.rx_next += 1;
+        self.stats.received_flits += 1;
+        if t >= io.window {
+            self.stats.window_flits += 1;
+        }
+        self.rx_fill += 1;
+        if self.rx_fill == self.chunk || f.is_tail() {
+            self.rx_fill = 0;
+            if t < self.hold_until {
+                self.held += 1;
+            } else {
+                self.rx_freed = self.rx_freed.wrapping_add(1 + self.held);
+                self.held = 0;
+                io.link.publish(self.w.credit_out, self.rx_freed);
+            }
+        }
+        if f.is_tail() {
+            let Some(rec) = io.packets.get(f.tag).copied() else {
+                unreachable!("checked at the head")
+            };
+            let payload = self.rx_next.saturating_sub(self.rx_hdr_len);
+            if self.rx_next < self.rx_hdr_len || payload != rec.payload {
+                io.link.fault(format!(
+                    "node {node}: packet tag {} ended after {} flits: {} payload flits of {}",
+                    f.tag, self.rx_next, payload, rec.payload
+                ));
+            }
+            let arrive = t + 1;
+            self.stats.received_packets += 1;
+            if rec.created >= io.window {
+                let lat = arrive - rec.created;
+                self.stats.window_delivered += 1;
+                self.stats.window_latency_sum += lat;
+                self.stats.window_latency_max = self.stats.window_latency_max.max(lat);
+                self.stats.window_net_latency_sum += arrive - rec.inject;
+            }
+            if let Some(d) = &mut self.deliveries {
+                d.push(Delivery {
+                    src: PacketTable::src_of(f.tag),
+                    dst: node,
+                    kind: rec.kind,
+                    len: self.rx_next,
+                    created: rec.created,
+                    inject: rec.inject,
+                    arrive,
+                });
+            }
+            let done = match io.packets.remaining(f.tag) {
+                None => true,
+                Some(r) => {
+                    r.set(node as usize, false);
+                    r.is_zero()
+                }
+            };
+            if done {
+                io.retired.push(f.tag);
+            }
+            self.rx_tag = None;
         }
     }
 }
@@ -464,10 +618,15 @@ impl Clocked for Endpoint {
             let f = io.link.flit(self.w.rx);
             self.receive(f, io);
         }
+        if self.held > 0 && t >= self.hold_until && io.link.inbox == 0 {
+            self.rx_freed = self.rx_freed.wrapping_add(self.held);
+            self.held = 0;
+            io.link.publish(self.w.credit_out, self.rx_freed);
+        }
         if let Some(g) = self.generator
             && g.next == t
         {
-            self.generate(g.len, io);
+            self.generate(g, io);
             let gap = g.gap(&mut self.rng);
             if let Some(g) = &mut self.generator {
                 g.next = t + gap;
@@ -480,11 +639,14 @@ impl Clocked for Endpoint {
         }
         self.send_next(io);
         if !self.is_idle() {
-            Next::Busy
-        } else if let Some(g) = &self.generator {
-            Next::SleepUntil(g.next)
-        } else {
-            Next::Sleep
+            return Next::Busy;
+        }
+        let wake = self.generator.map(|g| g.next);
+        let release = (self.held > 0).then_some(self.hold_until);
+        match (wake, release) {
+            (Some(a), Some(b)) => Next::SleepUntil(a.min(b)),
+            (Some(a), None) | (None, Some(a)) => Next::SleepUntil(a),
+            (None, None) => Next::Sleep,
         }
     }
 }
@@ -497,7 +659,7 @@ impl Traced for Endpoint {
         s.signal("tx_busy", 1);
         s.signal("credits", bits_for(self.w.switch_chunks));
         s.signal("valid", 1);
-        s.signal("data", 8);
+        s.signal_as("data", 8, Radix::Hex);
         s.signal("head", 1);
         s.signal("tail", 1);
         s.signal("rx_flits", 32);

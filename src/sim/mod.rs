@@ -6,8 +6,10 @@
 //! active components (a switch with nothing in it, or an endpoint waiting for
 //! its next packet, is skipped), commits the channels, and wakes the
 //! components that received something. Endpoints generate uniform random
-//! traffic as a Bernoulli process, drawn as geometric gaps so that an idle
-//! endpoint costs nothing until its next packet.
+//! unicast traffic or multidestination worms (seed 000 section 5.3) as a
+//! Bernoulli process, drawn as geometric gaps so that an idle endpoint costs
+//! nothing until its next packet, and check that every worm reaches each of
+//! its destinations exactly once.
 
 mod active;
 mod config;
@@ -16,9 +18,11 @@ mod packets;
 mod report;
 mod system;
 mod wheel;
+mod worms;
 
 pub use config::{SimConfig, Traffic};
 pub use endpoint::{Endpoint, EndpointStats};
-pub use packets::{Delivery, PacketRecord, PacketTable};
+pub use packets::{Delivery, NO_GROUP, PacketRecord, PacketTable};
 pub use report::{DeadlockReport, PacketInfo, RunReport, StallReport};
 pub use system::{EvalOrder, System};
+pub use worms::{Worm, WormBuilder, WormSpec};

@@ -1,5 +1,7 @@
 //! Bookkeeping of packets in flight (sideband; no hardware reads it).
 
+use crate::header::Kind;
+use crate::rtl::BitString;
 use serde::Serialize;
 
 /// Bits of a packet tag that number the source's packet slots.
@@ -9,17 +11,27 @@ pub const SLOT_BITS: u32 = 20;
 pub const MAX_NODES: usize = 1 << (32 - SLOT_BITS);
 const _: () = assert!(MAX_NODES == crate::net::MAX_NODES);
 
+/// No destination group: a unicast packet.
+pub const NO_GROUP: u32 = u32::MAX;
+
 /// What the model remembers of a packet in flight.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PacketRecord {
-    /// Destination node.
+    /// Destination node (unicast).
     pub dst: u32,
-    /// Length in flits.
+    /// Header encoding.
+    pub kind: Kind,
+    /// Length in flits as sent, header included.
     pub len: u16,
+    /// Flits after the header.
+    pub payload: u16,
     /// Cycle it was generated (entered the source queue).
     pub created: u64,
     /// Cycle its first flit was sent.
     pub inject: u64,
+    /// A worm's destinations still to be served, in its source's pool of
+    /// groups ([`NO_GROUP`] for unicast).
+    pub group: u32,
 }
 
 /// A delivered packet, kept when deliveries are recorded.
@@ -29,7 +41,9 @@ pub struct Delivery {
     pub src: u32,
     /// Destination node.
     pub dst: u32,
-    /// Length in flits.
+    /// Header encoding of the packet.
+    pub kind: Kind,
+    /// Flits received by this destination, header included.
     pub len: u16,
     /// Cycle generated.
     pub created: u64,
@@ -43,6 +57,8 @@ pub struct Delivery {
 struct Slots {
     recs: Vec<PacketRecord>,
     free: Vec<u32>,
+    groups: Vec<BitString>,
+    free_groups: Vec<u32>,
 }
 
 /// Records of the packets in flight, one pool of slots per source, so that
@@ -90,6 +106,44 @@ impl PacketTable {
         Some(src << SLOT_BITS | slot)
     }
 
+    /// Stores a worm of `src` for the destinations `dests` and returns its
+    /// tag, or `None` when the source has 2^20 packets in flight.
+    pub fn alloc_worm(
+        &mut self,
+        src: u32,
+        mut rec: PacketRecord,
+        dests: &BitString,
+    ) -> Option<u32> {
+        let s = &mut self.srcs[src as usize];
+        rec.group = match s.free_groups.pop() {
+            Some(g) => {
+                s.groups[g as usize].copy_from(dests);
+                g
+            }
+            None => {
+                s.groups.push(dests.clone());
+                s.groups.len() as u32 - 1
+            }
+        };
+        let tag = self.alloc(src, rec);
+        if tag.is_none() {
+            let g = rec.group;
+            self.srcs[src as usize].free_groups.push(g);
+        }
+        tag
+    }
+
+    /// The destinations a live worm has still to serve.
+    pub fn remaining(&mut self, tag: u32) -> Option<&mut BitString> {
+        let g = self.get(tag)?.group;
+        if g == NO_GROUP {
+            return None;
+        }
+        self.srcs[(tag >> SLOT_BITS) as usize]
+            .groups
+            .get_mut(g as usize)
+    }
+
     /// The record of a live tag.
     #[inline]
     pub fn get(&self, tag: u32) -> Option<&PacketRecord> {
@@ -108,11 +162,15 @@ impl PacketTable {
             .get_mut((tag & ((1 << SLOT_BITS) - 1)) as usize)
     }
 
-    /// Releases a tag.
+    /// Releases a tag (and its destination group).
     pub fn free(&mut self, tag: u32) {
-        self.srcs[(tag >> SLOT_BITS) as usize]
-            .free
-            .push(tag & ((1 << SLOT_BITS) - 1));
+        let slot = tag & ((1 << SLOT_BITS) - 1);
+        let s = &mut self.srcs[(tag >> SLOT_BITS) as usize];
+        let g = s.recs[slot as usize].group;
+        if g != NO_GROUP {
+            s.free_groups.push(g);
+        }
+        s.free.push(slot);
         self.live -= 1;
     }
 

@@ -6,17 +6,19 @@ use super::endpoint::{Endpoint, EndpointIo, EndpointStats, EndpointWiring};
 use super::packets::{Delivery, PacketTable};
 use super::report::{DeadlockReport, PacketInfo, RunReport, StallReport};
 use super::wheel::Wheel;
-use crate::header::UnicastFormat;
-use crate::net::{Network, PortConn, RoutingTables, UpDown};
+use super::worms::{Worm, WormBuilder, WormSpec};
+use crate::header::{Formats, Kind};
+use crate::net::{Network, PortConn, Reachability, RoutingTables, UpDown};
+use crate::rtl::PortMask;
 use crate::rtl::trace::{Hierarchy, TraceState, Traced, WaveSink};
 use crate::rtl::{ChannelId, Clocked, Next, Sink};
-use crate::switch::{
-    Channels, Fault, LinkIo, PortWiring, Stall, Switch, SwitchParams, UnicastDecoder,
-};
+use crate::switch::decode::bitstring::BitStringUnit;
+use crate::switch::{Channels, Decoder, Fault, LinkIo, PortWiring, Stall, Switch, SwitchParams};
 use crate::{Error, Result};
 use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::seq::SliceRandom;
+use std::sync::Arc;
 
 /// How often (in cycles) the watchdog looks for stalled packets.
 const WATCHDOG_PERIOD: u64 = 1024;
@@ -67,7 +69,8 @@ pub struct System {
     cfg: SimConfig,
     nodes: u32,
     n_sw: usize,
-    format: UnicastFormat,
+    formats: Formats,
+    worms: Arc<WormBuilder>,
     switches: Vec<Switch>,
     endpoints: Vec<Endpoint>,
     ch: Channels,
@@ -167,12 +170,12 @@ impl System {
     ) -> Result<System> {
         cfg.validate()?;
         let nodes = net.num_nodes();
-        let format = UnicastFormat::new(nodes as u32);
-        traffic.validate(format.flits())?;
-        if let Traffic::Uniform { packet_flits, .. } = traffic {
-            cfg.check_packet(*packet_flits)?;
-        }
         let n_sw = net.num_switches();
+        let formats = Formats::new(nodes as u32, n_sw as u32, net.max_ports());
+        traffic.validate(&formats)?;
+        if !matches!(traffic, Traffic::Idle) {
+            cfg.check_packet(traffic.max_packet_flits(&formats))?;
+        }
         let sw_chunks = (cfg.buffer_flits / cfg.chunk_flits) as u16;
         let ep_chunks = (cfg.endpoint_buffer_flits / cfg.chunk_flits) as u16;
         let mut ch = Channels::default();
@@ -234,6 +237,7 @@ impl System {
                             rx: down,
                             credit_out: down_credit,
                             switch_chunks: sw_chunks,
+                            at: (s, p),
                         });
                     }
                 }
@@ -244,25 +248,33 @@ impl System {
             chunk_flits: cfg.chunk_flits,
             check_updown: cfg.check_updown,
         };
+        let reach = Reachability::new(net, ud);
         let switches: Vec<Switch> = (0..n_sw as u32)
             .map(|s| {
+                let node_ports: PortMask = net
+                    .ports_of(s)
+                    .filter(|(_, c)| matches!(c, PortConn::Node(_)))
+                    .map(|(p, _)| p as usize)
+                    .collect();
+                let bits = BitStringUnit::of_switch(&reach, s, net.num_ports(s), ud.up_ports(s));
                 Switch::new(
                     s,
                     params,
-                    UnicastDecoder::new(s, format, &routes),
+                    Decoder::new(s, formats, &routes, node_ports, bits),
                     &wiring[s as usize],
                 )
             })
             .collect();
+        let worms = Arc::new(WormBuilder::new(net, Arc::new(routes), formats));
         let endpoints: Vec<Endpoint> = ep_wiring
             .into_iter()
             .enumerate()
             .map(|(n, w)| {
                 Endpoint::new(
                     n as u32,
-                    nodes as u32,
                     w.expect("every node is on a port"),
                     cfg.chunk_flits as u16,
+                    worms.clone(),
                     cfg.seed,
                     cfg.source_queue_packets as usize,
                     cfg.record_deliveries,
@@ -274,7 +286,8 @@ impl System {
             cfg: cfg.clone(),
             nodes: nodes as u32,
             n_sw,
-            format,
+            formats,
+            worms,
             switches,
             endpoints,
             ch,
@@ -290,9 +303,26 @@ impl System {
             tracing: None,
             receiver_chunks,
         };
-        if let Traffic::Uniform { load, packet_flits } = *traffic {
+        let start = match *traffic {
+            Traffic::Idle => None,
+            Traffic::Uniform { load, packet_flits } => Some((
+                load,
+                Kind::Unicast,
+                packet_flits - formats.unicast().flits() as u32,
+                1,
+            )),
+            Traffic::Multicast {
+                load,
+                payload_flits,
+                degree,
+                worm,
+            } => Some((load, worm, payload_flits, degree)),
+        };
+        if let Some((load, kind, payload, degree)) = start {
             for n in 0..nodes {
-                if let Some(first) = sys.endpoints[n].start_uniform(load, packet_flits as u16, 0) {
+                let ep = &mut sys.endpoints[n];
+                if let Some(first) = ep.start_traffic(load, kind, payload as u16, degree as u16, 0)
+                {
                     sys.wake_at((n_sw + n) as u32, first);
                 }
             }
@@ -352,26 +382,49 @@ impl System {
         }
     }
 
+    fn check_node(&self, n: u32) -> Result<()> {
+        if n >= self.nodes {
+            return Err(Error::UnknownNode {
+                node: n as u64,
+                nodes: self.nodes,
+            });
+        }
+        Ok(())
+    }
+
     /// Queues one packet of `len` flits (header included) from node `src` to
     /// node `dst`, generated now.
     pub fn inject(&mut self, src: u32, dst: u32, len: u32) -> Result<()> {
-        for n in [src, dst] {
-            if n >= self.nodes {
-                return Err(Error::UnknownNode {
-                    node: n as u64,
-                    nodes: self.nodes,
-                });
-            }
-        }
-        if (len as usize) < self.format.flits() {
+        self.check_node(src)?;
+        self.check_node(dst)?;
+        let hdr = self.formats.unicast().flits() as u32;
+        if len < hdr {
             return Err(Error::BadPacket(format!(
-                "{len} flits cannot hold the {}-flit header",
-                self.format.flits()
+                "{len} flits cannot hold the {hdr}-flit header"
             )));
         }
         self.cfg.check_packet(len)?;
+        self.enqueue(src, dst, (len - hdr) as u16, None)
+    }
+
+    /// Queues one worm from node `src` with `payload` flits after its
+    /// header, generated now. The worm is checked first: every node and
+    /// switch it names must exist, SSR and multi-drop destinations must be
+    /// on the switches named, a multi-drop path must be routable in order,
+    /// and the whole worm must fit the input buffers. Returns its length in
+    /// flits.
+    pub fn inject_worm(&mut self, src: u32, spec: &WormSpec, payload: u32) -> Result<u32> {
+        self.check_node(src)?;
+        let worm = self.worms.build(src, spec)?;
+        let len = worm.header.len() as u32 + payload;
+        self.cfg.check_packet(len)?;
+        self.enqueue(src, u32::MAX, payload as u16, Some(Box::new(worm)))?;
+        Ok(len)
+    }
+
+    fn enqueue(&mut self, src: u32, dst: u32, payload: u16, worm: Option<Box<Worm>>) -> Result<()> {
         let now = self.cycle;
-        if !self.endpoints[src as usize].enqueue(dst, len as u16, now) {
+        if !self.endpoints[src as usize].enqueue(dst, payload, worm, now) {
             return Err(Error::BadPacket(format!(
                 "node {src}'s source queue is full ({} packets)",
                 self.cfg.source_queue_packets
@@ -379,6 +432,27 @@ impl System {
         }
         self.wake_now((self.n_sw + src as usize) as u32);
         Ok(())
+    }
+
+    /// Makes node `n` stop returning receive-buffer credits until cycle
+    /// `until` (as a slow receiver would): the switch output that feeds it
+    /// runs dry of credits and every worm branch toward it waits, while the
+    /// other branches go on.
+    pub fn hold_node(&mut self, n: u32, until: u64) -> Result<()> {
+        self.check_node(n)?;
+        self.endpoints[n as usize].hold(until);
+        self.wake_at((self.n_sw + n as usize) as u32, until);
+        Ok(())
+    }
+
+    /// The header encodings of this network.
+    pub fn formats(&self) -> Formats {
+        self.formats
+    }
+
+    /// The worm encoder of this network.
+    pub fn worms(&self) -> &WormBuilder {
+        &self.worms
     }
 
     fn wake_now(&mut self, c: u32) {

@@ -75,6 +75,21 @@ pub struct Read {
     pub freed: u8,
     /// This reader has now read the whole packet.
     pub last: bool,
+    /// Every reader has now read the whole packet: it has left the buffer.
+    pub gone: bool,
+}
+
+/// Where a reader stands after skipping a packet's header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Skip {
+    /// The reader, at the first flit after the header.
+    pub rp: ReadPtr,
+    /// Chunks returned to the free list by the skip.
+    pub freed: u8,
+    /// The packet had no flit after the header: this reader is done.
+    pub last: bool,
+    /// ... and every reader is: the packet has left the buffer.
+    pub gone: bool,
 }
 
 /// Why a write was refused.
@@ -312,18 +327,73 @@ impl InputBuffer {
         let flit = self.ram[rp.chunk as usize * self.k as usize + rp.off as usize];
         rp.off += 1;
         rp.read += 1;
-        let mut last = false;
+        let (mut last, mut gone) = (false, false);
         if flit.is_tail() {
-            // The tail's chunk holds what the packet wrote into its last chunk.
-            freed += self.release(rp.chunk, rp.off) as u8;
-            let e = &mut self.pkts[rp.pkt as usize];
-            e.done += 1;
-            if e.done == e.fanout {
-                self.free_pkts.push(rp.pkt);
-            }
-            last = true;
+            let (f, g) = self.finish(rp);
+            freed += f;
+            (last, gone) = (true, g);
         }
-        Read { flit, freed, last }
+        Read {
+            flit,
+            freed,
+            last,
+            gone,
+        }
+    }
+
+    /// A reader that has read its packet's tail releases the tail's chunk
+    /// (which holds what the packet wrote into its last chunk); returns the
+    /// chunks freed and whether every reader is now done.
+    #[inline]
+    fn finish(&mut self, rp: &ReadPtr) -> (u8, bool) {
+        let freed = self.release(rp.chunk, rp.off) as u8;
+        let e = &mut self.pkts[rp.pkt as usize];
+        e.done += 1;
+        let gone = e.done == e.fanout;
+        if gone {
+            self.free_pkts.push(rp.pkt);
+        }
+        (freed, gone)
+    }
+
+    /// A read pointer for packet `pkt` that skips its first `n` flits (a
+    /// header the output port replaces by its own): the chunks it moves past
+    /// lose this reader's reference. The `n` flits must be written. When the
+    /// packet is complete and has exactly `n` flits, the reader is done at
+    /// once.
+    pub fn skip(&mut self, pkt: u16, n: u16) -> Skip {
+        let e = self.pkts[pkt as usize];
+        debug_assert!(n >= 1 && n <= e.written);
+        let mut rp = ReadPtr {
+            pkt,
+            read: 0,
+            chunk: e.first,
+            off: 0,
+        };
+        let mut freed = 0;
+        while rp.read < n {
+            if rp.off == self.k {
+                let nxt = self.chunks[rp.chunk as usize].next;
+                freed += self.release(rp.chunk, self.k) as u8;
+                rp.chunk = nxt;
+                rp.off = 0;
+            }
+            let step = (n - rp.read).min(self.k - rp.off);
+            rp.off += step;
+            rp.read += step;
+        }
+        let (mut last, mut gone) = (false, false);
+        if e.complete && e.written == n {
+            let (f, g) = self.finish(&rp);
+            freed += f;
+            (last, gone) = (true, g);
+        }
+        Skip {
+            rp,
+            freed,
+            last,
+            gone,
+        }
     }
 
     /// Drops one reference to chunk `c`, which holds `fill` flits; true when

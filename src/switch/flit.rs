@@ -41,6 +41,17 @@ impl Flit {
         }
     }
 
+    /// Flit `idx` of packet `tag` with the given marks.
+    #[inline]
+    pub fn marked(tag: u32, idx: u16, data: u8, head: bool, tail: bool) -> Flit {
+        Flit {
+            tag,
+            idx,
+            data,
+            flags: VALID | if head { HEAD } else { 0 } | if tail { TAIL } else { 0 },
+        }
+    }
+
     /// True for a flit on the link (false for an idle link).
     #[inline]
     pub fn is_valid(&self) -> bool {

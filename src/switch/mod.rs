@@ -1,38 +1,49 @@
-//! The input-buffered cut-through switch (seed 000 sections 3.1, 3.4.2, 6.2).
+//! The input-buffered cut-through switch with asynchronous replication (seed
+//! 000 sections 3.1, 3.4.2, 5.1.2, 6.2).
 //!
 //! A `k`-port switch has, per port, an input unit (a [`InputBuffer`] FIFO of
-//! 640 flits by default, stored as 8-flit chunks, and a decode unit) and an
-//! output unit (a round-robin arbiter, a credit counter for the receiver's
-//! buffer, and the link register), joined by a `k x k` crossbar.
+//! 640 flits by default, stored as 8-flit chunks with reference counts, and
+//! a decode unit) and an output unit (a round-robin arbiter, a credit counter
+//! for the receiver's buffer, a header register and the link register),
+//! joined by a `k x k` crossbar.
 //!
 //! Pipeline of one packet through a switch, one stage per cycle:
 //!
 //! 1. **write** — the flit on the incoming link is written into the input
 //!    buffer (it is readable the next cycle);
 //! 2. **decode** — once all header flits are in the buffer and the decode
-//!    register is free, the decode unit looks the destination up
-//!    ([`UnicastDecoder`]) and registers the candidate output ports;
-//! 3. **allocate + traverse** — the input asks for one free candidate (the
-//!    first free one at or after its round-robin pointer), each free output's
-//!    arbiter grants one requester, and the granted output moves the packet's
-//!    first flit through the crossbar into its link register in the same
-//!    cycle; the grant holds until the tail flit has passed, one flit per
-//!    cycle, while the receiver has credit for the chunk a flit starts;
-//! 4. **link** — the receiver sees the flit the next cycle (stage 1 of the
-//!    next switch).
+//!    register is free, the decode unit ([`decode`]) registers what the
+//!    packet asks of this switch: ports to replicate to, and at most one copy
+//!    to route by one of several candidate ports, each with the header it
+//!    carries; the packet's chunks get a reference count of one per copy;
+//! 3. **allocate + traverse** — every copy not yet under way asks for its
+//!    output (the adaptive copy: the first free candidate at or after the
+//!    input's round-robin pointer), each free output's arbiter grants one
+//!    requester, and a granted output moves the copy's first flit through
+//!    the crossbar into its link register in the same cycle. The grant holds
+//!    until the copy's tail has passed, one flit per cycle while the
+//!    receiver has credit for the chunk a flit starts. Copies are granted
+//!    and move independently (asynchronous replication): a blocked copy only
+//!    keeps the chunks it has not read;
+//! 4. **link** — the receiver sees the flit the next cycle.
+//!
+//! A copy whose header the decode unit changed (bit-string: restricted to
+//! the port, up-down bit cleared; multi-drop: first pair stripped) sends its
+//! header from the output's header register and then the rest of the packet
+//! from the buffer, past the original header.
 //!
 //! So a header spends 3 cycles per switch once it is whole (decode, crossbar,
 //! link), and the rest of the packet streams behind it at one flit per cycle.
-//! The stages are evaluated consumer-first (allocate, traverse, decode, write,
-//! publish freed chunks), so each stage sees what the previous one held at the
-//! start of the cycle: the result is that of a register between every pair of
-//! stages.
+//! The stages are evaluated consumer-first (allocate, traverse, decode,
+//! write, publish freed chunks), so each stage sees what the previous one
+//! held at the start of the cycle: the result is that of a register between
+//! every pair of stages.
 //!
-//! Credit flow control counts chunks: an output port may start a chunk of the
-//! receiver's buffer (every `K`-th flit of a packet, from its first) only
-//! while the receiver's published total of freed chunks, as of the previous
-//! cycle, leaves one free ([`CreditCounter`]). Every up*/down* hop is checked
-//! as it is granted.
+//! Credit flow control counts chunks: an output may start a chunk of the
+//! receiver's buffer (every `K`-th flit of a copy, from its first) only while
+//! the receiver's published total of freed chunks, as of the previous cycle,
+//! leaves one free ([`CreditCounter`]). Every up*/down* hop is checked as it
+//! is granted.
 //!
 //! A packet may take an output while it is still arriving only if no older
 //! packet of its input is still being forwarded; a younger packet waits until
@@ -40,17 +51,18 @@
 //! route (docs/switch.md tells the deadlock it prevents).
 
 mod buffer;
-mod decode;
+pub mod decode;
 mod flit;
 mod io;
 
-pub use buffer::{HEADER_LATCH, InputBuffer, NONE, PacketEntry, Read, ReadPtr, WriteError};
-pub use decode::{DecodeError, Decoded, UnicastDecoder};
+pub use buffer::{HEADER_LATCH, InputBuffer, NONE, PacketEntry, Read, ReadPtr, Skip, WriteError};
+pub use decode::{DecodeError, DecodeReg, Decoder, HdrOut};
 pub use flit::Flit;
 pub use io::{Channels, CreditCounter, Fault, LinkIo};
 
+use crate::header::Kind;
 use crate::net::Phase;
-use crate::rtl::trace::{Sampler, ScopeBuilder, Traced};
+use crate::rtl::trace::{Radix, Sampler, ScopeBuilder, Traced};
 use crate::rtl::{ChannelId, Clocked, Fifo, Next, PortIter, PortMask, RoundRobin, bits_for};
 
 /// Sizes of a switch's buffers.
@@ -108,14 +120,20 @@ struct InputUnit {
     writing: u16,
     /// The decode register; valid when the input's bit of `Switch::decoded`
     /// is set.
-    dec: Decoded,
-    /// Read pointer at the start of the decoded packet (set with `dec`).
+    dec: DecodeReg,
+    /// Read pointer at the start of the decoded packet.
     dec_rp: ReadPtr,
+    /// Replicated copies of the decoded packet not yet granted.
+    pending: PortMask,
+    /// The adaptive copy of the decoded packet is not yet granted.
+    choice_pending: bool,
+    /// A copy of the decoded packet has been granted.
+    started: bool,
     /// Round-robin pointer over candidate ports.
     pick: u32,
     /// Chunks freed so far (mod 2^32), published to the sender.
     freed: u32,
-    /// Packets granted and not yet read to their tail.
+    /// Packets with a copy granted that have not yet left the buffer.
     reading: u16,
     /// Last cycle of progress (a flit left, or the input became non-empty).
     since: u64,
@@ -124,7 +142,17 @@ struct InputUnit {
 #[derive(Clone, Copy, Debug)]
 struct Grant {
     input: u8,
+    tag: u32,
     rp: ReadPtr,
+    /// Flits of the output's own header register to send first (0: the copy
+    /// streams the packet from the buffer as it is).
+    hdr_len: u16,
+    /// The reader is already done (the packet ends with its header).
+    read_done: bool,
+    /// Flits of this copy sent.
+    sent: u16,
+    /// Flits sent into the receiver's current chunk.
+    off: u16,
 }
 
 #[derive(Clone, Debug)]
@@ -135,6 +163,8 @@ struct OutputUnit {
     credit: CreditCounter,
     arb: RoundRobin,
     grant: Option<Grant>,
+    /// The header register: the copy's own header, when it has one.
+    hdr: Vec<u8>,
 }
 
 /// A `k`-port input-buffered switch.
@@ -145,7 +175,7 @@ pub struct Switch {
     chunk: u16,
     buffer_flits: u32,
     check_updown: bool,
-    decoder: UnicastDecoder,
+    decoder: Decoder,
     inputs: Box<[InputUnit]>,
     outputs: Box<[OutputUnit]>,
     wired: u64,
@@ -161,6 +191,8 @@ pub struct Switch {
     freed: u64,
     /// Per output: inputs requesting it this cycle.
     req: Box<[u64]>,
+    /// Header bytes read for decoding.
+    scratch: Vec<u8>,
     flit_hops: u64,
 }
 
@@ -170,12 +202,13 @@ impl Switch {
     pub fn new(
         id: u32,
         params: SwitchParams,
-        decoder: UnicastDecoder,
+        decoder: Decoder,
         wiring: &[Option<PortWiring>],
     ) -> Switch {
         let k = wiring.len();
         assert!((1..=64).contains(&k), "switch of {k} ports");
         let chunks = (params.buffer_flits / params.chunk_flits) as u16;
+        let nodes = decoder.formats().nodes() as usize;
         let unused = ChannelId(u32::MAX);
         let mut wired = 0u64;
         let mut inputs = Vec::with_capacity(k);
@@ -206,8 +239,11 @@ impl Switch {
                 buf: InputBuffer::new(n, params.chunk_flits as u16),
                 order: Fifo::new(n as usize),
                 writing: NONE,
-                dec: Decoded::default(),
+                dec: DecodeReg::new(nodes, k),
                 dec_rp: ReadPtr::default(),
+                pending: PortMask::EMPTY,
+                choice_pending: false,
+                started: false,
                 pick: 0,
                 freed: 0,
                 reading: 0,
@@ -220,8 +256,10 @@ impl Switch {
                 credit: CreditCounter::new(w.receiver_chunks as u32),
                 arb: RoundRobin::new(k),
                 grant: None,
+                hdr: Vec::new(),
             });
         }
+        let max_hdr = decoder.formats().max_len();
         Switch {
             id,
             k,
@@ -238,6 +276,7 @@ impl Switch {
             granted: 0,
             freed: 0,
             req: vec![0; k].into_boxed_slice(),
+            scratch: vec![0; max_hdr],
             flit_hops: 0,
         }
     }
@@ -279,50 +318,113 @@ impl Switch {
         self.holding == 0 && self.granted == 0
     }
 
+    /// The decode register of input `i`, when it holds a packet.
+    pub fn decode_register(&self, i: usize) -> Option<&DecodeReg> {
+        (self.decoded >> i & 1 == 1).then_some(&self.inputs[i].dec)
+    }
+
     fn allocate(&mut self, io: &mut LinkIo<'_>) {
         let free_out = self.wired & !self.granted;
         let mut asked = 0u64;
         for i in PortIter(self.decoded) {
             let inp = &self.inputs[i];
-            let d = &inp.dec;
             // A packet still arriving may take an output only if no older
             // packet of this input is still being forwarded: otherwise it
             // would hold the output while its flits wait for buffer space
             // the older packet holds, a dependency outside the up*/down*
             // channel order (see docs/switch.md).
-            if inp.reading > 0 && !inp.buf.entry(d.pkt).complete {
+            let older = inp.reading - inp.started as u16;
+            if older > 0 && !inp.buf.entry(inp.dec.pkt).complete {
                 continue;
             }
-            let avail = d.ports.0 & free_out;
-            if let Some(o) = crate::rtl::first_at_or_after(avail, inp.pick) {
+            for o in PortIter(inp.pending.0 & free_out) {
+                self.req[o] |= 1 << i;
+                asked |= 1 << o;
+            }
+            if inp.choice_pending
+                && let Some(o) =
+                    crate::rtl::first_at_or_after(inp.dec.choice.0 & free_out, inp.pick)
+            {
                 self.req[o] |= 1 << i;
                 asked |= 1 << o;
             }
         }
         for o in PortIter(asked) {
             let reqs = std::mem::take(&mut self.req[o]);
-            let out = &mut self.outputs[o];
-            let i = out.arb.arbitrate(reqs).expect("at least one request");
-            out.arb.update(i);
-            let inp = &mut self.inputs[i];
-            let d = inp.dec;
-            self.decoded &= !(1 << i);
+            let i = self.outputs[o]
+                .arb
+                .arbitrate(reqs)
+                .expect("at least one request");
+            self.outputs[o].arb.update(i);
+            self.grant(io, i, o);
+        }
+    }
+
+    /// Gives output `o` to the next copy of input `i`'s decoded packet.
+    fn grant(&mut self, io: &mut LinkIo<'_>, i: usize, o: usize) {
+        let out = &mut self.outputs[o];
+        let inp = &mut self.inputs[i];
+        let replicated = inp.pending.contains(o);
+        let hdr = if replicated {
+            inp.pending.remove(o);
+            inp.dec.replicate_hdr
+        } else {
+            inp.choice_pending = false;
             inp.pick = if o + 1 == self.k { 0 } else { o as u32 + 1 };
-            if inp.arrived_down && out.goes_up && self.check_updown {
-                io.fault(format!(
-                    "switch {} routed node {}'s packet (tag {}) up through port {o} after it came down into port {i}: \
-                     not an up*/down* route",
-                    self.id,
-                    d.dest,
-                    inp.buf.entry(d.pkt).tag
-                ));
-            }
-            out.grant = Some(Grant {
-                input: i as u8,
-                rp: inp.dec_rp,
-            });
+            inp.dec.choice_hdr
+        };
+        if inp.arrived_down && out.goes_up && self.check_updown {
+            io.fault(format!(
+                "switch {} routed {} (tag {}) up through port {o} after it came down into port {i}: \
+                 not an up*/down* route",
+                self.id,
+                inp.dec.describe(),
+                inp.buf.entry(inp.dec.pkt).tag
+            ));
+        }
+        if !inp.started {
+            inp.started = true;
             inp.reading += 1;
-            self.granted |= 1 << o;
+        }
+        let tag = inp.buf.entry(inp.dec.pkt).tag;
+        let mut g = Grant {
+            input: i as u8,
+            tag,
+            rp: inp.dec_rp,
+            hdr_len: 0,
+            read_done: false,
+            sent: 0,
+            off: 0,
+        };
+        if hdr != HdrOut::Same {
+            match hdr {
+                HdrOut::BitString => {
+                    let f = self.decoder.formats();
+                    out.hdr.resize(f.bitstring_len(), 0);
+                    f.write_bitstring(inp.dec.ud_out, &inp.dec.branch[o], &mut out.hdr);
+                }
+                HdrOut::Stripped => {
+                    out.hdr.clear();
+                    out.hdr.extend_from_slice(&inp.dec.stripped);
+                }
+                HdrOut::Same => unreachable!("checked above"),
+            }
+            g.hdr_len = out.hdr.len() as u16;
+            let skip = inp.buf.skip(inp.dec.pkt, inp.dec.hdr_len);
+            g.rp = skip.rp;
+            g.read_done = skip.last;
+            if skip.freed > 0 {
+                inp.freed = inp.freed.wrapping_add(skip.freed as u32);
+                self.freed |= 1 << i;
+            }
+            if skip.gone {
+                inp.reading -= 1;
+            }
+        }
+        out.grant = Some(g);
+        self.granted |= 1 << o;
+        if inp.pending.is_empty() && !inp.choice_pending {
+            self.decoded &= !(1 << i);
         }
     }
 
@@ -333,23 +435,41 @@ impl Switch {
             let g = out.grant.as_mut().expect("granted bit set");
             let i = g.input as usize;
             let inp = &mut self.inputs[i];
-            if !inp.buf.can_read(&g.rp) {
+            let from_hdr = g.sent < g.hdr_len;
+            if !from_hdr && !inp.buf.can_read(&g.rp) {
                 continue;
             }
-            if inp.buf.starts_chunk(&g.rp) && !out.credit.take(io.freed(out.credit_in)) {
-                continue;
+            let new_chunk = g.sent == 0 || g.off == self.chunk;
+            if new_chunk {
+                if !out.credit.take(io.freed(out.credit_in)) {
+                    continue;
+                }
+                g.off = 0;
             }
-            let r = inp.buf.read(&mut g.rp);
-            io.send(out.link_out, r.flit);
+            g.off += 1;
+            let (data, tail, last, gone) = if from_hdr {
+                let tail = g.read_done && g.sent + 1 == g.hdr_len;
+                (out.hdr[g.sent as usize], tail, tail, false)
+            } else {
+                let r = inp.buf.read(&mut g.rp);
+                if r.freed > 0 {
+                    inp.freed = inp.freed.wrapping_add(r.freed as u32);
+                    self.freed |= 1 << i;
+                }
+                (r.flit.data, r.flit.is_tail(), r.last, r.gone)
+            };
+            io.send(
+                out.link_out,
+                Flit::marked(g.tag, g.sent, data, g.sent == 0, tail),
+            );
+            g.sent += 1;
             self.flit_hops += 1;
             inp.since = cycle;
-            if r.freed > 0 {
-                inp.freed = inp.freed.wrapping_add(r.freed as u32);
-                self.freed |= 1 << i;
-            }
-            if r.last {
-                out.grant = None;
+            if gone {
                 inp.reading -= 1;
+            }
+            if last {
+                out.grant = None;
                 self.granted &= !(1 << o);
                 if inp.buf.packets_held() == 0 {
                     self.holding &= !(1 << i);
@@ -359,11 +479,22 @@ impl Switch {
     }
 
     fn decode(&mut self, io: &mut LinkIo<'_>, ready: u64) {
-        let h = self.decoder.header_flits();
         for i in PortIter(ready) {
             let inp = &mut self.inputs[i];
             let pkt = inp.order.front().expect("waiting bit set");
             let e = *inp.buf.entry(pkt);
+            let first = inp.buf.header_word(pkt, 1) as u8;
+            let h = match self.decoder.header_len(first) {
+                Ok(h) => h,
+                Err(m) => {
+                    io.fault(format!(
+                        "switch {} input port {i}: packet (tag {}): {m}",
+                        self.id, e.tag
+                    ));
+                    inp.order.pop();
+                    continue;
+                }
+            };
             if (e.written as usize) < h {
                 if e.complete {
                     io.fault(format!(
@@ -374,27 +505,42 @@ impl Switch {
                 }
                 continue;
             }
-            let word = inp.buf.header_word(pkt, h);
             let phase = Phase::from_arrival(inp.arrived_down);
-            match self.decoder.decode_word(pkt, word, phase) {
-                Ok(d) => {
-                    inp.buf.set_fanout(pkt, 1);
-                    inp.dec_rp = inp.buf.reader_of(pkt, &e);
-                    inp.dec = d;
-                    self.decoded |= 1 << i;
-                    inp.order.pop();
-                    if inp.order.is_empty() {
-                        self.waiting &= !(1 << i);
-                    }
-                }
-                Err(m) => {
-                    io.fault(format!(
-                        "switch {} input port {i}: packet (tag {}): {m}",
-                        self.id, e.tag
-                    ));
-                    inp.order.pop();
-                }
+            let r = if first & 0x80 == 0 {
+                self.decoder
+                    .decode_unicast(inp.buf.header_word(pkt, h), phase, &mut inp.dec)
+            } else {
+                let bytes = &mut self.scratch[..h];
+                inp.buf.header(pkt, bytes);
+                self.decoder.decode(bytes, phase, &mut inp.dec)
+            };
+            inp.order.pop();
+            if inp.order.is_empty() {
+                self.waiting &= !(1 << i);
             }
+            if let Err(m) = r {
+                io.fault(format!(
+                    "switch {} input port {i}: packet (tag {}): {m}",
+                    self.id, e.tag
+                ));
+                continue;
+            }
+            let fanout = inp.dec.fanout();
+            if fanout == 0 {
+                io.fault(format!(
+                    "switch {} input port {i}: packet (tag {}) asks for no copy at this switch",
+                    self.id, e.tag
+                ));
+                continue;
+            }
+            inp.buf.set_fanout(pkt, fanout);
+            inp.dec.pkt = pkt;
+            inp.dec.hdr_len = h as u16;
+            inp.dec_rp = inp.buf.reader_of(pkt, &e);
+            inp.pending = inp.dec.replicate;
+            inp.choice_pending = !inp.dec.choice.is_empty();
+            inp.started = false;
+            self.decoded |= 1 << i;
         }
     }
 
@@ -448,11 +594,6 @@ impl Switch {
         }
     }
 
-    /// The decode register of input `i`, when it holds a packet.
-    pub fn decode_register(&self, i: usize) -> Option<&Decoded> {
-        (self.decoded >> i & 1 == 1).then_some(&self.inputs[i].dec)
-    }
-
     /// Packets held at an input that has made no progress since before
     /// `now - bound`, with what each waits for.
     pub fn stalls(&self, now: u64, bound: u64) -> Vec<Stall> {
@@ -465,35 +606,35 @@ impl Switch {
             let location = format!("switch {} input port {i}", self.id);
             let mut tag = None;
             let mut waits = Vec::new();
-            // Packets being forwarded, one per output granted to this input.
+            // Copies being forwarded, one per output granted to this input.
             for (o, u) in self.outputs.iter().enumerate() {
                 let Some(g) = u.grant.filter(|g| g.input as usize == i) else {
                     continue;
                 };
-                tag.get_or_insert(inp.buf.entry(g.rp.pkt).tag);
-                waits.push(if !inp.buf.can_read(&g.rp) {
+                tag.get_or_insert(g.tag);
+                waits.push(if g.sent >= g.hdr_len && !inp.buf.can_read(&g.rp) {
                     format!("flit {} from upstream (output port {o} granted)", g.rp.read)
                 } else {
                     format!("credits for output port {o} (its receiver's buffer is full)")
                 });
             }
-            // The packet in the decode register, waiting for an output.
+            // The packet in the decode register, waiting for outputs.
             if let Some(d) = self.decode_register(i) {
                 tag.get_or_insert(inp.buf.entry(d.pkt).tag);
-                let holders: Vec<String> = d
-                    .ports
-                    .iter()
-                    .map(|o| match &self.outputs[o].grant {
-                        Some(g) => format!("port {o} (held by input {})", g.input),
-                        None => format!("port {o} (free)"),
-                    })
-                    .collect();
-                if inp.reading > 0 && !inp.buf.entry(d.pkt).complete {
+                let older = inp.reading - inp.started as u16;
+                if older > 0 && !inp.buf.entry(d.pkt).complete {
                     waits.push(
                         "the packets ahead of it to leave (it is still arriving)".to_string(),
                     );
                 } else {
-                    waits.push(format!("an output among {}", holders.join(", ")));
+                    if !inp.pending.is_empty() {
+                        let w: Vec<String> = inp.pending.iter().map(|o| self.holder(o)).collect();
+                        waits.push(format!("outputs for its copies: {}", w.join(", ")));
+                    }
+                    if inp.choice_pending {
+                        let c: Vec<String> = d.choice.iter().map(|o| self.holder(o)).collect();
+                        waits.push(format!("an output among {}", c.join(", ")));
+                    }
                 }
             }
             // Otherwise the packet whose header is arriving.
@@ -503,20 +644,25 @@ impl Switch {
                 let e = inp.buf.entry(p);
                 tag = Some(e.tag);
                 waits.push(format!(
-                    "its header: {} of {} flits arrived",
-                    e.written,
-                    self.decoder.header_flits()
+                    "the rest of its header ({} flits arrived)",
+                    e.written
                 ));
             }
-            let waiting = waits.join("; and ");
             out.push(Stall {
                 location,
                 tag,
-                waiting,
+                waiting: waits.join("; and "),
                 since: inp.since,
             });
         }
         out
+    }
+
+    fn holder(&self, o: usize) -> String {
+        match &self.outputs[o].grant {
+            Some(g) => format!("port {o} (held by input {})", g.input),
+            None => format!("port {o} (free)"),
+        }
     }
 }
 
@@ -555,10 +701,13 @@ impl Traced for Switch {
     type Env = Channels;
 
     fn declare(&self, s: &mut ScopeBuilder<'_>) {
+        let f = self.decoder.formats();
         let chunks = (self.buffer_flits / self.chunk as u32) as u64;
         let (nb, nc) = (bits_for(self.buffer_flits), bits_for(chunks));
         let kb = bits_for(self.k as u64 - 1);
-        let idb = self.decoder_id_bits();
+        let tb = f.unicast().id_bits().max(f.switch_bits());
+        let n = f.nodes();
+        let k = self.k as u32;
         for p in PortIter(self.wired) {
             s.scope(&format!("in{p}"), |s| {
                 s.signal("buf_count", nb);
@@ -568,9 +717,18 @@ impl Traced for Switch {
             });
             s.scope(&format!("dec{p}"), |s| {
                 s.signal("valid", 1);
-                s.signal("dest", idb);
+                s.signal("kind", 2);
+                s.signal("target", tb);
                 s.signal("down", 1);
-                s.signal("out_ports", self.k as u32);
+                s.signal_as("dests", n, Radix::Bin);
+                s.signal("ud_in", 1);
+                s.signal_as("replicate", k, Radix::Bin);
+                s.signal_as("choice", k, Radix::Bin);
+                s.signal_as("pending", k, Radix::Bin);
+                s.signal("ud_out", 1);
+                for q in PortIter(self.wired) {
+                    s.signal_as(&format!("hdr_out{q}"), n, Radix::Bin);
+                }
             });
             let cw = bits_for(self.outputs[p].credit.cap);
             s.scope(&format!("out{p}"), |s| {
@@ -578,7 +736,7 @@ impl Traced for Switch {
                 s.signal("grant_in", kb);
                 s.signal("credits", cw);
                 s.signal("valid", 1);
-                s.signal("data", 8);
+                s.signal_as("data", 8, Radix::Hex);
                 s.signal("head", 1);
                 s.signal("tail", 1);
             });
@@ -594,16 +752,43 @@ impl Traced for Switch {
             s.value(ch.credits.q(inp.credit_out) as u64 & 0xffff);
             match self.decode_register(p) {
                 Some(d) => {
+                    let bits = d.kind == Kind::BitString;
                     s.bit(true);
-                    s.value(d.dest as u64);
+                    s.value(d.kind.code());
+                    s.maybe((!bits).then_some(d.target as u64));
                     s.bit(d.phase == Phase::Down);
-                    s.value(d.ports.0);
+                    if bits {
+                        s.bits(&d.dests);
+                    } else {
+                        s.unknown();
+                    }
+                    s.maybe(bits.then_some(d.ud_in as u64));
+                    s.value(d.replicate.0);
+                    s.value(d.choice.0);
+                    s.value(inp.pending.0);
+                    s.maybe(bits.then_some(d.ud_out as u64));
+                    for q in PortIter(self.wired) {
+                        if bits && d.replicate.contains(q) {
+                            s.bits(&d.branch[q]);
+                        } else {
+                            s.unknown();
+                        }
+                    }
                 }
                 None => {
                     s.bit(false);
                     s.unknown();
                     s.unknown();
-                    s.value(PortMask::EMPTY.0);
+                    s.unknown();
+                    s.unknown();
+                    s.unknown();
+                    s.value(0);
+                    s.value(0);
+                    s.value(0);
+                    s.unknown();
+                    for _ in PortIter(self.wired) {
+                        s.unknown();
+                    }
                 }
             }
             let out = &self.outputs[p];
@@ -616,11 +801,5 @@ impl Traced for Switch {
             s.bit(f.is_head());
             s.bit(f.is_tail());
         }
-    }
-}
-
-impl Switch {
-    fn decoder_id_bits(&self) -> u32 {
-        self.decoder.format().id_bits()
     }
 }

@@ -1,7 +1,7 @@
 //! GTKWave save files (`.gtkw`): open a dump with every unit's signals in a
 //! group of its own.
 
-use crate::rtl::trace::Hierarchy;
+use crate::rtl::trace::{Hierarchy, Radix};
 use crate::{Error, Result};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -19,8 +19,9 @@ const GRP_END: u32 = 1 << 24;
 
 /// The text of a save file for `vcd_path` that shows `top.clk` and then one
 /// group per component (`sw3`, `ep7`), with a closed sub-group per unit
-/// (`in2`, `dec2`, `out2`). One-bit signals show in binary, masks and data
-/// bytes in hexadecimal, counters in decimal.
+/// (`in2`, `dec2`, `out2`). Each signal shows in its declared
+/// [`Radix`]: masks in binary, data bytes in hexadecimal, counters in
+/// decimal.
 pub fn gtkw_text(vcd_path: &str, h: &Hierarchy) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "[*] GTKWave save file written by wormcast");
@@ -44,12 +45,10 @@ fn group(o: &mut String, h: &Hierarchy, scope: u32, closed: bool) {
     let path = h.scope_path(scope);
     for s in h.scope_signals(scope) {
         let d = &h.signals[s.0 as usize];
-        let fmt = if d.width == 1 {
-            BIN
-        } else if d.name.contains("ports") || d.name == "data" {
-            HEX
-        } else {
-            DEC
+        let fmt = match d.radix {
+            Radix::Bin => BIN,
+            Radix::Hex => HEX,
+            Radix::Dec => DEC,
         };
         let _ = writeln!(o, "@{:x}", fmt | RJUSTIFY);
         if d.width == 1 {
