@@ -364,15 +364,12 @@ impl Switch {
     fn grant(&mut self, io: &mut LinkIo<'_>, i: usize, o: usize) {
         let out = &mut self.outputs[o];
         let inp = &mut self.inputs[i];
-        let replicated = inp.pending.contains(o);
-        let hdr = if replicated {
+        if inp.pending.contains(o) {
             inp.pending.remove(o);
-            inp.dec.replicate_hdr
         } else {
             inp.choice_pending = false;
             inp.pick = if o + 1 == self.k { 0 } else { o as u32 + 1 };
-            inp.dec.choice_hdr
-        };
+        }
         if inp.arrived_down && out.goes_up && self.check_updown {
             io.fault(format!(
                 "switch {} routed {} (tag {}) up through port {o} after it came down into port {i}: \
@@ -396,19 +393,7 @@ impl Switch {
             sent: 0,
             off: 0,
         };
-        if hdr != HdrOut::Same {
-            match hdr {
-                HdrOut::BitString => {
-                    let f = self.decoder.formats();
-                    out.hdr.resize(f.bitstring_len(), 0);
-                    f.write_bitstring(inp.dec.ud_out, &inp.dec.branch[o], &mut out.hdr);
-                }
-                HdrOut::Stripped => {
-                    out.hdr.clear();
-                    out.hdr.extend_from_slice(&inp.dec.stripped);
-                }
-                HdrOut::Same => unreachable!("checked above"),
-            }
+        if inp.dec.header_for(o, &self.decoder.formats(), &mut out.hdr) {
             g.hdr_len = out.hdr.len() as u16;
             let skip = inp.buf.skip(inp.dec.pkt, inp.dec.hdr_len);
             g.rp = skip.rp;

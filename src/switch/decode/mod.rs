@@ -206,6 +206,31 @@ impl DecodeReg {
         }
     }
 
+    /// The header the copy leaving by port `port` carries, written into
+    /// `out`; `false` (and `out` untouched) when it is the header as it
+    /// arrived. `port` must be one of [`DecodeReg::replicate`] or
+    /// [`DecodeReg::choice`].
+    pub fn header_for(&self, port: usize, formats: &Formats, out: &mut Vec<u8>) -> bool {
+        let hdr = if self.replicate.contains(port) {
+            self.replicate_hdr
+        } else {
+            self.choice_hdr
+        };
+        match hdr {
+            HdrOut::Same => false,
+            HdrOut::BitString => {
+                out.resize(formats.bitstring_len(), 0);
+                formats.write_bitstring(self.ud_out, &self.branch[port], out);
+                true
+            }
+            HdrOut::Stripped => {
+                out.clear();
+                out.extend_from_slice(&self.stripped);
+                true
+            }
+        }
+    }
+
     /// Number of copies the packet leaves this switch as (its chunks'
     /// reference count).
     pub fn fanout(&self) -> u8 {
