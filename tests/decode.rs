@@ -20,7 +20,6 @@ use wormcast::net::{
     IrregularParams, Network, Phase, PortConn, PortMask, Reachability, RoutingTables, UpDown,
 };
 use wormcast::rtl::BitString;
-use wormcast::switch::decode::bitstring::BitStringUnit;
 use wormcast::switch::{DecodeError, DecodeReg, Decoder};
 
 /// What a header asks of one switch: replicated ports, candidates of the
@@ -301,15 +300,7 @@ fn decoders(net: &Network) -> (UpDown, Formats, Vec<Decoder>) {
     );
     let reach = Reachability::new(net, &ud);
     let decs = (0..net.num_switches() as u32)
-        .map(|s| {
-            let node_ports = net
-                .ports_of(s)
-                .filter(|(_, c)| matches!(c, PortConn::Node(_)))
-                .map(|(p, _)| p as usize)
-                .collect();
-            let bits = BitStringUnit::of_switch(&reach, s, net.num_ports(s), ud.up_ports(s));
-            Decoder::new(s, formats, &rt, node_ports, bits)
-        })
+        .map(|s| Decoder::of_switch(net, &ud, &rt, &reach, formats, s))
         .collect();
     (ud, formats, decs)
 }

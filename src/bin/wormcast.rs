@@ -7,9 +7,11 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
+use wormcast::header::Kind;
 use wormcast::net::summary::summarize;
 use wormcast::net::{IrregularParams, Network};
-use wormcast::sim::{RunReport, SimConfig, System, Traffic};
+use wormcast::net::{Reachability, UpDown};
+use wormcast::sim::{Delivery, RunReport, SimConfig, System, Traffic, WormSpec};
 use wormcast::wave::{VcdWriter, write_gtkw};
 use wormcast::{Error, Result};
 
@@ -33,6 +35,16 @@ enum Cmd {
     },
     /// Simulate traffic on a network.
     Run(RunArgs),
+    /// Print the bit-string reachability strings of every switch (seed 000
+    /// Fig. 18): its level, total string and every down port's restricted
+    /// string, node 0 first.
+    Reach {
+        /// The topology file.
+        file: PathBuf,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// The main demo: the paper's default 32-node network under uniform
     /// traffic, with a waveform of the first cycles.
     Demo {
@@ -81,6 +93,34 @@ enum TrafficKind {
     Uniform,
     /// One packet from --src to --dst, run until delivered.
     Single,
+    /// Random worms of --worm to --degree destinations at a given load.
+    Multicast,
+    /// One worm of --worm from --src to --dests (multi-drop: along the
+    /// switches of --path), run until delivered.
+    Worm,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum WormKind {
+    /// Unicast header (one destination).
+    Unicast,
+    /// Single switch replication: destinations all on one switch.
+    Ssr,
+    /// Path-based multi-drop along a list of switches.
+    MultiDrop,
+    /// Bit-string: any destinations.
+    BitString,
+}
+
+impl WormKind {
+    fn kind(self) -> Kind {
+        match self {
+            WormKind::Unicast => Kind::Unicast,
+            WormKind::Ssr => Kind::Ssr,
+            WormKind::MultiDrop => Kind::MultiDrop,
+            WormKind::BitString => Kind::BitString,
+        }
+    }
 }
 
 #[derive(clap::Args)]
@@ -106,6 +146,21 @@ struct RunArgs {
     /// Destination node (single).
     #[arg(long, default_value_t = 1)]
     dst: u32,
+    /// Header encoding of the worms (multicast, worm).
+    #[arg(long, value_enum, default_value = "bit-string")]
+    worm: WormKind,
+    /// Destinations of the worm, comma-separated (worm).
+    #[arg(long, value_delimiter = ',')]
+    dests: Vec<u32>,
+    /// Switches a multi-drop worm visits, in order, comma-separated (worm).
+    #[arg(long, value_delimiter = ',')]
+    path: Vec<u32>,
+    /// Destinations per worm (multicast).
+    #[arg(long, default_value_t = 4)]
+    degree: u32,
+    /// Flits after a worm's header (multicast, worm).
+    #[arg(long, default_value_t = 16)]
+    payload: u32,
     /// Cycles to simulate, warm-up included (single: the most to wait).
     #[arg(long, default_value_t = 200_000)]
     cycles: u64,
@@ -158,6 +213,7 @@ fn run(cli: Cli) -> Result<()> {
     match cli.cmd {
         Cmd::Topo { cmd } => topo(cmd),
         Cmd::Run(args) => simulate(args),
+        Cmd::Reach { file, json } => reach(&file, json),
         Cmd::Demo { out } => demo(&out),
     }
 }
@@ -263,11 +319,12 @@ fn simulate(a: RunArgs) -> Result<()> {
     if let Some(c) = a.chunk {
         cfg.chunk_flits = c;
     }
-    let single = matches!(a.traffic, TrafficKind::Single);
+    let single = matches!(a.traffic, TrafficKind::Single | TrafficKind::Worm);
     cfg.record_deliveries |= single;
     let traffic = match a.traffic {
         TrafficKind::Uniform => Traffic::uniform(a.load, a.packet),
-        TrafficKind::Single => Traffic::Idle,
+        TrafficKind::Multicast => Traffic::multicast(a.load, a.payload, a.degree, a.worm.kind()),
+        TrafficKind::Single | TrafficKind::Worm => Traffic::Idle,
     };
     if a.warmup > a.cycles && !single {
         return Err(Error::Config {
@@ -288,7 +345,13 @@ fn simulate(a: RunArgs) -> Result<()> {
     let t0 = Instant::now();
     let mut bar = Progress::new(a.cycles, a.quiet || a.json);
     if single {
-        sys.inject(a.src, a.dst, a.packet)?;
+        match a.traffic {
+            TrafficKind::Worm => {
+                let spec = worm_spec(&net, &a)?;
+                sys.inject_worm(a.src, &spec, a.payload)?
+            }
+            _ => sys.inject(a.src, a.dst, a.packet)?,
+        };
         sys.drain(a.cycles)?;
     } else {
         sys.run_with_progress(a.warmup, |c| bar.set(c))?;
@@ -308,26 +371,7 @@ fn simulate(a: RunArgs) -> Result<()> {
     }
     let report = sys.report();
     if single {
-        let d = sys.deliveries();
-        let d = d.first().ok_or_else(|| Error::Fault {
-            cycle: sys.cycle(),
-            what: "the packet was not delivered".into(),
-        })?;
-        if a.json {
-            println!("{}", serde_json::to_string_pretty(d)?);
-        } else {
-            println!(
-                "packet {} -> {} ({} flits): generated at cycle {}, first flit sent at {}, tail arrived at {}: latency {} cycles",
-                d.src,
-                d.dst,
-                d.len,
-                d.created,
-                d.inject,
-                d.arrive,
-                d.arrive - d.created
-            );
-        }
-        return Ok(());
+        return print_deliveries(&sys.deliveries(), a.json, sys.cycle());
     }
     let out = RunOutput {
         topology: a.topology.display().to_string(),
@@ -346,6 +390,117 @@ fn simulate(a: RunArgs) -> Result<()> {
             wall,
             report.cycles as f64 / wall.max(1e-9)
         );
+    }
+    Ok(())
+}
+
+/// The worm `wormcast run --traffic worm` asks for.
+fn worm_spec(net: &Network, a: &RunArgs) -> Result<WormSpec> {
+    let bad = |m: String| Err(Error::BadPacket(m));
+    if a.dests.is_empty() {
+        return bad("--traffic worm needs --dests".into());
+    }
+    for &d in &a.dests {
+        if d as usize >= net.num_nodes() {
+            return Err(Error::UnknownNode {
+                node: d as u64,
+                nodes: net.num_nodes() as u32,
+            });
+        }
+    }
+    let on = |d: u32| net.node_port(d).switch;
+    Ok(match a.worm {
+        WormKind::Unicast => {
+            if a.dests.len() != 1 {
+                return bad(format!(
+                    "a unicast worm has one destination, not {}",
+                    a.dests.len()
+                ));
+            }
+            WormSpec::Unicast { dest: a.dests[0] }
+        }
+        WormKind::Ssr => WormSpec::Ssr {
+            switch: on(a.dests[0]),
+            dests: a.dests.clone(),
+        },
+        WormKind::BitString => WormSpec::BitString {
+            dests: a.dests.clone(),
+        },
+        WormKind::MultiDrop => {
+            if a.path.is_empty() {
+                return bad("a multi-drop worm needs --path, the switches it visits".into());
+            }
+            if let Some(&d) = a.dests.iter().find(|&&d| !a.path.contains(&on(d))) {
+                return bad(format!(
+                    "node {d} is on switch {}, which is not on --path",
+                    on(d)
+                ));
+            }
+            let path = a
+                .path
+                .iter()
+                .map(|&s| {
+                    (
+                        s,
+                        a.dests
+                            .iter()
+                            .copied()
+                            .filter(|&d| on(d) == s)
+                            .collect::<Vec<_>>(),
+                    )
+                })
+                .filter(|(_, d)| !d.is_empty())
+                .collect();
+            WormSpec::MultiDrop { path }
+        }
+    })
+}
+
+/// Prints what a single packet or worm delivered, per destination.
+fn print_deliveries(d: &[Delivery], json: bool, cycle: u64) -> Result<()> {
+    if d.is_empty() {
+        return Err(Error::Fault {
+            cycle,
+            what: "nothing was delivered".into(),
+        });
+    }
+    let mut d = d.to_vec();
+    d.sort_by_key(|x| x.dst);
+    if json {
+        println!("{}", serde_json::to_string_pretty(&d)?);
+        return Ok(());
+    }
+    let f = &d[0];
+    println!(
+        "{} from node {}: generated at cycle {}, first flit sent at {}",
+        f.kind, f.src, f.created, f.inject
+    );
+    for x in &d {
+        println!(
+            "  node {:>4}: {} flits, tail arrived at cycle {} (latency {} cycles)",
+            x.dst,
+            x.len,
+            x.arrive,
+            x.arrive - x.created
+        );
+    }
+    Ok(())
+}
+
+fn reach(file: &Path, json: bool) -> Result<()> {
+    let net = Network::load(file)?;
+    let ud = UpDown::new(&net);
+    let r = Reachability::new(&net, &ud).summary(&ud);
+    if json {
+        println!("{}", serde_json::to_string_pretty(&r)?);
+        return Ok(());
+    }
+    println!("strings are node 0 first");
+    for s in &r {
+        println!("switch {} (level {}): total {}", s.switch, s.level, s.total);
+        for p in &s.down_ports {
+            println!("  down port {:>2}: {}", p.port, p.restricted);
+        }
     }
     Ok(())
 }

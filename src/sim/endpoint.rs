@@ -51,6 +51,7 @@ pub struct EndpointStats {
 #[derive(Clone, Debug)]
 struct Pending {
     created: u64,
+    seq: u64,
     dst: u32,
     payload: u16,
     worm: Option<Box<Worm>>,
@@ -151,6 +152,7 @@ pub struct Endpoint {
     held: u32,
     hold_until: u64,
     since: u64,
+    next_seq: u64,
     stats: EndpointStats,
     deliveries: Option<Vec<Delivery>>,
 }
@@ -192,6 +194,7 @@ impl Endpoint {
             held: 0,
             hold_until: 0,
             since: 0,
+            next_seq: 0,
             stats: EndpointStats::default(),
             deliveries: record.then(Vec::new),
         }
@@ -253,22 +256,33 @@ impl Endpoint {
     }
 
     /// Queues a unicast packet to `dst` with `payload` flits after its
-    /// header (or a worm), generated at `now`.
-    pub fn enqueue(&mut self, dst: u32, payload: u16, worm: Option<Box<Worm>>, now: u64) -> bool {
+    /// header (or a worm), generated at `now`. Returns its sequence number,
+    /// or `None` if the source queue is full (the packet is counted as
+    /// refused).
+    pub fn enqueue(
+        &mut self,
+        dst: u32,
+        payload: u16,
+        worm: Option<Box<Worm>>,
+        now: u64,
+    ) -> Option<u64> {
         if self.queue.len() >= self.queue_limit {
             self.stats.refused += 1;
-            return false;
+            return None;
         }
         if self.is_idle() {
             self.since = now;
         }
+        let seq = self.next_seq;
+        self.next_seq += 1;
         self.queue.push_back(Pending {
             created: now,
+            seq,
             dst,
             payload,
             worm,
         });
-        true
+        Some(seq)
     }
 
     /// Stops freeing receive buffer space until cycle `until`: the switch
@@ -345,6 +359,7 @@ impl Endpoint {
             payload: p.payload,
             created: p.created,
             inject: t,
+            seq: p.seq,
             group: NO_GROUP,
         };
         let tag = match &p.worm {
@@ -398,9 +413,12 @@ impl Endpoint {
         }
         if self.is_idle() {
             // An idle source sends a new packet at once.
+            let seq = self.next_seq;
+            self.next_seq += 1;
             self.start(
                 Pending {
                     created: t,
+                    seq,
                     dst,
                     payload: g.payload,
                     worm,
@@ -586,6 +604,7 @@ impl Endpoint {
             if let Some(d) = &mut self.deliveries {
                 d.push(Delivery {
                     src: PacketTable::src_of(f.tag),
+                    seq: rec.seq,
                     dst: node,
                     kind: rec.kind,
                     len: self.rx_next,

@@ -22,7 +22,7 @@ mod worms;
 
 pub use config::{SimConfig, Traffic};
 pub use endpoint::{Endpoint, EndpointStats};
-pub use packets::{Delivery, NO_GROUP, PacketRecord, PacketTable};
+pub use packets::{Delivery, NO_GROUP, PacketId, PacketRecord, PacketTable};
 pub use report::{DeadlockReport, PacketInfo, RunReport, StallReport};
 pub use system::{EvalOrder, System};
 pub use worms::{Worm, WormBuilder, WormSpec};

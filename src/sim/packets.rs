@@ -29,16 +29,31 @@ pub struct PacketRecord {
     pub created: u64,
     /// Cycle its first flit was sent.
     pub inject: u64,
+    /// Its number among the packets its source generated, from 0.
+    pub seq: u64,
     /// A worm's destinations still to be served, in its source's pool of
     /// groups ([`NO_GROUP`] for unicast).
     pub group: u32,
 }
 
-/// A delivered packet, kept when deliveries are recorded.
+/// Names a packet or worm: its source and its number among the packets
+/// that source generated or was given, from 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct PacketId {
+    /// Source node.
+    pub src: u32,
+    /// Sequence number at the source.
+    pub seq: u64,
+}
+
+/// A delivered packet (or a worm's copy to one destination), kept when
+/// deliveries are recorded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Delivery {
     /// Source node.
     pub src: u32,
+    /// Sequence number at the source (see [`PacketId`]).
+    pub seq: u64,
     /// Destination node.
     pub dst: u32,
     /// Header encoding of the packet.
@@ -51,6 +66,16 @@ pub struct Delivery {
     pub inject: u64,
     /// Cycle its tail flit was in the destination's memory.
     pub arrive: u64,
+}
+
+impl Delivery {
+    /// The packet delivered.
+    pub fn id(&self) -> PacketId {
+        PacketId {
+            src: self.src,
+            seq: self.seq,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default)]

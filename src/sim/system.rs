@@ -3,16 +3,14 @@
 use super::active::Active;
 use super::config::{SimConfig, Traffic};
 use super::endpoint::{Endpoint, EndpointIo, EndpointStats, EndpointWiring};
-use super::packets::{Delivery, PacketTable};
+use super::packets::{Delivery, PacketId, PacketTable};
 use super::report::{DeadlockReport, PacketInfo, RunReport, StallReport};
 use super::wheel::Wheel;
 use super::worms::{Worm, WormBuilder, WormSpec};
 use crate::header::{Formats, Kind};
 use crate::net::{Network, PortConn, Reachability, RoutingTables, UpDown};
-use crate::rtl::PortMask;
 use crate::rtl::trace::{Hierarchy, TraceState, Traced, WaveSink};
 use crate::rtl::{ChannelId, Clocked, Next, Sink};
-use crate::switch::decode::bitstring::BitStringUnit;
 use crate::switch::{Channels, Decoder, Fault, LinkIo, PortWiring, Stall, Switch, SwitchParams};
 use crate::{Error, Result};
 use rand::SeedableRng;
@@ -251,18 +249,8 @@ impl System {
         let reach = Reachability::new(net, ud);
         let switches: Vec<Switch> = (0..n_sw as u32)
             .map(|s| {
-                let node_ports: PortMask = net
-                    .ports_of(s)
-                    .filter(|(_, c)| matches!(c, PortConn::Node(_)))
-                    .map(|(p, _)| p as usize)
-                    .collect();
-                let bits = BitStringUnit::of_switch(&reach, s, net.num_ports(s), ud.up_ports(s));
-                Switch::new(
-                    s,
-                    params,
-                    Decoder::new(s, formats, &routes, node_ports, bits),
-                    &wiring[s as usize],
-                )
+                let dec = Decoder::of_switch(net, ud, &routes, &reach, formats, s);
+                Switch::new(s, params, dec, &wiring[s as usize])
             })
             .collect();
         let worms = Arc::new(WormBuilder::new(net, Arc::new(routes), formats));
@@ -394,7 +382,7 @@ impl System {
 
     /// Queues one packet of `len` flits (header included) from node `src` to
     /// node `dst`, generated now.
-    pub fn inject(&mut self, src: u32, dst: u32, len: u32) -> Result<()> {
+    pub fn inject(&mut self, src: u32, dst: u32, len: u32) -> Result<PacketId> {
         self.check_node(src)?;
         self.check_node(dst)?;
         let hdr = self.formats.unicast().flits() as u32;
@@ -411,27 +399,46 @@ impl System {
     /// header, generated now. The worm is checked first: every node and
     /// switch it names must exist, SSR and multi-drop destinations must be
     /// on the switches named, a multi-drop path must be routable in order,
-    /// and the whole worm must fit the input buffers. Returns its length in
-    /// flits.
-    pub fn inject_worm(&mut self, src: u32, spec: &WormSpec, payload: u32) -> Result<u32> {
+    /// and the whole worm must fit the input buffers.
+    pub fn inject_worm(&mut self, src: u32, spec: &WormSpec, payload: u32) -> Result<PacketId> {
         self.check_node(src)?;
         let worm = self.worms.build(src, spec)?;
-        let len = worm.header.len() as u32 + payload;
+        let len = (worm.header.len() as u32).saturating_add(payload);
         self.cfg.check_packet(len)?;
-        self.enqueue(src, u32::MAX, payload as u16, Some(Box::new(worm)))?;
-        Ok(len)
+        self.enqueue(src, u32::MAX, payload as u16, Some(Box::new(worm)))
     }
 
-    fn enqueue(&mut self, src: u32, dst: u32, payload: u16, worm: Option<Box<Worm>>) -> Result<()> {
+    fn enqueue(
+        &mut self,
+        src: u32,
+        dst: u32,
+        payload: u16,
+        worm: Option<Box<Worm>>,
+    ) -> Result<PacketId> {
         let now = self.cycle;
-        if !self.endpoints[src as usize].enqueue(dst, payload, worm, now) {
+        let Some(seq) = self.endpoints[src as usize].enqueue(dst, payload, worm, now) else {
             return Err(Error::BadPacket(format!(
                 "node {src}'s source queue is full ({} packets)",
                 self.cfg.source_queue_packets
             )));
-        }
+        };
         self.wake_now((self.n_sw + src as usize) as u32);
-        Ok(())
+        Ok(PacketId { src, seq })
+    }
+
+    /// The arrivals of packet `id` so far, as (destination, cycle its tail
+    /// was in the destination's memory), in destination order. Needs
+    /// [`SimConfig::record_deliveries`].
+    pub fn arrivals(&self, id: PacketId) -> Vec<(u32, u64)> {
+        let mut v: Vec<(u32, u64)> = self
+            .endpoints
+            .iter()
+            .flat_map(|e| e.deliveries().iter())
+            .filter(|d| d.id() == id)
+            .map(|d| (d.dst, d.arrive))
+            .collect();
+        v.sort_unstable();
+        v
     }
 
     /// Makes node `n` stop returning receive-buffer credits until cycle

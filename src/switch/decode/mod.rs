@@ -23,7 +23,7 @@ pub mod ssr;
 pub mod unicast;
 
 use crate::header::{Formats, HeaderError, Kind};
-use crate::net::{Phase, RoutingTables};
+use crate::net::{Network, Phase, PortConn, Reachability, RoutingTables, UpDown};
 use crate::rtl::{BitString, PortMask};
 use bitstring::BitStringUnit;
 use std::fmt;
@@ -278,6 +278,25 @@ impl Decoder {
             node_ports,
             bits,
         }
+    }
+
+    /// The decoder of switch `s` of `net`: its rows of the routing tables,
+    /// its node ports, and its reachability strings.
+    pub fn of_switch(
+        net: &Network,
+        ud: &UpDown,
+        routes: &RoutingTables,
+        reach: &Reachability,
+        formats: Formats,
+        s: u32,
+    ) -> Self {
+        let node_ports = net
+            .ports_of(s)
+            .filter(|(_, c)| matches!(c, PortConn::Node(_)))
+            .map(|(p, _)| p as usize)
+            .collect();
+        let bits = BitStringUnit::of_switch(reach, s, net.num_ports(s), ud.up_ports(s));
+        Decoder::new(s, formats, routes, node_ports, bits)
     }
 
     /// The header encodings.
