@@ -226,3 +226,141 @@ fn bad_input_fails_with_a_message_naming_the_problem() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("cannot generate the topology"));
 }
+
+/// The triangle of `tests/common` (0 - 1 and 0 - 2 down from the root, 1 - 2
+/// a same-level link down from 1 to 2; nodes 2s and 2s + 1 on switch s).
+fn triangle() -> PathBuf {
+    let path = tmp("triangle.toml");
+    let mut t = String::new();
+    for s in 0..3 {
+        t += &format!("[[switch]]\nid = {s}\nports = 4\n");
+    }
+    for (a, b) in [((0, 2), (1, 2)), ((0, 3), (2, 2)), ((1, 3), (2, 3))] {
+        t += &format!("[[link]]\na = [{}, {}]\nb = [{}, {}]\n", a.0, a.1, b.0, b.1);
+    }
+    for n in 0..6 {
+        t += &format!("[[node]]\nid = {n}\nat = [{}, {}]\n", n / 2, n % 2);
+    }
+    std::fs::write(&path, t).unwrap();
+    path
+}
+
+#[test]
+fn reach_prints_levels_and_strings_node_0_first() {
+    let net = triangle();
+    let p = net.to_str().unwrap();
+    let j: serde_json::Value =
+        serde_json::from_str(&ok(&wormcast(&["reach", p, "--json"]))).unwrap();
+    assert_eq!(j[0]["level"], 0);
+    assert_eq!(j[0]["total"], "111111");
+    assert_eq!(j[1]["level"], 1);
+    // Switch 1 reaches its own nodes 2 and 3 and, down the same-level link
+    // on port 3, switch 2's nodes 4 and 5.
+    assert_eq!(j[1]["total"], "001111");
+    assert_eq!(
+        j[1]["down_ports"],
+        serde_json::json!([
+            {"port": 0, "restricted": "001000"},
+            {"port": 1, "restricted": "000100"},
+            {"port": 3, "restricted": "000011"},
+        ])
+    );
+    assert_eq!(j[2]["total"], "000011");
+    let text = ok(&wormcast(&["reach", p]));
+    assert!(
+        text.contains("switch 1 (level 1): total 001111\n  down port  0: 001000\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn run_sends_one_worm_and_reports_each_destination() {
+    let net = triangle();
+    let p = net.to_str().unwrap();
+    let worm = |kind: &str, extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            "--topology",
+            p,
+            "--traffic",
+            "worm",
+            "--worm",
+            kind,
+            "--src",
+            "4",
+            "--payload",
+            "2",
+        ];
+        args.extend_from_slice(extra);
+        wormcast(&args)
+    };
+    let out = ok(&worm("bit-string", &["--dests", "0,3,5"]));
+    assert_eq!(
+        out,
+        "bit-string from node 4: generated at cycle 0, first flit sent at 0\n  \
+         node    0: 4 flits, tail arrived at cycle 13 (latency 13 cycles)\n  \
+         node    3: 4 flits, tail arrived at cycle 17 (latency 17 cycles)\n  \
+         node    5: 4 flits, tail arrived at cycle 17 (latency 17 cycles)\n"
+    );
+    let j: serde_json::Value = serde_json::from_str(&ok(&worm(
+        "multi-drop",
+        &["--path", "2,0", "--dests", "5,0,1", "--json"],
+    )))
+    .unwrap();
+    let got: Vec<(u64, u64)> = j
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["dst"].as_u64().unwrap(), d["arrive"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(got.iter().map(|g| g.0).collect::<Vec<_>>(), vec![0, 1, 5]);
+    assert_eq!(j[0]["kind"], "multi-drop");
+    let ssr = ok(&worm("ssr", &["--dests", "2,3"]));
+    assert!(ssr.starts_with("SSR from node 4"), "{ssr}");
+    // Errors name the problem.
+    let e = worm("ssr", &["--dests", "2,4"]);
+    assert!(!e.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&e.stderr).lines().last().unwrap(),
+        "error: bad packet: node 4 is on switch 2, not on switch 1"
+    );
+    let e = worm("multi-drop", &["--path", "2", "--dests", "0"]);
+    assert!(
+        String::from_utf8_lossy(&e.stderr)
+            .contains("node 0 is on switch 0, which is not on --path")
+    );
+    let e = worm("bit-string", &["--dests", "9"]);
+    assert!(String::from_utf8_lossy(&e.stderr).contains("node 9 does not exist"));
+}
+
+#[test]
+fn run_multicast_traffic_reports_throughput() {
+    let net = triangle();
+    let r: serde_json::Value = serde_json::from_str(&ok(&wormcast(&[
+        "run",
+        "--topology",
+        net.to_str().unwrap(),
+        "--traffic",
+        "multicast",
+        "--worm",
+        "bit-string",
+        "--degree",
+        "3",
+        "--payload",
+        "8",
+        "--load",
+        "0.05",
+        "--cycles",
+        "20000",
+        "--warmup",
+        "5000",
+        "--json",
+    ])))
+    .unwrap();
+    assert_eq!(r["traffic"]["pattern"], "multicast");
+    assert_eq!(r["traffic"]["worm"], "bit-string");
+    // Each worm of 10 flits reaches 3 nodes: about 3 times the offered load
+    // arrives.
+    let ratio = r["accepted_throughput"].as_f64().unwrap() / r["offered_load"].as_f64().unwrap();
+    assert!((ratio - 3.0).abs() < 0.3, "{r}");
+}

@@ -6,7 +6,7 @@
 mod common;
 
 use std::path::PathBuf;
-use wormcast::sim::{SimConfig, System, Traffic};
+use wormcast::sim::{SimConfig, System, Traffic, WormSpec};
 use wormcast::wave::{VcdWriter, gtkw_text};
 
 fn golden(name: &str, bytes: &[u8]) {
@@ -58,5 +58,43 @@ fn unicast_through_two_switches() {
     golden(
         "unicast_two_switches.gtkw",
         gtkw_text("unicast_two_switches.vcd", &h).as_bytes(),
+    );
+}
+
+/// One bit-string worm from node 4 to nodes 0, 3 and 5 with 2 payload
+/// flits: switch 2 does not reach node 0 by down links and sends it up to
+/// the root, which clears the up-down bit and replicates it three ways,
+/// each copy's header cut to its port's restricted string ({0}, {3}, {5}).
+/// Tails arrive in cycles 13 (node 0) and 17 (nodes 3 and 5).
+#[test]
+fn bit_string_worm_through_three_switches() {
+    let net = common::net(common::TRIANGLE);
+    let cfg = SimConfig {
+        record_deliveries: true,
+        ..Default::default()
+    };
+    let mut sys = System::new(&net, &cfg, &Traffic::Idle).unwrap();
+    let out = common::Shared::default();
+    sys.attach_tracer(Box::new(VcdWriter::new(out.clone()).with_comment(
+        "one bit-string worm, node 4 -> nodes 0, 3, 5, 2 payload flits",
+    )))
+    .unwrap();
+    let id = sys
+        .inject_worm(
+            4,
+            &WormSpec::BitString {
+                dests: vec![0, 3, 5],
+            },
+            2,
+        )
+        .unwrap();
+    sys.run(19).unwrap();
+    assert_eq!(sys.arrivals(id), vec![(0, 13), (3, 17), (5, 17)]);
+    let h = sys.trace_hierarchy().unwrap().clone();
+    sys.finish_trace().unwrap();
+    golden("bitstring_three_switches.vcd", &out.bytes());
+    golden(
+        "bitstring_three_switches.gtkw",
+        gtkw_text("bitstring_three_switches.vcd", &h).as_bytes(),
     );
 }

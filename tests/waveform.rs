@@ -7,7 +7,7 @@ mod common;
 
 use vcd::{Command, ReferenceIndex, TimescaleUnit, Value};
 use wormcast::rtl::trace::MemorySink;
-use wormcast::sim::{SimConfig, System, Traffic};
+use wormcast::sim::{SimConfig, System, Traffic, WormSpec};
 use wormcast::wave::{VcdWriter, gtkw_text};
 
 /// sw0: port 0 node 0, port 1 to sw1; sw1: port 0 node 1, port 1 to sw0.
@@ -264,4 +264,147 @@ fn gtkwave_reads_the_vcd_and_the_save_file_names_real_signals() {
     );
     assert!(text.contains("buf_count"), "names survive");
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The golden bit-string waveform (`waveforms/bitstring_three_switches`),
+/// signal by signal: node 4 sends a worm for nodes 0, 3 and 5; each switch's
+/// decode unit takes the 2-flit header (whole 2 cycles after its first flit
+/// arrives) and registers its decision for the next cycle.
+#[test]
+fn a_bit_string_worm_through_three_switches_has_exact_decode_signals() {
+    let mem = MemorySink::new();
+    let net = common::net(common::TRIANGLE);
+    let mut sys = System::new(&net, &SimConfig::default(), &Traffic::Idle).unwrap();
+    sys.attach_tracer(Box::new(mem.clone())).unwrap();
+    sys.inject_worm(
+        4,
+        &WormSpec::BitString {
+            dests: vec![0, 3, 5],
+        },
+        2,
+    )
+    .unwrap();
+    sys.run(19).unwrap();
+    sys.finish_trace().unwrap();
+    let check = |path: &str, want: &[(u64, &str)]| {
+        assert_eq!(mem.history(&format!("top.{path}")), h(want), "{path}");
+    };
+    // Switch 2 (from node 4, port 0): nodes 0, 3, 5 (vectors print the
+    // highest node or port leftmost); it reaches 3 and 5 but not 0 by down
+    // links, so the worm goes up unchanged by one of its up ports 2 (to the
+    // root) and 3 (to switch 1): the arbiter picks port 2.
+    check("sw2.dec0.valid", &[(0, "0"), (4, "1"), (5, "0")]);
+    check(
+        "sw2.dec0.dests",
+        &[(0, "xxxxxx"), (4, "101001"), (5, "xxxxxx")],
+    );
+    check("sw2.dec0.ud_in", &[(0, "x"), (4, "1"), (5, "x")]);
+    check("sw2.dec0.ud_out", &[(0, "x"), (4, "1"), (5, "x")]);
+    check("sw2.dec0.replicate", &[(0, "0000")]);
+    check("sw2.dec0.choice", &[(0, "0000"), (4, "1100"), (5, "0000")]);
+    // Header byte 0xd0: tag, kind 10 (bit-string), up-down bit; then the
+    // destination byte 0x29 (nodes 5, 3, 0) and payload bytes 0 and 1.
+    check(
+        "sw2.out2.data",
+        &[
+            (0, "00000000"),
+            (5, "11010000"),
+            (6, "00101001"),
+            (7, "00000000"),
+            (8, "00000001"),
+            (9, "00000000"),
+        ],
+    );
+    // The root (from switch 2, port 3) reaches everything: up-down bit
+    // cleared, three copies, each header cut to its port's string.
+    check("sw0.dec3.valid", &[(0, "0"), (8, "1"), (9, "0")]);
+    check("sw0.dec3.down", &[(0, "x"), (8, "0"), (9, "x")]);
+    check("sw0.dec3.ud_out", &[(0, "x"), (8, "0"), (9, "x")]);
+    check(
+        "sw0.dec3.replicate",
+        &[(0, "0000"), (8, "1101"), (9, "0000")],
+    );
+    check(
+        "sw0.dec3.hdr_out0",
+        &[(0, "xxxxxx"), (8, "000001"), (9, "xxxxxx")],
+    );
+    check(
+        "sw0.dec3.hdr_out2",
+        &[(0, "xxxxxx"), (8, "001000"), (9, "xxxxxx")],
+    );
+    check(
+        "sw0.dec3.hdr_out3",
+        &[(0, "xxxxxx"), (8, "100000"), (9, "xxxxxx")],
+    );
+    for (port, dest) in [(0, "00000001"), (2, "00001000"), (3, "00100000")] {
+        check(
+            &format!("sw0.out{port}.data"),
+            &[
+                (0, "00000000"),
+                (9, "11000000"),
+                (10, dest),
+                (11, "00000000"),
+                (12, "00000001"),
+                (13, "00000000"),
+            ],
+        );
+    }
+    // Switches 1 and 2 (from the root, port 2) each deliver one copy.
+    check("sw1.dec2.down", &[(0, "x"), (12, "1"), (13, "x")]);
+    check(
+        "sw1.dec2.replicate",
+        &[(0, "0000"), (12, "0010"), (13, "0000")],
+    );
+    check(
+        "sw2.dec2.replicate",
+        &[(0, "0000"), (12, "0010"), (13, "0000")],
+    );
+    check(
+        "sw2.dec2.hdr_out1",
+        &[(0, "xxxxxx"), (12, "100000"), (13, "xxxxxx")],
+    );
+    let one = format!("{}1", "0".repeat(31));
+    let zero = "0".repeat(32);
+    check("ep0.rx_packets", &[(0, &zero), (13, &one)]);
+    check("ep3.rx_packets", &[(0, &zero), (17, &one)]);
+    check("ep5.rx_packets", &[(0, &zero), (17, &one)]);
+}
+
+/// Every golden waveform converts with GTKWave's reader.
+#[test]
+fn gtkwave_reads_every_golden_waveform() {
+    if std::process::Command::new("vcd2fst")
+        .arg("--help")
+        .output()
+        .is_err()
+    {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "vcd2fst (GTKWave) must be installed in CI"
+        );
+        return;
+    }
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("waveforms");
+    let tmp = std::env::temp_dir().join(format!("wormcast-golden-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut n = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "vcd") {
+            let out = std::process::Command::new("vcd2fst")
+                .arg(&p)
+                .arg(tmp.join("x.fst"))
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}: {}",
+                p.display(),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            n += 1;
+        }
+    }
+    assert_eq!(n, 2);
+    std::fs::remove_dir_all(&tmp).ok();
 }

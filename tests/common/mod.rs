@@ -64,3 +64,44 @@ pub fn toml(switches: u32, ports: u32, links: &[Wire]) -> String {
     }
     t
 }
+
+/// A triangle of 4-port switches, two nodes on each: 0 - 1 and 0 - 2 lead
+/// down from the root, 1 - 2 is a same-level link (down from 1 to 2).
+pub const TRIANGLE: &str = "
+[[switch]]
+id = 0
+ports = 4
+[[switch]]
+id = 1
+ports = 4
+[[switch]]
+id = 2
+ports = 4
+[[link]]
+a = [0, 2]
+b = [1, 2]
+[[link]]
+a = [0, 3]
+b = [2, 2]
+[[link]]
+a = [1, 3]
+b = [2, 3]
+[[node]]
+id = 0
+at = [0, 0]
+[[node]]
+id = 1
+at = [0, 1]
+[[node]]
+id = 2
+at = [1, 0]
+[[node]]
+id = 3
+at = [1, 1]
+[[node]]
+id = 4
+at = [2, 0]
+[[node]]
+id = 5
+at = [2, 1]
+";
