@@ -440,12 +440,35 @@ fn worms_that_do_not_fit_or_name_nothing_are_refused() {
 fn multi_drop_and_ssr_worms_arrive_on_the_cycle() {
     let net = fig17(false);
     let mut sys = System::new(&net, &config(), &Traffic::Idle).unwrap();
+    let mem = MemorySink::new();
+    sys.attach_tracer(Box::new(mem.clone())).unwrap();
     let path = vec![(6, vec![6]), (1, vec![1]), (7, vec![7])];
     let id = sys
         .inject_worm(3, &WormSpec::MultiDrop { path }, 4)
         .unwrap();
     sys.drain(1_000).unwrap();
     sys.check_quiescent().unwrap();
+    // Decode registers (kind 2: multi-drop; ports print port 5 leftmost):
+    // switch 6 (from the root on port 1) matches the first pair, drops a
+    // copy on port 0 and sends one on by port 3 toward switch 1, which
+    // then sees pair (1, port 0) first.
+    let at = |unit: &str, sig: &str, c: u64| mem.value_at(&format!("top.{unit}.{sig}"), c).unwrap();
+    for (unit, c, target) in [
+        ("sw3.dec0", 9, "110"),
+        ("sw6.dec1", 27, "110"),
+        ("sw1.dec1", 34, "001"),
+    ] {
+        assert_eq!(at(unit, "valid", c - 1), "0");
+        assert_eq!(at(unit, "valid", c), "1");
+        assert_eq!(at(unit, "kind", c), "10");
+        assert_eq!(at(unit, "target", c), target);
+        assert_eq!(at(unit, "ports_in", c), "000001");
+    }
+    assert_eq!(at("sw3.dec0", "replicate", 9), "000000");
+    assert_eq!(at("sw3.dec0", "choice", 9), "000010");
+    assert_eq!(at("sw6.dec1", "replicate", 27), "000001");
+    assert_eq!(at("sw6.dec1", "choice", 27), "001000");
+    sys.finish_trace().unwrap();
     // Switches 3, 0 and 6 see the 7-flit header: 3 * 9 = 27 cycles.
     // Node 6: + 11 + 1; node 1: + switch 1 with 5 flits (7) + 9 + 1;
     // node 7: + 7 + switch 7 with 3 flits (5) + 7 + 1.

@@ -705,6 +705,7 @@ impl Traced for Switch {
                 s.signal("kind", 2);
                 s.signal("target", tb);
                 s.signal("down", 1);
+                s.signal_as("ports_in", k, Radix::Bin);
                 s.signal_as("dests", n, Radix::Bin);
                 s.signal("ud_in", 1);
                 s.signal_as("replicate", k, Radix::Bin);
@@ -742,6 +743,8 @@ impl Traced for Switch {
                     s.value(d.kind.code());
                     s.maybe((!bits).then_some(d.target as u64));
                     s.bit(d.phase == Phase::Down);
+                    let pairs = matches!(d.kind, Kind::Ssr | Kind::MultiDrop);
+                    s.maybe(pairs.then_some(d.ports_in.0));
                     if bits {
                         s.bits(&d.dests);
                     } else {
@@ -762,6 +765,7 @@ impl Traced for Switch {
                 }
                 None => {
                     s.bit(false);
+                    s.unknown();
                     s.unknown();
                     s.unknown();
                     s.unknown();

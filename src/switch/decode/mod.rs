@@ -152,6 +152,8 @@ pub struct DecodeReg {
     /// Unicast: the destination node; SSR and multi-drop: the switch the
     /// header names first; bit-string: 0.
     pub target: u32,
+    /// SSR: the header's port string; multi-drop: the first pair's.
+    pub ports_in: PortMask,
     /// Routing phase at this switch.
     pub phase: Phase,
     /// Ports the packet is replicated to.
@@ -193,6 +195,7 @@ impl DecodeReg {
             kind: Kind::Unicast,
             hdr_len: 0,
             target: 0,
+            ports_in: PortMask::EMPTY,
             phase: Phase::Up,
             replicate: PortMask::EMPTY,
             choice: PortMask::EMPTY,
@@ -365,6 +368,7 @@ impl Decoder {
             Kind::Ssr => {
                 let (target, ports) = self.formats.ssr_fields(header)?;
                 reg.target = target;
+                reg.ports_in = ports;
                 match ssr::step(
                     self.switch,
                     self.node_ports,
@@ -395,6 +399,7 @@ impl Decoder {
                     None
                 };
                 reg.target = first_pair.0;
+                reg.ports_in = first_pair.1;
                 let s = multidrop::step_pairs(
                     self.switch,
                     self.node_ports,
