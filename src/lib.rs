@@ -48,3 +48,8 @@ pub mod wave;
 
 pub use error::{Error, Item, Result};
 pub use rtl::BitString;
+
+/// The README's Rust example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExample;
