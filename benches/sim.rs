@@ -4,6 +4,10 @@
 //! packets, 100,000 cycles from a cold start. Throughput is in simulated
 //! cycles per second.
 //!
+//! A multicast case: bit-string worms (5-flit header, 16 payload flits) to 4
+//! random destinations at 0.02 flits/node/cycle offered (about 0.08
+//! delivered).
+//!
 //! Tracing variants: `off` (no tracer: the cost the model pays for having
 //! tracing at all), `null` (every change sampled, nothing written) and
 //! `vcd` (every register written as VCD to a discarding sink).
@@ -13,6 +17,7 @@
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
+use wormcast::header::Kind;
 use wormcast::net::Network;
 use wormcast::rtl::trace::NullSink;
 use wormcast::sim::{SimConfig, System, Traffic};
@@ -35,9 +40,14 @@ enum Tracing {
     Vcd,
 }
 
+/// `len` flits: a unicast packet; 0: bit-string worms instead.
 fn system(net: &Network, len: u32, tracing: Tracing) -> System {
-    let mut sys =
-        System::new(net, &SimConfig::default(), &Traffic::uniform(0.1, len)).expect("valid system");
+    let traffic = if len == 0 {
+        Traffic::multicast(0.02, 16, 4, Kind::BitString)
+    } else {
+        Traffic::uniform(0.1, len)
+    };
+    let mut sys = System::new(net, &SimConfig::default(), &traffic).expect("valid system");
     match tracing {
         Tracing::Off => {}
         Tracing::Null => sys.attach_tracer(Box::new(NullSink)).expect("tracer"),
@@ -59,6 +69,7 @@ fn speed(c: &mut Criterion) {
         ("20flit/tracing_null", 20, Tracing::Null),
         ("20flit/tracing_vcd", 20, Tracing::Vcd),
         ("1flit/tracing_vcd", 1, Tracing::Vcd),
+        ("bitstring_deg4/tracing_off", 0, Tracing::Off),
     ] {
         g.bench_function(name, |b| {
             b.iter_batched(

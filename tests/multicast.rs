@@ -63,15 +63,11 @@ fn cycles_high(h: &[(u64, String)], end: u64) -> u64 {
     total
 }
 
-/// Fig. 17(b): switch 1 sends one copy toward switch 4 and one toward
-/// switch 7; the copy to 4 carries only node 4, so switch 4 does not send
-/// a second copy on to 7. Each of nodes 4 and 7 gets one copy, at the cycle
-/// `L + h (H + 2) + 1` gives for the 5 switches 3, 0, 6, 1 and 4 (or 7):
-/// 6 flits (2 header, 4 payload), 6 + 5 * 4 + 1 = 27.
-#[test]
-fn fig17b_each_destination_gets_exactly_one_copy() {
-    let net = fig17(false);
-    let mut sys = System::new(&net, &config(), &Traffic::Idle).unwrap();
+/// One bit-string worm from node 3 to nodes 4 and 7 on [`fig17`], traced,
+/// drained and checked: its arrivals (only 4 and 7 get a copy), the trace,
+/// and the number of cycles a 1-bit signal was high.
+fn worm_4_7(seven_first: bool) -> (Vec<(u32, u64)>, MemorySink, impl Fn(&str) -> u64) {
+    let mut sys = System::new(&fig17(seven_first), &config(), &Traffic::Idle).unwrap();
     let mem = MemorySink::new();
     sys.attach_tracer(Box::new(mem.clone())).unwrap();
     let id = sys
@@ -79,11 +75,23 @@ fn fig17b_each_destination_gets_exactly_one_copy() {
         .unwrap();
     sys.drain(1_000).unwrap();
     sys.check_quiescent().unwrap();
-    assert_eq!(sys.arrivals(id), vec![(4, 27), (7, 27)]);
     assert_eq!(sys.deliveries().len(), 2, "no other node got a copy");
     let end = sys.cycle();
     sys.finish_trace().unwrap();
-    let flits = |path: &str| cycles_high(&mem.history(path), end);
+    let m = mem.clone();
+    let flits = move |path: &str| cycles_high(&m.history(path), end);
+    (sys.arrivals(id), mem, flits)
+}
+
+/// Fig. 17(b): switch 1 sends one copy toward switch 4 and one toward
+/// switch 7; the copy to 4 carries only node 4, so switch 4 does not send
+/// a second copy on to 7. Each of nodes 4 and 7 gets one copy, at the cycle
+/// `L + h (H + 2) + 1` gives for the 5 switches 3, 0, 6, 1 and 4 (or 7):
+/// 6 flits (2 header, 4 payload), 6 + 5 * 4 + 1 = 27.
+#[test]
+fn fig17b_each_destination_gets_exactly_one_copy() {
+    let (arrivals, mem, flits) = worm_4_7(false);
+    assert_eq!(arrivals, vec![(4, 27), (7, 27)]);
     // Switch 6 sends the worm only toward switch 1 (its port to 4 is
     // responsible for no node); switch 1 sends a copy to 4 and one to 7.
     assert_eq!(flits("top.sw6.out3.valid"), 6);
@@ -133,20 +141,8 @@ fn fig17b_each_destination_gets_exactly_one_copy() {
 /// switches: 6 + 6 * 4 + 1 = 31.
 #[test]
 fn fig17_other_port_order_sends_one_copy_through_switch_4() {
-    let net = fig17(true);
-    let mut sys = System::new(&net, &config(), &Traffic::Idle).unwrap();
-    let mem = MemorySink::new();
-    sys.attach_tracer(Box::new(mem.clone())).unwrap();
-    let id = sys
-        .inject_worm(3, &WormSpec::BitString { dests: vec![4, 7] }, 4)
-        .unwrap();
-    sys.drain(1_000).unwrap();
-    sys.check_quiescent().unwrap();
-    assert_eq!(sys.arrivals(id), vec![(4, 27), (7, 31)]);
-    assert_eq!(sys.deliveries().len(), 2);
-    let end = sys.cycle();
-    sys.finish_trace().unwrap();
-    let flits = |path: &str| cycles_high(&mem.history(path), end);
+    let (arrivals, _, flits) = worm_4_7(true);
+    assert_eq!(arrivals, vec![(4, 27), (7, 31)]);
     assert_eq!(flits("top.sw1.out3.valid"), 6, "switch 1 to switch 4");
     assert_eq!(flits("top.sw1.out2.valid"), 0, "switch 1 to switch 7");
     assert_eq!(flits("top.sw4.out3.valid"), 6, "switch 4 to switch 7");
