@@ -204,6 +204,18 @@ pub enum Error {
     /// A VCD stream could not be written.
     #[error("VCD: {0}")]
     Vcd(String),
+    /// A VCD file that does not parse.
+    #[error("line {line}: {what}")]
+    VcdParse {
+        /// 1-based line of the offending token.
+        line: u64,
+        /// What is wrong.
+        what: String,
+    },
+    /// A waveform that cannot be compared or co-simulated as asked (a
+    /// missing scope or signal, a width that does not fit the unit).
+    #[error("{0}")]
+    Wave(String),
     /// JSON output failed.
     #[error("JSON: {0}")]
     Json(#[from] serde_json::Error),

@@ -12,7 +12,11 @@ use wormcast::net::summary::summarize;
 use wormcast::net::{IrregularParams, Network};
 use wormcast::net::{Reachability, UpDown};
 use wormcast::sim::{Delivery, RunReport, SimConfig, System, Traffic, WormSpec};
-use wormcast::wave::{VcdWriter, write_gtkw};
+use wormcast::switch::twin::{Params, Unit, write_vectors};
+use wormcast::wave::{
+    CompareReport, CosimOptions, DiffOptions, SignalMap, VcdReader, VcdWriter, cosim, diff,
+    write_gtkw,
+};
 use wormcast::{Error, Result};
 
 #[derive(Parser)]
@@ -44,6 +48,17 @@ enum Cmd {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+    },
+    /// Write stimulus for a unit's Verilog testbench (`$readmemh` file and
+    /// a `.vh` of defines beside it).
+    Vectors(VectorArgs),
+    /// Check a unit's VCD from a Verilog simulation against the model,
+    /// cycle by cycle. Exit status 1 on a mismatch.
+    Cosim(CosimArgs),
+    /// Waveform tools.
+    Wave {
+        #[command(subcommand)]
+        cmd: WaveCmd,
     },
     /// The main demo: the paper's default 32-node network under uniform
     /// traffic, with a waveform of the first cycles.
@@ -85,6 +100,120 @@ enum TopoCmd {
         #[arg(long)]
         json: bool,
     },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum UnitArg {
+    /// The bit-string decode unit.
+    BitstringDecode,
+    /// The SSR / multi-drop decode unit.
+    SsrMdDecode,
+    /// The input buffer with chunk reference counts.
+    ReplBuffer,
+}
+
+impl UnitArg {
+    fn unit(self) -> Unit {
+        match self {
+            UnitArg::BitstringDecode => Unit::BitStringDecode,
+            UnitArg::SsrMdDecode => Unit::SsrMdDecode,
+            UnitArg::ReplBuffer => Unit::ReplBuffer,
+        }
+    }
+}
+
+#[derive(clap::Args)]
+struct VectorArgs {
+    /// The unit.
+    #[arg(long, value_enum)]
+    unit: UnitArg,
+    /// Clock edges of stimulus.
+    #[arg(long, default_value_t = 5000)]
+    cycles: usize,
+    /// Seed of the stimulus.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// N: nodes (bit-string decode).
+    #[arg(long, default_value_t = 16)]
+    nodes: u32,
+    /// P: ports (decode units) or readers (buffer).
+    #[arg(long, default_value_t = 6)]
+    ports: u32,
+    /// S: switches (SSR / multi-drop decode).
+    #[arg(long, default_value_t = 8)]
+    switches: u32,
+    /// C: chunks (buffer).
+    #[arg(long, default_value_t = 16)]
+    chunks: u32,
+    /// K: flits per chunk (buffer).
+    #[arg(long, default_value_t = 4)]
+    chunk_flits: u32,
+    /// Output file (`.hex`); the defines go to the same name with `.vh`.
+    #[arg(short, long)]
+    output: PathBuf,
+}
+
+#[derive(clap::Args)]
+struct CosimArgs {
+    /// The testbench's VCD.
+    #[arg(long)]
+    vcd: PathBuf,
+    /// The unit.
+    #[arg(long, value_enum)]
+    unit: UnitArg,
+    /// The unit instance's scope (a unique suffix is enough).
+    #[arg(long)]
+    scope: String,
+    /// The clock (default: `clk` in the scope or the nearest scope above).
+    #[arg(long)]
+    clock: Option<String>,
+    /// Foreign signal names and bit orders (TOML).
+    #[arg(long)]
+    map: Option<PathBuf>,
+    /// A unit parameter, NAME=VALUE (for sizes the port widths do not
+    /// tell, such as the buffer's C and K).
+    #[arg(long = "param", value_parser = parse_param)]
+    params: Vec<(String, u32)>,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Subcommand)]
+enum WaveCmd {
+    /// Compare two waveforms signal by signal over time. Exit status 1 on
+    /// a difference.
+    Diff {
+        /// The reference waveform.
+        a: PathBuf,
+        /// The waveform to check.
+        b: PathBuf,
+        /// Compare the signals under this scope of `a` (names relative to it).
+        #[arg(long)]
+        scope: Option<String>,
+        /// The scope in `b` (default: `--scope`).
+        #[arg(long)]
+        scope_b: Option<String>,
+        /// Names in `b` that differ from `a`'s, and reversed bit orders.
+        #[arg(long)]
+        map: Option<PathBuf>,
+        /// Only these signals (comma-separated, relative names in `a`).
+        #[arg(long, value_delimiter = ',')]
+        signals: Vec<String>,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn parse_param(s: &str) -> std::result::Result<(String, u32), String> {
+    let (n, v) = s
+        .split_once('=')
+        .ok_or_else(|| format!("`{s}` is not NAME=VALUE"))?;
+    let v = v
+        .parse()
+        .map_err(|_| format!("`{v}` is not a whole number"))?;
+    Ok((n.to_string(), v))
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -198,23 +327,30 @@ struct RunOutput<'a> {
     cycles_per_second: f64,
 }
 
+/// Exit status 0: done (no difference); 1: a comparison found a difference;
+/// 2: an error.
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
         Err(e) => {
             eprintln!("error: {e}");
-            ExitCode::FAILURE
+            ExitCode::from(2)
         }
     }
 }
 
-fn run(cli: Cli) -> Result<()> {
+/// Ok(false) when a comparison found a difference.
+fn run(cli: Cli) -> Result<bool> {
     match cli.cmd {
-        Cmd::Topo { cmd } => topo(cmd),
-        Cmd::Run(args) => simulate(args),
-        Cmd::Reach { file, json } => reach(&file, json),
-        Cmd::Demo { out } => demo(&out),
+        Cmd::Vectors(a) => vectors(&a).map(|()| true),
+        Cmd::Cosim(a) => cosim_cmd(&a),
+        Cmd::Wave { cmd } => wave(cmd),
+        Cmd::Topo { cmd } => topo(cmd).map(|()| true),
+        Cmd::Run(args) => simulate(args).map(|()| true),
+        Cmd::Reach { file, json } => reach(&file, json).map(|()| true),
+        Cmd::Demo { out } => demo(&out).map(|()| true),
     }
 }
 
@@ -392,6 +528,91 @@ fn simulate(a: RunArgs) -> Result<()> {
         );
     }
     Ok(())
+}
+
+fn vectors(a: &VectorArgs) -> Result<()> {
+    let unit = a.unit.unit();
+    let p = Params {
+        nodes: a.nodes,
+        ports: a.ports,
+        switches: a.switches,
+        chunks: a.chunks,
+        chunk_flits: a.chunk_flits,
+    };
+    let twin = unit.build(&p)?;
+    let v = unit.vectors(&p, a.cycles, a.seed)?;
+    write_vectors(&a.output, twin.as_ref(), &unit.verilog_params(&p), &v)?;
+    eprintln!(
+        "{} vectors for the {} unit ({}) written to {} and {}",
+        v.len(),
+        unit.name(),
+        unit.verilog_params(&p)
+            .iter()
+            .map(|(n, v)| format!("{n} = {v}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        a.output.display(),
+        a.output.with_extension("vh").display()
+    );
+    Ok(())
+}
+
+fn report(r: &CompareReport, json: bool) -> Result<bool> {
+    if json {
+        println!("{}", serde_json::to_string_pretty(r)?);
+    } else {
+        println!("{r}");
+    }
+    Ok(r.ok())
+}
+
+fn cosim_cmd(a: &CosimArgs) -> Result<bool> {
+    let map = match &a.map {
+        Some(p) => SignalMap::load(p)?,
+        None => SignalMap::identity(),
+    };
+    let o = CosimOptions {
+        unit: a.unit.unit(),
+        scope: a.scope.clone(),
+        clock: a.clock.clone(),
+        map,
+        params: a.params.clone(),
+    };
+    let mut r = VcdReader::open(&a.vcd)?;
+    let rep = cosim(&mut r, &o).map_err(|e| match e {
+        e @ wormcast::Error::InFile { .. } => e,
+        e => e.in_file(&a.vcd),
+    })?;
+    report(&rep, a.json)
+}
+
+fn wave(cmd: WaveCmd) -> Result<bool> {
+    match cmd {
+        WaveCmd::Diff {
+            a,
+            b,
+            scope,
+            scope_b,
+            map,
+            signals,
+            json,
+        } => {
+            let map = match &map {
+                Some(p) => SignalMap::load(p)?,
+                None => SignalMap::identity(),
+            };
+            let o = DiffOptions {
+                scope_a: scope,
+                scope_b,
+                map,
+                signals,
+            };
+            let ra = VcdReader::open(&a)?;
+            let rb = VcdReader::open(&b)?;
+            let rep = diff(ra, rb, &o)?;
+            report(&rep, json)
+        }
+    }
 }
 
 /// The worm `wormcast run --traffic worm` asks for.

@@ -341,6 +341,60 @@ impl BitString {
             .any(|(a, b)| a & b != 0)
     }
 
+    /// The string as a Verilog vector prints it: most significant bit
+    /// (the highest index) first.
+    pub fn to_msb_text(&self) -> String {
+        self.0
+            .iter()
+            .rev()
+            .map(|b| if *b { '1' } else { '0' })
+            .collect()
+    }
+
+    /// Parses `0`/`1` characters written most significant bit first; `None`
+    /// on any other character (`x`, `z`).
+    pub fn from_msb_text(text: &[u8]) -> Option<Self> {
+        let n = text.len();
+        let mut s = Self::zeros(n);
+        for (j, &c) in text.iter().enumerate() {
+            match c {
+                b'0' => {}
+                b'1' => s.set(n - 1 - j, true),
+                _ => return None,
+            }
+        }
+        Some(s)
+    }
+
+    /// Bits `lo .. lo + width` (at most 64) as a number, bit `lo` least
+    /// significant.
+    pub fn field(&self, lo: usize, width: usize) -> u64 {
+        debug_assert!(width <= 64);
+        (0..width).fold(0u64, |w, i| w | (self.get(lo + i) as u64) << i)
+    }
+
+    /// Sets bits `lo .. lo + width` (at most 64) from the number `v`.
+    pub fn set_field(&mut self, lo: usize, width: usize, v: u64) {
+        debug_assert!(width <= 64);
+        for i in 0..width {
+            self.set(lo + i, v >> i & 1 == 1);
+        }
+    }
+
+    /// Bits `lo .. lo + len` as a string of their own.
+    pub fn slice(&self, lo: usize, len: usize) -> BitString {
+        // A fresh, aligned string: the word-wise operations rely on bit 0
+        // at the start of the first word and zeros past the end.
+        let mut s = BitString::zeros(len);
+        s.0.copy_from_bitslice(&self.0[lo..lo + len]);
+        s
+    }
+
+    /// Writes `part` into bits `lo .. lo + part.len()`.
+    pub fn set_slice(&mut self, lo: usize, part: &BitString) {
+        self.0[lo..lo + part.len()].copy_from_bitslice(&part.0);
+    }
+
     /// Writes `a AND b` into `self` (all three the same length).
     pub fn set_and(&mut self, a: &BitString, b: &BitString) {
         assert!(

@@ -54,6 +54,7 @@ mod buffer;
 pub mod decode;
 mod flit;
 mod io;
+pub mod twin;
 
 pub use buffer::{HEADER_LATCH, InputBuffer, NONE, PacketEntry, Read, ReadPtr, Skip, WriteError};
 pub use decode::{DecodeError, DecodeReg, Decoder, HdrOut};

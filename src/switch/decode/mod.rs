@@ -273,6 +273,20 @@ impl Decoder {
                 [Phase::Up, Phase::Down].map(|ph| routes.switch_candidates(switch, d, ph))
             })
             .collect();
+        Decoder::from_tables(switch, formats, node_table, switch_table, node_ports, bits)
+    }
+
+    /// A decoder with its tables given directly: candidate ports by
+    /// `2 * node + phase` and by `2 * switch + phase` (a decode unit's
+    /// memories, as a Verilog twin receives them).
+    pub fn from_tables(
+        switch: u32,
+        formats: Formats,
+        node_table: Box<[PortMask]>,
+        switch_table: Box<[PortMask]>,
+        node_ports: PortMask,
+        bits: BitStringUnit,
+    ) -> Self {
         Decoder {
             switch,
             formats,

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Builds and runs every Verilog testbench under Icarus Verilog and
+# Verilator, and checks each VCD against the model with `wormcast cosim`.
+#
+#   hdl_tests/run.sh [--sim iverilog|verilator|all] [--cycles N] [--seed S] [--out DIR]
+#
+# Exit status 0 when every run of every unit reports no mismatch. A
+# simulator that is not installed is skipped with a message, except when
+# CI=true, where it is a failure.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(dirname "$here")"
+sims=(iverilog verilator)
+cycles=5000
+seed=7
+out="${TMPDIR:-/tmp}/wormcast-hdl"
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --sim) shift; [ "$1" = all ] || sims=("$1") ;;
+        --cycles) shift; cycles="$1" ;;
+        --seed) shift; seed="$1" ;;
+        --out) shift; out="$1" ;;
+        *) echo "usage: $0 [--sim iverilog|verilator|all] [--cycles N] [--seed S] [--out DIR]" >&2; exit 2 ;;
+    esac
+    shift
+done
+
+cargo build --release --quiet --manifest-path "$root/Cargo.toml"
+wormcast="$root/target/release/wormcast"
+
+# unit name, Verilog module, sizes for `wormcast vectors`, and the
+# parameters cosim cannot tell from the port widths
+units=(
+    "bitstring-decode bitstring_decode --nodes 16 --ports 6"
+    "ssr-md-decode ssr_md_decode --ports 6 --switches 8"
+    "repl-buffer repl_buffer --chunks 12 --chunk-flits 4 --ports 3"
+)
+cosim_params() {
+    case "$1" in
+        repl-buffer) echo "--param C=12 --param K=4" ;;
+        *) echo "" ;;
+    esac
+}
+
+failed=0
+for sim in "${sims[@]}"; do
+    if ! command -v "$sim" >/dev/null 2>&1; then
+        if [ "${CI:-}" = true ]; then
+            echo "FAIL: $sim is not installed (CI=true: a missing simulator is a failure)"
+            failed=1
+        else
+            echo "skip: $sim is not installed"
+        fi
+        continue
+    fi
+    for u in "${units[@]}"; do
+        read -r unit module sizes <<<"$u"
+        dir="$out/$sim/$unit"
+        rm -rf "$dir"
+        mkdir -p "$dir"
+        # shellcheck disable=SC2086
+        "$wormcast" vectors --unit "$unit" --cycles "$cycles" --seed "$seed" $sizes -o "$dir/vec.hex" 2>/dev/null
+        tb="$here/tb/tb_$module.v"
+        rtl="$here/rtl/$module.v"
+        case "$sim" in
+            iverilog)
+                iverilog -g2005 -Wall -Wno-timescale -I "$dir" -I "$here/tb" -o "$dir/tb.vvp" "$tb" "$rtl"
+                (cd "$dir" && vvp -n tb.vvp +vcd=tb.vcd >/dev/null)
+                ;;
+            verilator)
+                verilator --binary --trace -Wno-fatal -Wno-lint -Wno-style --build-jobs 2 \
+                    -I"$dir" -I"$here/tb" --top-module tb -Mdir "$dir/obj" -o vtb "$tb" "$rtl" >"$dir/build.log" 2>&1 \
+                    || { cat "$dir/build.log"; exit 1; }
+                (cd "$dir" && ./obj/vtb +vcd=tb.vcd >/dev/null)
+                ;;
+        esac
+        # shellcheck disable=SC2046
+        if result=$("$wormcast" cosim --vcd "$dir/tb.vcd" --unit "$unit" --scope tb.dut $(cosim_params "$unit")); then
+            echo "$sim $unit: $result"
+        else
+            echo "$sim $unit: $result"
+            failed=1
+        fi
+    done
+done
+exit "$failed"

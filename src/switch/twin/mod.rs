@@ -1,0 +1,332 @@
+//! Hardware units with Verilog twins in `hdl_tests/rtl/` (seed 000 sections
+//! 5.1.2, 5.2.3 and 5.3): the bit-string decode unit, the SSR / multi-drop
+//! decode unit, and the replication input buffer.
+//!
+//! Each twin wraps the very code the switch runs ([`BitStringUnit::step`],
+//! [`Decoder::decode`], [`InputBuffer`]) behind a clocked port list: named
+//! inputs sampled at a rising clock edge and named outputs registered at
+//! it. The port names and widths are the Verilog module's, so a waveform of
+//! the Verilog can be checked against the model with no mapping
+//! (`wormcast cosim`, [`crate::wave::cosim`]). Stimulus for the Verilog
+//! testbenches comes from [`Unit::vectors`] (`wormcast vectors`).
+//!
+//! [`BitStringUnit::step`]: crate::switch::decode::bitstring::BitStringUnit::step
+//! [`Decoder::decode`]: crate::switch::Decoder::decode
+//! [`InputBuffer`]: crate::switch::InputBuffer
+
+pub mod bitstring;
+pub mod buffer;
+pub mod pairs;
+
+use crate::rtl::BitString;
+use crate::{Error, Result};
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// Direction of a port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dir {
+    /// Sampled at the rising edge.
+    In,
+    /// Registered at the rising edge.
+    Out,
+}
+
+/// One port of a unit (the clock `clk` is implicit).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Port {
+    /// Name, as in the Verilog module.
+    pub name: &'static str,
+    /// Direction.
+    pub dir: Dir,
+    /// Width in bits.
+    pub width: u32,
+}
+
+fn input(name: &'static str, width: u32) -> Port {
+    Port {
+        name,
+        dir: Dir::In,
+        width,
+    }
+}
+
+fn output(name: &'static str, width: u32) -> Port {
+    Port {
+        name,
+        dir: Dir::Out,
+        width,
+    }
+}
+
+/// A unit as the model runs it, one rising clock edge at a time.
+pub trait Twin {
+    /// Which unit.
+    fn unit(&self) -> Unit;
+
+    /// Its ports in Verilog declaration order, `rst` first (the clock is
+    /// implicit).
+    fn ports(&self) -> &[Port];
+
+    /// One rising edge: `inputs` holds the value of every input port (in
+    /// port order) as sampled at the edge; `outputs` receives every output
+    /// port (in port order) as registered at the edge.
+    fn edge(&mut self, inputs: &[BitString], outputs: &mut [BitString]);
+}
+
+/// The units with Verilog twins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Unit {
+    /// The bit-string decode unit (`bitstring_decode.v`).
+    BitStringDecode,
+    /// The SSR / multi-drop decode unit (`ssr_md_decode.v`).
+    SsrMdDecode,
+    /// The input buffer with chunk reference counts (`repl_buffer.v`).
+    ReplBuffer,
+}
+
+/// Sizes of a unit. Each unit uses some of them: the bit-string decode
+/// unit `nodes` and `ports`; the SSR / multi-drop unit `ports` and
+/// `switches`; the buffer `chunks`, `chunk_flits` and `ports` (its
+/// readers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Params {
+    /// `N`, nodes (bits of a destination string).
+    pub nodes: u32,
+    /// `P`, ports of the switch.
+    pub ports: u32,
+    /// `S`, switches.
+    pub switches: u32,
+    /// `C`, chunks of the buffer.
+    pub chunks: u32,
+    /// `K`, flits per chunk.
+    pub chunk_flits: u32,
+}
+
+impl Default for Params {
+    /// 16 nodes, 6 ports, 8 switches, 16 chunks of 4 flits.
+    fn default() -> Self {
+        Params {
+            nodes: 16,
+            ports: 6,
+            switches: 8,
+            chunks: 16,
+            chunk_flits: 4,
+        }
+    }
+}
+
+fn bad(what: &str, value: u32, range: &str) -> Error {
+    Error::Wave(format!("{what} = {value}: must be {range}"))
+}
+
+impl Unit {
+    /// Every unit.
+    pub const ALL: [Unit; 3] = [Unit::BitStringDecode, Unit::SsrMdDecode, Unit::ReplBuffer];
+
+    /// Its name on the command line (`bitstring-decode`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Unit::BitStringDecode => "bitstring-decode",
+            Unit::SsrMdDecode => "ssr-md-decode",
+            Unit::ReplBuffer => "repl-buffer",
+        }
+    }
+
+    /// Its Verilog module name (`bitstring_decode`).
+    pub fn module(self) -> &'static str {
+        match self {
+            Unit::BitStringDecode => "bitstring_decode",
+            Unit::SsrMdDecode => "ssr_md_decode",
+            Unit::ReplBuffer => "repl_buffer",
+        }
+    }
+
+    /// The unit named `name`.
+    pub fn from_name(name: &str) -> Result<Unit> {
+        Unit::ALL
+            .into_iter()
+            .find(|u| u.name() == name)
+            .ok_or_else(|| {
+                Error::Wave(format!(
+                    "no unit `{name}`; the units are {}",
+                    Unit::ALL.map(|u| u.name()).join(", ")
+                ))
+            })
+    }
+
+    /// Checks the sizes this unit uses.
+    pub fn check(self, p: &Params) -> Result<()> {
+        match self {
+            Unit::BitStringDecode => {
+                if !(1..=1024).contains(&p.nodes) {
+                    return Err(bad("nodes", p.nodes, "1 to 1024"));
+                }
+                if !(2..=64).contains(&p.ports) {
+                    return Err(bad("ports", p.ports, "2 to 64"));
+                }
+            }
+            Unit::SsrMdDecode => {
+                if !(2..=64).contains(&p.ports) {
+                    return Err(bad("ports", p.ports, "2 to 64"));
+                }
+                if !(2..=64).contains(&p.switches) {
+                    return Err(bad("switches", p.switches, "2 to 64"));
+                }
+            }
+            Unit::ReplBuffer => {
+                if !(2..=256).contains(&p.chunks) {
+                    return Err(bad("chunks", p.chunks, "2 to 256"));
+                }
+                if !(1..=64).contains(&p.chunk_flits) {
+                    return Err(bad("chunk_flits", p.chunk_flits, "1 to 64"));
+                }
+                if !(1..=16).contains(&p.ports) {
+                    return Err(bad("ports", p.ports, "1 to 16 readers"));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The model of this unit with sizes `p`.
+    pub fn build(self, p: &Params) -> Result<Box<dyn Twin>> {
+        self.check(p)?;
+        Ok(match self {
+            Unit::BitStringDecode => Box::new(bitstring::BitStringTwin::new(p.nodes, p.ports)),
+            Unit::SsrMdDecode => Box::new(pairs::SsrMdTwin::new(p.ports, p.switches)),
+            Unit::ReplBuffer => Box::new(buffer::BufferTwin::new(p.chunks, p.chunk_flits, p.ports)),
+        })
+    }
+
+    /// The unit's sizes for a waveform: each is the parameter `given`
+    /// returns (a `--param` on the command line, or a parameter the
+    /// simulator dumped), or else what the width of a port tells (`width`
+    /// gives a port's width). The buffer's `C` and `K` do not follow from
+    /// its port widths and must be given.
+    pub fn resolve_params(
+        self,
+        width: &dyn Fn(&str) -> Option<u32>,
+        given: &dyn Fn(&str) -> Option<u32>,
+    ) -> Result<Params> {
+        let from = |param: &str, port: &str| -> Result<u32> {
+            given(param).or_else(|| width(port)).ok_or_else(|| {
+                Error::Wave(format!(
+                    "the waveform has no port `{port}` of the {} unit (to tell its parameter {param})",
+                    self.name()
+                ))
+            })
+        };
+        let must = |param: &str| -> Result<u32> {
+            given(param).ok_or_else(|| {
+                Error::Wave(format!(
+                    "the {} unit's parameter {param} does not follow from its port widths: \
+                     give it (--param {param}=...)",
+                    self.name()
+                ))
+            })
+        };
+        let mut p = Params::default();
+        match self {
+            Unit::BitStringDecode => {
+                p.nodes = from("N", "dests")?;
+                p.ports = from("P", "replicate")?;
+            }
+            Unit::SsrMdDecode => {
+                p.ports = from("P", "replicate")?;
+                p.switches = match given("S") {
+                    Some(s) => s,
+                    None => from("S", "route")? / (2 * p.ports),
+                };
+            }
+            Unit::ReplBuffer => {
+                p.ports = from("P", "rd_en")?;
+                p.chunks = must("C")?;
+                p.chunk_flits = must("K")?;
+            }
+        }
+        self.check(&p)?;
+        Ok(p)
+    }
+
+    /// `cycles` input vectors of random and corner-case stimulus for this
+    /// unit, from `seed`: element `c` holds every input port's value (in
+    /// port order) for clock edge `c`.
+    pub fn vectors(self, p: &Params, cycles: usize, seed: u64) -> Result<Vec<Vec<BitString>>> {
+        self.check(p)?;
+        Ok(match self {
+            Unit::BitStringDecode => bitstring::vectors(p.nodes, p.ports, cycles, seed),
+            Unit::SsrMdDecode => pairs::vectors(p.ports, p.switches, cycles, seed),
+            Unit::ReplBuffer => buffer::vectors(p.chunks, p.chunk_flits, p.ports, cycles, seed),
+        })
+    }
+
+    /// The Verilog parameters of the twin for sizes `p`, as
+    /// `(name, value)`.
+    pub fn verilog_params(self, p: &Params) -> Vec<(&'static str, u32)> {
+        match self {
+            Unit::BitStringDecode => vec![("N", p.nodes), ("P", p.ports)],
+            Unit::SsrMdDecode => vec![("P", p.ports), ("S", p.switches)],
+            Unit::ReplBuffer => vec![("C", p.chunks), ("K", p.chunk_flits), ("P", p.ports)],
+        }
+    }
+}
+
+/// Writes `vectors` for a testbench: `path` gets one line per clock edge,
+/// the unit's input ports concatenated in port order (first port most
+/// significant) as hexadecimal for `$readmemh`; `path` with the extension
+/// `vh` gets the defines the testbench includes: `VEC_FILE`, `VEC_CYCLES`,
+/// `VEC_WIDTH`, `VEC_INPUTS` (the concatenation to assign a vector to)
+/// and the unit's parameters.
+pub fn write_vectors(
+    path: &Path,
+    twin: &dyn Twin,
+    params: &[(&'static str, u32)],
+    vectors: &[Vec<BitString>],
+) -> Result<()> {
+    let ins: Vec<&Port> = twin.ports().iter().filter(|p| p.dir == Dir::In).collect();
+    let width: u32 = ins.iter().map(|p| p.width).sum();
+    let digits = width.div_ceil(4) as usize;
+    let mut text = String::with_capacity(vectors.len() * (digits + 1));
+    let mut bits = vec![false; digits * 4];
+    for v in vectors {
+        // Most significant first: pad, then each port's bits from its top.
+        let mut at = digits * 4 - width as usize;
+        bits[..at].fill(false);
+        for (port, value) in ins.iter().zip(v) {
+            for i in (0..port.width as usize).rev() {
+                bits[at] = value.get(i);
+                at += 1;
+            }
+        }
+        for nibble in bits.chunks(4) {
+            let d = nibble.iter().fold(0u32, |d, &b| d << 1 | b as u32);
+            text.push(char::from_digit(d, 16).expect("nibble"));
+        }
+        text.push('\n');
+    }
+    let io = |p: &Path| {
+        let p = p.to_path_buf();
+        move |source| Error::Io { path: p, source }
+    };
+    std::fs::write(path, text).map_err(io(path))?;
+    let abs = std::path::absolute(path).map_err(io(path))?;
+    let mut vh = String::new();
+    let _ = writeln!(
+        vh,
+        "// wormcast vectors for the {} unit: {} edges",
+        twin.unit().name(),
+        vectors.len()
+    );
+    let _ = writeln!(vh, "`define VEC_FILE \"{}\"", abs.display());
+    let _ = writeln!(vh, "`define VEC_CYCLES {}", vectors.len());
+    let _ = writeln!(vh, "`define VEC_WIDTH {width}");
+    let names: Vec<&str> = ins.iter().map(|p| p.name).collect();
+    let _ = writeln!(vh, "`define VEC_INPUTS {{{}}}", names.join(", "));
+    for (name, value) in params {
+        let _ = writeln!(vh, "`define UNIT_{name} {value}");
+    }
+    let vh_path = path.with_extension("vh");
+    std::fs::write(&vh_path, vh).map_err(io(&vh_path))?;
+    Ok(())
+}
