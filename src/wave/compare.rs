@@ -468,6 +468,15 @@ pub fn cosim<R: Read>(r: &mut VcdReader<R>, o: &CosimOptions) -> Result<CompareR
             width: v.width,
         });
     }
+    for model in &names {
+        if !slot_of.contains_key(*model) {
+            let (foreign, _) = o.map.foreign_of(model);
+            return Err(Error::Wave(format!(
+                "scope `{scope}` has no signal `{foreign}` for the {} unit's port `{model}`",
+                o.unit.name()
+            )));
+        }
+    }
     let clk_slot = vals.add(clk.code, 1);
     tracked.push(Tracked {
         model: "clk".into(),

@@ -991,6 +991,10 @@ mod tests {
             }
         }
         assert_eq!((last, changes), (19_999, 20_000));
-        assert_eq!(r.token_line() as usize, 5 + 2 * 19_999, "the last token's line");
+        assert_eq!(
+            r.token_line() as usize,
+            5 + 2 * 19_999,
+            "the last token's line"
+        );
     }
 }
