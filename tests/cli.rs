@@ -364,3 +364,97 @@ fn run_multicast_traffic_reports_throughput() {
     let ratio = r["accepted_throughput"].as_f64().unwrap() / r["offered_load"].as_f64().unwrap();
     assert!((ratio - 3.0).abs() < 0.3, "{r}");
 }
+
+#[test]
+fn vectors_model_vcd_cosim_and_diff_from_the_command_line() {
+    let hex = tmp("bs.hex");
+    let vcd = tmp("bs_model.vcd");
+    let (h, v) = (hex.to_str().unwrap(), vcd.to_str().unwrap());
+    ok(&wormcast(&[
+        "vectors",
+        "--unit",
+        "bitstring-decode",
+        "--cycles",
+        "500",
+        "--seed",
+        "3",
+        "--nodes",
+        "8",
+        "--ports",
+        "4",
+        "-o",
+        h,
+        "--model-vcd",
+        v,
+    ]));
+    let vh = std::fs::read_to_string(hex.with_extension("vh")).unwrap();
+    assert!(vh.contains("`define VEC_CYCLES 500\n"), "{vh}");
+    assert!(
+        vh.contains("`define VEC_WIDTH 55\n"),
+        "3 + 8 + 8 + 32 + 4 bits: {vh}"
+    );
+    assert!(vh.contains(
+        "`define VEC_INPUTS {rst, hdr_valid, ud_in, dests, total, restricted, up_ports}\n"
+    ));
+    assert!(vh.contains("`define UNIT_N 8\n`define UNIT_P 4\n"));
+    let lines = std::fs::read_to_string(&hex).unwrap();
+    assert_eq!(lines.lines().count(), 500);
+    assert!(
+        lines.lines().all(|l| l.len() == 14),
+        "55 bits in 14 hex digits"
+    );
+    assert!(
+        std::fs::read_to_string(vcd.with_extension("gtkw"))
+            .unwrap()
+            .contains("tb.dut.hdr_out[31:0]")
+    );
+    let out = ok(&wormcast(&[
+        "cosim",
+        "--vcd",
+        v,
+        "--unit",
+        "bitstring-decode",
+        "--scope",
+        "tb.dut",
+    ]));
+    assert_eq!(
+        out,
+        "OK: 500 cycles, 6 signals compared (3000 comparisons), no mismatch\n"
+    );
+    // A map that reverses `choice` makes it differ: exit status 1.
+    let map = tmp("rev.toml");
+    std::fs::write(
+        &map,
+        "[signals]\nchoice = { model = \"choice\", reverse = true }\n",
+    )
+    .unwrap();
+    let o = wormcast(&[
+        "cosim",
+        "--vcd",
+        v,
+        "--unit",
+        "bitstring-decode",
+        "--scope",
+        "dut",
+        "--map",
+        map.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.starts_with("MISMATCH: choice at cycle "), "{text}");
+    // The waveform against itself.
+    let out = ok(&wormcast(&["wave", "diff", v, v]));
+    assert!(out.starts_with("OK: "), "{out}");
+    // A bad unit name and a missing file: exit status 2.
+    let o = wormcast(&[
+        "cosim",
+        "--vcd",
+        "/nonexistent.vcd",
+        "--unit",
+        "repl-buffer",
+        "--scope",
+        "x",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("/nonexistent.vcd"));
+}

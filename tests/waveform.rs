@@ -407,6 +407,82 @@ fn gtkwave_reads_every_golden_waveform() {
             n += 1;
         }
     }
-    assert_eq!(n, 2);
+    assert_eq!(n, 4, "the golden waveforms of waveforms/README.md");
     std::fs::remove_dir_all(&tmp).ok();
+}
+/// The golden `waveforms/replication_one_branch_blocked`, signal by signal:
+/// the root replicates a 14-flit worm to node 0 (port 0) and node 1 (port
+/// 1), whose one-chunk receive buffers allow 8 flits before a freed chunk
+/// comes back. Port 0 pauses one cycle for it; port 1 waits until node 1
+/// frees its chunk at cycle 40. The root's input buffer keeps the second
+/// chunk for port 1 all that time.
+#[test]
+fn one_branch_blocked_the_other_goes_on() {
+    let net = common::net(common::TRIANGLE);
+    let cfg = SimConfig {
+        endpoint_buffer_flits: 8,
+        ..Default::default()
+    };
+    let mut sys = System::new(&net, &cfg, &Traffic::Idle).unwrap();
+    let mem = MemorySink::new();
+    sys.attach_tracer(Box::new(mem.clone())).unwrap();
+    sys.hold_node(1, 40).unwrap();
+    sys.inject_worm(2, &WormSpec::BitString { dests: vec![0, 1] }, 12)
+        .unwrap();
+    sys.run(64).unwrap();
+    sys.finish_trace().unwrap();
+    let check = |path: &str, want: &[(u64, &str)]| {
+        assert_eq!(mem.history(&format!("top.{path}")), h(want), "{path}");
+    };
+    check(
+        "sw0.dec2.replicate",
+        &[(0, "0000"), (8, "0011"), (9, "0000")],
+    );
+    // Port 0: flits 0-7 on the link in cycles 9-16, flits 8-13 in 18-23.
+    check(
+        "sw0.out0.valid",
+        &[(0, "0"), (9, "1"), (17, "0"), (18, "1"), (24, "0")],
+    );
+    check(
+        "sw0.out0.credits",
+        &[(0, "1"), (9, "0"), (17, "1"), (18, "0"), (24, "1")],
+    );
+    // Port 1: flits 0-7 in 9-16, then nothing until node 1's freed chunk
+    // is seen in 41: flits 8-13 in 42-47.
+    check(
+        "sw0.out1.valid",
+        &[(0, "0"), (9, "1"), (17, "0"), (42, "1"), (48, "0")],
+    );
+    check(
+        "sw0.out1.credits",
+        &[(0, "1"), (9, "0"), (41, "1"), (42, "0"), (48, "1")],
+    );
+    check(
+        "ep1.chunks_freed",
+        &[
+            (0, &"0".repeat(16)),
+            (41, &format!("{}1", "0".repeat(15))),
+            (48, &format!("{}10", "0".repeat(14))),
+        ],
+    );
+    // The root's input from switch 1 fills to the 14 flits (2 chunks) and
+    // holds them until port 1 moves past the first chunk (seen in 42).
+    check(
+        "sw0.in2.free_chunks",
+        &[
+            (0, "1010000"),
+            (6, "1001111"),
+            (14, "1001110"),
+            (42, "1001111"),
+            (47, "1010000"),
+        ],
+    );
+    assert_eq!(
+        mem.value_at("top.sw0.in2.buf_count", 41).as_deref(),
+        Some("0000001110")
+    );
+    assert_eq!(
+        mem.value_at("top.sw0.in2.buf_count", 42).as_deref(),
+        Some("0000000110")
+    );
 }

@@ -12,7 +12,7 @@ use wormcast::net::summary::summarize;
 use wormcast::net::{IrregularParams, Network};
 use wormcast::net::{Reachability, UpDown};
 use wormcast::sim::{Delivery, RunReport, SimConfig, System, Traffic, WormSpec};
-use wormcast::switch::twin::{Params, Unit, write_vectors};
+use wormcast::switch::twin::{Params, Unit, trace, write_vectors};
 use wormcast::wave::{
     CompareReport, CosimOptions, DiffOptions, SignalMap, VcdReader, VcdWriter, cosim, diff,
     write_gtkw,
@@ -151,6 +151,11 @@ struct VectorArgs {
     /// Output file (`.hex`); the defines go to the same name with `.vh`.
     #[arg(short, long)]
     output: PathBuf,
+    /// Also write the model's own waveform of these vectors (scope
+    /// `tb.dut`, a 10 ns clock) and a `.gtkw` beside it: what the Verilog's
+    /// dump should show.
+    #[arg(long)]
+    model_vcd: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -539,9 +544,21 @@ fn vectors(a: &VectorArgs) -> Result<()> {
         chunks: a.chunks,
         chunk_flits: a.chunk_flits,
     };
-    let twin = unit.build(&p)?;
+    let mut twin = unit.build(&p)?;
     let v = unit.vectors(&p, a.cycles, a.seed)?;
     write_vectors(&a.output, twin.as_ref(), &unit.verilog_params(&p), &v)?;
+    if let Some(path) = &a.model_vcd {
+        let mut w = VcdWriter::create(path)?.with_comment(&format!(
+            "wormcast model of the {} unit, {} vectors, seed {}",
+            unit.name(),
+            v.len(),
+            a.seed
+        ));
+        trace(twin.as_mut(), &v, 10_000, &mut w)?;
+        drop(w);
+        let h = wormcast::switch::twin::hierarchy(twin.as_ref());
+        write_gtkw(path.with_extension("gtkw"), &path.to_string_lossy(), &h)?;
+    }
     eprintln!(
         "{} vectors for the {} unit ({}) written to {} and {}",
         v.len(),

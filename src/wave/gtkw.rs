@@ -17,9 +17,10 @@ const CLOSED: u32 = 1 << 22;
 const GRP_BEGIN: u32 = 1 << 23;
 const GRP_END: u32 = 1 << 24;
 
-/// The text of a save file for `vcd_path` that shows `top.clk` and then one
-/// group per component (`sw3`, `ep7`), with a closed sub-group per unit
-/// (`in2`, `dec2`, `out2`). Each signal shows in its declared
+/// The text of a save file for `vcd_path` that shows the clock (`top.clk`,
+/// or `clk` in whatever the root scope is) and then one group per component
+/// (`sw3`, `ep7`), with a closed sub-group per unit (`in2`, `dec2`,
+/// `out2`). Each signal shows in its declared
 /// [`Radix`]: masks in binary, data bytes in hexadecimal, counters in
 /// decimal.
 pub fn gtkw_text(vcd_path: &str, h: &Hierarchy) -> String {
@@ -27,10 +28,11 @@ pub fn gtkw_text(vcd_path: &str, h: &Hierarchy) -> String {
     let _ = writeln!(o, "[*] GTKWave save file written by wormcast");
     let _ = writeln!(o, "[dumpfile] \"{vcd_path}\"");
     let _ = writeln!(o, "[timestart] 0");
-    let _ = writeln!(o, "[treeopen] top.");
+    let root = &h.scopes[0].name;
+    let _ = writeln!(o, "[treeopen] {root}.");
     let _ = writeln!(o, "[sst_expanded] 1");
     let _ = writeln!(o, "@{:x}", BIN | RJUSTIFY);
-    let _ = writeln!(o, "top.clk");
+    let _ = writeln!(o, "{root}.clk");
     for comp in h.child_scopes(0) {
         group(&mut o, h, comp, false);
     }

@@ -344,6 +344,18 @@ fn radix(p: &Port) -> Radix {
     }
 }
 
+/// The hierarchy of a testbench dump of `twin`: scope `tb` (where the
+/// writer puts the clock) and `tb.dut` with every port.
+pub fn hierarchy(twin: &dyn Twin) -> Hierarchy {
+    let mut h = Hierarchy::new("tb");
+    h.root().scope("dut", |s| {
+        for p in twin.ports() {
+            s.signal_as(p.name, p.width, radix(p));
+        }
+    });
+    h
+}
+
 /// Runs `vectors` through the model `twin` and writes what a testbench
 /// dump of the unit would show: scope `tb` with the clock `clk`, and scope
 /// `tb.dut` with every port. The inputs of edge `k` are on the ports during
@@ -356,12 +368,7 @@ pub fn trace(
     sink: &mut dyn WaveSink,
 ) -> Result<()> {
     let ports = twin.ports().to_vec();
-    let mut h = Hierarchy::new("tb");
-    h.root().scope("dut", |s| {
-        for p in &ports {
-            s.signal_as(p.name, p.width, radix(p));
-        }
-    });
+    let h = hierarchy(twin);
     let mut state = TraceState::new(&h);
     let mut outs: Vec<BitString> = ports
         .iter()
