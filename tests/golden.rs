@@ -146,7 +146,9 @@ fn ssr_md_vectors() -> Vec<Vec<BitString>> {
             pairs: pairs.iter().map(|&(sw, q)| (sw, m(q))).collect(),
         })
     };
-    let steps: Vec<(bool, bool, bool, Option<Header>, &[u8])> = vec![
+    // (rst, hdr_valid, phase_down, header, or raw bytes)
+    type Step<'a> = (bool, bool, bool, Option<Header>, &'a [u8]);
+    let steps: Vec<Step> = vec![
         (true, false, false, None, &[0]),
         (false, true, false, ssr(1, &[0, 1]), &[]),
         (false, true, true, ssr(2, &[1]), &[]),
