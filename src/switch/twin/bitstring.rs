@@ -22,7 +22,7 @@
 //! Every output is registered at every edge from the inputs sampled at it,
 //! whether or not `hdr_valid` is set; with `err` set the others are 0.
 
-use super::{Dir, Port, Twin, Unit, input, output};
+use super::{Port, Twin, Unit, input, output, zero_outputs};
 use crate::net::{IrregularParams, Network, Reachability, UpDown};
 use crate::rtl::{BitString, PortMask};
 use crate::switch::decode::DecodeError;
@@ -76,12 +76,7 @@ impl Twin for BitStringTwin {
 
     fn edge(&mut self, i: &[BitString], o: &mut [BitString]) {
         let (n, p) = (self.n, self.p);
-        for (x, port) in o
-            .iter_mut()
-            .zip(self.ports.iter().filter(|q| q.dir == Dir::Out))
-        {
-            *x = BitString::zeros(port.width as usize);
-        }
+        zero_outputs(&self.ports, o);
         if i[0].get(0) {
             return;
         }

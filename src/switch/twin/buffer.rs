@@ -35,7 +35,7 @@
 //! a reader drops its reference when it moves past the chunk or reads the
 //! tail in it.
 
-use super::{Dir, Port, Twin, Unit, input, output};
+use super::{Dir, Port, Twin, Unit, input, output, zero_outputs};
 use crate::rtl::{BitString, bits_for};
 use crate::switch::{Flit, InputBuffer, ReadPtr};
 use rand::rngs::Xoshiro256PlusPlus;
@@ -135,12 +135,7 @@ impl Twin for BufferTwin {
     }
 
     fn edge(&mut self, i: &[BitString], o: &mut [BitString]) {
-        for (x, port) in o
-            .iter_mut()
-            .zip(self.ports.iter().filter(|q| q.dir == Dir::Out))
-        {
-            *x = BitString::zeros(port.width as usize);
-        }
+        zero_outputs(&self.ports, o);
         if i[0].get(0) {
             self.reset();
             return;

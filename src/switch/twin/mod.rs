@@ -60,6 +60,14 @@ fn output(name: &'static str, width: u32) -> Port {
     }
 }
 
+/// Sets every output of `o` to zeros of its port's width (what a unit
+/// registers in reset, and the start of every edge).
+fn zero_outputs(ports: &[Port], o: &mut [BitString]) {
+    for (x, port) in o.iter_mut().zip(ports.iter().filter(|q| q.dir == Dir::Out)) {
+        *x = BitString::zeros(port.width as usize);
+    }
+}
+
 /// A unit as the model runs it, one rising clock edge at a time.
 pub trait Twin {
     /// Which unit.

@@ -29,7 +29,7 @@
 //!
 //! With `err` set the outputs other than `valid` and `err` are 0.
 
-use super::{Dir, Port, Twin, Unit, input, output};
+use super::{Port, Twin, Unit, input, output, zero_outputs};
 use crate::header::{Formats, Header, HeaderError, Kind};
 use crate::net::{IrregularParams, Network, Phase, PortConn, RoutingTables};
 use crate::rtl::{BitString, PortMask, bits_for};
@@ -138,12 +138,7 @@ impl Twin for SsrMdTwin {
 
     fn edge(&mut self, i: &[BitString], o: &mut [BitString]) {
         let l = self.l;
-        for (x, port) in o
-            .iter_mut()
-            .zip(self.ports.iter().filter(|q| q.dir == Dir::Out))
-        {
-            *x = BitString::zeros(port.width as usize);
-        }
+        zero_outputs(&self.ports, o);
         if i[0].get(0) {
             return;
         }
