@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Builds and runs every Verilog testbench under Icarus Verilog and
-# Verilator, and checks each VCD against the model with `wormcast cosim`.
+# Verilator, and checks each VCD against the model with `wormcast cosim`;
+# then synthesizes every twin with Yosys (generic gates), which shows the
+# Verilog is synthesizable.
 #
 #   hdl_tests/run.sh [--sim iverilog|verilator|all] [--cycles N] [--seed S] [--out DIR]
 #
-# Exit status 0 when every run of every unit reports no mismatch. A
-# simulator that is not installed is skipped with a message, except when
-# CI=true, where it is a failure.
+# Exit status 0 when every run of every unit reports no mismatch and every
+# unit synthesizes. A tool that is not installed is skipped with a message,
+# except when CI=true, where it is a failure.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
@@ -43,16 +45,21 @@ cosim_params() {
 }
 
 failed=0
-for sim in "${sims[@]}"; do
-    if ! command -v "$sim" >/dev/null 2>&1; then
-        if [ "${CI:-}" = true ]; then
-            echo "FAIL: $sim is not installed (CI=true: a missing simulator is a failure)"
-            failed=1
-        else
-            echo "skip: $sim is not installed"
-        fi
-        continue
+# True when tool $1 is installed; otherwise says so (a failure under CI).
+have() {
+    if command -v "$1" >/dev/null 2>&1; then
+        return 0
     fi
+    if [ "${CI:-}" = true ]; then
+        echo "FAIL: $1 is not installed (CI=true: a missing tool is a failure)"
+        failed=1
+    else
+        echo "skip: $1 is not installed"
+    fi
+    return 1
+}
+for sim in "${sims[@]}"; do
+    have "$sim" || continue
     for u in "${units[@]}"; do
         read -r unit module sizes <<<"$u"
         dir="$out/$sim/$unit"
@@ -83,4 +90,18 @@ for sim in "${sims[@]}"; do
         fi
     done
 done
+if have yosys; then
+    for u in "${units[@]}"; do
+        read -r unit module _ <<<"$u"
+        log="$out/yosys-$module.log"
+        mkdir -p "$out"
+        if yosys -q -l "$log" -p "read_verilog $here/rtl/$module.v; synth -top $module; stat" >/dev/null 2>&1; then
+            cells=$(grep -m1 "Number of cells" "$log" | awk '{print $NF}')
+            echo "yosys $unit: synthesized, $cells cells"
+        else
+            echo "yosys $unit: FAILED (see $log)"
+            failed=1
+        fi
+    done
+fi
 exit "$failed"
