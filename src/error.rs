@@ -186,6 +186,9 @@ pub enum Error {
         /// Number of nodes.
         nodes: u32,
     },
+    /// A multicast tree or set that cannot be used.
+    #[error("bad multicast tree: {0}")]
+    BadTree(String),
     /// A header or packet that the hardware cannot carry.
     #[error("bad packet: {0}")]
     BadPacket(String),

@@ -36,10 +36,13 @@
 //! - [`header`]: header encodings;
 //! - [`switch`]: the switch (input buffers, decode, crossbar, link flow
 //!   control);
+//! - [`mcast`]: multicast trees, k-binomial trees and their optimal `k`,
+//!   orderings of participants;
 //! - [`sim`]: systems, traffic, statistics and the deadlock watchdog.
 
 mod error;
 pub mod header;
+pub mod mcast;
 pub mod net;
 pub mod rtl;
 pub mod sim;

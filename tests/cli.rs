@@ -458,3 +458,38 @@ fn vectors_model_vcd_cosim_and_diff_from_the_command_line() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("/nonexistent.vcd"));
 }
+
+#[test]
+fn kbinomial_prints_the_optimal_tree() {
+    let j: serde_json::Value = serde_json::from_str(&ok(&wormcast(&[
+        "kbinomial",
+        "--nodes",
+        "8",
+        "--packets",
+        "3",
+        "--json",
+    ])))
+    .unwrap();
+    assert_eq!(
+        j,
+        serde_json::json!({"nodes": 8, "packets": 3, "k": 2, "l1": 4, "steps": 8,
+                           "binomial_steps": 9, "linear_steps": 9})
+    );
+    let t: serde_json::Value = serde_json::from_str(&ok(&wormcast(&[
+        "kbinomial",
+        "--nodes",
+        "4",
+        "--packets",
+        "3",
+        "--table",
+        "--json",
+    ])))
+    .unwrap();
+    assert_eq!(
+        t["rows"],
+        serde_json::json!([[[1, 1]], [[1, 1]], [[1, 2], [2, 1]]])
+    );
+    let o = wormcast(&["kbinomial", "--nodes", "1"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no destination"));
+}

@@ -55,6 +55,24 @@ enum Cmd {
     /// Check a unit's VCD from a Verilog simulation against the model,
     /// cycle by cycle. Exit status 1 on a mismatch.
     Cosim(CosimArgs),
+    /// The optimal k-binomial tree for a multicast (seed 000 section 4.3):
+    /// optimal k, L1, total steps L1 + (M-1)k, and the steps of the binomial
+    /// and linear trees.
+    Kbinomial {
+        /// n: nodes of the multicast set, the source included.
+        #[arg(long)]
+        nodes: u64,
+        /// M: packets of the message.
+        #[arg(long, default_value_t = 1)]
+        packets: u32,
+        /// Print the precomputed table of optimal k for 2..=nodes and
+        /// 1..=packets instead.
+        #[arg(long)]
+        table: bool,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Waveform tools.
     Wave {
         #[command(subcommand)]
@@ -352,6 +370,12 @@ fn run(cli: Cli) -> Result<bool> {
         Cmd::Vectors(a) => vectors(&a).map(|()| true),
         Cmd::Cosim(a) => cosim_cmd(&a),
         Cmd::Wave { cmd } => wave(cmd),
+        Cmd::Kbinomial {
+            nodes,
+            packets,
+            table,
+            json,
+        } => kbinomial(nodes, packets, table, json).map(|()| true),
         Cmd::Topo { cmd } => topo(cmd).map(|()| true),
         Cmd::Run(args) => simulate(args).map(|()| true),
         Cmd::Reach { file, json } => reach(&file, json).map(|()| true),
@@ -530,6 +554,37 @@ fn simulate(a: RunArgs) -> Result<()> {
             "wall time {:.3} s ({:.0} cycles/s)",
             wall,
             report.cycles as f64 / wall.max(1e-9)
+        );
+    }
+    Ok(())
+}
+
+fn kbinomial(nodes: u64, packets: u32, table: bool, json: bool) -> Result<()> {
+    if table {
+        let t = wormcast::mcast::OptimalKTable::new(nodes, packets)?;
+        if json {
+            println!("{}", serde_json::to_string_pretty(&t)?);
+            return Ok(());
+        }
+        println!(
+            "optimal k for n = 2..={nodes} nodes (source included), m = 1..={packets} packets: \
+             \"from m: k\" runs, {} entries",
+            t.entries()
+        );
+        for (i, row) in t.rows.iter().enumerate() {
+            let runs: Vec<String> = row.iter().map(|(m, k)| format!("{m}: {k}")).collect();
+            println!("n = {:>4}  {}", i + 2, runs.join(", "));
+        }
+        return Ok(());
+    }
+    let r = wormcast::mcast::optimal_k(nodes, packets)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&r)?);
+    } else {
+        println!(
+            "n = {} nodes (source included), m = {} packets: optimal k = {}, L1 = {}, \
+             steps L1 + (m-1)k = {}; binomial tree {} steps, linear tree {} steps",
+            r.nodes, r.packets, r.k, r.l1, r.steps, r.binomial_steps, r.linear_steps
         );
     }
     Ok(())

@@ -20,6 +20,8 @@ mod updown;
 pub use irregular::IrregularParams;
 pub use reach::{PortReach, Reachability, SwitchReach};
 pub use routing::{Phase, RoutingTables};
+#[cfg(test)]
+pub(crate) use topology::test_network;
 pub(crate) use topology::toml_error;
 pub use topology::{
     LinkSpec, MAX_NODES, MAX_SWITCHES, Network, NodeSpec, PortConn, PortRef, SourceLines,
