@@ -229,8 +229,11 @@ fn bad_input_fails_with_a_message_naming_the_problem() {
 
 /// The triangle of `tests/common` (0 - 1 and 0 - 2 down from the root, 1 - 2
 /// a same-level link down from 1 to 2; nodes 2s and 2s + 1 on switch s).
-fn triangle() -> PathBuf {
-    let path = tmp("triangle.toml");
+///
+/// Each test passes its own file name: the tests run in parallel, and two of
+/// them rewriting one file let a third read it half written.
+fn triangle(name: &str) -> PathBuf {
+    let path = tmp(name);
     let mut t = String::new();
     for s in 0..3 {
         t += &format!("[[switch]]\nid = {s}\nports = 4\n");
@@ -247,7 +250,7 @@ fn triangle() -> PathBuf {
 
 #[test]
 fn reach_prints_levels_and_strings_node_0_first() {
-    let net = triangle();
+    let net = triangle("triangle-reach.toml");
     let p = net.to_str().unwrap();
     let j: serde_json::Value =
         serde_json::from_str(&ok(&wormcast(&["reach", p, "--json"]))).unwrap();
@@ -275,7 +278,7 @@ fn reach_prints_levels_and_strings_node_0_first() {
 
 #[test]
 fn run_sends_one_worm_and_reports_each_destination() {
-    let net = triangle();
+    let net = triangle("triangle-run.toml");
     let p = net.to_str().unwrap();
     let worm = |kind: &str, extra: &[&str]| {
         let mut args = vec![
@@ -335,7 +338,7 @@ fn run_sends_one_worm_and_reports_each_destination() {
 
 #[test]
 fn run_multicast_traffic_reports_throughput() {
-    let net = triangle();
+    let net = triangle("triangle-traffic.toml");
     let r: serde_json::Value = serde_json::from_str(&ok(&wormcast(&[
         "run",
         "--topology",
