@@ -38,12 +38,15 @@
 //!   control);
 //! - [`mcast`]: multicast trees, k-binomial trees and their optimal `k`,
 //!   orderings of participants;
+//! - [`ni`]: hosts and network interfaces (DMA engines, NI processor,
+//!   smart-NI multicast forwarding);
 //! - [`sim`]: systems, traffic, statistics and the deadlock watchdog.
 
 mod error;
 pub mod header;
 pub mod mcast;
 pub mod net;
+pub mod ni;
 pub mod rtl;
 pub mod sim;
 pub mod switch;

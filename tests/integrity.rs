@@ -16,7 +16,7 @@ fn run_and_drain(net: &Network, cfg: &SimConfig, load: f64, len: u32, cycles: u6
     let n = sys.num_nodes();
     let (mut sent, mut got, mut sent_f, mut got_f) = (0, 0, 0, 0);
     for i in 0..n {
-        let s = sys.endpoint_stats(i);
+        let s = sys.endpoint_stats(i).unwrap();
         sent += s.injected_packets;
         got += s.received_packets;
         sent_f += s.injected_flits;

@@ -2,6 +2,7 @@
 
 use crate::header::{Formats, Kind};
 use crate::net::toml_error;
+use crate::ni::NiParams;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -35,6 +36,23 @@ pub struct SimConfig {
     /// a violation (on). Turn off only to study other routing tables, which
     /// may deadlock.
     pub check_updown: bool,
+    /// What sits at each node: `endpoint`, a traffic endpoint, or `ni`, a
+    /// host with a network interface (seed 000 section 3.1).
+    pub node_model: NodeModel,
+    /// Hosts and network interfaces (with `node_model = "ni"`).
+    pub ni: NiParams,
+}
+
+/// What sits at each node.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NodeModel {
+    /// Traffic endpoints that inject and consume at link rate.
+    #[default]
+    Endpoint,
+    /// Hosts with network interfaces: DMA engines, an NI processor,
+    /// host and NI overheads, smart-NI multicast.
+    Ni,
 }
 
 impl Default for SimConfig {
@@ -49,6 +67,8 @@ impl Default for SimConfig {
             seed: 1,
             record_deliveries: false,
             check_updown: true,
+            node_model: NodeModel::Endpoint,
+            ni: NiParams::default(),
         }
     }
 }

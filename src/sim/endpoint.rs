@@ -124,6 +124,8 @@ pub struct EndpointIo<'a> {
     pub retired: &'a mut Vec<u32>,
     /// First cycle of the measurement window.
     pub window: u64,
+    /// The multicast groups (their trees are in every member NI's memory).
+    pub groups: &'a [crate::ni::Group],
 }
 
 /// The traffic endpoint of one node.

@@ -17,12 +17,14 @@ mod endpoint;
 mod packets;
 mod report;
 mod system;
+mod terminal;
 mod wheel;
 mod worms;
 
-pub use config::{SimConfig, Traffic};
-pub use endpoint::{Endpoint, EndpointStats};
+pub use config::{NodeModel, SimConfig, Traffic};
+pub use endpoint::{Endpoint, EndpointIo, EndpointStats, EndpointWiring};
 pub use packets::{Delivery, NO_GROUP, PacketId, PacketRecord, PacketTable};
 pub use report::{DeadlockReport, PacketInfo, RunReport, StallReport};
-pub use system::{EvalOrder, System};
+pub use system::{EvalOrder, McastResult, System};
+pub use terminal::Terminal;
 pub use worms::{Worm, WormBuilder, WormSpec};

@@ -1,14 +1,17 @@
 //! A whole network as one clocked system.
 
 use super::active::Active;
-use super::config::{SimConfig, Traffic};
+use super::config::{NodeModel, SimConfig, Traffic};
 use super::endpoint::{Endpoint, EndpointIo, EndpointStats, EndpointWiring};
 use super::packets::{Delivery, PacketId, PacketTable};
 use super::report::{DeadlockReport, PacketInfo, RunReport, StallReport};
+use super::terminal::Terminal;
 use super::wheel::Wheel;
 use super::worms::{Worm, WormBuilder, WormSpec};
 use crate::header::{Formats, Kind};
+use crate::mcast::Tree;
 use crate::net::{Network, PortConn, Reachability, RoutingTables, UpDown};
+use crate::ni::{Group, NiNode, NiTiming, Scheme};
 use crate::rtl::trace::{Hierarchy, TraceState, Traced, WaveSink};
 use crate::rtl::{ChannelId, Clocked, Next, Sink};
 use crate::switch::{Channels, Decoder, Fault, LinkIo, PortWiring, Stall, Switch, SwitchParams};
@@ -47,6 +50,25 @@ struct Tracing {
     list: Vec<u32>,
 }
 
+#[derive(Clone, Copy, Debug)]
+struct McastStart {
+    start: u64,
+    packets: u8,
+}
+
+/// What a multicast did.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct McastResult {
+    /// Cycle the source's host started.
+    pub start: u64,
+    /// Packets of the message.
+    pub packets: u32,
+    /// (destination, cycle its host had the message), by destination.
+    pub deliveries: Vec<(u32, u64)>,
+    /// From the start to the last delivery, once every destination has it.
+    pub latency: Option<u64>,
+}
+
 /// A network of switches and traffic endpoints, ticked one clock at a time.
 ///
 /// Components are numbered switches first (`0..S`), then endpoints
@@ -70,7 +92,11 @@ pub struct System {
     formats: Formats,
     worms: Arc<WormBuilder>,
     switches: Vec<Switch>,
-    endpoints: Vec<Endpoint>,
+    endpoints: Vec<Terminal>,
+    groups: Vec<Group>,
+    mcasts: Vec<McastStart>,
+    ni_timing: Option<NiTiming>,
+    routes: Arc<RoutingTables>,
     ch: Channels,
     inbox: Vec<u64>,
     /// Components to evaluate this cycle and next.
@@ -92,7 +118,8 @@ struct Ctx<'a> {
     window: u64,
     n_sw: u32,
     switches: &'a mut [Switch],
-    endpoints: &'a mut [Endpoint],
+    endpoints: &'a mut [Terminal],
+    groups: &'a [Group],
     ch: &'a mut Channels,
     inbox: &'a mut [u64],
     packets: &'a mut PacketTable,
@@ -134,6 +161,7 @@ impl Ctx<'_> {
                 packets: &mut *self.packets,
                 retired: &mut *self.retired,
                 window: self.window,
+                groups: self.groups,
             });
             let w = match n {
                 Next::Busy => next,
@@ -175,7 +203,30 @@ impl System {
             cfg.check_packet(traffic.max_packet_flits(&formats))?;
         }
         let sw_chunks = (cfg.buffer_flits / cfg.chunk_flits) as u16;
-        let ep_chunks = (cfg.endpoint_buffer_flits / cfg.chunk_flits) as u16;
+        let ni_timing = match cfg.node_model {
+            NodeModel::Endpoint => None,
+            NodeModel::Ni => {
+                if !matches!(traffic, Traffic::Idle) {
+                    return Err(Error::Config {
+                        field: "node_model",
+                        value: "ni".into(),
+                        reason: "generated traffic needs traffic endpoints; with network interfaces send messages and multicasts (System::send_message, System::multicast)".into(),
+                    });
+                }
+                let t = cfg.ni.timing(
+                    cfg.cycle_ps(),
+                    formats.unicast().flits() as u32,
+                    cfg.chunk_flits,
+                )?;
+                cfg.check_packet(t.packet)?;
+                Some(t)
+            }
+        };
+        // A node's receive buffer: the endpoint's, or the NI's receive queue.
+        let ep_chunks = match ni_timing {
+            None => (cfg.endpoint_buffer_flits / cfg.chunk_flits) as u16,
+            Some(t) => (t.recv_queue / cfg.chunk_flits).min(u16::MAX as u32 - 1) as u16,
+        };
         let mut ch = Channels::default();
         let ep = |n: u32| Sink {
             component: (n_sw as u32) + n,
@@ -253,20 +304,31 @@ impl System {
                 Switch::new(s, params, dec, &wiring[s as usize])
             })
             .collect();
-        let worms = Arc::new(WormBuilder::new(net, Arc::new(routes), formats));
-        let endpoints: Vec<Endpoint> = ep_wiring
+        let routes = Arc::new(routes);
+        let worms = Arc::new(WormBuilder::new(net, routes.clone(), formats));
+        let endpoints: Vec<Terminal> = ep_wiring
             .into_iter()
             .enumerate()
             .map(|(n, w)| {
-                Endpoint::new(
-                    n as u32,
-                    w.expect("every node is on a port"),
-                    cfg.chunk_flits as u16,
-                    worms.clone(),
-                    cfg.seed,
-                    cfg.source_queue_packets as usize,
-                    cfg.record_deliveries,
-                )
+                let w = w.expect("every node is on a port");
+                match ni_timing {
+                    None => Terminal::Endpoint(Endpoint::new(
+                        n as u32,
+                        w,
+                        cfg.chunk_flits as u16,
+                        worms.clone(),
+                        cfg.seed,
+                        cfg.source_queue_packets as usize,
+                        cfg.record_deliveries,
+                    )),
+                    Some(t) => Terminal::Ni(Box::new(NiNode::new(
+                        n as u32,
+                        nodes as u32,
+                        w,
+                        cfg.chunk_flits as u16,
+                        t,
+                    ))),
+                }
             })
             .collect();
         let total = n_sw + nodes;
@@ -278,6 +340,10 @@ impl System {
             worms,
             switches,
             endpoints,
+            groups: Vec::new(),
+            mcasts: Vec::new(),
+            ni_timing,
+            routes,
             ch,
             inbox: vec![0; total],
             active: Active::new(total),
@@ -309,7 +375,9 @@ impl System {
         if let Some((load, kind, payload, degree)) = start {
             for n in 0..nodes {
                 let ep = &mut sys.endpoints[n];
-                if let Some(first) = ep.start_traffic(load, kind, payload as u16, degree as u16, 0)
+                if let Some(first) = ep
+                    .endpoint_mut()
+                    .and_then(|e| e.start_traffic(load, kind, payload as u16, degree as u16, 0))
                 {
                     sys.wake_at((n_sw + n) as u32, first);
                 }
@@ -359,14 +427,18 @@ impl System {
     pub fn start_window(&mut self) {
         self.window = self.cycle;
         for e in self.endpoints.iter_mut() {
-            e.reset_window();
+            if let Some(e) = e.endpoint_mut() {
+                e.reset_window();
+            }
         }
     }
 
     /// Stops the traffic generators.
     pub fn stop_traffic(&mut self) {
         for e in self.endpoints.iter_mut() {
-            e.stop();
+            if let Some(e) = e.endpoint_mut() {
+                e.stop();
+            }
         }
     }
 
@@ -416,7 +488,10 @@ impl System {
         worm: Option<Box<Worm>>,
     ) -> Result<PacketId> {
         let now = self.cycle;
-        let Some(seq) = self.endpoints[src as usize].enqueue(dst, payload, worm, now) else {
+        let Some(e) = self.endpoints[src as usize].endpoint_mut() else {
+            return Err(Self::needs_endpoints("packets and worms"));
+        };
+        let Some(seq) = e.enqueue(dst, payload, worm, now) else {
             return Err(Error::BadPacket(format!(
                 "node {src}'s source queue is full ({} packets)",
                 self.cfg.source_queue_packets
@@ -433,6 +508,7 @@ impl System {
         let mut v: Vec<(u32, u64)> = self
             .endpoints
             .iter()
+            .filter_map(Terminal::endpoint)
             .flat_map(|e| e.deliveries().iter())
             .filter(|d| d.id() == id)
             .map(|d| (d.dst, d.arrive))
@@ -447,7 +523,10 @@ impl System {
     /// other branches go on.
     pub fn hold_node(&mut self, n: u32, until: u64) -> Result<()> {
         self.check_node(n)?;
-        self.endpoints[n as usize].hold(until);
+        let Some(e) = self.endpoints[n as usize].endpoint_mut() else {
+            return Err(Self::needs_endpoints("holding a node"));
+        };
+        e.hold(until);
         self.wake_at((self.n_sw + n as usize) as u32, until);
         Ok(())
     }
@@ -486,7 +565,10 @@ impl System {
         if c < self.n_sw {
             format!("sw{c}")
         } else {
-            format!("ep{}", c - self.n_sw)
+            match self.endpoints[c - self.n_sw] {
+                Terminal::Endpoint(_) => format!("ep{}", c - self.n_sw),
+                Terminal::Ni(_) => format!("ni{}", c - self.n_sw),
+            }
         }
     }
 
@@ -579,6 +661,7 @@ impl System {
         let Self {
             switches,
             endpoints,
+            groups,
             ch,
             inbox,
             active,
@@ -597,6 +680,7 @@ impl System {
             n_sw,
             switches,
             endpoints,
+            groups,
             ch,
             inbox,
             packets,
@@ -800,7 +884,7 @@ impl System {
             }
         }
         for e in &self.endpoints {
-            if let Some(c) = e.credits(&self.ch).filter(|&(have, max)| have != max) {
+            if let Some(c) = Some(e.credits(&self.ch)).filter(|&(have, max)| have != max) {
                 return fault(format!("node {} has {} of {} credits", e.node(), c.0, c.1));
             }
         }
@@ -844,16 +928,18 @@ impl System {
         })))
     }
 
-    /// Counters of node `n`'s endpoint.
-    pub fn endpoint_stats(&self, n: u32) -> &EndpointStats {
-        self.endpoints[n as usize].stats()
+    /// Counters of node `n`'s traffic endpoint (`None` with network
+    /// interfaces).
+    pub fn endpoint_stats(&self, n: u32) -> Option<&EndpointStats> {
+        self.endpoints[n as usize].endpoint().map(Endpoint::stats)
     }
 
     /// Every delivered packet, by destination then arrival, when
-    /// `record_deliveries` is on.
+    /// `record_deliveries` is on (traffic endpoints).
     pub fn deliveries(&self) -> Vec<Delivery> {
         self.endpoints
             .iter()
+            .filter_map(Terminal::endpoint)
             .flat_map(|e| e.deliveries().iter().copied())
             .collect()
     }
@@ -861,19 +947,165 @@ impl System {
     /// Flits sent on any link so far (node to switch, switch to switch,
     /// switch to node).
     pub fn flit_hops(&self) -> u64 {
+        let packet = self.ni_timing.map_or(0, |t| t.packet as u64);
         self.switches.iter().map(|s| s.flit_hops()).sum::<u64>()
             + self
                 .endpoints
                 .iter()
-                .map(|e| e.stats().injected_flits)
+                .map(|e| match e {
+                    Terminal::Endpoint(e) => e.stats().injected_flits,
+                    Terminal::Ni(n) => n.stats().packets_sent * packet,
+                })
                 .sum::<u64>()
+    }
+
+    fn needs_endpoints(what: &str) -> Error {
+        Error::Config {
+            field: "node_model",
+            value: "ni".into(),
+            reason: format!("{what} need traffic endpoints (node_model = \"endpoint\")"),
+        }
+    }
+
+    fn needs_ni(what: &str) -> Error {
+        Error::Config {
+            field: "node_model",
+            value: "endpoint".into(),
+            reason: format!("{what} need hosts with network interfaces (node_model = \"ni\")"),
+        }
+    }
+
+    /// The host and network interface of node `n` (`None` with traffic
+    /// endpoints).
+    pub fn ni(&self, n: u32) -> Option<&NiNode> {
+        self.endpoints.get(n as usize)?.ni()
+    }
+
+    /// The timing of the hosts and network interfaces, if the nodes have
+    /// them.
+    pub fn ni_timing(&self) -> Option<NiTiming> {
+        self.ni_timing
+    }
+
+    fn packets_of(&self, packets: u32) -> Result<u8> {
+        if !(1..=255).contains(&packets) {
+            return Err(Error::BadPacket(format!(
+                "a message of {packets} packets; a message has 1 to 255"
+            )));
+        }
+        Ok(packets as u8)
+    }
+
+    /// The host of node `src` starts sending a message of `packets` packets
+    /// to node `dst` now. Returns the message's number at `src`.
+    pub fn send_message(&mut self, src: u32, dst: u32, packets: u32) -> Result<u16> {
+        self.check_node(src)?;
+        self.check_node(dst)?;
+        let m = self.packets_of(packets)?;
+        let now = self.cycle;
+        let Some(ni) = self.endpoints[src as usize].ni_mut() else {
+            return Err(Self::needs_ni("messages"));
+        };
+        let id = ni.send(now, m, dst, None);
+        self.wake_now((self.n_sw + src as usize) as u32);
+        Ok(id)
+    }
+
+    /// The host of the tree's root starts a multicast of `packets` packets
+    /// to every other node of `tree` now, by `scheme`. The tree is set up
+    /// in the memory of every member's NI first (no time is charged for
+    /// that). Returns the multicast's id for [`System::multicast_result`].
+    pub fn multicast(&mut self, tree: Tree, packets: u32, scheme: Scheme) -> Result<u16> {
+        tree.check_nodes(self.nodes)?;
+        if tree.is_empty() {
+            return Err(Error::BadTree(
+                "a multicast needs at least one destination".into(),
+            ));
+        }
+        let m = self.packets_of(packets)?;
+        if self.ni_timing.is_none() {
+            return Err(Self::needs_ni("multicasts"));
+        }
+        if self.groups.len() >= u16::MAX as usize {
+            return Err(Error::BadTree("65,535 multicast groups already".into()));
+        }
+        let gid = self.groups.len() as u16;
+        let src = tree.root();
+        self.groups.push(Group { tree, scheme });
+        let now = self.cycle;
+        let ni = self.endpoints[src as usize]
+            .ni_mut()
+            .expect("checked: NI nodes");
+        ni.send(now, m, src, Some((gid, &self.groups[gid as usize])));
+        self.mcasts.push(McastStart {
+            start: now,
+            packets: m,
+        });
+        self.wake_now((self.n_sw + src as usize) as u32);
+        Ok(gid)
+    }
+
+    /// Cycles from the first flit of a `flits`-flit packet leaving node `a`
+    /// to its tail in node `b`'s memory on an idle network:
+    /// `flits + h (H + 2) + 1` for a route through `h` switches (docs/timing.md).
+    pub fn idle_latency(&self, a: u32, b: u32, flits: u32) -> u64 {
+        let (sa, sb) = (self.routes.node_switch(a), self.routes.node_switch(b));
+        let hops = self
+            .routes
+            .distance(sa, sb, crate::net::Phase::Up)
+            .expect("the network is connected");
+        let h = self.formats.unicast().flits() as u64;
+        flits as u64 + (hops as u64 + 1) * (h + 2) + 1
+    }
+
+    /// The timing model's prediction of a multicast of `packets` packets
+    /// over `tree` by `scheme` on this idle network, started at cycle 0
+    /// ([`crate::ni::predict`]).
+    pub fn predict_multicast(
+        &self,
+        tree: &Tree,
+        packets: u32,
+        scheme: Scheme,
+    ) -> Result<crate::ni::Prediction> {
+        let Some(t) = self.ni_timing else {
+            return Err(Self::needs_ni("predictions of multicasts"));
+        };
+        tree.check_nodes(self.nodes)?;
+        let net = |a: u32, b: u32, _: usize| self.idle_latency(a, b, t.packet);
+        Ok(crate::ni::predict(tree, packets, scheme, &t, &net))
+    }
+
+    /// When multicast `id` reached each destination's host (after its
+    /// `t_hr`), and its latency from the call to the last one.
+    pub fn multicast_result(&self, id: u16) -> Option<McastResult> {
+        let g = self.groups.get(id as usize)?;
+        let start = self.mcasts[id as usize].start;
+        let mut deliveries: Vec<(u32, u64)> = g.tree.nodes()[1..]
+            .iter()
+            .filter_map(|&x| {
+                let ni = self.endpoints[x as usize].ni()?;
+                ni.deliveries()
+                    .iter()
+                    .find(|d| d.group == Some(id))
+                    .map(|d| (x, d.cycle))
+            })
+            .collect();
+        deliveries.sort_unstable();
+        let done = deliveries.len() + 1 == g.tree.len();
+        let latency = done.then(|| deliveries.iter().map(|d| d.1).max().unwrap_or(start) - start);
+        Some(McastResult {
+            start,
+            packets: self.mcasts[id as usize].packets as u32,
+            deliveries,
+            latency,
+        })
     }
 
     /// The statistics of the run so far.
     pub fn report(&self) -> RunReport {
         let mut t = EndpointStats::default();
         let mut queued = 0u64;
-        for e in &self.endpoints {
+        for e in self.endpoints.iter().filter_map(Terminal::endpoint) {
             let s = e.stats();
             t.window_generated += s.window_generated;
             t.window_generated_flits += s.window_generated_flits;

@@ -1,0 +1,256 @@
+//! Network interfaces and hosts (seed 000 sections 3.1-3.4.1 and 4, the
+//! parameters of section 6.2).
+//!
+//! Each node is a host and a network interface (NI). The NI has one
+//! processor, send and receive queues in its memory, and three DMA
+//! engines: the I/O-bus engine between host memory and NI memory, the send
+//! engine from NI memory onto the link, and the receive engine from the
+//! link into NI memory. The host pays `t_hs` per message it sends and
+//! `t_hr` per message it receives; the NI processor pays `t_ns` per packet
+//! it sends and `t_nr` per packet it receives. With smart-NI multicast the
+//! NI of an intermediate destination forwards each packet to its children
+//! in the multicast tree itself, first-child-first-served (FCFS) or
+//! first-packet-first-served (FPFS), while copying it to its host. See
+//! [`NiNode`] for the cycle-level behaviour and docs/ni.md for the timing.
+
+mod node;
+mod predict;
+
+pub use node::{Holding, HostDelivery, NiNode, NiStats, PacketArrival};
+pub use predict::{Prediction, predict};
+
+use crate::mcast::{Discipline, Tree};
+use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
+
+/// Bytes of control information after a packet's unicast header: kind (1),
+/// origin node (2), message (2), group (2), tree vertex (2), packet index
+/// (1), packet count (1).
+pub const CONTROL_BYTES: u32 = 11;
+
+/// Parameters of the hosts and network interfaces. Every field has a
+/// default from seed 000 section 6.2.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NiParams {
+    /// Host overhead to send a message, cycles (1,000).
+    pub t_hs: u64,
+    /// Host overhead to receive a message, cycles (default: `t_hs`).
+    pub t_hr: Option<u64>,
+    /// `R = t_hs / t_ns` (1), used when `t_ns` is not given.
+    pub r: f64,
+    /// NI processor overhead to send a packet, cycles (default:
+    /// `t_hs / R`).
+    pub t_ns: Option<u64>,
+    /// NI processor overhead to receive a packet, cycles (default: `t_ns`).
+    pub t_nr: Option<u64>,
+    /// I/O bus bandwidth in MB/s (10^6 bytes per second; 266).
+    pub io_bus_mb_per_s: u64,
+    /// Packet length in flits (bytes), header included (128).
+    pub packet_flits: u32,
+    /// Send queue in NI memory, bytes (4,096).
+    pub send_queue_bytes: u32,
+    /// Receive queue in NI memory, bytes (4,096).
+    pub recv_queue_bytes: u32,
+}
+
+impl Default for NiParams {
+    fn default() -> Self {
+        NiParams {
+            t_hs: 1000,
+            t_hr: None,
+            r: 1.0,
+            t_ns: None,
+            t_nr: None,
+            io_bus_mb_per_s: 266,
+            packet_flits: 128,
+            send_queue_bytes: 4096,
+            recv_queue_bytes: 4096,
+        }
+    }
+}
+
+/// The resolved timing of the hosts and NIs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct NiTiming {
+    /// Host send overhead, cycles.
+    pub t_hs: u64,
+    /// Host receive overhead, cycles.
+    pub t_hr: u64,
+    /// NI send overhead per packet, cycles.
+    pub t_ns: u64,
+    /// NI receive overhead per packet, cycles.
+    pub t_nr: u64,
+    /// The I/O bus moves `bus_num / bus_den` bytes per cycle (exact).
+    pub bus_num: u64,
+    /// See `bus_num`.
+    pub bus_den: u64,
+    /// Packet length, flits (bytes).
+    pub packet: u32,
+    /// Send queue, bytes.
+    pub send_queue: u32,
+    /// Receive queue, bytes.
+    pub recv_queue: u32,
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+fn bad(field: &'static str, value: impl ToString, reason: impl Into<String>) -> Error {
+    Error::Config {
+        field,
+        value: value.to_string(),
+        reason: reason.into(),
+    }
+}
+
+impl NiParams {
+    /// The timing for a clock of `cycle_ps` picoseconds, checked: the
+    /// packet must hold its header and control bytes, and each queue at
+    /// least one packet (the receive queue in whole chunks of
+    /// `chunk_flits`).
+    pub fn timing(&self, cycle_ps: u64, header_flits: u32, chunk_flits: u32) -> Result<NiTiming> {
+        if self.t_hs == 0 {
+            return Err(bad("t_hs", 0, "must be at least 1 cycle"));
+        }
+        if !(self.r > 0.0 && self.r.is_finite()) {
+            return Err(bad("r", self.r, "must be a positive number"));
+        }
+        let t_ns = self
+            .t_ns
+            .unwrap_or(((self.t_hs as f64) / self.r).round().max(1.0) as u64);
+        let t_nr = self.t_nr.unwrap_or(t_ns);
+        let t_hr = self.t_hr.unwrap_or(self.t_hs);
+        if t_ns == 0 {
+            return Err(bad("t_ns", 0, "must be at least 1 cycle"));
+        }
+        if self.io_bus_mb_per_s == 0 {
+            return Err(bad("io_bus_mb_per_s", 0, "must be positive"));
+        }
+        let need = header_flits + CONTROL_BYTES + 1;
+        if self.packet_flits < need || self.packet_flits > 65_535 {
+            return Err(bad(
+                "packet_flits",
+                self.packet_flits,
+                format!(
+                    "a packet holds its {header_flits}-flit header, {CONTROL_BYTES} control bytes and data: {need} to 65535 flits"
+                ),
+            ));
+        }
+        if self.send_queue_bytes < self.packet_flits {
+            return Err(bad(
+                "send_queue_bytes",
+                self.send_queue_bytes,
+                format!(
+                    "the send queue is smaller than one packet of {} bytes",
+                    self.packet_flits
+                ),
+            ));
+        }
+        let chunks_per_packet = self.packet_flits.div_ceil(chunk_flits);
+        if self.recv_queue_bytes / chunk_flits < chunks_per_packet {
+            return Err(bad(
+                "recv_queue_bytes",
+                self.recv_queue_bytes,
+                format!(
+                    "the receive queue is smaller than one packet of {} bytes ({chunks_per_packet} chunks of {chunk_flits})",
+                    self.packet_flits
+                ),
+            ));
+        }
+        let num = self.io_bus_mb_per_s * cycle_ps;
+        let den = 1_000_000;
+        let g = gcd(num, den);
+        Ok(NiTiming {
+            t_hs: self.t_hs,
+            t_hr,
+            t_ns,
+            t_nr,
+            bus_num: num / g,
+            bus_den: den / g,
+            packet: self.packet_flits,
+            send_queue: self.send_queue_bytes,
+            recv_queue: self.recv_queue_bytes,
+        })
+    }
+}
+
+impl NiTiming {
+    /// Cycles the I/O bus takes for `bytes` bytes of one busy period from
+    /// its start: `ceil(bytes / rate)`.
+    pub fn bus_cycles(&self, bytes: u64) -> u64 {
+        (bytes * self.bus_den).div_ceil(self.bus_num)
+    }
+}
+
+/// How a multicast is carried out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scheme {
+    /// Every hop through the hosts: a destination's host receives the whole
+    /// message, then sends it to each of its children.
+    Conventional,
+    /// Smart NIs forward each packet to the children, in this discipline.
+    SmartNi(Discipline),
+}
+
+/// A multicast group: its tree (in NI memory at every member, set up
+/// before the multicast) and how it is carried out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Group {
+    /// The tree.
+    pub tree: Tree,
+    /// The scheme.
+    pub scheme: Scheme,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_resolve_to_the_papers_values() {
+        let t = NiParams::default().timing(5000, 1, 8).unwrap();
+        assert_eq!((t.t_hs, t.t_hr, t.t_ns, t.t_nr), (1000, 1000, 1000, 1000));
+        // 266 MB/s at 5 ns: 1.33 bytes per cycle exactly.
+        assert_eq!((t.bus_num, t.bus_den), (133, 100));
+        assert_eq!(t.bus_cycles(128), 97, "128 / 1.33 = 96.2");
+        assert_eq!(t.bus_cycles(3 * 128), 289, "not 3 * 97");
+        let r2 = NiParams {
+            r: 2.0,
+            ..Default::default()
+        };
+        assert_eq!(r2.timing(5000, 1, 8).unwrap().t_ns, 500);
+    }
+
+    #[test]
+    fn queues_too_small_for_one_packet_are_refused() {
+        let p = NiParams {
+            recv_queue_bytes: 120,
+            ..Default::default()
+        };
+        assert_eq!(
+            p.timing(5000, 1, 8).unwrap_err().to_string(),
+            "configuration: recv_queue_bytes = 120: the receive queue is smaller than one packet of 128 bytes (16 chunks of 8)"
+        );
+        let p = NiParams {
+            send_queue_bytes: 100,
+            ..Default::default()
+        };
+        assert_eq!(
+            p.timing(5000, 1, 8).unwrap_err().to_string(),
+            "configuration: send_queue_bytes = 100: the send queue is smaller than one packet of 128 bytes"
+        );
+        let p = NiParams {
+            packet_flits: 12,
+            ..Default::default()
+        };
+        assert!(
+            p.timing(5000, 1, 8)
+                .unwrap_err()
+                .to_string()
+                .contains("packet_flits = 12")
+        );
+    }
+}
