@@ -496,3 +496,60 @@ fn kbinomial_prints_the_optimal_tree() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("no destination"));
 }
+
+#[test]
+fn multicast_reports_every_destination_against_the_models() {
+    let net = triangle("triangle-mcast.toml");
+    let p = net.to_str().unwrap();
+    // Nodes 0 and 1 share switch 0: t_hs, the bus (97), t_ns, one switch
+    // (128 + 3 + 1), t_nr, the bus, t_hr.
+    let j: serde_json::Value = serde_json::from_str(&ok(&wormcast(&[
+        "multicast",
+        "--topology",
+        p,
+        "--dests",
+        "1",
+        "--json",
+    ])))
+    .unwrap();
+    assert_eq!(j["latency"], 1000 + 97 + 1000 + 132 + 1000 + 97 + 1000);
+    assert_eq!(j["step_model_latency"], 1000 + 2132 + 1000);
+    assert_eq!(j["destinations"][0]["node"], 1);
+
+    // Everyone, three packets, FCFS over the binomial tree: the run agrees
+    // with the timing model at every destination.
+    let j: serde_json::Value = serde_json::from_str(&ok(&wormcast(&[
+        "multicast",
+        "--topology",
+        p,
+        "--packets",
+        "3",
+        "--scheme",
+        "fcfs",
+        "--tree",
+        "binomial",
+        "--json",
+    ])))
+    .unwrap();
+    let d = j["destinations"].as_array().unwrap();
+    assert_eq!(d.len(), 5);
+    assert!(d.iter().all(|x| x["cycle"] == x["predicted"]), "{d:?}");
+    assert_eq!(j["latency"], j["predicted_latency"]);
+    assert_eq!(j["k"], 3);
+    let text = ok(&wormcast(&[
+        "multicast",
+        "--topology",
+        p,
+        "--scheme",
+        "conventional",
+    ]));
+    assert!(text.contains("latency "), "{text}");
+
+    let e = wormcast(&["multicast", "--topology", p, "--tree", "kbinomial"]);
+    assert_eq!(e.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&e.stderr).contains("--tree kbinomial needs --k"));
+    let e = wormcast(&["multicast", "--topology", p, "--dests", "2,7"]);
+    assert!(String::from_utf8_lossy(&e.stderr).contains("node 7 does not exist"));
+    let e = wormcast(&["multicast", "--topology", p, "--dests", "2,2"]);
+    assert!(String::from_utf8_lossy(&e.stderr).contains("names node 2 twice"));
+}

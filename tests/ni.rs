@@ -557,3 +557,204 @@ fn bad_multicasts_are_refused() {
         .unwrap_err();
     assert!(e.to_string().contains("node_model"), "{e}");
 }
+
+fn h(pairs: &[(u64, &str)]) -> Vec<(u64, String)> {
+    pairs.iter().map(|(c, v)| (*c, v.to_string())).collect()
+}
+
+/// The state machines of both nodes for the message of
+/// `one_message_pays_every_overhead_once`, to the cycle. A value set in
+/// cycle t is in the waveform from t + 1 (ARCHITECTURE.md), so every
+/// boundary of docs/ni.md appears one cycle later here.
+#[test]
+fn one_message_has_exact_ni_waveforms() {
+    use wormcast::rtl::trace::MemorySink;
+    use wormcast::wave::VcdWriter;
+    let net = common::net(&common::toml(2, 2, &[((0, 1), (1, 1))]));
+    let mem = MemorySink::new();
+    let mut sys = System::new(&net, &ni_config(), &Traffic::Idle).unwrap();
+    sys.attach_tracer(Box::new(mem.clone())).unwrap();
+    sys.send_message(0, 1, 1).unwrap();
+    sys.run(4_400).unwrap();
+    sys.finish_trace().unwrap();
+    let check = |path: &str, want: &[(u64, &str)]| {
+        assert_eq!(mem.history(path), h(want), "{path}");
+    };
+    // Source: t_hs in cycles 0-999; the I/O bus 1000-1096 (97 cycles);
+    // the processor's send 1097-2096; the send engine drives the 128 flits
+    // in 2097-2224, and the packet leaves the send queue with the tail.
+    check("top.ni0.host_state", &[(0, "00"), (1, "01"), (1001, "00")]);
+    check(
+        "top.ni0.bus_state",
+        &[(0, "00"), (1001, "01"), (1098, "00")],
+    );
+    check(
+        "top.ni0.programs",
+        &[(0, "00000000"), (1001, "00000001"), (1098, "00000000")],
+    );
+    check(
+        "top.ni0.proc_state",
+        &[(0, "00"), (1098, "10"), (2098, "00")],
+    );
+    check(
+        "top.ni0.proc_packet",
+        &[(0, "xxxxxxxx"), (1098, "00000000"), (2098, "xxxxxxxx")],
+    );
+    check(
+        "top.ni0.send_queue_bytes",
+        &[
+            (0, "0000000000000"),
+            (1001, "0000010000000"),
+            (2225, "0000000000000"),
+        ],
+    );
+    check("top.ni0.tx_state", &[(0, "0"), (2098, "1"), (2225, "0")]);
+    check("top.ni0.valid", &[(0, "0"), (2098, "1"), (2226, "0")]);
+    check("top.ni0.head", &[(0, "0"), (2098, "1"), (2099, "0")]);
+    check("top.ni0.tail", &[(0, "0"), (2225, "1"), (2226, "0")]);
+    check(
+        "top.ni0.messages_sent",
+        &[(0, &"0".repeat(32)), (1001, &format!("{:032b}", 1))],
+    );
+    check(
+        "top.ni0.packets_sent",
+        &[(0, &"0".repeat(32)), (2225, &format!("{:032b}", 1))],
+    );
+    // Destination: the head is stored 7 cycles after it left (two
+    // switches, 3 cycles each, and the link), the tail 127 later; the
+    // packet is in the queue from 2232; t_nr 2232-3231, the bus to the
+    // host 3232-3328, t_hr 3329-4328: delivered at 4329.
+    check("top.ni1.rx_state", &[(0, "0"), (2105, "1"), (2232, "0")]);
+    check(
+        "top.ni1.recv_queue_bytes",
+        &[
+            (0, "0000000000000"),
+            (2105, "0000010000000"),
+            (3330, "0000000000000"),
+        ],
+    );
+    check(
+        "top.ni1.proc_state",
+        &[(0, "00"), (2233, "01"), (3233, "00")],
+    );
+    check(
+        "top.ni1.bus_state",
+        &[(0, "00"), (3233, "10"), (3330, "00")],
+    );
+    check(
+        "top.ni1.host_state",
+        &[(0, "00"), (3330, "10"), (4330, "00")],
+    );
+    check(
+        "top.ni1.packets_received",
+        &[(0, &"0".repeat(32)), (2232, &format!("{:032b}", 1))],
+    );
+    check(
+        "top.ni1.messages_received",
+        &[(0, &"0".repeat(32)), (4330, &format!("{:032b}", 1))],
+    );
+    // The 16 chunks of 8 flits go back to the switch with the queue space.
+    check(
+        "top.ni1.chunks_freed",
+        &[(0, "0000000000000000"), (3330, "0000000000010000")],
+    );
+    assert_eq!(sys.ni(1).unwrap().deliveries()[0].cycle, 4329);
+
+    // The same run as a VCD file declares every NI signal.
+    let out = common::Shared::default();
+    let mut sys = System::new(&net, &ni_config(), &Traffic::Idle).unwrap();
+    sys.attach_tracer(Box::new(VcdWriter::new(out.clone())))
+        .unwrap();
+    sys.send_message(0, 1, 1).unwrap();
+    sys.run(4_400).unwrap();
+    sys.finish_trace().unwrap();
+    let bytes = out.bytes();
+    let r = wormcast::wave::VcdReader::new(&bytes[..]).unwrap();
+    let names: Vec<&str> = r
+        .header()
+        .vars_in("top.ni1")
+        .map(|v| v.name.as_str())
+        .collect();
+    for s in [
+        "host_state",
+        "host_jobs",
+        "proc_state",
+        "proc_packet",
+        "programs",
+        "bus_state",
+        "bus_queue",
+        "send_queue_bytes",
+        "recv_queue_bytes",
+        "tx_queue",
+        "tx_state",
+        "rx_state",
+        "credits",
+        "valid",
+        "data",
+        "head",
+        "tail",
+        "packets_sent",
+        "packets_received",
+        "messages_sent",
+        "messages_received",
+        "chunks_freed",
+    ] {
+        assert!(names.contains(&s), "top.ni1.{s} missing from {names:?}");
+    }
+}
+
+/// Section 4.3.4: over 120 seeded k-binomial FPFS multicasts on the
+/// paper's network, the POC ordering leaves far fewer copies waiting in
+/// the network than the same trees over the destinations by id, or in a
+/// random order (figures in docs/ni.md: 4, 30 and 201 of 4,870 copies).
+#[test]
+fn poc_ordering_reduces_contention() {
+    use rand::{RngExt, SeedableRng};
+    let net = common::default_net();
+    let ud = UpDown::new(&net);
+    let mut rng = rand::rngs::Xoshiro256PlusPlus::seed_from_u64(7);
+    // (copies, copies that waited, cycles waited) per ordering.
+    let mut tot = [(0u64, 0u64, 0u64); 3];
+    for _ in 0..120 {
+        let n: usize = rng.random_range(8..=32);
+        let mut pool: Vec<u32> = (0..32).collect();
+        for i in 0..n {
+            let j = rng.random_range(i..32);
+            pool.swap(i, j);
+        }
+        let m = rng.random_range(1..=4u32);
+        let k = rng.random_range(1..=log2_ceil(n as u64));
+        let poc = poc_order(&net, &ud, pool[0], &pool[1..n]).unwrap().order;
+        let mut by_id = pool[..n].to_vec();
+        by_id[1..].sort_unstable();
+        let random = pool[..n].to_vec();
+        for (i, order) in [poc, by_id, random].into_iter().enumerate() {
+            let tree = Tree::kbinomial(&order, k).unwrap();
+            let mut sys = System::new(&net, &ni_config(), &Traffic::Idle).unwrap();
+            run_multicast(&mut sys, &tree, m, FPFS);
+            let t = sys.ni_timing().unwrap();
+            for v in 1..tree.len() {
+                let (a, b) = (tree.node(tree.parent(v).unwrap()), tree.node(v));
+                let idle = sys.idle_latency(a, b, t.packet);
+                for x in sys
+                    .ni(b)
+                    .unwrap()
+                    .stats()
+                    .arrivals
+                    .iter()
+                    .filter(|x| x.from == a)
+                {
+                    tot[i].0 += 1;
+                    if x.arrive - x.inject != idle {
+                        tot[i].1 += 1;
+                        tot[i].2 += x.arrive - x.inject - idle;
+                    }
+                }
+            }
+        }
+    }
+    let [poc, by_id, random] = tot;
+    assert_eq!((poc.0, by_id.0, random.0), (4870, 4870, 4870));
+    assert!(poc.1 * 4 < by_id.1 && by_id.1 * 4 < random.1, "{tot:?}");
+    assert!(poc.2 * 4 < by_id.2 && by_id.2 * 4 < random.2, "{tot:?}");
+}

@@ -8,10 +8,12 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 use wormcast::header::Kind;
+use wormcast::mcast::{Discipline, Tree, log2_ceil, optimal_k, poc_order};
 use wormcast::net::summary::summarize;
 use wormcast::net::{IrregularParams, Network};
 use wormcast::net::{Reachability, UpDown};
-use wormcast::sim::{Delivery, RunReport, SimConfig, System, Traffic, WormSpec};
+use wormcast::ni::{NiTiming, Scheme};
+use wormcast::sim::{Delivery, NodeModel, RunReport, SimConfig, System, Traffic, WormSpec};
 use wormcast::switch::twin::{Params, Unit, trace, write_vectors};
 use wormcast::wave::{
     CompareReport, CosimOptions, DiffOptions, SignalMap, VcdReader, VcdWriter, cosim, diff,
@@ -58,6 +60,11 @@ enum Cmd {
     /// The optimal k-binomial tree for a multicast (seed 000 section 4.3):
     /// optimal k, L1, total steps L1 + (M-1)k, and the steps of the binomial
     /// and linear trees.
+    /// One multicast through smart or conventional network interfaces
+    /// (seed 000 section 4): the tree, when each destination's host had
+    /// the message, the timing model's prediction and the paper's step
+    /// model.
+    Multicast(McastArgs),
     Kbinomial {
         /// n: nodes of the multicast set, the source included.
         #[arg(long)]
@@ -339,6 +346,119 @@ struct RunArgs {
     quiet: bool,
 }
 
+#[derive(Clone, Copy, ValueEnum)]
+enum SchemeArg {
+    /// Smart NIs, first packet first served.
+    Fpfs,
+    /// Smart NIs, first child first served.
+    Fcfs,
+    /// Every hop through the hosts.
+    Conventional,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum TreeArg {
+    /// The k-binomial tree of the optimal k for the set size and --packets
+    /// (Theorem 3).
+    Optimal,
+    /// The k-binomial tree of --k.
+    Kbinomial,
+    /// The binomial tree.
+    Binomial,
+    /// The linear chain.
+    Linear,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum OrderArg {
+    /// The POC ordering of section 4.3.4 (fewer contending copies).
+    Poc,
+    /// --src, then --dests as given.
+    Given,
+}
+
+#[derive(clap::Args)]
+struct McastArgs {
+    /// The topology file (default: the paper's 32-node network).
+    #[arg(long)]
+    topology: Option<PathBuf>,
+    /// A configuration file (TOML, fields of `SimConfig`; its `[ni]` table
+    /// sets the host and NI parameters).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Source node.
+    #[arg(long, default_value_t = 0)]
+    src: u32,
+    /// Destinations, comma-separated (default: every other node).
+    #[arg(long, value_delimiter = ',')]
+    dests: Vec<u32>,
+    /// Packets of the message.
+    #[arg(long, default_value_t = 1)]
+    packets: u32,
+    /// How the multicast is carried out.
+    #[arg(long, value_enum, default_value = "fpfs")]
+    scheme: SchemeArg,
+    /// The multicast tree.
+    #[arg(long, value_enum, default_value = "optimal")]
+    tree: TreeArg,
+    /// k of --tree kbinomial.
+    #[arg(long)]
+    k: Option<u32>,
+    /// The ordering the tree is built on.
+    #[arg(long, value_enum, default_value = "poc")]
+    order: OrderArg,
+    /// Host send overhead t_hs, cycles (overrides the configuration).
+    #[arg(long)]
+    t_hs: Option<u64>,
+    /// R = t_hs / t_ns (overrides the configuration; t_ns follows).
+    #[arg(long)]
+    r: Option<f64>,
+    /// Write every register to this VCD file (and a .gtkw beside it).
+    #[arg(long)]
+    vcd: Option<PathBuf>,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+struct McastDest {
+    node: u32,
+    /// Cycle its host had the whole message.
+    cycle: u64,
+    /// The timing model's cycle on the idle network.
+    predicted: u64,
+    /// Its step in the step model, last packet.
+    step: u32,
+}
+
+#[derive(Serialize)]
+struct McastOutput {
+    source: u32,
+    packets: u32,
+    scheme: Scheme,
+    order: Vec<u32>,
+    /// Each vertex's node and its children's nodes, in serving order.
+    tree: Vec<(u32, Vec<u32>)>,
+    k: u32,
+    ni: NiTiming,
+    destinations: Vec<McastDest>,
+    latency: u64,
+    predicted_latency: u64,
+    /// The step model: L1, total steps, and t_step = t_ns + the longest
+    /// copy's network time + t_nr.
+    l1: u32,
+    steps: u32,
+    t_step: u64,
+    /// t_hs + steps t_step + t_hr (smart NIs) or L1 (t_hs + t_step + t_hr)
+    /// (conventional, one packet; section 4.1 has no multi-packet form).
+    step_model_latency: Option<u64>,
+    /// The largest receive queue at any NI, bytes.
+    max_recv_queue_bytes: u32,
+    /// The longest a packet stayed between its read and its last send.
+    max_forwarding_cycles: u64,
+}
+
 #[derive(Serialize)]
 struct RunOutput<'a> {
     topology: String,
@@ -378,6 +498,7 @@ fn run(cli: Cli) -> Result<bool> {
         } => kbinomial(nodes, packets, table, json).map(|()| true),
         Cmd::Topo { cmd } => topo(cmd).map(|()| true),
         Cmd::Run(args) => simulate(args).map(|()| true),
+        Cmd::Multicast(args) => multicast(&args).map(|()| true),
         Cmd::Reach { file, json } => reach(&file, json).map(|()| true),
         Cmd::Demo { out } => demo(&out).map(|()| true),
     }
@@ -556,6 +677,210 @@ fn simulate(a: RunArgs) -> Result<()> {
             report.cycles as f64 / wall.max(1e-9)
         );
     }
+    Ok(())
+}
+
+fn multicast(a: &McastArgs) -> Result<()> {
+    let net = match &a.topology {
+        Some(p) => Network::load(p)?,
+        None => Network::new(&IrregularParams::default().generate()?)?,
+    };
+    let mut cfg = match &a.config {
+        Some(p) => SimConfig::load(p)?,
+        None => SimConfig::default(),
+    };
+    cfg.node_model = NodeModel::Ni;
+    if let Some(t) = a.t_hs {
+        cfg.ni.t_hs = t;
+    }
+    if let Some(r) = a.r {
+        cfg.ni.r = r;
+        cfg.ni.t_ns = None;
+    }
+    let n = net.num_nodes() as u32;
+    let dests: Vec<u32> = if a.dests.is_empty() {
+        (0..n).filter(|&x| x != a.src).collect()
+    } else {
+        a.dests.clone()
+    };
+    let order = match a.order {
+        OrderArg::Poc => poc_order(&net, &UpDown::new(&net), a.src, &dests)?.order,
+        OrderArg::Given => std::iter::once(a.src)
+            .chain(dests.iter().copied())
+            .collect(),
+    };
+    let size = order.len() as u64;
+    let k = match (a.tree, a.k) {
+        (TreeArg::Kbinomial, Some(k)) => k,
+        (TreeArg::Kbinomial, None) => {
+            return Err(Error::Config {
+                field: "k",
+                value: "none".into(),
+                reason: "--tree kbinomial needs --k".into(),
+            });
+        }
+        (_, Some(k)) => {
+            return Err(Error::Config {
+                field: "k",
+                value: k.to_string(),
+                reason: "--k goes with --tree kbinomial".into(),
+            });
+        }
+        (TreeArg::Optimal, None) => optimal_k(size, a.packets)?.k,
+        (TreeArg::Binomial, None) => log2_ceil(size).max(1),
+        (TreeArg::Linear, None) => 1,
+    };
+    let tree = Tree::kbinomial(&order, k)?;
+    let scheme = match a.scheme {
+        SchemeArg::Fpfs => Scheme::SmartNi(Discipline::Fpfs),
+        SchemeArg::Fcfs => Scheme::SmartNi(Discipline::Fcfs),
+        SchemeArg::Conventional => Scheme::Conventional,
+    };
+    let mut sys = System::new(&net, &cfg, &Traffic::Idle)?;
+    if let Some(v) = &a.vcd {
+        let w = VcdWriter::create(v)?.with_comment("wormcast multicast");
+        sys.attach_tracer(Box::new(w))?;
+    }
+    let pred = sys.predict_multicast(&tree, a.packets, scheme)?;
+    let id = sys.multicast(tree.clone(), a.packets, scheme)?;
+    // Generous: every packet through every vertex one after the other.
+    let t = sys.ni_timing().expect("NI node model");
+    let bound = 10 * (t.t_hs + t.t_hr + (t.t_ns + t.t_nr + 1_000) * a.packets as u64) * size;
+    let result = loop {
+        let r = sys.multicast_result(id).expect("started");
+        if r.latency.is_some() {
+            break r;
+        }
+        if sys.cycle() >= bound {
+            return Err(Error::Config {
+                field: "multicast",
+                value: format!("{} cycles", sys.cycle()),
+                reason: "the multicast did not finish".into(),
+            });
+        }
+        sys.run(1_000)?;
+    };
+    if let Some(v) = &a.vcd {
+        let h = sys.trace_hierarchy().cloned();
+        sys.finish_trace()?;
+        if let Some(h) = h {
+            write_gtkw(v.with_extension("gtkw"), &v.to_string_lossy(), &h)?;
+        }
+    }
+    let disc = match scheme {
+        Scheme::SmartNi(d) => d,
+        Scheme::Conventional => Discipline::Fpfs,
+    };
+    let steps = tree.steps(a.packets, disc);
+    let hop = (1..tree.len())
+        .map(|v| {
+            sys.idle_latency(
+                tree.node(tree.parent(v).expect("not the root")),
+                tree.node(v),
+                t.packet,
+            )
+        })
+        .max()
+        .unwrap_or(0);
+    let t_step = t.t_ns + hop + t.t_nr;
+    let step_model_latency = match scheme {
+        Scheme::SmartNi(_) => Some(t.t_hs + steps.total as u64 * t_step + t.t_hr),
+        Scheme::Conventional if a.packets == 1 => {
+            Some(steps.first as u64 * (t.t_hs + t_step + t.t_hr))
+        }
+        Scheme::Conventional => None,
+    };
+    let mut destinations: Vec<McastDest> = result
+        .deliveries
+        .iter()
+        .map(|&(node, cycle)| {
+            let v = tree.vertex_of(node).expect("a member");
+            McastDest {
+                node,
+                cycle,
+                predicted: pred.delivered[v].expect("a destination"),
+                step: *steps.received[v].last().expect("packets"),
+            }
+        })
+        .collect();
+    destinations.sort_by_key(|d| (d.cycle, d.node));
+    let nis = (0..n).filter_map(|x| sys.ni(x));
+    let max_recv_queue_bytes = nis
+        .clone()
+        .map(|x| x.stats().max_recv_queue)
+        .max()
+        .unwrap_or(0);
+    let max_forwarding_cycles = nis
+        .flat_map(|x| {
+            x.stats()
+                .holdings
+                .iter()
+                .filter_map(|h| h.forwarding_time())
+        })
+        .max()
+        .unwrap_or(0);
+    let out = McastOutput {
+        source: a.src,
+        packets: a.packets,
+        scheme,
+        tree: (0..tree.len())
+            .map(|v| {
+                (
+                    tree.node(v),
+                    tree.children(v).iter().map(|&c| tree.node(c)).collect(),
+                )
+            })
+            .collect(),
+        order,
+        k,
+        ni: t,
+        destinations,
+        latency: result.latency.expect("finished"),
+        predicted_latency: pred.latency,
+        l1: steps.first,
+        steps: steps.total,
+        t_step,
+        step_model_latency,
+        max_recv_queue_bytes,
+        max_forwarding_cycles,
+    };
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
+    println!(
+        "multicast of {} packet(s) from node {} to {} destinations, {:?}, k = {k} (max degree {})",
+        a.packets,
+        a.src,
+        out.destinations.len(),
+        scheme,
+        tree.max_degree()
+    );
+    for (x, kids) in out.tree.iter().filter(|(_, c)| !c.is_empty()) {
+        let kids: Vec<String> = kids.iter().map(u32::to_string).collect();
+        println!("  node {x:>4} -> {}", kids.join(", "));
+    }
+    for d in &out.destinations {
+        println!(
+            "node {:>4}: cycle {:>8} (model {:>8}, step {:>3})",
+            d.node, d.cycle, d.predicted, d.step
+        );
+    }
+    let step_model = match out.step_model_latency {
+        Some(l) => format!(
+            "step model {l} (L1 = {}, {} steps of t_step = {})",
+            out.l1, out.steps, out.t_step
+        ),
+        None => "no step model for conventional multi-packet messages".into(),
+    };
+    println!(
+        "latency {} cycles; timing model {}; {step_model}",
+        out.latency, out.predicted_latency
+    );
+    println!(
+        "largest receive queue {} bytes; longest forwarding hold {} cycles",
+        out.max_recv_queue_bytes, out.max_forwarding_cycles
+    );
     Ok(())
 }
 

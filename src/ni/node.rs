@@ -1197,6 +1197,8 @@ impl Traced for NiNode {
         s.signal("send_queue_bytes", bits_for(self.t.send_queue));
         s.signal("recv_queue_bytes", bits_for(self.t.recv_queue));
         s.signal("tx_queue", 8);
+        s.signal("tx_state", 1);
+        s.signal("rx_state", 1);
         s.signal("credits", bits_for(self.w.switch_chunks));
         s.signal("valid", 1);
         s.signal_as("data", 8, Radix::Hex);
@@ -1204,6 +1206,7 @@ impl Traced for NiNode {
         s.signal("tail", 1);
         s.signal("packets_sent", 32);
         s.signal("packets_received", 32);
+        s.signal("messages_sent", 32);
         s.signal("messages_received", 32);
         s.signal("chunks_freed", 16);
     }
@@ -1232,6 +1235,8 @@ impl Traced for NiNode {
         s.value(self.sq_bytes as u64);
         s.value(self.rq_bytes as u64);
         s.value(self.tx_queue.len().min(255) as u64);
+        s.bit(self.tx_cur.is_some());
+        s.bit(self.rx_tag.is_some());
         s.value(self.credit.available(ch.credits.q(self.w.credit_in)) as u64);
         let f = ch.flits.q(self.w.tx);
         s.bit(f.is_valid());
@@ -1240,6 +1245,7 @@ impl Traced for NiNode {
         s.bit(f.is_tail());
         s.value(self.stats.packets_sent & 0xffff_ffff);
         s.value(self.stats.packets_received & 0xffff_ffff);
+        s.value(self.stats.messages_sent & 0xffff_ffff);
         s.value(self.stats.messages_received & 0xffff_ffff);
         s.value(ch.credits.q(self.w.credit_out) as u64 & 0xffff);
     }
