@@ -553,3 +553,28 @@ fn multicast_reports_every_destination_against_the_models() {
     let e = wormcast(&["multicast", "--topology", p, "--dests", "2,2"]);
     assert!(String::from_utf8_lossy(&e.stderr).contains("names node 2 twice"));
 }
+
+#[test]
+fn demo_writes_the_network_and_waveform_and_compares_multicasts() {
+    let out = tmp("demo");
+    let text = ok(&wormcast(&["demo", "--out", out.to_str().unwrap()]));
+    assert!(out.join("net.toml").exists() && out.join("demo.vcd").exists());
+    assert!(out.join("demo.gtkw").exists());
+    // Each multicast row: packets, label, latency, timing model; the
+    // simulation and the model agree, and smart NIs beat the hosts.
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("== multicast"))
+        .skip(2)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(rows.len(), 6, "{text}");
+    for r in &rows {
+        assert_eq!(r[r.len() - 1], r[r.len() - 2], "{r:?}");
+    }
+    let lat = |i: usize| rows[i][rows[i].len() - 2].parse::<u64>().unwrap();
+    assert!(
+        lat(0) > lat(1) && lat(3) > lat(4) && lat(4) > lat(5),
+        "{text}"
+    );
+}

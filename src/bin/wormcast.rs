@@ -1175,5 +1175,51 @@ fn demo(out: &Path) -> Result<()> {
             load, r.offered_load, r.accepted_throughput, r.avg_latency, r.max_latency
         );
     }
+
+    // One multicast from node 0 to the 31 others through the NIs.
+    println!("\n== multicast from node 0 to all 31 others (hosts and NIs, seed 000 section 4)");
+    println!(
+        "{:>7} {:>30} {:>10} {:>12}",
+        "packets", "tree and scheme", "latency", "timing model"
+    );
+    let ni_cfg = SimConfig {
+        node_model: NodeModel::Ni,
+        ..SimConfig::default()
+    };
+    let dests: Vec<u32> = (1..32).collect();
+    let order = poc_order(&net, &UpDown::new(&net), 0, &dests)?.order;
+    for m in [1u32, 4] {
+        let best = optimal_k(32, m)?.k;
+        for (name, k, scheme) in [
+            ("binomial, conventional", 5, Scheme::Conventional),
+            (
+                "binomial, smart NI FPFS",
+                5,
+                Scheme::SmartNi(Discipline::Fpfs),
+            ),
+            (
+                "optimal k-binomial, FPFS",
+                best,
+                Scheme::SmartNi(Discipline::Fpfs),
+            ),
+        ] {
+            let tree = Tree::kbinomial(&order, k)?;
+            let mut sys = System::new(&net, &ni_cfg, &Traffic::Idle)?;
+            let pred = sys.predict_multicast(&tree, m, scheme)?.latency;
+            let id = sys.multicast(tree, m, scheme)?;
+            let lat = loop {
+                if let Some(l) = sys.multicast_result(id).and_then(|r| r.latency) {
+                    break l;
+                }
+                sys.run(1_000)?;
+            };
+            let label = if name.starts_with("optimal") {
+                format!("{name} (k={k})")
+            } else {
+                name.to_string()
+            };
+            println!("{m:>7} {label:>30} {lat:>10} {pred:>12}");
+        }
+    }
     Ok(())
 }
