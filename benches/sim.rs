@@ -12,6 +12,12 @@
 //! tracing at all), `null` (every change sampled, nothing written) and
 //! `vcd` (every register written as VCD to a discarding sink).
 //!
+//! NI multicast: one multicast from node 0 to the other 31 nodes through
+//! hosts and network interfaces (seed 000 section 4, defaults of section
+//! 6.2), 4 packets, FPFS over the optimal k-binomial tree on the POC
+//! ordering, from the call to the last delivery (24,001 cycles, most of
+//! them with every component idle and asleep).
+//!
 //! `cargo bench --bench sim`; `cargo run --release --example speed` prints
 //! the same cases with flit-hops per second and peak memory.
 
@@ -85,5 +91,44 @@ fn speed(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, speed);
+fn ni_multicast(c: &mut Criterion) {
+    use wormcast::mcast::{Discipline, Tree, optimal_k, poc_order};
+    use wormcast::net::{IrregularParams, UpDown};
+    use wormcast::ni::Scheme;
+    use wormcast::sim::NodeModel;
+    let net = Network::new(
+        &IrregularParams::default()
+            .generate()
+            .expect("default network"),
+    )
+    .expect("default network");
+    let dests: Vec<u32> = (1..32).collect();
+    let order = poc_order(&net, &UpDown::new(&net), 0, &dests)
+        .expect("order")
+        .order;
+    let tree = Tree::kbinomial(&order, optimal_k(32, 4).expect("k").k).expect("tree");
+    let cfg = SimConfig {
+        node_model: NodeModel::Ni,
+        ..SimConfig::default()
+    };
+    let scheme = Scheme::SmartNi(Discipline::Fpfs);
+    let mut g = c.benchmark_group("ni_multicast_32_nodes_4_packets");
+    g.sample_size(20);
+    g.bench_function("fpfs_optimal_k", |b| {
+        b.iter_batched(
+            || System::new(&net, &cfg, &Traffic::Idle).expect("system"),
+            |mut sys| {
+                let id = sys.multicast(tree.clone(), 4, scheme).expect("multicast");
+                while sys.multicast_result(id).and_then(|r| r.latency).is_none() {
+                    sys.run(1_000).expect("runs");
+                }
+                black_box(sys.cycle())
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    g.finish();
+}
+
+criterion_group!(benches, speed, ni_multicast);
 criterion_main!(benches);
