@@ -16,7 +16,7 @@
 //! hosts and network interfaces (seed 000 section 4, defaults of section
 //! 6.2), 4 packets, FPFS over the optimal k-binomial tree on the POC
 //! ordering, from the call to the last delivery (24,001 cycles, most of
-//! them with every component idle and asleep).
+//! them with every component paying an overhead and asleep).
 //!
 //! `cargo bench --bench sim`; `cargo run --release --example speed` prints
 //! the same cases with flit-hops per second and peak memory.
@@ -119,10 +119,11 @@ fn ni_multicast(c: &mut Criterion) {
             || System::new(&net, &cfg, &Traffic::Idle).expect("system"),
             |mut sys| {
                 let id = sys.multicast(tree.clone(), 4, scheme).expect("multicast");
-                while sys.multicast_result(id).and_then(|r| r.latency).is_none() {
-                    sys.run(1_000).expect("runs");
-                }
-                black_box(sys.cycle())
+                black_box(
+                    sys.finish_multicast(id, 1_000_000)
+                        .expect("finishes")
+                        .latency,
+                )
             },
             BatchSize::LargeInput,
         )

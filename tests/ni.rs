@@ -33,11 +33,12 @@ fn star(n: u32) -> Network {
 /// Runs one multicast from cycle 0 to its last delivery.
 fn run_multicast(sys: &mut System, tree: &Tree, m: u32, scheme: Scheme) -> McastResult {
     let id = sys.multicast(tree.clone(), m, scheme).unwrap();
-    while sys.multicast_result(id).unwrap().latency.is_none() {
-        assert!(sys.cycle() < 10_000_000, "the multicast never finished");
-        sys.run(1_000).unwrap();
-    }
-    let r = sys.multicast_result(id).unwrap();
+    let r = sys.finish_multicast(id, 10_000_000).unwrap();
+    assert_eq!(
+        r.latency,
+        Some(sys.cycle() - 1),
+        "stops at the last delivery"
+    );
     assert_eq!(r.start, 0);
     assert_eq!(r.deliveries.len() + 1, tree.len(), "every destination once");
     r
@@ -549,6 +550,20 @@ fn bad_multicasts_are_refused() {
             "{text}"
         );
     }
+
+    // A multicast that cannot finish in the cycles given, and one that was
+    // never started.
+    let mut sys = System::new(&net, &ni_config(), &Traffic::Idle).unwrap();
+    let id = sys
+        .multicast(Tree::binomial(&[0, 1, 2]).unwrap(), 1, FPFS)
+        .unwrap();
+    let e = sys.finish_multicast(id, 10).unwrap_err().to_string();
+    assert!(
+        e.contains("did not finish within 10 cycles (0 of 2 destinations)"),
+        "{e}"
+    );
+    let e = sys.finish_multicast(id + 1, 10).unwrap_err().to_string();
+    assert!(e.contains("no multicast 1 was started"), "{e}");
 
     // Multicasts need the NI node model.
     let mut plain = System::new(&net, &SimConfig::default(), &Traffic::Idle).unwrap();

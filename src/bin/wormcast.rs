@@ -746,20 +746,7 @@ fn multicast(a: &McastArgs) -> Result<()> {
     // Generous: every packet through every vertex one after the other.
     let t = sys.ni_timing().expect("NI node model");
     let bound = 10 * (t.t_hs + t.t_hr + (t.t_ns + t.t_nr + 1_000) * a.packets as u64) * size;
-    let result = loop {
-        let r = sys.multicast_result(id).expect("started");
-        if r.latency.is_some() {
-            break r;
-        }
-        if sys.cycle() >= bound {
-            return Err(Error::Config {
-                field: "multicast",
-                value: format!("{} cycles", sys.cycle()),
-                reason: "the multicast did not finish".into(),
-            });
-        }
-        sys.run(1_000)?;
-    };
+    let result = sys.finish_multicast(id, bound)?;
     if let Some(v) = &a.vcd {
         let h = sys.trace_hierarchy().cloned();
         sys.finish_trace()?;
@@ -1207,12 +1194,10 @@ fn demo(out: &Path) -> Result<()> {
             let mut sys = System::new(&net, &ni_cfg, &Traffic::Idle)?;
             let pred = sys.predict_multicast(&tree, m, scheme)?.latency;
             let id = sys.multicast(tree, m, scheme)?;
-            let lat = loop {
-                if let Some(l) = sys.multicast_result(id).and_then(|r| r.latency) {
-                    break l;
-                }
-                sys.run(1_000)?;
-            };
+            let lat = sys
+                .finish_multicast(id, 1_000_000)?
+                .latency
+                .expect("finished");
             let label = if name.starts_with("optimal") {
                 format!("{name} (k={k})")
             } else {

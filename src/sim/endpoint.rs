@@ -114,6 +114,29 @@ pub struct EndpointWiring {
     pub at: (u32, u32),
 }
 
+impl EndpointWiring {
+    /// Declares the signals of the node's side of its link, shared by every
+    /// kind of node: `credits` (free chunks of the switch's buffer, as the
+    /// node sees them), then `valid`, `data`, `head`, `tail` of the link.
+    pub(crate) fn declare_link(&self, s: &mut ScopeBuilder<'_>) {
+        s.signal("credits", bits_for(self.switch_chunks));
+        s.signal("valid", 1);
+        s.signal_as("data", 8, Radix::Hex);
+        s.signal("head", 1);
+        s.signal("tail", 1);
+    }
+
+    /// Samples what [`EndpointWiring::declare_link`] declared.
+    pub(crate) fn sample_link(&self, credit: &CreditCounter, ch: &Channels, s: &mut Sampler<'_>) {
+        s.value(credit.available(ch.credits.q(self.credit_in)) as u64);
+        let f = ch.flits.q(self.tx);
+        s.bit(f.is_valid());
+        s.value(f.data as u64);
+        s.bit(f.is_head());
+        s.bit(f.is_tail());
+    }
+}
+
 /// What an endpoint touches in a cycle.
 pub struct EndpointIo<'a> {
     /// Links and credits.
@@ -678,11 +701,7 @@ impl Traced for Endpoint {
     fn declare(&self, s: &mut ScopeBuilder<'_>) {
         s.signal("src_queue", 32);
         s.signal("tx_busy", 1);
-        s.signal("credits", bits_for(self.w.switch_chunks));
-        s.signal("valid", 1);
-        s.signal_as("data", 8, Radix::Hex);
-        s.signal("head", 1);
-        s.signal("tail", 1);
+        self.w.declare_link(s);
         s.signal("rx_flits", 32);
         s.signal("rx_packets", 32);
         s.signal("chunks_freed", 16);
@@ -691,12 +710,7 @@ impl Traced for Endpoint {
     fn sample(&self, ch: &Channels, s: &mut Sampler<'_>) {
         s.value(self.queue.len() as u64 & 0xffff_ffff);
         s.bit(self.cur.is_some());
-        s.value(self.credit.available(ch.credits.q(self.w.credit_in)) as u64);
-        let f = ch.flits.q(self.w.tx);
-        s.bit(f.is_valid());
-        s.value(f.data as u64);
-        s.bit(f.is_head());
-        s.bit(f.is_tail());
+        self.w.sample_link(&self.credit, ch, s);
         s.value(self.stats.received_flits & 0xffff_ffff);
         s.value(self.stats.received_packets & 0xffff_ffff);
         s.value(ch.credits.q(self.w.credit_out) as u64 & 0xffff);

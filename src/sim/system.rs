@@ -1101,6 +1101,44 @@ impl System {
         })
     }
 
+    /// Runs until multicast `id` has reached every destination's host, for
+    /// at most `max_cycles` more cycles, and returns its result.
+    pub fn finish_multicast(&mut self, id: u16, max_cycles: u64) -> Result<McastResult> {
+        let start = self.cycle;
+        let Some(g) = self.groups.get(id as usize) else {
+            return Err(Error::BadTree(format!("no multicast {id} was started")));
+        };
+        let total = g.tree.len() - 1;
+        // Checked every cycle, so kept cheap: the hosts still owed it, of
+        // which only the first is looked at until it has it.
+        let mut owed: std::collections::VecDeque<u32> =
+            g.tree.nodes()[1..].iter().copied().collect();
+        let has = |sys: &System, x: u32| {
+            let ni = sys.endpoints[x as usize]
+                .ni()
+                .expect("multicasts run on NI nodes");
+            ni.deliveries().iter().any(|d| d.group == Some(id))
+        };
+        loop {
+            while owed.front().is_some_and(|&x| has(self, x)) {
+                owed.pop_front();
+            }
+            if owed.is_empty() {
+                return Ok(self.multicast_result(id).expect("started"));
+            }
+            if self.cycle - start >= max_cycles {
+                return Err(Error::Fault {
+                    cycle: self.cycle,
+                    what: format!(
+                        "multicast {id} did not finish within {max_cycles} cycles ({} of {total} destinations)",
+                        self.multicast_result(id).expect("started").deliveries.len()
+                    ),
+                });
+            }
+            self.tick()?;
+        }
+    }
+
     /// The statistics of the run so far.
     pub fn report(&self) -> RunReport {
         let mut t = EndpointStats::default();
