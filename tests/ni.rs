@@ -326,7 +326,7 @@ proptest! {
                 .expect("every copy arrived");
             x.arrive - x.inject
         };
-        let pm = predict(&tree, m, scheme, &t, &measured);
+        let pm = predict(&tree, m, scheme, &t, &measured).unwrap();
         prop_assert_eq!(&r.deliveries, &predicted(&tree, &pm.delivered));
         let contended = (1..tree.len()).any(|v| {
             let a = tree.node(tree.parent(v).unwrap());

@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 use wormcast::header::Kind;
-use wormcast::mcast::{Discipline, Tree, log2_ceil, optimal_k, poc_order};
+use wormcast::mcast::{
+    Discipline, PlanScheme, Planner, Tree, hex, log2_ceil, optimal_k, poc_order,
+};
 use wormcast::net::summary::summarize;
 use wormcast::net::{IrregularParams, Network};
 use wormcast::net::{Reachability, UpDown};
@@ -80,6 +82,11 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Plan a multicast by any scheme of seed 000 (sections 4, 5.2, 5.3):
+    /// the worms of each phase with their senders, destinations, switches
+    /// and encoded headers. With --run, also simulate it with hosts and
+    /// network interfaces.
+    Plan(PlanArgs),
     /// Waveform tools.
     Wave {
         #[command(subcommand)]
@@ -421,6 +428,55 @@ struct McastArgs {
     json: bool,
 }
 
+#[derive(clap::Args)]
+struct PlanArgs {
+    /// The topology file (default: the paper's 32-node network).
+    #[arg(long)]
+    topology: Option<PathBuf>,
+    /// A configuration file for --run (TOML, fields of `SimConfig`).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Source node.
+    #[arg(long, default_value_t = 0)]
+    source: u32,
+    /// Destinations, comma-separated (default: every other node).
+    #[arg(long, value_delimiter = ',')]
+    dests: Vec<u32>,
+    /// ssr-g, ssr-lg, path-g, path-lg, tree, ni-kbinomial or binomial.
+    #[arg(long, default_value = "path-lg")]
+    scheme: String,
+    /// Packets of the message.
+    #[arg(long, default_value_t = 1)]
+    packets: u32,
+    /// Simulate the multicast and print when each host had the message.
+    #[arg(long)]
+    run: bool,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+struct PlanWormOut<'a> {
+    #[serde(flatten)]
+    worm: &'a wormcast::mcast::PlannedWorm,
+    header_hex: String,
+}
+
+#[derive(Serialize)]
+struct PlanOutput<'a> {
+    scheme: wormcast::mcast::PlanScheme,
+    source: u32,
+    destinations: &'a [u32],
+    packets: u32,
+    phases: u32,
+    k: Option<u32>,
+    worms: Vec<PlanWormOut<'a>>,
+    /// With --run: latency and (node, cycle) of each host's delivery.
+    latency: Option<u64>,
+    deliveries: Option<Vec<(u32, u64)>>,
+}
+
 #[derive(Serialize)]
 struct McastDest {
     node: u32,
@@ -499,6 +555,7 @@ fn run(cli: Cli) -> Result<bool> {
         Cmd::Topo { cmd } => topo(cmd).map(|()| true),
         Cmd::Run(args) => simulate(args).map(|()| true),
         Cmd::Multicast(args) => multicast(&args).map(|()| true),
+        Cmd::Plan(args) => plan(&args).map(|()| true),
         Cmd::Reach { file, json } => reach(&file, json).map(|()| true),
         Cmd::Demo { out } => demo(&out).map(|()| true),
     }
@@ -680,6 +737,69 @@ fn simulate(a: RunArgs) -> Result<()> {
     Ok(())
 }
 
+fn plan(a: &PlanArgs) -> Result<()> {
+    let net = match &a.topology {
+        Some(p) => Network::load(p)?,
+        None => Network::new(&IrregularParams::default().generate()?)?,
+    };
+    let scheme = PlanScheme::parse(&a.scheme)?;
+    let n = net.num_nodes() as u32;
+    if a.source >= n {
+        return Err(Error::UnknownNode {
+            node: a.source as u64,
+            nodes: n,
+        });
+    }
+    let dests: Vec<u32> = if a.dests.is_empty() {
+        (0..n).filter(|&x| x != a.source).collect()
+    } else {
+        a.dests.clone()
+    };
+    let p = Planner::new(&net).plan(scheme, a.source, &dests, a.packets)?;
+    let mut run = None;
+    if a.run {
+        let mut cfg = match &a.config {
+            Some(p) => SimConfig::load(p)?,
+            None => SimConfig::default(),
+        };
+        cfg.node_model = NodeModel::Ni;
+        let mut sys = System::new(&net, &cfg, &Traffic::Idle)?;
+        let id = sys.multicast_plan(&p)?;
+        run = Some(sys.finish_multicast(id, 100_000_000)?);
+    }
+    if a.json {
+        let out = PlanOutput {
+            scheme,
+            source: p.source,
+            destinations: &p.dests,
+            packets: p.packets,
+            phases: p.phases,
+            k: p.k,
+            worms: p
+                .worms
+                .iter()
+                .map(|w| PlanWormOut {
+                    worm: w,
+                    header_hex: hex(&w.header),
+                })
+                .collect(),
+            latency: run.as_ref().and_then(|r| r.latency),
+            deliveries: run.map(|r| r.deliveries),
+        };
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        print!("{}", p.to_text());
+        if let Some(r) = run {
+            println!(
+                "simulated: latency {} cycles; hosts had it at {:?}",
+                r.latency.unwrap_or(0),
+                r.deliveries
+            );
+        }
+    }
+    Ok(())
+}
+
 fn multicast(a: &McastArgs) -> Result<()> {
     let net = match &a.topology {
         Some(p) => Network::load(p)?,
@@ -756,7 +876,7 @@ fn multicast(a: &McastArgs) -> Result<()> {
     }
     let disc = match scheme {
         Scheme::SmartNi(d) => d,
-        Scheme::Conventional => Discipline::Fpfs,
+        Scheme::Conventional | Scheme::Worms => Discipline::Fpfs,
     };
     let steps = tree.steps(a.packets, disc);
     let hop = (1..tree.len())
@@ -775,7 +895,7 @@ fn multicast(a: &McastArgs) -> Result<()> {
         Scheme::Conventional if a.packets == 1 => {
             Some(steps.first as u64 * (t.t_hs + t_step + t.t_hr))
         }
-        Scheme::Conventional => None,
+        Scheme::Conventional | Scheme::Worms => None,
     };
     let mut destinations: Vec<McastDest> = result
         .deliveries

@@ -1,7 +1,7 @@
-//! Multicast planning for smart network interfaces (seed 000 section 4):
-//! multicast trees, the step model of FPFS forwarding, k-binomial trees and
-//! their optimal `k`, and the ordering of participants on irregular
-//! networks.
+//! Multicast planning (seed 000 sections 4 and 5.2-5.3): multicast trees,
+//! the step model of FPFS forwarding, k-binomial trees and their optimal
+//! `k`, the ordering of participants on irregular networks, and the plans
+//! of every scheme, switch-based ones included ([`Plan`]).
 //!
 //! `N(s, k)`, the number of nodes a k-binomial tree covers in `s` steps, is
 //! `2^s` for `s <= k` and `1 + N(s-1, k) + ... + N(s-k, k)` beyond (Lemma 4).
@@ -12,9 +12,13 @@
 //! (Theorem 3; ties go to the smallest `k`).
 
 mod order;
+mod plan;
 mod tree;
 
 pub use order::{ChainOrder, poc_order};
+pub use plan::{
+    Cover, Plan, PlanScheme, PlannedWorm, Planner, hex, path_covers, schedule, ssr_covers,
+};
 pub use tree::{Discipline, StepSchedule, Tree};
 
 use crate::{Error, Result};

@@ -20,6 +20,7 @@ pub use node::{Holding, HostDelivery, NiNode, NiStats, PacketArrival};
 pub use predict::{Prediction, predict};
 
 use crate::mcast::{Discipline, Tree};
+use crate::sim::Worm;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 
@@ -193,16 +194,26 @@ pub enum Scheme {
     Conventional,
     /// Smart NIs forward each packet to the children, in this discipline.
     SmartNi(Discipline),
+    /// Multidestination worms (seed 000 sections 5.2-5.3), every hop
+    /// through the hosts: a member's host receives the whole message, then
+    /// sends each of its worms as one message (`t_hs` each); the switches
+    /// replicate the packets. As in the paper's comparison, no smart-NI
+    /// forwarding.
+    Worms,
 }
 
 /// A multicast group: its tree (in NI memory at every member, set up
 /// before the multicast) and how it is carried out.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Group {
-    /// The tree.
+    /// The tree: with [`Scheme::Worms`], every destination's parent is the
+    /// member that sends the worm covering it.
     pub tree: Tree,
     /// The scheme.
     pub scheme: Scheme,
+    /// With [`Scheme::Worms`]: the worms each tree vertex sends, in order
+    /// (empty otherwise).
+    pub sends: Vec<Vec<Worm>>,
 }
 
 #[cfg(test)]

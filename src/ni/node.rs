@@ -38,11 +38,11 @@
 //! in host memory.
 
 use super::{CONTROL_BYTES, Group, NiTiming, Scheme};
-use crate::header::Kind;
-use crate::header::UnicastFormat;
+use crate::header::{Formats, Kind, UnicastFormat};
 use crate::mcast::Discipline;
 use crate::rtl::trace::{Sampler, ScopeBuilder, Traced};
 use crate::rtl::{Clocked, Next, bits_for};
+use crate::sim::check_header;
 use crate::sim::{EndpointIo, EndpointWiring, NO_GROUP, PacketRecord};
 use crate::switch::{Channels, CreditCounter, Flit, Stall};
 use rustc_hash::FxHashMap;
@@ -52,6 +52,7 @@ use std::collections::VecDeque;
 const KIND_MSG: u8 = 1;
 const KIND_SMART: u8 = 2;
 const KIND_CONV: u8 = 3;
+const KIND_WORM: u8 = 4;
 const NO_VERTEX: u16 = u16::MAX;
 const NONE: u32 = u32::MAX;
 
@@ -76,6 +77,8 @@ struct OutMsg {
     slot: Vec<u32>,
     /// Packets not yet released from the send queue.
     live: u8,
+    /// A worm message: (tree vertex of this node, index among its sends).
+    worm: Option<(u16, u16)>,
 }
 
 /// A message this node receives (and may forward).
@@ -149,6 +152,8 @@ struct Xfer {
 struct TxCopy {
     slot: u32,
     dest: u32,
+    /// A worm: (group, sender's vertex, index among its sends).
+    worm: Option<(u16, u16, u16)>,
     ctrl: [u8; CONTROL_BYTES as usize],
     queued_at: u64,
 }
@@ -159,6 +164,8 @@ struct TxCur {
     tag: u32,
     idx: u16,
     off: u16,
+    /// Header flits of this copy.
+    hdr: u16,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -251,6 +258,7 @@ pub struct NiNode {
     w: EndpointWiring,
     chunk: u16,
     t: NiTiming,
+    formats: Formats,
     unicast: UnicastFormat,
     hdr: u16,
     // Host.
@@ -273,6 +281,7 @@ pub struct NiNode {
     // Receive engine.
     rx_tag: Option<u32>,
     rx_next: u16,
+    rx_hdr_len: u16,
     rx_bytes: Vec<u8>,
     rx_slot: u32,
     rx_freed: u32,
@@ -307,15 +316,22 @@ fn take<T>(v: &mut Vec<Option<T>>, free: &mut Vec<u32>, x: T) -> u32 {
 }
 
 impl NiNode {
-    /// The node `node`, wired as `wiring`, for a network of `nodes` nodes
-    /// with receive buffers of `chunk`-flit chunks.
-    pub fn new(node: u32, nodes: u32, wiring: EndpointWiring, chunk: u16, t: NiTiming) -> NiNode {
-        let unicast = UnicastFormat::new(nodes);
+    /// The node `node`, wired as `wiring`, for a network whose headers are
+    /// `formats`, with receive buffers of `chunk`-flit chunks.
+    pub fn new(
+        node: u32,
+        formats: Formats,
+        wiring: EndpointWiring,
+        chunk: u16,
+        t: NiTiming,
+    ) -> NiNode {
+        let unicast = formats.unicast();
         NiNode {
             node,
             w: wiring,
             chunk,
             t,
+            formats,
             unicast,
             hdr: unicast.flits() as u16,
             host_op: None,
@@ -333,6 +349,7 @@ impl NiNode {
             rq_chunks: 0,
             rx_tag: None,
             rx_next: 0,
+            rx_hdr_len: 0,
             rx_bytes: Vec::new(),
             rx_slot: NONE,
             rx_freed: 0,
@@ -405,6 +422,7 @@ impl NiNode {
         let first = self.next_msg;
         match group {
             None => self.push_out(KIND_MSG, NO_GROUP as u16, m, vec![(dst, NO_VERTEX)]),
+            Some((gid, g)) if g.scheme == Scheme::Worms => self.push_worms(gid, m, g, 0),
             Some((gid, g)) => {
                 let kids: Vec<(u32, u16)> = g
                     .tree
@@ -420,6 +438,7 @@ impl NiNode {
                             self.push_out(KIND_CONV, gid, m, vec![k]);
                         }
                     }
+                    Scheme::Worms => unreachable!("matched above"),
                 }
             }
         }
@@ -427,6 +446,17 @@ impl NiNode {
     }
 
     fn push_out(&mut self, kind: u8, group: u16, m: u8, dests: Vec<(u32, u16)>) {
+        self.push_msg(kind, group, m, dests, None);
+    }
+
+    fn push_msg(
+        &mut self,
+        kind: u8,
+        group: u16,
+        m: u8,
+        dests: Vec<(u32, u16)>,
+        worm: Option<(u16, u16)>,
+    ) {
         let id = self.new_msg_id();
         let o = OutMsg {
             id,
@@ -436,9 +466,24 @@ impl NiNode {
             dests,
             slot: vec![NONE; m as usize],
             live: m,
+            worm,
         };
         let i = take(&mut self.outs, &mut self.free_outs, o);
         self.host_jobs.push_back(HostJob::Send(i));
+    }
+
+    /// The host sends the worms of tree vertex `v` of group `gid`, one
+    /// message each, in order.
+    fn push_worms(&mut self, gid: u16, m: u8, g: &Group, v: usize) {
+        for k in 0..g.sends.get(v).map_or(0, Vec::len) {
+            self.push_msg(
+                KIND_WORM,
+                gid,
+                m,
+                vec![(NONE, NO_VERTEX)],
+                Some((v as u16, k as u16)),
+            );
+        }
     }
 
     /// The control bytes of a copy: kind, origin (low 16 bits), message,
@@ -494,7 +539,7 @@ impl NiNode {
                     let disc = match msg.kind {
                         KIND_SMART => match groups[msg.group as usize].scheme {
                             Scheme::SmartNi(d) => d,
-                            Scheme::Conventional => Discipline::Fpfs,
+                            Scheme::Conventional | Scheme::Worms => Discipline::Fpfs,
                         },
                         _ => Discipline::Fpfs,
                     };
@@ -529,6 +574,13 @@ impl NiNode {
                         let kids = msg.children.clone();
                         for k in kids {
                             self.push_out(KIND_CONV, g, m, vec![k]);
+                        }
+                    } else if msg.kind == KIND_WORM {
+                        // Its worms of the next phases, each a message.
+                        let (gid, m) = (msg.group, msg.m);
+                        let g = &groups[gid as usize];
+                        if let Some(v) = g.tree.vertex_of(self.node) {
+                            self.push_worms(gid, m, g, v);
                         }
                     }
                     self.maybe_free_in(i);
@@ -696,16 +748,24 @@ impl NiNode {
                     });
                 }
                 Op::Send(j, c) => {
-                    let (dest, ctrl) = match msg {
+                    let (dest, ctrl, worm) = match msg {
                         MsgRef::Out(o) => {
                             let m = self.outs[o as usize].as_ref().expect("live");
                             let (d, v) = m.dests[c as usize];
-                            (d, Self::ctrl(m.kind, (node, m.id, m.group), v, j, m.m))
+                            (
+                                d,
+                                Self::ctrl(m.kind, (node, m.id, m.group), v, j, m.m),
+                                m.worm.map(|(v, k)| (m.group, v, k)),
+                            )
                         }
                         MsgRef::In(i) => {
                             let m = self.ins[i as usize].as_ref().expect("live");
                             let (d, v) = m.children[c as usize];
-                            (d, Self::ctrl(m.kind, (m.origin, m.id, m.group), v, j, m.m))
+                            (
+                                d,
+                                Self::ctrl(m.kind, (m.origin, m.id, m.group), v, j, m.m),
+                                None,
+                            )
                         }
                     };
                     let s = self.slots[slot as usize].as_mut().expect("live slot");
@@ -715,6 +775,7 @@ impl NiNode {
                     self.tx_queue.push_back(TxCopy {
                         slot,
                         dest,
+                        worm,
                         ctrl,
                         queued_at: t,
                     });
@@ -834,17 +895,38 @@ impl NiNode {
                 return;
             }
             match io.packets.get(f.tag) {
-                Some(rec) if rec.dst == node => {}
-                Some(rec) => {
+                Some(rec) if rec.group == NO_GROUP && rec.dst == node => {}
+                Some(rec) if rec.group == NO_GROUP => {
                     io.link.fault(format!(
                         "packet tag {} for node {} was delivered to NI {node}",
                         f.tag, rec.dst
                     ));
                     return;
                 }
+                Some(_) => {
+                    if !io
+                        .packets
+                        .remaining(f.tag)
+                        .is_some_and(|r| r.get(node as usize))
+                    {
+                        io.link.fault(format!(
+                            "a copy of worm tag {} reached NI {node}, which is not one of its destinations or already had its copy",
+                            f.tag
+                        ));
+                        return;
+                    }
+                }
                 None => {
                     io.link
                         .fault(format!("NI {node} received unknown packet tag {}", f.tag));
+                    return;
+                }
+            }
+            match self.formats.len_of(f.data) {
+                Ok(h) => self.rx_hdr_len = h as u16,
+                Err(e) => {
+                    io.link
+                        .fault(format!("NI {node}: packet tag {}: {e}", f.tag));
                     return;
                 }
             }
@@ -876,7 +958,7 @@ impl NiNode {
             ));
             return;
         }
-        let h = self.hdr;
+        let h = self.rx_hdr_len;
         if f.idx < h + CONTROL_BYTES as u16 {
             self.rx_bytes.push(f.data);
         } else if f.data != (f.idx - h) as u8 {
@@ -893,30 +975,34 @@ impl NiNode {
         if !f.is_tail() {
             return;
         }
-        if self.rx_next as u32 != self.t.packet {
+        let Some(rec) = io.packets.get(f.tag).copied() else {
+            unreachable!("checked at the head")
+        };
+        if self.rx_next != h + rec.payload {
             io.link.fault(format!(
-                "NI {node}: packet tag {} ended after {} flits; packets are {}",
-                f.tag, self.rx_next, self.t.packet
+                "NI {node}: packet tag {} ended after {} flits; it was sent with {} flits after its header",
+                f.tag, self.rx_next, rec.payload
             ));
             return;
         }
-        let inject = io.packets.get(f.tag).map_or(t, |r| r.inject);
         let from = crate::sim::PacketTable::src_of(f.tag);
-        io.retired.push(f.tag);
-        self.rx_tag = None;
-        let word = self.rx_bytes[..h as usize]
-            .iter()
-            .fold(0u64, |w, &b| w << 8 | b as u64);
-        match self.unicast.decode_word(word) {
-            Ok(d) if d == node => {}
-            other => {
-                io.link.fault(format!(
-                    "NI {node}: packet tag {} has header {other:?}",
-                    f.tag
-                ));
-                return;
+        let done = match io.packets.remaining(f.tag) {
+            None => true,
+            Some(r) => {
+                r.set(node as usize, false);
+                r.is_zero()
             }
+        };
+        if done {
+            io.retired.push(f.tag);
         }
+        self.rx_tag = None;
+        if let Err(e) = check_header(&self.formats, &self.rx_bytes[..h as usize], node, self.w.at) {
+            io.link
+                .fault(format!("NI {node}: packet tag {}: {e}", f.tag));
+            return;
+        }
+        let inject = rec.inject;
         let c = &self.rx_bytes[h as usize..];
         let kind = c[0];
         let origin = u16::from_be_bytes([c[1], c[2]]) as u32;
@@ -924,7 +1010,7 @@ impl NiNode {
         let group = u16::from_be_bytes([c[5], c[6]]);
         let vertex = u16::from_be_bytes([c[7], c[8]]);
         let (j, m) = (c[9], c[10]);
-        if !(KIND_MSG..=KIND_CONV).contains(&kind) || j >= m {
+        if !(KIND_MSG..=KIND_WORM).contains(&kind) || j >= m {
             io.link.fault(format!(
                 "NI {node}: packet tag {} has bad control bytes {c:?}",
                 f.tag
@@ -935,6 +1021,15 @@ impl NiNode {
             Some(&i) => i,
             None => {
                 let children: Vec<(u32, u16)> = if kind == KIND_MSG {
+                    Vec::new()
+                } else if kind == KIND_WORM {
+                    if io.groups.get(group as usize).is_none() {
+                        io.link.fault(format!(
+                            "NI {node}: packet tag {} names group {group}, which does not exist",
+                            f.tag
+                        ));
+                        return;
+                    }
                     Vec::new()
                 } else {
                     let Some(g) = io.groups.get(group as usize) else {
@@ -1014,17 +1109,28 @@ impl NiNode {
             let Some(copy) = self.tx_queue.pop_front() else {
                 return;
             };
+            let worm = copy
+                .worm
+                .map(|(g, v, k)| &io.groups[g as usize].sends[v as usize][k as usize]);
+            let (kind, hdr) = match worm {
+                Some(w) => (w.kind, w.header.len() as u16),
+                None => (Kind::Unicast, self.hdr),
+            };
             let rec = PacketRecord {
                 dst: copy.dest,
-                kind: Kind::Unicast,
+                kind,
                 len: self.t.packet as u16,
-                payload: (self.t.packet - self.hdr as u32) as u16,
+                payload: self.t.packet as u16 - hdr,
                 created: copy.queued_at,
                 inject: t,
                 seq: 0,
                 group: NO_GROUP,
             };
-            let Some(tag) = io.packets.alloc(self.node, rec) else {
+            let tag = match worm {
+                Some(w) => io.packets.alloc_worm(self.node, rec, &w.dests),
+                None => io.packets.alloc(self.node, rec),
+            };
+            let Some(tag) = tag else {
                 io.link
                     .fault(format!("NI {} has 2^20 packets in flight", self.node));
                 return;
@@ -1034,6 +1140,7 @@ impl NiNode {
                 tag,
                 idx: 0,
                 off: 0,
+                hdr,
             });
         }
         let tx = self.tx_cur.as_mut().expect("set above");
@@ -1045,9 +1152,14 @@ impl NiNode {
             tx.off = 0;
         }
         tx.off += 1;
-        let h = self.hdr;
+        let h = tx.hdr;
         let data = if tx.idx < h {
-            self.unicast.header_byte(tx.copy.dest, tx.idx as usize)
+            match tx.copy.worm {
+                Some((g, v, k)) => {
+                    io.groups[g as usize].sends[v as usize][k as usize].header[tx.idx as usize]
+                }
+                None => self.unicast.header_byte(tx.copy.dest, tx.idx as usize),
+            }
         } else if tx.idx < h + CONTROL_BYTES as u16 {
             tx.copy.ctrl[(tx.idx - h) as usize]
         } else {

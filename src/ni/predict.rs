@@ -21,6 +21,7 @@
 
 use super::{NiTiming, Scheme};
 use crate::mcast::{Discipline, Tree};
+use crate::{Error, Result};
 
 /// When each destination of a multicast has the message.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -78,7 +79,12 @@ pub fn predict(
     scheme: Scheme,
     t: &NiTiming,
     net: &dyn Fn(u32, u32, usize) -> u64,
-) -> Prediction {
+) -> Result<Prediction> {
+    if scheme == Scheme::Worms {
+        return Err(Error::BadTree(
+            "the timing model covers unicast-based multicasts (smart NI or conventional), not multidestination worms".into(),
+        ));
+    }
     let n = tree.len();
     let p = t.packet as u64;
     let m = m as usize;
@@ -104,6 +110,7 @@ pub fn predict(
             d
         };
         match scheme {
+            Scheme::Worms => unreachable!("refused above"),
             Scheme::SmartNi(disc) => {
                 // The program: which packet goes to which child, in order.
                 let sends: Vec<(usize, usize)> = match disc {
@@ -201,9 +208,9 @@ pub fn predict(
         }
     }
     let latency = delivered.iter().flatten().copied().max().unwrap_or(0);
-    Prediction {
+    Ok(Prediction {
         delivered,
         arrival,
         latency,
-    }
+    })
 }

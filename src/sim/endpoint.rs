@@ -151,6 +151,30 @@ pub struct EndpointIo<'a> {
     pub groups: &'a [crate::ni::Group],
 }
 
+/// Checks a whole header received by node `node` on port `at.1` of switch
+/// `at.0`: it must name this node alone, as the last switch leaves it.
+pub(crate) fn check_header(
+    formats: &Formats,
+    hdr: &[u8],
+    node: u32,
+    (sw, port): (u32, u32),
+) -> Result<(), String> {
+    let h = formats.decode(hdr).map_err(|e| e.to_string())?;
+    let ok = match &h {
+        Header::Unicast { dest } => *dest == node,
+        Header::Ssr { switch, ports } => *switch == sw && ports.contains(port as usize),
+        Header::MultiDrop { pairs } => pairs[0].0 == sw && pairs[0].1.contains(port as usize),
+        Header::BitString { up, dests } => {
+            !*up && dests.count_ones() == 1 && dests.get(node as usize)
+        }
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("its header {h:?} does not name this node alone"))
+    }
+}
+
 /// The traffic endpoint of one node.
 #[derive(Clone, Debug)]
 pub struct Endpoint {
@@ -486,21 +510,7 @@ impl Endpoint {
 
     /// Checks a whole received header: it must send the packet to this node.
     fn check_header(&self, hdr: &[u8]) -> Result<(), String> {
-        let (sw, port) = self.w.at;
-        let h = self.formats.decode(hdr).map_err(|e| e.to_string())?;
-        let ok = match &h {
-            Header::Unicast { dest } => *dest == self.node,
-            Header::Ssr { switch, ports } => *switch == sw && ports.contains(port as usize),
-            Header::MultiDrop { pairs } => pairs[0].0 == sw && pairs[0].1.contains(port as usize),
-            Header::BitString { up, dests } => {
-                !*up && dests.count_ones() == 1 && dests.get(self.node as usize)
-            }
-        };
-        if ok {
-            Ok(())
-        } else {
-            Err(format!("its header {h:?} does not name this node alone"))
-        }
+        check_header(&self.formats, hdr, self.node, self.w.at)
     }
 
     fn receive(&mut self, f: Flit, io: &mut EndpointIo<'_>) {

@@ -22,6 +22,7 @@ mod wheel;
 mod worms;
 
 pub use config::{NodeModel, SimConfig, Traffic};
+pub(crate) use endpoint::check_header;
 pub use endpoint::{Endpoint, EndpointIo, EndpointStats, EndpointWiring};
 pub use packets::{Delivery, NO_GROUP, PacketId, PacketRecord, PacketTable};
 pub use report::{DeadlockReport, PacketInfo, RunReport, StallReport};

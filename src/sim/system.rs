@@ -323,7 +323,7 @@ impl System {
                     )),
                     Some(t) => Terminal::Ni(Box::new(NiNode::new(
                         n as u32,
-                        nodes as u32,
+                        formats,
                         w,
                         cfg.chunk_flits as u16,
                         t,
@@ -1026,12 +1026,78 @@ impl System {
         if self.ni_timing.is_none() {
             return Err(Self::needs_ni("multicasts"));
         }
+        self.start_group(
+            Group {
+                tree,
+                scheme,
+                sends: Vec::new(),
+            },
+            m,
+        )
+    }
+
+    /// The host of the plan's source starts the multicast `plan` describes
+    /// now, with messages of `plan.packets` packets: the NI-based schemes
+    /// as [`System::multicast`] does (FPFS smart NIs, or conventional), the
+    /// switch-based ones with [`Scheme::Worms`]: every member's worms are
+    /// set up in its NI's memory first (no time is charged for that), and
+    /// each member's host sends its worms, one message each, once it has
+    /// the whole message. Returns the multicast's id.
+    pub fn multicast_plan(&mut self, plan: &crate::mcast::Plan) -> Result<u16> {
+        use crate::mcast::PlanScheme;
+        let tree = plan.tree()?;
+        match plan.scheme {
+            PlanScheme::NiKbinomial => {
+                return self.multicast(
+                    tree,
+                    plan.packets,
+                    Scheme::SmartNi(crate::mcast::Discipline::Fpfs),
+                );
+            }
+            PlanScheme::Binomial => {
+                return self.multicast(tree, plan.packets, Scheme::Conventional);
+            }
+            _ => {}
+        }
+        tree.check_nodes(self.nodes)?;
+        let m = self.packets_of(plan.packets)?;
+        let Some(t) = self.ni_timing else {
+            return Err(Self::needs_ni("multicasts"));
+        };
+        let mut sends: Vec<Vec<crate::sim::Worm>> = vec![Vec::new(); tree.len()];
+        for w in &plan.worms {
+            let v = tree.vertex_of(w.sender).expect("senders are in the tree");
+            let worm = self.worms.build(w.sender, &w.spec)?;
+            let need = worm.header.len() as u32 + crate::ni::CONTROL_BYTES + 1;
+            if need > t.packet {
+                return Err(Error::BadPacket(format!(
+                    "the {}-flit {} header of the worm from node {} does not fit a {}-flit packet with its {} control bytes and data",
+                    worm.header.len(),
+                    worm.kind,
+                    w.sender,
+                    t.packet,
+                    crate::ni::CONTROL_BYTES
+                )));
+            }
+            sends[v].push(worm);
+        }
+        self.start_group(
+            Group {
+                tree,
+                scheme: Scheme::Worms,
+                sends,
+            },
+            m,
+        )
+    }
+
+    fn start_group(&mut self, g: Group, m: u8) -> Result<u16> {
         if self.groups.len() >= u16::MAX as usize {
             return Err(Error::BadTree("65,535 multicast groups already".into()));
         }
         let gid = self.groups.len() as u16;
-        let src = tree.root();
-        self.groups.push(Group { tree, scheme });
+        let src = g.tree.root();
+        self.groups.push(g);
         let now = self.cycle;
         let ni = self.endpoints[src as usize]
             .ni_mut()
@@ -1072,7 +1138,7 @@ impl System {
         };
         tree.check_nodes(self.nodes)?;
         let net = |a: u32, b: u32, _: usize| self.idle_latency(a, b, t.packet);
-        Ok(crate::ni::predict(tree, packets, scheme, &t, &net))
+        crate::ni::predict(tree, packets, scheme, &t, &net)
     }
 
     /// When multicast `id` reached each destination's host (after its
