@@ -225,7 +225,15 @@ pub enum Error {
 }
 
 impl Error {
-    /// Wraps an error with the file it concerns.
+    /// A read or write of `path` failed.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Error {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+
+    /// This error, as found in the file `path`.
     pub fn in_file(self, path: impl Into<PathBuf>) -> Error {
         Error::InFile {
             path: path.into(),

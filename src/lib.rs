@@ -43,6 +43,7 @@
 //! - [`sim`]: systems, traffic, statistics and the deadlock watchdog.
 
 mod error;
+pub mod experiment;
 pub mod header;
 pub mod mcast;
 pub mod net;

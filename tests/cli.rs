@@ -578,3 +578,111 @@ fn demo_writes_the_network_and_waveform_and_compares_multicasts() {
         "{text}"
     );
 }
+
+#[test]
+fn plan_prints_the_worms_of_each_phase() {
+    let fig14 = concat!(env!("CARGO_MANIFEST_DIR"), "/topologies/fig14.toml");
+    let dests = "10,11,6,7,18,19,2,3,14,15,8,9,16,17,4,5";
+    let out = ok(&wormcast(&[
+        "plan",
+        "--topology",
+        fig14,
+        "--source",
+        "20",
+        "--dests",
+        dests,
+        "--scheme",
+        "path-lg",
+        "--json",
+    ]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["phases"], 2);
+    assert_eq!(v["worms"].as_array().unwrap().len(), 4);
+    assert_eq!(v["worms"][0]["switches"], serde_json::json!([5, 3, 9]));
+    assert_eq!(
+        v["worms"][0]["dests"],
+        serde_json::json!([10, 11, 6, 7, 18, 19])
+    );
+    assert_eq!(v["worms"][0]["kind"], "multi-drop");
+    assert_eq!(v["worms"][3]["header_hex"], "8203");
+    let text = ok(&wormcast(&[
+        "plan",
+        "--topology",
+        fig14,
+        "--source",
+        "20",
+        "--dests",
+        dests,
+        "--scheme",
+        "ssr-lg",
+        "--run",
+    ]));
+    assert!(text.starts_with("ssr-lg: source 20, 16 destinations, 8 sends in 4 phases"));
+    assert!(text.contains("simulated: latency"));
+    // Bad input names the problem.
+    let o = wormcast(&["plan", "--topology", fig14, "--dests", "3,99"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("node 99 does not exist"));
+    let o = wormcast(&["plan", "--topology", fig14, "--scheme", "star"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown scheme \"star\""));
+}
+
+#[test]
+fn experiment_shards_merge_from_the_command_line() {
+    let dir = tmp("exp");
+    let d = dir.to_str().unwrap();
+    let run = |shard: &str| {
+        ok(&wormcast(&[
+            "experiment",
+            "run",
+            "--figure",
+            "fig22",
+            "--quick",
+            "--shard",
+            shard,
+            "--out",
+            d,
+        ]))
+    };
+    run("0/2");
+    run("1/2");
+    let whole = dir.join("whole");
+    ok(&wormcast(&[
+        "experiment",
+        "run",
+        "--figure",
+        "fig22",
+        "--quick",
+        "--out",
+        whole.to_str().unwrap(),
+    ]));
+    let merged = dir.join("merged");
+    ok(&wormcast(&[
+        "experiment",
+        "merge",
+        "--out",
+        merged.to_str().unwrap(),
+        dir.join("fig22.raw.shard-0-of-2.csv").to_str().unwrap(),
+        dir.join("fig22.raw.shard-1-of-2.csv").to_str().unwrap(),
+    ]));
+    for f in ["fig22.raw.csv", "fig22.csv", "fig22.svg", "fig22.png"] {
+        assert_eq!(
+            std::fs::read(whole.join(f)).unwrap(),
+            std::fs::read(merged.join(f)).unwrap(),
+            "{f}"
+        );
+    }
+    let png = std::fs::read(whole.join("fig22.png")).unwrap();
+    assert_eq!(&png[..4], b"\x89PNG");
+    let svg = std::fs::read_to_string(whole.join("fig22.svg")).unwrap();
+    assert!(svg.contains("Number of destinations") && svg.contains("Tree-based"));
+    let o = wormcast(&[
+        "experiment",
+        "merge",
+        "--out",
+        merged.to_str().unwrap(),
+        dir.join("fig22.raw.shard-0-of-2.csv").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("shard 1/2"));
+}

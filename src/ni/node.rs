@@ -384,6 +384,12 @@ impl NiNode {
         &self.deliveries
     }
 
+    /// Messages the host has still to send or receive, the one under way
+    /// included.
+    pub fn host_backlog(&self) -> usize {
+        self.host_jobs.len() + self.host_op.is_some() as usize
+    }
+
     /// True when the host, the NI and its engines have nothing to do.
     pub fn is_idle(&self) -> bool {
         self.host_op.is_none()
@@ -634,21 +640,37 @@ impl NiNode {
                 }
             }
             // A transfer queued while this one ran continues the period.
-            if let Some(next) = self.bus_queue.front()
-                && next.queued_at <= done
+            if let Some(k) = self.next_xfer()
+                && self.bus_queue[k].queued_at <= done
             {
-                let next = *next;
-                if !self.bus_start(next, t, false) {
+                if !self.bus_start(k, t, false) {
                     break;
                 }
+            } else {
+                break;
             }
         }
     }
 
-    /// Starts transfer `x` (the queue's front): in a new busy period at `t`,
-    /// or continuing the current one. False if it needs send-queue space
-    /// that is not there.
-    fn bus_start(&mut self, mut x: Xfer, t: u64, new_period: bool) -> bool {
+    /// The transfer the I/O bus takes next: the queue's front, unless it is
+    /// a copy into a full send queue; then the first copy to the host
+    /// behind it (the two directions have their own DMA descriptor
+    /// queues, so a full send queue never keeps received packets from
+    /// reaching the host, which would deadlock a node that both sends
+    /// and receives).
+    fn next_xfer(&self) -> Option<usize> {
+        let front = self.bus_queue.front()?;
+        if front.dir == Dir::ToHost || self.sq_bytes + self.t.packet <= self.t.send_queue {
+            return Some(0);
+        }
+        self.bus_queue.iter().position(|x| x.dir == Dir::ToHost)
+    }
+
+    /// Starts transfer `k` of the queue: in a new busy period at `t`, or
+    /// continuing the current one. False if it needs send-queue space that
+    /// is not there.
+    fn bus_start(&mut self, k: usize, t: u64, new_period: bool) -> bool {
+        let mut x = self.bus_queue[k];
         let bytes = self.t.packet;
         if x.dir == Dir::ToNi {
             if self.sq_bytes + bytes > self.t.send_queue {
@@ -673,7 +695,7 @@ impl NiNode {
                 bytes,
             });
         }
-        self.bus_queue.pop_front();
+        self.bus_queue.remove(k);
         if new_period {
             self.period_start = t;
             self.period_bytes = 0;
@@ -1282,9 +1304,9 @@ impl Clocked for NiNode {
         self.host_step(t, io.groups);
         self.proc_step(t, node);
         if self.bus_cur.is_none()
-            && let Some(&x) = self.bus_queue.front()
+            && let Some(k) = self.next_xfer()
         {
-            self.bus_start(x, t, true);
+            self.bus_start(k, t, true);
         }
         self.send_next(io);
         if self.rx_publish {

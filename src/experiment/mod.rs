@@ -1,0 +1,759 @@
+//! The experiments of seed 000 section 6 on the cycle model: single
+//! multicast latency against the number of destinations (section 6.4,
+//! Figs. 19-25) and multicast latency against effective applied load
+//! (section 6.5, Figs. 26-28), for the NI-based, path-based and tree-based
+//! schemes (and any other [`PlanScheme`]).
+//!
+//! An experiment is a list of *jobs*, each fully determined by its index
+//! (topology seed, source, destinations and load all derive from it), so
+//! that any subset of jobs can run anywhere: `--shard I/N` runs the jobs
+//! whose index is `I` modulo `N`, and [`merge`] puts the raw rows of the
+//! shards back in job order, which gives the same raw file, summary and
+//! plots, byte for byte, as one unsharded run. Jobs run in parallel
+//! (rayon); each writes one raw row per scheme.
+
+mod load;
+mod plot;
+mod single;
+
+pub use plot::plot;
+
+use crate::mcast::PlanScheme;
+use crate::ni::NiParams;
+use crate::{Error, Result};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The figures of seed 000 section 6.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Figure {
+    /// Fig. 19: effect of R = t_hs / t_ns.
+    Fig19,
+    /// Fig. 20: effect of the host software overhead t_hs (R = 1).
+    Fig20,
+    /// Fig. 21: effect of system size (80% connectivity).
+    Fig21,
+    /// Fig. 22: effect of switch size.
+    Fig22,
+    /// Fig. 23: effect of the number of switches.
+    Fig23,
+    /// Fig. 24: effect of message length.
+    Fig24,
+    /// Fig. 25: effect of packet size.
+    Fig25,
+    /// Fig. 26: latency against load, effect of R.
+    Fig26,
+    /// Fig. 27: latency against load, effect of the number of switches.
+    Fig27,
+    /// Fig. 28: latency against load, effect of message length.
+    Fig28,
+}
+
+impl Figure {
+    /// Every figure.
+    pub const ALL: [Figure; 10] = [
+        Figure::Fig19,
+        Figure::Fig20,
+        Figure::Fig21,
+        Figure::Fig22,
+        Figure::Fig23,
+        Figure::Fig24,
+        Figure::Fig25,
+        Figure::Fig26,
+        Figure::Fig27,
+        Figure::Fig28,
+    ];
+
+    /// Its name: `fig19` ... `fig28`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Figure::Fig19 => "fig19",
+            Figure::Fig20 => "fig20",
+            Figure::Fig21 => "fig21",
+            Figure::Fig22 => "fig22",
+            Figure::Fig23 => "fig23",
+            Figure::Fig24 => "fig24",
+            Figure::Fig25 => "fig25",
+            Figure::Fig26 => "fig26",
+            Figure::Fig27 => "fig27",
+            Figure::Fig28 => "fig28",
+        }
+    }
+
+    /// The figure named `s`.
+    pub fn parse(s: &str) -> Result<Figure> {
+        Figure::ALL
+            .into_iter()
+            .find(|f| f.name() == s)
+            .ok_or_else(|| Error::Config {
+                field: "figure",
+                value: s.into(),
+                reason: "the figures are fig19 to fig28".into(),
+            })
+    }
+
+    /// The paper's caption.
+    pub fn title(self) -> &'static str {
+        match self {
+            Figure::Fig19 => "Fig. 19: effect of R on single multicast latency",
+            Figure::Fig20 => "Fig. 20: effect of software overhead at the host (R = 1)",
+            Figure::Fig21 => "Fig. 21: effect of system size",
+            Figure::Fig22 => "Fig. 22: effect of switch size",
+            Figure::Fig23 => "Fig. 23: effect of number of switches",
+            Figure::Fig24 => "Fig. 24: effect of message length",
+            Figure::Fig25 => "Fig. 25: effect of packet size",
+            Figure::Fig26 => "Fig. 26: effect of R under increasing multicast load",
+            Figure::Fig27 => "Fig. 27: effect of number of switches under increasing load",
+            Figure::Fig28 => "Fig. 28: effect of message length under increasing load",
+        }
+    }
+
+    /// True for the latency-against-load figures (26-28).
+    pub fn is_loaded(self) -> bool {
+        matches!(self, Figure::Fig26 | Figure::Fig27 | Figure::Fig28)
+    }
+}
+
+/// One panel of a figure: a system and its parameters.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Setting {
+    /// The panel's label, e.g. `R = 2` or `R = 2 (3-way)` (no commas).
+    pub label: String,
+    /// Switches.
+    pub switches: u32,
+    /// Ports per switch.
+    pub ports: u32,
+    /// Nodes.
+    pub nodes: u32,
+    /// Hosts and NIs (packet size included).
+    pub ni: NiParams,
+    /// Message length, flits.
+    pub message_flits: u32,
+    /// Multicast degree of the load figures (0 for single multicasts).
+    pub degree: u32,
+}
+
+impl Setting {
+    fn base(label: String) -> Setting {
+        Setting {
+            label,
+            switches: 8,
+            ports: 8,
+            nodes: 32,
+            ni: NiParams::default(),
+            message_flits: 128,
+            degree: 0,
+        }
+    }
+
+    /// Packets of the message.
+    pub fn packets(&self) -> u32 {
+        self.message_flits.div_ceil(self.ni.packet_flits).max(1)
+    }
+}
+
+/// How much of an experiment to run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Options {
+    /// The small version CI runs.
+    pub quick: bool,
+    /// Random topologies per setting (10).
+    pub topologies: u32,
+    /// Destination sets per topology and number of destinations (single
+    /// multicasts; 10).
+    pub sets: u32,
+    /// Cycles of a load run (1,000,000) and its warm-up (500,000).
+    pub cycles: u64,
+    /// See `cycles`.
+    pub warmup: u64,
+    /// The schemes compared.
+    pub schemes: Vec<PlanScheme>,
+    /// Seed of everything random (1).
+    pub seed: u64,
+}
+
+impl Options {
+    /// The paper's sizes (`quick`: 2 topologies, 2 sets, 60,000-cycle load
+    /// runs after a 20,000-cycle warm-up, fewer points).
+    pub fn new(quick: bool) -> Options {
+        Options {
+            quick,
+            topologies: if quick { 2 } else { 10 },
+            sets: if quick { 2 } else { 10 },
+            cycles: if quick { 80_000 } else { 1_000_000 },
+            warmup: if quick { 20_000 } else { 500_000 },
+            schemes: vec![
+                PlanScheme::NiKbinomial,
+                PlanScheme::PathLg,
+                PlanScheme::Tree,
+            ],
+            seed: 1,
+        }
+    }
+
+    /// Checks the sizes.
+    pub fn validate(&self) -> Result<()> {
+        let bad = |field: &'static str, value: String, reason: &str| Error::Config {
+            field,
+            value,
+            reason: reason.into(),
+        };
+        if self.topologies == 0 {
+            return Err(bad("topologies", "0".into(), "at least one topology"));
+        }
+        if self.sets == 0 {
+            return Err(bad("sets", "0".into(), "at least one destination set"));
+        }
+        if self.warmup >= self.cycles {
+            return Err(bad(
+                "warmup",
+                self.warmup.to_string(),
+                "the warm-up must be shorter than the run",
+            ));
+        }
+        if self.schemes.is_empty() {
+            return Err(bad("schemes", "none".into(), "at least one scheme"));
+        }
+        Ok(())
+    }
+}
+
+/// The panels of `fig`.
+pub fn settings(fig: Figure, quick: bool) -> Vec<Setting> {
+    let r = |r: f64| {
+        let mut s = Setting::base(format!("R = {r}"));
+        s.ni.r = r;
+        s
+    };
+    let loaded = |v: Vec<Setting>| -> Vec<Setting> {
+        v.into_iter()
+            .flat_map(|s| {
+                [3, 15].map(|d| {
+                    let mut x = s.clone();
+                    x.label = format!("{} ({d}-way)", s.label);
+                    x.degree = d;
+                    x
+                })
+            })
+            .collect()
+    };
+    let switches = |n: u32| {
+        let mut s = Setting::base(format!("{n} switches"));
+        s.switches = n;
+        s
+    };
+    let length = |l: u32| {
+        let mut s = Setting::base(format!("{l} flits"));
+        s.message_flits = l;
+        s
+    };
+    match fig {
+        Figure::Fig19 => [0.5, 1.0, 2.0, 5.0].map(r).to_vec(),
+        Figure::Fig20 => [250u64, 500, 1000, 2000]
+            .map(|t| {
+                let mut s = Setting::base(format!("t_hs = {t}"));
+                s.ni.t_hs = t;
+                s
+            })
+            .to_vec(),
+        Figure::Fig21 => {
+            let sizes: &[u32] = if quick {
+                &[32, 64]
+            } else {
+                &[32, 64, 128, 256]
+            };
+            sizes
+                .iter()
+                .map(|&n| {
+                    let mut s = Setting::base(format!("{n} nodes"));
+                    s.nodes = n;
+                    s.switches = n / 4;
+                    s
+                })
+                .collect()
+        }
+        Figure::Fig22 => [(8u32, 8u32), (16, 4), (32, 2)]
+            .map(|(p, n)| {
+                let mut s = Setting::base(format!("{p}-port switches"));
+                s.ports = p;
+                s.switches = n;
+                s
+            })
+            .to_vec(),
+        Figure::Fig23 => [8u32, 12, 16, 20].map(switches).to_vec(),
+        Figure::Fig24 => [128u32, 256, 512, 1024].map(length).to_vec(),
+        Figure::Fig25 => [32u32, 64, 128]
+            .map(|p| {
+                let mut s = Setting::base(format!("{p}-flit packets"));
+                s.ni.packet_flits = p;
+                s
+            })
+            .to_vec(),
+        Figure::Fig26 => loaded([0.5, 1.0, 2.0, 5.0].map(r).to_vec()),
+        Figure::Fig27 => loaded([8u32, 12, 16].map(switches).to_vec()),
+        Figure::Fig28 => loaded([128u32, 512, 1024].map(length).to_vec()),
+    }
+}
+
+/// The x values of a panel: numbers of destinations (single multicasts)
+/// or effective applied loads `m B_i` in flits per cycle per node.
+pub fn xs(fig: Figure, s: &Setting, quick: bool) -> Vec<f64> {
+    if fig.is_loaded() {
+        // Up to 1.2 times what the hosts and NIs can take when every
+        // multicast costs each node one send and `m` receives: the host
+        // `t_hs + m t_hr`, the NI `p (t_ns + m t_nr)` for `p` packets.
+        let m = s.degree as f64;
+        let t_hs = s.ni.t_hs as f64;
+        let t_ns = t_hs / s.ni.r;
+        let p = s.packets() as f64;
+        let busy = (t_hs + m * t_hs).max(p * (t_ns + m * t_ns));
+        let top = 1.2 * m * s.message_flits as f64 / busy;
+        let n = if quick { 4 } else { 8 };
+        (1..=n).map(|i| round3(top * i as f64 / n as f64)).collect()
+    } else {
+        let all: &[u32] = if quick {
+            &[3, 15, 31]
+        } else {
+            &[3, 7, 15, 23, 31]
+        };
+        all.iter()
+            .filter(|&&d| d < s.nodes)
+            .map(|&d| d as f64)
+            .collect()
+    }
+}
+
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+/// One job: a point of a panel on one topology (and, for single
+/// multicasts, one destination set).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Job {
+    /// Its index in the experiment.
+    pub index: usize,
+    /// The panel.
+    pub setting: usize,
+    /// The x value.
+    pub x: f64,
+    /// The topology (0-based; seed = options seed + this).
+    pub topology: u32,
+    /// The destination set (single multicasts).
+    pub set: u32,
+}
+
+/// Every job of `fig`, in order.
+pub fn jobs(fig: Figure, o: &Options) -> Vec<Job> {
+    let mut out = Vec::new();
+    for (si, s) in settings(fig, o.quick).iter().enumerate() {
+        for x in xs(fig, s, o.quick) {
+            for t in 0..o.topologies {
+                let sets = if fig.is_loaded() { 1 } else { o.sets };
+                for set in 0..sets {
+                    out.push(Job {
+                        index: out.len(),
+                        setting: si,
+                        x,
+                        topology: t,
+                        set,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// One raw result: a job's outcome for one scheme.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    /// The job.
+    pub job: usize,
+    /// The scheme.
+    pub scheme: PlanScheme,
+    /// Latency in cycles: of the multicast (single), or the mean over the
+    /// multicasts created after the warm-up that completed (load).
+    pub latency: f64,
+    /// Phases (single) or mean phases (load).
+    pub phases: f64,
+    /// Multicasts created after the warm-up (1 for single).
+    pub generated: u64,
+    /// Of those, completed by the end of the run (1 for single).
+    pub completed: u64,
+}
+
+/// A shard: the `index`-th (0-based) of `count` slices of the jobs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Shard {
+    /// Which slice.
+    pub index: u32,
+    /// How many slices.
+    pub count: u32,
+}
+
+impl Shard {
+    /// All jobs.
+    pub const ALL: Shard = Shard { index: 0, count: 1 };
+
+    /// Parses `I/N` (0 <= I < N).
+    pub fn parse(s: &str) -> Result<Shard> {
+        let bad = |why: &str| Error::Config {
+            field: "shard",
+            value: s.into(),
+            reason: format!("{why}: give I/N with 0 <= I < N, e.g. 0/4"),
+        };
+        let (i, n) = s.split_once('/').ok_or_else(|| bad("no '/'"))?;
+        let index: u32 = i.trim().parse().map_err(|_| bad("I is not a number"))?;
+        let count: u32 = n.trim().parse().map_err(|_| bad("N is not a number"))?;
+        if count == 0 || index >= count {
+            return Err(bad("out of range"));
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// True when job `j` is in this shard.
+    pub fn has(&self, j: usize) -> bool {
+        j % self.count as usize == self.index as usize
+    }
+}
+
+/// Runs the jobs of `fig` in `shard`, in parallel, calling `progress`
+/// after each; returns their rows in job order.
+pub fn run(
+    fig: Figure,
+    o: &Options,
+    shard: Shard,
+    progress: &(dyn Fn() + Sync),
+) -> Result<Vec<Row>> {
+    o.validate()?;
+    let settings = settings(fig, o.quick);
+    let mine: Vec<Job> = jobs(fig, o)
+        .into_iter()
+        .filter(|j| shard.has(j.index))
+        .collect();
+    let rows: Vec<Result<Vec<Row>>> = mine
+        .par_iter()
+        .map(|j| {
+            let s = &settings[j.setting];
+            let r = if fig.is_loaded() {
+                load::run_job(fig, s, j, o)
+            } else {
+                single::run_job(fig, s, j, o)
+            };
+            progress();
+            r
+        })
+        .collect();
+    let mut out = Vec::new();
+    for r in rows {
+        out.extend(r?);
+    }
+    Ok(out)
+}
+
+/// A seed mixing the experiment seed with a job's coordinates.
+pub(crate) fn mix(parts: &[u64]) -> u64 {
+    let mut h: u64 = 0x243F_6A88_85A3_08D3;
+    for &p in parts {
+        h ^= p.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        h = h.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        h ^= h >> 31;
+    }
+    h
+}
+
+const RAW_HEADER: &str = "job,setting,x,topology,set,scheme,latency,phases,generated,completed";
+
+/// The raw CSV of `rows`: a comment line naming the experiment, a header,
+/// one line per row.
+pub fn raw_csv(fig: Figure, o: &Options, shard: Shard, rows: &[Row]) -> String {
+    let settings = settings(fig, o.quick);
+    let jobs = jobs(fig, o);
+    let mut t = format!(
+        "# wormcast experiment {} quick={} topologies={} sets={} cycles={} warmup={} seed={} schemes={} shard={}/{} jobs={}\n{RAW_HEADER}\n",
+        fig.name(),
+        o.quick,
+        o.topologies,
+        o.sets,
+        o.cycles,
+        o.warmup,
+        o.seed,
+        o.schemes
+            .iter()
+            .map(|s| s.name())
+            .collect::<Vec<_>>()
+            .join(":"),
+        shard.index,
+        shard.count,
+        jobs.len()
+    );
+    for r in rows {
+        let j = &jobs[r.job];
+        let _ = writeln!(
+            t,
+            "{},{},{},{},{},{},{:.3},{:.3},{},{}",
+            r.job,
+            settings[j.setting].label,
+            j.x,
+            j.topology,
+            j.set,
+            r.scheme,
+            r.latency,
+            r.phases,
+            r.generated,
+            r.completed
+        );
+    }
+    t
+}
+
+/// Parses a raw CSV written by [`raw_csv`]: its figure, options, shard and
+/// rows.
+pub fn parse_raw(text: &str, name: &str) -> Result<(Figure, Options, Shard, Vec<Row>)> {
+    let bad = |line: usize, why: String| Error::Config {
+        field: "raw CSV",
+        value: format!("{name}:{line}"),
+        reason: why,
+    };
+    let mut lines = text.lines();
+    let first = lines.next().unwrap_or("");
+    let rest = first
+        .strip_prefix("# wormcast experiment ")
+        .ok_or_else(|| bad(1, "not a raw file of `wormcast experiment run`".into()))?;
+    let mut words = rest.split_whitespace();
+    let fig = Figure::parse(words.next().unwrap_or(""))?;
+    let mut o = Options::new(false);
+    let mut shard = Shard::ALL;
+    for w in words {
+        let (k, v) = w
+            .split_once('=')
+            .ok_or_else(|| bad(1, format!("bad field {w:?}")))?;
+        let num = |v: &str| -> Result<u64> {
+            v.parse()
+                .map_err(|_| bad(1, format!("{k} = {v:?} is not a number")))
+        };
+        match k {
+            "quick" => o.quick = v == "true",
+            "topologies" => o.topologies = num(v)? as u32,
+            "sets" => o.sets = num(v)? as u32,
+            "cycles" => o.cycles = num(v)?,
+            "warmup" => o.warmup = num(v)?,
+            "seed" => o.seed = num(v)?,
+            "schemes" => o.schemes = v.split(':').map(PlanScheme::parse).collect::<Result<_>>()?,
+            "shard" => shard = Shard::parse(v)?,
+            "jobs" => {}
+            _ => return Err(bad(1, format!("unknown field {k}"))),
+        }
+    }
+    if lines.next() != Some(RAW_HEADER) {
+        return Err(bad(2, format!("the header line is not {RAW_HEADER:?}")));
+    }
+    let mut rows = Vec::new();
+    for (i, l) in lines.enumerate() {
+        let f: Vec<&str> = l.split(',').collect();
+        if f.len() != 10 {
+            return Err(bad(i + 3, format!("{} fields, not 10", f.len())));
+        }
+        let num = |x: &str| -> Result<f64> {
+            x.parse()
+                .map_err(|_| bad(i + 3, format!("{x:?} is not a number")))
+        };
+        rows.push(Row {
+            job: num(f[0])? as usize,
+            scheme: PlanScheme::parse(f[5])?,
+            latency: num(f[6])?,
+            phases: num(f[7])?,
+            generated: num(f[8])? as u64,
+            completed: num(f[9])? as u64,
+        });
+    }
+    Ok((fig, o, shard, rows))
+}
+
+/// Combines the raw rows of the shards of one experiment: checks that they
+/// belong to the same experiment and that together they hold every job
+/// exactly once, and returns the rows in job order.
+pub fn merge(parts: &[(Figure, Options, Shard, Vec<Row>)]) -> Result<(Figure, Options, Vec<Row>)> {
+    let Some((fig, o, _, _)) = parts.first() else {
+        return Err(Error::Config {
+            field: "merge",
+            value: "none".into(),
+            reason: "no raw files given".into(),
+        });
+    };
+    let mut all: Vec<Row> = Vec::new();
+    for (f, oo, _, rows) in parts {
+        if f != fig || oo != o {
+            return Err(Error::Config {
+                field: "merge",
+                value: f.name().into(),
+                reason: format!(
+                    "the raw files come from different experiments ({} and {}, or other options)",
+                    fig.name(),
+                    f.name()
+                ),
+            });
+        }
+        all.extend(rows.iter().cloned());
+    }
+    // Stable: a job's rows keep their scheme order.
+    all.sort_by_key(|r| r.job);
+    let total = jobs(*fig, o).len();
+    let per_job = o.schemes.len();
+    let mut i = 0;
+    for j in 0..total {
+        let n = all[i..].iter().take_while(|r| r.job == j).count();
+        if n != per_job {
+            let shard_of = parts.first().map_or(1, |p| p.2.count).max(1);
+            return Err(Error::Config {
+                field: "merge",
+                value: format!("job {j}"),
+                reason: format!(
+                    "{n} rows for job {j}, not {per_job} (missing or repeated shard {}/{shard_of}?)",
+                    j % shard_of as usize
+                ),
+            });
+        }
+        i += n;
+    }
+    if i != all.len() {
+        return Err(Error::Config {
+            field: "merge",
+            value: format!("job {}", all[i].job),
+            reason: format!("job {} does not exist ({total} jobs)", all[i].job),
+        });
+    }
+    Ok((*fig, o.clone(), all))
+}
+
+/// One point of a figure: a panel's scheme at one x, over its topologies
+/// and destination sets.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Point {
+    /// The panel's label.
+    pub setting: String,
+    /// The scheme.
+    pub scheme: PlanScheme,
+    /// The x value.
+    pub x: f64,
+    /// Samples.
+    pub samples: u32,
+    /// Mean, least and largest latency, and its standard deviation.
+    pub mean: f64,
+    /// See `mean`.
+    pub min: f64,
+    /// See `mean`.
+    pub max: f64,
+    /// See `mean`.
+    pub std: f64,
+    /// Mean phases.
+    pub phases: f64,
+    /// Load runs: some run completed fewer than 95% of its multicasts.
+    pub saturated: bool,
+}
+
+/// The points of a figure from its rows (in job order).
+pub fn summarize(fig: Figure, o: &Options, rows: &[Row]) -> Vec<Point> {
+    let settings = settings(fig, o.quick);
+    let jobs = jobs(fig, o);
+    let mut out: Vec<Point> = Vec::new();
+    for (si, s) in settings.iter().enumerate() {
+        for x in xs(fig, s, o.quick) {
+            for &scheme in &o.schemes {
+                let rs: Vec<&Row> = rows
+                    .iter()
+                    .filter(|r| {
+                        let j = &jobs[r.job];
+                        j.setting == si && j.x == x && r.scheme == scheme
+                    })
+                    .collect();
+                if rs.is_empty() {
+                    continue;
+                }
+                let ok: Vec<f64> = rs
+                    .iter()
+                    .filter(|r| r.completed > 0)
+                    .map(|r| r.latency)
+                    .collect();
+                let n = ok.len().max(1) as f64;
+                let mean = ok.iter().sum::<f64>() / n;
+                let var = ok.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n;
+                let min = if ok.is_empty() {
+                    0.0
+                } else {
+                    ok.iter().copied().fold(f64::INFINITY, f64::min)
+                };
+                out.push(Point {
+                    setting: s.label.clone(),
+                    scheme,
+                    x,
+                    samples: rs.len() as u32,
+                    mean,
+                    min,
+                    max: ok.iter().copied().fold(0.0, f64::max),
+                    std: var.sqrt(),
+                    phases: rs.iter().map(|r| r.phases).sum::<f64>() / rs.len() as f64,
+                    saturated: ok.is_empty()
+                        || rs
+                            .iter()
+                            .any(|r| (r.completed as f64) < 0.95 * r.generated as f64),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The summary CSV of a figure.
+pub fn summary_csv(points: &[Point]) -> String {
+    let mut t = String::from("setting,scheme,x,samples,mean,min,max,std,phases,saturated\n");
+    for p in points {
+        let _ = writeln!(
+            t,
+            "{},{},{},{},{:.1},{:.1},{:.1},{:.1},{:.3},{}",
+            p.setting, p.scheme, p.x, p.samples, p.mean, p.min, p.max, p.std, p.phases, p.saturated
+        );
+    }
+    t
+}
+
+/// Writes `<fig>.raw.csv` (or `<fig>.raw.shard-I-of-N.csv` for a shard)
+/// into `dir`, and for a whole experiment its summary `<fig>.csv` and
+/// plots `<fig>.svg` and `<fig>.png`. Returns the files written.
+pub fn write_outputs(
+    dir: &Path,
+    fig: Figure,
+    o: &Options,
+    shard: Shard,
+    rows: &[Row],
+) -> Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let mut files = Vec::new();
+    let raw = if shard.count == 1 {
+        dir.join(format!("{}.raw.csv", fig.name()))
+    } else {
+        dir.join(format!(
+            "{}.raw.shard-{}-of-{}.csv",
+            fig.name(),
+            shard.index,
+            shard.count
+        ))
+    };
+    std::fs::write(&raw, raw_csv(fig, o, shard, rows)).map_err(|e| Error::io(&raw, e))?;
+    files.push(raw);
+    if shard.count == 1 {
+        let points = summarize(fig, o, rows);
+        let csv = dir.join(format!("{}.csv", fig.name()));
+        std::fs::write(&csv, summary_csv(&points)).map_err(|e| Error::io(&csv, e))?;
+        files.push(csv);
+        for ext in ["svg", "png"] {
+            let p = dir.join(format!("{}.{ext}", fig.name()));
+            plot(fig, o, &points, &p)?;
+            files.push(p);
+        }
+    }
+    Ok(files)
+}

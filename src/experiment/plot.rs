@@ -1,0 +1,158 @@
+//! Plots of the experiments (plotters): one panel per setting, latency
+//! against the number of destinations or the effective applied load, one
+//! line per scheme with the least-to-largest spread as bars. Text is drawn
+//! with the DejaVu Sans font embedded in the crate (assets/), so PNGs need
+//! no system fonts.
+
+use super::{Figure, Options, Point, settings};
+use crate::mcast::PlanScheme;
+use crate::{Error, Result};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use std::path::Path;
+use std::sync::Once;
+
+static FONT: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
+static REGISTER: Once = Once::new();
+
+/// The legend name of a scheme, as the paper calls it.
+pub fn legend(s: PlanScheme) -> &'static str {
+    match s {
+        PlanScheme::NiKbinomial => "NI-based (k-binomial, FPFS)",
+        PlanScheme::PathLg => "Path-based (LG)",
+        PlanScheme::PathG => "Path-based (G)",
+        PlanScheme::SsrLg => "MPM-SSR (LG)",
+        PlanScheme::SsrG => "MPM-SSR (G)",
+        PlanScheme::Tree => "Tree-based",
+        PlanScheme::Binomial => "Conventional (binomial)",
+    }
+}
+
+fn color(s: PlanScheme) -> RGBColor {
+    match s {
+        PlanScheme::NiKbinomial => RGBColor(0, 90, 200),
+        PlanScheme::PathLg => RGBColor(200, 30, 30),
+        PlanScheme::PathG => RGBColor(230, 120, 0),
+        PlanScheme::SsrLg => RGBColor(130, 0, 160),
+        PlanScheme::SsrG => RGBColor(200, 0, 200),
+        PlanScheme::Tree => RGBColor(0, 140, 60),
+        PlanScheme::Binomial => RGBColor(90, 90, 90),
+    }
+}
+
+/// Draws `points` of `fig` into `path` (SVG or PNG by its extension).
+pub fn plot(fig: Figure, o: &Options, points: &[Point], path: &Path) -> Result<()> {
+    REGISTER.call_once(|| {
+        // The bytes are the font shipped with the crate: it parses.
+        let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, FONT);
+    });
+    let panels = settings(fig, o.quick).len();
+    let cols = if panels == 1 { 1 } else { 2 };
+    let rows = panels.div_ceil(cols);
+    let size = (560 * cols as u32, 40 + 380 * rows as u32);
+    let fail = |e: String| Error::Config {
+        field: "plot",
+        value: path.display().to_string(),
+        reason: e,
+    };
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("svg") => {
+            let root = SVGBackend::new(path, size).into_drawing_area();
+            draw(root, fig, o, points, (rows, cols)).map_err(fail)
+        }
+        Some("png") => {
+            let root = BitMapBackend::new(path, size).into_drawing_area();
+            draw(root, fig, o, points, (rows, cols)).map_err(fail)
+        }
+        _ => Err(fail("plots are .svg or .png files".into())),
+    }
+}
+
+fn draw<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
+    fig: Figure,
+    o: &Options,
+    points: &[Point],
+    grid: (usize, usize),
+) -> std::result::Result<(), String> {
+    let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
+    root.fill(&WHITE).map_err(e)?;
+    let root = root.titled(fig.title(), ("sans-serif", 20)).map_err(e)?;
+    let areas = root.split_evenly(grid);
+    let x_desc = if fig.is_loaded() {
+        "Effective applied load (flits/cycle/node)"
+    } else {
+        "Number of destinations"
+    };
+    for (s, area) in settings(fig, o.quick).iter().zip(areas.iter()) {
+        // Saturated load points are left out, as the paper's curves stop.
+        let mine: Vec<&Point> = points
+            .iter()
+            .filter(|p| p.setting == s.label && !p.saturated && p.samples > 0)
+            .collect();
+        let x_max = mine.iter().map(|p| p.x).fold(1.0, f64::max);
+        let y_max = mine.iter().map(|p| p.max).fold(1.0, f64::max) * 1.1;
+        let mut chart = ChartBuilder::on(area)
+            .caption(&s.label, ("sans-serif", 16))
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(70)
+            .build_cartesian_2d(0.0..x_max * 1.05, 0.0..y_max)
+            .map_err(e)?;
+        chart
+            .configure_mesh()
+            .x_desc(x_desc)
+            .y_desc("Multicast latency (cycles)")
+            .label_style(("sans-serif", 12))
+            .light_line_style(WHITE)
+            .bold_line_style(RGBColor(225, 225, 225))
+            .y_label_formatter(&|y| format!("{y:.0}"))
+            .x_label_formatter(&|x| {
+                if x.fract() == 0.0 {
+                    format!("{x:.0}")
+                } else {
+                    format!("{x:.2}")
+                }
+            })
+            .draw()
+            .map_err(e)?;
+        for &scheme in &o.schemes {
+            let c = color(scheme);
+            let line: Vec<(f64, f64)> = mine
+                .iter()
+                .filter(|p| p.scheme == scheme)
+                .map(|p| (p.x, p.mean))
+                .collect();
+            if line.is_empty() {
+                continue;
+            }
+            chart
+                .draw_series(LineSeries::new(line.clone(), c.stroke_width(2)))
+                .map_err(e)?
+                .label(legend(scheme))
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
+                });
+            chart
+                .draw_series(line.iter().map(|&p| Circle::new(p, 3, c.filled())))
+                .map_err(e)?;
+            chart
+                .draw_series(
+                    mine.iter()
+                        .filter(|p| p.scheme == scheme)
+                        .map(|p| PathElement::new(vec![(p.x, p.min), (p.x, p.max)], c)),
+                )
+                .map_err(e)?;
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .label_font(("sans-serif", 12))
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .draw()
+            .map_err(e)?;
+    }
+    root.present().map_err(e)?;
+    Ok(())
+}

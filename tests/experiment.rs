@@ -1,0 +1,161 @@
+//! Quick versions of the experiments of seed 000 section 6: the orderings
+//! the paper states with certainty, and sharding that merges back into
+//! the unsharded result byte for byte.
+
+use wormcast::experiment::{
+    Figure, Options, Shard, merge, parse_raw, raw_csv, run, summarize, summary_csv,
+};
+use wormcast::mcast::PlanScheme;
+
+fn quick() -> Options {
+    Options::new(true)
+}
+
+/// Section 6.4: the tree-based scheme needs one worm and one phase, and is
+/// the fastest scheme for every single multicast, at every R (a path-based
+/// multicast that also takes one phase ties with it).
+#[test]
+fn tree_based_is_fastest_for_single_multicasts() {
+    let o = quick();
+    let rows = run(Figure::Fig19, &o, Shard::ALL, &|| ()).unwrap();
+    assert_eq!(
+        rows.len(),
+        4 * 3 * 2 * 2 * 3,
+        "R, x, topologies, sets, schemes"
+    );
+    for job in rows.chunks(3) {
+        let lat = |s| job.iter().find(|r| r.scheme == s).unwrap().latency;
+        let tree = lat(PlanScheme::Tree);
+        assert!(tree < lat(PlanScheme::NiKbinomial), "job {}", job[0].job);
+        let t = job.iter().find(|r| r.scheme == PlanScheme::Tree).unwrap();
+        assert_eq!(t.phases, 1.0);
+        // A path-based multicast of one phase is one worm too: then the two
+        // tie, up to the few cycles of their different routes.
+        let path = job.iter().find(|r| r.scheme == PlanScheme::PathLg).unwrap();
+        if path.phases > 1.0 {
+            assert!(tree < path.latency, "job {}", job[0].job);
+        } else {
+            assert!(
+                (tree - path.latency).abs() < 0.01 * tree,
+                "job {}",
+                job[0].job
+            );
+        }
+    }
+}
+
+/// Section 6.4.4: with 32-port switches (two switches for 32 nodes) the
+/// path-based and tree-based schemes take one phase each; with 8-port
+/// switches the path-based scheme needs more.
+#[test]
+fn thirty_two_port_switches_take_one_phase() {
+    let o = quick();
+    let rows = run(Figure::Fig22, &o, Shard::ALL, &|| ()).unwrap();
+    let points = summarize(Figure::Fig22, &o, &rows);
+    for p in &points {
+        if p.setting == "32-port switches" && p.scheme != PlanScheme::NiKbinomial {
+            assert_eq!(p.phases, 1.0, "{} at {} destinations", p.scheme, p.x);
+        }
+    }
+    let path8 = points
+        .iter()
+        .find(|p| p.setting == "8-port switches" && p.scheme == PlanScheme::PathLg && p.x == 31.0)
+        .unwrap();
+    assert!(path8.phases > 1.0);
+}
+
+/// Section 6.4.5: the path-based scheme needs more phases as the number of
+/// switches grows (32 nodes on 8-port switches), for every number of
+/// destinations beyond 3.
+#[test]
+fn path_based_phases_grow_with_the_number_of_switches() {
+    let mut o = quick();
+    o.sets = 4;
+    let rows = run(Figure::Fig23, &o, Shard::ALL, &|| ()).unwrap();
+    let points = summarize(Figure::Fig23, &o, &rows);
+    for x in [15.0, 31.0] {
+        let phases: Vec<f64> = ["8 switches", "12 switches", "16 switches", "20 switches"]
+            .iter()
+            .map(|s| {
+                points
+                    .iter()
+                    .find(|p| p.setting == *s && p.scheme == PlanScheme::PathLg && p.x == x)
+                    .unwrap()
+                    .phases
+            })
+            .collect();
+        assert!(phases[0] < phases[3], "{x} destinations: {phases:?}");
+        assert!(phases.windows(2).all(|w| w[0] <= w[1]), "{x}: {phases:?}");
+    }
+}
+
+/// Section 6.5: under light multicast load every scheme delivers all its
+/// multicasts, and the tree-based scheme has the lowest latency; as the
+/// load grows latency grows, and the heaviest load saturates some scheme.
+#[test]
+fn latency_against_load_quick() {
+    let mut o = quick();
+    o.topologies = 1;
+    let rows = run(Figure::Fig26, &o, Shard::ALL, &|| ()).unwrap();
+    let points = summarize(Figure::Fig26, &o, &rows);
+    let at = |setting: &str, s: PlanScheme, i: usize| {
+        let mut xs: Vec<_> = points
+            .iter()
+            .filter(|p| p.setting == setting && p.scheme == s)
+            .collect();
+        xs.sort_by(|a, b| a.x.total_cmp(&b.x));
+        xs[i].clone()
+    };
+    for setting in ["R = 1 (3-way)", "R = 1 (15-way)"] {
+        let tree = at(setting, PlanScheme::Tree, 0);
+        for s in [PlanScheme::NiKbinomial, PlanScheme::PathLg] {
+            let p = at(setting, s, 0);
+            assert!(!p.saturated, "{setting} {s} at the lightest load");
+            assert!(
+                tree.mean < p.mean,
+                "{setting}: tree {} vs {s} {}",
+                tree.mean,
+                p.mean
+            );
+        }
+        for s in o.schemes.clone() {
+            assert!(
+                at(setting, s, 1).mean > at(setting, s, 0).mean,
+                "{setting} {s}"
+            );
+        }
+    }
+    assert!(points.iter().any(|p| p.saturated));
+}
+
+/// Three shards, run separately and merged, give the raw file and the
+/// summary of the unsharded run byte for byte; a missing shard is named.
+#[test]
+fn shards_merge_into_the_unsharded_result() {
+    let mut o = quick();
+    o.schemes = vec![PlanScheme::PathLg, PlanScheme::Tree];
+    let fig = Figure::Fig25;
+    let whole = run(fig, &o, Shard::ALL, &|| ()).unwrap();
+    let mut parts = Vec::new();
+    for i in 0..3 {
+        let shard = Shard::parse(&format!("{i}/3")).unwrap();
+        let rows = run(fig, &o, shard, &|| ()).unwrap();
+        assert!(rows.len() < whole.len());
+        let text = raw_csv(fig, &o, shard, &rows);
+        parts.push(parse_raw(&text, &format!("shard{i}")).unwrap());
+    }
+    let (f, o2, merged) = merge(&parts).unwrap();
+    assert_eq!(f, fig);
+    assert_eq!(
+        raw_csv(f, &o2, Shard::ALL, &merged),
+        raw_csv(fig, &o, Shard::ALL, &whole)
+    );
+    assert_eq!(
+        summary_csv(&summarize(f, &o2, &merged)),
+        summary_csv(&summarize(fig, &o, &whole))
+    );
+    let e = merge(&parts[..2]).unwrap_err().to_string();
+    assert!(e.contains("shard 2/3"), "{e}");
+    assert!(Shard::parse("3/3").is_err());
+    assert!(parse_raw("job,x\n", "bad.csv").is_err());
+}
