@@ -90,7 +90,8 @@ fn draw<DB: DrawingBackend>(
             .iter()
             .filter(|p| p.setting == s.label && !p.saturated && p.samples > 0)
             .collect();
-        let x_max = mine.iter().map(|p| p.x).fold(1.0, f64::max);
+        let x_max = mine.iter().map(|p| p.x).fold(0.0, f64::max);
+        let x_max = if x_max > 0.0 { x_max } else { 1.0 };
         let y_max = mine.iter().map(|p| p.max).fold(1.0, f64::max) * 1.1;
         let mut chart = ChartBuilder::on(area)
             .caption(&s.label, ("sans-serif", 16))
