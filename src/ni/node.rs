@@ -916,33 +916,9 @@ impl NiNode {
                 ));
                 return;
             }
-            match io.packets.get(f.tag) {
-                Some(rec) if rec.group == NO_GROUP && rec.dst == node => {}
-                Some(rec) if rec.group == NO_GROUP => {
-                    io.link.fault(format!(
-                        "packet tag {} for node {} was delivered to NI {node}",
-                        f.tag, rec.dst
-                    ));
-                    return;
-                }
-                Some(_) => {
-                    if !io
-                        .packets
-                        .remaining(f.tag)
-                        .is_some_and(|r| r.get(node as usize))
-                    {
-                        io.link.fault(format!(
-                            "a copy of worm tag {} reached NI {node}, which is not one of its destinations or already had its copy",
-                            f.tag
-                        ));
-                        return;
-                    }
-                }
-                None => {
-                    io.link
-                        .fault(format!("NI {node} received unknown packet tag {}", f.tag));
-                    return;
-                }
+            if let Err(m) = io.packets.check_arrival(f.tag, node, &format!("NI {node}")) {
+                io.link.fault(m);
+                return;
             }
             match self.formats.len_of(f.data) {
                 Ok(h) => self.rx_hdr_len = h as u16,
@@ -1008,14 +984,7 @@ impl NiNode {
             return;
         }
         let from = crate::sim::PacketTable::src_of(f.tag);
-        let done = match io.packets.remaining(f.tag) {
-            None => true,
-            Some(r) => {
-                r.set(node as usize, false);
-                r.is_zero()
-            }
-        };
-        if done {
+        if io.packets.served(f.tag, node) {
             io.retired.push(f.tag);
         }
         self.rx_tag = None;

@@ -524,36 +524,9 @@ impl Endpoint {
                 ));
                 return;
             }
-            let wanted = match io.packets.get(f.tag) {
-                None => Err(format!(
-                    "node {node} received the head of unknown packet tag {}",
-                    f.tag
-                )),
-                Some(rec) if rec.group == NO_GROUP => {
-                    if rec.dst == node {
-                        Ok(())
-                    } else {
-                        Err(format!(
-                            "packet tag {} for node {} was delivered to node {node}",
-                            f.tag, rec.dst
-                        ))
-                    }
-                }
-                Some(_) => {
-                    if io
-                        .packets
-                        .remaining(f.tag)
-                        .is_some_and(|r| r.get(node as usize))
-                    {
-                        Ok(())
-                    } else {
-                        Err(format!(
-                            "a copy of worm tag {} reached node {node}, which is not one of its destinations or already had its copy",
-                            f.tag
-                        ))
-                    }
-                }
-            };
+            let wanted = io
+                .packets
+                .check_arrival(f.tag, node, &format!("node {node}"));
             if let Err(m) = wanted {
                 io.link.fault(m);
                 return;
@@ -648,14 +621,7 @@ impl Endpoint {
                     arrive,
                 });
             }
-            let done = match io.packets.remaining(f.tag) {
-                None => true,
-                Some(r) => {
-                    r.set(node as usize, false);
-                    r.is_zero()
-                }
-            };
-            if done {
+            if io.packets.served(f.tag, node) {
                 io.retired.push(f.tag);
             }
             self.rx_tag = None;

@@ -187,6 +187,48 @@ impl PacketTable {
             .get_mut((tag & ((1 << SLOT_BITS) - 1)) as usize)
     }
 
+    /// Checks that the packet whose head flit `tag` reached node `node` is
+    /// meant for it: a unicast packet to it, or a worm copy it is still
+    /// owed. `who` names the receiver in the message (`node 3`, `NI 3`).
+    pub fn check_arrival(&mut self, tag: u32, node: u32, who: &str) -> Result<(), String> {
+        match self.get(tag) {
+            None => Err(format!(
+                "{who} received the head of unknown packet tag {tag}"
+            )),
+            Some(rec) if rec.group == NO_GROUP => {
+                if rec.dst == node {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "packet tag {tag} for node {} was delivered to {who}",
+                        rec.dst
+                    ))
+                }
+            }
+            Some(_) => {
+                if self.remaining(tag).is_some_and(|r| r.get(node as usize)) {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "a copy of worm tag {tag} reached {who}, which is not one of its destinations or already had its copy"
+                    ))
+                }
+            }
+        }
+    }
+
+    /// Node `node` has its copy of `tag` whole: true when no destination is
+    /// owed one any more (the tag can be released).
+    pub fn served(&mut self, tag: u32, node: u32) -> bool {
+        match self.remaining(tag) {
+            None => true,
+            Some(r) => {
+                r.set(node as usize, false);
+                r.is_zero()
+            }
+        }
+    }
+
     /// Releases a tag (and its destination group).
     pub fn free(&mut self, tag: u32) {
         let slot = tag & ((1 << SLOT_BITS) - 1);
