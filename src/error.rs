@@ -204,6 +204,9 @@ pub enum Error {
     /// The watchdog found packets that made no progress for too long.
     #[error("{0}")]
     Deadlock(Box<crate::sim::DeadlockReport>),
+    /// A deadlock in a direct network, with its waiting cycle.
+    #[error("{0}")]
+    DirectDeadlock(Box<crate::direct::WaitReport>),
     /// A VCD stream could not be written.
     #[error("VCD: {0}")]
     Vcd(String),

@@ -42,6 +42,7 @@
 //!   smart-NI multicast forwarding);
 //! - [`sim`]: systems, traffic, statistics and the deadlock watchdog.
 
+pub mod direct;
 mod error;
 pub mod experiment;
 pub mod header;

@@ -1,0 +1,295 @@
+//! Direct networks: a wormhole router at every node, joined to its
+//! neighbours by external channels and to its local processor by internal
+//! channels (seed 001 section 2.1).
+//!
+//! - [`cube`]: binary n-cubes, the routing restrictions of seed 001 (e-cube,
+//!   Restriction 1 and 2, unrestricted minimal) as functions giving the legal
+//!   channels, the natural list, list legality and multicast paths;
+//! - [`count`]: the number of legal shortest paths counted by enumeration,
+//!   beside the paper's closed forms and Table 1;
+//! - [`Router`]: the router, built from the same RTL parts as the switch
+//!   (small input buffers, a header latch and decode unit, a crossbar with
+//!   round-robin output arbiters, credit flow control);
+//! - [`DirectSystem`]: routers and processors ticked together, path-based
+//!   multicast worms with ordered destination lists (a copy is made at every
+//!   destination while the worm goes on), random multicast traffic, exact
+//!   delivery bookkeeping, every hop checked against the routing function,
+//!   and a deadlock watchdog that names the channels of the waiting cycle.
+//!
+//! The topology and its routing function are a [`Fabric`]; [`CubeFabric`] is
+//! the hypercube with one of the seed 001 routing functions.
+
+pub mod count;
+pub mod cube;
+mod processor;
+mod router;
+mod system;
+
+pub use cube::{Hypercube, Routing, Turn};
+pub use router::{Hop, InState, Router, RouterIo, RouterPort, Waiting};
+pub use system::{
+    Delivery, DirectConfig, DirectSystem, DirectTraffic, PortModel, TrafficStats, WaitReport,
+    WaitStep, WormInfo,
+};
+
+use crate::rtl::PortIter;
+use crate::{Error, Result};
+use std::fmt;
+
+/// A direct network's topology and routing function, as its routers see
+/// them.
+pub trait Fabric: Send + Sync + fmt::Debug {
+    /// Number of nodes (routers), numbered from 0.
+    fn nodes(&self) -> u32;
+
+    /// External ports per router (a port may be unconnected).
+    fn external_ports(&self) -> usize;
+
+    /// The router port `port` of `node` leads to, and the port it arrives on
+    /// there; `None` when unconnected.
+    fn neighbor(&self, node: u32, port: usize) -> Option<(u32, usize)>;
+
+    /// The legal external ports (a mask) for a worm at `node` that arrived on
+    /// external port `arrived` (`None`: from the local processor), toward
+    /// `target != node`.
+    fn candidates(&self, node: u32, arrived: Option<usize>, target: u32) -> u64;
+
+    /// Checks one hop against the routing rules, independently of
+    /// [`candidates`](Self::candidates): `Err` says what rule it breaks.
+    fn check_hop(
+        &self,
+        node: u32,
+        arrived: Option<usize>,
+        out: usize,
+        target: u32,
+    ) -> std::result::Result<(), String>;
+
+    /// The name of the channel leaving `node` by `port`, as the paper
+    /// writes it.
+    fn channel_name(&self, node: u32, port: usize) -> String;
+
+    /// The name of the channel a worm arrived on at `node` through `port`.
+    fn arrival_name(&self, node: u32, port: Option<usize>) -> String {
+        match port.and_then(|p| self.neighbor(node, p)) {
+            Some((from, back)) => self.channel_name(from, back),
+            None => format!("OUT[{node}]"),
+        }
+    }
+
+    /// The routing function's name, for messages.
+    fn routing_name(&self) -> String;
+
+    /// Flits per address in a header: enough bytes for the largest node.
+    fn address_flits(&self) -> u8 {
+        let bits = 32 - (self.nodes().max(2) - 1).leading_zeros();
+        bits.div_ceil(8) as u8
+    }
+}
+
+/// A hypercube with one of the routing functions of seed 001. Port `k` of a
+/// router is dimension `k`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CubeFabric {
+    /// The cube.
+    pub cube: Hypercube,
+    /// Its routing function.
+    pub routing: Routing,
+}
+
+impl CubeFabric {
+    fn arrival_turn(&self, node: u32, arrived: Option<usize>) -> Option<Turn> {
+        arrived.map(|p| Turn::leaving(node ^ (1 << p), p as u32))
+    }
+}
+
+impl Fabric for CubeFabric {
+    fn nodes(&self) -> u32 {
+        self.cube.nodes()
+    }
+
+    fn external_ports(&self) -> usize {
+        self.cube.dims() as usize
+    }
+
+    fn neighbor(&self, node: u32, port: usize) -> Option<(u32, usize)> {
+        (port < self.cube.dims() as usize).then(|| (node ^ (1 << port), port))
+    }
+
+    fn candidates(&self, node: u32, arrived: Option<usize>, target: u32) -> u64 {
+        self.routing
+            .candidates(node, self.arrival_turn(node, arrived), target) as u64
+    }
+
+    fn check_hop(
+        &self,
+        node: u32,
+        arrived: Option<usize>,
+        out: usize,
+        target: u32,
+    ) -> std::result::Result<(), String> {
+        if (node ^ target) >> out & 1 == 0 {
+            return Err(format!(
+                "{} does not lead closer to {target}",
+                self.channel_name(node, out)
+            ));
+        }
+        let next = Turn::leaving(node, out as u32);
+        let last = self.arrival_turn(node, arrived);
+        if !self.routing.allows(last, next) {
+            return Err(format!(
+                "{} may not forward to {} under {}",
+                self.arrival_name(node, arrived),
+                self.channel_name(node, out),
+                self.routing
+            ));
+        }
+        Ok(())
+    }
+
+    fn channel_name(&self, node: u32, port: usize) -> String {
+        self.cube.channel_name(node, port as u32)
+    }
+
+    fn routing_name(&self) -> String {
+        self.routing.to_string()
+    }
+}
+
+/// Checks the nodes of a multicast list: all exist, none twice, the source
+/// not among them, at least one.
+pub fn check_list_nodes(fabric: &dyn Fabric, src: u32, list: &[u32]) -> Result<()> {
+    let nodes = fabric.nodes();
+    let exists = |x: u32| {
+        if x < nodes {
+            Ok(())
+        } else {
+            Err(Error::UnknownNode {
+                node: x as u64,
+                nodes,
+            })
+        }
+    };
+    exists(src)?;
+    if list.is_empty() {
+        return Err(Error::BadPacket(
+            "a multicast list needs a destination".into(),
+        ));
+    }
+    if list.len() > u8::MAX as usize {
+        return Err(Error::BadPacket(format!(
+            "{}: {} destinations; a header lists at most 255",
+            format_list(src, list),
+            list.len()
+        )));
+    }
+    for (i, &d) in list.iter().enumerate() {
+        exists(d)?;
+        if d == src {
+            return Err(Error::BadPacket(format!(
+                "{}: the source {src} is in its own list",
+                format_list(src, list)
+            )));
+        }
+        if list[..i].contains(&d) {
+            return Err(Error::BadPacket(format!(
+                "{}: node {d} is listed twice",
+                format_list(src, list)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Checks that a multicast list is *legal* (seed 001 section 3.2): whichever
+/// legal channels the routers choose, a worm always has a legal channel
+/// toward its next destination. Every state the worm can reach (node, port
+/// it arrived on, destinations left) is visited.
+pub fn check_list(fabric: &dyn Fabric, src: u32, list: &[u32]) -> Result<()> {
+    check_list_nodes(fabric, src, list)?;
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut stack = vec![(src, None::<usize>, 0usize)];
+    while let Some((cur, arrived, mut idx)) = stack.pop() {
+        if !seen.insert((cur, arrived, idx)) {
+            continue;
+        }
+        while idx < list.len() && cur == list[idx] {
+            idx += 1;
+        }
+        if idx == list.len() {
+            continue;
+        }
+        let target = list[idx];
+        let c = fabric.candidates(cur, arrived, target);
+        if c == 0 {
+            let how = match arrived {
+                Some(_) => format!("arriving at {cur} on {}", fabric.arrival_name(cur, arrived)),
+                None => format!("at {cur}"),
+            };
+            return Err(Error::BadPacket(format!(
+                "the multicast list {} is illegal under {}: {how}, no legal channel toward {target}",
+                format_list(src, list),
+                fabric.routing_name()
+            )));
+        }
+        for p in PortIter(c) {
+            if let Some((nb, back)) = fabric.neighbor(cur, p) {
+                stack.push((nb, Some(back), idx));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every multicast path (the sequence of nodes, source first) the routers
+/// may give a list, in order of increasing port choices. Fails if the list
+/// is illegal or has more than `limit` paths.
+pub fn multicast_paths(
+    fabric: &dyn Fabric,
+    src: u32,
+    list: &[u32],
+    limit: usize,
+) -> Result<Vec<Vec<u32>>> {
+    check_list(fabric, src, list)?;
+    let mut out = Vec::new();
+    let mut path = vec![src];
+    walk(fabric, list, 0, None, &mut path, &mut out, limit)?;
+    Ok(out)
+}
+
+fn walk(
+    fabric: &dyn Fabric,
+    list: &[u32],
+    mut idx: usize,
+    arrived: Option<usize>,
+    path: &mut Vec<u32>,
+    out: &mut Vec<Vec<u32>>,
+    limit: usize,
+) -> Result<()> {
+    let cur = *path.last().expect("a path starts at its source");
+    while idx < list.len() && cur == list[idx] {
+        idx += 1;
+    }
+    if idx == list.len() {
+        if out.len() == limit {
+            return Err(Error::BadPacket(format!(
+                "more than {limit} multicast paths"
+            )));
+        }
+        out.push(path.clone());
+        return Ok(());
+    }
+    for p in PortIter(fabric.candidates(cur, arrived, list[idx])) {
+        if let Some((nb, back)) = fabric.neighbor(cur, p) {
+            path.push(nb);
+            walk(fabric, list, idx, Some(back), path, out, limit)?;
+            path.pop();
+        }
+    }
+    Ok(())
+}
+
+/// Formats a multicast list as the paper does: `<0: 3, 6, 7>`.
+pub fn format_list(src: u32, list: &[u32]) -> String {
+    let rest: Vec<String> = list.iter().map(|d| d.to_string()).collect();
+    format!("<{src}: {}>", rest.join(", "))
+}

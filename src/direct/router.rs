@@ -1,0 +1,651 @@
+//! The wormhole router of a direct network (seed 001 section 2.1, Fig. 1).
+//!
+//! A router has `E` external ports to its neighbours and `P` internal
+//! channel pairs to its local processor: injection channels come in as
+//! inputs `E..E+P`, consumption channels leave as outputs `E..E+P` (one-port:
+//! `P = 1`; all-port: `P = E`). Each input has a small flit buffer (a
+//! [`Fifo`], 2 flits by default) and a header latch; each output has a
+//! round-robin arbiter, a credit counter for the receiver's buffer and the
+//! link register; an `(E+P) x (E+P)` crossbar joins them.
+//!
+//! A worm's header is its ordered destination list: a count flit `r` and `r`
+//! addresses of `w` flits each (big-endian; `w = 1` up to 256 nodes). One
+//! cycle per stage, evaluated consumer-first so every stage sees what the
+//! previous one held at the start of the cycle:
+//!
+//! 1. **allocate** — a decoded worm asks for an output: first a consumption
+//!    channel if it has reached a destination (the paper's order: the
+//!    internal channel is reserved before the external one), then one of the
+//!    legal external channels its routing function offers (adaptive: the
+//!    first free one at or after the input's round-robin pointer). Each free
+//!    output's arbiter grants one requester; a grant holds until the tail
+//!    has passed.
+//! 2. **traverse** — every granted output moves one flit into its link
+//!    register if the receiver has a free buffer slot (credit per flit): first
+//!    the (rewritten) header from the latch, then the body from the buffer.
+//!    A worm copied at a destination feeds two outputs from one buffer; a
+//!    flit leaves the buffer when every copy has passed it, so a blocked copy
+//!    stops the other after at most a buffer's worth of flits, and the worm
+//!    holds every channel behind it (wormhole).
+//! 3. **free** — flits every copy has passed leave the buffer; the running
+//!    total of freed slots is published to the sender as its credit.
+//! 4. **decode** — once the latch holds the count and the first address
+//!    (and, at a destination with more to go, the next address), the decode
+//!    unit compares the first address with its own: a match strips it (the
+//!    count is decremented) and asks for a consumption channel; the worm is
+//!    then routed toward the (new) first address.
+//! 5. **write** — the flit on the incoming link goes to the header latch
+//!    when the latch still needs header flits and the buffer holds none of
+//!    them, otherwise into the buffer (a header flit already buffered moves
+//!    to the latch, one per cycle).
+//!
+//! So the head of a worm with an `H`-flit header spends `H + 2` cycles per
+//! hop. Every grant of an external channel is reported as a hop, and the
+//! system checks it against the routing restriction independently.
+
+use super::Fabric;
+use crate::rtl::trace::{Sampler, ScopeBuilder, Traced};
+use crate::rtl::{ChannelId, Fifo, RoundRobin, bits_for};
+use crate::switch::{Channels, CreditCounter, Flit};
+use arrayvec::ArrayVec;
+use rustc_hash::FxHashMap;
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+/// No owner.
+const NONE: u8 = u8::MAX;
+
+/// Longest header latch: a count flit and two addresses of up to 3 flits.
+pub(crate) const MAX_LATCH: usize = 7;
+
+/// Where an input stands with its current worm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InState {
+    /// Waiting for a worm's first flit.
+    Idle = 0,
+    /// Collecting header flits in the latch.
+    Latch = 1,
+    /// Decoded: asking for or holding outputs.
+    Routed = 2,
+}
+
+/// One output a worm has been granted at a router.
+#[derive(Clone, Copy, Debug)]
+struct CopyState {
+    port: u8,
+    /// Flits sent on it so far (header flits first).
+    sent: u32,
+}
+
+#[derive(Clone, Debug)]
+struct InputUnit {
+    link_in: Option<ChannelId>,
+    credit_out: Option<ChannelId>,
+    fifo: Fifo<Flit>,
+    freed: u32,
+    published: u32,
+    state: InState,
+    latch: [u8; MAX_LATCH],
+    latch_len: u8,
+    latch_need: u8,
+    /// Length of the outgoing header (the rewritten latch).
+    hdr_len: u8,
+    tag: u32,
+    local_pending: bool,
+    /// Legal external outputs asked for (0: none).
+    ext_pending: u64,
+    copies: ArrayVec<CopyState, 4>,
+    /// Body flits popped from the buffer so far.
+    body_popped: u32,
+    pick: u32,
+    /// Last cycle of progress.
+    since: u64,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct OutputUnit {
+    link_out: Option<ChannelId>,
+    credit_in: Option<ChannelId>,
+    credits: CreditCounter,
+    owner: u8,
+    arb: RoundRobin,
+}
+
+/// A grant of an output to a worm, reported to the system.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hop {
+    /// The cycle of the grant.
+    pub cycle: u64,
+    /// The worm.
+    pub tag: u32,
+    /// The router.
+    pub node: u32,
+    /// External port the worm arrived on (`None`: injected here).
+    pub arrived: Option<u8>,
+    /// Output granted: external ports first, then consumption channels.
+    pub out: u8,
+}
+
+/// What a router touches in a cycle besides itself.
+pub struct RouterIo<'a> {
+    /// The current cycle.
+    pub cycle: u64,
+    /// The channels.
+    pub ch: &'a mut Channels,
+    /// Grants of this cycle.
+    pub hops: &'a mut Vec<Hop>,
+    /// Broken invariants.
+    pub faults: &'a mut Vec<String>,
+    /// Set when any flit moved.
+    pub moved: &'a mut bool,
+}
+
+/// How one port of a router is wired.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RouterPort {
+    /// Link into the port's input (None: unconnected).
+    pub link_in: Option<ChannelId>,
+    /// Credit counter the input publishes.
+    pub credit_out: Option<ChannelId>,
+    /// Link the port's output drives.
+    pub link_out: Option<ChannelId>,
+    /// The receiver's credit counter.
+    pub credit_in: Option<ChannelId>,
+    /// Slots of the receiver's buffer.
+    pub receiver_slots: u32,
+}
+
+/// What a blocked worm head waits for (for the deadlock report).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Waiting {
+    /// Input port holding the head.
+    pub input: usize,
+    /// The worm.
+    pub tag: u32,
+    /// Outputs it asks for.
+    pub wants: u64,
+    /// Since when the input has not progressed.
+    pub since: u64,
+}
+
+/// A wormhole router.
+#[derive(Clone, Debug)]
+pub struct Router {
+    node: u32,
+    ext: usize,
+    fabric: Arc<dyn Fabric>,
+    addr_flits: u8,
+    inputs: Vec<InputUnit>,
+    outputs: Vec<OutputUnit>,
+    /// Test hook: for a worm (by tag), the external ports to take on its
+    /// successive visits to this router.
+    pins: FxHashMap<u32, VecDeque<u8>>,
+}
+
+impl Router {
+    /// A router for `node` with `ports.len() - ext` internal channel pairs
+    /// and input buffers of `buffer_flits`.
+    pub fn new(
+        node: u32,
+        ext: usize,
+        fabric: Arc<dyn Fabric>,
+        ports: &[RouterPort],
+        buffer_flits: u32,
+    ) -> Router {
+        let addr_flits = fabric.address_flits();
+        let inputs = ports
+            .iter()
+            .map(|p| InputUnit {
+                link_in: p.link_in,
+                credit_out: p.credit_out,
+                fifo: Fifo::new(buffer_flits as usize),
+                freed: 0,
+                published: 0,
+                state: InState::Idle,
+                latch: [0; MAX_LATCH],
+                latch_len: 0,
+                latch_need: 1 + addr_flits,
+                hdr_len: 0,
+                tag: 0,
+                local_pending: false,
+                ext_pending: 0,
+                copies: ArrayVec::new(),
+                body_popped: 0,
+                pick: 0,
+                since: 0,
+            })
+            .collect();
+        let outputs = ports
+            .iter()
+            .map(|p| OutputUnit {
+                link_out: p.link_out,
+                credit_in: p.credit_in,
+                credits: CreditCounter::new(p.receiver_slots),
+                owner: NONE,
+                arb: RoundRobin::new(ports.len()),
+            })
+            .collect();
+        Router {
+            node,
+            ext,
+            fabric,
+            addr_flits,
+            inputs,
+            outputs,
+            pins: FxHashMap::default(),
+        }
+    }
+
+    /// The node.
+    pub fn node(&self) -> u32 {
+        self.node
+    }
+
+    /// Number of ports (external + internal).
+    pub fn ports(&self) -> usize {
+        self.inputs.len()
+    }
+
+    /// Number of external ports.
+    pub fn external_ports(&self) -> usize {
+        self.ext
+    }
+
+    /// Fixes the external ports worm `tag` takes on its successive visits.
+    pub(crate) fn pin(&mut self, tag: u32, ports: VecDeque<u8>) {
+        self.pins.insert(tag, ports);
+    }
+
+    /// True when no input holds a flit or a worm.
+    pub fn is_idle(&self) -> bool {
+        self.inputs
+            .iter()
+            .all(|i| i.state == InState::Idle && i.fifo.is_empty() && i.latch_len == 0)
+    }
+
+    /// The owner input of output `o`, if granted.
+    pub fn owner(&self, o: usize) -> Option<usize> {
+        let w = self.outputs[o].owner;
+        (w != NONE).then_some(w as usize)
+    }
+
+    /// The worm holding input `i`, if any.
+    pub fn worm_at(&self, i: usize) -> Option<u32> {
+        let u = &self.inputs[i];
+        (u.state != InState::Idle || u.latch_len > 0).then_some(u.tag)
+    }
+
+    /// The outputs input `i`'s current worm holds.
+    pub fn granted(&self, i: usize) -> u64 {
+        self.inputs[i]
+            .copies
+            .iter()
+            .filter(|c| self.outputs[c.port as usize].owner == i as u8)
+            .fold(0, |m, c| m | 1 << c.port)
+    }
+
+    /// Worm heads that ask for outputs they have not been granted.
+    pub fn waiting(&self) -> Vec<Waiting> {
+        let internal: u64 = (self.ext..self.ports()).fold(0, |m, p| m | 1 << p);
+        self.inputs
+            .iter()
+            .enumerate()
+            .filter(|(_, u)| u.state == InState::Routed && (u.local_pending || u.ext_pending != 0))
+            .map(|(i, u)| Waiting {
+                input: i,
+                tag: u.tag,
+                wants: if u.local_pending {
+                    internal
+                } else {
+                    u.ext_pending
+                },
+                since: u.since,
+            })
+            .collect()
+    }
+
+    /// Since when input `i` has not progressed, if it holds a worm.
+    pub fn stalled_since(&self, i: usize) -> Option<u64> {
+        self.worm_at(i).map(|_| self.inputs[i].since)
+    }
+
+    fn address(&self, u: &InputUnit, at: usize) -> u32 {
+        u.latch[at..at + self.addr_flits as usize]
+            .iter()
+            .fold(0u32, |a, &b| a << 8 | b as u32)
+    }
+
+    /// One cycle.
+    pub fn eval(&mut self, io: &mut RouterIo<'_>) {
+        self.allocate(io);
+        self.traverse(io);
+        self.free(io);
+        self.decode(io);
+        self.write(io);
+    }
+
+    fn allocate(&mut self, io: &mut RouterIo<'_>) {
+        let n = self.ports();
+        let mut free: u64 = 0;
+        for (o, out) in self.outputs.iter().enumerate() {
+            if out.owner == NONE && out.link_out.is_some() {
+                free |= 1 << o;
+            }
+        }
+        if free == 0 {
+            return;
+        }
+        let mut requests = [0u64; 64];
+        let mut any = false;
+        for (i, u) in self.inputs.iter_mut().enumerate() {
+            if u.state != InState::Routed {
+                continue;
+            }
+            let choice = if u.local_pending {
+                let internal = free >> self.ext;
+                (internal != 0).then(|| self.ext + internal.trailing_zeros() as usize)
+            } else if u.ext_pending != 0 {
+                if let Some(q) = self.pins.get(&u.tag).and_then(|q| q.front()) {
+                    let p = *q as usize;
+                    if u.ext_pending >> p & 1 == 0 {
+                        io.faults.push(format!(
+                            "router {}: worm {} is pinned to port {p}, which is not a legal channel here",
+                            self.node, u.tag
+                        ));
+                        None
+                    } else {
+                        (free >> p & 1 == 1).then_some(p)
+                    }
+                } else {
+                    crate::rtl::first_at_or_after(u.ext_pending & free, u.pick)
+                }
+            } else {
+                None
+            };
+            if let Some(o) = choice {
+                requests[o] |= 1 << i;
+                any = true;
+            }
+        }
+        if !any {
+            return;
+        }
+        for (o, &req) in requests.iter().enumerate().take(n) {
+            if req == 0 {
+                continue;
+            }
+            let out = &mut self.outputs[o];
+            let w = out.arb.arbitrate(req).expect("a request");
+            out.arb.update(w);
+            out.owner = w as u8;
+            let u = &mut self.inputs[w];
+            u.copies.push(CopyState {
+                port: o as u8,
+                sent: 0,
+            });
+            if o >= self.ext {
+                u.local_pending = false;
+            } else {
+                u.ext_pending = 0;
+                u.pick = (o as u32 + 1) % self.ext.max(1) as u32;
+                if let Some(q) = self.pins.get_mut(&u.tag) {
+                    q.pop_front();
+                    if q.is_empty() {
+                        self.pins.remove(&u.tag);
+                    }
+                }
+            }
+            io.hops.push(Hop {
+                cycle: io.cycle,
+                tag: u.tag,
+                node: self.node,
+                arrived: (w < self.ext).then_some(w as u8),
+                out: o as u8,
+            });
+        }
+    }
+
+    fn traverse(&mut self, io: &mut RouterIo<'_>) {
+        for o in 0..self.outputs.len() {
+            let owner = self.outputs[o].owner;
+            if owner == NONE {
+                continue;
+            }
+            let u = &mut self.inputs[owner as usize];
+            let Some(c) = u.copies.iter_mut().find(|c| c.port as usize == o) else {
+                continue;
+            };
+            let flit = if c.sent < u.hdr_len as u32 {
+                Some(Flit::marked(
+                    u.tag,
+                    c.sent as u16,
+                    u.latch[c.sent as usize],
+                    c.sent == 0,
+                    false,
+                ))
+            } else {
+                let b = (c.sent - u.hdr_len as u32 - u.body_popped) as usize;
+                u.fifo
+                    .get(b)
+                    .map(|f| Flit::marked(u.tag, c.sent as u16, f.data, false, f.is_tail()))
+            };
+            let Some(f) = flit else { continue };
+            let out = &mut self.outputs[o];
+            let (Some(link), Some(credit)) = (out.link_out, out.credit_in) else {
+                continue;
+            };
+            if !out.credits.take(io.ch.credits.q(credit)) {
+                continue;
+            }
+            io.ch.flits.write(link, f);
+            *io.moved = true;
+            c.sent += 1;
+            u.since = io.cycle;
+            if f.is_tail() {
+                out.owner = NONE;
+            }
+        }
+    }
+
+    fn free(&mut self, io: &mut RouterIo<'_>) {
+        let w = self.addr_flits;
+        for u in &mut self.inputs {
+            if u.state == InState::Routed && !u.local_pending && u.ext_pending == 0 {
+                let passed = u
+                    .copies
+                    .iter()
+                    .map(|c| c.sent.saturating_sub(u.hdr_len as u32))
+                    .min()
+                    .unwrap_or(0);
+                while u.body_popped < passed {
+                    let f = u.fifo.pop().expect("a passed flit is buffered");
+                    u.body_popped += 1;
+                    u.freed = u.freed.wrapping_add(1);
+                    if f.is_tail() {
+                        u.state = InState::Idle;
+                        u.copies.clear();
+                        u.body_popped = 0;
+                        u.latch_len = 0;
+                        u.latch_need = 1 + w;
+                        break;
+                    }
+                }
+            }
+        }
+        let _ = io;
+    }
+
+    fn decode(&mut self, io: &mut RouterIo<'_>) {
+        let w = self.addr_flits as usize;
+        for i in 0..self.inputs.len() {
+            let u = &self.inputs[i];
+            if u.state != InState::Latch || u.latch_len < u.latch_need {
+                continue;
+            }
+            let count = u.latch[0];
+            let target = self.address(u, 1);
+            let arrived = (i < self.ext).then_some(i);
+            let next = (target == self.node && count > 1).then(|| self.address(u, 1 + w));
+            let route_to = if target == self.node {
+                next
+            } else {
+                Some(target)
+            };
+            let mut ext_pending = 0;
+            if let Some(t) = route_to {
+                if t >= self.fabric.nodes() {
+                    io.faults.push(format!(
+                        "router {}: worm {} names node {t}, which does not exist",
+                        self.node, u.tag
+                    ));
+                    continue;
+                }
+                ext_pending = self.fabric.candidates(self.node, arrived, t);
+                if ext_pending == 0 {
+                    io.faults.push(format!(
+                        "router {}: worm {} has no legal channel toward {t} (arrived on {})",
+                        self.node,
+                        u.tag,
+                        self.fabric.arrival_name(self.node, arrived)
+                    ));
+                    continue;
+                }
+            }
+            let u = &mut self.inputs[i];
+            if target == self.node {
+                u.local_pending = true;
+                if count > 1 {
+                    // Strip the reached address: [count - 1, next address].
+                    u.latch[0] = count - 1;
+                    u.latch.copy_within(1 + w..1 + 2 * w, 1);
+                    u.hdr_len = (1 + w) as u8;
+                } else {
+                    u.latch[0] = 0;
+                    u.hdr_len = 1;
+                }
+            } else {
+                u.hdr_len = u.latch_len;
+            }
+            u.ext_pending = ext_pending;
+            u.state = InState::Routed;
+            u.since = io.cycle;
+        }
+    }
+
+    fn write(&mut self, io: &mut RouterIo<'_>) {
+        let w = self.addr_flits;
+        let node = self.node;
+        for u in &mut self.inputs {
+            let incoming = u.link_in.map(|l| io.ch.flits.q(l)).filter(|f| f.is_valid());
+            let mut pending = incoming;
+            if pending.is_some() {
+                u.since = io.cycle;
+            }
+            if matches!(u.state, InState::Idle | InState::Latch) && u.latch_len < u.latch_need {
+                let take = if !u.fifo.is_empty() {
+                    u.fifo.pop()
+                } else {
+                    pending.take()
+                };
+                if let Some(f) = take {
+                    if u.latch_len == 0 {
+                        if !f.is_head() {
+                            io.faults.push(format!(
+                                "router {node}: a flit of worm {} arrived with no header before it",
+                                f.tag
+                            ));
+                        }
+                        u.tag = f.tag;
+                        u.state = InState::Latch;
+                    }
+                    if f.is_tail() {
+                        io.faults.push(format!(
+                            "router {node}: worm {} ended inside its header",
+                            f.tag
+                        ));
+                    }
+                    u.latch[u.latch_len as usize] = f.data;
+                    u.latch_len += 1;
+                    u.freed = u.freed.wrapping_add(1);
+                    if u.latch_len == 1 && f.data == 0 {
+                        io.faults.push(format!(
+                            "router {node}: worm {} has an empty destination list",
+                            f.tag
+                        ));
+                    }
+                    if u.latch_len == 1 + w && u.latch[0] > 1 {
+                        let first = u.latch[1..1 + w as usize]
+                            .iter()
+                            .fold(0u32, |a, &b| a << 8 | b as u32);
+                        if first == node {
+                            u.latch_need = 1 + 2 * w;
+                        }
+                    }
+                }
+            }
+            if let Some(f) = pending {
+                if u.fifo.push(f).is_err() {
+                    io.faults.push(format!(
+                        "router {node}: a flit of worm {} arrived at a full buffer",
+                        f.tag
+                    ));
+                }
+            }
+            if u.freed != u.published {
+                if let Some(c) = u.credit_out {
+                    io.ch.credits.write(c, u.freed);
+                }
+                u.published = u.freed;
+            }
+        }
+    }
+}
+
+impl Traced for Router {
+    type Env = Channels;
+
+    fn declare(&self, s: &mut ScopeBuilder<'_>) {
+        let depth = self.inputs[0].fifo.depth() as u32;
+        let pw = bits_for(self.ports() as u32);
+        for p in 0..self.ports() {
+            s.scope(&format!("in{p}"), |s| {
+                s.signal("buf_count", bits_for(depth));
+                s.signal("state", 2);
+                s.signal("latch_len", 3);
+                s.signal("outs", self.ports() as u32);
+            });
+        }
+        for p in 0..self.ports() {
+            s.scope(&format!("out{p}"), |s| {
+                s.signal("owner", pw + 1);
+                s.signal("credits", 16);
+                s.signal("valid", 1);
+                s.signal("data", 8);
+            });
+        }
+    }
+
+    fn sample(&self, ch: &Channels, s: &mut Sampler<'_>) {
+        for (i, u) in self.inputs.iter().enumerate() {
+            s.value(u.fifo.len() as u64);
+            s.value(u.state as u64);
+            s.value(u.latch_len as u64);
+            s.value(self.granted(i));
+        }
+        let pw = bits_for(self.ports() as u32);
+        for o in &self.outputs {
+            s.value(if o.owner == NONE {
+                (1 << (pw + 1)) - 1
+            } else {
+                o.owner as u64
+            });
+            let free = o
+                .credit_in
+                .map_or(0, |c| o.credits.available(ch.credits.q(c)));
+            s.value(free.min(0xffff) as u64);
+            let f = o.link_out.map(|l| ch.flits.q(l)).unwrap_or_default();
+            s.value(f.is_valid() as u64);
+            s.value(f.data as u64);
+        }
+    }
+}

@@ -1,0 +1,1147 @@
+//! A direct network as one clocked system: a [`Router`] and a processor per
+//! node, registered links between them (1 flit per cycle, 1 cycle), per-flit
+//! credits, path-based multicast worms, random traffic, exact delivery
+//! bookkeeping, hop checks and the deadlock watchdog (seed 001 sections 2.2,
+//! 2.3 and 3).
+//!
+//! Every grant of an external channel is checked by the system against the
+//! routing rules ([`Fabric::check_hop`]) and against the worm's own history:
+//! its head must be where the last hop left it, on the shortest way to its
+//! current destination, and a consumption channel may only be taken at the
+//! destination the list names next. Every copy a processor receives is
+//! checked: a destination of the worm, not yet served, every data byte as
+//! sent, the header's count of destinations left right.
+//!
+//! The watchdog looks every 256 cycles for inputs whose worm has not moved
+//! for `watchdog` cycles. It then builds the waiting graph: a worm whose head
+//! asks for channels all held by other worms waits for those worms. A cycle
+//! in it is a deadlock, reported with the channels it goes through: for each
+//! worm, the channel it waits for and the channels it holds from there to its
+//! own blocked head (seed 001 Fig. 3(b)/(d)).
+
+use super::processor::{Arrival, InternalPair, Outgoing, ProcIo, Processor};
+use super::router::{Hop, Router, RouterIo, RouterPort};
+use super::{Fabric, check_list, format_list};
+use crate::rtl::trace::{Hierarchy, TraceState, Traced, WaveSink};
+use crate::rtl::{PortIter, Sink};
+use crate::switch::Channels;
+use crate::{Error, Result};
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::{RngExt, SeedableRng};
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+use std::collections::VecDeque;
+use std::fmt;
+use std::sync::Arc;
+
+/// How often the watchdog looks.
+const WATCHDOG_PERIOD: u64 = 256;
+
+/// Internal channel pairs per node (seed 001 section 2.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PortModel {
+    /// One injection and one consumption channel.
+    OnePort,
+    /// As many as external channels.
+    AllPort,
+    /// A given number (1 to the number of external channels).
+    Ports(u8),
+}
+
+impl PortModel {
+    fn pairs(self, ext: usize) -> usize {
+        match self {
+            PortModel::OnePort => 1,
+            PortModel::AllPort => ext,
+            PortModel::Ports(p) => p as usize,
+        }
+    }
+
+    /// Parses `one`, `all` or a number.
+    pub fn parse(s: &str) -> Result<PortModel> {
+        match s {
+            "one" | "one-port" => Ok(PortModel::OnePort),
+            "all" | "all-port" => Ok(PortModel::AllPort),
+            n => n
+                .parse::<u8>()
+                .ok()
+                .filter(|&p| p >= 1)
+                .map(PortModel::Ports)
+                .ok_or_else(|| Error::Config {
+                    field: "ports",
+                    value: s.into(),
+                    reason: "expected one, all or a number of internal channel pairs".into(),
+                }),
+        }
+    }
+}
+
+/// Parameters of a direct-network system.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DirectConfig {
+    /// Internal channels per node.
+    pub ports: PortModel,
+    /// Flits in every router input buffer (default 2).
+    pub buffer_flits: u32,
+    /// Cycles an input may hold a worm without progress before the watchdog
+    /// looks for a waiting cycle (default 2,000).
+    pub watchdog: u64,
+    /// Startup latency: cycles between a worm's creation and the earliest
+    /// injection of its first flit (default 0).
+    pub startup: u64,
+    /// Keep every finished worm's route and deliveries (tests, small runs).
+    pub keep_worms: bool,
+    /// Seed of the traffic generator.
+    pub seed: u64,
+}
+
+impl Default for DirectConfig {
+    fn default() -> Self {
+        DirectConfig {
+            ports: PortModel::OnePort,
+            buffer_flits: 2,
+            watchdog: 2_000,
+            startup: 0,
+            keep_worms: true,
+            seed: 1,
+        }
+    }
+}
+
+/// Random multicast traffic: every node starts a multicast with probability
+/// `rate` each cycle, to a uniformly drawn number of distinct random
+/// destinations, ordered by `order`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DirectTraffic {
+    /// Multicasts per node per cycle.
+    pub rate: f64,
+    /// Fewest destinations.
+    pub min_dests: u32,
+    /// Most destinations.
+    pub max_dests: u32,
+    /// Data flits per worm.
+    pub payload: u32,
+    /// A node with this many worms queued refuses new ones (counted).
+    pub queue_cap: usize,
+}
+
+/// A copy of a worm received by a destination's processor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Delivery {
+    /// The destination.
+    pub node: u32,
+    /// Cycle its head reached the processor.
+    pub head: u64,
+    /// Cycle its tail reached the processor.
+    pub tail: u64,
+}
+
+/// A worm and what became of it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct WormInfo {
+    /// Its tag.
+    pub tag: u32,
+    /// The source.
+    pub src: u32,
+    /// The destination list, in order.
+    pub list: Vec<u32>,
+    /// Data flits.
+    pub payload: u32,
+    /// Cycle it was created.
+    pub created: u64,
+    /// Cycle its first flit left the processor.
+    pub injected: Option<u64>,
+    /// The nodes its head went through, source first.
+    pub route: Vec<u32>,
+    /// Copies received, in order.
+    pub deliveries: Vec<Delivery>,
+}
+
+#[derive(Clone, Debug)]
+struct WormState {
+    info: WormInfo,
+    /// Where the head is.
+    at: u32,
+    /// Port it arrived on there.
+    arrived: Option<usize>,
+    /// Next list position to reach.
+    idx: usize,
+    /// A consumption channel may be taken at `at` (a destination reached).
+    local_due: bool,
+    /// Destinations served.
+    served: u32,
+}
+
+/// Totals of a run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct TrafficStats {
+    /// Multicasts created.
+    pub created: u64,
+    /// Multicasts refused because the source's queue was full.
+    pub refused: u64,
+    /// Multicasts whose every destination received its copy.
+    pub completed: u64,
+    /// Copies received.
+    pub copies: u64,
+    /// Data flits received.
+    pub data_flits: u64,
+    /// Sum over completed multicasts of (last tail - creation).
+    pub latency_sum: u64,
+    /// Largest such latency.
+    pub latency_max: u64,
+}
+
+impl TrafficStats {
+    /// Mean latency of completed multicasts (creation to the last tail), or 0.
+    pub fn mean_latency(&self) -> f64 {
+        if self.completed == 0 {
+            0.0
+        } else {
+            self.latency_sum as f64 / self.completed as f64
+        }
+    }
+}
+
+/// One worm of a waiting cycle.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct WaitStep {
+    /// The worm.
+    pub worm: u32,
+    /// Its list, as `<s: d0, d1>`.
+    pub list: String,
+    /// The channel its blocked head sits on.
+    pub head_on: String,
+    /// The channel it waits for.
+    pub waits_for: String,
+    /// The worm holding that channel.
+    pub held_by: u32,
+}
+
+/// A deadlock the watchdog found.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct WaitReport {
+    /// The cycle.
+    pub cycle: u64,
+    /// Cycles without progress that made the watchdog look.
+    pub bound: u64,
+    /// The channels of the waiting cycle, in order (each waits for the next,
+    /// the last for the first).
+    pub channels: Vec<String>,
+    /// The worms of the cycle.
+    pub steps: Vec<WaitStep>,
+    /// Worms in flight.
+    pub in_flight: usize,
+}
+
+impl fmt::Display for WaitReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.steps.is_empty() {
+            return write!(
+                f,
+                "deadlock at cycle {}: no flit moved for {} cycles with {} worm(s) in flight, and no waiting cycle was found",
+                self.cycle, self.bound, self.in_flight
+            );
+        }
+        write!(
+            f,
+            "deadlock at cycle {}: {} worms wait for each other in a cycle of channels {}",
+            self.cycle,
+            self.steps.len(),
+            self.channels.join(" -> ")
+        )?;
+        for s in &self.steps {
+            write!(
+                f,
+                "\n  worm {} {}: head on {}, waits for {} held by worm {}",
+                s.worm, s.list, s.head_on, s.waits_for, s.held_by
+            )?;
+        }
+        Ok(())
+    }
+}
+
+struct Tracing {
+    hier: Hierarchy,
+    state: TraceState,
+    sink: Box<dyn WaveSink>,
+    first: Vec<u32>,
+    count: Vec<u32>,
+}
+
+/// Routers and processors of a direct network, ticked together.
+pub struct DirectSystem {
+    fabric: Arc<dyn Fabric>,
+    cfg: DirectConfig,
+    ext: usize,
+    pairs: usize,
+    routers: Vec<Router>,
+    procs: Vec<Processor>,
+    ch: Channels,
+    cycle: u64,
+    next_tag: u32,
+    worms: FxHashMap<u32, WormState>,
+    finished: Vec<WormInfo>,
+    stats: TrafficStats,
+    hops: Vec<Hop>,
+    arrivals: Vec<Arrival>,
+    injected: Vec<(u32, u64)>,
+    faults: Vec<String>,
+    last_move: u64,
+    traffic: Option<DirectTraffic>,
+    rng: Xoshiro256PlusPlus,
+    tracing: Option<Tracing>,
+}
+
+impl DirectSystem {
+    /// Builds the routers, processors and channels of `fabric`.
+    pub fn new(fabric: Arc<dyn Fabric>, cfg: &DirectConfig) -> Result<DirectSystem> {
+        let ext = fabric.external_ports();
+        let pairs = cfg.ports.pairs(ext);
+        if pairs == 0 || pairs > ext.max(1) {
+            return Err(Error::Config {
+                field: "ports",
+                value: pairs.to_string(),
+                reason: format!("a node has 1 to {ext} internal channel pairs"),
+            });
+        }
+        if ext + pairs > 64 {
+            return Err(Error::Config {
+                field: "ports",
+                value: (ext + pairs).to_string(),
+                reason: "a router has at most 64 ports".into(),
+            });
+        }
+        if !(1..=4096).contains(&cfg.buffer_flits) {
+            return Err(Error::Config {
+                field: "buffer_flits",
+                value: cfg.buffer_flits.to_string(),
+                reason: "an input buffer holds 1 to 4,096 flits".into(),
+            });
+        }
+        if fabric.address_flits() as usize * 2 + 1 > super::router::MAX_LATCH {
+            return Err(Error::Config {
+                field: "nodes",
+                value: fabric.nodes().to_string(),
+                reason: "addresses longer than 3 flits".into(),
+            });
+        }
+        let n = fabric.nodes() as usize;
+        let mut ch = Channels::default();
+        let nports = ext + pairs;
+        let mut ports = vec![vec![RouterPort::default(); nports]; n];
+        let proc_id = |x: usize| (n + x) as u32;
+        // External links: node x port p -> neighbour's input `back`.
+        for (x, rp) in ports.iter_mut().enumerate() {
+            for (p, port) in rp.iter_mut().enumerate().take(ext) {
+                if let Some((nb, back)) = fabric.neighbor(x as u32, p) {
+                    let link = ch.flits.add(
+                        Sink {
+                            component: x as u32,
+                            port: p as u16,
+                        },
+                        Sink {
+                            component: nb,
+                            port: back as u16,
+                        },
+                    );
+                    let credit = ch.credits.add(
+                        Sink {
+                            component: nb,
+                            port: back as u16,
+                        },
+                        Sink {
+                            component: x as u32,
+                            port: p as u16,
+                        },
+                    );
+                    port.link_out = Some(link);
+                    port.credit_in = Some(credit);
+                    port.receiver_slots = cfg.buffer_flits;
+                }
+            }
+        }
+        // Inputs: the link and credit the neighbour's output uses.
+        for x in 0..n {
+            for p in 0..ext {
+                if let Some((nb, back)) = fabric.neighbor(x as u32, p) {
+                    let out = ports[x][p];
+                    let inp = &mut ports[nb as usize][back];
+                    inp.link_in = out.link_out;
+                    inp.credit_out = out.credit_in;
+                }
+            }
+        }
+        let mut pair_wiring: Vec<Vec<InternalPair>> = vec![Vec::new(); n];
+        for x in 0..n {
+            for j in 0..pairs {
+                let p = ext + j;
+                let r = Sink {
+                    component: x as u32,
+                    port: p as u16,
+                };
+                let q = Sink {
+                    component: proc_id(x),
+                    port: j as u16,
+                };
+                let inject = ch.flits.add(q, r);
+                let inject_credit = ch.credits.add(r, q);
+                let consume = ch.flits.add(r, q);
+                let consume_credit = ch.credits.add(q, r);
+                let port = &mut ports[x][p];
+                port.link_in = Some(inject);
+                port.credit_out = Some(inject_credit);
+                port.link_out = Some(consume);
+                port.credit_in = Some(consume_credit);
+                port.receiver_slots = cfg.buffer_flits;
+                pair_wiring[x].push(InternalPair {
+                    inject,
+                    inject_credit,
+                    router_slots: cfg.buffer_flits,
+                    consume,
+                    consume_credit,
+                });
+            }
+        }
+        let routers = (0..n)
+            .map(|x| Router::new(x as u32, ext, fabric.clone(), &ports[x], cfg.buffer_flits))
+            .collect();
+        let addr = fabric.address_flits();
+        let procs = (0..n)
+            .map(|x| Processor::new(x as u32, addr, &pair_wiring[x]))
+            .collect();
+        Ok(DirectSystem {
+            fabric,
+            cfg: cfg.clone(),
+            ext,
+            pairs,
+            routers,
+            procs,
+            ch,
+            cycle: 0,
+            next_tag: 0,
+            worms: FxHashMap::default(),
+            finished: Vec::new(),
+            stats: TrafficStats::default(),
+            hops: Vec::new(),
+            arrivals: Vec::new(),
+            injected: Vec::new(),
+            faults: Vec::new(),
+            last_move: 0,
+            traffic: None,
+            rng: Xoshiro256PlusPlus::seed_from_u64(cfg.seed),
+            tracing: None,
+        })
+    }
+
+    /// The current cycle.
+    pub fn cycle(&self) -> u64 {
+        self.cycle
+    }
+
+    /// The fabric.
+    pub fn fabric(&self) -> &Arc<dyn Fabric> {
+        &self.fabric
+    }
+
+    /// The routers.
+    pub fn routers(&self) -> &[Router] {
+        &self.routers
+    }
+
+    /// Totals so far.
+    pub fn stats(&self) -> &TrafficStats {
+        &self.stats
+    }
+
+    /// Worms in flight (created, not every copy received).
+    pub fn in_flight(&self) -> usize {
+        self.worms.len()
+    }
+
+    /// Finished worms, in order of completion (when `keep_worms`).
+    pub fn finished(&self) -> &[WormInfo] {
+        &self.finished
+    }
+
+    /// A worm in flight.
+    pub fn worm(&self, tag: u32) -> Option<&WormInfo> {
+        self.worms.get(&tag).map(|w| &w.info)
+    }
+
+    /// Queues a multicast worm from `src` along `list` with `payload` data
+    /// flits; it is injected after the startup latency, once an injection
+    /// channel of `src` is free. The list is checked first: nodes that exist,
+    /// none twice, not the source, and legal under the routing function.
+    pub fn send(&mut self, src: u32, list: &[u32], payload: u32) -> Result<u32> {
+        check_list(self.fabric.as_ref(), src, list)?;
+        if payload == 0 {
+            return Err(Error::BadPacket(format!(
+                "{}: a worm needs at least one data flit",
+                format_list(src, list)
+            )));
+        }
+        let hl = 1 + list.len() as u32 * self.fabric.address_flits() as u32;
+        if hl + payload > u16::MAX as u32 {
+            return Err(Error::BadPacket(format!(
+                "{}: {} flits; a worm has at most 65,535",
+                format_list(src, list),
+                hl + payload
+            )));
+        }
+        Ok(self.enqueue(src, list, payload))
+    }
+
+    /// As [`send`](Self::send), with the route fixed: `path` is the sequence
+    /// of nodes the head must take (source first). Every hop must be one the
+    /// routing function offers; the routers then choose it (a test hook for
+    /// reproducing the figures' situations).
+    pub fn send_pinned(
+        &mut self,
+        src: u32,
+        list: &[u32],
+        payload: u32,
+        path: &[u32],
+    ) -> Result<u32> {
+        check_list(self.fabric.as_ref(), src, list)?;
+        let bad = |why: String| {
+            Error::BadPacket(format!(
+                "{} pinned to {:?}: {why}",
+                format_list(src, list),
+                path
+            ))
+        };
+        if path.first() != Some(&src) {
+            return Err(bad("the path must start at the source".into()));
+        }
+        let mut hops: Vec<(u32, u8)> = Vec::new();
+        let mut idx = 0;
+        let mut arrived = None;
+        for w in path.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            while idx < list.len() && a == list[idx] {
+                idx += 1;
+            }
+            if idx == list.len() {
+                return Err(bad(format!(
+                    "it goes on after the last destination, at {a}"
+                )));
+            }
+            let c = self.fabric.candidates(a, arrived, list[idx]);
+            let Some((p, back)) = PortIter(c).find_map(|p| {
+                self.fabric
+                    .neighbor(a, p)
+                    .filter(|(nb, _)| *nb == b)
+                    .map(|(_, back)| (p, back))
+            }) else {
+                return Err(bad(format!(
+                    "{a} -> {b} is not a legal channel toward {}",
+                    list[idx]
+                )));
+            };
+            hops.push((a, p as u8));
+            arrived = Some(back);
+        }
+        let last = *path.last().expect("nonempty");
+        while idx < list.len() && last == list[idx] {
+            idx += 1;
+        }
+        if idx != list.len() {
+            return Err(bad(format!(
+                "it ends at {last} before reaching {}",
+                list[idx]
+            )));
+        }
+        let tag = self.enqueue(src, list, payload);
+        let mut per_node: FxHashMap<u32, VecDeque<u8>> = FxHashMap::default();
+        for (node, p) in hops {
+            per_node.entry(node).or_default().push_back(p);
+        }
+        for (node, q) in per_node {
+            self.routers[node as usize].pin(tag, q);
+        }
+        Ok(tag)
+    }
+
+    fn enqueue(&mut self, src: u32, list: &[u32], payload: u32) -> u32 {
+        let tag = self.next_tag;
+        self.next_tag = self.next_tag.wrapping_add(1);
+        let w = self.fabric.address_flits();
+        let mut header = Vec::with_capacity(1 + list.len() * w as usize);
+        header.push(list.len() as u8);
+        for &d in list {
+            for b in (0..w).rev() {
+                header.push((d >> (8 * b)) as u8);
+            }
+        }
+        self.procs[src as usize].queue.push_back(Outgoing {
+            tag,
+            header,
+            payload,
+            ready: self.cycle + self.cfg.startup,
+        });
+        self.worms.insert(
+            tag,
+            WormState {
+                info: WormInfo {
+                    tag,
+                    src,
+                    list: list.to_vec(),
+                    payload,
+                    created: self.cycle,
+                    injected: None,
+                    route: vec![src],
+                    deliveries: Vec::new(),
+                },
+                at: src,
+                arrived: None,
+                idx: 0,
+                local_due: false,
+                served: 0,
+            },
+        );
+        self.stats.created += 1;
+        tag
+    }
+
+    /// Starts (or replaces) random multicast traffic with natural lists.
+    pub fn set_traffic(&mut self, t: DirectTraffic) -> Result<()> {
+        let n = self.fabric.nodes();
+        if !(t.rate >= 0.0 && t.rate <= 1.0) {
+            return Err(Error::Config {
+                field: "rate",
+                value: t.rate.to_string(),
+                reason: "a rate per node per cycle is between 0 and 1".into(),
+            });
+        }
+        if t.min_dests == 0 || t.min_dests > t.max_dests || t.max_dests >= n || t.max_dests > 255 {
+            return Err(Error::Config {
+                field: "dests",
+                value: format!("{}..={}", t.min_dests, t.max_dests),
+                reason: format!("1 to {} destinations, fewest first", (n - 1).min(255)),
+            });
+        }
+        if t.payload == 0 {
+            return Err(Error::Config {
+                field: "payload",
+                value: "0".into(),
+                reason: "a worm needs at least one data flit".into(),
+            });
+        }
+        self.traffic = Some(t);
+        Ok(())
+    }
+
+    /// Stops generating traffic (worms in flight go on).
+    pub fn stop_traffic(&mut self) {
+        self.traffic = None;
+    }
+
+    fn generate(&mut self, t: DirectTraffic) {
+        let n = self.fabric.nodes();
+        for src in 0..n {
+            if !self.rng.random_bool(t.rate) {
+                continue;
+            }
+            if self.procs[src as usize].backlog() >= t.queue_cap {
+                self.stats.refused += 1;
+                continue;
+            }
+            let k = self.rng.random_range(t.min_dests..=t.max_dests);
+            let mut set = Vec::with_capacity(k as usize);
+            while set.len() < k as usize {
+                let d = self.rng.random_range(0..n);
+                if d != src && !set.contains(&d) {
+                    set.push(d);
+                }
+            }
+            set.sort_unstable();
+            self.enqueue(src, &set, t.payload);
+        }
+    }
+
+    /// Runs `cycles` cycles. Stops with an error at the first model fault or
+    /// deadlock.
+    pub fn run(&mut self, cycles: u64) -> Result<()> {
+        for _ in 0..cycles {
+            self.step()?;
+        }
+        Ok(())
+    }
+
+    /// Runs until every worm has been delivered everywhere (or `limit`
+    /// cycles pass: an error). Returns the cycle it ended at.
+    pub fn run_until_delivered(&mut self, limit: u64) -> Result<u64> {
+        let end = self.cycle + limit;
+        while !self.worms.is_empty() {
+            if self.cycle >= end {
+                return Err(Error::BadPacket(format!(
+                    "{} worm(s) still in flight after {limit} cycles",
+                    self.worms.len()
+                )));
+            }
+            self.step()?;
+        }
+        Ok(self.cycle)
+    }
+
+    /// One clock cycle.
+    pub fn step(&mut self) -> Result<()> {
+        if let Some(t) = self.traffic {
+            self.generate(t);
+        }
+        let mut moved = false;
+        {
+            let mut io = RouterIo {
+                cycle: self.cycle,
+                ch: &mut self.ch,
+                hops: &mut self.hops,
+                faults: &mut self.faults,
+                moved: &mut moved,
+            };
+            for r in &mut self.routers {
+                r.eval(&mut io);
+            }
+        }
+        {
+            let mut io = ProcIo {
+                cycle: self.cycle,
+                ch: &mut self.ch,
+                arrivals: &mut self.arrivals,
+                injected: &mut self.injected,
+                faults: &mut self.faults,
+                moved: &mut moved,
+            };
+            for p in &mut self.procs {
+                p.eval(&mut io);
+            }
+        }
+        self.ch.flits.edge(|_| {});
+        self.ch.credits.edge();
+        if moved {
+            self.last_move = self.cycle;
+        }
+        self.account();
+        if let Some(t) = self.faults.first() {
+            return Err(Error::Fault {
+                cycle: self.cycle,
+                what: t.clone(),
+            });
+        }
+        self.cycle += 1;
+        if let Some(t) = &mut self.tracing {
+            let total = self.routers.len() * 2;
+            for c in 0..total {
+                let mut s = t.state.sampler(t.first[c], t.count[c]);
+                if c < self.routers.len() {
+                    self.routers[c].sample(&self.ch, &mut s);
+                } else {
+                    self.procs[c - self.routers.len()].sample(&self.ch, &mut s);
+                }
+                s.finish();
+            }
+            t.sink.cycle(self.cycle, &t.state, t.state.changed())?;
+            t.state.clear_changes();
+        }
+        if self.cycle % WATCHDOG_PERIOD == 0 && !self.worms.is_empty() {
+            self.watchdog()?;
+        }
+        Ok(())
+    }
+
+    fn account(&mut self) {
+        for (tag, cycle) in self.injected.drain(..) {
+            if let Some(w) = self.worms.get_mut(&tag) {
+                w.info.injected = Some(cycle);
+            }
+        }
+        for h in std::mem::take(&mut self.hops) {
+            self.check_hop(h);
+        }
+        for a in std::mem::take(&mut self.arrivals) {
+            self.arrive(a);
+        }
+    }
+
+    fn check_hop(&mut self, h: Hop) {
+        let ext = self.ext;
+        let Some(w) = self.worms.get_mut(&h.tag) else {
+            self.faults.push(format!(
+                "router {}: a hop of unknown worm {}",
+                h.node, h.tag
+            ));
+            return;
+        };
+        let arrived = h.arrived.map(|p| p as usize);
+        if w.at != h.node || w.arrived != arrived {
+            self.faults.push(format!(
+                "worm {}: a hop at router {} while its head is at {}",
+                h.tag, h.node, w.at
+            ));
+            return;
+        }
+        if (h.out as usize) >= ext {
+            if !w.local_due {
+                self.faults.push(format!(
+                    "worm {}: a copy taken at {}, which is not its next destination",
+                    h.tag, h.node
+                ));
+            }
+            w.local_due = false;
+            return;
+        }
+        if w.local_due {
+            self.faults.push(format!(
+                "worm {}: left destination {} before reserving its consumption channel",
+                h.tag, h.node
+            ));
+        }
+        let target = w.info.list[w.idx];
+        if let Err(why) = self
+            .fabric
+            .check_hop(h.node, arrived, h.out as usize, target)
+        {
+            self.faults.push(format!(
+                "worm {} {}: illegal hop at router {}: {why}",
+                h.tag,
+                format_list(w.info.src, &w.info.list),
+                h.node
+            ));
+            return;
+        }
+        let (nb, back) = self
+            .fabric
+            .neighbor(h.node, h.out as usize)
+            .expect("a granted port is connected");
+        w.at = nb;
+        w.arrived = Some(back);
+        if self.cfg.keep_worms {
+            w.info.route.push(nb);
+        }
+        if nb == target {
+            w.idx += 1;
+            w.local_due = true;
+        }
+    }
+
+    fn arrive(&mut self, a: Arrival) {
+        let Some(w) = self.worms.get_mut(&a.tag) else {
+            self.faults.push(format!(
+                "processor {}: a copy of worm {} which is not in flight (a duplicate?)",
+                a.node, a.tag
+            ));
+            return;
+        };
+        let pos = w.info.list.iter().position(|&d| d == a.node);
+        let served_before = w.info.deliveries.iter().any(|d| d.node == a.node);
+        let expect_left = pos.map(|p| (w.info.list.len() - p - 1) as u8);
+        if pos.is_none() || served_before {
+            self.faults.push(format!(
+                "worm {} {}: a copy at {}, {}",
+                a.tag,
+                format_list(w.info.src, &w.info.list),
+                a.node,
+                if served_before {
+                    "served twice"
+                } else {
+                    "not a destination"
+                }
+            ));
+            return;
+        }
+        if !a.intact || a.data != w.info.payload || Some(a.left) != expect_left {
+            self.faults.push(format!(
+                "worm {}: the copy at {} is damaged ({} of {} data flits, intact {}, header lists {} left, expected {:?})",
+                a.tag, a.node, a.data, w.info.payload, a.intact, a.left, expect_left
+            ));
+        }
+        w.info.deliveries.push(Delivery {
+            node: a.node,
+            head: a.head,
+            tail: a.cycle,
+        });
+        w.served += 1;
+        self.stats.copies += 1;
+        self.stats.data_flits += a.data as u64;
+        if w.served as usize == w.info.list.len() {
+            let w = self.worms.remove(&a.tag).expect("present");
+            let lat = a.cycle - w.info.created;
+            self.stats.completed += 1;
+            self.stats.latency_sum += lat;
+            self.stats.latency_max = self.stats.latency_max.max(lat);
+            if self.cfg.keep_worms {
+                self.finished.push(w.info);
+            }
+        }
+    }
+
+    fn internal_name(&self, node: u32, j: usize, consume: bool) -> String {
+        let kind = if consume { "IN" } else { "OUT" };
+        if self.pairs == 1 {
+            format!("{kind}[{node}]")
+        } else {
+            format!("{kind}[{node}.{j}]")
+        }
+    }
+
+    /// The name of the channel leaving router `node` by output `o`.
+    fn output_name(&self, node: u32, o: usize) -> String {
+        if o < self.ext {
+            self.fabric.channel_name(node, o)
+        } else {
+            self.internal_name(node, o - self.ext, true)
+        }
+    }
+
+    /// The name of the channel entering router `node` at input `i`.
+    fn input_name(&self, node: u32, i: usize) -> String {
+        if i < self.ext {
+            self.fabric.arrival_name(node, Some(i))
+        } else {
+            self.internal_name(node, i - self.ext, false)
+        }
+    }
+
+    fn watchdog(&mut self) -> Result<()> {
+        let bound = self.cfg.watchdog;
+        let now = self.cycle;
+        let stuck_everywhere = now.saturating_sub(self.last_move) > bound;
+        let any_stalled = self.routers.iter().any(|r| {
+            (0..r.ports()).any(|i| {
+                r.stalled_since(i)
+                    .is_some_and(|s| now.saturating_sub(s) > bound)
+            })
+        });
+        if !any_stalled && !stuck_everywhere {
+            return Ok(());
+        }
+        if let Some(report) = self.waiting_cycle(bound) {
+            return Err(Error::DirectDeadlock(Box::new(report)));
+        }
+        if stuck_everywhere {
+            return Err(Error::DirectDeadlock(Box::new(WaitReport {
+                cycle: now,
+                bound,
+                channels: Vec::new(),
+                steps: Vec::new(),
+                in_flight: self.worms.len(),
+            })));
+        }
+        Ok(())
+    }
+
+    /// The waiting graph's first cycle among heads stalled longer than
+    /// `bound`, if any.
+    fn waiting_cycle(&self, bound: u64) -> Option<WaitReport> {
+        let mut edges: FxHashMap<u32, Vec<WaitEdge>> = FxHashMap::default();
+        let mut head_at: FxHashMap<u32, (u32, usize)> = FxHashMap::default();
+        for r in &self.routers {
+            for w in r.waiting() {
+                if self.cycle.saturating_sub(w.since) <= bound {
+                    continue;
+                }
+                head_at.insert(w.tag, (r.node(), w.input));
+                for o in PortIter(w.wants) {
+                    if let Some(j) = r.owner(o) {
+                        if let Some(holder) = r.worm_at(j) {
+                            if holder != w.tag {
+                                edges.entry(w.tag).or_default().push(WaitEdge {
+                                    waiter: w.tag,
+                                    node: r.node(),
+                                    input: w.input,
+                                    out: o,
+                                    holder_input: j,
+                                    holder,
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Depth-first search for a cycle, in tag order for determinism.
+        let mut starts: Vec<u32> = edges.keys().copied().collect();
+        starts.sort_unstable();
+        for &s in &starts {
+            let mut path: Vec<WaitEdge> = Vec::new();
+            let mut on: Vec<u32> = vec![s];
+            let mut iters: Vec<usize> = vec![0];
+            while let Some(&cur) = on.last() {
+                let k = iters.last_mut().expect("parallel stacks");
+                let list = edges.get(&cur).map(Vec::as_slice).unwrap_or(&[]);
+                if *k >= list.len() || on.len() > self.worms.len() + 1 {
+                    on.pop();
+                    iters.pop();
+                    path.pop();
+                    continue;
+                }
+                let e = list[*k];
+                *k += 1;
+                if let Some(pos) = on.iter().position(|&t| t == e.holder) {
+                    path.push(e);
+                    return Some(self.report(&path[pos..], &head_at, bound));
+                }
+                if edges.contains_key(&e.holder) {
+                    path.push(e);
+                    on.push(e.holder);
+                    iters.push(0);
+                }
+            }
+        }
+        None
+    }
+
+    fn report(
+        &self,
+        cycle_edges: &[WaitEdge],
+        head_at: &FxHashMap<u32, (u32, usize)>,
+        bound: u64,
+    ) -> WaitReport {
+        let mut channels = Vec::new();
+        let mut steps = Vec::new();
+        for e in cycle_edges {
+            let WaitEdge {
+                waiter: tag,
+                node,
+                input,
+                out,
+                holder_input,
+                holder,
+            } = *e;
+            let w = &self.worms[&tag].info;
+            steps.push(WaitStep {
+                worm: tag,
+                list: format_list(w.src, &w.list),
+                head_on: self.input_name(node, input),
+                waits_for: self.output_name(node, out),
+                held_by: holder,
+            });
+            // The channel asked for, then the holder's channels up to its
+            // own blocked head.
+            channels.push(self.output_name(node, out));
+            let target = head_at.get(&holder).copied();
+            let mut at = if out < self.ext {
+                self.fabric.neighbor(node, out)
+            } else {
+                self.next_external(node, holder_input, &mut channels)
+            };
+            let mut guard = self.routers.len() * (self.ext + self.pairs);
+            while let Some(cur) = at {
+                if Some(cur) == target || guard == 0 {
+                    break;
+                }
+                guard -= 1;
+                at = self.next_external(cur.0, cur.1, &mut channels);
+            }
+        }
+        WaitReport {
+            cycle: self.cycle,
+            bound,
+            channels,
+            steps,
+            in_flight: self.worms.len(),
+        }
+    }
+
+    /// Follows the worm at router `node` input `i` out of its granted
+    /// external output, naming it; returns the next router and input.
+    fn next_external(&self, node: u32, i: usize, names: &mut Vec<String>) -> Option<(u32, usize)> {
+        let r = &self.routers[node as usize];
+        let ext_mask = (1u64 << self.ext) - 1;
+        let o = PortIter(r.granted(i) & ext_mask).next()?;
+        names.push(self.output_name(node, o));
+        self.fabric.neighbor(node, o)
+    }
+
+    /// Traces every router and processor from now on (scopes `top.r<x>` and
+    /// `top.p<x>`). Must be called before the first cycle.
+    pub fn attach_tracer(&mut self, sink: Box<dyn WaveSink>, cycle_ps: u64) -> Result<()> {
+        if self.cycle != 0 {
+            return Err(Error::Config {
+                field: "tracing",
+                value: format!("cycle {}", self.cycle),
+                reason: "a tracer must be attached before the first cycle".into(),
+            });
+        }
+        let mut hier = Hierarchy::new("top");
+        let mut first = Vec::new();
+        let mut count = Vec::new();
+        {
+            let mut root = hier.root();
+            for (x, r) in self.routers.iter().enumerate() {
+                let before = root.signal_count();
+                root.scope(&format!("r{x}"), |s| r.declare(s));
+                first.push(before);
+                count.push(root.signal_count() - before);
+            }
+            for (x, p) in self.procs.iter().enumerate() {
+                let before = root.signal_count();
+                root.scope(&format!("p{x}"), |s| p.declare(s));
+                first.push(before);
+                count.push(root.signal_count() - before);
+            }
+        }
+        let mut state = TraceState::new(&hier);
+        for c in 0..first.len() {
+            let mut s = state.sampler(first[c], count[c]);
+            if c < self.routers.len() {
+                self.routers[c].sample(&self.ch, &mut s);
+            } else {
+                self.procs[c - self.routers.len()].sample(&self.ch, &mut s);
+            }
+            s.finish();
+        }
+        let mut sink = sink;
+        sink.begin(&hier, cycle_ps, &state)?;
+        state.clear_changes();
+        self.tracing = Some(Tracing {
+            hier,
+            state,
+            sink,
+            first,
+            count,
+        });
+        Ok(())
+    }
+
+    /// Ends the waveform.
+    pub fn finish_trace(&mut self) -> Result<()> {
+        if let Some(mut t) = self.tracing.take() {
+            let _ = &t.hier;
+            t.sink.finish(self.cycle)?;
+        }
+        Ok(())
+    }
+
+    /// Worms queued or being sent at node `x`.
+    pub fn backlog(&self, x: u32) -> usize {
+        self.procs[x as usize].backlog()
+    }
+
+    /// True when no router or processor holds anything.
+    pub fn is_quiet(&self) -> bool {
+        self.routers.iter().all(Router::is_idle) && self.procs.iter().all(Processor::is_idle)
+    }
+
+    /// Internal channel pairs per node.
+    pub fn internal_pairs(&self) -> usize {
+        self.pairs
+    }
+
+    /// Link channel count (external and internal, both directions).
+    pub fn links(&self) -> usize {
+        self.ch.flits.len()
+    }
+}
+
+/// An edge of the waiting graph: worm `waiter`, whose head is at router
+/// `node` input `input`, asks for output `out`, held by worm `holder` from
+/// input `holder_input`.
+#[derive(Clone, Copy, Debug)]
+struct WaitEdge {
+    waiter: u32,
+    node: u32,
+    input: usize,
+    out: usize,
+    holder_input: usize,
+    holder: u32,
+}
