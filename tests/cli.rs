@@ -686,3 +686,89 @@ fn experiment_shards_merge_from_the_command_line() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("shard 1/2"));
 }
+
+#[test]
+fn hypercube_paths_counts_by_enumeration_beside_table_1() {
+    let out = ok(&wormcast(&[
+        "hypercube",
+        "paths",
+        "--max-distance",
+        "10",
+        "--json",
+    ]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["routing"], "r2");
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 10);
+    // Distance 2 agrees with the paper; distance 3 is where the counted
+    // paths exceed the closed forms (26 against (k+1)! = 24).
+    assert_eq!(rows[1]["counted"]["t"], 6);
+    assert_eq!(rows[1]["natural_upper"], 2.0);
+    assert_eq!(rows[1]["table1_upper"], 2.0);
+    assert_eq!(rows[2]["counted"]["t"], 26);
+    assert_eq!(rows[2]["closed_forms"]["t"], 24);
+    assert_eq!(rows[2]["natural_lower"], 3.25);
+    assert_eq!(rows[2]["table1_lower"], 3.0);
+    assert_eq!(rows[9]["table1_lower"], 38981.25);
+    assert_eq!(rows[9]["closed_forms"]["lower"], 38981.25);
+    let text = ok(&wormcast(&["hypercube", "paths", "--max-distance", "3"]));
+    assert!(text.contains(" 3 |         3.25         3.00 |"), "{text}");
+    let e = wormcast(&["hypercube", "paths", "--max-distance", "13"]);
+    assert_eq!(e.status.code(), Some(2));
+}
+
+#[test]
+fn hypercube_multicast_routes_paths_and_refusals() {
+    let out = ok(&wormcast(&[
+        "hypercube",
+        "multicast",
+        "--src",
+        "0",
+        "--list",
+        "3,6,7",
+        "--paths",
+    ]));
+    assert!(
+        out.contains(
+            "0 -> 1 -> 3 -> 2 -> 6 -> 7\n  0 -> 1 -> 3 -> 7 -> 6 -> 7\n  0 -> 2 -> 3 -> 7 -> 6 -> 7"
+        ),
+        "{out}"
+    );
+    let out = ok(&wormcast(&[
+        "hypercube",
+        "multicast",
+        "--dims",
+        "4",
+        "--src",
+        "5",
+        "--list",
+        "12,3,9",
+        "--natural",
+        "--json",
+    ]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["list"], "<5: 3, 9, 12>");
+    let got: Vec<u64> = v["worm"]["deliveries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["node"].as_u64().unwrap())
+        .collect();
+    assert_eq!(got, [3, 9, 12]);
+    let e = wormcast(&[
+        "hypercube",
+        "multicast",
+        "--src",
+        "0",
+        "--list",
+        "7,6",
+        "--routing",
+        "ecube",
+    ]);
+    assert_eq!(e.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&e.stderr).contains("<0: 7, 6> is illegal under e-cube routing")
+    );
+    let e = wormcast(&["hypercube", "multicast", "--src", "0", "--list", "8"]);
+    assert!(String::from_utf8_lossy(&e.stderr).contains("node 8 does not exist"));
+}

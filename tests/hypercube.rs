@@ -224,16 +224,21 @@ fn fig3c_deadlock_of_external_channels_and_its_cure() {
     assert_eq!(r.steps.len(), 4);
 
     // The same lists are natural lists: under Restriction 2 they complete,
-    // one-port and all-port, whatever the adaptive choices.
-    for ports in [PortModel::OnePort, PortModel::AllPort] {
-        let mut s = system(3, Routing::Restriction2, cfg(ports, 2));
+    // one-port and all-port; so they do under e-cube and Restriction 1.
+    for (routing, ports) in [
+        (Routing::Restriction2, PortModel::OnePort),
+        (Routing::Restriction2, PortModel::AllPort),
+        (Routing::Restriction1, PortModel::AllPort),
+        (Routing::Ecube, PortModel::AllPort),
+    ] {
+        let mut s = system(3, routing, cfg(ports, 2));
         for (src, list, _) in &lists {
             assert_eq!(natural_list(list), list.to_vec());
             s.send(*src, list, 64).unwrap();
         }
         s.run_until_delivered(100_000).unwrap();
         for w in s.finished() {
-            check_route(w, Routing::Restriction2);
+            check_route(w, routing);
         }
         assert_eq!(s.stats().completed, 4);
     }
@@ -387,4 +392,52 @@ proptest! {
         }
         prop_assert!(s.is_quiet());
     }
+}
+
+#[test]
+fn waveform_of_a_unicast_through_two_routers() {
+    use wormcast::rtl::trace::MemorySink;
+    // 0 -> 3 on a 2-cube, 3 data flits, 3-flit buffers: the head leaves
+    // router 0 on dimension 0 in cycle 4 (on the link during 5), router 1
+    // latches it in 5 and 6, decodes in 7 and sends it on in 8; router 3
+    // hands it to the processor on its consumption channel (output 2)
+    // during 13 to 16: header [0] and the 3 data flits.
+    let mut s = system(2, Routing::Restriction2, cfg(PortModel::OnePort, 3));
+    let mem = MemorySink::new();
+    s.attach_tracer(Box::new(mem.clone()), 5_000).unwrap();
+    s.send(0, &[3], 3).unwrap();
+    s.run_until_delivered(100).unwrap();
+    s.run(3).unwrap();
+    s.finish_trace().unwrap();
+    let v = |p: &str| mem.history(p);
+    let bits = |x: u64, w: usize| format!("{x:0w$b}");
+    assert_eq!(
+        v("top.r0.out0.valid"),
+        [(0, "0".into()), (5, "1".into()), (10, "0".into())]
+    );
+    let data: Vec<(u64, String)> = v("top.r0.out0.data");
+    assert_eq!(data[1], (5, bits(1, 8)), "count flit");
+    assert_eq!(data[2], (6, bits(3, 8)), "address flit");
+    assert_eq!(
+        v("top.r1.in0.state"),
+        [
+            (0, "00".into()),
+            (6, "01".into()),
+            (8, "10".into()),
+            (13, "00".into())
+        ]
+    );
+    assert_eq!(
+        v("top.r1.out1.valid"),
+        [(0, "0".into()), (9, "1".into()), (14, "0".into())]
+    );
+    assert_eq!(
+        v("top.r3.out2.valid"),
+        [(0, "0".into()), (13, "1".into()), (17, "0".into())]
+    );
+    assert_eq!(
+        v("top.p3.ej0.busy"),
+        [(0, "0".into()), (14, "1".into()), (17, "0".into())]
+    );
+    assert_eq!(s.finished()[0].deliveries[0].head, 13);
 }

@@ -1,5 +1,8 @@
 //! The `wormcast` command-line tool.
 
+#[path = "wormcast/direct.rs"]
+mod direct;
+
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
@@ -97,6 +100,12 @@ enum Cmd {
     Wave {
         #[command(subcommand)]
         cmd: WaveCmd,
+    },
+    /// Wormhole hypercubes with path-based multicast (seed 001): path
+    /// counts, multicast routes and paths.
+    Hypercube {
+        #[command(subcommand)]
+        cmd: direct::CubeCmd,
     },
     /// The main demo: the paper's default 32-node network under uniform
     /// traffic, with a waveform of the first cycles.
@@ -621,6 +630,7 @@ fn run(cli: Cli) -> Result<bool> {
         Cmd::Plan(args) => plan(&args).map(|()| true),
         Cmd::Experiment { cmd } => experiment(cmd).map(|()| true),
         Cmd::Reach { file, json } => reach(&file, json).map(|()| true),
+        Cmd::Hypercube { cmd } => direct::run(cmd).map(|()| true),
         Cmd::Demo { out } => demo(&out).map(|()| true),
     }
 }

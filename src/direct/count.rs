@@ -297,6 +297,56 @@ mod tests {
         }
     }
 
+    /// Every order of crossing the `k` dimensions, checked turn by turn.
+    fn brute_force(routing: Routing, k: u32) -> (u128, u128) {
+        fn orders(left: &mut Vec<u32>, acc: &mut Vec<u32>, out: &mut Vec<Vec<u32>>) {
+            if left.is_empty() {
+                out.push(acc.clone());
+            }
+            for i in 0..left.len() {
+                let d = left.remove(i);
+                acc.push(d);
+                orders(left, acc, out);
+                acc.pop();
+                left.insert(i, d);
+            }
+        }
+        let mut all = Vec::new();
+        orders(&mut (0..k).collect(), &mut Vec::new(), &mut all);
+        let (mut t, mut fp) = (0, 0);
+        for s in 0..1u32 << k {
+            for o in &all {
+                let mut cur = s;
+                let mut last = None;
+                let ok = o.iter().all(|&d| {
+                    let turn = Turn::leaving(cur, d);
+                    let fine = routing.allows(last, turn);
+                    last = Some(turn);
+                    cur ^= 1 << d;
+                    fine
+                });
+                if ok {
+                    t += 1;
+                    if s >> o[0] & 1 == 0 {
+                        fp += 1;
+                    }
+                }
+            }
+        }
+        (t, fp)
+    }
+
+    #[test]
+    fn dynamic_programming_equals_brute_force() {
+        for routing in Routing::ALL {
+            for k in 1..=6 {
+                let c = count_paths(routing, k);
+                let want = brute_force(routing, k);
+                assert_eq!((c.t, c.t_first_positive), want, "{routing:?} k {k}");
+            }
+        }
+    }
+
     #[test]
     fn the_pair_the_recurrence_misses() {
         // 011 -> 100 crosses 0-, 1- and 2+. The paper counts 3 paths (2+

@@ -317,6 +317,17 @@ impl Router {
 
     /// One cycle.
     pub fn eval(&mut self, io: &mut RouterIo<'_>) {
+        // An idle router with nothing arriving has nothing to do: every
+        // stage would leave it as it is.
+        let idle = self.inputs.iter().all(|u| {
+            u.state == InState::Idle
+                && u.latch_len == 0
+                && u.fifo.is_empty()
+                && u.link_in.is_none_or(|l| !io.ch.flits.q(l).is_valid())
+        });
+        if idle {
+            return;
+        }
         self.allocate(io);
         self.traverse(io);
         self.free(io);

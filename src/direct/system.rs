@@ -958,17 +958,24 @@ impl DirectSystem {
                 }
             }
         }
-        // Depth-first search for a cycle, in tag order for determinism.
+        // Depth-first search for a cycle, in tag order for determinism; a
+        // worm whose every successor has been explored is never entered
+        // again.
         let mut starts: Vec<u32> = edges.keys().copied().collect();
         starts.sort_unstable();
+        let mut done: rustc_hash::FxHashSet<u32> = rustc_hash::FxHashSet::default();
         for &s in &starts {
+            if done.contains(&s) {
+                continue;
+            }
             let mut path: Vec<WaitEdge> = Vec::new();
             let mut on: Vec<u32> = vec![s];
             let mut iters: Vec<usize> = vec![0];
             while let Some(&cur) = on.last() {
                 let k = iters.last_mut().expect("parallel stacks");
                 let list = edges.get(&cur).map(Vec::as_slice).unwrap_or(&[]);
-                if *k >= list.len() || on.len() > self.worms.len() + 1 {
+                if *k >= list.len() {
+                    done.insert(cur);
                     on.pop();
                     iters.pop();
                     path.pop();
@@ -980,7 +987,7 @@ impl DirectSystem {
                     path.push(e);
                     return Some(self.report(&path[pos..], &head_at, bound));
                 }
-                if edges.contains_key(&e.holder) {
+                if edges.contains_key(&e.holder) && !done.contains(&e.holder) {
                     path.push(e);
                     on.push(e.holder);
                     iters.push(0);

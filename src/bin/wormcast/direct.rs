@@ -1,0 +1,270 @@
+//! `wormcast hypercube ...`: path counting and multicasts on wormhole
+//! hypercubes (seed 001).
+
+use clap::{Args, Subcommand};
+use serde::Serialize;
+use std::path::PathBuf;
+use std::sync::Arc;
+use wormcast::direct::count::{ClosedForms, PathCounts, TABLE1, closed_forms, count_paths};
+use wormcast::direct::cube::natural_list;
+use wormcast::direct::{
+    CubeFabric, DirectConfig, DirectSystem, Hypercube, PortModel, Routing, WormInfo, format_list,
+    multicast_paths,
+};
+use wormcast::wave::VcdWriter;
+use wormcast::{Error, Result};
+
+#[derive(Subcommand)]
+pub enum CubeCmd {
+    /// Average number of legal shortest paths at distances 1..=k under
+    /// Restriction 2, counted by enumeration, beside seed 001 Table 1 and
+    /// its closed forms (equations 4.1-4.12).
+    Paths {
+        /// Largest distance (1 to 12).
+        #[arg(long, default_value_t = 10)]
+        max_distance: u32,
+        /// Routing function: ecube, r1, r2 or minimal.
+        #[arg(long, default_value = "r2")]
+        routing: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Sends one multicast worm on an idle hypercube and reports its route and
+    /// deliveries; with --paths, lists every multicast path the routers may
+    /// give the list.
+    Multicast(CubeMcastArgs),
+}
+
+#[derive(Args)]
+pub struct CubeMcastArgs {
+    /// Dimensions of the cube.
+    #[arg(long, default_value_t = 3)]
+    dims: u32,
+    /// Routing function: ecube, r1, r2 or minimal.
+    #[arg(long, default_value = "r2")]
+    routing: String,
+    /// Internal channel pairs: one, all or a number.
+    #[arg(long, default_value = "one")]
+    ports: String,
+    /// Flits per input buffer.
+    #[arg(long, default_value_t = 2)]
+    buffer: u32,
+    /// The source node.
+    #[arg(long)]
+    src: u32,
+    /// Destinations in the order given (the multicast list), comma-separated.
+    #[arg(long, value_delimiter = ',', required = true)]
+    list: Vec<u32>,
+    /// Sort the destinations into the natural list first.
+    #[arg(long)]
+    natural: bool,
+    /// Data flits.
+    #[arg(long, default_value_t = 8)]
+    payload: u32,
+    /// List every multicast path instead of simulating.
+    #[arg(long)]
+    paths: bool,
+    /// Write a VCD waveform of the run.
+    #[arg(long)]
+    vcd: Option<PathBuf>,
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+struct PathRow {
+    k: u32,
+    counted: PathCounts,
+    unicast_average: f64,
+    natural_lower: f64,
+    natural_upper: f64,
+    closed_forms: ClosedForms,
+    table1_ud_path: f64,
+    table1_lower: f64,
+    table1_upper: f64,
+}
+
+pub fn run(cmd: CubeCmd) -> Result<()> {
+    match cmd {
+        CubeCmd::Paths {
+            max_distance,
+            routing,
+            json,
+        } => paths(max_distance, Routing::parse(&routing)?, json),
+        CubeCmd::Multicast(a) => multicast(&a),
+    }
+}
+
+fn paths(max: u32, routing: Routing, json: bool) -> Result<()> {
+    if !(1..=12).contains(&max) {
+        return Err(Error::Config {
+            field: "max-distance",
+            value: max.to_string(),
+            reason: "counting by enumeration goes to distance 12".into(),
+        });
+    }
+    let rows: Vec<PathRow> = (1..=max)
+        .map(|k| {
+            let c = count_paths(routing, k);
+            let t = TABLE1
+                .get(k as usize - 1)
+                .copied()
+                .unwrap_or((f64::NAN, f64::NAN, f64::NAN));
+            PathRow {
+                k,
+                unicast_average: c.unicast_average(),
+                natural_lower: c.natural_lower(),
+                natural_upper: c.natural_upper(),
+                counted: c,
+                closed_forms: closed_forms(k),
+                table1_ud_path: t.0,
+                table1_lower: t.1,
+                table1_upper: t.2,
+            }
+        })
+        .collect();
+    if json {
+        #[derive(Serialize)]
+        struct Out<'a> {
+            routing: &'a str,
+            rows: &'a [PathRow],
+        }
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&Out {
+                routing: routing.name(),
+                rows: &rows
+            })?
+        );
+        return Ok(());
+    }
+    println!("average number of legal shortest paths under {routing}, counted by enumeration");
+    println!(
+        "(natural list: between consecutive destinations; lower bound = first channel positive)"
+    );
+    println!(
+        "{:>2} | {:>12} {:>12} | {:>12} {:>12} | {:>12} {:>12} | {:>10}",
+        "k", "unicast", "(k+1)!/2^k", "nat. lower", "Table 1", "nat. upper", "Table 1", "UD-path"
+    );
+    for r in &rows {
+        println!(
+            "{:>2} | {:>12.2} {:>12.2} | {:>12.2} {:>12.2} | {:>12.2} {:>12.2} | {:>10.2}",
+            r.k,
+            r.unicast_average,
+            r.closed_forms.lower,
+            r.natural_lower,
+            r.table1_lower,
+            r.natural_upper,
+            r.table1_upper,
+            r.table1_ud_path
+        );
+    }
+    println!();
+    println!("path totals, counted / closed form:");
+    println!(
+        "{:>2} | {:>21} {:>21} {:>19} {:>21} | {:>21} {:>21} {:>21}",
+        "k", "t_k (4.1)", "t+_k", "t-_k", "tN_k (4.7)", "t'_k (4.3)", "t'P_k (4.10)", "t'N_k (4.9)"
+    );
+    for r in &rows {
+        let (c, f) = (&r.counted, &r.closed_forms);
+        let pair = |a: u128, b: u128| format!("{a}/{b}");
+        println!(
+            "{:>2} | {:>21} {:>21} {:>19} {:>21} | {:>21} {:>21} {:>21}",
+            r.k,
+            pair(c.t, f.t),
+            pair(c.t_plus, f.t_plus),
+            pair(c.t_minus, f.t_minus),
+            pair(c.t_first_negative, f.t_first_negative),
+            pair(c.t_natural, f.t_natural),
+            pair(c.t_natural_first_positive, f.t_natural_first_positive),
+            pair(c.t_natural_first_negative, f.t_natural_first_negative),
+        );
+    }
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct McastOut<'a> {
+    list: String,
+    routing: &'a str,
+    worm: &'a WormInfo,
+    channels: Vec<String>,
+    cycles: u64,
+}
+
+fn multicast(a: &CubeMcastArgs) -> Result<()> {
+    let routing = Routing::parse(&a.routing)?;
+    let cube = Hypercube::new(a.dims)?;
+    let fabric = Arc::new(CubeFabric { cube, routing });
+    let list = if a.natural {
+        natural_list(&a.list)
+    } else {
+        a.list.clone()
+    };
+    if a.paths {
+        let p = multicast_paths(fabric.as_ref(), a.src, &list, 100_000)?;
+        if a.json {
+            println!("{}", serde_json::to_string_pretty(&p)?);
+        } else {
+            println!(
+                "{} under {routing}: {} multicast path(s)",
+                format_list(a.src, &list),
+                p.len()
+            );
+            for path in p {
+                let s: Vec<String> = path.iter().map(u32::to_string).collect();
+                println!("  {}", s.join(" -> "));
+            }
+        }
+        return Ok(());
+    }
+    let cfg = DirectConfig {
+        ports: PortModel::parse(&a.ports)?,
+        buffer_flits: a.buffer,
+        ..Default::default()
+    };
+    let mut sys = DirectSystem::new(fabric, &cfg)?;
+    if let Some(v) = &a.vcd {
+        let w = VcdWriter::create(v)?.with_comment("wormcast hypercube multicast");
+        sys.attach_tracer(Box::new(w), 5_000)?;
+    }
+    sys.send(a.src, &list, a.payload)?;
+    let end = sys.run_until_delivered(10_000_000);
+    sys.finish_trace()?;
+    let end = end?;
+    let w = &sys.finished()[0];
+    let channels: Vec<String> = w
+        .route
+        .windows(2)
+        .map(|p| cube.channel_name(p[0], (p[0] ^ p[1]).trailing_zeros()))
+        .collect();
+    if a.json {
+        let out = McastOut {
+            list: format_list(a.src, &list),
+            routing: routing.name(),
+            worm: w,
+            channels,
+            cycles: end,
+        };
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
+    println!(
+        "{} under {routing}, {} data flits",
+        format_list(a.src, &list),
+        a.payload
+    );
+    let route: Vec<String> = w.route.iter().map(u32::to_string).collect();
+    println!("route: {}", route.join(" -> "));
+    println!("channels: {}", channels.join(", "));
+    for d in &w.deliveries {
+        println!(
+            "  node {:>4}: head at cycle {:>6}, tail at cycle {:>6}",
+            d.node, d.head, d.tail
+        );
+    }
+    if let Some(v) = &a.vcd {
+        println!("waveform: {}", v.display());
+    }
+    Ok(())
+}
