@@ -21,15 +21,17 @@
 
 pub mod count;
 pub mod cube;
+pub mod mesh;
 mod processor;
 mod router;
 mod system;
 
 pub use cube::{Hypercube, Routing, Turn};
+pub use mesh::{Coord, Mesh, MeshFabric};
 pub use router::{Hop, InState, Router, RouterIo, RouterPort, Waiting};
 pub use system::{
-    Delivery, DirectConfig, DirectSystem, DirectTraffic, PortModel, TrafficStats, WaitReport,
-    WaitStep, WormInfo,
+    Delivery, DirectConfig, DirectSystem, DirectTraffic, Planner, PortModel, TrafficStats,
+    WaitReport, WaitStep, WormInfo,
 };
 
 use crate::rtl::PortIter;

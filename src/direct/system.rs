@@ -170,34 +170,52 @@ struct WormState {
     local_due: bool,
     /// Destinations served.
     served: u32,
+    /// The multicast it belongs to.
+    group: u32,
 }
 
-/// Totals of a run.
+#[derive(Clone, Copy, Debug)]
+struct Group {
+    created: u64,
+    worms_left: u32,
+}
+
+/// Splits a multicast from a source to a set of destinations into the
+/// destination lists of its worms (random traffic uses it).
+pub type Planner = Arc<dyn Fn(u32, &[u32]) -> Vec<Vec<u32>> + Send + Sync>;
+
+/// Totals of a run. A multicast is one or more worms (TP and SP send
+/// several); latencies are counted over the multicasts created at or after
+/// [`DirectSystem::measure_from`] (all of them by default).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct TrafficStats {
     /// Multicasts created.
     pub created: u64,
+    /// Worms created.
+    pub worms: u64,
     /// Multicasts refused because the source's queue was full.
     pub refused: u64,
     /// Multicasts whose every destination received its copy.
     pub completed: u64,
+    /// Completed multicasts counted in the latencies.
+    pub measured: u64,
     /// Copies received.
     pub copies: u64,
     /// Data flits received.
     pub data_flits: u64,
-    /// Sum over completed multicasts of (last tail - creation).
+    /// Sum over measured multicasts of (last tail - creation).
     pub latency_sum: u64,
     /// Largest such latency.
     pub latency_max: u64,
 }
 
 impl TrafficStats {
-    /// Mean latency of completed multicasts (creation to the last tail), or 0.
+    /// Mean latency of measured multicasts (creation to the last tail), or 0.
     pub fn mean_latency(&self) -> f64 {
-        if self.completed == 0 {
+        if self.measured == 0 {
             0.0
         } else {
-            self.latency_sum as f64 / self.completed as f64
+            self.latency_sum as f64 / self.measured as f64
         }
     }
 }
@@ -288,6 +306,11 @@ pub struct DirectSystem {
     faults: Vec<String>,
     last_move: u64,
     traffic: Option<DirectTraffic>,
+    planner: Planner,
+    groups: FxHashMap<u32, Group>,
+    next_group: u32,
+    startup_free: Vec<u64>,
+    measure_from: u64,
     rng: Xoshiro256PlusPlus,
     tracing: Option<Tracing>,
 }
@@ -428,6 +451,15 @@ impl DirectSystem {
             faults: Vec::new(),
             last_move: 0,
             traffic: None,
+            planner: Arc::new(|_, dests: &[u32]| {
+                let mut l = dests.to_vec();
+                l.sort_unstable();
+                vec![l]
+            }),
+            groups: FxHashMap::default(),
+            next_group: 0,
+            startup_free: vec![0; n],
+            measure_from: 0,
             rng: Xoshiro256PlusPlus::seed_from_u64(cfg.seed),
             tracing: None,
         })
@@ -488,7 +520,66 @@ impl DirectSystem {
                 hl + payload
             )));
         }
-        Ok(self.enqueue(src, list, payload))
+        let g = self.new_group(1);
+        Ok(self.enqueue(src, list, payload, g))
+    }
+
+    /// Queues a multicast sent as several worms from `src`, one per list
+    /// (TP, SP); returns the multicast's id. Every list is checked as by
+    /// [`send`](Self::send), and no destination may be in two lists.
+    pub fn send_multicast(&mut self, src: u32, lists: &[Vec<u32>], payload: u32) -> Result<u32> {
+        if lists.is_empty() {
+            return Err(Error::BadPacket(format!(
+                "a multicast from {src} needs a worm"
+            )));
+        }
+        let mut all: Vec<u32> = Vec::new();
+        for l in lists {
+            check_list(self.fabric.as_ref(), src, l)?;
+            all.extend_from_slice(l);
+        }
+        all.sort_unstable();
+        if let Some(w) = all.windows(2).find(|w| w[0] == w[1]) {
+            return Err(Error::BadPacket(format!(
+                "destination {} is in two worms of one multicast",
+                w[0]
+            )));
+        }
+        if payload == 0 {
+            return Err(Error::BadPacket(
+                "a worm needs at least one data flit".into(),
+            ));
+        }
+        let g = self.new_group(lists.len() as u32);
+        for l in lists {
+            self.enqueue(src, l, payload, g);
+        }
+        Ok(g)
+    }
+
+    fn new_group(&mut self, worms: u32) -> u32 {
+        let g = self.next_group;
+        self.next_group = self.next_group.wrapping_add(1);
+        self.groups.insert(
+            g,
+            Group {
+                created: self.cycle,
+                worms_left: worms,
+            },
+        );
+        self.stats.created += 1;
+        g
+    }
+
+    /// Sets how random traffic splits a multicast into worms (default: one
+    /// worm with the natural list).
+    pub fn set_planner(&mut self, p: Planner) {
+        self.planner = p;
+    }
+
+    /// Counts latencies only of multicasts created at or after `cycle`.
+    pub fn measure_from(&mut self, cycle: u64) {
+        self.measure_from = cycle;
     }
 
     /// As [`send`](Self::send), with the route fixed: `path` is the sequence
@@ -551,7 +642,8 @@ impl DirectSystem {
                 list[idx]
             )));
         }
-        let tag = self.enqueue(src, list, payload);
+        let g = self.new_group(1);
+        let tag = self.enqueue(src, list, payload, g);
         let mut per_node: FxHashMap<u32, VecDeque<u8>> = FxHashMap::default();
         for (node, p) in hops {
             per_node.entry(node).or_default().push_back(p);
@@ -562,7 +654,7 @@ impl DirectSystem {
         Ok(tag)
     }
 
-    fn enqueue(&mut self, src: u32, list: &[u32], payload: u32) -> u32 {
+    fn enqueue(&mut self, src: u32, list: &[u32], payload: u32, group: u32) -> u32 {
         let tag = self.next_tag;
         self.next_tag = self.next_tag.wrapping_add(1);
         let w = self.fabric.address_flits();
@@ -573,11 +665,14 @@ impl DirectSystem {
                 header.push((d >> (8 * b)) as u8);
             }
         }
+        // The startup latency is software at the source: one worm at a time.
+        let ready = self.cycle.max(self.startup_free[src as usize]) + self.cfg.startup;
+        self.startup_free[src as usize] = ready;
         self.procs[src as usize].queue.push_back(Outgoing {
             tag,
             header,
             payload,
-            ready: self.cycle + self.cfg.startup,
+            ready,
         });
         self.worms.insert(
             tag,
@@ -597,9 +692,10 @@ impl DirectSystem {
                 idx: 0,
                 local_due: false,
                 served: 0,
+                group,
             },
         );
-        self.stats.created += 1;
+        self.stats.worms += 1;
         tag
     }
 
@@ -654,8 +750,11 @@ impl DirectSystem {
                     set.push(d);
                 }
             }
-            set.sort_unstable();
-            self.enqueue(src, &set, t.payload);
+            let lists = (self.planner)(src, &set);
+            let g = self.new_group(lists.len() as u32);
+            for l in &lists {
+                self.enqueue(src, l, t.payload, g);
+            }
         }
     }
 
@@ -864,10 +963,18 @@ impl DirectSystem {
         self.stats.data_flits += a.data as u64;
         if w.served as usize == w.info.list.len() {
             let w = self.worms.remove(&a.tag).expect("present");
-            let lat = a.cycle - w.info.created;
-            self.stats.completed += 1;
-            self.stats.latency_sum += lat;
-            self.stats.latency_max = self.stats.latency_max.max(lat);
+            let g = self.groups.get_mut(&w.group).expect("a worm's multicast");
+            g.worms_left -= 1;
+            if g.worms_left == 0 {
+                let g = self.groups.remove(&w.group).expect("present");
+                self.stats.completed += 1;
+                if g.created >= self.measure_from {
+                    let lat = a.cycle - g.created;
+                    self.stats.measured += 1;
+                    self.stats.latency_sum += lat;
+                    self.stats.latency_max = self.stats.latency_max.max(lat);
+                }
+            }
             if self.cfg.keep_worms {
                 self.finished.push(w.info);
             }

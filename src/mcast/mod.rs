@@ -11,6 +11,7 @@
 //! k-binomial tree that minimises this over `1 <= k <= ceil(log2 n)`
 //! (Theorem 3; ties go to the smallest `k`).
 
+pub mod hamilton;
 mod order;
 mod plan;
 mod tree;

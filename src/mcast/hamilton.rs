@@ -1,0 +1,198 @@
+//! Two-Phase and Six-Phase multicast on meshes with a Hamiltonian
+//! labelling (seed 002, "The proposed algorithms").
+//!
+//! Both split the destinations at the source `u0`: `D_U` (labels above
+//! `l(u0)`), sorted ascending, for the high-channel subnetwork, and `D_L`
+//! (labels below), sorted descending, for the low-channel subnetwork. TP
+//! sends one path-based worm per non-empty set. SP splits each set again by
+//! the `x` coordinate against the source's: `x > x0` (`D_U1`, `D_L1`),
+//! `x < x0` (`D_U2`, `D_L2`), `x = x0` (`D_U3`, `D_L3`), keeping the order,
+//! and sends up to six worms at once through the source's ports.
+
+use crate::direct::mesh::{Coord, Mesh};
+use crate::{Error, Result};
+use serde::Serialize;
+
+/// The algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum HamAlgo {
+    /// Two-Phase.
+    Tp,
+    /// Six-Phase.
+    Sp,
+}
+
+impl HamAlgo {
+    /// `tp` or `sp`.
+    pub fn parse(s: &str) -> Result<HamAlgo> {
+        match s {
+            "tp" => Ok(HamAlgo::Tp),
+            "sp" => Ok(HamAlgo::Sp),
+            _ => Err(Error::Config {
+                field: "algo",
+                value: s.into(),
+                reason: "expected tp or sp".into(),
+            }),
+        }
+    }
+
+    /// `tp` or `sp`.
+    pub fn name(self) -> &'static str {
+        match self {
+            HamAlgo::Tp => "tp",
+            HamAlgo::Sp => "sp",
+        }
+    }
+}
+
+/// One worm of a TP or SP multicast.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct HamWorm {
+    /// Which set it carries: `D_U`, `D_L`, `D_U1` ... `D_L3`.
+    pub set: &'static str,
+    /// True for the high-channel subnetwork.
+    pub high: bool,
+    /// Destination labels in the order the worm visits them.
+    pub list: Vec<u32>,
+}
+
+/// Prepares the worms of a multicast from label `src` to the labels `dests`
+/// (distinct, not the source, all in the mesh).
+pub fn prepare(mesh: &Mesh, src: u32, dests: &[u32], algo: HamAlgo) -> Result<Vec<HamWorm>> {
+    let nodes = mesh.nodes();
+    if src >= nodes {
+        return Err(Error::UnknownNode {
+            node: src as u64,
+            nodes,
+        });
+    }
+    if dests.is_empty() {
+        return Err(Error::BadPacket("a multicast needs a destination".into()));
+    }
+    let mut seen = vec![false; nodes as usize];
+    for &d in dests {
+        if d >= nodes {
+            return Err(Error::UnknownNode {
+                node: d as u64,
+                nodes,
+            });
+        }
+        if d == src {
+            return Err(Error::BadPacket(format!(
+                "the source {src} is among its own destinations"
+            )));
+        }
+        if std::mem::replace(&mut seen[d as usize], true) {
+            return Err(Error::BadPacket(format!("destination {d} is given twice")));
+        }
+    }
+    let mut up: Vec<u32> = dests.iter().copied().filter(|&d| d > src).collect();
+    let mut low: Vec<u32> = dests.iter().copied().filter(|&d| d < src).collect();
+    up.sort_unstable();
+    low.sort_unstable_by(|a, b| b.cmp(a));
+    let mut out = Vec::new();
+    match algo {
+        HamAlgo::Tp => {
+            for (set, high, list) in [("D_U", true, up), ("D_L", false, low)] {
+                if !list.is_empty() {
+                    out.push(HamWorm { set, high, list });
+                }
+            }
+        }
+        HamAlgo::Sp => {
+            let x0 = mesh.coord(src).x;
+            let split = |list: &[u32], pick: fn(u32, u32) -> bool| -> Vec<u32> {
+                list.iter()
+                    .copied()
+                    .filter(|&d| pick(mesh.coord(d).x, x0))
+                    .collect()
+            };
+            let parts: [(&'static str, bool, Vec<u32>); 6] = [
+                ("D_U1", true, split(&up, |x, x0| x > x0)),
+                ("D_U2", true, split(&up, |x, x0| x < x0)),
+                ("D_U3", true, split(&up, |x, x0| x == x0)),
+                ("D_L1", false, split(&low, |x, x0| x > x0)),
+                ("D_L2", false, split(&low, |x, x0| x < x0)),
+                ("D_L3", false, split(&low, |x, x0| x == x0)),
+            ];
+            for (set, high, list) in parts {
+                if !list.is_empty() {
+                    out.push(HamWorm { set, high, list });
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The nodes a worm's head visits under R, from `src` along `list`.
+pub fn route(mesh: &Mesh, src: u32, list: &[u32]) -> Vec<u32> {
+    let mut path = vec![src];
+    let mut at = src;
+    for &d in list {
+        while at != d {
+            at = mesh
+                .neighbor(at, mesh.route(at, d))
+                .expect("R gives a connected port");
+            path.push(at);
+        }
+    }
+    path
+}
+
+/// Parses `x,y,z` (or `x,y` for a 2-D mesh).
+pub fn parse_coord(s: &str) -> Result<Coord> {
+    let v: Vec<u32> = s
+        .split(',')
+        .map(|p| p.trim().parse::<u32>())
+        .collect::<std::result::Result<_, _>>()
+        .map_err(|_| Error::Config {
+            field: "node",
+            value: s.into(),
+            reason: "expected x,y,z".into(),
+        })?;
+    match v[..] {
+        [x, y] => Ok(Coord { x, y, z: 0 }),
+        [x, y, z] => Ok(Coord { x, y, z }),
+        _ => Err(Error::Config {
+            field: "node",
+            value: s.into(),
+            reason: "expected x,y,z".into(),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The worked example of seed 002: 4x4x4, source (1,1,1) = 25.
+    pub(crate) const EXAMPLE: [u32; 21] = [
+        0, 15, 31, 23, 40, 56, 9, 17, 38, 54, 5, 21, 42, 61, 50, 3, 11, 28, 19, 35, 59,
+    ];
+
+    #[test]
+    fn worked_example_sets() {
+        let mesh = Mesh::parse("4x4x4").unwrap();
+        let tp = prepare(&mesh, 25, &EXAMPLE, HamAlgo::Tp).unwrap();
+        assert_eq!(tp.len(), 2);
+        assert_eq!(tp[0].list, [28, 31, 35, 38, 40, 42, 50, 54, 56, 59, 61]);
+        assert_eq!(tp[1].list, [23, 21, 19, 17, 15, 11, 9, 5, 3, 0]);
+        let sp = prepare(&mesh, 25, &EXAMPLE, HamAlgo::Sp).unwrap();
+        let sets: Vec<(&str, Vec<u32>)> = sp.iter().map(|w| (w.set, w.list.clone())).collect();
+        assert_eq!(
+            sets,
+            [
+                ("D_U1", vec![28, 35, 42, 50, 59, 61]),
+                ("D_U2", vec![31, 40, 56]),
+                ("D_U3", vec![38, 54]),
+                ("D_L1", vec![21, 19, 11, 5, 3]),
+                ("D_L2", vec![23, 15, 0]),
+                ("D_L3", vec![17, 9]),
+            ]
+        );
+        assert!(prepare(&mesh, 25, &[25], HamAlgo::Tp).is_err());
+        assert!(prepare(&mesh, 25, &[64], HamAlgo::Tp).is_err());
+        assert!(prepare(&mesh, 25, &[3, 3], HamAlgo::Sp).is_err());
+    }
+}
