@@ -772,3 +772,34 @@ fn hypercube_multicast_routes_paths_and_refusals() {
     let e = wormcast(&["hypercube", "multicast", "--src", "0", "--list", "8"]);
     assert!(String::from_utf8_lossy(&e.stderr).contains("node 8 does not exist"));
 }
+
+#[test]
+fn mesh3d_plan_of_the_worked_example() {
+    let dests = "0,15,31,23,40,56,9,17,38,54,5,21,42,61,50,3,11,28,19,35,59";
+    let out = ok(&wormcast(&[
+        "mesh3d", "plan", "--dims", "4x4x4", "--source", "1,1,1", "--dests", dests, "--algo", "tp",
+        "--json",
+    ]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["source"], 25);
+    assert_eq!(
+        (v["high_channels"].as_u64(), v["low_channels"].as_u64()),
+        (Some(28), Some(23))
+    );
+    assert_eq!(v["max_distance"], 28);
+    assert_eq!(v["worms"][0]["list"][0], 28);
+    assert_eq!(v["worms"][1]["subnetwork"], "low");
+    let out = ok(&wormcast(&[
+        "mesh3d", "plan", "--dims", "4x4x4", "--source", "1,1,1", "--dests", dests, "--algo", "sp",
+    ]));
+    assert!(out.contains("channels: 24 high + 21 low = 45 (44 distinct); largest source-to-destination distance 14 hops"), "{out}");
+    assert!(
+        out.contains("D_U3 (high subnetwork) {38, 54}: 3 hops: 25 -> 38 -> 41 -> 54"),
+        "{out}"
+    );
+    let e = wormcast(&[
+        "mesh3d", "plan", "--dims", "4x4x4", "--source", "4,1,1", "--dests", "3", "--algo", "tp",
+    ]);
+    assert_eq!(e.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&e.stderr).contains("outside the 4x4x4 mesh"));
+}

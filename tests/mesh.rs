@@ -153,6 +153,25 @@ fn startup_latency_is_paid_per_worm_at_the_source() {
 }
 
 #[test]
+fn a_long_startup_is_not_a_deadlock() {
+    // beta longer than the watchdog's bound, the first worm created late:
+    // nothing moves for more than 2,000 cycles, yet nothing is stuck.
+    let mesh = Mesh::parse("4x4x4").unwrap();
+    let mut s = system(
+        &mesh,
+        DirectConfig {
+            startup: 2_500,
+            ..all_port()
+        },
+    );
+    s.run(3_000).unwrap();
+    s.send_multicast(25, &[vec![28, 31], vec![3, 0]], 4).unwrap();
+    let end = s.run_until_delivered(100_000).unwrap();
+    assert!(end > 3_000 + 2 * 2_500, "{end}");
+    assert_eq!(s.stats().completed, 1);
+}
+
+#[test]
 fn bad_multicasts_are_refused() {
     let mesh = Mesh::parse("4x4x4").unwrap();
     let mut s = system(&mesh, all_port());

@@ -2,6 +2,8 @@
 
 #[path = "wormcast/direct.rs"]
 mod direct;
+#[path = "wormcast/mesh_exp.rs"]
+mod mesh_exp;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -106,6 +108,12 @@ enum Cmd {
     Hypercube {
         #[command(subcommand)]
         cmd: direct::CubeCmd,
+    },
+    /// All-port meshes with Hamiltonian-path multicast (seed 002): TP and SP
+    /// plans and experiments.
+    Mesh3d {
+        #[command(subcommand)]
+        cmd: direct::MeshCmd,
     },
     /// The main demo: the paper's default 32-node network under uniform
     /// traffic, with a waveform of the first cycles.
@@ -631,6 +639,7 @@ fn run(cli: Cli) -> Result<bool> {
         Cmd::Experiment { cmd } => experiment(cmd).map(|()| true),
         Cmd::Reach { file, json } => reach(&file, json).map(|()| true),
         Cmd::Hypercube { cmd } => direct::run(cmd).map(|()| true),
+        Cmd::Mesh3d { cmd } => direct::run_mesh(cmd).map(|()| true),
         Cmd::Demo { out } => demo(&out).map(|()| true),
     }
 }

@@ -668,6 +668,9 @@ impl DirectSystem {
         // The startup latency is software at the source: one worm at a time.
         let ready = self.cycle.max(self.startup_free[src as usize]) + self.cfg.startup;
         self.startup_free[src as usize] = ready;
+        // A worm still in its startup is progress, not a stall, until it is
+        // ready.
+        self.last_move = self.last_move.max(ready);
         self.procs[src as usize].queue.push_back(Outgoing {
             tag,
             header,
@@ -817,7 +820,7 @@ impl DirectSystem {
         self.ch.flits.edge(|_| {});
         self.ch.credits.edge();
         if moved {
-            self.last_move = self.cycle;
+            self.last_move = self.last_move.max(self.cycle);
         }
         self.account();
         if let Some(t) = self.faults.first() {

@@ -16,7 +16,8 @@ mod load;
 mod plot;
 mod single;
 
-pub use plot::plot;
+pub use plot::{Panel, Series, plot, plot_panels};
+pub mod mesh;
 
 use crate::mcast::PlanScheme;
 use crate::ni::NiParams;

@@ -268,3 +268,165 @@ fn multicast(a: &CubeMcastArgs) -> Result<()> {
     }
     Ok(())
 }
+
+#[derive(Subcommand)]
+pub enum MeshCmd {
+    /// Prepares a TP or SP multicast, runs its worms on an idle all-port mesh
+    /// and reports each worm's list, route, high- and low-subnetwork channels
+    /// and the largest source-to-destination distance.
+    Plan(MeshPlanArgs),
+    /// Latency against injection rate and against the number of
+    /// destinations, TP against SP (seed 002 Figs. 5-8): CSV and plots.
+    Experiment(crate::mesh_exp::MeshExpArgs),
+}
+
+#[derive(Args)]
+pub struct MeshPlanArgs {
+    /// Rows x columns x layers (y x x x z), e.g. 4x4x4; MxN for 2-D.
+    #[arg(long)]
+    dims: String,
+    /// The source's coordinates x,y,z.
+    #[arg(long)]
+    source: String,
+    /// Destination labels, comma-separated.
+    #[arg(long, value_delimiter = ',', required = true)]
+    dests: Vec<u32>,
+    /// tp or sp.
+    #[arg(long, default_value = "tp")]
+    algo: String,
+    /// Data flits per worm.
+    #[arg(long, default_value_t = 16)]
+    payload: u32,
+    /// Startup latency per worm, in cycles.
+    #[arg(long, default_value_t = 0)]
+    beta: u64,
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+struct PlannedWormOut {
+    set: &'static str,
+    subnetwork: &'static str,
+    list: Vec<u32>,
+    list_coords: Vec<String>,
+    route: Vec<u32>,
+    hops: usize,
+    high_channels: usize,
+    low_channels: usize,
+    deliveries: Vec<wormcast::direct::Delivery>,
+}
+
+#[derive(Serialize)]
+struct MeshPlanOut {
+    dims: String,
+    source: u32,
+    algo: &'static str,
+    worms: Vec<PlannedWormOut>,
+    high_channels: usize,
+    low_channels: usize,
+    channels: usize,
+    distinct_channels: usize,
+    max_distance: usize,
+    last_tail: u64,
+}
+
+pub fn run_mesh(cmd: MeshCmd) -> Result<()> {
+    match cmd {
+        MeshCmd::Plan(a) => mesh_plan(&a),
+        MeshCmd::Experiment(a) => crate::mesh_exp::run(&a),
+    }
+}
+
+fn mesh_plan(a: &MeshPlanArgs) -> Result<()> {
+    use wormcast::direct::mesh::{Mesh, MeshFabric};
+    use wormcast::mcast::hamilton::{HamAlgo, parse_coord, prepare};
+    let mesh = Mesh::parse(&a.dims)?;
+    let algo = HamAlgo::parse(&a.algo)?;
+    let src = mesh.label(parse_coord(&a.source)?)?;
+    let worms = prepare(&mesh, src, &a.dests, algo)?;
+    let cfg = DirectConfig {
+        ports: PortModel::AllPort,
+        startup: a.beta,
+        ..Default::default()
+    };
+    let mut sys = DirectSystem::new(Arc::new(MeshFabric { mesh: mesh.clone() }), &cfg)?;
+    let lists: Vec<Vec<u32>> = worms.iter().map(|w| w.list.clone()).collect();
+    sys.send_multicast(src, &lists, a.payload)?;
+    let last_tail = sys.run_until_delivered(100_000_000)?;
+    let mut out = MeshPlanOut {
+        dims: a.dims.clone(),
+        source: src,
+        algo: algo.name(),
+        worms: Vec::new(),
+        high_channels: 0,
+        low_channels: 0,
+        channels: 0,
+        distinct_channels: 0,
+        max_distance: 0,
+        last_tail,
+    };
+    let mut distinct = std::collections::BTreeSet::new();
+    for pw in &worms {
+        let w = sys
+            .finished()
+            .iter()
+            .find(|w| w.list == pw.list)
+            .expect("every worm finished");
+        let high = w.route.windows(2).filter(|p| p[1] > p[0]).count();
+        let low = w.route.len() - 1 - high;
+        distinct.extend(w.route.windows(2).map(|p| (p[0], p[1])));
+        for d in &w.list {
+            let at = w.route.iter().position(|x| x == d).expect("visited");
+            out.max_distance = out.max_distance.max(at);
+        }
+        out.high_channels += high;
+        out.low_channels += low;
+        out.worms.push(PlannedWormOut {
+            set: pw.set,
+            subnetwork: if pw.high { "high" } else { "low" },
+            list: w.list.clone(),
+            list_coords: w.list.iter().map(|&l| mesh.coord(l).to_string()).collect(),
+            route: w.route.clone(),
+            hops: w.route.len() - 1,
+            high_channels: high,
+            low_channels: low,
+            deliveries: w.deliveries.clone(),
+        });
+    }
+    out.channels = out.high_channels + out.low_channels;
+    out.distinct_channels = distinct.len();
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
+    println!(
+        "{} mesh, source {} = label {src}, {} destinations, {}",
+        a.dims,
+        mesh.coord(src),
+        a.dests.len(),
+        algo.name().to_uppercase()
+    );
+    for w in &out.worms {
+        let list: Vec<String> = w.list.iter().map(u32::to_string).collect();
+        let route: Vec<String> = w.route.iter().map(u32::to_string).collect();
+        println!(
+            "{:<4} ({} subnetwork) {{{}}}: {} hops: {}",
+            w.set,
+            w.subnetwork,
+            list.join(", "),
+            w.hops,
+            route.join(" -> ")
+        );
+    }
+    println!(
+        "channels: {} high + {} low = {} ({} distinct); largest source-to-destination distance {} hops; last tail at cycle {}",
+        out.high_channels,
+        out.low_channels,
+        out.channels,
+        out.distinct_channels,
+        out.max_distance,
+        out.last_tail
+    );
+    Ok(())
+}
