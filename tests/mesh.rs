@@ -165,7 +165,8 @@ fn a_long_startup_is_not_a_deadlock() {
         },
     );
     s.run(3_000).unwrap();
-    s.send_multicast(25, &[vec![28, 31], vec![3, 0]], 4).unwrap();
+    s.send_multicast(25, &[vec![28, 31], vec![3, 0]], 4)
+        .unwrap();
     let end = s.run_until_delivered(100_000).unwrap();
     assert!(end > 3_000 + 2 * 2_500, "{end}");
     assert_eq!(s.stats().completed, 1);

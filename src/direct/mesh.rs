@@ -74,7 +74,19 @@ impl Mesh {
                 }
             }
         }
-        Ok(Mesh { m, n, r, coords })
+        let mesh = Mesh { m, n, r, coords };
+        // Equation 2 must give a Hamiltonian path: checked for every mesh
+        // built, not only the sizes the tests try.
+        for l in 1..mesh.nodes() {
+            if mesh.distance(l - 1, l) != 1 {
+                return Err(Error::Config {
+                    field: "dims",
+                    value: format!("{m}x{n}x{r}"),
+                    reason: format!("labels {} and {l} are not neighbours", l - 1),
+                });
+            }
+        }
+        Ok(mesh)
     }
 
     /// Parses `MxNxR` (rows x columns x layers) or `MxN` (a 2-D mesh).

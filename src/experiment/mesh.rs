@@ -84,6 +84,10 @@ pub struct MeshPoint {
     pub mean_latency: f64,
     /// Largest.
     pub max_latency: u64,
+    /// Worms in flight when the warm-up ended.
+    pub backlog_warm: usize,
+    /// Worms in flight when the traffic stopped.
+    pub backlog_end: usize,
     /// See the module's documentation.
     pub saturated: bool,
 }
@@ -183,7 +187,10 @@ fn run_job(mesh: &Mesh, j: Job, o: &MeshOptions) -> Result<MeshPoint> {
         queue_cap: 24,
     })?;
     s.measure_from(o.warmup);
-    s.run(o.cycles)?;
+    s.run(o.warmup.min(o.cycles))?;
+    let backlog_warm = s.in_flight();
+    s.run(o.cycles - o.warmup.min(o.cycles))?;
+    let backlog_end = s.in_flight();
     s.stop_traffic();
     let drained = match s.run_until_delivered(o.cycles * 4) {
         Ok(_) => true,
@@ -203,7 +210,11 @@ fn run_job(mesh: &Mesh, j: Job, o: &MeshOptions) -> Result<MeshPoint> {
         measured: st.measured,
         mean_latency: st.mean_latency(),
         max_latency: st.latency_max,
-        saturated: !drained || st.refused * 100 > st.created + st.refused,
+        backlog_warm,
+        backlog_end,
+        saturated: !drained
+            || st.refused * 100 > st.created + st.refused
+            || backlog_end > 2 * backlog_warm + 8,
     })
 }
 
@@ -230,11 +241,11 @@ pub fn write_outputs(points: &[MeshPoint], dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     for exp in ["load", "dests"] {
         let mut csv = String::from(
-            "beta,length,algo,dests,rate,created,refused,measured,mean_latency,max_latency,saturated\n",
+            "beta,length,algo,dests,rate,created,refused,measured,mean_latency,max_latency,backlog_warm,backlog_end,saturated\n",
         );
         for p in points.iter().filter(|p| p.experiment == exp) {
             csv.push_str(&format!(
-                "{},{},{},{},{},{},{},{},{:.1},{},{}\n",
+                "{},{},{},{},{:.2e},{},{},{},{:.1},{},{},{},{}\n",
                 p.beta,
                 p.length,
                 p.algo,
@@ -245,6 +256,8 @@ pub fn write_outputs(points: &[MeshPoint], dir: &Path) -> Result<()> {
                 p.measured,
                 p.mean_latency,
                 p.max_latency,
+                p.backlog_warm,
+                p.backlog_end,
                 p.saturated
             ));
         }
@@ -274,7 +287,7 @@ pub fn write_outputs(points: &[MeshPoint], dir: &Path) -> Result<()> {
                                     && p.beta == beta
                                     && p.length == length
                                     && p.algo == a
-                                    && !p.saturated
+                                    && (exp == "dests" || !p.saturated)
                             })
                             .map(|p| {
                                 let x = if exp == "load" {
