@@ -16,17 +16,21 @@
 //!   delivery bookkeeping, every hop checked against the routing function,
 //!   and a deadlock watchdog that names the channels of the waiting cycle.
 //!
-//! The topology and its routing function are a [`Fabric`]; [`CubeFabric`] is
-//! the hypercube with one of the seed 001 routing functions.
+//! The topology and its routing function are a [`Fabric`]: [`CubeFabric`] is
+//! the hypercube with one of the seed 001 routing functions, [`MeshFabric`]
+//! the mesh with the Hamiltonian routing of seed 002, [`DorMesh`] the mesh
+//! with dimension-order routing of seed 003.
 
 pub mod count;
 pub mod cube;
+pub mod dor;
 pub mod mesh;
 mod processor;
 mod router;
 mod system;
 
 pub use cube::{Hypercube, Routing, Turn};
+pub use dor::{DorMesh, pseudo_multicast};
 pub use mesh::{Coord, Mesh, MeshFabric};
 pub use router::{Hop, InState, Router, RouterIo, RouterPort, Waiting};
 pub use system::{
