@@ -56,6 +56,27 @@ impl DorMesh {
     }
 }
 
+/// The coordinates one hop from `c` through `port` (0 `+x`, 1 `-x`, 2 `+y`,
+/// 3 `-y`, 4 `+z`, 5 `-z`) in a mesh of sides `k`; `None` past the edge.
+pub(crate) fn step(mut c: [u32; 3], k: [u32; 3], port: usize) -> Option<[u32; 3]> {
+    let d = port / 2;
+    if d >= 3 {
+        return None;
+    }
+    if port % 2 == 0 {
+        if c[d] + 1 >= k[d] {
+            return None;
+        }
+        c[d] += 1;
+    } else {
+        if c[d] == 0 {
+            return None;
+        }
+        c[d] -= 1;
+    }
+    Some(c)
+}
+
 /// One unicast worm per destination (the pseudo-multicast of seed 003).
 pub fn pseudo_multicast(dests: &[u32]) -> Vec<Vec<u32>> {
     dests.iter().map(|&d| vec![d]).collect()
@@ -71,23 +92,7 @@ impl Fabric for DorMesh {
     }
 
     fn neighbor(&self, node: u32, port: usize) -> Option<(u32, usize)> {
-        let mut c = self.coords(node);
-        let d = port / 2;
-        if d >= 3 {
-            return None;
-        }
-        if port % 2 == 0 {
-            if c[d] + 1 >= self.k[d] {
-                return None;
-            }
-            c[d] += 1;
-        } else {
-            if c[d] == 0 {
-                return None;
-            }
-            c[d] -= 1;
-        }
-        Some((self.id(c), port ^ 1))
+        step(self.coords(node), self.k, port).map(|c| (self.id(c), port ^ 1))
     }
 
     fn candidates(&self, node: u32, _arrived: Option<usize>, target: u32) -> u64 {

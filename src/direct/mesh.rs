@@ -141,21 +141,8 @@ impl Mesh {
     /// The neighbour of label `l` through port `p`, if any.
     pub fn neighbor(&self, l: u32, p: usize) -> Option<u32> {
         let c = self.coords[l as usize];
-        let (x, y, z) = (c.x as i64, c.y as i64, c.z as i64);
-        let (x, y, z) = match p {
-            0 => (x + 1, y, z),
-            1 => (x - 1, y, z),
-            2 => (x, y + 1, z),
-            3 => (x, y - 1, z),
-            4 => (x, y, z + 1),
-            5 => (x, y, z - 1),
-            _ => return None,
-        };
-        if x < 0 || y < 0 || z < 0 || x >= self.n as i64 || y >= self.m as i64 || z >= self.r as i64
-        {
-            return None;
-        }
-        Some(label_of(self.n, self.r, x as u32, y as u32, z as u32))
+        super::dor::step([c.x, c.y, c.z], [self.n, self.m, self.r], p)
+            .map(|[x, y, z]| label_of(self.n, self.r, x, y, z))
     }
 
     /// The port of R(u, v) (equation 3) for `u != v`.
