@@ -330,7 +330,7 @@ impl Router {
         }
         self.allocate(io);
         self.traverse(io);
-        self.free(io);
+        self.free();
         self.decode(io);
         self.write(io);
     }
@@ -458,7 +458,7 @@ impl Router {
         }
     }
 
-    fn free(&mut self, io: &mut RouterIo<'_>) {
+    fn free(&mut self) {
         let w = self.addr_flits;
         for u in &mut self.inputs {
             if u.state == InState::Routed && !u.local_pending && u.ext_pending == 0 {
@@ -483,7 +483,6 @@ impl Router {
                 }
             }
         }
-        let _ = io;
     }
 
     fn decode(&mut self, io: &mut RouterIo<'_>) {

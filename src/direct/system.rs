@@ -279,7 +279,6 @@ impl fmt::Display for WaitReport {
 }
 
 struct Tracing {
-    hier: Hierarchy,
     state: TraceState,
     sink: Box<dyn WaveSink>,
     first: Vec<u32>,
@@ -1211,7 +1210,6 @@ impl DirectSystem {
         sink.begin(&hier, cycle_ps, &state)?;
         state.clear_changes();
         self.tracing = Some(Tracing {
-            hier,
             state,
             sink,
             first,
@@ -1223,7 +1221,6 @@ impl DirectSystem {
     /// Ends the waveform.
     pub fn finish_trace(&mut self) -> Result<()> {
         if let Some(mut t) = self.tracing.take() {
-            let _ = &t.hier;
             t.sink.finish(self.cycle)?;
         }
         Ok(())

@@ -298,6 +298,7 @@ pub fn write_outputs(points: &[MeshPoint], dir: &Path) -> Result<()> {
                                 (x, p.mean_latency)
                             })
                             .collect(),
+                        spread: Vec::new(),
                     })
                     .collect();
                 panels.push(Panel {

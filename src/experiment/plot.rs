@@ -40,122 +40,45 @@ fn color(s: PlanScheme) -> RGBColor {
     }
 }
 
-/// Draws `points` of `fig` into `path` (SVG or PNG by its extension).
+/// Draws `points` of `fig` into `path` (SVG or PNG by its extension): one
+/// panel per setting, one line per scheme with its least-to-largest spread.
 pub fn plot(fig: Figure, o: &Options, points: &[Point], path: &Path) -> Result<()> {
-    REGISTER.call_once(|| {
-        // The bytes are the font shipped with the crate: it parses.
-        let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, FONT);
-    });
-    let panels = settings(fig, o.quick).len();
-    let cols = if panels == 1 { 1 } else { 2 };
-    let rows = panels.div_ceil(cols);
-    let size = (560 * cols as u32, 40 + 380 * rows as u32);
-    let fail = |e: String| Error::Config {
-        field: "plot",
-        value: path.display().to_string(),
-        reason: e,
-    };
-    match path.extension().and_then(|e| e.to_str()) {
-        Some("svg") => {
-            let root = SVGBackend::new(path, size).into_drawing_area();
-            draw(root, fig, o, points, (rows, cols)).map_err(fail)
-        }
-        Some("png") => {
-            let root = BitMapBackend::new(path, size).into_drawing_area();
-            draw(root, fig, o, points, (rows, cols)).map_err(fail)
-        }
-        _ => Err(fail("plots are .svg or .png files".into())),
-    }
-}
-
-fn draw<DB: DrawingBackend>(
-    root: DrawingArea<DB, Shift>,
-    fig: Figure,
-    o: &Options,
-    points: &[Point],
-    grid: (usize, usize),
-) -> std::result::Result<(), String> {
-    let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
-    root.fill(&WHITE).map_err(e)?;
-    let root = root.titled(fig.title(), ("sans-serif", 20)).map_err(e)?;
-    let areas = root.split_evenly(grid);
     let x_desc = if fig.is_loaded() {
         "Effective applied load (flits/cycle/node)"
     } else {
         "Number of destinations"
     };
-    for (s, area) in settings(fig, o.quick).iter().zip(areas.iter()) {
-        // Saturated load points are left out, as the paper's curves stop.
-        let mine: Vec<&Point> = points
-            .iter()
-            .filter(|p| p.setting == s.label && !p.saturated && p.samples > 0)
-            .collect();
-        let x_max = mine.iter().map(|p| p.x).fold(0.0, f64::max);
-        let x_max = if x_max > 0.0 { x_max } else { 1.0 };
-        let y_max = mine.iter().map(|p| p.max).fold(1.0, f64::max) * 1.1;
-        let mut chart = ChartBuilder::on(area)
-            .caption(&s.label, ("sans-serif", 16))
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(70)
-            .build_cartesian_2d(0.0..x_max * 1.05, 0.0..y_max)
-            .map_err(e)?;
-        chart
-            .configure_mesh()
-            .x_desc(x_desc)
-            .y_desc("Multicast latency (cycles)")
-            .label_style(("sans-serif", 12))
-            .light_line_style(WHITE)
-            .bold_line_style(RGBColor(225, 225, 225))
-            .y_label_formatter(&|y| format!("{y:.0}"))
-            .x_label_formatter(&|x| {
-                if x.fract() == 0.0 {
-                    format!("{x:.0}")
-                } else {
-                    format!("{x:.2}")
-                }
-            })
-            .draw()
-            .map_err(e)?;
-        for &scheme in &o.schemes {
-            let c = color(scheme);
-            let line: Vec<(f64, f64)> = mine
+    let panels: Vec<Panel> = settings(fig, o.quick)
+        .iter()
+        .map(|s| {
+            // Saturated load points are left out, as the paper's curves stop.
+            let mine: Vec<&Point> = points
                 .iter()
-                .filter(|p| p.scheme == scheme)
-                .map(|p| (p.x, p.mean))
+                .filter(|p| p.setting == s.label && !p.saturated && p.samples > 0)
                 .collect();
-            if line.is_empty() {
-                continue;
+            let series = o
+                .schemes
+                .iter()
+                .map(|&scheme| {
+                    let pts: Vec<&&Point> = mine.iter().filter(|p| p.scheme == scheme).collect();
+                    let c = color(scheme);
+                    Series {
+                        name: legend(scheme).into(),
+                        color: (c.0, c.1, c.2),
+                        points: pts.iter().map(|p| (p.x, p.mean)).collect(),
+                        spread: pts.iter().map(|p| (p.x, p.min, p.max)).collect(),
+                    }
+                })
+                .collect();
+            Panel {
+                label: s.label.clone(),
+                x_desc: x_desc.into(),
+                y_desc: "Multicast latency (cycles)".into(),
+                series,
             }
-            chart
-                .draw_series(LineSeries::new(line.clone(), c.stroke_width(2)))
-                .map_err(e)?
-                .label(legend(scheme))
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
-                });
-            chart
-                .draw_series(line.iter().map(|&p| Circle::new(p, 3, c.filled())))
-                .map_err(e)?;
-            chart
-                .draw_series(
-                    mine.iter()
-                        .filter(|p| p.scheme == scheme)
-                        .map(|p| PathElement::new(vec![(p.x, p.min), (p.x, p.max)], c)),
-                )
-                .map_err(e)?;
-        }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .label_font(("sans-serif", 12))
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()
-            .map_err(e)?;
-    }
-    root.present().map_err(e)?;
-    Ok(())
+        })
+        .collect();
+    plot_panels(fig.title(), &panels, path)
 }
 
 /// One line of a [`Panel`].
@@ -167,6 +90,8 @@ pub struct Series {
     pub color: (u8, u8, u8),
     /// Points, in x order.
     pub points: Vec<(f64, f64)>,
+    /// Optional bars from least to largest: `(x, min, max)`.
+    pub spread: Vec<(f64, f64, f64)>,
 }
 
 /// One chart of a multi-panel figure.
@@ -183,9 +108,10 @@ pub struct Panel {
 }
 
 /// Draws panels (two per row) into `path` (SVG or PNG by its extension),
-/// with the embedded font.
+/// with the embedded font. Every plot of the crate goes through here.
 pub fn plot_panels(title: &str, panels: &[Panel], path: &Path) -> Result<()> {
     REGISTER.call_once(|| {
+        // The bytes are the font shipped with the crate: it parses.
         let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, FONT);
     });
     let cols = if panels.len() == 1 { 1 } else { 2 };
@@ -221,8 +147,10 @@ fn draw_panels<DB: DrawingBackend>(
     let areas = root.split_evenly(grid);
     for (p, area) in panels.iter().zip(areas.iter()) {
         let pts = p.series.iter().flat_map(|s| s.points.iter());
-        let x_max = pts.clone().map(|q| q.0).fold(0.0, f64::max).max(1e-9);
-        let y_max = pts.map(|q| q.1).fold(1.0, f64::max) * 1.1;
+        let x_max = pts.clone().map(|q| q.0).fold(0.0, f64::max);
+        let x_max = if x_max > 0.0 { x_max } else { 1.0 };
+        let tops = p.series.iter().flat_map(|s| s.spread.iter().map(|b| b.2));
+        let y_max = pts.map(|q| q.1).chain(tops).fold(1.0, f64::max) * 1.1;
         let mut chart = ChartBuilder::on(area)
             .caption(&p.label, ("sans-serif", 16))
             .margin(12)
@@ -238,6 +166,13 @@ fn draw_panels<DB: DrawingBackend>(
             .light_line_style(WHITE)
             .bold_line_style(RGBColor(225, 225, 225))
             .y_label_formatter(&|y| format!("{y:.0}"))
+            .x_label_formatter(&|x| {
+                if x.fract() == 0.0 {
+                    format!("{x:.0}")
+                } else {
+                    format!("{x:.2}")
+                }
+            })
             .draw()
             .map_err(e)?;
         for s in &p.series {
@@ -254,6 +189,13 @@ fn draw_panels<DB: DrawingBackend>(
                 });
             chart
                 .draw_series(s.points.iter().map(|&q| Circle::new(q, 3, c.filled())))
+                .map_err(e)?;
+            chart
+                .draw_series(
+                    s.spread
+                        .iter()
+                        .map(|&(x, lo, hi)| PathElement::new(vec![(x, lo), (x, hi)], c)),
+                )
                 .map_err(e)?;
         }
         chart
