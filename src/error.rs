@@ -207,6 +207,9 @@ pub enum Error {
     /// A deadlock in a direct network, with its waiting cycle.
     #[error("{0}")]
     DirectDeadlock(Box<crate::direct::WaitReport>),
+    /// A deadlock of tree-based multicast worms, with its waiting cycle.
+    #[error("{0}")]
+    TreeDeadlock(Box<crate::direct::TreeWaitReport>),
     /// A VCD stream could not be written.
     #[error("VCD: {0}")]
     Vcd(String),

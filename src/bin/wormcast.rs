@@ -4,6 +4,8 @@
 mod direct;
 #[path = "wormcast/mesh_exp.rs"]
 mod mesh_exp;
+#[path = "wormcast/tree_cmd.rs"]
+mod tree_cmd;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -114,6 +116,13 @@ enum Cmd {
     Mesh3d {
         #[command(subcommand)]
         cmd: direct::MeshCmd,
+    },
+    /// Tree-based multicast with pruning against pseudo-multicast on meshes
+    /// and tori with dimension-order routing (seed 003): single multicasts
+    /// and experiments.
+    Tree {
+        #[command(subcommand)]
+        cmd: tree_cmd::TreeCmd,
     },
     /// The main demo: the paper's default 32-node network under uniform
     /// traffic, with a waveform of the first cycles.
@@ -640,6 +649,7 @@ fn run(cli: Cli) -> Result<bool> {
         Cmd::Reach { file, json } => reach(&file, json).map(|()| true),
         Cmd::Hypercube { cmd } => direct::run(cmd).map(|()| true),
         Cmd::Mesh3d { cmd } => direct::run_mesh(cmd).map(|()| true),
+        Cmd::Tree { cmd } => tree_cmd::run(cmd).map(|()| true),
         Cmd::Demo { out } => demo(&out).map(|()| true),
     }
 }

@@ -8,73 +8,46 @@
 //! legal channel, minimal, and deadlock-free for unicasts without virtual
 //! channels (seed 003 section 3.1 uses it as the base routing on meshes).
 //!
-//! This is the first part of the seed 003 work: the tree-based multicast
-//! worm with pruning and the tori with virtual channels are not built yet.
+//! The tree-based multicast of seed 003 runs on its own routers with
+//! virtual channels ([`super::tree`]); this adapter lets the path-based
+//! routers of seed 001 run the pseudo-multicast baseline on a mesh too.
 
 use super::Fabric;
-use crate::{Error, Result};
+use super::grid::{Grid, GridHop};
+use crate::Result;
 
-/// A mesh with dimension-order routing.
+/// A mesh with dimension-order routing, as a [`Fabric`] for the
+/// path-based routers (the routing itself is [`Grid`]'s).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DorMesh {
     /// Sides in x, y, z (z = 1 for a 2-D mesh).
     pub k: [u32; 3],
+    grid: Grid,
 }
-
-const PORTS: [&str; 6] = ["+x", "-x", "+y", "-y", "+z", "-z"];
 
 impl DorMesh {
     /// A `kx x ky x kz` mesh (each side at least 1, 2 to 65,536 nodes).
     pub fn new(kx: u32, ky: u32, kz: u32) -> Result<DorMesh> {
-        let n = kx as u64 * ky as u64 * kz as u64;
-        if kx == 0 || ky == 0 || kz == 0 || !(2..=65_536).contains(&n) {
-            return Err(Error::Config {
-                field: "dims",
-                value: format!("{kx}x{ky}x{kz}"),
-                reason: "a mesh has 2 to 65,536 nodes, every side at least 1".into(),
-            });
-        }
-        Ok(DorMesh { k: [kx, ky, kz] })
+        Ok(DorMesh {
+            k: [kx, ky, kz],
+            grid: Grid::mesh(kx, ky, kz)?,
+        })
     }
 
     /// The coordinates of node `id`.
     pub fn coords(&self, id: u32) -> [u32; 3] {
-        let [kx, ky, _] = self.k;
-        [id % kx, id / kx % ky, id / (kx * ky)]
+        self.grid.coords(id)
     }
 
     /// The node at `c`.
     pub fn id(&self, c: [u32; 3]) -> u32 {
-        c[0] + self.k[0] * (c[1] + self.k[1] * c[2])
+        self.grid.id(c)
     }
 
     /// The dimension-order port from `u` toward `v != u`.
     pub fn route(&self, u: u32, v: u32) -> usize {
-        let (a, b) = (self.coords(u), self.coords(v));
-        let d = (0..3).find(|&d| a[d] != b[d]).expect("u != v");
-        2 * d + usize::from(b[d] < a[d])
+        self.grid.route(u, v).expect("u != v").port as usize
     }
-}
-
-/// The coordinates one hop from `c` through `port` (0 `+x`, 1 `-x`, 2 `+y`,
-/// 3 `-y`, 4 `+z`, 5 `-z`) in a mesh of sides `k`; `None` past the edge.
-pub(crate) fn step(mut c: [u32; 3], k: [u32; 3], port: usize) -> Option<[u32; 3]> {
-    let d = port / 2;
-    if d >= 3 {
-        return None;
-    }
-    if port % 2 == 0 {
-        if c[d] + 1 >= k[d] {
-            return None;
-        }
-        c[d] += 1;
-    } else {
-        if c[d] == 0 {
-            return None;
-        }
-        c[d] -= 1;
-    }
-    Some(c)
 }
 
 /// One unicast worm per destination (the pseudo-multicast of seed 003).
@@ -92,7 +65,7 @@ impl Fabric for DorMesh {
     }
 
     fn neighbor(&self, node: u32, port: usize) -> Option<(u32, usize)> {
-        step(self.coords(node), self.k, port).map(|c| (self.id(c), port ^ 1))
+        self.grid.neighbor(node, port).map(|w| (w, port ^ 1))
     }
 
     fn candidates(&self, node: u32, _arrived: Option<usize>, target: u32) -> u64 {
@@ -106,39 +79,19 @@ impl Fabric for DorMesh {
         out: usize,
         target: u32,
     ) -> std::result::Result<(), String> {
-        let (a, b) = (self.coords(node), self.coords(target));
-        let d = out / 2;
-        let lower_done = (0..d).all(|e| a[e] == b[e]);
-        let toward = if out % 2 == 0 {
-            b[d] > a[d]
-        } else {
-            b[d] < a[d]
+        let hop = GridHop {
+            port: out as u8,
+            vc: 0,
         };
-        if lower_done && toward {
-            Ok(())
-        } else {
-            Err(format!(
-                "{} is not the dimension-order channel toward {target}",
-                self.channel_name(node, out)
-            ))
-        }
+        self.grid.check_hop(node, hop, target)
     }
 
     fn channel_name(&self, node: u32, port: usize) -> String {
-        let c = self.coords(node);
-        match self.neighbor(node, port) {
-            Some((w, _)) => {
-                let e = self.coords(w);
-                format!(
-                    "c[({},{},{})->({},{},{}) {}]",
-                    c[0], c[1], c[2], e[0], e[1], e[2], PORTS[port]
-                )
-            }
-            None => format!(
-                "c[({},{},{}) {} unconnected]",
-                c[0], c[1], c[2], PORTS[port]
-            ),
-        }
+        let hop = GridHop {
+            port: port as u8,
+            vc: 0,
+        };
+        self.grid.channel_name(node, hop)
     }
 
     fn routing_name(&self) -> String {

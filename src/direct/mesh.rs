@@ -141,7 +141,7 @@ impl Mesh {
     /// The neighbour of label `l` through port `p`, if any.
     pub fn neighbor(&self, l: u32, p: usize) -> Option<u32> {
         let c = self.coords[l as usize];
-        super::dor::step([c.x, c.y, c.z], [self.n, self.m, self.r], p)
+        super::grid::step([c.x, c.y, c.z], [self.n, self.m, self.r], p)
             .map(|[x, y, z]| label_of(self.n, self.r, x, y, z))
     }
 

@@ -18,6 +18,7 @@ mod single;
 
 pub use plot::{Panel, Series, plot, plot_panels};
 pub mod mesh;
+pub mod tree;
 
 use crate::mcast::PlanScheme;
 use crate::ni::NiParams;

@@ -84,6 +84,19 @@ impl<T: Copy + Default> Fifo<T> {
         (self.len > 0).then(|| self.mem[self.head])
     }
 
+    /// The newest entry, for a write port that tags the entry it just wrote.
+    #[inline]
+    pub fn back_mut(&mut self) -> Option<&mut T> {
+        if self.len == 0 {
+            return None;
+        }
+        let mut i = self.head + self.len - 1;
+        if i >= self.mem.len() {
+            i -= self.mem.len();
+        }
+        Some(&mut self.mem[i])
+    }
+
     /// The `i`-th oldest entry.
     pub fn get(&self, i: usize) -> Option<T> {
         (i < self.len).then(|| self.mem[(self.head + i) % self.mem.len()])

@@ -1,0 +1,252 @@
+//! `wormcast tree`: tree-based multicast with pruning and pseudo-multicast
+//! on meshes and tori (seed 003).
+
+use clap::{Args, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
+use std::path::PathBuf;
+use wormcast::direct::{Grid, Pruning, Scheme, TreeConfig, TreeNet, TreeStats};
+use wormcast::experiment::tree::{TreeOptions, points, run as run_points, write_outputs};
+use wormcast::{Error, Result};
+
+#[derive(Subcommand)]
+pub enum TreeCmd {
+    /// Sends multicasts on an idle mesh or torus at cycle 0 and reports
+    /// every copy's cycle and route, the prunes, or the deadlock.
+    Send(SendArgs),
+    /// Latency against load, tree with pruning against pseudo-multicast, on
+    /// the 8x8 mesh, 8x8 torus and 8x8x8 torus (seed 003 section 3.4).
+    Experiment(ExpArgs),
+}
+
+#[derive(Args)]
+pub struct SendArgs {
+    /// mesh:KXxKY[xKZ] or torus:KXxKY[xKZ].
+    #[arg(long, default_value = "mesh:8x8")]
+    topo: String,
+    /// A multicast as SOURCE>DEST;DEST;... with nodes as x,y[,z], e.g.
+    /// "6,5>3,0;0,5;3,7" (repeat for several).
+    #[arg(long = "send", required = true)]
+    sends: Vec<String>,
+    /// tree or pseudo.
+    #[arg(long, default_value = "tree")]
+    scheme: String,
+    /// Data flits per message.
+    #[arg(long, default_value_t = 1)]
+    data: u16,
+    /// Data flits every auxiliary buffer holds.
+    #[arg(long, default_value_t = 4)]
+    aux: usize,
+    /// Flits per input FIFO.
+    #[arg(long, default_value_t = 2)]
+    buffer: usize,
+    /// No pruning (a blocked tree can deadlock).
+    #[arg(long)]
+    no_prune: bool,
+    /// Cycles a header waits for credits before it prunes.
+    #[arg(long, default_value_t = 8)]
+    stall_limit: u32,
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+pub struct ExpArgs {
+    /// Output directory for the CSV file and plots.
+    #[arg(long, default_value = "experiments")]
+    out: PathBuf,
+    /// Fewer points and cycles.
+    #[arg(long)]
+    quick: bool,
+    /// Cycles with traffic per point.
+    #[arg(long)]
+    cycles: Option<u64>,
+    /// Cycles before latencies count.
+    #[arg(long)]
+    warmup: Option<u64>,
+    /// Seed of the traffic.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+#[derive(Serialize)]
+struct CopyOut {
+    mcast: u32,
+    source: String,
+    node: String,
+    cycle: u64,
+    route: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct SendOut {
+    topology: String,
+    scheme: &'static str,
+    cycles: u64,
+    copies: Vec<CopyOut>,
+    prunes: Vec<String>,
+    stats: TreeStats,
+}
+
+fn node(g: &Grid, text: &str) -> Result<u32> {
+    let bad = |reason: String| Error::Config {
+        field: "node",
+        value: text.into(),
+        reason,
+    };
+    let c: Vec<u32> = text
+        .split(',')
+        .map(|s| s.trim().parse::<u32>())
+        .collect::<std::result::Result<_, _>>()
+        .map_err(|_| bad("a node is x,y or x,y,z".into()))?;
+    let k = g.sides();
+    let want = if k[2] == 1 { 2 } else { 3 };
+    if c.len() != want {
+        return Err(bad(format!("the {g} names a node with {want} coordinates")));
+    }
+    let c3 = [c[0], c[1], c.get(2).copied().unwrap_or(0)];
+    if (0..3).any(|d| c3[d] >= k[d]) {
+        return Err(bad(format!("outside the {g}")));
+    }
+    Ok(g.id(c3))
+}
+
+fn send(a: &SendArgs) -> Result<()> {
+    let g = Grid::parse(&a.topo)?;
+    let scheme = match a.scheme.as_str() {
+        "tree" => Scheme::Tree,
+        "pseudo" => Scheme::Pseudo,
+        s => {
+            return Err(Error::Config {
+                field: "scheme",
+                value: s.into(),
+                reason: "tree or pseudo".into(),
+            });
+        }
+    };
+    let mut net = TreeNet::new(
+        g,
+        TreeConfig {
+            buffer_flits: a.buffer,
+            aux_flits: a.aux,
+            pruning: if a.no_prune {
+                Pruning::Off
+            } else {
+                Pruning::On {
+                    stall_limit: a.stall_limit,
+                }
+            },
+            keep_routes: true,
+            keep_deliveries: true,
+            ..TreeConfig::default()
+        },
+    )?;
+    for s in &a.sends {
+        let (src, dests) = s.split_once('>').ok_or_else(|| Error::Config {
+            field: "send",
+            value: s.clone(),
+            reason: "expected SOURCE>DEST;DEST;...".into(),
+        })?;
+        let src = node(&g, src)?;
+        let dests = dests
+            .split(';')
+            .map(|d| node(&g, d))
+            .collect::<Result<Vec<u32>>>()?;
+        net.send(src, &dests, a.data, scheme)?;
+    }
+    let cycles = net.run_until_delivered(1_000_000)?;
+    let copies: Vec<CopyOut> = net
+        .deliveries()
+        .iter()
+        .map(|d| CopyOut {
+            mcast: d.mcast,
+            source: g.node_name(d.src),
+            node: g.node_name(d.node),
+            cycle: d.cycle,
+            route: net
+                .route_of(d.mcast, d.node)
+                .unwrap_or(&[])
+                .iter()
+                .map(|&(r, h)| g.channel_name(r, h))
+                .collect(),
+        })
+        .collect();
+    let prunes: Vec<String> = net
+        .prunes()
+        .iter()
+        .map(|p| {
+            format!(
+                "cycle {}: multicast {} cut {} branch(es) at {}",
+                p.cycle,
+                p.mcast,
+                p.cut,
+                g.node_name(p.node)
+            )
+        })
+        .collect();
+    let out = SendOut {
+        topology: g.to_string(),
+        scheme: scheme.name(),
+        cycles,
+        copies,
+        prunes,
+        stats: net.stats().clone(),
+    };
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
+    println!(
+        "{} multicast on the {}: all copies delivered by cycle {}",
+        out.scheme, out.topology, out.cycles
+    );
+    for c in &out.copies {
+        println!(
+            "  multicast {} {} -> {} at cycle {}: {}",
+            c.mcast,
+            c.source,
+            c.node,
+            c.cycle,
+            c.route.join(" ")
+        );
+    }
+    for p in &out.prunes {
+        println!("  prune: {p}");
+    }
+    let s = &out.stats;
+    println!(
+        "  {} flits over external channels, {} data flits replayed, {} prunes cutting {} branches",
+        s.link_flits, s.replayed, s.prunes, s.branches_cut
+    );
+    Ok(())
+}
+
+fn experiment(a: &ExpArgs) -> Result<()> {
+    let mut o = TreeOptions::new(a.quick);
+    o.cycles = a.cycles.unwrap_or(o.cycles);
+    o.warmup = a.warmup.unwrap_or(o.warmup);
+    o.seed = a.seed;
+    let bar = ProgressBar::new(points(a.quick) as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} points, {elapsed} elapsed, eta {eta}")
+            .expect("a valid template"),
+    );
+    let pts = run_points(&o, &|| bar.inc(1))?;
+    bar.finish_and_clear();
+    write_outputs(&pts, &a.out)?;
+    println!(
+        "{} points ({} cycles, warm-up {}): {}",
+        pts.len(),
+        o.cycles,
+        o.warmup,
+        a.out.join("tree_load.csv").display()
+    );
+    Ok(())
+}
+
+pub fn run(cmd: TreeCmd) -> Result<()> {
+    match cmd {
+        TreeCmd::Send(a) => send(&a),
+        TreeCmd::Experiment(a) => experiment(&a),
+    }
+}

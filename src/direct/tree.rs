@@ -1,0 +1,1422 @@
+//! Tree-based multicast with pruning on meshes and tori (seed 003 sections
+//! 3.1-3.4), and the pseudo-multicast baseline it is measured against.
+//!
+//! **Message format (Fig. 5).** A multicast message is one worm: the header
+//! of its first destination, then its data flits, then the headers of the
+//! other destinations. A unicast is the same worm with one header.
+//!
+//! **Routers.** Every router has one input virtual channel per port and
+//! virtual channel (1 per port on a mesh, 2 on a torus, see [`Grid`]) plus
+//! an injection channel, and as many output virtual channels plus a
+//! consumption channel. Each input virtual channel has a flit FIFO
+//! (`buffer_flits`, credit flow control per virtual channel) and an
+//! *auxiliary buffer* (`aux_flits`) that keeps the data flits of the message
+//! passing through it. Every header is routed on its own with the base
+//! dimension-order routing ([`Grid::route`]), toward the consumption channel
+//! at its destination:
+//! - if the message already has a *branch* (an output virtual channel it
+//!   holds) there, the header follows it alone;
+//! - otherwise it opens a new branch: it takes the free output virtual
+//!   channel, and the router sends the stored data flits after it from the
+//!   auxiliary buffer (the first header of a message at a router is followed
+//!   by the data flits arriving behind it instead).
+//!
+//! The crossbar joins an input to one output at a time: each input sends at
+//! most one flit per cycle and waits while it replays data to a new branch;
+//! each physical output (and the consumption channel) carries one flit per
+//! cycle, granted in a rotating order among the inputs. A branch holds its
+//! output virtual channel until the message ends at that input; the upstream
+//! router then raises the channel's `close` line (a side-band wire, no flit)
+//! and the downstream router ends the message at that input after the flits
+//! before the close, closing its own branches. A consumption branch closes
+//! after the last data flit.
+//!
+//! **Pruning (section 3.2).** When the header at the head of an input cannot
+//! open its branch because the output virtual channel is held, the message
+//! is blocked at that router, and the router cuts every branch the message
+//! has there: it closes them as if the message had ended, so they drain and
+//! free their channels downstream. A header that cannot follow its branch
+//! for want of credits prunes the same way once it has waited `stall_limit`
+//! cycles (flow control telling the router that the branch cannot advance).
+//! The paper leaves open how the destinations behind a cut branch are then
+//! served; here the pruning router becomes their source: the cut only stops
+//! *later* headers from using the branch, so a later header that needs that
+//! direction opens a new branch (on the same virtual channel once it is
+//! free) and the router replays the data from its auxiliary buffer, as for
+//! any new branch. Every header is forwarded exactly once at every router
+//! and each segment a downstream router sees is a complete message
+//! (header, data, headers), so every destination receives exactly one copy
+//! along its unicast route. docs/tree.md argues why the waits then always
+//! end.
+//!
+//! **Checks.** Every header hop is re-checked against the dimension-order
+//! rule ([`Grid::check_hop`]); every copy is checked at the consumption
+//! channel (right node, complete data in order, a destination of the
+//! message, not delivered before); a watchdog reports a deadlock with the
+//! cycle of waiting input channels ([`TreeWaitReport`]).
+
+use super::grid::{Grid, GridHop, PORT_NAMES};
+use crate::rtl::Fifo;
+use crate::{Error, Result};
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::{RngExt, SeedableRng};
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+use std::fmt;
+
+const NONE8: u8 = u8::MAX;
+const NONE32: u32 = u32::MAX;
+const DATA: u32 = 1 << 31;
+const LAST: u32 = 1 << 30;
+
+/// One flit: the message it belongs to and its word (a destination address,
+/// or a data flit's index with a last-data mark). `end` is not carried on
+/// the link: it is the input FIFO's note that a close arrived after it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Flit {
+    msg: u32,
+    word: u32,
+    end: bool,
+}
+
+impl Flit {
+    fn header(msg: u32, dest: u32) -> Flit {
+        Flit {
+            msg,
+            word: dest,
+            end: false,
+        }
+    }
+
+    fn data(msg: u32, idx: u16, last: bool) -> Flit {
+        Flit {
+            msg,
+            word: DATA | if last { LAST } else { 0 } | idx as u32,
+            end: false,
+        }
+    }
+
+    fn is_data(self) -> bool {
+        self.word & DATA != 0
+    }
+
+    fn is_last_data(self) -> bool {
+        self.word & (DATA | LAST) == DATA | LAST
+    }
+
+    fn dest(self) -> u32 {
+        self.word
+    }
+
+    fn idx(self) -> u16 {
+        (self.word & 0xffff) as u16
+    }
+}
+
+/// How a multicast is sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Scheme {
+    /// One tree-based multicast worm with every destination's header.
+    Tree,
+    /// One unicast worm per destination, sent one after another.
+    Pseudo,
+}
+
+impl Scheme {
+    /// `tree` or `pseudo`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scheme::Tree => "tree",
+            Scheme::Pseudo => "pseudo",
+        }
+    }
+}
+
+/// When a blocked multicast cuts its branches (seed 003 section 3.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Pruning {
+    /// Never: the plain tree multicast, which can deadlock (Fig. 6).
+    Off,
+    /// At once when a header finds its output virtual channel held, and
+    /// after `stall_limit` cycles when it waits for credits on its branch.
+    On {
+        /// Cycles a header may wait for credits before it prunes.
+        stall_limit: u32,
+    },
+}
+
+/// Parameters of a [`TreeNet`].
+#[derive(Clone, Debug)]
+pub struct TreeConfig {
+    /// Flits per input virtual channel FIFO (at least 1).
+    pub buffer_flits: usize,
+    /// Data flits the auxiliary buffer of every input channel holds; a tree
+    /// multicast with more data flits is refused (section 3.3).
+    pub aux_flits: usize,
+    /// The pruning rule.
+    pub pruning: Pruning,
+    /// Cycles without any flit moving, with messages in flight, after which
+    /// the watchdog reports a deadlock.
+    pub watchdog: u64,
+    /// Keep every header's hops (for route checks in tests and the CLI).
+    pub keep_routes: bool,
+    /// Keep every delivery.
+    pub keep_deliveries: bool,
+    /// Seed of the traffic generator.
+    pub seed: u64,
+}
+
+impl Default for TreeConfig {
+    fn default() -> Self {
+        TreeConfig {
+            buffer_flits: 2,
+            aux_flits: 4,
+            pruning: Pruning::On { stall_limit: 8 },
+            watchdog: 2000,
+            keep_routes: false,
+            keep_deliveries: false,
+            seed: 1,
+        }
+    }
+}
+
+/// Random multicast traffic: every node starts a multicast with
+/// probability `rate` per cycle (geometric gaps), to a uniformly drawn
+/// number of distinct random destinations.
+#[derive(Clone, Copy, Debug)]
+pub struct TreeTraffic {
+    /// Multicasts per node per cycle.
+    pub rate: f64,
+    /// Fewest destinations.
+    pub min_dests: u32,
+    /// Most destinations.
+    pub max_dests: u32,
+    /// Data flits per message.
+    pub data: u16,
+    /// Tree or pseudo multicast.
+    pub scheme: Scheme,
+    /// Multicasts a source may have waiting; more are refused and counted.
+    pub queue_cap: usize,
+}
+
+/// Counters of a run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct TreeStats {
+    /// Multicasts created.
+    pub created: u64,
+    /// Multicasts refused at a full source queue.
+    pub refused: u64,
+    /// Destinations of the multicasts created (the copies owed).
+    pub dests: u64,
+    /// Multicasts whose every destination got its copy.
+    pub completed: u64,
+    /// Completed multicasts created at or after the measuring start.
+    pub measured: u64,
+    /// Sum of the measured latencies (creation to the last copy's last flit).
+    pub latency_sum: u64,
+    /// Largest measured latency.
+    pub latency_max: u64,
+    /// Copies delivered.
+    pub deliveries: u64,
+    /// Worms injected (one per tree multicast, one per destination for the
+    /// pseudo multicast).
+    pub worms: u64,
+    /// Flits carried over external channels.
+    pub link_flits: u64,
+    /// Times a blocked message cut branches.
+    pub prunes: u64,
+    /// Branches cut.
+    pub branches_cut: u64,
+    /// Data flits replayed from auxiliary buffers behind new branches.
+    pub replayed: u64,
+}
+
+impl TreeStats {
+    /// Mean measured latency in cycles (`NaN` when none completed).
+    pub fn mean_latency(&self) -> f64 {
+        self.latency_sum as f64 / self.measured as f64
+    }
+}
+
+/// One copy delivered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct TreeDelivery {
+    /// Cycle of its last data flit.
+    pub cycle: u64,
+    /// The multicast.
+    pub mcast: u32,
+    /// Its source.
+    pub src: u32,
+    /// The node.
+    pub node: u32,
+}
+
+/// A prune: where, when, which message, how many branches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct PruneEvent {
+    /// The cycle.
+    pub cycle: u64,
+    /// The router.
+    pub node: u32,
+    /// The multicast whose branches were cut.
+    pub mcast: u32,
+    /// Branches cut.
+    pub cut: u32,
+}
+
+/// A deadlock the watchdog found: the input channels that wait for each
+/// other, each waiting for the next and the last for the first.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TreeWaitReport {
+    /// The cycle.
+    pub cycle: u64,
+    /// Cycles without progress that made the watchdog look.
+    pub bound: u64,
+    /// Messages in flight.
+    pub in_flight: usize,
+    /// The waiting cycle, one line per input channel (empty if none found).
+    pub steps: Vec<String>,
+}
+
+impl fmt::Display for TreeWaitReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "deadlock at cycle {}: no flit moved for {} cycles with {} message(s) in flight",
+            self.cycle, self.bound, self.in_flight
+        )?;
+        if self.steps.is_empty() {
+            return write!(f, ", and no waiting cycle was found");
+        }
+        write!(f, "; {} input channels wait in a cycle:", self.steps.len())?;
+        for s in &self.steps {
+            write!(f, "\n  {s}")?;
+        }
+        Ok(())
+    }
+}
+
+#[derive(Clone, Debug)]
+struct InVc {
+    fifo: Fifo<Flit>,
+    /// The message whose segment is open here, or NONE32.
+    msg: u32,
+    /// Output virtual channels the segment holds (bit per output).
+    branches: u32,
+    /// Where the data flits arriving behind the first header go.
+    first: u8,
+    /// Data flits in the auxiliary buffer.
+    aux: u16,
+    replay_out: u8,
+    replay_next: u16,
+    stall: u32,
+    /// A close arrived after the last flit of the segment that is buffered.
+    end_now: bool,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct OutVc {
+    owner: u8,
+    credits: u16,
+}
+
+#[derive(Clone, Debug)]
+struct TreeRouter {
+    ins: Vec<InVc>,
+    outs: Vec<OutVc>,
+    active: u32,
+    rr: u8,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Ni {
+    queue: VecDeque<u32>,
+    cur: u32,
+    pos: u32,
+    credits: u16,
+    /// Multicasts waiting or being injected.
+    pending: usize,
+    ej_msg: u32,
+    ej_got: u16,
+}
+
+#[derive(Clone, Debug)]
+struct Msg {
+    mcast: u32,
+    data: u16,
+    dests: Vec<u32>,
+    got: Vec<bool>,
+    left: u32,
+}
+
+#[derive(Clone, Debug)]
+struct Mcast {
+    created: u64,
+    left: u32,
+    src: u32,
+}
+
+/// What phase 1 (every router) asks phase 2 to apply at the clock edge.
+#[derive(Debug, Default)]
+struct Events {
+    sends: Vec<(u32, u8, Flit)>,
+    ejects: Vec<(u32, Flit)>,
+    closes: Vec<(u32, u8)>,
+    credits: Vec<(u32, u8)>,
+    ni_credits: Vec<u32>,
+    releases: Vec<(u32, u8)>,
+    prunes: Vec<(u32, u32, u32)>,
+    hops: Vec<(u32, u32, u32, GridHop)>,
+    link_flits: u64,
+    replayed: u64,
+    moved: bool,
+    fault: Option<String>,
+}
+
+/// The fixed tables the routers read.
+#[derive(Debug)]
+struct Tables {
+    grid: Grid,
+    n: u32,
+    ports: usize,
+    vcs: usize,
+    n_in: usize,
+    /// Index of the consumption output (and of the injection input).
+    ej: usize,
+    nbr: Vec<u32>,
+    route: Vec<u8>,
+    pruning: Pruning,
+    keep_routes: bool,
+}
+
+impl Tables {
+    fn hop(&self, o: usize) -> GridHop {
+        GridHop {
+            port: (o / self.vcs) as u8,
+            vc: (o % self.vcs) as u8,
+        }
+    }
+
+    fn input_name(&self, i: usize) -> String {
+        if i == self.ej {
+            "injection".into()
+        } else {
+            format!("input from {} vc{}", PORT_NAMES[i / self.vcs], i % self.vcs)
+        }
+    }
+}
+
+/// The routers and network interfaces of a mesh or torus running tree-based
+/// or pseudo multicast, ticked together.
+pub struct TreeNet {
+    t: Tables,
+    cfg: TreeConfig,
+    routers: Vec<TreeRouter>,
+    nis: Vec<Ni>,
+    ev: Events,
+    cycle: u64,
+    last_move: u64,
+    next_msg: u32,
+    next_mcast: u32,
+    msgs: FxHashMap<u32, Msg>,
+    mcasts: FxHashMap<u32, Mcast>,
+    stats: TreeStats,
+    measure_from: u64,
+    traffic: Option<TreeTraffic>,
+    arrivals: BinaryHeap<Reverse<(u64, u32)>>,
+    rng: Xoshiro256PlusPlus,
+    routes: FxHashMap<(u32, u32), Vec<(u32, GridHop)>>,
+    deliveries: Vec<TreeDelivery>,
+    prune_log: Vec<PruneEvent>,
+}
+
+impl TreeNet {
+    /// Builds the routers and interfaces of `grid`.
+    pub fn new(grid: Grid, cfg: TreeConfig) -> Result<TreeNet> {
+        let bad = |field: &'static str, value: String, reason: &str| Error::Config {
+            field,
+            value,
+            reason: reason.into(),
+        };
+        if cfg.buffer_flits == 0 || cfg.buffer_flits > 1024 {
+            return Err(bad(
+                "buffer_flits",
+                cfg.buffer_flits.to_string(),
+                "an input FIFO holds 1 to 1,024 flits",
+            ));
+        }
+        if cfg.aux_flits == 0 || cfg.aux_flits > 0xffff {
+            return Err(bad(
+                "aux_flits",
+                cfg.aux_flits.to_string(),
+                "an auxiliary buffer holds 1 to 65,535 data flits",
+            ));
+        }
+        if cfg.watchdog == 0 {
+            return Err(bad("watchdog", "0".into(), "the watchdog needs a bound"));
+        }
+        let (n, ports, vcs) = (grid.nodes(), grid.ports(), grid.vcs());
+        let ej = ports * vcs;
+        let n_in = ej + 1;
+        let nbr: Vec<u32> = (0..n)
+            .flat_map(|r| (0..ports).map(move |p| grid.neighbor(r, p).unwrap_or(NONE32)))
+            .collect();
+        let mut route = vec![0u8; n as usize * n as usize];
+        for r in 0..n {
+            for d in 0..n {
+                route[(r * n + d) as usize] = match grid.route(r, d) {
+                    Some(h) => (h.port as usize * vcs + h.vc as usize) as u8,
+                    None => ej as u8,
+                };
+            }
+        }
+        let router = TreeRouter {
+            ins: vec![
+                InVc {
+                    fifo: Fifo::new(cfg.buffer_flits),
+                    msg: NONE32,
+                    branches: 0,
+                    first: NONE8,
+                    aux: 0,
+                    replay_out: NONE8,
+                    replay_next: 0,
+                    stall: 0,
+                    end_now: false,
+                };
+                n_in
+            ],
+            outs: vec![
+                OutVc {
+                    owner: NONE8,
+                    credits: cfg.buffer_flits as u16,
+                };
+                n_in
+            ],
+            active: 0,
+            rr: 0,
+        };
+        let ni = Ni {
+            cur: NONE32,
+            credits: cfg.buffer_flits as u16,
+            ej_msg: NONE32,
+            ..Ni::default()
+        };
+        Ok(TreeNet {
+            t: Tables {
+                grid,
+                n,
+                ports,
+                vcs,
+                n_in,
+                ej,
+                nbr,
+                route,
+                pruning: cfg.pruning,
+                keep_routes: cfg.keep_routes,
+            },
+            rng: Xoshiro256PlusPlus::seed_from_u64(cfg.seed),
+            cfg,
+            routers: vec![router; n as usize],
+            nis: vec![ni; n as usize],
+            ev: Events::default(),
+            cycle: 0,
+            last_move: 0,
+            next_msg: 0,
+            next_mcast: 0,
+            msgs: FxHashMap::default(),
+            mcasts: FxHashMap::default(),
+            stats: TreeStats::default(),
+            measure_from: 0,
+            traffic: None,
+            arrivals: BinaryHeap::new(),
+            routes: FxHashMap::default(),
+            deliveries: Vec::new(),
+            prune_log: Vec::new(),
+        })
+    }
+
+    /// The topology.
+    pub fn grid(&self) -> &Grid {
+        &self.t.grid
+    }
+
+    /// The current cycle (the number of cycles run).
+    pub fn cycle(&self) -> u64 {
+        self.cycle
+    }
+
+    /// The counters.
+    pub fn stats(&self) -> &TreeStats {
+        &self.stats
+    }
+
+    /// Every delivery so far (kept when `keep_deliveries` is set).
+    pub fn deliveries(&self) -> &[TreeDelivery] {
+        &self.deliveries
+    }
+
+    /// Every prune so far (kept when `keep_deliveries` is set).
+    pub fn prunes(&self) -> &[PruneEvent] {
+        &self.prune_log
+    }
+
+    /// The hops the header for `dest` of multicast `mcast` took (kept when
+    /// `keep_routes` is set).
+    pub fn route_of(&self, mcast: u32, dest: u32) -> Option<&[(u32, GridHop)]> {
+        self.routes.get(&(mcast, dest)).map(|v| v.as_slice())
+    }
+
+    /// Multicasts created but not complete.
+    pub fn in_flight(&self) -> usize {
+        self.mcasts.len()
+    }
+
+    /// Counts only multicasts created from `cycle` on.
+    pub fn measure_from(&mut self, cycle: u64) {
+        self.measure_from = cycle;
+    }
+
+    fn check_dests(&self, src: u32, dests: &[u32], data: u16, scheme: Scheme) -> Result<()> {
+        let n = self.t.n;
+        let bad = |field: &'static str, value: String, reason: String| Error::Config {
+            field,
+            value,
+            reason,
+        };
+        if src >= n {
+            return Err(bad(
+                "source",
+                src.to_string(),
+                format!("the {} has nodes 0..{}", self.t.grid, n - 1),
+            ));
+        }
+        if dests.is_empty() {
+            return Err(bad(
+                "dests",
+                "[]".into(),
+                "a multicast needs a destination".into(),
+            ));
+        }
+        let mut seen = vec![false; n as usize];
+        for &d in dests {
+            if d >= n {
+                return Err(bad(
+                    "dests",
+                    d.to_string(),
+                    format!("no node {d} in the {} (nodes 0..{})", self.t.grid, n - 1),
+                ));
+            }
+            if d == src {
+                return Err(bad(
+                    "dests",
+                    d.to_string(),
+                    "the source is not a destination".into(),
+                ));
+            }
+            if std::mem::replace(&mut seen[d as usize], true) {
+                return Err(bad("dests", d.to_string(), "listed twice".into()));
+            }
+        }
+        if data == 0 {
+            return Err(bad(
+                "data",
+                "0".into(),
+                "a message carries at least one data flit".into(),
+            ));
+        }
+        if scheme == Scheme::Tree && data as usize > self.cfg.aux_flits {
+            return Err(bad(
+                "data",
+                data.to_string(),
+                format!(
+                    "a tree multicast of {data} data flits does not fit the {}-flit auxiliary buffers: every input channel must hold all data flits of the message (seed 003 section 3.3)",
+                    self.cfg.aux_flits
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Queues a multicast of `data` data flits from `src` to `dests` (in
+    /// this header order) at the source's interface; injection starts this
+    /// cycle. Returns the multicast's id.
+    pub fn send(&mut self, src: u32, dests: &[u32], data: u16, scheme: Scheme) -> Result<u32> {
+        self.check_dests(src, dests, data, scheme)?;
+        Ok(self.create(src, dests, data, scheme))
+    }
+
+    fn create(&mut self, src: u32, dests: &[u32], data: u16, scheme: Scheme) -> u32 {
+        let mcast = self.next_mcast;
+        self.next_mcast += 1;
+        let groups: Vec<Vec<u32>> = match scheme {
+            Scheme::Tree => vec![dests.to_vec()],
+            Scheme::Pseudo => dests.iter().map(|&d| vec![d]).collect(),
+        };
+        self.mcasts.insert(
+            mcast,
+            Mcast {
+                created: self.cycle,
+                left: groups.len() as u32,
+                src,
+            },
+        );
+        for g in groups {
+            let id = self.next_msg;
+            self.next_msg = self.next_msg.wrapping_add(1);
+            self.msgs.insert(
+                id,
+                Msg {
+                    mcast,
+                    data,
+                    got: vec![false; g.len()],
+                    left: g.len() as u32,
+                    dests: g,
+                },
+            );
+            self.nis[src as usize].queue.push_back(id);
+        }
+        self.nis[src as usize].pending += 1;
+        self.stats.created += 1;
+        self.stats.dests += dests.len() as u64;
+        mcast
+    }
+
+    /// Starts (or replaces) random multicast traffic.
+    pub fn set_traffic(&mut self, traffic: TreeTraffic) -> Result<()> {
+        let n = self.t.n;
+        if !(traffic.rate > 0.0 && traffic.rate <= 1.0) {
+            return Err(Error::Config {
+                field: "rate",
+                value: traffic.rate.to_string(),
+                reason: "a rate is a probability per node per cycle in (0, 1]".into(),
+            });
+        }
+        if traffic.min_dests == 0 || traffic.min_dests > traffic.max_dests || traffic.max_dests >= n
+        {
+            return Err(Error::Config {
+                field: "dests",
+                value: format!("{}..{}", traffic.min_dests, traffic.max_dests),
+                reason: format!("1 <= min <= max <= {} (nodes other than the source)", n - 1),
+            });
+        }
+        if traffic.queue_cap == 0 {
+            return Err(Error::Config {
+                field: "queue_cap",
+                value: "0".into(),
+                reason: "a source queue holds at least one multicast".into(),
+            });
+        }
+        self.check_dests(0, &[1], traffic.data, traffic.scheme)?;
+        self.traffic = Some(traffic);
+        self.arrivals.clear();
+        for node in 0..n {
+            let at = self.cycle + self.gap(traffic.rate);
+            self.arrivals.push(Reverse((at, node)));
+        }
+        Ok(())
+    }
+
+    /// Stops random traffic (messages already created still run).
+    pub fn stop_traffic(&mut self) {
+        self.traffic = None;
+        self.arrivals.clear();
+    }
+
+    fn gap(&mut self, rate: f64) -> u64 {
+        if rate >= 1.0 {
+            return 1;
+        }
+        let u: f64 = self.rng.random::<f64>();
+        let g = ((1.0 - u).ln() / (1.0 - rate).ln()).floor();
+        1 + g.min(1e15) as u64
+    }
+
+    fn generate(&mut self) {
+        let Some(t) = self.traffic else { return };
+        let n = self.t.n;
+        while let Some(&Reverse((at, node))) = self.arrivals.peek() {
+            if at > self.cycle {
+                break;
+            }
+            self.arrivals.pop();
+            let k = self.rng.random_range(t.min_dests..=t.max_dests) as usize;
+            if self.nis[node as usize].pending >= t.queue_cap {
+                self.stats.refused += 1;
+            } else {
+                let mut dests = Vec::with_capacity(k);
+                while dests.len() < k {
+                    let d = self.rng.random_range(0..n);
+                    if d != node && !dests.contains(&d) {
+                        dests.push(d);
+                    }
+                }
+                dests.sort_unstable();
+                self.create(node, &dests, t.data, t.scheme);
+            }
+            let next = at + self.gap(t.rate);
+            self.arrivals.push(Reverse((next, node)));
+        }
+    }
+
+    /// Runs `cycles` cycles.
+    pub fn run(&mut self, cycles: u64) -> Result<()> {
+        for _ in 0..cycles {
+            self.step()?;
+        }
+        Ok(())
+    }
+
+    /// Runs until every multicast created so far is complete; returns the
+    /// cycle count then. Fails after `limit` cycles.
+    pub fn run_until_delivered(&mut self, limit: u64) -> Result<u64> {
+        let end = self.cycle + limit;
+        while !self.mcasts.is_empty() {
+            if self.cycle >= end {
+                return Err(Error::Fault {
+                    cycle: self.cycle,
+                    what: format!(
+                        "{} multicast(s) still in flight after {limit} cycles",
+                        self.mcasts.len()
+                    ),
+                });
+            }
+            self.step()?;
+        }
+        Ok(self.cycle)
+    }
+
+    /// One clock cycle: every router evaluates on the state at the start of
+    /// the cycle, then links, closes, credits, deliveries and injections are
+    /// applied at the edge.
+    pub fn step(&mut self) -> Result<()> {
+        self.generate();
+        self.ev.moved = false;
+        for r in 0..self.t.n as usize {
+            if self.routers[r].active != 0 {
+                eval_router(
+                    &self.t,
+                    &self.cfg,
+                    r as u32,
+                    &mut self.routers[r],
+                    &mut self.ev,
+                );
+            }
+        }
+        if let Some(what) = self.ev.fault.take() {
+            return Err(Error::Fault {
+                cycle: self.cycle,
+                what,
+            });
+        }
+        self.edge()?;
+        if self.ev.moved {
+            self.last_move = self.cycle;
+        }
+        self.cycle += 1;
+        if !self.mcasts.is_empty() && self.cycle - self.last_move > self.cfg.watchdog {
+            return Err(Error::TreeDeadlock(Box::new(self.wait_report())));
+        }
+        Ok(())
+    }
+
+    fn edge(&mut self) -> Result<()> {
+        let cycle = self.cycle;
+        let fault = |what: String| Error::Fault { cycle, what };
+        let ev = &mut self.ev;
+        self.stats.link_flits += std::mem::take(&mut ev.link_flits);
+        self.stats.replayed += std::mem::take(&mut ev.replayed);
+        for (r, o) in ev.releases.drain(..) {
+            self.routers[r as usize].outs[o as usize].owner = NONE8;
+        }
+        for (r, i, f) in ev.sends.drain(..) {
+            let router = &mut self.routers[r as usize];
+            if router.ins[i as usize].fifo.push(f).is_err() {
+                return Err(fault(format!(
+                    "flow control overrun at {} {}",
+                    self.t.grid.node_name(r),
+                    self.t.input_name(i as usize)
+                )));
+            }
+            router.active |= 1 << i;
+        }
+        for (r, i) in ev.closes.drain(..) {
+            let iv = &mut self.routers[r as usize].ins[i as usize];
+            match iv.fifo.back_mut() {
+                Some(f) => f.end = true,
+                None => iv.end_now = true,
+            }
+            self.routers[r as usize].active |= 1 << i;
+        }
+        for (r, o) in ev.credits.drain(..) {
+            self.routers[r as usize].outs[o as usize].credits += 1;
+        }
+        for r in ev.ni_credits.drain(..) {
+            self.nis[r as usize].credits += 1;
+        }
+        for (r, msg, cut) in ev.prunes.drain(..) {
+            self.stats.prunes += 1;
+            self.stats.branches_cut += cut as u64;
+            if self.cfg.keep_deliveries {
+                let mcast = self.msgs.get(&msg).map_or(NONE32, |m| m.mcast);
+                self.prune_log.push(PruneEvent {
+                    cycle,
+                    node: r,
+                    mcast,
+                    cut,
+                });
+            }
+        }
+        for (msg, dest, r, h) in ev.hops.drain(..) {
+            let mcast = self.msgs.get(&msg).map_or(NONE32, |m| m.mcast);
+            self.routes.entry((mcast, dest)).or_default().push((r, h));
+        }
+        let ejects = std::mem::take(&mut ev.ejects);
+        for &(r, f) in &ejects {
+            self.eject(r, f)?;
+        }
+        self.ev.ejects = ejects;
+        self.ev.ejects.clear();
+        self.inject()?;
+        Ok(())
+    }
+
+    fn eject(&mut self, node: u32, f: Flit) -> Result<()> {
+        let cycle = self.cycle;
+        let fault = |what: String| Err(Error::Fault { cycle, what });
+        let name = self.t.grid.node_name(node);
+        let ni = &mut self.nis[node as usize];
+        if !f.is_data() {
+            if f.dest() != node {
+                return fault(format!(
+                    "a header for {} was consumed at {name}",
+                    self.t.grid.node_name(f.dest())
+                ));
+            }
+            if ni.ej_msg != NONE32 {
+                return fault(format!(
+                    "a second header entered the consumption channel of {name} during a copy"
+                ));
+            }
+            ni.ej_msg = f.msg;
+            ni.ej_got = 0;
+            return Ok(());
+        }
+        if ni.ej_msg != f.msg || f.idx() != ni.ej_got {
+            return fault(format!(
+                "data flit {} of message {} reached {name} out of place",
+                f.idx(),
+                f.msg
+            ));
+        }
+        ni.ej_got += 1;
+        if !f.is_last_data() {
+            return Ok(());
+        }
+        ni.ej_msg = NONE32;
+        let got = ni.ej_got;
+        let Some(m) = self.msgs.get_mut(&f.msg) else {
+            return fault(format!(
+                "a copy of finished message {} reached {name}",
+                f.msg
+            ));
+        };
+        if got != m.data {
+            return fault(format!("{name} got {got} of {} data flits", m.data));
+        }
+        let Some(k) = m.dests.iter().position(|&d| d == node) else {
+            return fault(format!("{name} is not a destination of message {}", f.msg));
+        };
+        if std::mem::replace(&mut m.got[k], true) {
+            return fault(format!("{name} got message {} twice", f.msg));
+        }
+        m.left -= 1;
+        self.stats.deliveries += 1;
+        let mcast = m.mcast;
+        if self.cfg.keep_deliveries {
+            let src = self.mcasts[&mcast].src;
+            self.deliveries.push(TreeDelivery {
+                cycle,
+                mcast,
+                src,
+                node,
+            });
+        }
+        if m.left == 0 {
+            self.msgs.remove(&f.msg);
+            let mc = self.mcasts.get_mut(&mcast).expect("a message's multicast");
+            mc.left -= 1;
+            if mc.left == 0 {
+                let mc = self.mcasts.remove(&mcast).unwrap();
+                self.stats.completed += 1;
+                if mc.created >= self.measure_from {
+                    let lat = cycle - mc.created;
+                    self.stats.measured += 1;
+                    self.stats.latency_sum += lat;
+                    self.stats.latency_max = self.stats.latency_max.max(lat);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn inject(&mut self) -> Result<()> {
+        let inj = self.t.ej;
+        for node in 0..self.t.n as usize {
+            let ni = &mut self.nis[node];
+            if ni.credits == 0 || (ni.cur == NONE32 && ni.queue.is_empty()) {
+                continue;
+            }
+            if ni.cur == NONE32 {
+                ni.cur = ni.queue.pop_front().unwrap();
+                ni.pos = 0;
+                self.stats.worms += 1;
+            }
+            let m = &self.msgs[&ni.cur];
+            let data = m.data as u32;
+            let pos = ni.pos;
+            let mut f = if pos == 0 {
+                Flit::header(ni.cur, m.dests[0])
+            } else if pos <= data {
+                Flit::data(ni.cur, (pos - 1) as u16, pos == data)
+            } else {
+                Flit::header(ni.cur, m.dests[(pos - data) as usize])
+            };
+            let len = m.dests.len() as u32 + data;
+            ni.pos += 1;
+            ni.credits -= 1;
+            if ni.pos == len {
+                f.end = true;
+                let next_same = ni
+                    .queue
+                    .front()
+                    .is_some_and(|n| self.msgs[n].mcast == m.mcast);
+                if !next_same {
+                    ni.pending -= 1;
+                }
+                ni.cur = NONE32;
+            }
+            let router = &mut self.routers[node];
+            if router.ins[inj].fifo.push(f).is_err() {
+                return Err(Error::Fault {
+                    cycle: self.cycle,
+                    what: format!(
+                        "injection overrun at {}",
+                        self.t.grid.node_name(node as u32)
+                    ),
+                });
+            }
+            router.active |= 1 << inj;
+            self.ev.moved = true;
+        }
+        Ok(())
+    }
+
+    /// Builds the watchdog's report: every input channel with an open
+    /// segment waits for at most one other (the holder of the channel its
+    /// header needs, the downstream input of a branch without credits, or,
+    /// when it is empty, the upstream input feeding it); the first cycle
+    /// found by following those waits is reported.
+    fn wait_report(&self) -> TreeWaitReport {
+        let t = &self.t;
+        let n_in = t.n_in;
+        let key = |r: u32, i: usize| r as usize * n_in + i;
+        let mut next = vec![usize::MAX; t.n as usize * n_in];
+        let mut why = vec![String::new(); t.n as usize * n_in];
+        let g = &t.grid;
+        let mcast_of = |msg: u32| self.msgs.get(&msg).map_or(NONE32, |m| m.mcast);
+        for (r, router) in self.routers.iter().enumerate() {
+            let r = r as u32;
+            for (i, iv) in router.ins.iter().enumerate() {
+                let Some(f) = iv.fifo.front().or(if iv.msg != NONE32 {
+                    Some(Flit::header(iv.msg, NONE32))
+                } else {
+                    None
+                }) else {
+                    continue;
+                };
+                let here = format!(
+                    "multicast {} at {} {}",
+                    mcast_of(f.msg),
+                    g.node_name(r),
+                    t.input_name(i)
+                );
+                let downstream = |o: usize| -> usize {
+                    let h = t.hop(o);
+                    let w = t.nbr[r as usize * t.ports + h.port as usize];
+                    key(w, (h.port as usize ^ 1) * t.vcs + h.vc as usize)
+                };
+                let k = key(r, i);
+                if iv.replay_out != NONE8 && iv.replay_out as usize != t.ej {
+                    let o = iv.replay_out as usize;
+                    next[k] = downstream(o);
+                    why[k] = format!(
+                        "{here}: replays data on {}, no credit",
+                        g.channel_name(r, t.hop(o))
+                    );
+                } else if iv.fifo.is_empty() {
+                    if i == t.ej {
+                        continue;
+                    }
+                    let p = i / t.vcs;
+                    let up = t.nbr[r as usize * t.ports + p];
+                    let o = (p ^ 1) * t.vcs + i % t.vcs;
+                    let owner = self.routers[up as usize].outs[o].owner;
+                    if owner != NONE8 {
+                        next[k] = key(up, owner as usize);
+                        why[k] = format!(
+                            "{here}: branch open but empty, waits for {} to feed {}",
+                            t.input_name(owner as usize),
+                            g.channel_name(up, t.hop(o))
+                        );
+                    }
+                } else if f.is_data() {
+                    if iv.first != NONE8 && iv.first as usize != t.ej {
+                        next[k] = downstream(iv.first as usize);
+                        why[k] = format!(
+                            "{here}: data flit waits for credit on {}",
+                            g.channel_name(r, t.hop(iv.first as usize))
+                        );
+                    }
+                } else {
+                    let o = t.route[(r * t.n + f.dest()) as usize] as usize;
+                    if o == t.ej {
+                        continue;
+                    }
+                    let ch = g.channel_name(r, t.hop(o));
+                    let target = g.node_name(f.dest());
+                    if iv.branches & (1 << o) != 0 {
+                        next[k] = downstream(o);
+                        why[k] = format!(
+                            "{here}: header for {target} waits for credit on its branch {ch}"
+                        );
+                    } else if router.outs[o].owner != NONE8 {
+                        let w = router.outs[o].owner as usize;
+                        next[k] = key(r, w);
+                        let holder = mcast_of(router.ins[w].msg);
+                        why[k] = format!(
+                            "{here}: header for {target} waits for {ch} held by multicast {holder} from {}",
+                            t.input_name(w)
+                        );
+                    }
+                }
+            }
+        }
+        let mut steps = Vec::new();
+        let mut state = vec![0u8; next.len()];
+        'outer: for s in 0..next.len() {
+            let mut path = Vec::new();
+            let mut k = s;
+            while k != usize::MAX && state[k] == 0 {
+                state[k] = 1;
+                path.push(k);
+                k = next[k];
+            }
+            if k != usize::MAX && state[k] == 1 {
+                let start = path.iter().position(|&x| x == k).unwrap();
+                steps = path[start..].iter().map(|&x| why[x].clone()).collect();
+                break 'outer;
+            }
+            for x in path {
+                state[x] = 2;
+            }
+        }
+        TreeWaitReport {
+            cycle: self.cycle,
+            bound: self.cfg.watchdog,
+            in_flight: self.mcasts.len(),
+            steps,
+        }
+    }
+}
+
+/// Phase 1 of one router: every active input, in a rotating order, moves at
+/// most one flit.
+fn eval_router(t: &Tables, cfg: &TreeConfig, r: u32, router: &mut TreeRouter, ev: &mut Events) {
+    let n_in = t.n_in;
+    let start = router.rr as usize;
+    router.rr = ((start + 1) % n_in) as u8;
+    let mut used: u32 = 0;
+    // The active inputs from `start` up, then those below it.
+    let low = (1u32 << start) - 1;
+    for mut todo in [router.active & !low, router.active & low] {
+        while todo != 0 {
+            let i = todo.trailing_zeros() as usize;
+            todo &= todo - 1;
+            eval_input(t, cfg, r, router, i, &mut used, ev);
+            let iv = &router.ins[i];
+            if iv.fifo.is_empty() && iv.msg == NONE32 {
+                router.active &= !(1 << i);
+            }
+        }
+    }
+}
+
+/// The physical port bit an output uses (the consumption channel has its own).
+fn port_bit(t: &Tables, o: usize) -> u32 {
+    if o == t.ej {
+        1 << t.ports
+    } else {
+        1 << (o / t.vcs)
+    }
+}
+
+fn can_send(t: &Tables, router: &TreeRouter, used: u32, o: usize) -> bool {
+    used & port_bit(t, o) == 0 && (o == t.ej || router.outs[o].credits > 0)
+}
+
+fn send(
+    t: &Tables,
+    r: u32,
+    router: &mut TreeRouter,
+    used: &mut u32,
+    o: usize,
+    f: Flit,
+    ev: &mut Events,
+) {
+    *used |= port_bit(t, o);
+    ev.moved = true;
+    if o == t.ej {
+        ev.ejects.push((r, f));
+        return;
+    }
+    router.outs[o].credits -= 1;
+    ev.link_flits += 1;
+    let h = t.hop(o);
+    let w = t.nbr[r as usize * t.ports + h.port as usize];
+    ev.sends
+        .push((w, ((h.port as usize ^ 1) * t.vcs + h.vc as usize) as u8, f));
+    if !f.is_data() && ev.fault.is_none() {
+        if let Err(e) = t.grid.check_hop(r, h, f.dest()) {
+            ev.fault = Some(e);
+        }
+    }
+    if t.keep_routes && !f.is_data() {
+        ev.hops.push((f.msg, f.dest(), r, h));
+    }
+}
+
+/// Takes the head flit off input `i` and returns its credit upstream.
+fn pop(t: &Tables, r: u32, router: &mut TreeRouter, i: usize, ev: &mut Events) -> Flit {
+    let f = router.ins[i].fifo.pop().expect("a head flit");
+    if i == t.ej {
+        ev.ni_credits.push(r);
+    } else {
+        let p = i / t.vcs;
+        let up = t.nbr[r as usize * t.ports + p];
+        ev.credits.push((up, ((p ^ 1) * t.vcs + i % t.vcs) as u8));
+    }
+    f
+}
+
+fn release(t: &Tables, r: u32, o: usize, ev: &mut Events) {
+    ev.releases.push((r, o as u8));
+    if o != t.ej {
+        let h = t.hop(o);
+        let w = t.nbr[r as usize * t.ports + h.port as usize];
+        ev.closes
+            .push((w, ((h.port as usize ^ 1) * t.vcs + h.vc as usize) as u8));
+        ev.moved = true;
+    }
+}
+
+/// The message has no more flits at input `i`: its branches close.
+fn end_segment(t: &Tables, r: u32, router: &mut TreeRouter, i: usize, ev: &mut Events) {
+    let iv = &mut router.ins[i];
+    let mut b = iv.branches;
+    while b != 0 {
+        let o = b.trailing_zeros() as usize;
+        b &= b - 1;
+        release(t, r, o, ev);
+    }
+    iv.msg = NONE32;
+    iv.branches = 0;
+    iv.first = NONE8;
+    iv.aux = 0;
+    iv.replay_out = NONE8;
+    iv.replay_next = 0;
+    iv.stall = 0;
+    iv.end_now = false;
+}
+
+/// Cuts every branch of the message at input `i` except `keep`.
+fn prune(
+    t: &Tables,
+    r: u32,
+    router: &mut TreeRouter,
+    i: usize,
+    keep: Option<usize>,
+    ev: &mut Events,
+) {
+    let iv = &mut router.ins[i];
+    let mut cut = iv.branches & !keep.map_or(0, |o| 1 << o);
+    if cut == 0 {
+        return;
+    }
+    iv.branches &= !cut;
+    let n = cut.count_ones();
+    let msg = iv.msg;
+    while cut != 0 {
+        let o = cut.trailing_zeros() as usize;
+        cut &= cut - 1;
+        release(t, r, o, ev);
+    }
+    ev.prunes.push((r, msg, n));
+}
+
+fn stalled(
+    t: &Tables,
+    r: u32,
+    router: &mut TreeRouter,
+    i: usize,
+    keep: Option<usize>,
+    ev: &mut Events,
+) {
+    let iv = &mut router.ins[i];
+    iv.stall += 1;
+    if let Pruning::On { stall_limit } = t.pruning {
+        if iv.stall >= stall_limit {
+            prune(t, r, router, i, keep, ev);
+        }
+    }
+}
+
+fn eval_input(
+    t: &Tables,
+    cfg: &TreeConfig,
+    r: u32,
+    router: &mut TreeRouter,
+    i: usize,
+    used: &mut u32,
+    ev: &mut Events,
+) {
+    // Replaying stored data behind a new branch's header.
+    let ro = router.ins[i].replay_out;
+    if ro != NONE8 {
+        let o = ro as usize;
+        if can_send(t, router, *used, o) {
+            let iv = &mut router.ins[i];
+            let idx = iv.replay_next;
+            let last = idx + 1 == iv.aux;
+            let f = Flit::data(iv.msg, idx, last);
+            iv.replay_next += 1;
+            iv.stall = 0;
+            ev.replayed += 1;
+            if last {
+                iv.replay_out = NONE8;
+                if o == t.ej {
+                    iv.branches &= !(1 << o);
+                    release(t, r, o, ev);
+                }
+            }
+            send(t, r, router, used, o, f, ev);
+        } else {
+            stalled(t, r, router, i, Some(o), ev);
+        }
+        let iv = &router.ins[i];
+        if iv.replay_out == NONE8 && iv.end_now {
+            end_segment(t, r, router, i, ev);
+        }
+        return;
+    }
+    if router.ins[i].end_now {
+        end_segment(t, r, router, i, ev);
+        return;
+    }
+    let Some(f) = router.ins[i].fifo.front() else {
+        return;
+    };
+    let iv = &mut router.ins[i];
+    if iv.msg == NONE32 {
+        if f.is_data() {
+            ev.fault = Some(format!(
+                "a data flit opens a message at {} {}",
+                t.grid.node_name(r),
+                t.input_name(i)
+            ));
+            return;
+        }
+        iv.msg = f.msg;
+    } else if f.msg != iv.msg {
+        ev.fault = Some(format!(
+            "message {} interleaved with message {} at {} {}",
+            f.msg,
+            iv.msg,
+            t.grid.node_name(r),
+            t.input_name(i)
+        ));
+        return;
+    }
+    if f.is_data() {
+        let o = iv.first as usize;
+        if !can_send(t, router, *used, o) {
+            stalled(t, r, router, i, Some(o), ev);
+            return;
+        }
+        pop(t, r, router, i, ev);
+        let iv = &mut router.ins[i];
+        iv.aux += 1;
+        iv.stall = 0;
+        if f.is_last_data() && o == t.ej {
+            iv.branches &= !(1 << o);
+            release(t, r, o, ev);
+        }
+        let end = f.end;
+        send(t, r, router, used, o, Flit { end: false, ..f }, ev);
+        if end {
+            end_segment(t, r, router, i, ev);
+        }
+        return;
+    }
+    let o = t.route[(r * t.n + f.dest()) as usize] as usize;
+    if iv.branches & (1 << o) != 0 {
+        if !can_send(t, router, *used, o) {
+            stalled(t, r, router, i, Some(o), ev);
+            return;
+        }
+    } else if router.outs[o].owner != NONE8 {
+        // Blocked: the channel is held by another message (or by a branch
+        // of this one that is still closing).
+        router.ins[i].stall += 1;
+        if t.pruning != Pruning::Off {
+            prune(t, r, router, i, None, ev);
+        }
+        return;
+    } else if !can_send(t, router, *used, o) {
+        stalled(t, r, router, i, None, ev);
+        return;
+    } else {
+        // A new branch.
+        router.outs[o].owner = i as u8;
+        let iv = &mut router.ins[i];
+        iv.branches |= 1 << o;
+        if iv.first == NONE8 {
+            iv.first = o as u8;
+        } else {
+            if iv.aux as usize > cfg.aux_flits || iv.aux == 0 {
+                ev.fault = Some(format!(
+                    "{} {} must replay {} data flits with a {}-flit auxiliary buffer",
+                    t.grid.node_name(r),
+                    t.input_name(i),
+                    iv.aux,
+                    cfg.aux_flits
+                ));
+                return;
+            }
+            iv.replay_out = o as u8;
+            iv.replay_next = 0;
+        }
+    }
+    pop(t, r, router, i, ev);
+    router.ins[i].stall = 0;
+    let end = f.end;
+    send(t, r, router, used, o, Flit { end: false, ..f }, ev);
+    if end {
+        let iv = &mut router.ins[i];
+        iv.end_now = true;
+        if iv.replay_out == NONE8 {
+            end_segment(t, r, router, i, ev);
+        }
+    }
+}

@@ -1,0 +1,269 @@
+//! The experiments of seed 003 section 3.4: tree-based multicast with
+//! pruning against pseudo-multicast (one unicast per destination) on an 8x8
+//! mesh, an 8x8 torus and an 8x8x8 torus, with dimension-order routing (two
+//! virtual channels per physical channel on the tori).
+//!
+//! All traffic is multicast: every node starts multicasts at random
+//! (geometric gaps, a probability per cycle), each with one data flit and
+//! 4, 12 or 25 distinct random destinations (the paper's range is 4 to 25;
+//! the three settings are its ends and a middle). The load axis is the
+//! *copy rate*: copies a node receives per cycle on average (rate x
+//! destinations), so a copy rate of 0.5 fills every consumption channel
+//! (a copy is two flits). Latency is from a multicast's creation to its
+//! last copy's data flit, over multicasts created after the warm-up; after
+//! the run the traffic stops and the network drains. A point is
+//! *saturated* when sources refused more than 1 % of the multicasts (queues
+//! of 4 multicasts were full), the backlog kept growing, or the drain did
+//! not finish.
+
+use super::{Panel, Series, plot_panels};
+use crate::direct::{Grid, Scheme, TreeConfig, TreeNet, TreeTraffic};
+use crate::{Error, Result};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::path::Path;
+
+/// How big a sweep is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TreeOptions {
+    /// Fewer points and cycles (CI).
+    pub quick: bool,
+    /// Cycles with traffic per point.
+    pub cycles: u64,
+    /// Cycles before latencies count.
+    pub warmup: u64,
+    /// Seed of the traffic.
+    pub seed: u64,
+}
+
+impl TreeOptions {
+    /// The defaults: 30,000 cycles with a 6,000-cycle warm-up, or 6,000 and
+    /// 1,500 when `quick`.
+    pub fn new(quick: bool) -> TreeOptions {
+        let (cycles, warmup) = if quick {
+            (6_000, 1_500)
+        } else {
+            (30_000, 6_000)
+        };
+        TreeOptions {
+            quick,
+            cycles,
+            warmup,
+            seed: 1,
+        }
+    }
+}
+
+/// The topologies of the paper's figures.
+pub const TOPOLOGIES: [&str; 3] = ["mesh:8x8", "torus:8x8", "torus:8x8x8"];
+
+/// Destinations per multicast in the sweeps.
+pub const DESTS: [u32; 3] = [4, 12, 25];
+
+/// One simulated point.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TreePoint {
+    /// `mesh:8x8`, ...
+    pub topology: &'static str,
+    /// `tree` or `pseudo`.
+    pub scheme: &'static str,
+    /// Destinations per multicast.
+    pub dests: u32,
+    /// Offered copies per node per cycle.
+    pub copy_rate: f64,
+    /// Multicasts started per node per cycle.
+    pub rate: f64,
+    /// Multicasts created.
+    pub created: u64,
+    /// Multicasts refused at full source queues.
+    pub refused: u64,
+    /// Multicasts measured.
+    pub measured: u64,
+    /// Mean latency of the measured multicasts.
+    pub mean_latency: f64,
+    /// Largest.
+    pub max_latency: u64,
+    /// Prunes per multicast created.
+    pub prunes_per_mcast: f64,
+    /// Flits over external channels per copy delivered.
+    pub link_flits_per_copy: f64,
+    /// See the module's documentation.
+    pub saturated: bool,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Job {
+    topology: &'static str,
+    scheme: Scheme,
+    dests: u32,
+    copy_rate: f64,
+}
+
+/// Copy rates swept on a topology.
+pub fn copy_rates(topology: &str, quick: bool) -> Vec<f64> {
+    let top = match topology {
+        "mesh:8x8" => 0.30,
+        _ => 0.45,
+    };
+    let steps: &[f64] = if quick {
+        &[0.1, 0.9]
+    } else {
+        &[0.05, 0.2, 0.35, 0.5, 0.65, 0.8, 0.9, 1.0]
+    };
+    steps.iter().map(|s| s * top).collect()
+}
+
+fn jobs(quick: bool) -> Vec<Job> {
+    let mut v = Vec::new();
+    let tops: &[&'static str] = if quick { &TOPOLOGIES[..2] } else { &TOPOLOGIES };
+    for &topology in tops {
+        let ds: &[u32] = if quick { &[4, 25] } else { &DESTS };
+        for &dests in ds {
+            for copy_rate in copy_rates(topology, quick) {
+                for scheme in [Scheme::Tree, Scheme::Pseudo] {
+                    v.push(Job {
+                        topology,
+                        scheme,
+                        dests,
+                        copy_rate,
+                    });
+                }
+            }
+        }
+    }
+    v
+}
+
+fn run_job(j: Job, o: &TreeOptions) -> Result<TreePoint> {
+    let grid = Grid::parse(j.topology)?;
+    let mut net = TreeNet::new(
+        grid,
+        TreeConfig {
+            seed: o.seed,
+            ..TreeConfig::default()
+        },
+    )?;
+    let rate = j.copy_rate / j.dests as f64;
+    net.set_traffic(TreeTraffic {
+        rate,
+        min_dests: j.dests,
+        max_dests: j.dests,
+        data: 1,
+        scheme: j.scheme,
+        queue_cap: 4,
+    })?;
+    net.measure_from(o.warmup);
+    net.run(o.warmup.min(o.cycles))?;
+    let backlog_warm = net.in_flight();
+    net.run(o.cycles - o.warmup.min(o.cycles))?;
+    let backlog_end = net.in_flight();
+    net.stop_traffic();
+    let drained = match net.run_until_delivered(o.cycles * 4) {
+        Ok(_) => true,
+        Err(Error::Fault { .. }) => false,
+        Err(e) => return Err(e),
+    };
+    let st = net.stats();
+    Ok(TreePoint {
+        topology: j.topology,
+        scheme: j.scheme.name(),
+        dests: j.dests,
+        copy_rate: j.copy_rate,
+        rate,
+        created: st.created,
+        refused: st.refused,
+        measured: st.measured,
+        mean_latency: st.mean_latency(),
+        max_latency: st.latency_max,
+        prunes_per_mcast: st.prunes as f64 / st.created.max(1) as f64,
+        link_flits_per_copy: st.link_flits as f64 / st.deliveries.max(1) as f64,
+        saturated: !drained
+            || st.refused * 100 > st.created + st.refused
+            || backlog_end > 2 * backlog_warm + 64,
+    })
+}
+
+/// Runs every point on all cores, in a fixed order.
+pub fn run(o: &TreeOptions, progress: &(dyn Fn() + Sync)) -> Result<Vec<TreePoint>> {
+    jobs(o.quick)
+        .into_par_iter()
+        .map(|j| {
+            let r = run_job(j, o);
+            progress();
+            r
+        })
+        .collect()
+}
+
+/// Number of points a sweep runs.
+pub fn points(quick: bool) -> usize {
+    jobs(quick).len()
+}
+
+/// Writes `tree_load.csv` and its plot (SVG, PNG): one panel per topology
+/// and destination count, tree against pseudo, unsaturated points only.
+pub fn write_outputs(points: &[TreePoint], dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let mut csv = String::from(
+        "topology,scheme,dests,copy_rate,rate,created,refused,measured,mean_latency,max_latency,prunes_per_mcast,link_flits_per_copy,saturated\n",
+    );
+    for p in points {
+        csv.push_str(&format!(
+            "{},{},{},{:.4},{:.6},{},{},{},{:.1},{},{:.3},{:.2},{}\n",
+            p.topology,
+            p.scheme,
+            p.dests,
+            p.copy_rate,
+            p.rate,
+            p.created,
+            p.refused,
+            p.measured,
+            p.mean_latency,
+            p.max_latency,
+            p.prunes_per_mcast,
+            p.link_flits_per_copy,
+            p.saturated
+        ));
+    }
+    let path = dir.join("tree_load.csv");
+    std::fs::write(&path, csv).map_err(|e| Error::io(&path, e))?;
+    let mut panels = Vec::new();
+    for topology in TOPOLOGIES {
+        for dests in DESTS {
+            let series: Vec<Series> = [
+                ("tree", "tree with pruning", (0, 90, 200)),
+                ("pseudo", "pseudo-multicast", (200, 30, 30)),
+            ]
+            .iter()
+            .map(|&(s, name, color)| Series {
+                name: name.into(),
+                color,
+                points: points
+                    .iter()
+                    .filter(|p| {
+                        p.topology == topology && p.dests == dests && p.scheme == s && !p.saturated
+                    })
+                    .map(|p| (p.copy_rate, p.mean_latency))
+                    .collect(),
+                spread: Vec::new(),
+            })
+            .collect();
+            if series.iter().all(|s| s.points.is_empty()) {
+                continue;
+            }
+            let g = Grid::parse(topology)?;
+            panels.push(Panel {
+                label: format!("{g}, {dests} destinations"),
+                x_desc: "Copies per node per cycle".into(),
+                y_desc: "Average multicast latency (cycles)".into(),
+                series,
+            });
+        }
+    }
+    let title =
+        "Tree multicast with pruning vs pseudo-multicast, 1 data flit (seed 003 section 3.4)";
+    for ext in ["svg", "png"] {
+        plot_panels(title, &panels, &dir.join(format!("tree_load.{ext}")))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,367 @@
+//! Tree-based multicast with pruning and the pseudo-multicast baseline on
+//! meshes and tori (seed 003 sections 3.1-3.4).
+
+use wormcast::Error;
+use wormcast::direct::{Grid, Pruning, Scheme, TreeConfig, TreeNet, TreeTraffic};
+
+fn cfg() -> TreeConfig {
+    TreeConfig {
+        keep_routes: true,
+        keep_deliveries: true,
+        ..TreeConfig::default()
+    }
+}
+
+/// The Fig. 6 situation on an 8x8 mesh (north is +y): A at (6,5) sends to
+/// (3,0), (0,5), (3,7); B at (6,2) sends to (3,6), (1,2), (3,1). N = (3,5),
+/// M = (3,2).
+fn figure6(pruning: Pruning) -> (TreeNet, u32, u32, Grid) {
+    let g = Grid::mesh(8, 8, 1).unwrap();
+    let c = |x, y| g.id([x, y, 0]);
+    let mut net = TreeNet::new(
+        g,
+        TreeConfig {
+            aux_flits: 6,
+            pruning,
+            watchdog: 500,
+            ..cfg()
+        },
+    )
+    .unwrap();
+    let a = net
+        .send(c(6, 5), &[c(3, 0), c(0, 5), c(3, 7)], 6, Scheme::Tree)
+        .unwrap();
+    let b = net
+        .send(c(6, 2), &[c(3, 6), c(1, 2), c(3, 1)], 6, Scheme::Tree)
+        .unwrap();
+    (net, a, b, g)
+}
+
+#[test]
+fn figure6_deadlocks_without_pruning() {
+    let (mut net, ..) = figure6(Pruning::Off);
+    let err = net.run_until_delivered(10_000).unwrap_err();
+    let Error::TreeDeadlock(rep) = err else {
+        panic!("expected a deadlock, got {err}");
+    };
+    println!("{rep}");
+    assert!(!rep.steps.is_empty());
+}
+
+#[test]
+fn figure6_completes_with_pruning() {
+    let (mut net, a, b, g) = figure6(Pruning::On { stall_limit: 8 });
+    let end = net.run_until_delivered(10_000).unwrap();
+    println!("end {end} {:?}", net.stats());
+    println!("{:?}", net.prunes());
+    let mut got: Vec<(u32, u32)> = net.deliveries().iter().map(|d| (d.mcast, d.node)).collect();
+    got.sort();
+    let c = |x, y| g.id([x, y, 0]);
+    let mut want = vec![
+        (a, c(3, 0)),
+        (a, c(0, 5)),
+        (a, c(3, 7)),
+        (b, c(3, 6)),
+        (b, c(1, 2)),
+        (b, c(3, 1)),
+    ];
+    want.sort();
+    assert_eq!(got, want);
+}
+
+/// Unloaded unicast: the header leaves the source router one cycle after it
+/// is queued and moves one hop per cycle; the data flits follow one per
+/// cycle. The copy is complete `distance + 1 + data` cycles after the send.
+#[test]
+fn unicast_timing_and_route_on_every_pair() {
+    for g in [
+        Grid::mesh(4, 3, 1).unwrap(),
+        Grid::torus(5, 4, 1).unwrap(),
+        Grid::torus(3, 3, 4).unwrap(),
+    ] {
+        for data in [1u16, 3] {
+            let mut net = TreeNet::new(g, cfg()).unwrap();
+            for u in 0..g.nodes() {
+                for v in (0..g.nodes()).filter(|&v| v != u) {
+                    let start = net.cycle();
+                    let m = net.send(u, &[v], data, Scheme::Pseudo).unwrap();
+                    let end = net.run_until_delivered(1000).unwrap();
+                    let d = net.deliveries().last().unwrap();
+                    assert_eq!((d.mcast, d.node, d.src), (m, v, u));
+                    assert_eq!(
+                        d.cycle - start,
+                        (g.distance(u, v) + 1 + data as u32) as u64,
+                        "{g}: {u} -> {v}, {data} data flits"
+                    );
+                    assert_eq!(end, d.cycle + 1);
+                    assert_eq!(
+                        net.route_of(m, v).unwrap(),
+                        g.unicast_route(u, v).as_slice()
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// A two-destination tree worm from (0,0) on an 8x8 mesh: H(3,0) D H(0,2).
+/// At the source the first header goes +x at cycle 1 with the data at 2;
+/// the second header opens a +y branch at 3 and the data is replayed
+/// behind it at 4. Copies: (3,0) at 1+3+1 = 5; (0,2): header at (0,2) in
+/// cycle 5, data in 6. As pseudo-multicast the second unicast enters the
+/// network right behind the first and also completes at 6.
+#[test]
+fn tree_worm_timing_by_hand() {
+    let g = Grid::mesh(8, 8, 1).unwrap();
+    let c = |x, y| g.id([x, y, 0]);
+    for (scheme, want) in [(Scheme::Tree, [5, 6]), (Scheme::Pseudo, [5, 6])] {
+        let mut net = TreeNet::new(g, cfg()).unwrap();
+        net.send(c(0, 0), &[c(3, 0), c(0, 2)], 1, scheme).unwrap();
+        net.run_until_delivered(100).unwrap();
+        let got: Vec<(u64, u32)> = net.deliveries().iter().map(|d| (d.cycle, d.node)).collect();
+        assert_eq!(
+            got,
+            vec![(want[0], c(3, 0)), (want[1], c(0, 2))],
+            "{scheme:?}"
+        );
+        let s = net.stats();
+        assert_eq!(s.replayed, u64::from(scheme == Scheme::Tree));
+        // Both: H and D over 3 hops to (3,0), H and D over 2 hops to (0,2):
+        // the branches part at the source, so the tree saves no channel.
+        assert_eq!(s.link_flits, 10);
+    }
+}
+
+/// A header that follows an existing branch crosses alone: from (0,0) to
+/// (3,0) and (5,0) the second header follows the +x branch to (3,0), where
+/// the first branch is the consumption channel, and opens a +x branch there
+/// with the data replayed once.
+#[test]
+fn a_header_following_a_branch_crosses_alone() {
+    let g = Grid::mesh(8, 8, 1).unwrap();
+    let c = |x, y| g.id([x, y, 0]);
+    let mut net = TreeNet::new(g, cfg()).unwrap();
+    net.send(c(0, 0), &[c(3, 0), c(5, 0)], 2, Scheme::Tree)
+        .unwrap();
+    net.run_until_delivered(100).unwrap();
+    let s = net.stats();
+    // H, D, D, H over 3 hops, then H + 2 replayed D over 2 hops.
+    assert_eq!((s.link_flits, s.replayed, s.prunes), (4 * 3 + 3 * 2, 2, 0));
+    let got: Vec<(u64, u32)> = net.deliveries().iter().map(|d| (d.cycle, d.node)).collect();
+    // (3,0): header consumed at 4, data at 5 and 6. The second header
+    // leaves the source at 4 (behind H, D, D at 1, 2, 3), reaches (3,0) at
+    // the end of 6, opens +x there at 7 with the data replayed at 8 and 9;
+    // two hops on, (5,0) consumes the header at 9 and the data at 10, 11.
+    assert_eq!(got, vec![(6, c(3, 0)), (11, c(5, 0))]);
+}
+
+/// Random multicasts under load on a mesh and both tori: every copy's
+/// header took exactly the hops of the unicast route from the source (the
+/// model also re-checks every hop as it is taken).
+#[test]
+fn every_destination_is_reached_along_its_unicast_route() {
+    for topo in ["mesh:8x8", "torus:8x8", "torus:4x4x4"] {
+        let g = Grid::parse(topo).unwrap();
+        for scheme in [Scheme::Tree, Scheme::Pseudo] {
+            let mut net = TreeNet::new(g, cfg()).unwrap();
+            net.set_traffic(TreeTraffic {
+                rate: 0.01,
+                min_dests: 4,
+                max_dests: 25,
+                data: 1,
+                scheme,
+                queue_cap: 4,
+            })
+            .unwrap();
+            net.run(3_000).unwrap();
+            net.stop_traffic();
+            net.run_until_delivered(100_000).unwrap();
+            let s = net.stats();
+            assert_eq!(s.deliveries, s.dests, "{topo} {scheme:?}");
+            assert!(s.deliveries > 1000, "{topo}: {s:?}");
+            if scheme == Scheme::Tree {
+                assert!(s.prunes > 0 && s.replayed > 0, "{topo}: {s:?}");
+            }
+            for d in net.deliveries() {
+                assert_eq!(
+                    net.route_of(d.mcast, d.node).unwrap(),
+                    g.unicast_route(d.src, d.node).as_slice(),
+                    "{topo}: multicast {} to {}",
+                    d.mcast,
+                    g.node_name(d.node)
+                );
+            }
+        }
+    }
+}
+
+/// The auxiliary buffer bounds a tree multicast's data (section 3.3); bad
+/// input is refused with the reason.
+#[test]
+fn oversized_and_malformed_multicasts_are_refused() {
+    let g = Grid::torus(4, 4, 1).unwrap();
+    let mut net = TreeNet::new(
+        g,
+        TreeConfig {
+            aux_flits: 3,
+            ..cfg()
+        },
+    )
+    .unwrap();
+    let e = net
+        .send(0, &[5, 6], 4, Scheme::Tree)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("does not fit the 3-flit auxiliary buffers"),
+        "{e}"
+    );
+    net.send(0, &[5, 6], 3, Scheme::Tree).unwrap();
+    // A unicast never replays: its length is not bound by the buffer.
+    net.send(0, &[5, 6], 4, Scheme::Pseudo).unwrap();
+    net.run_until_delivered(1000).unwrap();
+    assert_eq!(net.stats().deliveries, 4);
+    let big = TreeNet::new(
+        g,
+        TreeConfig {
+            aux_flits: 8,
+            ..cfg()
+        },
+    );
+    big.unwrap().send(0, &[5, 6], 8, Scheme::Tree).unwrap();
+    for (dests, data, what) in [
+        (vec![16], 1, "no node 16 in the 4x4 torus"),
+        (vec![0], 1, "the source is not a destination"),
+        (vec![3, 3], 1, "listed twice"),
+        (vec![], 1, "needs a destination"),
+        (vec![3], 0, "at least one data flit"),
+    ] {
+        let e = net
+            .send(0, &dests, data, Scheme::Tree)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(what), "{e}");
+    }
+    let e = TreeNet::new(
+        g,
+        TreeConfig {
+            buffer_flits: 0,
+            ..cfg()
+        },
+    )
+    .err()
+    .unwrap();
+    assert!(e.to_string().contains("buffer_flits"), "{e}");
+    let e = net
+        .set_traffic(TreeTraffic {
+            rate: 0.1,
+            min_dests: 4,
+            max_dests: 12,
+            data: 5,
+            scheme: Scheme::Tree,
+            queue_cap: 4,
+        })
+        .unwrap_err();
+    assert!(e.to_string().contains("auxiliary"), "{e}");
+}
+
+/// Random multicast traffic far past saturation for 1,000,000 cycles on each
+/// topology of the paper, tree with pruning, then drained: no deadlock (the
+/// watchdog would stop the run), every copy owed delivered, none twice (the
+/// model checks each copy as it arrives). The pseudo-multicast baseline runs
+/// the same load for 200,000 cycles.
+fn saturate(topo: &str, scheme: Scheme, cycles: u64) {
+    let g = Grid::parse(topo).unwrap();
+    let mut net = TreeNet::new(
+        g,
+        TreeConfig {
+            seed: 7,
+            ..TreeConfig::default()
+        },
+    )
+    .unwrap();
+    net.set_traffic(TreeTraffic {
+        rate: 0.05,
+        min_dests: 4,
+        max_dests: 25,
+        data: 1,
+        scheme,
+        queue_cap: 4,
+    })
+    .unwrap();
+    net.run(cycles).unwrap();
+    net.stop_traffic();
+    net.run_until_delivered(1_000_000).unwrap();
+    let s = net.stats();
+    println!("{topo} {scheme:?}: {s:?}");
+    assert!(s.refused > s.created, "past saturation: {s:?}");
+    assert_eq!(s.completed, s.created);
+    assert_eq!(s.deliveries, s.dests);
+    if scheme == Scheme::Tree {
+        assert!(s.prunes > 1000, "{s:?}");
+    }
+}
+
+#[test]
+fn saturated_8x8_mesh_for_a_million_cycles() {
+    saturate("mesh:8x8", Scheme::Tree, 1_000_000);
+    saturate("mesh:8x8", Scheme::Pseudo, 200_000);
+}
+
+#[test]
+fn saturated_8x8_torus_for_a_million_cycles() {
+    saturate("torus:8x8", Scheme::Tree, 1_000_000);
+    saturate("torus:8x8", Scheme::Pseudo, 200_000);
+}
+
+#[test]
+fn saturated_8x8x8_torus_for_a_million_cycles() {
+    saturate("torus:8x8x8", Scheme::Tree, 1_000_000);
+    saturate("torus:8x8x8", Scheme::Pseudo, 200_000);
+}
+
+mod random {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
+
+        /// Any small mesh or torus, FIFO depth, stall limit, data length,
+        /// destination count and load: with pruning every multicast
+        /// completes, each destination exactly once (checked by the model at
+        /// every copy) and no deadlock.
+        #[test]
+        fn pruning_delivers_everything_exactly_once(
+            topo in prop::sample::select(vec!["mesh:4x4", "torus:4x4", "torus:3x3x3", "mesh:3x3x3", "torus:5x3", "mesh:6x2"]),
+            buffer in 1usize..4,
+            stall_limit in prop::sample::select(vec![1u32, 2, 8, 30]),
+            data in 1u16..4,
+            rate in 0.02f64..0.3,
+            max_dests in 1u32..9,
+            seed in 0u64..1000,
+        ) {
+            let g = Grid::parse(topo).unwrap();
+            let mut net = TreeNet::new(g, TreeConfig {
+                buffer_flits: buffer,
+                pruning: Pruning::On { stall_limit },
+                seed,
+                ..TreeConfig::default()
+            }).unwrap();
+            net.set_traffic(TreeTraffic {
+                rate,
+                min_dests: 1,
+                max_dests,
+                data,
+                scheme: Scheme::Tree,
+                queue_cap: 3,
+            }).unwrap();
+            net.run(3_000).unwrap();
+            net.stop_traffic();
+            net.run_until_delivered(200_000).unwrap();
+            let s = net.stats();
+            prop_assert_eq!(s.completed, s.created);
+            prop_assert_eq!(s.deliveries, s.dests);
+        }
+    }
+}
