@@ -803,3 +803,58 @@ fn mesh3d_plan_of_the_worked_example() {
     assert_eq!(e.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&e.stderr).contains("outside the 4x4x4 mesh"));
 }
+
+#[test]
+fn tree_send_shows_figure6_with_and_without_pruning() {
+    let fig6 = [
+        "tree",
+        "send",
+        "--data",
+        "6",
+        "--aux",
+        "6",
+        "--send",
+        "6,5>3,0;0,5;3,7",
+        "--send",
+        "6,2>3,6;1,2;3,1",
+    ];
+    let out = ok(&wormcast(&fig6));
+    assert!(
+        out.contains("tree multicast on the 8x8 mesh: all copies delivered by cycle 31"),
+        "{out}"
+    );
+    assert!(
+        out.contains("prune: cycle 18: multicast 0 cut 2 branch(es) at (3,5)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("multicast 1 (6,2) -> (3,1) at cycle 29: c[(6,2)->(5,2) -x vc0] c[(5,2)->(4,2) -x vc0] c[(4,2)->(3,2) -x vc0] c[(3,2)->(3,1) -y vc0]"),
+        "{out}"
+    );
+    let mut no_prune = fig6.to_vec();
+    no_prune.push("--no-prune");
+    let e = wormcast(&no_prune);
+    assert_eq!(e.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&e.stderr);
+    assert!(err.contains("8 input channels wait in a cycle"), "{err}");
+    let out = ok(&wormcast(&[
+        "tree",
+        "send",
+        "--topo",
+        "torus:8x8",
+        "--send",
+        "6,0>1,0",
+        "--json",
+    ]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    // 6 -> 7 -> 0 on VC 0 (the wrap link is ahead), 0 -> 1 on VC 1.
+    assert_eq!(v["copies"][0]["route"][2], "c[(0,0)->(1,0) +x vc1]");
+    assert_eq!(v["copies"][0]["cycle"], 3 + 1 + 1);
+    let e = wormcast(&["tree", "send", "--data", "5", "--send", "0,0>1,1"]);
+    assert_eq!(e.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&e.stderr).contains("does not fit the 4-flit auxiliary buffers")
+    );
+    let e = wormcast(&["tree", "send", "--send", "0,0>8,1"]);
+    assert!(String::from_utf8_lossy(&e.stderr).contains("outside the 8x8 mesh"));
+}

@@ -44,19 +44,50 @@ fn figure6_deadlocks_without_pruning() {
     let Error::TreeDeadlock(rep) = err else {
         panic!("expected a deadlock, got {err}");
     };
-    println!("{rep}");
-    assert!(!rep.steps.is_empty());
+    let text = rep.to_string();
+    // A's header for (3,7) waits at N for the channel B's first branch holds,
+    // B's header for (3,1) waits at M for the channel A's branch holds, and
+    // each branch is open but empty, waiting for the blocked message behind
+    // it: eight input channels in one cycle.
+    assert_eq!(rep.steps.len(), 8, "{text}");
+    assert!(
+        text.contains("multicast 0 at (3,5) input from +x vc0: header for (3,7) waits for c[(3,5)->(3,6) +y vc0] held by multicast 1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("multicast 1 at (3,2) input from +x vc0: header for (3,1) waits for c[(3,2)->(3,1) -y vc0] held by multicast 0"),
+        "{text}"
+    );
+    assert_eq!(
+        rep.steps
+            .iter()
+            .filter(|s| s.contains("open but empty"))
+            .count(),
+        6
+    );
 }
 
 #[test]
 fn figure6_completes_with_pruning() {
     let (mut net, a, b, g) = figure6(Pruning::On { stall_limit: 8 });
-    let end = net.run_until_delivered(10_000).unwrap();
-    println!("end {end} {:?}", net.stats());
-    println!("{:?}", net.prunes());
+    net.run_until_delivered(10_000).unwrap();
+    // Both block in the same cycle and both prune: A cuts its two branches
+    // at N (west and south), B its two at M (north and west).
+    let c = |x, y| g.id([x, y, 0]);
+    let prunes: Vec<(u32, u32, u32)> = net
+        .prunes()
+        .iter()
+        .map(|p| (p.node, p.mcast, p.cut))
+        .collect();
+    assert_eq!(prunes, vec![(c(3, 2), b, 2), (c(3, 5), a, 2)]);
+    for d in net.deliveries() {
+        assert_eq!(
+            net.route_of(d.mcast, d.node).unwrap(),
+            g.unicast_route(d.src, d.node).as_slice()
+        );
+    }
     let mut got: Vec<(u32, u32)> = net.deliveries().iter().map(|d| (d.mcast, d.node)).collect();
     got.sort();
-    let c = |x, y| g.id([x, y, 0]);
     let mut want = vec![
         (a, c(3, 0)),
         (a, c(0, 5)),
@@ -364,4 +395,75 @@ mod random {
             prop_assert_eq!(s.deliveries, s.dests);
         }
     }
+}
+
+/// The waveform of a two-destination tree worm from (0,0) on a 4x4 mesh to
+/// (2,0) and (0,1), one data flit. Values are sampled after each clock
+/// edge: the flit a router sends in cycle `t` is on its link register at
+/// `t + 1`. Router (0,0) sends H(2,0) on +x in cycle 1 and the data in 2,
+/// opens the +y branch with H(0,1) in 3 (the injection input, number 4,
+/// owns it) and replays the data in 4; the message then ends there and both
+/// branches raise `close` in cycle 4 and are free from 5. Router (2,0)
+/// consumes the header in 3 and the data in 4; (0,1), one hop up, the
+/// header in 4 and the replayed data in 5.
+#[test]
+fn waveform_of_a_tree_worm() {
+    use wormcast::rtl::trace::MemorySink;
+    let g = Grid::mesh(4, 4, 1).unwrap();
+    let mut net = TreeNet::new(g, cfg()).unwrap();
+    let mem = MemorySink::new();
+    net.attach_tracer(Box::new(mem.clone()), 5_000).unwrap();
+    net.send(0, &[2, 4], 1, Scheme::Tree).unwrap();
+    net.run_until_delivered(100).unwrap();
+    net.run(2).unwrap();
+    net.finish_trace().unwrap();
+    let v = |p: &str| mem.history(p);
+    let h = |pairs: &[(u64, &str)]| -> Vec<(u64, String)> {
+        pairs.iter().map(|&(c, s)| (c, s.to_string())).collect()
+    };
+    let w32 = |x: u32| format!("{x:032b}");
+    let data = w32(0xC000_0000);
+    assert_eq!(
+        v("top.r0.in_inj.count"),
+        h(&[(0, "00"), (1, "01"), (4, "00")])
+    );
+    assert_eq!(
+        v("top.r0.out_px0.valid"),
+        h(&[(0, "0"), (2, "1"), (4, "0")])
+    );
+    assert_eq!(
+        v("top.r0.out_px0.flit"),
+        vec![(0, w32(0)), (2, w32(2)), (3, data.clone()), (4, w32(0))]
+    );
+    assert_eq!(
+        v("top.r0.out_py0.valid"),
+        h(&[(0, "0"), (4, "1"), (6, "0")])
+    );
+    assert_eq!(
+        v("top.r0.out_py0.flit"),
+        vec![(0, w32(0)), (4, w32(4)), (5, data.clone()), (6, w32(0))]
+    );
+    assert_eq!(
+        v("top.r0.out_px0.owner"),
+        h(&[(0, "1111"), (2, "0100"), (5, "1111")])
+    );
+    assert_eq!(
+        v("top.r0.out_py0.owner"),
+        h(&[(0, "1111"), (4, "0100"), (5, "1111")])
+    );
+    assert_eq!(
+        v("top.r0.out_px0.close"),
+        h(&[(0, "0"), (5, "1"), (6, "0")])
+    );
+    assert_eq!(
+        v("top.r0.out_py0.close"),
+        h(&[(0, "0"), (5, "1"), (6, "0")])
+    );
+    assert_eq!(
+        v("top.r0.in_inj.replay"),
+        h(&[(0, "0"), (4, "1"), (5, "0")])
+    );
+    assert_eq!(v("top.r2.out_ej.valid"), h(&[(0, "0"), (4, "1"), (6, "0")]));
+    let got: Vec<(u64, u32)> = net.deliveries().iter().map(|d| (d.cycle, d.node)).collect();
+    assert_eq!(got, vec![(4, 2), (5, 4)]);
 }

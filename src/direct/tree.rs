@@ -35,9 +35,11 @@
 //! open its branch because the output virtual channel is held, the message
 //! is blocked at that router, and the router cuts every branch the message
 //! has there: it closes them as if the message had ended, so they drain and
-//! free their channels downstream. A header that cannot follow its branch
-//! for want of credits prunes the same way once it has waited `stall_limit`
-//! cycles (flow control telling the router that the branch cannot advance).
+//! free their channels downstream. An input that cannot move its head flit
+//! (a header on its branch, a data flit, a replayed flit) for want of
+//! credits or link time prunes once it has been stalled `stall_limit`
+//! cycles in a row (flow control telling the router that the branch cannot
+//! advance), cutting every branch but the one it is trying to use.
 //! The paper leaves open how the destinations behind a cut branch are then
 //! served; here the pruning router becomes their source: the cut only stops
 //! *later* headers from using the branch, so a later header that needs that
@@ -56,7 +58,8 @@
 //! cycle of waiting input channels ([`TreeWaitReport`]).
 
 use super::grid::{Grid, GridHop, PORT_NAMES};
-use crate::rtl::Fifo;
+use crate::rtl::trace::{Hierarchy, ScopeBuilder, TraceState, WaveSink};
+use crate::rtl::{Fifo, bits_for};
 use crate::{Error, Result};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
@@ -140,9 +143,9 @@ pub enum Pruning {
     /// Never: the plain tree multicast, which can deadlock (Fig. 6).
     Off,
     /// At once when a header finds its output virtual channel held, and
-    /// after `stall_limit` cycles when it waits for credits on its branch.
+    /// after `stall_limit` stalled cycles in a row otherwise (default 1).
     On {
-        /// Cycles a header may wait for credits before it prunes.
+        /// Cycles an input may be stalled before it prunes (at least 1).
         stall_limit: u32,
     },
 }
@@ -173,7 +176,7 @@ impl Default for TreeConfig {
         TreeConfig {
             buffer_flits: 2,
             aux_flits: 4,
-            pruning: Pruning::On { stall_limit: 8 },
+            pruning: Pruning::On { stall_limit: 1 },
             watchdog: 2000,
             keep_routes: false,
             keep_deliveries: false,
@@ -371,6 +374,10 @@ struct Events {
     hops: Vec<(u32, u32, u32, GridHop)>,
     link_flits: u64,
     replayed: u64,
+    /// Tracing: the flits sent and the closes raised this cycle.
+    trace: bool,
+    link_log: Vec<(u32, u8, Flit)>,
+    close_log: Vec<(u32, u8)>,
     moved: bool,
     fault: Option<String>,
 }
@@ -430,6 +437,19 @@ pub struct TreeNet {
     routes: FxHashMap<(u32, u32), Vec<(u32, GridHop)>>,
     deliveries: Vec<TreeDelivery>,
     prune_log: Vec<PruneEvent>,
+    tracing: Option<Box<TreeTracing>>,
+}
+
+/// The waveform being written: signal values, the sink, and the link
+/// registers of the last cycle (flit sent and close raised per output).
+struct TreeTracing {
+    state: TraceState,
+    sink: Box<dyn WaveSink>,
+    first: Vec<u32>,
+    count: Vec<u32>,
+    links: Vec<Option<Flit>>,
+    closes: Vec<bool>,
+    touched: Vec<usize>,
 }
 
 impl TreeNet {
@@ -452,6 +472,13 @@ impl TreeNet {
                 "aux_flits",
                 cfg.aux_flits.to_string(),
                 "an auxiliary buffer holds 1 to 65,535 data flits",
+            ));
+        }
+        if cfg.pruning == (Pruning::On { stall_limit: 0 }) {
+            return Err(bad(
+                "stall_limit",
+                "0".into(),
+                "an input prunes after at least one stalled cycle",
             ));
         }
         if cfg.watchdog == 0 {
@@ -534,6 +561,7 @@ impl TreeNet {
             routes: FxHashMap::default(),
             deliveries: Vec::new(),
             prune_log: Vec::new(),
+            tracing: None,
         })
     }
 
@@ -815,6 +843,9 @@ impl TreeNet {
             self.last_move = self.cycle;
         }
         self.cycle += 1;
+        if self.tracing.is_some() {
+            self.sample_trace()?;
+        }
         if !self.mcasts.is_empty() && self.cycle - self.last_move > self.cfg.watchdog {
             return Err(Error::TreeDeadlock(Box::new(self.wait_report())));
         }
@@ -1013,6 +1044,86 @@ impl TreeNet {
         Ok(())
     }
 
+    /// Starts writing every router's registers to `sink` (before the first
+    /// cycle): per router `top.r<node>`, per input `in_<port><vc>` (`in_inj`
+    /// for injection) its FIFO count, open message, branch mask, replay flag,
+    /// auxiliary-buffer count and stall counter; per output `out_<port><vc>`
+    /// (`out_ej` for consumption) its owner input (all ones: free), credits,
+    /// and the link register: valid, flit word and message of the flit sent
+    /// in the last cycle, and the `close` side-band wire (docs/signals.md).
+    pub fn attach_tracer(&mut self, sink: Box<dyn WaveSink>, cycle_ps: u64) -> Result<()> {
+        if self.cycle != 0 {
+            return Err(Error::Config {
+                field: "tracing",
+                value: format!("cycle {}", self.cycle),
+                reason: "a tracer must be attached before the first cycle".into(),
+            });
+        }
+        let t = &self.t;
+        let depth = self.cfg.buffer_flits as u32;
+        let mut hier = Hierarchy::new("top");
+        let (mut first, mut count) = (Vec::new(), Vec::new());
+        {
+            let mut root = hier.root();
+            for r in 0..t.n {
+                let before = root.signal_count();
+                root.scope(&format!("r{r}"), |s| declare_router(t, depth, s));
+                first.push(before);
+                count.push(root.signal_count() - before);
+            }
+        }
+        let slots = t.n as usize * t.n_in;
+        let mut tr = TreeTracing {
+            state: TraceState::new(&hier),
+            sink,
+            first,
+            count,
+            links: vec![None; slots],
+            closes: vec![false; slots],
+            touched: Vec::new(),
+        };
+        sample_all(t, &self.routers, &mut tr);
+        tr.sink.begin(&hier, cycle_ps, &tr.state)?;
+        tr.state.clear_changes();
+        self.tracing = Some(Box::new(tr));
+        self.ev.trace = true;
+        Ok(())
+    }
+
+    /// Ends the waveform.
+    pub fn finish_trace(&mut self) -> Result<()> {
+        if let Some(mut tr) = self.tracing.take() {
+            tr.sink.finish(self.cycle)?;
+        }
+        self.ev.trace = false;
+        Ok(())
+    }
+
+    fn sample_trace(&mut self) -> Result<()> {
+        let Some(tr) = self.tracing.as_mut() else {
+            return Ok(());
+        };
+        let n_in = self.t.n_in;
+        for k in tr.touched.drain(..) {
+            tr.links[k] = None;
+            tr.closes[k] = false;
+        }
+        for (r, o, f) in self.ev.link_log.drain(..) {
+            let k = r as usize * n_in + o as usize;
+            tr.links[k] = Some(f);
+            tr.touched.push(k);
+        }
+        for (r, o) in self.ev.close_log.drain(..) {
+            let k = r as usize * n_in + o as usize;
+            tr.closes[k] = true;
+            tr.touched.push(k);
+        }
+        sample_all(&self.t, &self.routers, tr);
+        tr.sink.cycle(self.cycle, &tr.state, tr.state.changed())?;
+        tr.state.clear_changes();
+        Ok(())
+    }
+
     /// Builds the watchdog's report: every input channel with an open
     /// segment waits for at most one other (the holder of the channel its
     /// header needs, the downstream input of a branch without credits, or,
@@ -1131,6 +1242,71 @@ impl TreeNet {
     }
 }
 
+/// `px0`, `mx1`, ... for a port and virtual channel; `inj`/`ej` for the
+/// internal channels.
+fn short_name(t: &Tables, i: usize, internal: &str) -> String {
+    if i == t.ej {
+        return internal.into();
+    }
+    let p = i / t.vcs;
+    let sign = if p % 2 == 0 { 'p' } else { 'm' };
+    format!("{sign}{}{}", ['x', 'y', 'z'][p / 2], i % t.vcs)
+}
+
+const OWNER_BITS: u32 = 4;
+
+fn declare_router(t: &Tables, depth: u32, s: &mut ScopeBuilder<'_>) {
+    for i in 0..t.n_in {
+        s.scope(&format!("in_{}", short_name(t, i, "inj")), |s| {
+            s.signal("count", bits_for(depth));
+            s.signal("msg", 32);
+            s.signal("branches", t.n_in as u32);
+            s.signal("replay", 1);
+            s.signal("aux", 16);
+            s.signal("stall", 16);
+        });
+    }
+    for o in 0..t.n_in {
+        s.scope(&format!("out_{}", short_name(t, o, "ej")), |s| {
+            s.signal("owner", OWNER_BITS);
+            s.signal("credits", bits_for(depth));
+            s.signal("valid", 1);
+            s.signal("flit", 32);
+            s.signal("msg", 32);
+            s.signal("close", 1);
+        });
+    }
+}
+
+fn sample_all(t: &Tables, routers: &[TreeRouter], tr: &mut TreeTracing) {
+    for (r, router) in routers.iter().enumerate() {
+        let mut s = tr.state.sampler(tr.first[r], tr.count[r]);
+        for iv in &router.ins {
+            s.value(iv.fifo.len() as u64);
+            s.value(iv.msg as u64);
+            s.value(iv.branches as u64);
+            s.bit(iv.replay_out != NONE8);
+            s.value(iv.aux as u64);
+            s.value(iv.stall.min(0xffff) as u64);
+        }
+        for (o, out) in router.outs.iter().enumerate() {
+            let k = r * t.n_in + o;
+            s.value(if out.owner == NONE8 {
+                (1 << OWNER_BITS) - 1
+            } else {
+                out.owner as u64
+            });
+            s.value(if o == t.ej { 0 } else { out.credits as u64 });
+            let f = tr.links[k];
+            s.bit(f.is_some());
+            s.value(f.map_or(0, |f| f.word as u64));
+            s.value(f.map_or(0, |f| f.msg as u64));
+            s.bit(tr.closes[k]);
+        }
+        s.finish();
+    }
+}
+
 /// Phase 1 of one router: every active input, in a rotating order, moves at
 /// most one flit.
 fn eval_router(t: &Tables, cfg: &TreeConfig, r: u32, router: &mut TreeRouter, ev: &mut Events) {
@@ -1177,6 +1353,9 @@ fn send(
 ) {
     *used |= port_bit(t, o);
     ev.moved = true;
+    if ev.trace {
+        ev.link_log.push((r, o as u8, f));
+    }
     if o == t.ej {
         ev.ejects.push((r, f));
         return;
@@ -1213,6 +1392,9 @@ fn pop(t: &Tables, r: u32, router: &mut TreeRouter, i: usize, ev: &mut Events) -
 fn release(t: &Tables, r: u32, o: usize, ev: &mut Events) {
     ev.releases.push((r, o as u8));
     if o != t.ej {
+        if ev.trace {
+            ev.close_log.push((r, o as u8));
+        }
         let h = t.hop(o);
         let w = t.nbr[r as usize * t.ports + h.port as usize];
         ev.closes

@@ -7,6 +7,7 @@ use serde::Serialize;
 use std::path::PathBuf;
 use wormcast::direct::{Grid, Pruning, Scheme, TreeConfig, TreeNet, TreeStats};
 use wormcast::experiment::tree::{TreeOptions, points, run as run_points, write_outputs};
+use wormcast::wave::VcdWriter;
 use wormcast::{Error, Result};
 
 #[derive(Subcommand)]
@@ -43,8 +44,11 @@ pub struct SendArgs {
     /// No pruning (a blocked tree can deadlock).
     #[arg(long)]
     no_prune: bool,
-    /// Cycles a header waits for credits before it prunes.
-    #[arg(long, default_value_t = 8)]
+    /// Write every router's registers to this VCD file.
+    #[arg(long)]
+    vcd: Option<PathBuf>,
+    /// Cycles an input may be stalled before it prunes.
+    #[arg(long, default_value_t = 1)]
     stall_limit: u32,
     #[arg(long)]
     json: bool,
@@ -141,6 +145,10 @@ fn send(a: &SendArgs) -> Result<()> {
             ..TreeConfig::default()
         },
     )?;
+    if let Some(v) = &a.vcd {
+        let w = VcdWriter::create(v)?.with_comment("wormcast tree send");
+        net.attach_tracer(Box::new(w), 5_000)?;
+    }
     for s in &a.sends {
         let (src, dests) = s.split_once('>').ok_or_else(|| Error::Config {
             field: "send",
@@ -154,7 +162,9 @@ fn send(a: &SendArgs) -> Result<()> {
             .collect::<Result<Vec<u32>>>()?;
         net.send(src, &dests, a.data, scheme)?;
     }
-    let cycles = net.run_until_delivered(1_000_000)?;
+    let cycles = net.run_until_delivered(1_000_000);
+    net.finish_trace()?;
+    let cycles = cycles?;
     let copies: Vec<CopyOut> = net
         .deliveries()
         .iter()
