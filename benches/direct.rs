@@ -5,12 +5,19 @@
 //! one-port and all-port, 20,000 cycles from a cold start. Throughput is in
 //! simulated cycles per second.
 //!
+//! The tree-multicast routers of seed 003 (`tree/...`): 8x8 mesh and
+//! 8x8x8 torus, tree with pruning and pseudo-multicast, 4-25 destinations,
+//! 1 data flit, at a light load (0.1 copies per node per cycle) and far past
+//! saturation (0.05 multicasts per node per cycle), 5,000 cycles from a
+//! cold start.
+//!
 //! `cargo bench --bench direct`
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use std::sync::Arc;
 use wormcast::direct::{
-    CubeFabric, DirectConfig, DirectSystem, DirectTraffic, Hypercube, PortModel, Routing,
+    CubeFabric, DirectConfig, DirectSystem, DirectTraffic, Grid, Hypercube, PortModel, Routing,
+    Scheme, TreeConfig, TreeNet, TreeTraffic,
 };
 
 const CYCLES: u64 = 20_000;
@@ -64,11 +71,52 @@ fn cube(c: &mut Criterion) {
     g.finish();
 }
 
+const TREE_CYCLES: u64 = 5_000;
+
+fn tree_net(topo: &str, scheme: Scheme, rate: f64) -> TreeNet {
+    let mut n = TreeNet::new(Grid::parse(topo).unwrap(), TreeConfig::default()).unwrap();
+    n.set_traffic(TreeTraffic {
+        rate,
+        min_dests: 4,
+        max_dests: 25,
+        data: 1,
+        scheme,
+        queue_cap: 4,
+    })
+    .unwrap();
+    n
+}
+
+fn tree(c: &mut Criterion) {
+    let mut g = c.benchmark_group("tree");
+    g.throughput(Throughput::Elements(TREE_CYCLES));
+    g.sample_size(10);
+    for topo in ["mesh:8x8", "torus:8x8x8"] {
+        for scheme in [Scheme::Tree, Scheme::Pseudo] {
+            // 0.1 copies per node per cycle at 14.5 destinations on average.
+            for (load, rate) in [("light", 0.1 / 14.5), ("saturated", 0.05)] {
+                let name = format!("{}_{}_{load}", topo.replace(':', "_"), scheme.name());
+                g.bench_function(name, |b| {
+                    b.iter_batched(
+                        || tree_net(topo, scheme, rate),
+                        |mut n| {
+                            n.run(TREE_CYCLES).unwrap();
+                            n
+                        },
+                        BatchSize::LargeInput,
+                    )
+                });
+            }
+        }
+    }
+    g.finish();
+}
+
 // Criterion's own charts need a system font that plotters, built here with
 // an embedded font only, cannot find; the figures are in the text report.
 criterion_group! {
     name = benches;
     config = Criterion::default().without_plots();
-    targets = cube
+    targets = cube, tree
 }
 criterion_main!(benches);

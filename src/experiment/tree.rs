@@ -99,18 +99,16 @@ struct Job {
     copy_rate: f64,
 }
 
-/// Copy rates swept on a topology.
+/// Copy rates swept on a topology: fine steps up to past the saturation of
+/// both schemes; `quick` takes a light load and one far past saturation.
 pub fn copy_rates(topology: &str, quick: bool) -> Vec<f64> {
-    let top = match topology {
-        "mesh:8x8" => 0.30,
-        _ => 0.45,
-    };
-    let steps: &[f64] = if quick {
-        &[0.1, 0.9]
-    } else {
-        &[0.05, 0.2, 0.35, 0.5, 0.65, 0.8, 0.9, 1.0]
-    };
-    steps.iter().map(|s| s * top).collect()
+    if quick {
+        return vec![0.015, 0.3];
+    }
+    match topology {
+        "mesh:8x8" => vec![0.005, 0.015, 0.03, 0.045, 0.06, 0.08, 0.1, 0.12, 0.15],
+        _ => vec![0.005, 0.015, 0.03, 0.05, 0.07, 0.09, 0.12, 0.15, 0.2],
+    }
 }
 
 fn jobs(quick: bool) -> Vec<Job> {

@@ -1,0 +1,57 @@
+//! The seed 003 experiments, reduced: every point runs, the files are
+//! written, and the robust trends of the full sweep hold.
+
+use wormcast::experiment::tree::{TreeOptions, TreePoint, run, write_outputs};
+
+#[test]
+fn quick_sweep_writes_files_and_shows_the_trends() {
+    let o = TreeOptions::new(true);
+    let pts = run(&o, &|| {}).unwrap();
+    // 2 topologies x 2 destination counts x 2 loads x 2 schemes.
+    assert_eq!(pts.len(), 16);
+    let dir = std::env::temp_dir().join(format!("wormcast-tree-exp-{}", std::process::id()));
+    write_outputs(&pts, &dir).unwrap();
+    for f in ["tree_load.csv", "tree_load.svg", "tree_load.png"] {
+        assert!(dir.join(f).metadata().unwrap().len() > 0, "{f}");
+    }
+    let csv = std::fs::read_to_string(dir.join("tree_load.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 16);
+    let find = |topo: &str, scheme: &str, dests: u32, light: bool| -> &TreePoint {
+        let mut v: Vec<&TreePoint> = pts
+            .iter()
+            .filter(|p| p.topology == topo && p.scheme == scheme && p.dests == dests)
+            .collect();
+        v.sort_by(|a, b| a.copy_rate.total_cmp(&b.copy_rate));
+        if light { v[0] } else { v[v.len() - 1] }
+    };
+    for topo in ["mesh:8x8", "torus:8x8"] {
+        for dests in [4, 25] {
+            let (t, p) = (
+                find(topo, "tree", dests, true),
+                find(topo, "pseudo", dests, true),
+            );
+            // Light load is unsaturated for both, and the tree carries fewer
+            // flits over the network per copy (shared trunks).
+            assert!(
+                !t.saturated && !p.saturated && t.measured > 100,
+                "{t:?} {p:?}"
+            );
+            assert!(t.link_flits_per_copy < p.link_flits_per_copy, "{t:?} {p:?}");
+            // Far past saturation the tree is worse than one unicast per
+            // destination (pruning and replays), as the paper warns.
+            let (th, ph) = (
+                find(topo, "tree", dests, false),
+                find(topo, "pseudo", dests, false),
+            );
+            assert!(
+                th.saturated && th.mean_latency > ph.mean_latency,
+                "{th:?} {ph:?}"
+            );
+            assert!(th.prunes_per_mcast > t.prunes_per_mcast, "{th:?} {t:?}");
+        }
+        // With many destinations at light load the tree wins: one worm from
+        // the source instead of 25.
+        let (t, p) = (find(topo, "tree", 25, true), find(topo, "pseudo", 25, true));
+        assert!(t.mean_latency < 0.95 * p.mean_latency, "{t:?} {p:?}");
+    }
+}
