@@ -855,6 +855,24 @@ fn tree_send_shows_figure6_with_and_without_pruning() {
     assert!(
         String::from_utf8_lossy(&e.stderr).contains("does not fit the 4-flit auxiliary buffers")
     );
+    let vcd = tmp("tree.vcd");
+    ok(&wormcast(&[
+        "tree",
+        "send",
+        "--topo",
+        "torus:4x4",
+        "--send",
+        "0,0>2,1;3,3",
+        "--vcd",
+        vcd.to_str().unwrap(),
+    ]));
+    let v = std::fs::read_to_string(&vcd).unwrap();
+    assert!(v.starts_with("$version"), "{}", &v[..100]);
+    assert!(
+        v.contains("$scope module r15 $end") && v.contains(" close $end"),
+        "{}",
+        &v[..400]
+    );
     let e = wormcast(&["tree", "send", "--send", "0,0>8,1"]);
     assert!(String::from_utf8_lossy(&e.stderr).contains("outside the 8x8 mesh"));
 }

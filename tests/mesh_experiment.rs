@@ -1,14 +1,14 @@
 //! The seed 002 experiments, reduced: every point runs, the files are
 //! written, and the robust trends hold.
 
-use wormcast::experiment::mesh::{MeshOptions, run, write_outputs};
+use wormcast::experiment::mesh::{MeshOptions, options, run, write_outputs};
 
 #[test]
 fn quick_sweep_writes_files_and_shows_the_trends() {
     let o = MeshOptions {
         cycles: 10_000,
         warmup: 2_000,
-        ..MeshOptions::new(true)
+        ..options(true)
     };
     let pts = run(&o, &|| {}).unwrap();
     assert_eq!(pts.len(), 2 * (3 * 2 * 2 + 2 * 2 * 2));

@@ -1,11 +1,11 @@
 //! The seed 003 experiments, reduced: every point runs, the files are
 //! written, and the robust trends of the full sweep hold.
 
-use wormcast::experiment::tree::{TreeOptions, TreePoint, run, write_outputs};
+use wormcast::experiment::tree::{TreePoint, options, run, write_outputs};
 
 #[test]
 fn quick_sweep_writes_files_and_shows_the_trends() {
-    let o = TreeOptions::new(true);
+    let o = options(true);
     let pts = run(&o, &|| {}).unwrap();
     // 2 topologies x 2 destination counts x 2 loads x 2 schemes.
     assert_eq!(pts.len(), 16);

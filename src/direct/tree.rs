@@ -1406,12 +1406,7 @@ fn release(t: &Tables, r: u32, o: usize, ev: &mut Events) {
 /// The message has no more flits at input `i`: its branches close.
 fn end_segment(t: &Tables, r: u32, router: &mut TreeRouter, i: usize, ev: &mut Events) {
     let iv = &mut router.ins[i];
-    let mut b = iv.branches;
-    while b != 0 {
-        let o = b.trailing_zeros() as usize;
-        b &= b - 1;
-        release(t, r, o, ev);
-    }
+    release_all(t, r, iv.branches, ev);
     iv.msg = NONE32;
     iv.branches = 0;
     iv.first = NONE8;
@@ -1432,19 +1427,22 @@ fn prune(
     ev: &mut Events,
 ) {
     let iv = &mut router.ins[i];
-    let mut cut = iv.branches & !keep.map_or(0, |o| 1 << o);
+    let cut = iv.branches & !keep.map_or(0, |o| 1 << o);
     if cut == 0 {
         return;
     }
     iv.branches &= !cut;
-    let n = cut.count_ones();
-    let msg = iv.msg;
-    while cut != 0 {
-        let o = cut.trailing_zeros() as usize;
-        cut &= cut - 1;
+    release_all(t, r, cut, ev);
+    ev.prunes.push((r, iv.msg, cut.count_ones()));
+}
+
+/// Releases (and closes) every output in `mask`.
+fn release_all(t: &Tables, r: u32, mut mask: u32, ev: &mut Events) {
+    while mask != 0 {
+        let o = mask.trailing_zeros() as usize;
+        mask &= mask - 1;
         release(t, r, o, ev);
     }
-    ev.prunes.push((r, msg, n));
 }
 
 fn stalled(

@@ -18,44 +18,31 @@
 //! paper's third scheme, is not specified in enough detail to build
 //! (docs/reproduction.md).
 
-use super::{Panel, Series, plot_panels};
+use super::{Panel, Series, SweepOptions, plot_panels};
 use crate::direct::mesh::{Mesh, MeshFabric};
 use crate::direct::{DirectConfig, DirectSystem, DirectTraffic, PortModel};
 use crate::mcast::hamilton::{HamAlgo, prepare};
 use crate::{Error, Result};
-use rayon::prelude::*;
 use serde::Serialize;
 use std::path::Path;
 use std::sync::Arc;
 
-/// How big a sweep is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MeshOptions {
-    /// Fewer points and cycles (CI).
-    pub quick: bool,
-    /// Cycles with traffic per point.
-    pub cycles: u64,
-    /// Cycles before latencies count.
-    pub warmup: u64,
-    /// Seed of the traffic.
-    pub seed: u64,
-}
+/// The options of the seed 002 sweeps.
+pub type MeshOptions = SweepOptions;
 
-impl MeshOptions {
-    /// The defaults: 200,000 cycles with a 40,000-cycle warm-up, or 20,000
-    /// and 5,000 when `quick`.
-    pub fn new(quick: bool) -> MeshOptions {
-        let (cycles, warmup) = if quick {
-            (20_000, 5_000)
-        } else {
-            (200_000, 40_000)
-        };
-        MeshOptions {
-            quick,
-            cycles,
-            warmup,
-            seed: 1,
-        }
+/// The defaults: 200,000 cycles with a 40,000-cycle warm-up, or 20,000 and
+/// 5,000 when `quick`.
+pub fn options(quick: bool) -> MeshOptions {
+    let (cycles, warmup) = if quick {
+        (20_000, 5_000)
+    } else {
+        (200_000, 40_000)
+    };
+    SweepOptions {
+        quick,
+        cycles,
+        warmup,
+        seed: 1,
     }
 }
 
@@ -221,14 +208,7 @@ fn run_job(mesh: &Mesh, j: Job, o: &MeshOptions) -> Result<MeshPoint> {
 /// Runs every point on all cores, in a fixed order.
 pub fn run(o: &MeshOptions, progress: &(dyn Fn() + Sync)) -> Result<Vec<MeshPoint>> {
     let mesh = Mesh::new(5, 5, 5)?;
-    jobs(o.quick)
-        .into_par_iter()
-        .map(|j| {
-            let r = run_job(&mesh, j, o);
-            progress();
-            r
-        })
-        .collect()
+    super::run_parallel(jobs(o.quick), |j| run_job(&mesh, j, o), progress)
 }
 
 /// Number of points a sweep runs.

@@ -28,6 +28,36 @@ use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+/// How big a load sweep of the direct-network experiments is (seed 002's
+/// [`mesh`] and seed 003's [`tree`] sweeps).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SweepOptions {
+    /// Fewer points and cycles (CI).
+    pub quick: bool,
+    /// Cycles with traffic per point.
+    pub cycles: u64,
+    /// Cycles before latencies count.
+    pub warmup: u64,
+    /// Seed of the traffic.
+    pub seed: u64,
+}
+
+/// Runs `jobs` on all cores, keeping their order, calling `progress` after
+/// each; the first error wins.
+pub(crate) fn run_parallel<J: Send, P: Send>(
+    jobs: Vec<J>,
+    job: impl Fn(J) -> Result<P> + Sync,
+    progress: &(dyn Fn() + Sync),
+) -> Result<Vec<P>> {
+    jobs.into_par_iter()
+        .map(|j| {
+            let r = job(j);
+            progress();
+            r
+        })
+        .collect()
+}
+
 /// The figures of seed 000 section 6.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum Figure {

@@ -16,41 +16,28 @@
 //! of 4 multicasts were full), the backlog kept growing, or the drain did
 //! not finish.
 
-use super::{Panel, Series, plot_panels};
+use super::{Panel, Series, SweepOptions, plot_panels};
 use crate::direct::{Grid, Scheme, TreeConfig, TreeNet, TreeTraffic};
 use crate::{Error, Result};
-use rayon::prelude::*;
 use serde::Serialize;
 use std::path::Path;
 
-/// How big a sweep is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TreeOptions {
-    /// Fewer points and cycles (CI).
-    pub quick: bool,
-    /// Cycles with traffic per point.
-    pub cycles: u64,
-    /// Cycles before latencies count.
-    pub warmup: u64,
-    /// Seed of the traffic.
-    pub seed: u64,
-}
+/// The options of the seed 003 sweep.
+pub type TreeOptions = SweepOptions;
 
-impl TreeOptions {
-    /// The defaults: 30,000 cycles with a 6,000-cycle warm-up, or 6,000 and
-    /// 1,500 when `quick`.
-    pub fn new(quick: bool) -> TreeOptions {
-        let (cycles, warmup) = if quick {
-            (6_000, 1_500)
-        } else {
-            (30_000, 6_000)
-        };
-        TreeOptions {
-            quick,
-            cycles,
-            warmup,
-            seed: 1,
-        }
+/// The defaults: 30,000 cycles with a 6,000-cycle warm-up, or 6,000 and
+/// 1,500 when `quick`.
+pub fn options(quick: bool) -> TreeOptions {
+    let (cycles, warmup) = if quick {
+        (6_000, 1_500)
+    } else {
+        (30_000, 6_000)
+    };
+    SweepOptions {
+        quick,
+        cycles,
+        warmup,
+        seed: 1,
     }
 }
 
@@ -183,14 +170,7 @@ fn run_job(j: Job, o: &TreeOptions) -> Result<TreePoint> {
 
 /// Runs every point on all cores, in a fixed order.
 pub fn run(o: &TreeOptions, progress: &(dyn Fn() + Sync)) -> Result<Vec<TreePoint>> {
-    jobs(o.quick)
-        .into_par_iter()
-        .map(|j| {
-            let r = run_job(j, o);
-            progress();
-            r
-        })
-        .collect()
+    super::run_parallel(jobs(o.quick), |j| run_job(j, o), progress)
 }
 
 /// Number of points a sweep runs.

@@ -277,7 +277,7 @@ pub enum MeshCmd {
     Plan(MeshPlanArgs),
     /// Latency against injection rate and against the number of
     /// destinations, TP against SP (seed 002 Figs. 5-8): CSV and plots.
-    Experiment(crate::mesh_exp::MeshExpArgs),
+    Experiment(crate::mesh_exp::SweepArgs),
 }
 
 #[derive(Args)]

@@ -4,16 +4,18 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 use wormcast::Result;
-use wormcast::experiment::mesh::{MeshOptions, points, run as run_points, write_outputs};
+use wormcast::experiment::SweepOptions;
+use wormcast::experiment::mesh::{options, points, run as run_points, write_outputs};
 
+/// The options every load sweep takes.
 #[derive(Args)]
-pub struct MeshExpArgs {
+pub struct SweepArgs {
     /// Output directory for the CSV files and plots.
     #[arg(long, default_value = "experiments")]
-    out: PathBuf,
+    pub out: PathBuf,
     /// Fewer points and cycles.
     #[arg(long)]
-    quick: bool,
+    pub quick: bool,
     /// Cycles with traffic per point.
     #[arg(long)]
     cycles: Option<u64>,
@@ -25,16 +27,20 @@ pub struct MeshExpArgs {
     seed: u64,
 }
 
-pub fn run(a: &MeshExpArgs) -> Result<()> {
-    let mut o = MeshOptions::new(a.quick);
-    o.cycles = a.cycles.unwrap_or(o.cycles);
-    o.warmup = a.warmup.unwrap_or(o.warmup);
-    o.seed = a.seed;
-    let bar = ProgressBar::new(points(a.quick) as u64);
-    bar.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} points, {elapsed} elapsed, eta {eta}")
-            .expect("a valid template"),
-    );
+impl SweepArgs {
+    /// `defaults` (for `--quick` or not) with the given overrides.
+    pub fn options(&self, defaults: fn(bool) -> SweepOptions) -> SweepOptions {
+        let mut o = defaults(self.quick);
+        o.cycles = self.cycles.unwrap_or(o.cycles);
+        o.warmup = self.warmup.unwrap_or(o.warmup);
+        o.seed = self.seed;
+        o
+    }
+}
+
+pub fn run(a: &SweepArgs) -> Result<()> {
+    let o = a.options(options);
+    let bar = points_bar(points(a.quick));
     let pts = run_points(&o, &|| bar.inc(1))?;
     bar.finish_and_clear();
     write_outputs(&pts, &a.out)?;
@@ -50,4 +56,14 @@ pub fn run(a: &MeshExpArgs) -> Result<()> {
             .join(", ")
     );
     Ok(())
+}
+
+/// A progress bar over `n` experiment points.
+pub fn points_bar(n: usize) -> ProgressBar {
+    let bar = ProgressBar::new(n as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} points, {elapsed} elapsed, eta {eta}")
+            .expect("a valid template"),
+    );
+    bar
 }

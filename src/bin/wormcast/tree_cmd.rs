@@ -2,11 +2,10 @@
 //! on meshes and tori (seed 003).
 
 use clap::{Args, Subcommand};
-use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use std::path::PathBuf;
 use wormcast::direct::{Grid, Pruning, Scheme, TreeConfig, TreeNet, TreeStats};
-use wormcast::experiment::tree::{TreeOptions, points, run as run_points, write_outputs};
+use wormcast::experiment::tree::{options, points, run as run_points, write_outputs};
 use wormcast::wave::VcdWriter;
 use wormcast::{Error, Result};
 
@@ -17,7 +16,7 @@ pub enum TreeCmd {
     Send(SendArgs),
     /// Latency against load, tree with pruning against pseudo-multicast, on
     /// the 8x8 mesh, 8x8 torus and 8x8x8 torus (seed 003 section 3.4).
-    Experiment(ExpArgs),
+    Experiment(crate::mesh_exp::SweepArgs),
 }
 
 #[derive(Args)]
@@ -52,25 +51,6 @@ pub struct SendArgs {
     stall_limit: u32,
     #[arg(long)]
     json: bool,
-}
-
-#[derive(Args)]
-pub struct ExpArgs {
-    /// Output directory for the CSV file and plots.
-    #[arg(long, default_value = "experiments")]
-    out: PathBuf,
-    /// Fewer points and cycles.
-    #[arg(long)]
-    quick: bool,
-    /// Cycles with traffic per point.
-    #[arg(long)]
-    cycles: Option<u64>,
-    /// Cycles before latencies count.
-    #[arg(long)]
-    warmup: Option<u64>,
-    /// Seed of the traffic.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
 }
 
 #[derive(Serialize)]
@@ -231,16 +211,9 @@ fn send(a: &SendArgs) -> Result<()> {
     Ok(())
 }
 
-fn experiment(a: &ExpArgs) -> Result<()> {
-    let mut o = TreeOptions::new(a.quick);
-    o.cycles = a.cycles.unwrap_or(o.cycles);
-    o.warmup = a.warmup.unwrap_or(o.warmup);
-    o.seed = a.seed;
-    let bar = ProgressBar::new(points(a.quick) as u64);
-    bar.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} points, {elapsed} elapsed, eta {eta}")
-            .expect("a valid template"),
-    );
+fn experiment(a: &crate::mesh_exp::SweepArgs) -> Result<()> {
+    let o = a.options(options);
+    let bar = crate::mesh_exp::points_bar(points(a.quick));
     let pts = run_points(&o, &|| bar.inc(1))?;
     bar.finish_and_clear();
     write_outputs(&pts, &a.out)?;
