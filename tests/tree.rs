@@ -273,6 +273,14 @@ fn oversized_and_malformed_multicasts_are_refused() {
             .to_string();
         assert!(e.contains(what), "{e}");
     }
+    // The largest grid the model takes builds without a table per pair of
+    // nodes and routes corner to corner in distance + 1 + data cycles.
+    let big = Grid::mesh(256, 256, 1).unwrap();
+    let mut net = TreeNet::new(big, cfg()).unwrap();
+    net.send(0, &[65_535], 1, Scheme::Tree).unwrap();
+    net.run_until_delivered(2_000).unwrap();
+    assert_eq!(net.deliveries()[0].cycle, 510 + 1 + 1);
+    assert_eq!(net.route_of(0, 65_535).unwrap().len(), 510);
     let e = TreeNet::new(
         g,
         TreeConfig {

@@ -393,12 +393,31 @@ struct Tables {
     /// Index of the consumption output (and of the injection input).
     ej: usize,
     nbr: Vec<u32>,
-    route: Vec<u8>,
+    /// Sides in x, y, z.
+    sides: [usize; 3],
+    /// Coordinates of every node.
+    coords: Vec<[u16; 3]>,
+    /// Per dimension `d`, the output taken from coordinate `a` toward `b`
+    /// (index `a * k_d + b`).
+    ring: [Vec<u8>; 3],
     pruning: Pruning,
     keep_routes: bool,
 }
 
 impl Tables {
+    /// The output a header for `dest` takes at router `r` (the consumption
+    /// channel at `dest` itself), by [`Grid::route`].
+    #[inline]
+    fn route(&self, r: u32, dest: u32) -> usize {
+        let (a, b) = (self.coords[r as usize], self.coords[dest as usize]);
+        for d in 0..3 {
+            if a[d] != b[d] {
+                return self.ring[d][a[d] as usize * self.sides[d] + b[d] as usize] as usize;
+            }
+        }
+        self.ej
+    }
+
     fn hop(&self, o: usize) -> GridHop {
         GridHop {
             port: (o / self.vcs) as u8,
@@ -490,15 +509,25 @@ impl TreeNet {
         let nbr: Vec<u32> = (0..n)
             .flat_map(|r| (0..ports).map(move |p| grid.neighbor(r, p).unwrap_or(NONE32)))
             .collect();
-        let mut route = vec![0u8; n as usize * n as usize];
-        for r in 0..n {
-            for d in 0..n {
-                route[(r * n + d) as usize] = match grid.route(r, d) {
-                    Some(h) => (h.port as usize * vcs + h.vc as usize) as u8,
-                    None => ej as u8,
-                };
+        // A route only depends on the first dimension in which the router
+        // and the destination differ, and on the two coordinates there: one
+        // small table per dimension, whatever the size of the grid.
+        let k = grid.sides();
+        let coords: Vec<[u16; 3]> = (0..n).map(|r| grid.coords(r).map(|c| c as u16)).collect();
+        let ring: [Vec<u8>; 3] = std::array::from_fn(|d| {
+            let kd = k[d];
+            let mut v = vec![ej as u8; (kd * kd) as usize];
+            for a in 0..kd {
+                for b in 0..kd {
+                    let (mut u, mut w) = ([0; 3], [0; 3]);
+                    (u[d], w[d]) = (a, b);
+                    if let Some(h) = grid.route(grid.id(u), grid.id(w)) {
+                        v[(a * kd + b) as usize] = (h.port as usize * vcs + h.vc as usize) as u8;
+                    }
+                }
             }
-        }
+            v
+        });
         let router = TreeRouter {
             ins: vec![
                 InVc {
@@ -539,7 +568,9 @@ impl TreeNet {
                 n_in,
                 ej,
                 nbr,
-                route,
+                sides: k.map(|s| s as usize),
+                coords,
+                ring,
                 pruning: cfg.pruning,
                 keep_routes: cfg.keep_routes,
             },
@@ -1191,7 +1222,7 @@ impl TreeNet {
                         );
                     }
                 } else {
-                    let o = t.route[(r * t.n + f.dest()) as usize] as usize;
+                    let o = t.route(r, f.dest());
                     if o == t.ej {
                         continue;
                     }
@@ -1549,7 +1580,7 @@ fn eval_input(
         }
         return;
     }
-    let o = t.route[(r * t.n + f.dest()) as usize] as usize;
+    let o = t.route(r, f.dest());
     if iv.branches & (1 << o) != 0 {
         if !can_send(t, router, *used, o) {
             stalled(t, r, router, i, Some(o), ev);

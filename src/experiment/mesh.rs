@@ -33,17 +33,7 @@ pub type MeshOptions = SweepOptions;
 /// The defaults: 200,000 cycles with a 40,000-cycle warm-up, or 20,000 and
 /// 5,000 when `quick`.
 pub fn options(quick: bool) -> MeshOptions {
-    let (cycles, warmup) = if quick {
-        (20_000, 5_000)
-    } else {
-        (200_000, 40_000)
-    };
-    SweepOptions {
-        quick,
-        cycles,
-        warmup,
-        seed: 1,
-    }
+    SweepOptions::new(quick, (200_000, 40_000), (20_000, 5_000))
 }
 
 /// One simulated point.

@@ -42,6 +42,19 @@ pub struct SweepOptions {
     pub seed: u64,
 }
 
+impl SweepOptions {
+    /// `(cycles, warm-up)` of `full` or, when `quick`, of `reduced`; seed 1.
+    pub fn new(quick: bool, full: (u64, u64), reduced: (u64, u64)) -> SweepOptions {
+        let (cycles, warmup) = if quick { reduced } else { full };
+        SweepOptions {
+            quick,
+            cycles,
+            warmup,
+            seed: 1,
+        }
+    }
+}
+
 /// Runs `jobs` on all cores, keeping their order, calling `progress` after
 /// each; the first error wins.
 pub(crate) fn run_parallel<J: Send, P: Send>(

@@ -28,17 +28,7 @@ pub type TreeOptions = SweepOptions;
 /// The defaults: 30,000 cycles with a 6,000-cycle warm-up, or 6,000 and
 /// 1,500 when `quick`.
 pub fn options(quick: bool) -> TreeOptions {
-    let (cycles, warmup) = if quick {
-        (6_000, 1_500)
-    } else {
-        (30_000, 6_000)
-    };
-    SweepOptions {
-        quick,
-        cycles,
-        warmup,
-        seed: 1,
-    }
+    SweepOptions::new(quick, (30_000, 6_000), (6_000, 1_500))
 }
 
 /// The topologies of the paper's figures.

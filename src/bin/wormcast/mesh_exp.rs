@@ -1,8 +1,9 @@
-//! `wormcast mesh3d experiment`: seed 002's experiments (TP against SP).
+//! `wormcast mesh3d experiment`: seed 002's experiments (TP against SP),
+//! and the sweep arguments and runner `wormcast tree experiment` shares.
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use wormcast::Result;
 use wormcast::experiment::SweepOptions;
 use wormcast::experiment::mesh::{options, points, run as run_points, write_outputs};
@@ -38,24 +39,45 @@ impl SweepArgs {
     }
 }
 
-pub fn run(a: &SweepArgs) -> Result<()> {
-    let o = a.options(options);
-    let bar = points_bar(points(a.quick));
-    let pts = run_points(&o, &|| bar.inc(1))?;
-    bar.finish_and_clear();
-    write_outputs(&pts, &a.out)?;
-    println!(
-        "{} points ({} cycles, warm-up {}): {}",
-        pts.len(),
-        o.cycles,
-        o.warmup,
-        ["mesh_load", "mesh_dests"]
+impl SweepArgs {
+    /// Runs a sweep of `n_points` points with a progress bar, writes its
+    /// files with `write` and names the CSV files `csvs` it wrote.
+    pub fn sweep<P>(
+        &self,
+        defaults: fn(bool) -> SweepOptions,
+        n_points: fn(bool) -> usize,
+        run: fn(&SweepOptions, &(dyn Fn() + Sync)) -> Result<Vec<P>>,
+        write: fn(&[P], &Path) -> Result<()>,
+        csvs: &[&str],
+    ) -> Result<()> {
+        let o = self.options(defaults);
+        let bar = points_bar(n_points(self.quick));
+        let pts = run(&o, &|| bar.inc(1))?;
+        bar.finish_and_clear();
+        write(&pts, &self.out)?;
+        let files: Vec<String> = csvs
             .iter()
-            .map(|f| a.out.join(format!("{f}.csv")).display().to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    Ok(())
+            .map(|f| self.out.join(format!("{f}.csv")).display().to_string())
+            .collect();
+        println!(
+            "{} points ({} cycles, warm-up {}): {}",
+            pts.len(),
+            o.cycles,
+            o.warmup,
+            files.join(", ")
+        );
+        Ok(())
+    }
+}
+
+pub fn run(a: &SweepArgs) -> Result<()> {
+    a.sweep(
+        options,
+        points,
+        run_points,
+        write_outputs,
+        &["mesh_load", "mesh_dests"],
+    )
 }
 
 /// A progress bar over `n` experiment points.

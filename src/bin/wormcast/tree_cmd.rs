@@ -212,19 +212,7 @@ fn send(a: &SendArgs) -> Result<()> {
 }
 
 fn experiment(a: &crate::mesh_exp::SweepArgs) -> Result<()> {
-    let o = a.options(options);
-    let bar = crate::mesh_exp::points_bar(points(a.quick));
-    let pts = run_points(&o, &|| bar.inc(1))?;
-    bar.finish_and_clear();
-    write_outputs(&pts, &a.out)?;
-    println!(
-        "{} points ({} cycles, warm-up {}): {}",
-        pts.len(),
-        o.cycles,
-        o.warmup,
-        a.out.join("tree_load.csv").display()
-    );
-    Ok(())
+    a.sweep(options, points, run_points, write_outputs, &["tree_load"])
 }
 
 pub fn run(cmd: TreeCmd) -> Result<()> {
