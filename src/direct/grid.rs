@@ -141,7 +141,7 @@ impl Grid {
             return None;
         }
         if self.torus {
-            c[d] = if port % 2 == 0 {
+            c[d] = if port.is_multiple_of(2) {
                 (c[d] + 1) % self.k[d]
             } else {
                 (c[d] + self.k[d] - 1) % self.k[d]
@@ -243,12 +243,12 @@ impl Grid {
             let mut c = a[d];
             let mut crosses = false;
             while c != b[d] {
-                let n = if port % 2 == 0 {
+                let n = if port.is_multiple_of(2) {
                     (c + 1) % k
                 } else {
                     (c + k - 1) % k
                 };
-                crosses |= (port % 2 == 0 && n == 0) || (port % 2 == 1 && c == 0);
+                crosses |= (port.is_multiple_of(2) && n == 0) || (port % 2 == 1 && c == 0);
                 c = n;
             }
             if hop.vc != u8::from(!crosses) {
@@ -305,7 +305,7 @@ pub(crate) fn step(mut c: [u32; 3], k: [u32; 3], port: usize) -> Option<[u32; 3]
     if d >= 3 {
         return None;
     }
-    if port % 2 == 0 {
+    if port.is_multiple_of(2) {
         if c[d] + 1 >= k[d] {
             return None;
         }

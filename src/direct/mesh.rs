@@ -176,13 +176,13 @@ impl Mesh {
 /// layers.
 pub fn label_of(n: u32, r: u32, x: u32, y: u32, z: u32) -> u32 {
     let base = n * r * y;
-    if y % 2 == 0 {
-        if z % 2 == 0 {
+    if y.is_multiple_of(2) {
+        if z.is_multiple_of(2) {
             base + n * z + x
         } else {
             base + n * z + (n - x - 1)
         }
-    } else if z % 2 == 0 {
+    } else if z.is_multiple_of(2) {
         base + n * (r - z - 1) + (n - x - 1)
     } else {
         base + n * (r - z - 1) + x

@@ -593,13 +593,13 @@ impl Router {
                     }
                 }
             }
-            if let Some(f) = pending {
-                if u.fifo.push(f).is_err() {
-                    io.faults.push(format!(
-                        "router {node}: a flit of worm {} arrived at a full buffer",
-                        f.tag
-                    ));
-                }
+            if let Some(f) = pending
+                && u.fifo.push(f).is_err()
+            {
+                io.faults.push(format!(
+                    "router {node}: a flit of worm {} arrived at a full buffer",
+                    f.tag
+                ));
             }
             if u.freed != u.published {
                 if let Some(c) = u.credit_out {

@@ -843,7 +843,7 @@ impl DirectSystem {
             t.sink.cycle(self.cycle, &t.state, t.state.changed())?;
             t.state.clear_changes();
         }
-        if self.cycle % WATCHDOG_PERIOD == 0 && !self.worms.is_empty() {
+        if self.cycle.is_multiple_of(WATCHDOG_PERIOD) && !self.worms.is_empty() {
             self.watchdog()?;
         }
         Ok(())
@@ -1050,19 +1050,18 @@ impl DirectSystem {
                 }
                 head_at.insert(w.tag, (r.node(), w.input));
                 for o in PortIter(w.wants) {
-                    if let Some(j) = r.owner(o) {
-                        if let Some(holder) = r.worm_at(j) {
-                            if holder != w.tag {
-                                edges.entry(w.tag).or_default().push(WaitEdge {
-                                    waiter: w.tag,
-                                    node: r.node(),
-                                    input: w.input,
-                                    out: o,
-                                    holder_input: j,
-                                    holder,
-                                });
-                            }
-                        }
+                    if let Some(j) = r.owner(o)
+                        && let Some(holder) = r.worm_at(j)
+                        && holder != w.tag
+                    {
+                        edges.entry(w.tag).or_default().push(WaitEdge {
+                            waiter: w.tag,
+                            node: r.node(),
+                            input: w.input,
+                            out: o,
+                            holder_input: j,
+                            holder,
+                        });
                     }
                 }
             }

@@ -1280,7 +1280,7 @@ fn short_name(t: &Tables, i: usize, internal: &str) -> String {
         return internal.into();
     }
     let p = i / t.vcs;
-    let sign = if p % 2 == 0 { 'p' } else { 'm' };
+    let sign = if p.is_multiple_of(2) { 'p' } else { 'm' };
     format!("{sign}{}{}", ['x', 'y', 'z'][p / 2], i % t.vcs)
 }
 
@@ -1397,10 +1397,11 @@ fn send(
     let w = t.nbr[r as usize * t.ports + h.port as usize];
     ev.sends
         .push((w, ((h.port as usize ^ 1) * t.vcs + h.vc as usize) as u8, f));
-    if !f.is_data() && ev.fault.is_none() {
-        if let Err(e) = t.grid.check_hop(r, h, f.dest()) {
-            ev.fault = Some(e);
-        }
+    if !f.is_data()
+        && ev.fault.is_none()
+        && let Err(e) = t.grid.check_hop(r, h, f.dest())
+    {
+        ev.fault = Some(e);
     }
     if t.keep_routes && !f.is_data() {
         ev.hops.push((f.msg, f.dest(), r, h));
@@ -1486,10 +1487,10 @@ fn stalled(
 ) {
     let iv = &mut router.ins[i];
     iv.stall += 1;
-    if let Pruning::On { stall_limit } = t.pruning {
-        if iv.stall >= stall_limit {
-            prune(t, r, router, i, keep, ev);
-        }
+    if let Pruning::On { stall_limit } = t.pruning
+        && iv.stall >= stall_limit
+    {
+        prune(t, r, router, i, keep, ev);
     }
 }
 

@@ -746,7 +746,7 @@ impl System {
         }
         self.active.advance();
         self.cycle = next;
-        if next % WATCHDOG_PERIOD == 0 {
+        if next.is_multiple_of(WATCHDOG_PERIOD) {
             self.watchdog()?;
         }
         Ok(())

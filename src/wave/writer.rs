@@ -35,7 +35,7 @@ impl Timescale {
         for (unit, fs) in units {
             for mult in [100u64, 10, 1] {
                 let u = fs * mult;
-                if half_fs % u == 0 {
+                if half_fs.is_multiple_of(u) {
                     return Timescale {
                         mult: mult as u32,
                         unit,
