@@ -11,7 +11,7 @@ use wormcast::net::PortMask;
 use wormcast::rtl::BitString;
 use wormcast::sim::{SimConfig, System, Traffic, WormSpec};
 use wormcast::switch::twin::{Params, Unit, hierarchy, trace};
-use wormcast::wave::{CosimOptions, SignalMap, VcdReader, VcdWriter, cosim, gtkw_text};
+use wormcast::wave::{CosimOptions, SignalMap, VcdWriter, WaveReader, cosim, gtkw_text};
 
 fn golden(name: &str, bytes: &[u8]) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -203,17 +203,18 @@ fn ssr_md_decode_unit() {
     // What the model registered (err, replicate, choice, strip, hdr_first
     // per edge) is the reviewed content; cosim agrees with the dump.
     let r = cosim(
-        &mut VcdReader::new(&bytes[..]).unwrap(),
+        &mut WaveReader::from_bytes(bytes.clone()).unwrap(),
         &CosimOptions {
             unit: Unit::SsrMdDecode,
             scope: "tb.dut".into(),
             clock: None,
             map: SignalMap::identity(),
             params: Vec::new(),
+            expect_cycles: None,
         },
     )
     .unwrap();
-    assert!(r.ok() && r.cycles == 10, "{r}");
+    assert!(r.ok() && r.cycles == Some(10), "{r}");
     golden("ssr_md_decode_unit.vcd", &bytes);
     golden(
         "ssr_md_decode_unit.gtkw",

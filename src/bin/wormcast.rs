@@ -25,7 +25,7 @@ use wormcast::ni::{NiTiming, Scheme};
 use wormcast::sim::{Delivery, NodeModel, RunReport, SimConfig, System, Traffic, WormSpec};
 use wormcast::switch::twin::{Params, Unit, trace, write_vectors};
 use wormcast::wave::{
-    CompareReport, CosimOptions, DiffOptions, SignalMap, VcdReader, VcdWriter, cosim, diff,
+    CompareReport, CosimOptions, DiffOptions, SignalMap, VcdWriter, WaveReader, cosim, diff,
     write_gtkw,
 };
 use wormcast::{Error, Result};
@@ -224,8 +224,8 @@ struct VectorArgs {
 
 #[derive(clap::Args)]
 struct CosimArgs {
-    /// The testbench's VCD.
-    #[arg(long)]
+    /// The testbench's waveform (VCD, FST or GHW).
+    #[arg(long, visible_alias = "wave")]
     vcd: PathBuf,
     /// The unit.
     #[arg(long, value_enum)]
@@ -243,6 +243,10 @@ struct CosimArgs {
     /// tell, such as the buffer's C and K).
     #[arg(long = "param", value_parser = parse_param)]
     params: Vec<(String, u32)>,
+    /// Fail (exit 1) if the waveform yields fewer compared cycles than
+    /// this: a dump cut short.
+    #[arg(long)]
+    expect_cycles: Option<u64>,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -250,13 +254,23 @@ struct CosimArgs {
 
 #[derive(Subcommand)]
 enum WaveCmd {
-    /// Compare two waveforms signal by signal over time. Exit status 1 on
-    /// a difference.
+    /// Compare two waveforms (VCD, FST or GHW, in any mix) signal by
+    /// signal, on times or on clock edges. Every signal is accounted for: a
+    /// signal in one waveform only is a difference unless --ignore names
+    /// it. Exit status 1 on a difference.
     Diff {
         /// The reference waveform.
         a: PathBuf,
         /// The waveform to check.
         b: PathBuf,
+        /// Compare on the rising edges of this clock (each file's own) and
+        /// report cycles; without it, compare at every time either changes.
+        #[arg(long)]
+        clock: Option<String>,
+        /// Leave these signals out (comma-separated relative names; `*`
+        /// matches any text).
+        #[arg(long, value_delimiter = ',')]
+        ignore: Vec<String>,
         /// Compare the signals under this scope of `a` (names relative to it).
         #[arg(long)]
         scope: Option<String>,
@@ -1277,8 +1291,9 @@ fn cosim_cmd(a: &CosimArgs) -> Result<bool> {
         clock: a.clock.clone(),
         map,
         params: a.params.clone(),
+        expect_cycles: a.expect_cycles,
     };
-    let mut r = VcdReader::open(&a.vcd)?;
+    let mut r = WaveReader::open(&a.vcd)?;
     let rep = cosim(&mut r, &o).map_err(|e| match e {
         e @ wormcast::Error::InFile { .. } => e,
         e => e.in_file(&a.vcd),
@@ -1295,6 +1310,8 @@ fn wave(cmd: WaveCmd) -> Result<bool> {
             scope_b,
             map,
             signals,
+            clock,
+            ignore,
             json,
         } => {
             let map = match &map {
@@ -1306,9 +1323,11 @@ fn wave(cmd: WaveCmd) -> Result<bool> {
                 scope_b,
                 map,
                 signals,
+                ignore,
+                clock,
             };
-            let ra = VcdReader::open(&a)?;
-            let rb = VcdReader::open(&b)?;
+            let ra = WaveReader::open(&a)?;
+            let rb = WaveReader::open(&b)?;
             let rep = diff(ra, rb, &o)?;
             report(&rep, json)
         }

@@ -1,22 +1,37 @@
-//! Waveforms: the VCD writer the model's tracer feeds, a streaming VCD
-//! reader for any tool's dumps, and GTKWave save files that open a dump with
-//! its signals grouped per unit.
+//! Waveforms: reading every format real tools write (VCD, FST, GHW),
+//! comparing a waveform with a unit's model or with another waveform, and
+//! writing the model's own waveforms (VCD or FST) with views for GTKWave
+//! and Surfer.
 //!
-//! Conventions (ARCHITECTURE.md "Waveforms"): one VCD scope per component
-//! instance named like a Verilog hierarchy under `top` (`top.sw3.in2.buf_count`),
-//! a `top.clk` clock whose rising edge starts each cycle, a timescale chosen
+//! Conventions of the model's dumps: one scope per component instance
+//! named like a Verilog hierarchy under `top` (`top.sw3.in2.buf_count`), a
+//! `top.clk` clock whose rising edge starts each cycle, a timescale chosen
 //! so that both clock edges fall on whole time units, values written only
 //! when they change, vectors with their widths and `[msb:lsb]` ranges, most
 //! significant bit first, `x` for values that are not meaningful.
 
-mod compare;
+mod cosim;
+mod diff;
+mod fst;
+mod ghw;
 mod gtkw;
+mod header;
 mod map;
 mod read;
+mod report;
+mod stream;
 mod writer;
 
-pub use compare::{CompareReport, CosimOptions, DiffOptions, Mismatch, cosim, diff};
+pub use cosim::{CosimOptions, cosim};
+pub use diff::{DiffOptions, diff};
+pub use fst::{MAX_INFLATED, check as check_fst};
 pub use gtkw::{gtkw_text, write_gtkw};
+pub use header::{
+    CodeInfo, Event, Format, MAX_WIDTH, VarKind, WaveHeader, WaveVar, logic_char, parse_timescale,
+    split_name,
+};
 pub use map::{Mapping, SignalMap};
-pub use read::{CodeInfo, Event, VarKind, VcdHeader, VcdReader, VcdVar};
+pub use read::{MAX_TOKEN, VcdReader, detect_format};
+pub use report::{CompareReport, Mismatch, TypeClash};
+pub use stream::WaveReader;
 pub use writer::{Timescale, VcdWriter};

@@ -1,197 +1,46 @@
-//! A streaming VCD reader (IEEE 1364-2005 section 18.2, with the extensions
-//! other tools write).
+//! A streaming VCD reader (IEEE 1364-2005 section 18.2, with what other
+//! tools write beyond it).
 //!
 //! It reads the header whole (scopes, variables, timescale) and then the
 //! value changes one at a time, holding only the current token: a file of
-//! any size is read in constant memory. It accepts what Icarus Verilog,
-//! Verilator, GTKWave's converters and wormcast write: any scope type
-//! (`module`, `begin`, `struct`, `interface`, ...), any variable type
-//! (`wire`, `reg`, `logic`, `integer`, `real`, ...), bit ranges written
-//! apart from or joined to the name (`data [7:0]`, `data[7:0]`), aliases
-//! (one identifier code for several variables), vectors shorter than their
-//! variable (extended on the left as the standard says), `x`/`z` in either
-//! case, real and string values, `$dumpvars`/`$dumpall`/`$dumpon`/`$dumpoff`
-//! blocks, and header extensions such as `$attrbegin` (skipped).
+//! any size is read in constant memory, and no value is copied unless it
+//! must be widened. It reads what Icarus Verilog (`-g2005`, `-g2012`),
+//! Verilator (`--trace`, `--trace-structs`), GHDL, NVC, GTKWave's
+//! converters and wormcast write: any scope type and name (`begin
+//! $ivl_for_loop0`, `module $unit`, empty names), any variable type
+//! (`logic`, `integer`, `real`, `string`, `std_logic`, ...), zero-width
+//! variables, bit ranges written apart from or joined to the name, array
+//! indices before the range (`mem[0] [15:0]`), escaped identifiers,
+//! aliases (one identifier code for several variables), vectors shorter
+//! than their variable (extended on the left as the standard says), the
+//! nine `std_logic` values (mapped as [`super::header`] says), values
+//! before the first time (time 0), real and string values, dump-control
+//! blocks and header extensions such as `$attrbegin` (skipped), and any
+//! whole-number timescale (`244 ns`).
 //!
 //! Everything else is an error that names the line: a header that never
-//! reaches `$enddefinitions`, a malformed `$var` or `$timescale`, an
-//! identifier code that was never declared, a value wider than its variable
-//! or with a character that is not a logic value, a time that goes
-//! backwards. The `vcd` crate, which writes wormcast's dumps, refuses
-//! several of the constructs above (`$var logic`, `$scope struct`,
-//! `$attrbegin`), hence this reader.
+//! reaches `$enddefinitions`, a malformed `$var` or `$timescale`, a width
+//! beyond [`super::MAX_WIDTH`], an identifier code that was never
+//! declared, a value wider than its variable or with a character that is
+//! not a logic value, a token longer than [`MAX_TOKEN`] bytes, a time that
+//! goes backwards. The `vcd` crate, which writes wormcast's dumps, refuses
+//! several of the constructs above, and the `wellen` crate (used here for
+//! GHW) panics on malformed values and reports no lines; docs/cosim.md
+//! gives the measurements behind keeping this reader for VCD.
 
+use super::header::{
+    CodeInfo, Event, Format, VarKind, WaveHeader, WaveVar, check_width, logic_char,
+    parse_timescale, split_name,
+};
 use crate::{Error, Result};
 use rustc_hash::FxHashMap;
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-/// What kind of values a variable takes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum VarKind {
-    /// Four-valued logic bits (`wire`, `reg`, `logic`, `integer`, ...).
-    Logic,
-    /// A real number (`real`, `realtime`, `shortreal`).
-    Real,
-    /// A string (`string`).
-    Str,
-    /// An event (a 1-bit trigger).
-    Event,
-}
-
-/// One `$var` of the header.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct VcdVar {
-    /// The enclosing scopes, dot-separated (`tb.dut`).
-    pub scope: String,
-    /// The reference name without its bit range (`dests`).
-    pub name: String,
-    /// The declared width in bits.
-    pub width: u32,
-    /// The declared bit range `[msb:lsb]` (or `[bit]` as `(bit, bit)`).
-    pub range: Option<(i64, i64)>,
-    /// The type as written (`wire`, `reg`, `logic`, ...).
-    pub var_type: String,
-    /// What kind of values it takes.
-    pub kind: VarKind,
-    /// Index of its identifier code (see [`VcdHeader::codes`]).
-    pub code: u32,
-    /// Header line of the declaration.
-    pub line: u64,
-}
-
-impl VcdVar {
-    /// The full dotted path, `scope.name`.
-    pub fn path(&self) -> String {
-        if self.scope.is_empty() {
-            self.name.clone()
-        } else {
-            format!("{}.{}", self.scope, self.name)
-        }
-    }
-
-    /// True when the range is declared ascending (`[0:7]`): the leftmost
-    /// character of a value is then bit 0, not the most significant bit.
-    pub fn ascending(&self) -> bool {
-        matches!(self.range, Some((l, r)) if l < r)
-    }
-}
-
-/// One identifier code: the width and kind every variable using it shares.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CodeInfo {
-    /// The code as written.
-    pub text: String,
-    /// Width in bits.
-    pub width: u32,
-    /// Kind of values.
-    pub kind: VarKind,
-}
-
-/// Everything before `$enddefinitions`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct VcdHeader {
-    /// `$timescale` as femtoseconds per time unit; `None` if the file has
-    /// none (times are then plain units).
-    pub timescale_fs: Option<u64>,
-    /// `$timescale` as written (`1 ns`).
-    pub timescale: String,
-    /// `$date` text.
-    pub date: String,
-    /// `$version` text.
-    pub version: String,
-    /// Every scope path, in order of appearance.
-    pub scopes: Vec<String>,
-    /// Every variable, in order of declaration.
-    pub vars: Vec<VcdVar>,
-    /// Every identifier code, numbered in order of first declaration.
-    pub codes: Vec<CodeInfo>,
-}
-
-impl VcdHeader {
-    /// The variable at `path` (`tb.dut.dests`).
-    pub fn find(&self, path: &str) -> Option<&VcdVar> {
-        self.vars.iter().find(|v| v.path() == path)
-    }
-
-    /// Variables directly in scope `scope`.
-    pub fn vars_in<'a>(&'a self, scope: &'a str) -> impl Iterator<Item = &'a VcdVar> + 'a {
-        self.vars.iter().filter(move |v| v.scope == scope)
-    }
-
-    /// The scope named `scope`, or else the only scope whose path ends with
-    /// `.scope` (so `tb.dut` finds Verilator's `TOP.tb.dut`).
-    pub fn resolve_scope(&self, scope: &str) -> Result<String> {
-        if self.scopes.iter().any(|s| s == scope) {
-            return Ok(scope.to_string());
-        }
-        let suffix = format!(".{scope}");
-        let hits: Vec<&String> = self
-            .scopes
-            .iter()
-            .filter(|s| s.ends_with(&suffix))
-            .collect();
-        match hits.as_slice() {
-            [one] => Ok((*one).clone()),
-            [] => Err(Error::Wave(format!(
-                "no scope `{scope}` in the VCD (it has {})",
-                preview(&self.scopes)
-            ))),
-            many => Err(Error::Wave(format!(
-                "scope `{scope}` is ambiguous: {}",
-                preview(&many.iter().map(|s| s.to_string()).collect::<Vec<_>>())
-            ))),
-        }
-    }
-}
-
-fn preview(items: &[String]) -> String {
-    if items.is_empty() {
-        return "none".into();
-    }
-    let mut s = items
-        .iter()
-        .take(8)
-        .map(|x| format!("`{x}`"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    if items.len() > 8 {
-        s += &format!(" and {} more", items.len() - 8);
-    }
-    s
-}
-
-/// One item of the value-change section.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Event<'a> {
-    /// `#t`: the changes that follow happen at time `t` (in units of the
-    /// timescale).
-    Time(u64),
-    /// A logic value: exactly the code's width of `0`, `1`, `x`, `z`
-    /// characters, leftmost first as written (extended on the left if the
-    /// file wrote fewer).
-    Logic {
-        /// The identifier code's index.
-        code: u32,
-        /// The bits.
-        bits: &'a [u8],
-    },
-    /// A real value.
-    Real {
-        /// The identifier code's index.
-        code: u32,
-        /// The value.
-        value: f64,
-    },
-    /// A string value.
-    Str {
-        /// The identifier code's index.
-        code: u32,
-        /// The value.
-        value: &'a str,
-    },
-}
+/// The longest token (a value, a name, a word of a comment) the reader
+/// accepts, in bytes: room for a value of the widest variable.
+pub const MAX_TOKEN: usize = 4 * super::header::MAX_WIDTH as usize;
 
 /// Identifier codes to their index: codes of one or two characters (what
 /// most tools write for small designs) by table, longer ones by hash.
@@ -204,6 +53,7 @@ struct CodeMap {
 const NO_CODE: u32 = u32::MAX;
 
 impl CodeMap {
+    #[inline]
     fn slot(code: &[u8]) -> Option<usize> {
         let ok = |b: u8| (33..=126).contains(&b);
         match *code {
@@ -267,17 +117,25 @@ pub struct VcdReader<R> {
     /// Line where the last token started.
     tok_line: u64,
     bytes: u64,
-    header: VcdHeader,
+    header: WaveHeader,
     map: CodeMap,
     scratch: Vec<u8>,
     time: Option<u64>,
     path: Option<PathBuf>,
+    /// A position before `pos` whose bytes `fill` keeps (the value whose
+    /// identifier code is being read).
+    keep: Option<usize>,
 }
 
 const BUF: usize = 1 << 18;
 
+#[inline]
 fn is_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
+}
+
+fn lossy(b: &[u8]) -> String {
+    shorten(&String::from_utf8_lossy(b))
 }
 
 impl VcdReader<File> {
@@ -313,16 +171,17 @@ impl<R: Read> VcdReader<R> {
             line: 1,
             tok_line: 1,
             bytes: 0,
-            header: VcdHeader::default(),
+            header: WaveHeader::default(),
             map: CodeMap::default(),
             scratch: Vec::new(),
             time: None,
             path,
+            keep: None,
         }
     }
 
     /// The header.
-    pub fn header(&self) -> &VcdHeader {
+    pub fn header(&self) -> &WaveHeader {
         &self.header
     }
 
@@ -341,6 +200,7 @@ impl<R: Read> VcdReader<R> {
         self.time
     }
 
+    #[cold]
     fn err(&self, what: impl Into<String>) -> Error {
         let e = Error::VcdParse {
             line: self.tok_line,
@@ -357,13 +217,20 @@ impl<R: Read> VcdReader<R> {
         if self.eof {
             return Ok(false);
         }
-        if self.pos > 0 {
-            self.buf.copy_within(self.pos..self.end, 0);
-            self.end -= self.pos;
-            self.pos = 0;
+        let from = self.keep.unwrap_or(self.pos).min(self.pos);
+        if from > 0 {
+            self.buf.copy_within(from..self.end, 0);
+            self.end -= from;
+            self.pos -= from;
+            self.keep = self.keep.map(|k| k - from);
         }
         if self.end == self.buf.len() {
-            let n = self.buf.len() * 2;
+            if self.buf.len() >= MAX_TOKEN + BUF {
+                return Err(self.err(format!(
+                    "a token longer than {MAX_TOKEN} bytes (the widest value wormcast reads)"
+                )));
+            }
+            let n = (self.buf.len() * 2).min(MAX_TOKEN + BUF);
             self.buf.resize(n, 0);
         }
         loop {
@@ -438,14 +305,30 @@ impl<R: Read> VcdReader<R> {
             .map(|(a, b)| String::from_utf8_lossy(&self.buf[a..b]).into_owned()))
     }
 
-    /// Tokens up to `$end`, joined by spaces.
-    fn until_end(&mut self, what: &str) -> Result<String> {
+    /// Tokens up to `$end`.
+    fn words_until_end(&mut self, what: &str) -> Result<Vec<String>> {
         let mut words: Vec<String> = Vec::new();
         let start = self.tok_line;
         loop {
             match self.token_string()? {
-                Some(t) if t == "$end" => return Ok(words.join(" ")),
+                Some(t) if t == "$end" => return Ok(words),
                 Some(t) => words.push(t),
+                None => {
+                    self.tok_line = start;
+                    return Err(self.err(format!("`{what}` is never closed by `$end`")));
+                }
+            }
+        }
+    }
+
+    /// Skips tokens up to `$end` (a comment of any length in constant
+    /// memory).
+    fn skip_until_end(&mut self, what: &str) -> Result<()> {
+        let start = self.tok_line;
+        loop {
+            match self.token()? {
+                Some((a, b)) if &self.buf[a..b] == b"$end" => return Ok(()),
+                Some(_) => {}
                 None => {
                     self.tok_line = start;
                     return Err(self.err(format!("`{what}` is never closed by `$end`")));
@@ -457,13 +340,25 @@ impl<R: Read> VcdReader<R> {
     fn expect_end(&mut self, what: &str) -> Result<()> {
         match self.token_string()? {
             Some(t) if t == "$end" => Ok(()),
-            Some(t) => Err(self.err(format!("`{what}` has `{t}` where `$end` belongs"))),
+            Some(t) => Err(self.err(format!(
+                "`{what}` has `{}` where `$end` belongs",
+                shorten(&t)
+            ))),
             None => Err(self.err(format!("the file ends inside `{what}`"))),
         }
     }
 
     fn read_header(&mut self) -> Result<()> {
+        // The scope stack; an empty name adds nothing to the paths.
         let mut scope: Vec<String> = Vec::new();
+        let path = |scope: &[String]| {
+            scope
+                .iter()
+                .filter(|s| !s.is_empty())
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(".")
+        };
         loop {
             let Some(t) = self.token_string()? else {
                 return Err(self.err("the file ends inside its header (no `$enddefinitions $end`)"));
@@ -474,22 +369,22 @@ impl<R: Read> VcdReader<R> {
                     return Ok(());
                 }
                 "$timescale" => {
-                    let text = self.until_end("$timescale")?;
+                    let text = self.words_until_end("$timescale")?.join(" ");
                     let fs = parse_timescale(&text)
                         .ok_or_else(|| self.err(format!("bad `$timescale`: `{text}`")))?;
                     self.header.timescale = text;
                     self.header.timescale_fs = Some(fs);
                 }
                 "$scope" => {
-                    let kind = self.token_string()?;
-                    let name = self.token_string()?;
-                    match (kind, name) {
-                        (Some(k), Some(n)) if !k.starts_with('$') && !n.starts_with('$') => {
-                            self.expect_end("$scope")?;
-                            scope.push(n);
-                            self.header.scopes.push(scope.join("."));
-                        }
-                        _ => return Err(self.err("`$scope` needs a type and a name")),
+                    let line = self.tok_line;
+                    let words = self.words_until_end("$scope")?;
+                    self.tok_line = line;
+                    let Some((_kind, name)) = words.split_first() else {
+                        return Err(self.err("`$scope` needs a type"));
+                    };
+                    scope.push(name.join(" "));
+                    if !scope.last().is_some_and(|s| s.is_empty()) {
+                        self.header.scopes.push(path(&scope));
                     }
                 }
                 "$upscope" => {
@@ -498,12 +393,15 @@ impl<R: Read> VcdReader<R> {
                         return Err(self.err("`$upscope` with no open scope"));
                     }
                 }
-                "$var" => self.read_var(&scope)?,
-                "$date" => self.header.date = self.until_end("$date")?,
-                "$version" => self.header.version = self.until_end("$version")?,
+                "$var" => {
+                    let s = path(&scope);
+                    self.read_var(s)?;
+                }
+                "$date" => self.header.date = self.words_until_end("$date")?.join(" "),
+                "$version" => self.header.version = self.words_until_end("$version")?.join(" "),
                 _ if t.starts_with('$') && !is_dump_command(&t) && t != "$end" => {
                     // $comment and tool extensions ($attrbegin, ...).
-                    self.until_end(&t)?;
+                    self.skip_until_end(&t)?;
                 }
                 _ => {
                     return Err(self.err(format!(
@@ -515,21 +413,9 @@ impl<R: Read> VcdReader<R> {
         }
     }
 
-    fn read_var(&mut self, scope: &[String]) -> Result<()> {
+    fn read_var(&mut self, scope: String) -> Result<()> {
         let line = self.tok_line;
-        let mut words = Vec::new();
-        loop {
-            match self.token_string()? {
-                Some(t) if t == "$end" => break,
-                // An identifier code may be `$` or start with it; after the
-                // name only a bit range may come.
-                Some(t) if t.starts_with('$') && words.len() >= 4 => {
-                    return Err(self.err(format!("`$var` has `{t}` where `$end` belongs")));
-                }
-                Some(t) => words.push(t),
-                None => return Err(self.err("the file ends inside `$var`")),
-            }
-        }
+        let words = self.words_until_end("$var")?;
         self.tok_line = line;
         if words.len() < 4 {
             return Err(self.err(format!(
@@ -538,46 +424,26 @@ impl<R: Read> VcdReader<R> {
             )));
         }
         let var_type = words[0].clone();
-        let width: u32 = match words[1].parse() {
-            Ok(w) if w >= 1 => w,
-            _ => {
-                return Err(self.err(format!(
-                    "`$var {var_type}` has width `{}`; a width is a positive number",
-                    words[1]
-                )));
-            }
-        };
+        let width: u64 = words[1].parse().map_err(|_| {
+            self.err(format!(
+                "`$var {var_type}` has width `{}`; a width is a whole number",
+                shorten(&words[1])
+            ))
+        })?;
+        let rest: Vec<&str> = words[3..].iter().map(|s| s.as_str()).collect();
+        let width = check_width(width, &rest.concat()).map_err(|e| self.err(e.to_string()))?;
         let code = words[2].clone();
-        let mut name = words[3].clone();
-        let mut range_text = words[4..].join("");
-        if range_text.is_empty()
-            && let Some(i) = name.find('[')
-            && name.ends_with(']')
-        {
-            range_text = name[i..].to_string();
-            name.truncate(i);
-        }
-        let range = if range_text.is_empty() {
-            None
-        } else {
-            Some(
-                parse_range(&range_text)
-                    .ok_or_else(|| self.err(format!("bad bit range `{range_text}` of `{name}`")))?,
-            )
-        };
-        let kind = match var_type.as_str() {
-            "real" | "realtime" | "shortreal" => VarKind::Real,
-            "string" => VarKind::Str,
-            "event" => VarKind::Event,
-            _ => VarKind::Logic,
-        };
+        let (name, range) = split_name(&rest, width).map_err(|e| self.err(e.to_string()))?;
+        let kind = VarKind::of_type(&var_type);
         let idx = match self.map.get(code.as_bytes()) {
             Some(i) => {
                 let c = &self.header.codes[i as usize];
                 if c.width != width || c.kind != kind {
                     return Err(self.err(format!(
-                        "identifier code `{code}` is declared again for `{name}` with {width} bits; it has {} bits",
-                        c.width
+                        "identifier code `{code}` is declared again for `{name}` as {width} bits of {}; it has {} bits of {}",
+                        kind.word(),
+                        c.width,
+                        c.kind.word()
                     )));
                 }
                 i
@@ -593,8 +459,8 @@ impl<R: Read> VcdReader<R> {
                 i
             }
         };
-        self.header.vars.push(VcdVar {
-            scope: scope.join("."),
+        self.header.vars.push(WaveVar {
+            scope,
             name,
             width,
             range,
@@ -606,46 +472,29 @@ impl<R: Read> VcdReader<R> {
         Ok(())
     }
 
+    #[inline]
     fn lookup(&self, code: (usize, usize)) -> Result<u32> {
         let c = &self.buf[code.0..code.1];
-        self.map.get(c).ok_or_else(|| {
-            self.err(format!(
-                "identifier code `{}` was never declared",
-                shorten(&String::from_utf8_lossy(c))
-            ))
-        })
-    }
-
-    fn code_token(&mut self, value: &str) -> Result<(usize, usize)> {
-        let line = self.tok_line;
-        match self.token()? {
-            Some(t) if self.tok_line == line => Ok(t),
-            _ => {
-                self.tok_line = line;
-                Err(self.err(format!("value `{value}` has no identifier code after it")))
-            }
+        match self.map.get(c) {
+            Some(i) => Ok(i),
+            None => Err(self.err(format!("identifier code `{}` was never declared", lossy(c)))),
         }
     }
 
-    /// The next event of the value-change section, or `None` at the end of
-    /// the file.
+    /// The next event of the value changes, or `None` at the end of the
+    /// file.
     #[inline]
     pub fn next_event(&mut self) -> Result<Option<Event<'_>>> {
         loop {
             let Some((a, b)) = self.token()? else {
                 return Ok(None);
             };
-            match self.buf[a] {
+            let c0 = self.buf[a];
+            match c0 {
                 b'#' => {
-                    let t = std::str::from_utf8(&self.buf[a + 1..b])
-                        .ok()
-                        .and_then(|s| s.parse::<u64>().ok())
-                        .ok_or_else(|| {
-                            self.err(format!(
-                                "bad time `{}`",
-                                shorten(&String::from_utf8_lossy(&self.buf[a..b]))
-                            ))
-                        })?;
+                    let t = parse_u64(&self.buf[a + 1..b]).ok_or_else(|| {
+                        self.err(format!("bad time `{}`", lossy(&self.buf[a..b])))
+                    })?;
                     if let Some(prev) = self.time
                         && t < prev
                     {
@@ -654,135 +503,220 @@ impl<R: Read> VcdReader<R> {
                     self.time = Some(t);
                     return Ok(Some(Event::Time(t)));
                 }
-                c @ (b'0' | b'1' | b'x' | b'X' | b'z' | b'Z') => {
-                    let code = if b - a > 1 {
-                        (a + 1, b)
-                    } else {
-                        self.code_token(&(c as char).to_string())?
-                    };
-                    let idx = self.lookup(code)?;
-                    let info = &self.header.codes[idx as usize];
-                    if info.kind != VarKind::Logic && info.kind != VarKind::Event {
-                        return Err(self.err(format!(
-                            "a logic value for the {:?} variable with code `{}`",
-                            info.kind, info.text
-                        )));
-                    }
-                    if info.width != 1 {
-                        return Err(self.err(format!(
-                            "a 1-bit value for the {}-bit variable with code `{}`",
-                            info.width, info.text
-                        )));
-                    }
-                    self.scratch.clear();
-                    self.scratch.push(c.to_ascii_lowercase());
-                    return Ok(Some(Event::Logic {
-                        code: idx,
-                        bits: &self.scratch,
-                    }));
-                }
-                b'b' | b'B' => {
-                    self.scratch.clear();
-                    for &c in &self.buf[a + 1..b] {
-                        match c {
-                            b'0' | b'1' | b'x' | b'z' => self.scratch.push(c),
-                            b'X' | b'Z' => self.scratch.push(c.to_ascii_lowercase()),
-                            _ => {
-                                return Err(self.err(format!(
-                                    "`{}` is not a logic value (0, 1, x or z bits)",
-                                    shorten(&String::from_utf8_lossy(&self.buf[a..b]))
-                                )));
-                            }
-                        }
-                    }
-                    if self.scratch.is_empty() {
-                        return Err(self.err("an empty vector value `b`"));
-                    }
-                    let value = String::from_utf8_lossy(&self.buf[a..b]).into_owned();
-                    let code = self.code_token(&value)?;
-                    let idx = self.lookup(code)?;
-                    let info = &self.header.codes[idx as usize];
-                    if info.kind != VarKind::Logic {
-                        return Err(self.err(format!(
-                            "a vector value for the {:?} variable with code `{}`",
-                            info.kind, info.text
-                        )));
-                    }
-                    let w = info.width as usize;
-                    let n = self.scratch.len();
-                    if n > w {
-                        return Err(self.err(format!(
-                            "a {n}-bit value for the {w}-bit variable with code `{}`",
-                            info.text
-                        )));
-                    }
-                    if n < w {
-                        let pad = match self.scratch[0] {
-                            b'x' => b'x',
-                            b'z' => b'z',
-                            _ => b'0',
-                        };
-                        self.scratch.splice(0..0, std::iter::repeat_n(pad, w - n));
-                    }
-                    return Ok(Some(Event::Logic {
-                        code: idx,
-                        bits: &self.scratch,
-                    }));
-                }
-                b'r' | b'R' => {
-                    let text = String::from_utf8_lossy(&self.buf[a + 1..b]).into_owned();
-                    let value: f64 = text.parse().map_err(|_| {
-                        self.err(format!("`r{}` is not a real value", shorten(&text)))
-                    })?;
-                    let code = self.code_token(&format!("r{text}"))?;
-                    let idx = self.lookup(code)?;
-                    if self.header.codes[idx as usize].kind != VarKind::Real {
-                        return Err(self.err(format!(
-                            "a real value for the non-real variable with code `{}`",
-                            self.header.codes[idx as usize].text
-                        )));
-                    }
-                    return Ok(Some(Event::Real { code: idx, value }));
-                }
-                b's' | b'S' => {
-                    self.scratch.clear();
-                    self.scratch.extend_from_slice(&self.buf[a + 1..b]);
-                    let text = String::from_utf8_lossy(&self.scratch).into_owned();
-                    let code = self.code_token(&format!("s{text}"))?;
-                    let idx = self.lookup(code)?;
-                    if std::str::from_utf8(&self.scratch).is_err() {
-                        return Err(self.err("a string value that is not UTF-8"));
-                    }
-                    let value = std::str::from_utf8(&self.scratch).expect("checked");
-                    return Ok(Some(Event::Str { code: idx, value }));
-                }
+                b'b' | b'B' => return self.vector(a, b),
+                b'r' | b'R' => return self.real(a, b),
+                b's' | b'S' => return self.string(a, b),
                 b'$' => {
-                    let t = String::from_utf8_lossy(&self.buf[a..b]).into_owned();
-                    if is_dump_command(&t) || t == "$end" {
+                    let t = &self.buf[a..b];
+                    if t == b"$end" || is_dump_command_bytes(t) {
                         continue;
                     }
-                    if t == "$comment" {
-                        self.until_end("$comment")?;
-                        continue;
-                    }
-                    return Err(self.err(format!(
-                        "unexpected `{}` among the value changes",
-                        shorten(&t)
-                    )));
+                    // $comment and tool extensions: skipped whole.
+                    let what = String::from_utf8_lossy(t).into_owned();
+                    self.skip_until_end(&what)?;
+                    continue;
                 }
                 _ => {
+                    if let Some(v) = logic_char(c0) {
+                        return self.scalar(v, a, b);
+                    }
                     return Err(self.err(format!(
                         "`{}` is neither a time nor a value change",
-                        shorten(&String::from_utf8_lossy(&self.buf[a..b]))
+                        lossy(&self.buf[a..b])
                     )));
                 }
             }
         }
     }
+
+    fn scalar(&mut self, v: u8, a: usize, b: usize) -> Result<Option<Event<'_>>> {
+        let idx = if b - a > 1 {
+            self.lookup((a + 1, b))?
+        } else {
+            match self.code_token(a)? {
+                Some((code, _)) => self.lookup(code)?,
+                None => {
+                    return Err(self.err(format!(
+                        "value `{}` has no identifier code after it",
+                        v as char
+                    )));
+                }
+            }
+        };
+        let info = &self.header.codes[idx as usize];
+        let width = info.width as usize;
+        match info.kind {
+            VarKind::Logic | VarKind::Event => {}
+            k => {
+                return Err(self.err(format!(
+                    "a logic value for the {} variable with code `{}`",
+                    k.word(),
+                    info.text
+                )));
+            }
+        }
+        self.scratch.clear();
+        if width > 0 {
+            // A scalar for a vector: extended on the left.
+            let pad = match v {
+                b'x' | b'z' => v,
+                _ => b'0',
+            };
+            self.scratch.resize(width - 1, pad);
+            self.scratch.push(v);
+        }
+        Ok(Some(Event::Logic {
+            code: idx,
+            bits: &self.scratch,
+        }))
+    }
+
+    /// The token after a value at `a` on the same line (its identifier
+    /// code), and where the value is now (reading may move the buffer).
+    #[inline]
+    fn code_token(&mut self, a: usize) -> Result<Option<((usize, usize), usize)>> {
+        let line = self.tok_line;
+        self.keep = Some(a);
+        let t = self.token();
+        let a = self.keep.take().expect("kept");
+        match t? {
+            Some(c) if self.tok_line == line => Ok(Some((c, a))),
+            _ => {
+                self.tok_line = line;
+                Ok(None)
+            }
+        }
+    }
+
+    fn vector(&mut self, a: usize, b: usize) -> Result<Option<Event<'_>>> {
+        // Normalize the value in place.
+        for i in a + 1..b {
+            match logic_char(self.buf[i]) {
+                Some(c) => self.buf[i] = c,
+                None => {
+                    return Err(self.err(format!(
+                        "`{}` is not a logic value (0, 1, x, z or a std_logic value)",
+                        lossy(&self.buf[a..b])
+                    )));
+                }
+            }
+        }
+        let n = b - a - 1;
+        let Some((code, a)) = self.code_token(a)? else {
+            return Err(self.err("a vector value with no identifier code after it"));
+        };
+        let idx = self.lookup(code)?;
+        let info = &self.header.codes[idx as usize];
+        if info.kind != VarKind::Logic {
+            return Err(self.err(format!(
+                "a vector value for the {} variable with code `{}`",
+                info.kind.word(),
+                info.text
+            )));
+        }
+        let w = info.width as usize;
+        if w == 0 {
+            // Zero-width variables carry no bits; their values are read
+            // and ignored.
+            return Ok(Some(Event::Logic {
+                code: idx,
+                bits: &[],
+            }));
+        }
+        if n > w {
+            return Err(self.err(format!(
+                "a {n}-bit value for the {w}-bit variable with code `{}`",
+                info.text
+            )));
+        }
+        if n == 0 {
+            return Err(self.err("an empty vector value `b`"));
+        }
+        if n == w {
+            return Ok(Some(Event::Logic {
+                code: idx,
+                bits: &self.buf[a + 1..a + 1 + n],
+            }));
+        }
+        let pad = match self.buf[a + 1] {
+            b'x' => b'x',
+            b'z' => b'z',
+            _ => b'0',
+        };
+        self.scratch.clear();
+        self.scratch.resize(w - n, pad);
+        self.scratch.extend_from_slice(&self.buf[a + 1..a + 1 + n]);
+        Ok(Some(Event::Logic {
+            code: idx,
+            bits: &self.scratch,
+        }))
+    }
+
+    fn real(&mut self, a: usize, b: usize) -> Result<Option<Event<'_>>> {
+        let value: f64 = std::str::from_utf8(&self.buf[a + 1..b])
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .ok_or_else(|| self.err(format!("`{}` is not a real value", lossy(&self.buf[a..b]))))?;
+        let Some((code, _)) = self.code_token(a)? else {
+            return Err(self.err(format!(
+                "real value `{value}` has no identifier code after it"
+            )));
+        };
+        let idx = self.lookup(code)?;
+        let info = &self.header.codes[idx as usize];
+        if info.kind != VarKind::Real {
+            return Err(self.err(format!(
+                "a real value for the {} variable with code `{}`",
+                info.kind.word(),
+                info.text
+            )));
+        }
+        Ok(Some(Event::Real { code: idx, value }))
+    }
+
+    fn string(&mut self, a: usize, b: usize) -> Result<Option<Event<'_>>> {
+        let n = b - a - 1;
+        let Some((code, a)) = self.code_token(a)? else {
+            return Err(self.err("a string value with no identifier code after it"));
+        };
+        let idx = self.lookup(code)?;
+        let info = &self.header.codes[idx as usize];
+        if info.kind != VarKind::Str {
+            return Err(self.err(format!(
+                "a string value for the {} variable with code `{}`",
+                info.kind.word(),
+                info.text
+            )));
+        }
+        Ok(Some(Event::Str {
+            code: idx,
+            value: &self.buf[a + 1..a + 1 + n],
+        }))
+    }
+}
+
+/// A whole number of at most 20 digits, or `None`.
+#[inline]
+fn parse_u64(d: &[u8]) -> Option<u64> {
+    if d.is_empty() || d.len() > 20 {
+        return None;
+    }
+    let mut v: u64 = 0;
+    for &c in d {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        v = v.checked_mul(10)?.checked_add(u64::from(c - b'0'))?;
+    }
+    Some(v)
 }
 
 fn is_dump_command(t: &str) -> bool {
-    matches!(t, "$dumpvars" | "$dumpall" | "$dumpon" | "$dumpoff")
+    is_dump_command_bytes(t.as_bytes())
+}
+
+fn is_dump_command_bytes(t: &[u8]) -> bool {
+    matches!(t, b"$dumpvars" | b"$dumpall" | b"$dumpon" | b"$dumpoff")
 }
 
 fn shorten(s: &str) -> String {
@@ -795,37 +729,18 @@ fn shorten(s: &str) -> String {
     }
 }
 
-/// `1ns`, `1 ns`, `100 ps`, `10fs`: femtoseconds per unit.
-fn parse_timescale(text: &str) -> Option<u64> {
-    let t: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-    let split = t.find(|c: char| !c.is_ascii_digit())?;
-    let (num, unit) = t.split_at(split);
-    let num: u64 = num.parse().ok()?;
-    if !matches!(num, 1 | 10 | 100) {
-        return None;
+/// The format of a file from its first bytes: FST and GHW by their
+/// magic, anything else is taken for VCD.
+pub fn detect_format(first: &[u8]) -> Format {
+    if first.starts_with(b"GHDLwave\n") {
+        return Format::Ghw;
     }
-    let fs = match unit {
-        "s" => 1_000_000_000_000_000u64,
-        "ms" => 1_000_000_000_000,
-        "us" => 1_000_000_000,
-        "ns" => 1_000_000,
-        "ps" => 1_000,
-        "fs" => 1,
-        _ => return None,
-    };
-    num.checked_mul(fs)
-}
-
-/// `[7:0]` or `[3]`.
-fn parse_range(text: &str) -> Option<(i64, i64)> {
-    let inner = text.strip_prefix('[')?.strip_suffix(']')?;
-    match inner.split_once(':') {
-        Some((l, r)) => Some((l.trim().parse().ok()?, r.trim().parse().ok()?)),
-        None => {
-            let b = inner.trim().parse().ok()?;
-            Some((b, b))
-        }
+    // An FST file starts with its header block (type 0, length 329) or
+    // with the block that wraps a compressed file (type 254).
+    if first.len() >= 9 && (first[0] == 0 || first[0] == 254) && first[1..5] == [0, 0, 0, 0] {
+        return Format::Fst;
     }
+    Format::Vcd
 }
 
 #[cfg(test)]
@@ -842,7 +757,7 @@ mod tests {
                     format!("{}={}", code, String::from_utf8_lossy(bits))
                 }
                 Event::Real { code, value } => format!("{code}=r{value}"),
-                Event::Str { code, value } => format!("{code}=s{value}"),
+                Event::Str { code, value } => format!("{code}=s{}", String::from_utf8_lossy(value)),
             });
         }
         Ok(out)
@@ -893,6 +808,75 @@ mod tests {
         assert_eq!(n, 6);
     }
 
+    /// What Icarus `-g2012`, Verilator, GHDL, NVC and Amaranth write beyond
+    /// the 2005 standard.
+    #[test]
+    fn reads_what_other_simulators_write() {
+        let text = "$timescale 244 ns $end\n\
+            $scope module $unit $end $var logic 1 u g $end $upscope $end\n\
+            $scope module tb $end\n\
+            $scope begin $ivl_for_loop0 $end $var integer 32 q i $end $upscope $end\n\
+            $scope module $end $var wire 1 e inner $end $upscope $end\n\
+            $var parameter 32 p N $end\n\
+            $var string 0 s st $end\n\
+            $var wire 0 z empty $end\n\
+            $var wire 16 m mem[0] [15:0] $end\n\
+            $var wire 16 M mem[1][15:0] $end\n\
+            $var reg 1 ! \\esc.name[3] $end\n\
+            $var wire 4 l sl [3:0] $end\n\
+            $var real 1 r rv $end\n\
+            $upscope $end\n$enddefinitions $end\n\
+            b10000 p\n\
+            #0\nbUXLH l\n-!\nsIDLE s\nb z\nr0.25 r\n#1\nbW1Z0 l\nh!\nsBUSY s\n";
+        let mut r = VcdReader::new(text.as_bytes()).unwrap();
+        let h = r.header().clone();
+        assert_eq!(h.timescale_fs, Some(244_000_000));
+        assert_eq!(
+            h.scopes,
+            ["$unit", "tb", "tb.$ivl_for_loop0"],
+            "the empty-named scope adds nothing"
+        );
+        let paths: Vec<String> = h.vars.iter().map(|v| v.path()).collect();
+        assert_eq!(
+            paths,
+            [
+                "$unit.g",
+                "tb.$ivl_for_loop0.i",
+                "tb.inner",
+                "tb.N",
+                "tb.st",
+                "tb.empty",
+                "tb.mem[0]",
+                "tb.mem[1]",
+                "tb.esc.name",
+                "tb.sl",
+                "tb.rv"
+            ]
+        );
+        assert_eq!(h.vars[6].range, Some((15, 0)));
+        assert_eq!(h.vars[8].range, Some((3, 3)));
+        assert_eq!(h.vars[4].kind, VarKind::Str);
+        assert_eq!(h.vars[10].kind, VarKind::Real);
+        drop(r.next_event());
+        let e = events(text).unwrap();
+        assert_eq!(
+            e,
+            [
+                "3=00000000000000000000000000010000",
+                "#0",
+                "9=xx01",
+                "8=x",
+                "4=sIDLE",
+                "5=",
+                "10=r0.25",
+                "#1",
+                "9=x1z0",
+                "8=1",
+                "4=sBUSY"
+            ]
+        );
+    }
+
     #[test]
     fn malformed_files_name_the_line() {
         let cases = [
@@ -909,10 +893,15 @@ mod tests {
                 "line 1: `$var wire 1 !` needs a type",
             ),
             (
-                "$timescale 3 ns $end\n$enddefinitions $end",
-                "line 1: bad `$timescale`: `3 ns`",
+                "$timescale 3 ks $end\n$enddefinitions $end",
+                "line 1: bad `$timescale`: `3 ks`",
             ),
             ("$upscope $end", "line 1: `$upscope` with no open scope"),
+            ("$scope $end", "line 1: `$scope` needs a type"),
+            (
+                "$var wire 4294967295 ! a $end\n",
+                "line 1: `a` is declared 4294967295 bits wide; wormcast reads variables of at most 1048576 bits",
+            ),
             (
                 "$var wire 1 ! a $end\n$enddefinitions $end\n#1\n1?\n",
                 "line 4: identifier code `?` was never declared",
@@ -920,10 +909,6 @@ mod tests {
             (
                 "$var wire 2 ! a $end\n$enddefinitions $end\n#1\nb101 !\n",
                 "line 4: a 3-bit value for the 2-bit variable",
-            ),
-            (
-                "$var wire 2 ! a $end\n$enddefinitions $end\n1!\n",
-                "line 3: a 1-bit value for the 2-bit variable",
             ),
             (
                 "$var wire 1 ! a $end\n$enddefinitions $end\n#5\n#4\n",
@@ -935,18 +920,26 @@ mod tests {
             ),
             (
                 "$var wire 2 ! a $end\n$enddefinitions $end\nb10\n",
-                "line 3: value `b10` has no identifier code",
+                "line 3: a vector value with no identifier code",
             ),
             (
-                "$var wire 2 ! a $end\n$enddefinitions $end\nhello\n",
-                "line 3: `hello` is neither a time",
+                "$var wire 2 ! a $end\n$enddefinitions $end\nqello\n",
+                "line 3: `qello` is neither a time",
             ),
             (
                 "$var wire 2 ! a $end\n$enddefinitions $end\n#x\n",
                 "line 3: bad time `#x`",
             ),
             (
+                "$var wire 2 ! a $end\n$enddefinitions $end\n#99999999999999999999999\n",
+                "line 3: bad time",
+            ),
+            (
                 "$var wire 1 ! a $end\n$var wire 2 ! b $end\n",
+                "line 2: identifier code `!` is declared again",
+            ),
+            (
+                "$var wire 1 ! a $end\n$var real 1 ! b $end\n",
                 "line 2: identifier code `!` is declared again",
             ),
             (
@@ -954,6 +947,18 @@ mod tests {
                 "line 1: `$comment` is never closed by `$end`",
             ),
             ("b0 !\n", "line 1: unexpected `b0` in the header"),
+            (
+                "$var real 1 ! a $end\n$enddefinitions $end\nb1 !\n",
+                "line 3: a vector value for the real variable",
+            ),
+            (
+                "$var wire 1 ! a $end\n$enddefinitions $end\nr1.5 !\n",
+                "line 3: a real value for the logic variable",
+            ),
+            (
+                "$var real 1 ! a $end\n$enddefinitions $end\nrabc !\n",
+                "line 3: `rabc` is not a real value",
+            ),
         ];
         for (text, want) in cases {
             let err = events(text).unwrap_err().to_string();
@@ -962,6 +967,16 @@ mod tests {
                 "{text:?}: got {err:?}, want {want:?}"
             );
         }
+    }
+
+    #[test]
+    fn an_endless_token_is_refused_not_allocated() {
+        // A body of one 5 MiB token, fed lazily.
+        let head = "$var wire 1 ! a $end\n$enddefinitions $end\nb".as_bytes();
+        let body = std::io::repeat(b'1').take(5 << 20);
+        let mut r = VcdReader::new(head.chain(body)).unwrap();
+        let e = r.next_event().unwrap_err().to_string();
+        assert!(e.contains("a token longer than 4194304 bytes"), "{e}");
     }
 
     #[test]
@@ -996,5 +1011,50 @@ mod tests {
             5 + 2 * 19_999,
             "the last token's line"
         );
+    }
+
+    /// Values and codes split across every possible buffer boundary read
+    /// the same as from one buffer.
+    #[test]
+    fn values_split_at_any_refill() {
+        struct Drip<'a>(&'a [u8], usize);
+        impl Read for Drip<'_> {
+            fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+                let n = self.1.min(self.0.len()).min(out.len());
+                out[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        let text = format!("{HEAD}#0\nb1x0 \"\n1!\nr2.5 #\n#7\nbLH \"\n0!\n");
+        let whole = events(&text).unwrap();
+        for chunk in 1..12 {
+            let mut r = VcdReader::new(Drip(text.as_bytes(), chunk)).unwrap();
+            let mut got = Vec::new();
+            while let Some(e) = r.next_event().unwrap() {
+                got.push(match e {
+                    Event::Time(t) => format!("#{t}"),
+                    Event::Logic { code, bits } => {
+                        format!("{code}={}", String::from_utf8_lossy(bits))
+                    }
+                    Event::Real { code, value } => format!("{code}=r{value}"),
+                    Event::Str { code, value } => {
+                        format!("{code}=s{}", String::from_utf8_lossy(value))
+                    }
+                });
+            }
+            assert_eq!(got, whole, "read {chunk} bytes at a time");
+        }
+    }
+
+    #[test]
+    fn formats_by_their_first_bytes() {
+        assert_eq!(detect_format(b"$date\n"), Format::Vcd);
+        assert_eq!(detect_format(b"GHDLwave\n\x10"), Format::Ghw);
+        assert_eq!(
+            detect_format(&[0, 0, 0, 0, 0, 0, 0, 1, 0x49, 0]),
+            Format::Fst
+        );
+        assert_eq!(detect_format(b""), Format::Vcd);
     }
 }

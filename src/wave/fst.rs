@@ -1,0 +1,815 @@
+//! FST files (GTKWave's Fast Signal Trace), read through the `fst-reader`
+//! crate (the reader inside the `wellen` crate and the Surfer viewer).
+//!
+//! Before `fst-reader` sees a file, [`check`] walks its block structure and
+//! bounds every size the file declares and the reader would allocate from:
+//! block lengths within the file, the signal count, every signal's width
+//! (at most [`super::MAX_WIDTH`]), decompressed lengths within what the
+//! compressed bytes can expand to (zlib 1032:1, LZ4 255:1) and within
+//! [`MAX_INFLATED`], time-table and blackout counts within their bytes, and
+//! each value-change block's signal table. A malformed file is refused
+//! there with the byte offset of the block at fault; anything `fst-reader`
+//! still panics on becomes an error through [`super::stream`]'s guard. A
+//! file wrapped whole in gzip (GTKWave's `-z`... `fstWriterSetPackType`
+//! wrapper) is inflated here, within the same limits, and checked again.
+//!
+//! The FST block layout is GTKWave's (`fstapi.c`); the offsets below follow
+//! it as `fst-reader` reads it.
+
+use super::header::{
+    CodeInfo, Event, Format, MAX_WIDTH, VarKind, WaveHeader, WaveVar, check_width, logic_char,
+    split_name,
+};
+use super::stream::{Sink, WaveReader, guarded};
+use crate::{Error, Result};
+use fst_reader::{FstFilter, FstHierarchyEntry, FstReader, FstSignalValue, FstVarType};
+use rustc_hash::FxHashMap;
+use std::io::{BufRead, BufReader, Cursor, Read, Seek, SeekFrom};
+use std::path::Path;
+
+/// The largest decompressed area (a hierarchy, a geometry, a block's
+/// signal data, a whole gzip-wrapped file) wormcast accepts: 2 GiB.
+pub const MAX_INFLATED: u64 = 1 << 31;
+
+const ZLIB_RATIO: u64 = 1032;
+const LZ4_RATIO: u64 = 255;
+
+// Block types (fstapi.c).
+const BL_HDR: u8 = 0;
+const BL_VCDATA: u8 = 1;
+const BL_BLACKOUT: u8 = 2;
+const BL_GEOM: u8 = 3;
+const BL_HIER: u8 = 4;
+const BL_VCDATA_DYN_ALIAS: u8 = 5;
+const BL_HIER_LZ4: u8 = 6;
+const BL_HIER_LZ4DUO: u8 = 7;
+const BL_VCDATA_DYN_ALIAS2: u8 = 8;
+const BL_ZWRAPPER: u8 = 254;
+const BL_SKIP: u8 = 255;
+
+const HEADER_LEN: u64 = 329;
+
+fn bad(offset: u64, what: impl std::fmt::Display) -> Error {
+    Error::Wave(format!("malformed FST: byte {offset}: {what}"))
+}
+
+/// A bounds-checked view of the file for the checks.
+struct View<'a, R> {
+    r: &'a mut R,
+    len: u64,
+}
+
+impl<R: Read + Seek> View<'_, R> {
+    fn at(&mut self, pos: u64) -> Result<()> {
+        if pos > self.len {
+            return Err(bad(pos, "a position past the end of the file"));
+        }
+        self.r
+            .seek(SeekFrom::Start(pos))
+            .map_err(|e| bad(pos, format!("cannot seek: {e}")))?;
+        Ok(())
+    }
+
+    fn bytes(&mut self, pos: u64, n: u64) -> Result<Vec<u8>> {
+        if pos.checked_add(n).is_none_or(|e| e > self.len) {
+            return Err(bad(
+                pos,
+                format!("{n} bytes declared here run past the end of the file"),
+            ));
+        }
+        self.at(pos)?;
+        let mut v = vec![0; n as usize];
+        self.r
+            .read_exact(&mut v)
+            .map_err(|e| bad(pos, format!("cannot read: {e}")))?;
+        Ok(v)
+    }
+
+    fn u64(&mut self, pos: u64) -> Result<u64> {
+        let b = self.bytes(pos, 8)?;
+        Ok(u64::from_be_bytes(b.try_into().expect("8 bytes")))
+    }
+
+    fn u8(&mut self, pos: u64) -> Result<u8> {
+        Ok(self.bytes(pos, 1)?[0])
+    }
+
+    /// An unsigned LEB128 number at `pos` and its length in bytes.
+    fn varint(&mut self, pos: u64) -> Result<(u64, u64)> {
+        let n = 10.min(self.len.saturating_sub(pos));
+        let b = self.bytes(pos, n)?;
+        varint(&b).ok_or_else(|| bad(pos, "a malformed variable-length number"))
+    }
+}
+
+/// An unsigned LEB128 number at the start of `b` and its length.
+fn varint(b: &[u8]) -> Option<(u64, u64)> {
+    let mut v = 0u64;
+    for (i, &c) in b.iter().take(10).enumerate() {
+        v |= u64::from(c & 0x7f).checked_shl(7 * i as u32)?;
+        if c & 0x80 == 0 {
+            return Some((v, i as u64 + 1));
+        }
+    }
+    None
+}
+
+/// A signed LEB128 number at the start of `b` and its length.
+fn varint_signed(b: &[u8]) -> Option<(i64, u64)> {
+    let mut v = 0u64;
+    for (i, &c) in b.iter().take(10).enumerate() {
+        let shift = 7 * i as u32;
+        v |= u64::from(c & 0x7f).checked_shl(shift).unwrap_or(0);
+        if c & 0x80 == 0 {
+            if c & 0x40 != 0 && shift + 7 < 64 {
+                v |= u64::MAX << (shift + 7);
+            }
+            return Some((v as i64, i as u64 + 1));
+        }
+    }
+    None
+}
+
+/// A decompressed length that `compressed` bytes can produce at `ratio`.
+fn check_inflated(at: u64, what: &str, declared: u64, compressed: u64, ratio: u64) -> Result<()> {
+    let most = compressed
+        .saturating_mul(ratio)
+        .saturating_add(64)
+        .min(MAX_INFLATED);
+    if declared > most {
+        return Err(bad(
+            at,
+            format!(
+                "the {what} declares {declared} bytes uncompressed from {compressed} compressed \
+                 (at most {most})"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Value-change blocks, checked once the geometry (which usually follows
+/// them) is known.
+struct VcBlock {
+    kind: u8,
+    /// Offset of the section length (just past the type byte).
+    start: u64,
+    len: u64,
+}
+
+/// Walks the blocks of an (unwrapped) FST file and bounds what they
+/// declare (see the module docs).
+fn check_blocks<R: Read + Seek>(v: &mut View<'_, R>) -> Result<()> {
+    let mut pos = 0u64;
+    let mut header = false;
+    let mut widths: Option<Vec<u32>> = None;
+    let mut hierarchy = false;
+    let mut vc = Vec::new();
+    while pos < v.len {
+        let kind = v.u8(pos)?;
+        let start = pos + 1;
+        if start + 8 > v.len {
+            return Err(bad(pos, "a block cut short before its length"));
+        }
+        let len = v.u64(start)?;
+        if kind == BL_SKIP && len == 0 {
+            break;
+        }
+        if len < 8 || start.checked_add(len).is_none_or(|e| e > v.len) {
+            return Err(bad(
+                pos,
+                format!(
+                    "block of type {kind} declares {len} bytes; the file has {} left",
+                    v.len - start
+                ),
+            ));
+        }
+        match kind {
+            BL_HDR => {
+                if len != HEADER_LEN {
+                    return Err(bad(
+                        pos,
+                        format!("the header block is {len} bytes, not {HEADER_LEN}"),
+                    ));
+                }
+                if header {
+                    return Err(bad(pos, "a second header block"));
+                }
+                header = true;
+            }
+            BL_GEOM => {
+                if widths.is_some() {
+                    return Err(bad(pos, "a second geometry block"));
+                }
+                widths = Some(check_geometry(v, start, len)?);
+            }
+            BL_HIER | BL_HIER_LZ4 | BL_HIER_LZ4DUO => {
+                if hierarchy {
+                    return Err(bad(pos, "a second hierarchy block"));
+                }
+                hierarchy = true;
+                check_hierarchy(v, kind, start, len)?;
+            }
+            BL_BLACKOUT => {
+                let (count, _) = v.varint(start + 8)?;
+                if count > len {
+                    return Err(bad(pos, format!("{count} blackouts in {len} bytes")));
+                }
+            }
+            BL_VCDATA | BL_VCDATA_DYN_ALIAS | BL_VCDATA_DYN_ALIAS2 => {
+                vc.push(VcBlock { kind, start, len });
+            }
+            BL_SKIP => {}
+            BL_ZWRAPPER => return Err(bad(pos, "a gzip wrapper block inside the file")),
+            _ => return Err(bad(pos, format!("unknown block type {kind}"))),
+        }
+        pos = start + len;
+    }
+    if !header {
+        return Err(Error::Wave("malformed FST: no header block".into()));
+    }
+    let Some(widths) = widths else {
+        return Err(Error::Wave(
+            "malformed FST: no geometry block (an FST file whose writer did not finish?)".into(),
+        ));
+    };
+    if !hierarchy {
+        return Err(Error::Wave(
+            "malformed FST: no hierarchy block (an FST file whose writer did not finish?)".into(),
+        ));
+    }
+    for b in &vc {
+        check_vc_block(v, b, &widths)?;
+    }
+    Ok(())
+}
+
+/// The geometry: every signal's width (0 for variable-length strings).
+fn check_geometry<R: Read + Seek>(v: &mut View<'_, R>, start: u64, len: u64) -> Result<Vec<u32>> {
+    if len < 24 {
+        return Err(bad(start - 1, "a geometry block too short for its lengths"));
+    }
+    let raw = v.u64(start + 8)?;
+    let count = v.u64(start + 16)?;
+    let comp = len - 24;
+    if raw != comp {
+        check_inflated(start - 1, "geometry", raw, comp, ZLIB_RATIO)?;
+    }
+    if count > raw {
+        return Err(bad(
+            start - 1,
+            format!("{count} signals in {raw} bytes of geometry"),
+        ));
+    }
+    let data = v.bytes(start + 24, comp)?;
+    let bytes = if raw == comp {
+        data
+    } else {
+        miniz_oxide::inflate::decompress_to_vec_zlib_with_limit(&data, raw as usize)
+            .map_err(|_| bad(start - 1, "the geometry does not inflate"))?
+    };
+    let mut rest = bytes.as_slice();
+    let mut widths = Vec::with_capacity(count as usize);
+    for i in 0..count {
+        let (w, n) = varint(rest).ok_or_else(|| bad(start - 1, "the geometry ends early"))?;
+        rest = &rest[n as usize..];
+        let w = match w {
+            0 => 64,          // a real
+            0xffff_ffff => 0, // a variable-length string
+            w if w > u64::from(MAX_WIDTH) => {
+                return Err(bad(
+                    start - 1,
+                    format!(
+                        "signal {} is {w} bits wide; wormcast reads at most {MAX_WIDTH}",
+                        i + 1
+                    ),
+                ));
+            }
+            w => w as u32,
+        };
+        widths.push(w);
+    }
+    Ok(widths)
+}
+
+fn check_hierarchy<R: Read + Seek>(
+    v: &mut View<'_, R>,
+    kind: u8,
+    start: u64,
+    len: u64,
+) -> Result<()> {
+    let at = start - 1;
+    let min = if kind == BL_HIER { 26 } else { 17 };
+    if len < min {
+        return Err(bad(at, "a hierarchy block too short for its lengths"));
+    }
+    let raw = v.u64(start + 8)?;
+    let comp = len - 16;
+    match kind {
+        BL_HIER => check_inflated(at, "hierarchy", raw, comp, ZLIB_RATIO),
+        BL_HIER_LZ4 => check_inflated(at, "hierarchy", raw, comp, LZ4_RATIO),
+        _ => {
+            let (mid, n) = v.varint(start + 16)?;
+            if n >= comp {
+                return Err(bad(at, "a hierarchy block too short for its lengths"));
+            }
+            check_inflated(at, "hierarchy", mid, comp - n, LZ4_RATIO)?;
+            check_inflated(at, "hierarchy", raw, mid, LZ4_RATIO)
+        }
+    }
+}
+
+fn check_vc_block<R: Read + Seek>(v: &mut View<'_, R>, b: &VcBlock, widths: &[u32]) -> Result<()> {
+    let at = b.start - 1;
+    let end = b.start + b.len;
+    if b.len < 32 + 3 + 24 {
+        return Err(bad(at, "a value-change block too short for its lengths"));
+    }
+    // The time table, at the end.
+    let t_raw = v.u64(end - 24)?;
+    let t_comp = v.u64(end - 16)?;
+    let t_items = v.u64(end - 8)?;
+    if t_comp > b.len - 32 - 24 {
+        return Err(bad(
+            at,
+            format!("a time table of {t_comp} bytes in a block of {}", b.len),
+        ));
+    }
+    if t_raw != t_comp {
+        check_inflated(at, "time table", t_raw, t_comp, ZLIB_RATIO)?;
+    }
+    if t_items > t_raw {
+        return Err(bad(at, format!("{t_items} times in {t_raw} bytes")));
+    }
+    // The frame (initial values), after start, end and memory required.
+    let mut pos = b.start + 32;
+    let (f_raw, n1) = v.varint(pos)?;
+    let (f_comp, n2) = v.varint(pos + n1)?;
+    let (f_handles, n3) = v.varint(pos + n1 + n2)?;
+    pos += n1 + n2 + n3;
+    if f_comp > end.saturating_sub(pos) {
+        return Err(bad(
+            at,
+            format!("a frame of {f_comp} bytes past the block's end"),
+        ));
+    }
+    if f_raw != f_comp {
+        check_inflated(at, "frame", f_raw, f_comp, ZLIB_RATIO)?;
+    }
+    if f_handles != widths.len() as u64 {
+        return Err(bad(
+            at,
+            format!(
+                "a frame of {f_handles} signals; the geometry has {}",
+                widths.len()
+            ),
+        ));
+    }
+    pos += f_comp;
+    // The value changes: their signal count, then the pack type.
+    let (handles, n) = v.varint(pos)?;
+    if handles > widths.len() as u64 {
+        return Err(bad(
+            at,
+            format!(
+                "value changes of {handles} signals; the geometry has {}",
+                widths.len()
+            ),
+        ));
+    }
+    let vc_start = pos + n;
+    let pack = v.u8(vc_start)?;
+    // The signal table (chain) sits before its length, before the times.
+    let time_section = t_comp + 24;
+    let chain_len_at = end
+        .checked_sub(time_section + 8)
+        .filter(|&x| x > vc_start)
+        .ok_or_else(|| bad(at, "the value changes overlap the time table"))?;
+    let chain_len = v.u64(chain_len_at)?;
+    let chain_start = chain_len_at
+        .checked_sub(chain_len)
+        .filter(|&x| x > vc_start)
+        .ok_or_else(|| {
+            bad(
+                at,
+                format!("a signal table of {chain_len} bytes before the data"),
+            )
+        })?;
+    let chain = v.bytes(chain_start, chain_len)?;
+    let last = chain_start - vc_start;
+    let entries = if b.kind == BL_VCDATA_DYN_ALIAS2 {
+        chain_alias2(&chain, handles, last)
+    } else {
+        chain_alias(&chain, handles, last)
+    }
+    .ok_or_else(|| bad(at, "a malformed signal table"))?;
+    // Each signal's data: its uncompressed length first.
+    let mut total = 0u64;
+    for (offset, len) in entries {
+        let p = vc_start + offset;
+        if p + len > chain_start {
+            return Err(bad(at, "signal data past the signal table"));
+        }
+        let (raw, skip) = v.varint(p)?;
+        if skip > len {
+            return Err(bad(at, "signal data shorter than its length"));
+        }
+        if raw != 0 {
+            let ratio = match pack {
+                b'4' | b'F' => LZ4_RATIO,
+                _ => ZLIB_RATIO,
+            };
+            check_inflated(at, "signal data", raw, len - skip, ratio)?;
+        }
+        total = total.saturating_add(raw.max(len));
+        if total > MAX_INFLATED {
+            return Err(bad(
+                at,
+                format!("a block whose signal data inflate past {MAX_INFLATED} bytes"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The signal table of a block of type 1 or 5: (offset, length) of each
+/// signal with data, or `None` if it is malformed or names more than
+/// `handles` signals.
+fn chain_alias(mut b: &[u8], handles: u64, last: u64) -> Option<Vec<(u64, u64)>> {
+    let mut out = Vec::new();
+    let mut idx = 0u64;
+    let mut offset: Option<u64> = None;
+    while !b.is_empty() {
+        let (raw, n) = varint(b)?;
+        b = &b[n as usize..];
+        if raw == 0 {
+            let (_, n) = varint(b)?;
+            b = &b[n as usize..];
+            idx += 1;
+        } else if raw & 1 == 1 {
+            let new = offset.unwrap_or(0).checked_add(raw >> 1)?;
+            if let Some(o) = offset {
+                out.push((o, new.checked_sub(o).filter(|&l| l > 0)?));
+            }
+            offset = Some(new);
+            idx += 1;
+        } else {
+            idx = idx.checked_add(raw >> 1)?;
+        }
+        if idx > handles {
+            return None;
+        }
+    }
+    if let Some(o) = offset {
+        out.push((o, last.checked_sub(o).filter(|&l| l > 0)?));
+    }
+    Some(out)
+}
+
+/// The signal table of a block of type 8 (see [`chain_alias`]).
+fn chain_alias2(mut b: &[u8], handles: u64, last: u64) -> Option<Vec<(u64, u64)>> {
+    let mut out = Vec::new();
+    let mut idx = 0u64;
+    let mut offset: Option<u64> = None;
+    let mut aliased = false;
+    while !b.is_empty() {
+        if b[0] & 1 == 1 {
+            let (sh, n) = varint_signed(b)?;
+            b = &b[n as usize..];
+            let sh = sh >> 1;
+            if sh > 0 {
+                let new = offset.unwrap_or(0).checked_add(sh as u64)?;
+                if let Some(o) = offset {
+                    out.push((o, new.checked_sub(o).filter(|&l| l > 0)?));
+                }
+                offset = Some(new);
+            } else if sh < 0 {
+                // An alias of an earlier signal: it must name one.
+                let target = (-(sh + 1)) as u64;
+                if target >= handles {
+                    return None;
+                }
+                aliased = true;
+            } else if !aliased {
+                return None;
+            }
+            idx += 1;
+        } else {
+            let (raw, n) = varint(b)?;
+            b = &b[n as usize..];
+            idx = idx.checked_add(raw >> 1)?;
+        }
+        if idx > handles {
+            return None;
+        }
+    }
+    if let Some(o) = offset {
+        out.push((o, last.checked_sub(o).filter(|&l| l > 0)?));
+    }
+    Some(out)
+}
+
+/// Checks a whole FST file (see the module docs) and returns it unwrapped:
+/// `None` if it is not gzip-wrapped, else the inflated file.
+pub fn check<R: Read + Seek>(r: &mut R, len: u64) -> Result<Option<Vec<u8>>> {
+    let mut v = View { r, len };
+    if len >= 1 && v.u8(0)? == BL_ZWRAPPER {
+        if len < 1 + 8 + 8 + 10 {
+            return Err(bad(0, "a gzip wrapper too short for its lengths"));
+        }
+        let sec = v.u64(1)?;
+        let raw = v.u64(9)?;
+        if sec < 16 || 1 + sec > len {
+            return Err(bad(
+                0,
+                format!("a gzip wrapper of {sec} bytes in a file of {len}"),
+            ));
+        }
+        check_inflated(0, "gzip-wrapped file", raw, sec - 16, ZLIB_RATIO)?;
+        let gz = v.bytes(17, sec - 16)?;
+        if gz.len() < 10 || gz[0] != 0x1f || gz[1] != 0x8b || gz[2] != 8 || gz[3] != 0 {
+            return Err(bad(17, "the wrapper is not plain gzip"));
+        }
+        let inner = miniz_oxide::inflate::decompress_to_vec_with_limit(&gz[10..], raw as usize)
+            .map_err(|_| bad(17, "the wrapped file does not inflate"))?;
+        if inner.len() as u64 != raw {
+            return Err(bad(
+                17,
+                format!(
+                    "the wrapped file inflates to {} bytes, not {raw}",
+                    inner.len()
+                ),
+            ));
+        }
+        let n = inner.len() as u64;
+        let mut c = Cursor::new(&inner[..]);
+        check_blocks(&mut View { r: &mut c, len: n })?;
+        return Ok(Some(inner));
+    }
+    check_blocks(&mut v)?;
+    Ok(None)
+}
+
+/// The FST file at `path`, checked and opened.
+pub(crate) fn open(path: &Path) -> Result<WaveReader> {
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut f = std::fs::File::open(path).map_err(io)?;
+    let len = f.metadata().map_err(io)?.len();
+    match check(&mut f, len)? {
+        Some(inner) => start(Cursor::new(inner)),
+        None => {
+            f.seek(SeekFrom::Start(0)).map_err(io)?;
+            start(BufReader::with_capacity(1 << 16, f))
+        }
+    }
+}
+
+/// An FST file held in memory, checked and opened.
+pub(crate) fn from_bytes(bytes: Vec<u8>) -> Result<WaveReader> {
+    let len = bytes.len() as u64;
+    match check(&mut Cursor::new(&bytes[..]), len)? {
+        Some(inner) => start(Cursor::new(inner)),
+        None => start(Cursor::new(bytes)),
+    }
+}
+
+fn fst_err(e: impl std::fmt::Display) -> Error {
+    Error::Wave(format!("malformed FST: {e}"))
+}
+
+/// The hierarchy as a header, and the signal handle of each code.
+fn header_of<R: BufRead + Seek>(r: &mut FstReader<R>) -> Result<(WaveHeader, Vec<u32>)> {
+    let info = r.get_header();
+    let exp = i32::from(info.timescale_exponent);
+    let timescale_fs = match exp + 15 {
+        e @ 0..=18 => 10u64.pow(e as u32),
+        _ => {
+            return Err(Error::Wave(format!(
+                "the FST timescale is 1e{exp} s; wormcast reads time units from 1 fs to 1 s"
+            )));
+        }
+    };
+    let unit = match exp {
+        -15..=-13 => "fs",
+        -12..=-10 => "ps",
+        -9..=-7 => "ns",
+        -6..=-4 => "us",
+        -3..=-1 => "ms",
+        _ => "s",
+    };
+    let mut h = WaveHeader {
+        format: Format::Fst,
+        timescale_fs: Some(timescale_fs),
+        timescale: format!("{} {unit}", 10u64.pow(((exp + 15) % 3) as u32)),
+        date: info.date.clone(),
+        version: info.version.clone(),
+        ..WaveHeader::default()
+    };
+    let mut scope: Vec<String> = Vec::new();
+    let mut code_of: FxHashMap<usize, u32> = FxHashMap::default();
+    let mut handle_of: Vec<u32> = Vec::new();
+    let mut failure: Option<Error> = None;
+    r.read_hierarchy(|e| {
+        if failure.is_some() {
+            return;
+        }
+        match e {
+            FstHierarchyEntry::Scope { name, .. } => {
+                scope.push(name);
+                if !scope.last().is_some_and(|s| s.is_empty()) {
+                    h.scopes.push(join(&scope));
+                }
+            }
+            FstHierarchyEntry::UpScope => {
+                scope.pop();
+            }
+            FstHierarchyEntry::Var {
+                tpe,
+                name,
+                length,
+                handle,
+                ..
+            } => {
+                let kind = match tpe {
+                    t if t.is_real() => VarKind::Real,
+                    FstVarType::GenericString => VarKind::Str,
+                    FstVarType::Event => VarKind::Event,
+                    _ => VarKind::Logic,
+                };
+                let width = match kind {
+                    VarKind::Str => 0,
+                    _ => match check_width(u64::from(length), &name) {
+                        Ok(w) => w,
+                        Err(e) => {
+                            failure = Some(e);
+                            return;
+                        }
+                    },
+                };
+                let words: Vec<&str> = name.split_whitespace().collect();
+                let (name, range) = match split_name(&words, width) {
+                    Ok(x) => x,
+                    Err(e) => {
+                        failure = Some(e);
+                        return;
+                    }
+                };
+                let idx = handle.get_index();
+                let code = *code_of.entry(idx).or_insert_with(|| {
+                    h.codes.push(CodeInfo {
+                        text: (idx + 1).to_string(),
+                        width,
+                        kind,
+                    });
+                    handle_of.push(idx as u32);
+                    h.codes.len() as u32 - 1
+                });
+                h.vars.push(WaveVar {
+                    scope: join(&scope),
+                    name,
+                    width,
+                    range,
+                    var_type: format!("{tpe:?}").to_lowercase(),
+                    kind,
+                    code,
+                    line: 0,
+                });
+            }
+            _ => {}
+        }
+    })
+    .map_err(fst_err)?;
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    Ok((h, handle_of))
+}
+
+fn join(scope: &[String]) -> String {
+    scope
+        .iter()
+        .filter(|s| !s.is_empty())
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+/// Reads the header of a checked file and starts its value changes on a
+/// reader thread.
+fn start<R: BufRead + Seek + Send + 'static>(input: R) -> Result<WaveReader> {
+    let (mut reader, h) = guarded("this FST file", || {
+        let mut reader = FstReader::open(input).map_err(fst_err)?;
+        let (h, _) = header_of(&mut reader)?;
+        Ok((reader, h))
+    })?;
+    // Code of each handle index, and its width and kind.
+    let mut by_handle: FxHashMap<usize, u32> = FxHashMap::default();
+    for v in &h.vars {
+        let idx: usize = h.codes[v.code as usize]
+            .text
+            .parse::<usize>()
+            .expect("a number")
+            - 1;
+        by_handle.insert(idx, v.code);
+    }
+    let codes = h.codes.clone();
+    Ok(WaveReader::spawn(
+        h,
+        Box::new(move |sink: &mut Sink| {
+            let mut last: Option<u64> = None;
+            let mut norm: Vec<u8> = Vec::new();
+            let mut failure: Option<Error> = None;
+            let mut closed = false;
+            let r = reader.read_signals(&FstFilter::all(), |t, handle, value| {
+                let Some(&code) = by_handle.get(&handle.get_index()) else {
+                    return Ok(());
+                };
+                if last != Some(t) {
+                    last = Some(t);
+                    if sink.push(Event::Time(t)).is_err() {
+                        closed = true;
+                        return Err(());
+                    }
+                }
+                let info = &codes[code as usize];
+                let e = match (info.kind, value) {
+                    (VarKind::Real, FstSignalValue::Real(value)) => Event::Real { code, value },
+                    (VarKind::Str, FstSignalValue::String(s)) => Event::Str { code, value: s },
+                    (VarKind::Logic | VarKind::Event, FstSignalValue::String(s)) => {
+                        norm.clear();
+                        norm.extend(s.iter().map(|&c| logic_char(c).unwrap_or(b'x')));
+                        if norm.len() != info.width as usize {
+                            failure = Some(fst_err(format!(
+                                "a {}-bit value for the {}-bit signal {} at time {t}",
+                                norm.len(),
+                                info.width,
+                                info.text
+                            )));
+                            return Err(());
+                        }
+                        Event::Logic { code, bits: &norm }
+                    }
+                    _ => {
+                        failure = Some(fst_err(format!(
+                            "a value of the wrong kind for the {} signal {} at time {t}",
+                            info.kind.word(),
+                            info.text
+                        )));
+                        return Err(());
+                    }
+                };
+                if sink.push(e).is_err() {
+                    closed = true;
+                    return Err(());
+                }
+                Ok(())
+            });
+            if closed {
+                return Ok(());
+            }
+            if let Some(e) = failure {
+                return Err(e);
+            }
+            r.map_err(fst_err)
+        }),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn varints_both_signs() {
+        assert_eq!(varint(&[0x05]), Some((5, 1)));
+        assert_eq!(varint(&[0x80, 0x01]), Some((128, 2)));
+        assert_eq!(varint(&[0x80]), None);
+        assert_eq!(varint_signed(&[0x13]), Some((19, 1)));
+        assert_eq!(varint_signed(&[0x7b]), Some((-5, 1)));
+    }
+
+    #[test]
+    fn garbage_is_refused_with_an_offset() {
+        let e = check(&mut Cursor::new(vec![0u8; 20]), 20)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("malformed FST: byte 0: block of type 0 declares 0 bytes"),
+            "{e}"
+        );
+        let mut f = vec![BL_ZWRAPPER];
+        f.extend(40u64.to_be_bytes());
+        f.extend(u64::MAX.to_be_bytes());
+        f.extend([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255]);
+        f.extend([0; 14]);
+        let n = f.len() as u64;
+        let e = check(&mut Cursor::new(f), n).unwrap_err().to_string();
+        assert!(
+            e.contains("declares 18446744073709551615 bytes uncompressed"),
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,417 @@
+//! What a waveform declares, whatever its format: scopes, variables, the
+//! time unit; and the value events that follow.
+//!
+//! The VCD reader ([`super::VcdReader`]), the FST and GHW readers and the
+//! threaded [`super::WaveReader`] all give the same [`WaveHeader`] and the
+//! same [`Event`]s, so that co-simulation and `wave diff` never depend on
+//! which tool wrote a file. The conventions that make files of different
+//! tools comparable live here:
+//!
+//! - **Names.** A variable's name is kept without its bit range; the
+//!   range is the last bracket group of the declared name when its span is
+//!   the declared width (`data [7:0]`, `data[7:0]`), and any other bracket
+//!   groups stay in the name (`mem[3] [15:0]` is `mem[3]` with range
+//!   `[15:0]`; an 8-bit `mem[3]` is named `mem[3]`). An escaped identifier
+//!   loses its backslash: Icarus Verilog's `\esc.name[3]` and Verilator's
+//!   `esc.name[3]` are the same signal.
+//! - **Scopes.** Any scope type is accepted (`module`, `begin`, `struct`,
+//!   `vhdl_architecture`, ...), with any name, `$unit` and
+//!   `$ivl_for_loop0` included; a scope with an empty name adds nothing to
+//!   the paths below it.
+//! - **Values.** Logic values are ASCII characters `0`, `1`, `x`, `z`, most
+//!   significant bit first. The nine values of VHDL's `std_logic` map to
+//!   these: `U`, `X`, `W` and `-` read as `x`; `L` as `0`; `H` as `1`; `Z`
+//!   as `z` (either case). Reals compare by value whatever their declared
+//!   width (Icarus declares `real 1`, Verilator `real 64`); strings compare
+//!   as byte strings.
+//! - **Limits.** A variable wider than [`MAX_WIDTH`] bits is refused with a
+//!   clear error rather than allocated.
+
+use crate::{Error, Result};
+
+/// The widest variable a reader accepts, in bits (1 Mibit). Wider
+/// declarations are refused before anything of their size is allocated.
+pub const MAX_WIDTH: u32 = 1 << 20;
+
+/// The file formats read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// IEEE 1364 value change dump (text).
+    Vcd,
+    /// GTKWave's Fast Signal Trace (binary, compressed).
+    Fst,
+    /// GHDL's waveform format (binary).
+    Ghw,
+}
+
+impl Format {
+    /// The format's usual name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Vcd => "VCD",
+            Format::Fst => "FST",
+            Format::Ghw => "GHW",
+        }
+    }
+}
+
+/// What kind of values a variable takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VarKind {
+    /// Four-valued logic bits (`wire`, `reg`, `logic`, `integer`,
+    /// `std_logic_vector`, ...).
+    Logic,
+    /// A real number (`real`, `realtime`, `shortreal`), whatever its
+    /// declared width.
+    Real,
+    /// A string (`string`).
+    Str,
+    /// An event (a 1-bit trigger).
+    Event,
+}
+
+impl VarKind {
+    /// A word for messages.
+    pub fn word(self) -> &'static str {
+        match self {
+            VarKind::Logic => "logic",
+            VarKind::Real => "real",
+            VarKind::Str => "string",
+            VarKind::Event => "event",
+        }
+    }
+
+    /// The kind of a declared variable type (`wire`, `real`, `string`, ...).
+    pub fn of_type(var_type: &str) -> VarKind {
+        match var_type {
+            "real" | "realtime" | "shortreal" | "real_parameter" => VarKind::Real,
+            "string" => VarKind::Str,
+            "event" => VarKind::Event,
+            _ => VarKind::Logic,
+        }
+    }
+}
+
+/// One declared variable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WaveVar {
+    /// The enclosing scopes, dot-separated (`tb.dut`).
+    pub scope: String,
+    /// The name without its bit range, unescaped (`dests`, `mem[3]`).
+    pub name: String,
+    /// The declared width in bits (0 for strings and zero-width variables).
+    pub width: u32,
+    /// The bit range `[msb:lsb]` (a single `[bit]` as `(bit, bit)`).
+    pub range: Option<(i64, i64)>,
+    /// The type as written (`wire`, `reg`, `logic`, `std_logic`, ...).
+    pub var_type: String,
+    /// What kind of values it takes.
+    pub kind: VarKind,
+    /// Index of its identifier code (see [`WaveHeader::codes`]).
+    pub code: u32,
+    /// Where it was declared: the header line of a VCD, 0 elsewhere.
+    pub line: u64,
+}
+
+impl WaveVar {
+    /// The full dotted path, `scope.name`.
+    pub fn path(&self) -> String {
+        if self.scope.is_empty() {
+            self.name.clone()
+        } else {
+            format!("{}.{}", self.scope, self.name)
+        }
+    }
+
+    /// True when the range is declared ascending (`[0:7]`): the leftmost
+    /// character of a value is then bit 0, not the most significant bit.
+    pub fn ascending(&self) -> bool {
+        matches!(self.range, Some((l, r)) if l < r)
+    }
+
+    /// The name with its range, as a viewer shows it (`dests[15:0]`).
+    pub fn display_name(&self) -> String {
+        match self.range {
+            Some((l, r)) if l == r => format!("{}[{l}]", self.name),
+            Some((l, r)) => format!("{}[{l}:{r}]", self.name),
+            None => self.name.clone(),
+        }
+    }
+}
+
+/// One identifier code (an FST or GHW signal handle): the width and kind
+/// every variable using it shares.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CodeInfo {
+    /// The code as written (VCD), or the handle's number.
+    pub text: String,
+    /// Width in bits.
+    pub width: u32,
+    /// Kind of values.
+    pub kind: VarKind,
+}
+
+/// Everything a waveform declares before its values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WaveHeader {
+    /// The file's format.
+    pub format: Format,
+    /// The time unit in femtoseconds (`$timescale 244 ns` is 244,000,000);
+    /// `None` if the file declares none (times are then plain units).
+    pub timescale_fs: Option<u64>,
+    /// The time unit as written (`1 ns`).
+    pub timescale: String,
+    /// `$date` text.
+    pub date: String,
+    /// `$version` text.
+    pub version: String,
+    /// Every scope path, in order of appearance.
+    pub scopes: Vec<String>,
+    /// Every variable, in order of declaration.
+    pub vars: Vec<WaveVar>,
+    /// Every identifier code, numbered in order of first declaration.
+    pub codes: Vec<CodeInfo>,
+}
+
+impl Default for WaveHeader {
+    fn default() -> Self {
+        WaveHeader {
+            format: Format::Vcd,
+            timescale_fs: None,
+            timescale: String::new(),
+            date: String::new(),
+            version: String::new(),
+            scopes: Vec::new(),
+            vars: Vec::new(),
+            codes: Vec::new(),
+        }
+    }
+}
+
+impl WaveHeader {
+    /// The variable at `path` (`tb.dut.dests`).
+    pub fn find(&self, path: &str) -> Option<&WaveVar> {
+        self.vars.iter().find(|v| v.path() == path)
+    }
+
+    /// Variables directly in scope `scope`.
+    pub fn vars_in<'a>(&'a self, scope: &'a str) -> impl Iterator<Item = &'a WaveVar> + 'a {
+        self.vars.iter().filter(move |v| v.scope == scope)
+    }
+
+    /// The scope named `scope`, or else the only scope whose path ends with
+    /// `.scope` (so `tb.dut` finds Verilator's `TOP.tb.dut`).
+    pub fn resolve_scope(&self, scope: &str) -> Result<String> {
+        if self.scopes.iter().any(|s| s == scope) {
+            return Ok(scope.to_string());
+        }
+        let suffix = format!(".{scope}");
+        let hits: Vec<&String> = self
+            .scopes
+            .iter()
+            .filter(|s| s.ends_with(&suffix))
+            .collect();
+        match hits.as_slice() {
+            [one] => Ok((*one).clone()),
+            [] => Err(Error::Wave(format!(
+                "no scope `{scope}` in the waveform (it has {})",
+                preview(&self.scopes)
+            ))),
+            many => Err(Error::Wave(format!(
+                "scope `{scope}` is ambiguous: {}",
+                preview(&many.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+            ))),
+        }
+    }
+
+    /// Femtoseconds per time unit, 1 when the file declares no unit.
+    pub fn fs_per_unit(&self) -> u64 {
+        self.timescale_fs.unwrap_or(1)
+    }
+}
+
+/// A short list of items for messages: the first eight, and how many more.
+pub(crate) fn preview(items: &[String]) -> String {
+    if items.is_empty() {
+        return "none".into();
+    }
+    let mut s = items
+        .iter()
+        .take(8)
+        .map(|x| format!("`{x}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if items.len() > 8 {
+        s += &format!(" and {} more", items.len() - 8);
+    }
+    s
+}
+
+/// One item of the value changes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Event<'a> {
+    /// The changes that follow happen at time `t` (in units of the
+    /// timescale). Changes before the first time happen at time 0.
+    Time(u64),
+    /// A logic value: exactly the code's width of `0`, `1`, `x`, `z`
+    /// characters, most significant (leftmost as written) first.
+    Logic {
+        /// The identifier code's index.
+        code: u32,
+        /// The bits.
+        bits: &'a [u8],
+    },
+    /// A real value.
+    Real {
+        /// The identifier code's index.
+        code: u32,
+        /// The value.
+        value: f64,
+    },
+    /// A string value (bytes as written).
+    Str {
+        /// The identifier code's index.
+        code: u32,
+        /// The value.
+        value: &'a [u8],
+    },
+}
+
+/// The four-valued character a logic character reads as (see the module
+/// docs), or `None` if it is not a logic value.
+#[inline]
+pub fn logic_char(c: u8) -> Option<u8> {
+    Some(match c {
+        b'0' | b'1' | b'x' | b'z' => c,
+        b'X' | b'U' | b'u' | b'W' | b'w' | b'-' => b'x',
+        b'Z' => b'z',
+        b'L' | b'l' => b'0',
+        b'H' | b'h' => b'1',
+        _ => return None,
+    })
+}
+
+/// A declared name split into the variable's name and bit range, by the
+/// rules of the module docs. `words` are the name and whatever followed it
+/// in the declaration (`["data", "[7:0]"]`, `["mem[3]", "[15:0]"]`).
+pub fn split_name(words: &[&str], width: u32) -> Result<(String, Option<(i64, i64)>)> {
+    let mut full: String = words.concat();
+    if let Some(rest) = full.strip_prefix('\\') {
+        full = rest.to_string();
+    }
+    let Some(open) = full.rfind('[').filter(|_| full.ends_with(']')) else {
+        return Ok((full, None));
+    };
+    if open == 0 {
+        return Err(Error::Wave(format!("`{full}` has a range but no name")));
+    }
+    let Some(range) = parse_range(&full[open..]) else {
+        // An index that is not a number (a VHDL enumeration index, say)
+        // stays part of the name.
+        return Ok((full, None));
+    };
+    let span = range.0.abs_diff(range.1).saturating_add(1);
+    if span == u64::from(width) {
+        full.truncate(open);
+        while full.ends_with(' ') {
+            full.pop();
+        }
+        Ok((full, Some(range)))
+    } else {
+        Ok((full, None))
+    }
+}
+
+/// `[7:0]` or `[3]`.
+fn parse_range(text: &str) -> Option<(i64, i64)> {
+    let inner = text.strip_prefix('[')?.strip_suffix(']')?;
+    match inner.split_once(':') {
+        Some((l, r)) => Some((l.trim().parse().ok()?, r.trim().parse().ok()?)),
+        None => {
+            let b = inner.trim().parse().ok()?;
+            Some((b, b))
+        }
+    }
+}
+
+/// `1ns`, `1 ns`, `100 ps`, `244 ns`, `10fs`: femtoseconds per unit, or
+/// `None` if the text is not a time unit (a factor of 1 or more and one of
+/// `s`, `ms`, `us`, `ns`, `ps`, `fs`) or exceeds 2^64 fs.
+pub fn parse_timescale(text: &str) -> Option<u64> {
+    let t: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    let split = t.find(|c: char| !c.is_ascii_digit())?;
+    let (num, unit) = t.split_at(split);
+    let num: u64 = num.parse().ok().filter(|&n| n >= 1)?;
+    let fs = match unit {
+        "s" | "sec" => 1_000_000_000_000_000u64,
+        "ms" => 1_000_000_000_000,
+        "us" => 1_000_000_000,
+        "ns" => 1_000_000,
+        "ps" => 1_000,
+        "fs" => 1,
+        _ => return None,
+    };
+    num.checked_mul(fs)
+}
+
+/// Checks a declared width against [`MAX_WIDTH`].
+pub fn check_width(width: u64, name: &str) -> Result<u32> {
+    if width > u64::from(MAX_WIDTH) {
+        return Err(Error::Wave(format!(
+            "`{name}` is declared {width} bits wide; wormcast reads variables of at most {MAX_WIDTH} bits"
+        )));
+    }
+    Ok(width as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_ranges_and_array_indices() {
+        let s = |w: &[&str], width| split_name(w, width).unwrap();
+        assert_eq!(s(&["data", "[7:0]"], 8), ("data".into(), Some((7, 0))));
+        assert_eq!(s(&["data[0:7]"], 8), ("data".into(), Some((0, 7))));
+        assert_eq!(
+            s(&["mem[3]", "[15:0]"], 16),
+            ("mem[3]".into(), Some((15, 0)))
+        );
+        assert_eq!(s(&["mem[0][15:0]"], 16), ("mem[0]".into(), Some((15, 0))));
+        assert_eq!(s(&["mem[3]"], 8), ("mem[3]".into(), None));
+        assert_eq!(s(&["b[3]"], 1), ("b".into(), Some((3, 3))));
+        assert_eq!(
+            s(&["\\esc.name[3]"], 1),
+            s(&["esc.name[3]"], 1),
+            "escaped and plain spellings agree"
+        );
+        assert_eq!(s(&["\\a+b"], 1), ("a+b".into(), None));
+        assert_eq!(s(&["st[idle]"], 1), ("st[idle]".into(), None));
+        assert!(split_name(&["[3]"], 1).is_err());
+    }
+
+    #[test]
+    fn timescales_of_real_tools() {
+        assert_eq!(parse_timescale("1ns"), Some(1_000_000));
+        assert_eq!(parse_timescale("244 ns"), Some(244_000_000));
+        assert_eq!(parse_timescale("100 ps"), Some(100_000));
+        assert_eq!(parse_timescale("1 fs"), Some(1));
+        assert_eq!(parse_timescale("10 s"), Some(10_000_000_000_000_000));
+        assert_eq!(parse_timescale("3 ns"), Some(3_000_000));
+        assert_eq!(parse_timescale("0 ns"), None);
+        assert_eq!(parse_timescale("1 ks"), None);
+        assert_eq!(parse_timescale("ns"), None);
+        assert_eq!(parse_timescale("100000 s"), None, "past 2^64 fs");
+    }
+
+    #[test]
+    fn nine_values_map_to_four() {
+        let m: String = "01xzXZUuWwLlHh-"
+            .bytes()
+            .map(|c| logic_char(c).unwrap() as char)
+            .collect();
+        assert_eq!(m, "01xzxzxxxx0011x");
+        assert_eq!(logic_char(b'q'), None);
+        assert_eq!(logic_char(b'2'), None);
+    }
+}

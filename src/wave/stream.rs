@@ -1,0 +1,376 @@
+//! Any waveform file as one stream of [`Event`]s, read on a thread of its
+//! own.
+//!
+//! [`WaveReader::open`] tells the format from the file's first bytes (FST
+//! and GHW by their magic, anything else as VCD), reads the header at once
+//! (so that a malformed header is reported before anything else happens)
+//! and then decodes the value changes on a second thread, which hands them
+//! over in batches through a bounded channel: memory stays constant
+//! whatever the file's size, and a comparison of two files reads both at
+//! once on two cores.
+//!
+//! The readers of other crates (FST through `fst-reader`, GHW through
+//! `wellen`) run behind a guard: their input is checked first where a
+//! malformed size could make them allocate without bound (see
+//! [`super::fst`]), and a panic inside them becomes an error naming the
+//! file, never a crash. The guard silences the panic's message only on the
+//! reader threads.
+
+use super::header::{Event, Format, WaveHeader};
+use super::read::{VcdReader, detect_format};
+use crate::{Error, Result};
+use std::cell::Cell;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Once;
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+
+/// One decoded item, with its value's bytes in the batch's buffer.
+#[derive(Clone, Copy, Debug)]
+enum Item {
+    Time(u64),
+    Logic { code: u32, at: u32, len: u32 },
+    Real { code: u32, value: f64 },
+    Str { code: u32, at: u32, len: u32 },
+}
+
+/// A run of events handed from the reader thread to the consumer.
+#[derive(Default)]
+pub(crate) struct Batch {
+    items: Vec<Item>,
+    bytes: Vec<u8>,
+}
+
+const BATCH_ITEMS: usize = 1 << 14;
+const BATCH_BYTES: usize = 1 << 20;
+/// Batches in flight between the threads.
+const DEPTH: usize = 4;
+
+/// What a reader thread writes events into.
+pub(crate) struct Sink {
+    batch: Batch,
+    tx: SyncSender<Result<Batch>>,
+    spare: Receiver<Batch>,
+}
+
+/// The consumer went away: the reader thread stops.
+pub(crate) struct Closed;
+
+impl Sink {
+    #[inline]
+    fn full(&self) -> bool {
+        self.batch.items.len() >= BATCH_ITEMS || self.batch.bytes.len() >= BATCH_BYTES
+    }
+
+    fn flush(&mut self) -> std::result::Result<(), Closed> {
+        let fresh = self.spare.try_recv().unwrap_or_default();
+        let b = std::mem::replace(&mut self.batch, fresh);
+        self.tx.send(Ok(b)).map_err(|_| Closed)
+    }
+
+    /// Adds one event.
+    #[inline]
+    pub(crate) fn push(&mut self, e: Event<'_>) -> std::result::Result<(), Closed> {
+        let item = match e {
+            Event::Time(t) => Item::Time(t),
+            Event::Real { code, value } => Item::Real { code, value },
+            Event::Logic { code, bits } => {
+                let at = self.batch.bytes.len() as u32;
+                self.batch.bytes.extend_from_slice(bits);
+                Item::Logic {
+                    code,
+                    at,
+                    len: bits.len() as u32,
+                }
+            }
+            Event::Str { code, value } => {
+                let at = self.batch.bytes.len() as u32;
+                self.batch.bytes.extend_from_slice(value);
+                Item::Str {
+                    code,
+                    at,
+                    len: value.len() as u32,
+                }
+            }
+        };
+        self.batch.items.push(item);
+        if self.full() {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn finish(mut self, end: Result<()>) {
+        if !self.batch.items.is_empty() && self.flush().is_err() {
+            return;
+        }
+        if let Err(e) = end {
+            let _ = self.tx.send(Err(e));
+        }
+    }
+}
+
+thread_local! {
+    static QUIET: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Installs (once) a panic hook that stays silent on the reader threads
+/// and passes every other panic to the hook that was there before.
+fn quiet_panics_on_reader_threads() {
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        let before = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(|q| q.get()) {
+                before(info);
+            }
+        }));
+    });
+}
+
+/// Runs `f` and turns a panic in it into an error about `what`.
+pub(crate) fn guarded<T>(what: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    quiet_panics_on_reader_threads();
+    let was = QUIET.with(|q| q.replace(true));
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    QUIET.with(|q| q.set(was));
+    match r {
+        Ok(r) => r,
+        Err(p) => {
+            let msg = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "no message".into());
+            Err(Error::Wave(format!("{what} is malformed: {msg}")))
+        }
+    }
+}
+
+/// Something that produces a file's events on the reader thread.
+pub(crate) type Producer = Box<dyn FnOnce(&mut Sink) -> Result<()> + Send>;
+
+/// A waveform file of any format, read as a stream (see the module docs).
+pub struct WaveReader {
+    header: WaveHeader,
+    rx: Receiver<Result<Batch>>,
+    give_back: SyncSender<Batch>,
+    cur: Batch,
+    next: usize,
+    done: bool,
+    path: Option<PathBuf>,
+}
+
+impl WaveReader {
+    /// Opens the waveform at `path` (VCD, FST or GHW) and reads its
+    /// header; errors name the file.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref();
+        let io = |source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let mut f = std::fs::File::open(path).map_err(io)?;
+        let mut first = [0u8; 16];
+        let n = read_up_to(&mut f, &mut first).map_err(io)?;
+        drop(f);
+        let r = match detect_format(&first[..n]) {
+            Format::Vcd => {
+                let r = VcdReader::open(path)?;
+                Self::from_vcd(r)
+            }
+            Format::Fst => super::fst::open(path).map_err(|e| e.in_file(path))?,
+            Format::Ghw => super::ghw::open(path).map_err(|e| e.in_file(path))?,
+        };
+        Ok(WaveReader {
+            path: Some(path.to_path_buf()),
+            ..r
+        })
+    }
+
+    /// A waveform held in memory (any format).
+    pub fn from_bytes(bytes: Vec<u8>) -> Result<Self> {
+        match detect_format(&bytes[..bytes.len().min(16)]) {
+            Format::Vcd => Ok(Self::from_vcd(VcdReader::new(std::io::Cursor::new(bytes))?)),
+            Format::Fst => super::fst::from_bytes(bytes),
+            Format::Ghw => super::ghw::from_bytes(bytes),
+        }
+    }
+
+    /// A VCD read on a thread of its own.
+    pub fn from_vcd<R: Read + Send + 'static>(mut r: VcdReader<R>) -> Self {
+        let header = r.header().clone();
+        Self::spawn(
+            header,
+            Box::new(move |sink: &mut Sink| {
+                while let Some(e) = r.next_event()? {
+                    if sink.push(e).is_err() {
+                        break;
+                    }
+                }
+                Ok(())
+            }),
+        )
+    }
+
+    /// Starts `produce` on a reader thread.
+    pub(crate) fn spawn(header: WaveHeader, produce: Producer) -> Self {
+        let (tx, rx) = sync_channel(DEPTH);
+        let (give_back, spare) = sync_channel(DEPTH + 2);
+        let what = format!("this {} file", header.format.name());
+        std::thread::Builder::new()
+            .name("wormcast-wave-reader".into())
+            .spawn(move || {
+                let mut sink = Sink {
+                    batch: Batch::default(),
+                    tx,
+                    spare,
+                };
+                let end = guarded(&what, || produce(&mut sink));
+                sink.finish(end);
+            })
+            .expect("a thread can be started");
+        WaveReader {
+            header,
+            rx,
+            give_back,
+            cur: Batch::default(),
+            next: 0,
+            done: false,
+            path: None,
+        }
+    }
+
+    /// The header.
+    pub fn header(&self) -> &WaveHeader {
+        &self.header
+    }
+
+    /// The file this reader reads, if any.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// The next event, or `None` at the end of the file. An error in the
+    /// file comes after every event before it.
+    #[inline]
+    pub fn next_event(&mut self) -> Result<Option<Event<'_>>> {
+        if self.next == self.cur.items.len() {
+            if self.done {
+                return Ok(None);
+            }
+            match self.rx.recv() {
+                Ok(Ok(b)) => {
+                    let old = std::mem::replace(&mut self.cur, b);
+                    let mut old = old;
+                    old.items.clear();
+                    old.bytes.clear();
+                    let _ = self.give_back.try_send(old);
+                    self.next = 0;
+                }
+                Ok(Err(e)) => {
+                    self.done = true;
+                    return Err(match &self.path {
+                        Some(p) if !matches!(e, Error::InFile { .. }) => e.in_file(p),
+                        _ => e,
+                    });
+                }
+                Err(_) => {
+                    self.done = true;
+                    return Ok(None);
+                }
+            }
+        }
+        let item = self.cur.items[self.next];
+        self.next += 1;
+        let bytes = &self.cur.bytes;
+        Ok(Some(match item {
+            Item::Time(t) => Event::Time(t),
+            Item::Real { code, value } => Event::Real { code, value },
+            Item::Logic { code, at, len } => Event::Logic {
+                code,
+                bits: &bytes[at as usize..(at + len) as usize],
+            },
+            Item::Str { code, at, len } => Event::Str {
+                code,
+                value: &bytes[at as usize..(at + len) as usize],
+            },
+        }))
+    }
+}
+
+fn read_up_to(f: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match f.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batches_carry_every_event_in_order() {
+        let mut text = String::from(
+            "$var wire 3 ! v $end $var real 64 \" r $end $var string 0 # s $end $enddefinitions $end\n",
+        );
+        for t in 0..50_000u64 {
+            text += &format!("#{t}\nb{:03b} !\nr{t}.5 \"\nsv{t} #\n", t % 8);
+        }
+        let mut r = WaveReader::from_bytes(text.into_bytes()).unwrap();
+        let mut t_seen = 0;
+        let mut n = 0;
+        while let Some(e) = r.next_event().unwrap() {
+            match e {
+                Event::Time(t) => {
+                    assert_eq!(t, t_seen);
+                    t_seen += 1;
+                }
+                Event::Logic { bits, .. } => {
+                    assert_eq!(bits, format!("{:03b}", (t_seen - 1) % 8).as_bytes())
+                }
+                Event::Real { value, .. } => assert_eq!(value, (t_seen - 1) as f64 + 0.5),
+                Event::Str { value, .. } => {
+                    assert_eq!(value, format!("v{}", t_seen - 1).as_bytes())
+                }
+            }
+            n += 1;
+        }
+        assert_eq!(n, 200_000);
+        assert!(r.next_event().unwrap().is_none());
+    }
+
+    #[test]
+    fn an_error_comes_after_the_events_before_it() {
+        let text = "$var wire 1 ! a $end $enddefinitions $end\n#0\n1!\n#1\n0!\n#2\nq!\n";
+        let mut r = WaveReader::from_bytes(text.as_bytes().to_vec()).unwrap();
+        let mut n = 0;
+        let e = loop {
+            match r.next_event() {
+                Ok(Some(_)) => n += 1,
+                Ok(None) => panic!("no error"),
+                Err(e) => break e.to_string(),
+            }
+        };
+        assert_eq!(n, 5, "#0 1! #1 0! #2");
+        assert!(e.starts_with("line 7: `q!` is neither a time"), "{e}");
+    }
+
+    #[test]
+    fn a_panic_in_a_reader_becomes_an_error() {
+        let h = WaveHeader::default();
+        let mut r = WaveReader::spawn(
+            h,
+            Box::new(|_sink: &mut Sink| panic!("index out of bounds")),
+        );
+        let e = r.next_event().unwrap_err().to_string();
+        assert_eq!(e, "this VCD file is malformed: index out of bounds");
+    }
+}
