@@ -25,8 +25,7 @@ use wormcast::ni::{NiTiming, Scheme};
 use wormcast::sim::{Delivery, NodeModel, RunReport, SimConfig, System, Traffic, WormSpec};
 use wormcast::switch::twin::{Params, Unit, trace, write_vectors};
 use wormcast::wave::{
-    CompareReport, CosimOptions, DiffOptions, SignalMap, VcdWriter, WaveReader, cosim, diff,
-    write_gtkw,
+    CompareReport, CosimOptions, DiffOptions, SignalMap, WaveReader, cosim, diff, write_views,
 };
 use wormcast::{Error, Result};
 
@@ -388,7 +387,8 @@ struct RunArgs {
     /// Chunk size, flits.
     #[arg(long)]
     chunk: Option<u32>,
-    /// Write every register to this VCD file (and a .gtkw beside it).
+    /// Write every register to this waveform (`.fst` for FST, else VCD),
+    /// with a GTKWave `.gtkw` and a Surfer `.sucl` beside it.
     #[arg(long)]
     vcd: Option<PathBuf>,
     /// Print one JSON object.
@@ -466,7 +466,8 @@ struct McastArgs {
     /// R = t_hs / t_ns (overrides the configuration; t_ns follows).
     #[arg(long)]
     r: Option<f64>,
-    /// Write every register to this VCD file (and a .gtkw beside it).
+    /// Write every register to this waveform (`.fst` for FST, else VCD),
+    /// with a GTKWave `.gtkw` and a Surfer `.sucl` beside it.
     #[arg(long)]
     vcd: Option<PathBuf>,
     /// Print one JSON object.
@@ -554,6 +555,10 @@ struct PlanArgs {
     /// Simulate the multicast and print when each host had the message.
     #[arg(long)]
     run: bool,
+    /// With --run: write every register to this waveform (`.fst` for FST,
+    /// else VCD), with GTKWave and Surfer views beside it.
+    #[arg(long, requires = "run")]
+    vcd: Option<PathBuf>,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -785,8 +790,8 @@ fn simulate(a: RunArgs) -> Result<()> {
     }
     let mut sys = System::new(&net, &cfg, &traffic)?;
     if let Some(v) = &a.vcd {
-        let w = VcdWriter::create(v)?.with_comment(&format!("wormcast run, seed {}", cfg.seed));
-        sys.attach_tracer(Box::new(w))?;
+        let w = wormcast::wave::create(v, &format!("wormcast run, seed {}", cfg.seed))?;
+        sys.attach_tracer(w)?;
     }
     if !a.json {
         eprintln!("config: {}", serde_json::to_string(&cfg)?);
@@ -815,8 +820,7 @@ fn simulate(a: RunArgs) -> Result<()> {
         let h = sys.trace_hierarchy().cloned();
         sys.finish_trace()?;
         if let Some(h) = h {
-            let gtkw = v.with_extension("gtkw");
-            write_gtkw(&gtkw, &v.to_string_lossy(), &h)?;
+            write_views(v, &h)?;
         }
     }
     let report = sys.report();
@@ -974,8 +978,19 @@ fn plan(a: &PlanArgs) -> Result<()> {
         };
         cfg.node_model = NodeModel::Ni;
         let mut sys = System::new(&net, &cfg, &Traffic::Idle)?;
+        if let Some(v) = &a.vcd {
+            sys.attach_tracer(wormcast::wave::create(v, "wormcast plan --run")?)?;
+        }
         let id = sys.multicast_plan(&p)?;
-        run = Some(sys.finish_multicast(id, 100_000_000)?);
+        let r = sys.finish_multicast(id, 100_000_000);
+        if let Some(v) = &a.vcd {
+            let h = sys.trace_hierarchy().cloned();
+            sys.finish_trace()?;
+            if let Some(h) = h {
+                write_views(v, &h)?;
+            }
+        }
+        run = Some(r?);
     }
     if a.json {
         let out = PlanOutput {
@@ -1068,8 +1083,7 @@ fn multicast(a: &McastArgs) -> Result<()> {
     };
     let mut sys = System::new(&net, &cfg, &Traffic::Idle)?;
     if let Some(v) = &a.vcd {
-        let w = VcdWriter::create(v)?.with_comment("wormcast multicast");
-        sys.attach_tracer(Box::new(w))?;
+        sys.attach_tracer(wormcast::wave::create(v, "wormcast multicast")?)?;
     }
     let pred = sys.predict_multicast(&tree, a.packets, scheme)?;
     let id = sys.multicast(tree.clone(), a.packets, scheme)?;
@@ -1081,7 +1095,7 @@ fn multicast(a: &McastArgs) -> Result<()> {
         let h = sys.trace_hierarchy().cloned();
         sys.finish_trace()?;
         if let Some(h) = h {
-            write_gtkw(v.with_extension("gtkw"), &v.to_string_lossy(), &h)?;
+            write_views(v, &h)?;
         }
     }
     let disc = match scheme {
@@ -1245,16 +1259,19 @@ fn vectors(a: &VectorArgs) -> Result<()> {
     let v = unit.vectors(&p, a.cycles, a.seed)?;
     write_vectors(&a.output, twin.as_ref(), &unit.verilog_params(&p), &v)?;
     if let Some(path) = &a.model_vcd {
-        let mut w = VcdWriter::create(path)?.with_comment(&format!(
-            "wormcast model of the {} unit, {} vectors, seed {}",
-            unit.name(),
-            v.len(),
-            a.seed
-        ));
-        trace(twin.as_mut(), &v, 10_000, &mut w)?;
+        let mut w = wormcast::wave::create(
+            path,
+            &format!(
+                "wormcast model of the {} unit, {} vectors, seed {}",
+                unit.name(),
+                v.len(),
+                a.seed
+            ),
+        )?;
+        trace(twin.as_mut(), &v, 10_000, w.as_mut())?;
         drop(w);
         let h = wormcast::switch::twin::hierarchy(twin.as_ref());
-        write_gtkw(path.with_extension("gtkw"), &path.to_string_lossy(), &h)?;
+        write_views(path, &h)?;
     }
     eprintln!(
         "{} vectors for the {} unit ({}) written to {} and {}",
@@ -1466,13 +1483,11 @@ fn demo(out: &Path) -> Result<()> {
     let traffic = Traffic::uniform(0.05, 20);
     let mut sys = System::new(&net, &cfg, &traffic)?;
     let vcd = out.join("demo.vcd");
-    sys.attach_tracer(Box::new(
-        VcdWriter::create(&vcd)?.with_comment("wormcast demo, seed 1"),
-    ))?;
+    sys.attach_tracer(wormcast::wave::create(&vcd, "wormcast demo, seed 1")?)?;
     sys.run(2_000)?;
     let h = sys.trace_hierarchy().cloned().expect("tracing is on");
     sys.finish_trace()?;
-    write_gtkw(out.join("demo.gtkw"), &vcd.to_string_lossy(), &h)?;
+    write_views(&vcd, &h)?;
     println!(
         "\n== waveform: {} ({} signals); open it with: gtkwave {}",
         vcd.display(),

@@ -279,6 +279,7 @@ impl fmt::Display for WaitReport {
 }
 
 struct Tracing {
+    hier: Hierarchy,
     state: TraceState,
     sink: Box<dyn WaveSink>,
     first: Vec<u32>,
@@ -1209,12 +1210,18 @@ impl DirectSystem {
         sink.begin(&hier, cycle_ps, &state)?;
         state.clear_changes();
         self.tracing = Some(Tracing {
+            hier,
             state,
             sink,
             first,
             count,
         });
         Ok(())
+    }
+
+    /// The traced hierarchy, while a tracer is attached.
+    pub fn trace_hierarchy(&self) -> Option<&Hierarchy> {
+        self.tracing.as_ref().map(|t| &t.hier)
     }
 
     /// Ends the waveform.

@@ -462,6 +462,7 @@ pub struct TreeNet {
 /// The waveform being written: signal values, the sink, and the link
 /// registers of the last cycle (flit sent and close raised per output).
 struct TreeTracing {
+    hier: Hierarchy,
     state: TraceState,
     sink: Box<dyn WaveSink>,
     first: Vec<u32>,
@@ -1106,6 +1107,7 @@ impl TreeNet {
         let slots = t.n as usize * t.n_in;
         let mut tr = TreeTracing {
             state: TraceState::new(&hier),
+            hier: hier.clone(),
             sink,
             first,
             count,
@@ -1119,6 +1121,11 @@ impl TreeNet {
         self.tracing = Some(Box::new(tr));
         self.ev.trace = true;
         Ok(())
+    }
+
+    /// The traced hierarchy, while a tracer is attached.
+    pub fn trace_hierarchy(&self) -> Option<&Hierarchy> {
+        self.tracing.as_ref().map(|t| &t.hier)
     }
 
     /// Ends the waveform.

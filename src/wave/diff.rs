@@ -352,28 +352,21 @@ impl Store {
         }
     }
 
+    /// Writes a slot's value and marks it changed (whether or not the
+    /// value is new: the comparison decides).
     #[inline]
     fn write(&mut self, slot: u32, bytes: &[u8]) {
-        let changed = match self.place[slot as usize] {
+        match self.place[slot as usize] {
             Place::Fixed { off, len } => {
-                let dst = &mut self.arena[off as usize..(off + len) as usize];
-                let changed = dst != bytes;
-                if changed {
-                    dst.copy_from_slice(bytes);
-                }
-                changed
+                self.arena[off as usize..(off + len) as usize].copy_from_slice(bytes);
             }
             Place::Str(i) => {
                 let s = &mut self.strings[i as usize];
-                let changed = s != bytes;
-                if changed {
-                    s.clear();
-                    s.extend_from_slice(bytes);
-                }
-                changed
+                s.clear();
+                s.extend_from_slice(bytes);
             }
-        };
-        if changed && !self.is_changed[slot as usize] {
+        }
+        if !self.is_changed[slot as usize] {
             self.is_changed[slot as usize] = true;
             self.changed.push(slot);
         }
@@ -544,8 +537,8 @@ pub fn diff(a: WaveReader, b: WaveReader, o: &DiffOptions) -> Result<CompareRepo
     }
 }
 
-/// Compares the changed pairs in `touched` (sorted), recording each
-/// difference at `at`.
+/// Compares the changed pairs in `touched`, recording each difference at
+/// `at`; the first difference reported is the one of the lowest pair.
 fn compare_touched(
     sa: &Store,
     sb: &Store,
@@ -554,24 +547,31 @@ fn compare_touched(
     report: &mut CompareReport,
     at: (Option<u64>, f64),
 ) {
+    let mut lowest: Option<usize> = None;
     for &k in touched {
         let k = k as usize;
         let p = &pairs[k];
         report.comparisons += 1;
         if !same(p, sa.bytes(k), sb.bytes(k)) {
-            report.record(Mismatch {
-                signal: p.name.clone(),
-                cycle: at.0,
-                time_ns: at.1,
-                expected: sa.text(k, p.ty, false),
-                actual: sb.text(k, p.ty, p.flip),
-            });
+            report.mismatches += 1;
+            *report.per_signal.entry(p.name.clone()).or_default() += 1;
+            lowest = Some(lowest.map_or(k, |l| l.min(k)));
         }
+    }
+    if let (None, Some(k)) = (&report.first, lowest) {
+        let p = &pairs[k];
+        report.first = Some(Mismatch {
+            signal: p.name.clone(),
+            cycle: at.0,
+            time_ns: at.1,
+            expected: sa.text(k, p.ty, false),
+            actual: sb.text(k, p.ty, p.flip),
+        });
     }
 }
 
-/// The pairs either side changed since the last call, sorted; clears the
-/// change marks.
+/// The pairs either side changed since the last call (in no order);
+/// clears the change marks.
 fn take_changed(sa: &mut Store, sb: &mut Store, buf: &mut Vec<u32>, seen: &mut [bool]) {
     buf.clear();
     for s in [&mut *sa, &mut *sb] {
@@ -587,7 +587,6 @@ fn take_changed(sa: &mut Store, sb: &mut Store, buf: &mut Vec<u32>, seen: &mut [
     for &k in buf.iter() {
         seen[k as usize] = false;
     }
-    buf.sort_unstable();
 }
 
 fn on_times(
@@ -727,26 +726,28 @@ fn on_edges(
         };
         take_changed(&mut sa.s, &mut sb.s, &mut touched, &mut seen);
         let list = if cycle == 0 { &all } else { &touched };
+        let mut lowest: Option<usize> = None;
         for &k in list {
             let k = k as usize;
-            let p = &pairs[k];
             report.comparisons += 1;
-            let ok = same(p, sa.s.bytes(k), sb.s.bytes(k));
+            let ok = same(&pairs[k], sa.s.bytes(k), sb.s.bytes(k));
             if !ok && since[k] == u64::MAX {
                 since[k] = cycle;
-                if report.first.is_none() {
-                    report.first = Some(Mismatch {
-                        signal: p.name.clone(),
-                        cycle: Some(cycle),
-                        time_ns: edge as f64 / 1e6,
-                        expected: sa.s.text(k, p.ty, false),
-                        actual: sb.s.text(k, p.ty, p.flip),
-                    });
-                }
+                lowest = Some(lowest.map_or(k, |l| l.min(k)));
             } else if ok && since[k] != u64::MAX {
                 per_pair[k] += cycle - since[k];
                 since[k] = u64::MAX;
             }
+        }
+        if let (None, Some(k)) = (&report.first, lowest) {
+            let p = &pairs[k];
+            report.first = Some(Mismatch {
+                signal: p.name.clone(),
+                cycle: Some(cycle),
+                time_ns: edge as f64 / 1e6,
+                expected: sa.s.text(k, p.ty, false),
+                actual: sb.s.text(k, p.ty, p.flip),
+            });
         }
         // Unchanged pairs keep their verdict; they are compared again in
         // spirit each cycle.

@@ -17,7 +17,7 @@
 //! it as `fst-reader` reads it.
 
 use super::header::{
-    CodeInfo, Event, Format, MAX_WIDTH, VarKind, WaveHeader, WaveVar, check_width, logic_char,
+    CodeInfo, Event, Format, LOGIC, MAX_WIDTH, VarKind, WaveHeader, WaveVar, check_width,
     split_name,
 };
 use super::stream::{Sink, WaveReader, guarded};
@@ -700,20 +700,16 @@ fn join(scope: &[String]) -> String {
 /// Reads the header of a checked file and starts its value changes on a
 /// reader thread.
 fn start<R: BufRead + Seek + Send + 'static>(input: R) -> Result<WaveReader> {
-    let (mut reader, h) = guarded("this FST file", || {
+    let (mut reader, h, handles) = guarded("this FST file", || {
         let mut reader = FstReader::open(input).map_err(fst_err)?;
-        let (h, _) = header_of(&mut reader)?;
-        Ok((reader, h))
+        let (h, handles) = header_of(&mut reader)?;
+        Ok((reader, h, handles))
     })?;
-    // Code of each handle index, and its width and kind.
-    let mut by_handle: FxHashMap<usize, u32> = FxHashMap::default();
-    for v in &h.vars {
-        let idx: usize = h.codes[v.code as usize]
-            .text
-            .parse::<usize>()
-            .expect("a number")
-            - 1;
-        by_handle.insert(idx, v.code);
+    // The code of each handle (the check bounded the handles).
+    let most = handles.iter().max().map_or(0, |&m| m as usize + 1);
+    let mut by_handle = vec![u32::MAX; most];
+    for (code, &idx) in handles.iter().enumerate() {
+        by_handle[idx as usize] = code as u32;
     }
     let codes = h.codes.clone();
     Ok(WaveReader::spawn(
@@ -724,8 +720,9 @@ fn start<R: BufRead + Seek + Send + 'static>(input: R) -> Result<WaveReader> {
             let mut failure: Option<Error> = None;
             let mut closed = false;
             let r = reader.read_signals(&FstFilter::all(), |t, handle, value| {
-                let Some(&code) = by_handle.get(&handle.get_index()) else {
-                    return Ok(());
+                let code = match by_handle.get(handle.get_index()) {
+                    Some(&c) if c != u32::MAX => c,
+                    _ => return Ok(()),
                 };
                 if last != Some(t) {
                     last = Some(t);
@@ -740,7 +737,10 @@ fn start<R: BufRead + Seek + Send + 'static>(input: R) -> Result<WaveReader> {
                     (VarKind::Str, FstSignalValue::String(s)) => Event::Str { code, value: s },
                     (VarKind::Logic | VarKind::Event, FstSignalValue::String(s)) => {
                         norm.clear();
-                        norm.extend(s.iter().map(|&c| logic_char(c).unwrap_or(b'x')));
+                        norm.extend(s.iter().map(|&c| match LOGIC[c as usize] {
+                            0 => b'x',
+                            v => v,
+                        }));
                         if norm.len() != info.width as usize {
                             failure = Some(fst_err(format!(
                                 "a {}-bit value for the {}-bit signal {} at time {t}",

@@ -1,4 +1,5 @@
-//! GTKWave save files (`.gtkw`): open a dump with every unit's signals in a
+//! Views of the model's waveforms: GTKWave save files (`.gtkw`) and Surfer
+//! command files (`.sucl`) that open a dump with every unit's signals in a
 //! group of its own.
 
 use crate::rtl::trace::{Hierarchy, Radix};
@@ -66,6 +67,38 @@ fn group(o: &mut String, h: &Hierarchy, scope: u32, closed: bool) {
     let end = if closed { CLOSED | COLLAPSED } else { 0 };
     let _ = writeln!(o, "@{:x}", GRP_END | BLANK | end);
     let _ = writeln!(o, "-{name}");
+}
+
+/// The text of a Surfer command file for `wave_path`: it loads the file,
+/// adds the clock, and then every unit's signals under a divider named
+/// after the unit (`sw3.in2`), in declaration order. Surfer's command
+/// language makes groups only from items marked by hand, so dividers
+/// stand for GTKWave's groups. Run it with `surfer -c <file>.sucl`.
+pub fn surfer_text(wave_path: &str, h: &Hierarchy) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "load_file {wave_path}");
+    let root = &h.scopes[0].name;
+    let _ = writeln!(o, "variable_add {root}.clk");
+    fn unit(o: &mut String, h: &Hierarchy, scope: u32) {
+        let path = h.scope_path(scope);
+        let mut signals = h.scope_signals(scope).peekable();
+        if signals.peek().is_some() {
+            let rel = path.split_once('.').map_or(path.as_str(), |(_, r)| r);
+            let _ = writeln!(o, "divider_add {rel}");
+            for s in signals {
+                let _ = writeln!(o, "variable_add {path}.{}", h.signals[s.0 as usize].name);
+            }
+        }
+        let children: Vec<u32> = h.child_scopes(scope).collect();
+        for c in children {
+            unit(o, h, c);
+        }
+    }
+    for comp in h.child_scopes(0).collect::<Vec<_>>() {
+        unit(&mut o, h, comp);
+    }
+    let _ = writeln!(o, "zoom_fit");
+    o
 }
 
 /// Writes [`gtkw_text`] to `path`.

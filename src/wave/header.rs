@@ -277,18 +277,36 @@ pub enum Event<'a> {
     },
 }
 
+/// The four-valued character of each byte (see the module docs); 0 for a
+/// byte that is not a logic value.
+pub(crate) const LOGIC: [u8; 256] = {
+    let mut t = [0u8; 256];
+    t[b'0' as usize] = b'0';
+    t[b'1' as usize] = b'1';
+    t[b'x' as usize] = b'x';
+    t[b'z' as usize] = b'z';
+    t[b'X' as usize] = b'x';
+    t[b'Z' as usize] = b'z';
+    t[b'U' as usize] = b'x';
+    t[b'u' as usize] = b'x';
+    t[b'W' as usize] = b'x';
+    t[b'w' as usize] = b'x';
+    t[b'-' as usize] = b'x';
+    t[b'L' as usize] = b'0';
+    t[b'l' as usize] = b'0';
+    t[b'H' as usize] = b'1';
+    t[b'h' as usize] = b'1';
+    t
+};
+
 /// The four-valued character a logic character reads as (see the module
 /// docs), or `None` if it is not a logic value.
 #[inline]
 pub fn logic_char(c: u8) -> Option<u8> {
-    Some(match c {
-        b'0' | b'1' | b'x' | b'z' => c,
-        b'X' | b'U' | b'u' | b'W' | b'w' | b'-' => b'x',
-        b'Z' => b'z',
-        b'L' | b'l' => b'0',
-        b'H' | b'h' => b'1',
-        _ => return None,
-    })
+    match LOGIC[c as usize] {
+        0 => None,
+        v => Some(v),
+    }
 }
 
 /// A declared name split into the variable's name and bit range, by the

@@ -13,6 +13,7 @@
 mod cosim;
 mod diff;
 mod fst;
+mod fst_out;
 mod ghw;
 mod gtkw;
 mod header;
@@ -25,7 +26,8 @@ mod writer;
 pub use cosim::{CosimOptions, cosim};
 pub use diff::{DiffOptions, diff};
 pub use fst::{MAX_INFLATED, check as check_fst};
-pub use gtkw::{gtkw_text, write_gtkw};
+pub use fst_out::{FstWriter, create, write_views};
+pub use gtkw::{gtkw_text, surfer_text, write_gtkw};
 pub use header::{
     CodeInfo, Event, Format, MAX_WIDTH, VarKind, WaveHeader, WaveVar, logic_char, parse_timescale,
     split_name,

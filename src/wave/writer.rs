@@ -162,6 +162,24 @@ impl<W: Write> VcdWriter<W> {
     }
 }
 
+/// Appends a value's bits as `width` characters, most significant first
+/// (`x`s when unknown).
+pub(crate) fn push_bits(buf: &mut Vec<u8>, width: u32, v: SignalValue<'_>) {
+    match v {
+        SignalValue::Unknown => buf.extend(std::iter::repeat_n(b'x', width as usize)),
+        SignalValue::Narrow(x) => {
+            for b in (0..width).rev() {
+                buf.push(b'0' + (x >> b & 1) as u8);
+            }
+        }
+        SignalValue::Wide(words) => {
+            for b in (0..width as usize).rev() {
+                buf.push(b'0' + (words[b / 64] >> (b % 64) & 1) as u8);
+            }
+        }
+    }
+}
+
 impl VcdWriter<Vec<u8>> {
     /// A writer to memory.
     pub fn in_memory() -> Self {

@@ -11,7 +11,6 @@ use wormcast::direct::{
     CubeFabric, DirectConfig, DirectSystem, Hypercube, PortModel, Routing, WormInfo, format_list,
     multicast_paths,
 };
-use wormcast::wave::VcdWriter;
 use wormcast::{Error, Result};
 
 #[derive(Subcommand)]
@@ -64,9 +63,11 @@ pub struct CubeMcastArgs {
     /// List every multicast path instead of simulating.
     #[arg(long)]
     paths: bool,
-    /// Write a VCD waveform of the run.
+    /// Write every register to this waveform (`.fst` for FST, else VCD),
+    /// with a GTKWave `.gtkw` and a Surfer `.sucl` beside it.
     #[arg(long)]
     vcd: Option<PathBuf>,
+    /// Print one JSON object.
     #[arg(long)]
     json: bool,
 }
@@ -225,11 +226,14 @@ fn multicast(a: &CubeMcastArgs) -> Result<()> {
     };
     let mut sys = DirectSystem::new(fabric, &cfg)?;
     if let Some(v) = &a.vcd {
-        let w = VcdWriter::create(v)?.with_comment("wormcast hypercube multicast");
-        sys.attach_tracer(Box::new(w), 5_000)?;
+        sys.attach_tracer(
+            wormcast::wave::create(v, "wormcast hypercube multicast")?,
+            5_000,
+        )?;
     }
     sys.send(a.src, &list, a.payload)?;
     let end = sys.run_until_delivered(10_000_000);
+    finish_views(a.vcd.as_deref(), sys.trace_hierarchy().cloned())?;
     sys.finish_trace()?;
     let end = end?;
     let w = &sys.finished()[0];
@@ -300,6 +304,11 @@ pub struct MeshPlanArgs {
     /// Startup latency per worm, in cycles.
     #[arg(long, default_value_t = 0)]
     beta: u64,
+    /// Write every register to this waveform (`.fst` for FST, else VCD),
+    /// with a GTKWave `.gtkw` and a Surfer `.sucl` beside it.
+    #[arg(long)]
+    vcd: Option<PathBuf>,
+    /// Print one JSON object.
     #[arg(long)]
     json: bool,
 }
@@ -351,9 +360,15 @@ fn mesh_plan(a: &MeshPlanArgs) -> Result<()> {
         ..Default::default()
     };
     let mut sys = DirectSystem::new(Arc::new(MeshFabric { mesh: mesh.clone() }), &cfg)?;
+    if let Some(v) = &a.vcd {
+        sys.attach_tracer(wormcast::wave::create(v, "wormcast mesh3d plan")?, 5_000)?;
+    }
     let lists: Vec<Vec<u32>> = worms.iter().map(|w| w.list.clone()).collect();
     sys.send_multicast(src, &lists, a.payload)?;
-    let last_tail = sys.run_until_delivered(100_000_000)?;
+    let last_tail = sys.run_until_delivered(100_000_000);
+    finish_views(a.vcd.as_deref(), sys.trace_hierarchy().cloned())?;
+    sys.finish_trace()?;
+    let last_tail = last_tail?;
     let mut out = MeshPlanOut {
         dims: a.dims.clone(),
         source: src,
@@ -428,5 +443,16 @@ fn mesh_plan(a: &MeshPlanArgs) -> Result<()> {
         out.max_distance,
         out.last_tail
     );
+    Ok(())
+}
+
+/// Writes the GTKWave and Surfer views beside a waveform being written.
+pub fn finish_views(
+    wave: Option<&std::path::Path>,
+    h: Option<wormcast::rtl::trace::Hierarchy>,
+) -> Result<()> {
+    if let (Some(w), Some(h)) = (wave, h) {
+        wormcast::wave::write_views(w, &h)?;
+    }
     Ok(())
 }

@@ -6,7 +6,6 @@ use serde::Serialize;
 use std::path::PathBuf;
 use wormcast::direct::{Grid, Pruning, Scheme, TreeConfig, TreeNet, TreeStats};
 use wormcast::experiment::tree::{options, points, run as run_points, write_outputs};
-use wormcast::wave::VcdWriter;
 use wormcast::{Error, Result};
 
 #[derive(Subcommand)]
@@ -126,8 +125,7 @@ fn send(a: &SendArgs) -> Result<()> {
         },
     )?;
     if let Some(v) = &a.vcd {
-        let w = VcdWriter::create(v)?.with_comment("wormcast tree send");
-        net.attach_tracer(Box::new(w), 5_000)?;
+        net.attach_tracer(wormcast::wave::create(v, "wormcast tree send")?, 5_000)?;
     }
     for s in &a.sends {
         let (src, dests) = s.split_once('>').ok_or_else(|| Error::Config {
@@ -143,6 +141,7 @@ fn send(a: &SendArgs) -> Result<()> {
         net.send(src, &dests, a.data, scheme)?;
     }
     let cycles = net.run_until_delivered(1_000_000);
+    crate::direct::finish_views(a.vcd.as_deref(), net.trace_hierarchy().cloned())?;
     net.finish_trace()?;
     let cycles = cycles?;
     let copies: Vec<CopyOut> = net
