@@ -29,7 +29,7 @@ fn model_vcd(unit: Unit, cycles: usize, seed: u64) -> String {
     let mut twin = unit.build(&p).unwrap();
     let out = common::Shared::default();
     let mut w = VcdWriter::new(out.clone());
-    trace(twin.as_mut(), &v, 10_000, &mut w).unwrap();
+    trace(twin.as_mut(), v.iter().cloned(), 10_000, &mut w).unwrap();
     drop(w);
     String::from_utf8(out.bytes()).unwrap()
 }

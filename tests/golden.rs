@@ -197,7 +197,7 @@ fn ssr_md_decode_unit() {
     let out = common::Shared::default();
     let mut w = VcdWriter::new(out.clone())
         .with_comment("the SSR / multi-drop decode unit of switch 1 of the triangle, 10 headers");
-    trace(twin.as_mut(), &v, 10_000, &mut w).unwrap();
+    trace(twin.as_mut(), v.iter().cloned(), 10_000, &mut w).unwrap();
     drop(w);
     let bytes = out.bytes();
     // What the model registered (err, replicate, choice, strip, hdr_first

@@ -67,7 +67,7 @@ fn workdir(unit: Unit, tag: &str) -> PathBuf {
         &d.join("vec.hex"),
         twin.as_ref(),
         &unit.verilog_params(&p),
-        &v,
+        v,
     )
     .unwrap();
     d

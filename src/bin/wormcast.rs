@@ -190,9 +190,10 @@ struct VectorArgs {
     /// The unit.
     #[arg(long, value_enum)]
     unit: UnitArg,
-    /// Clock edges of stimulus.
+    /// Clock edges of stimulus (1 to 2^31 - 1; written as they are made,
+    /// so any number takes constant memory).
     #[arg(long, default_value_t = 5000)]
-    cycles: usize,
+    cycles: u64,
     /// Seed of the stimulus.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -253,6 +254,23 @@ struct CosimArgs {
 
 #[derive(Subcommand)]
 enum WaveCmd {
+    /// Write a waveform of any format (VCD, FST or GHW) as VCD, to standard
+    /// output or a file: the scopes, variables and values wormcast reads
+    /// from it.
+    ToVcd {
+        /// The waveform.
+        file: PathBuf,
+        /// Write here instead of standard output.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Stop with an error past this much memory (MiB): for files from
+        /// elsewhere (wormcast reads GHW files this way).
+        #[arg(long)]
+        max_memory_mib: Option<u64>,
+        /// Stop past this much processor time (seconds).
+        #[arg(long)]
+        max_cpu_seconds: Option<u64>,
+    },
     /// Compare two waveforms (VCD, FST or GHW, in any mix) signal by
     /// signal, on times or on clock edges. Every signal is accounted for: a
     /// signal in one waveform only is a difference unless --ignore names
@@ -641,6 +659,10 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
+        // Output to a closed pipe (`| head`) ends quietly.
+        Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::BrokenPipe => {
+            ExitCode::SUCCESS
+        }
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(2)
@@ -1255,27 +1277,35 @@ fn vectors(a: &VectorArgs) -> Result<()> {
         chunks: a.chunks,
         chunk_flits: a.chunk_flits,
     };
+    let cycles = wormcast::switch::twin::check_cycles(a.cycles)?;
     let mut twin = unit.build(&p)?;
-    let v = unit.vectors(&p, a.cycles, a.seed)?;
-    write_vectors(&a.output, twin.as_ref(), &unit.verilog_params(&p), &v)?;
+    let n = write_vectors(
+        &a.output,
+        twin.as_ref(),
+        &unit.verilog_params(&p),
+        unit.stimulus(&p, a.seed)?.take(cycles),
+    )?;
     if let Some(path) = &a.model_vcd {
         let mut w = wormcast::wave::create(
             path,
             &format!(
-                "wormcast model of the {} unit, {} vectors, seed {}",
+                "wormcast model of the {} unit, {n} vectors, seed {}",
                 unit.name(),
-                v.len(),
                 a.seed
             ),
         )?;
-        trace(twin.as_mut(), &v, 10_000, w.as_mut())?;
+        trace(
+            twin.as_mut(),
+            unit.stimulus(&p, a.seed)?.take(cycles),
+            10_000,
+            w.as_mut(),
+        )?;
         drop(w);
         let h = wormcast::switch::twin::hierarchy(twin.as_ref());
         write_views(path, &h)?;
     }
     eprintln!(
-        "{} vectors for the {} unit ({}) written to {} and {}",
-        v.len(),
+        "{n} vectors for the {} unit ({}) written to {} and {}",
         unit.name(),
         unit.verilog_params(&p)
             .iter()
@@ -1310,7 +1340,7 @@ fn cosim_cmd(a: &CosimArgs) -> Result<bool> {
         params: a.params.clone(),
         expect_cycles: a.expect_cycles,
     };
-    let mut r = WaveReader::open(&a.vcd)?;
+    let mut r = open_wave(&a.vcd)?;
     let rep = cosim(&mut r, &o).map_err(|e| match e {
         e @ wormcast::Error::InFile { .. } => e,
         e => e.in_file(&a.vcd),
@@ -1318,8 +1348,79 @@ fn cosim_cmd(a: &CosimArgs) -> Result<bool> {
     report(&rep, a.json)
 }
 
+/// Bounds this process's memory and processor time (Unix only: elsewhere
+/// asking for a bound is an error).
+fn limit_self(mib: Option<u64>, seconds: Option<u64>) -> Result<()> {
+    #[cfg(unix)]
+    {
+        let fail = |name: &'static str, v: u64| Error::Config {
+            field: name,
+            value: v.to_string(),
+            reason: std::io::Error::last_os_error().to_string(),
+        };
+        let lim = |v: u64| libc::rlimit {
+            rlim_cur: v as libc::rlim_t,
+            rlim_max: v as libc::rlim_t,
+        };
+        if let Some(m) = mib {
+            // SAFETY: setrlimit reads the struct given and changes only
+            // this process's limits.
+            if unsafe { libc::setrlimit(libc::RLIMIT_AS, &lim(m.saturating_mul(1 << 20))) } != 0 {
+                return Err(fail("max-memory-mib", m));
+            }
+        }
+        if let Some(s) = seconds {
+            // SAFETY: as above.
+            if unsafe { libc::setrlimit(libc::RLIMIT_CPU, &lim(s)) } != 0 {
+                return Err(fail("max-cpu-seconds", s));
+            }
+        }
+        Ok(())
+    }
+    #[cfg(not(unix))]
+    {
+        if mib.is_some() || seconds.is_some() {
+            return Err(Error::Config {
+                field: "max-memory-mib",
+                value: String::new(),
+                reason: "process limits are only set on Unix".into(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// A waveform of any format; GHW files are read in a child process (see
+/// `wormcast::wave::open_isolated`), so that no file can crash this one.
+fn open_wave(path: &Path) -> Result<WaveReader> {
+    match std::env::current_exe() {
+        Ok(exe) => wormcast::wave::open_isolated(path, &exe),
+        Err(_) => WaveReader::open(path),
+    }
+}
+
 fn wave(cmd: WaveCmd) -> Result<bool> {
     match cmd {
+        WaveCmd::ToVcd {
+            file,
+            output,
+            max_memory_mib,
+            max_cpu_seconds,
+        } => {
+            limit_self(max_memory_mib, max_cpu_seconds)?;
+            let mut r = WaveReader::open(&file)?;
+            match output {
+                Some(o) => {
+                    let f = std::fs::File::create(&o).map_err(|e| Error::io(&o, e))?;
+                    wormcast::wave::write_vcd(&mut r, &mut std::io::BufWriter::new(f))?;
+                }
+                None => {
+                    let out = std::io::stdout();
+                    wormcast::wave::write_vcd(&mut r, &mut std::io::BufWriter::new(out.lock()))?;
+                }
+            }
+            Ok(true)
+        }
         WaveCmd::Diff {
             a,
             b,
@@ -1343,8 +1444,8 @@ fn wave(cmd: WaveCmd) -> Result<bool> {
                 ignore,
                 clock,
             };
-            let ra = WaveReader::open(&a)?;
-            let rb = WaveReader::open(&b)?;
+            let ra = open_wave(&a)?;
+            let rb = open_wave(&b)?;
             let rep = diff(ra, rb, &o)?;
             report(&rep, json)
         }

@@ -96,12 +96,22 @@ fn header_of(w: &wellen::simple::Waveform) -> Result<(WaveHeader, Vec<SignalRef>
     let mut code_of = rustc_hash::FxHashMap::default();
     for vr in hi.all_vars() {
         let v = &hi[vr];
-        let name = v.name(hi).to_string();
+        let mut name = v.name(hi).to_string();
         let full = v.full_name(hi);
-        let scope = full
+        let mut scope = full
             .strip_suffix(&name)
             .map(|s| s.trim_end_matches('.').to_string())
             .unwrap_or_default();
+        // `wellen` makes an array a scope of elements named `[i]`; name
+        // them `array[i]`, as Verilog simulators do.
+        while name.starts_with('[') && !scope.is_empty() {
+            let (parent, array) = match scope.rsplit_once('.') {
+                Some((p, a)) => (p.to_string(), a.to_string()),
+                None => (String::new(), scope.clone()),
+            };
+            name = format!("{array}{name}");
+            scope = parent;
+        }
         let kind = if v.is_real(hi) {
             VarKind::Real
         } else if v.is_string(hi) {

@@ -10,6 +10,7 @@
 //! when they change, vectors with their widths and `[msb:lsb]` ranges, most
 //! significant bit first, `x` for values that are not meaningful.
 
+mod convert;
 mod cosim;
 mod diff;
 mod fst;
@@ -23,6 +24,7 @@ mod report;
 mod stream;
 mod writer;
 
+pub use convert::{open_isolated, write_vcd};
 pub use cosim::{CosimOptions, cosim};
 pub use diff::{DiffOptions, diff};
 pub use fst::{MAX_INFLATED, check as check_fst};

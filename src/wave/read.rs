@@ -148,7 +148,8 @@ impl VcdReader<File> {
             source,
         })?;
         let mut r = VcdReader::start(f, Some(path.to_path_buf()));
-        r.read_header().map_err(|e| e.in_file(path))?;
+        // (Errors of a reader with a path name the file already.)
+        r.read_header()?;
         Ok(r)
     }
 }
@@ -246,9 +247,12 @@ impl<R: Read> VcdReader<R> {
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(source) => {
-                    return Err(Error::Io {
-                        path: self.path.clone().unwrap_or_default(),
-                        source,
+                    return Err(match &self.path {
+                        Some(p) => Error::Io {
+                            path: p.clone(),
+                            source,
+                        },
+                        None => Error::Wave(source.to_string()),
                     });
                 }
             }
@@ -404,8 +408,13 @@ impl<R: Read> VcdReader<R> {
                     self.skip_until_end(&t)?;
                 }
                 _ => {
+                    let hint = if self.header.vars.is_empty() && self.header.scopes.is_empty() {
+                        " (this is not a VCD file; wormcast reads VCD, FST and GHW files)"
+                    } else {
+                        ""
+                    };
                     return Err(self.err(format!(
-                        "unexpected `{}` in the header (before `$enddefinitions`)",
+                        "unexpected `{}` in the header (before `$enddefinitions`){hint}",
                         shorten(&t)
                     )));
                 }

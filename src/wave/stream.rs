@@ -246,6 +246,11 @@ impl WaveReader {
         &self.header
     }
 
+    /// Names the file in this reader's errors.
+    pub(crate) fn set_path(&mut self, path: &Path) {
+        self.path = Some(path.to_path_buf());
+    }
+
     /// The file this reader reads, if any.
     pub fn path(&self) -> Option<&Path> {
         self.path.as_deref()

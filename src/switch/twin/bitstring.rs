@@ -172,20 +172,46 @@ fn random_context(n: u32, p: u32, rng: &mut Xoshiro256PlusPlus) -> Context {
 /// random, all destinations, none, only up (destinations outside the
 /// switch's reach with the up-down bit set), unreachable going down, and
 /// within the switch's reach; reset in the first two edges and now and
-/// then.
-pub fn vectors(n: u32, p: u32, cycles: usize, seed: u64) -> Vec<Vec<BitString>> {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let mut ctx = context(n, p, &mut rng, false);
-    let mut out = Vec::with_capacity(cycles);
-    let nn = n as usize;
-    for c in 0..cycles {
+/// then. An endless stream: one vector per clock edge.
+pub struct Stimulus {
+    n: u32,
+    p: u32,
+    rng: Xoshiro256PlusPlus,
+    ctx: Context,
+    c: usize,
+}
+
+impl Stimulus {
+    /// The stream for `n` nodes and `p` ports from `seed`.
+    pub fn new(n: u32, p: u32, seed: u64) -> Self {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let ctx = context(n, p, &mut rng, false);
+        Stimulus {
+            n,
+            p,
+            rng,
+            ctx,
+            c: 0,
+        }
+    }
+}
+
+impl Iterator for Stimulus {
+    type Item = Vec<BitString>;
+
+    fn next(&mut self) -> Option<Vec<BitString>> {
+        let (n, p, c) = (self.n, self.p, self.c);
+        let rng = &mut self.rng;
+        self.c += 1;
         if c % 64 == 0 && c > 0 {
-            ctx = match (c / 64) % 8 {
-                3 | 7 => context(n, p, &mut rng, true),
-                5 => random_context(n, p, &mut rng),
-                _ => context(n, p, &mut rng, false),
+            self.ctx = match (c / 64) % 8 {
+                3 | 7 => context(n, p, rng, true),
+                5 => random_context(n, p, rng),
+                _ => context(n, p, rng, false),
             };
         }
+        let ctx = &self.ctx;
+        let nn = n as usize;
         let rst = c < 2 || rng.random_bool(0.01);
         let hdr_valid = !rng.random_bool(0.05);
         let (up, dests) = match rng.random_range(0..100) {
@@ -193,7 +219,7 @@ pub fn vectors(n: u32, p: u32, cycles: usize, seed: u64) -> Vec<Vec<BitString>> 
             5..=7 => (rng.random_bool(0.5), BitString::zeros(nn)),
             8..=22 => {
                 // Only up: at least one destination outside the reach.
-                let mut d = random_bits(nn, 0.2, &mut rng);
+                let mut d = random_bits(nn, 0.2, rng);
                 let outside: Vec<usize> = (0..nn).filter(|&i| !ctx.total.get(i)).collect();
                 if let Some(&x) = outside.get(rng.random_range(0..outside.len().max(1))) {
                     d.set(x, true);
@@ -201,7 +227,7 @@ pub fn vectors(n: u32, p: u32, cycles: usize, seed: u64) -> Vec<Vec<BitString>> 
                 (true, d)
             }
             23..=27 => {
-                let mut d = random_bits(nn, 0.3, &mut rng);
+                let mut d = random_bits(nn, 0.3, rng);
                 let outside: Vec<usize> = (0..nn).filter(|&i| !ctx.total.get(i)).collect();
                 if let Some(&x) = outside.first() {
                     d.set(x, true);
@@ -211,20 +237,21 @@ pub fn vectors(n: u32, p: u32, cycles: usize, seed: u64) -> Vec<Vec<BitString>> 
             28..=69 => {
                 // Within reach (going down, or up at a switch that covers
                 // them all), the common case.
-                let mut d = random_bits(nn, rng.random_range(0.05..0.9), &mut rng);
-                let t = ctx.total.clone();
-                d.and_assign(&t);
+                let density = rng.random_range(0.05..0.9);
+                let mut d = random_bits(nn, density, rng);
+                d.and_assign(&ctx.total);
                 (rng.random_bool(0.5), d)
             }
-            _ => (
-                rng.random_bool(0.5),
-                random_bits(nn, rng.random_range(0.0..1.0), &mut rng),
-            ),
+            _ => {
+                let up = rng.random_bool(0.5);
+                let density = rng.random_range(0.0..1.0);
+                (up, random_bits(nn, density, rng))
+            }
         };
         let bit = |b: bool| BitString::from_indices(1, b.then_some(0));
         let mut up_ports = BitString::zeros(p as usize);
         up_ports.set_field(0, p as usize, ctx.up_ports);
-        out.push(vec![
+        Some(vec![
             bit(rst),
             bit(hdr_valid),
             bit(up),
@@ -232,9 +259,13 @@ pub fn vectors(n: u32, p: u32, cycles: usize, seed: u64) -> Vec<Vec<BitString>> 
             ctx.total.clone(),
             ctx.restricted.clone(),
             up_ports,
-        ]);
+        ])
     }
-    out
+}
+
+/// The first `cycles` vectors of [`Stimulus`].
+pub fn vectors(n: u32, p: u32, cycles: usize, seed: u64) -> Vec<Vec<BitString>> {
+    Stimulus::new(n, p, seed).take(cycles).collect()
 }
 
 #[cfg(test)]

@@ -224,22 +224,55 @@ enum Pace {
 /// idle readers (sometimes to a busy one, an empty set, or with no packet
 /// waiting); readers that each switch, every few hundred edges, between
 /// reading at once, slowly, and not at all (one branch blocked while the
-/// others go on); reset in the first two edges and now and then.
-pub fn vectors(chunks: u32, k: u32, readers: u32, cycles: usize, seed: u64) -> Vec<Vec<BitString>> {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let mut model = BufferTwin::new(chunks, k, readers);
-    let p = readers as usize;
-    let mut outs: Vec<BitString> = model
-        .ports
-        .iter()
-        .filter(|q| q.dir == Dir::Out)
-        .map(|q| BitString::zeros(q.width as usize))
-        .collect();
-    let mut pace = vec![Pace::Fast; p];
-    let mut left = 0u32;
-    let mut out = Vec::with_capacity(cycles);
-    let bit = |b: bool| BitString::from_indices(1, b.then_some(0));
-    for c in 0..cycles {
+/// others go on); reset in the first two edges and now and then. An
+/// endless stream: one vector per clock edge.
+pub struct Stimulus {
+    chunks: u32,
+    k: u32,
+    p: usize,
+    rng: Xoshiro256PlusPlus,
+    model: BufferTwin,
+    outs: Vec<BitString>,
+    pace: Vec<Pace>,
+    left: u32,
+    c: usize,
+}
+
+impl Stimulus {
+    /// The stream for `chunks` chunks of `k` flits and `readers` readers
+    /// from `seed`.
+    pub fn new(chunks: u32, k: u32, readers: u32, seed: u64) -> Self {
+        let model = BufferTwin::new(chunks, k, readers);
+        let outs = model
+            .ports
+            .iter()
+            .filter(|q| q.dir == Dir::Out)
+            .map(|q| BitString::zeros(q.width as usize))
+            .collect();
+        Stimulus {
+            chunks,
+            k,
+            p: readers as usize,
+            rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+            model,
+            outs,
+            pace: vec![Pace::Fast; readers as usize],
+            left: 0,
+            c: 0,
+        }
+    }
+}
+
+impl Iterator for Stimulus {
+    type Item = Vec<BitString>;
+
+    fn next(&mut self) -> Option<Vec<BitString>> {
+        let (chunks, k, p, c) = (self.chunks, self.k, self.p, self.c);
+        self.c += 1;
+        let rng = &mut self.rng;
+        let model = &mut self.model;
+        let pace = &mut self.pace;
+        let bit = |b: bool| BitString::from_indices(1, b.then_some(0));
         if c % 200 == 0 {
             for x in pace.iter_mut() {
                 *x = match rng.random_range(0..10) {
@@ -255,23 +288,23 @@ pub fn vectors(chunks: u32, k: u32, readers: u32, cycles: usize, seed: u64) -> V
         }
         let rst = c < 2 || rng.random_bool(0.002);
         if rst {
-            left = 0;
+            self.left = 0;
         }
         // Write.
-        if left == 0 && rng.random_bool(0.3) {
-            left = if rng.random_bool(0.05) {
+        if self.left == 0 && rng.random_bool(0.3) {
+            self.left = if rng.random_bool(0.05) {
                 rng.random_range(1..=(chunks * k / 2).max(1))
             } else {
                 rng.random_range(1..=3 * k)
             };
         }
         let room = !model.next_write_needs_chunk() || model.free_chunks() > 0;
-        let wr = left > 0 && rng.random_bool(0.8) && (room || rng.random_bool(0.2));
-        let tail = left == 1;
+        let wr = self.left > 0 && rng.random_bool(0.8) && (room || rng.random_bool(0.2));
+        let tail = self.left == 1;
         if wr && !rst {
             // The flit counts as sent; if the buffer drops it, the packet
             // simply continues (what a sender overrunning its credits gets).
-            left -= 1;
+            self.left -= 1;
         }
         // Fanout.
         let busy = model.busy();
@@ -301,10 +334,16 @@ pub fn vectors(chunks: u32, k: u32, readers: u32, cycles: usize, seed: u64) -> V
         let mut fan_mask = BitString::zeros(p);
         fan_mask.set_field(0, p, mask);
         let v = vec![bit(rst), bit(wr), data, bit(tail), bit(fan), fan_mask, rd];
-        model.edge(&v, &mut outs);
-        out.push(v);
+        model.edge(&v, &mut self.outs);
+        Some(v)
     }
-    out
+}
+
+/// The first `cycles` vectors of [`Stimulus`].
+pub fn vectors(chunks: u32, k: u32, readers: u32, cycles: usize, seed: u64) -> Vec<Vec<BitString>> {
+    Stimulus::new(chunks, k, readers, seed)
+        .take(cycles)
+        .collect()
 }
 
 #[cfg(test)]

@@ -258,16 +258,30 @@ impl Unit {
         Ok(p)
     }
 
-    /// `cycles` input vectors of random and corner-case stimulus for this
-    /// unit, from `seed`: element `c` holds every input port's value (in
-    /// port order) for clock edge `c`.
-    pub fn vectors(self, p: &Params, cycles: usize, seed: u64) -> Result<Vec<Vec<BitString>>> {
+    /// An endless stream of random and corner-case stimulus for this unit
+    /// from `seed`: each item holds every input port's value (in port
+    /// order) for one clock edge.
+    pub fn stimulus(
+        self,
+        p: &Params,
+        seed: u64,
+    ) -> Result<Box<dyn Iterator<Item = Vec<BitString>> + Send>> {
         self.check(p)?;
         Ok(match self {
-            Unit::BitStringDecode => bitstring::vectors(p.nodes, p.ports, cycles, seed),
-            Unit::SsrMdDecode => pairs::vectors(p.ports, p.switches, cycles, seed),
-            Unit::ReplBuffer => buffer::vectors(p.chunks, p.chunk_flits, p.ports, cycles, seed),
+            Unit::BitStringDecode => Box::new(bitstring::Stimulus::new(p.nodes, p.ports, seed)),
+            Unit::SsrMdDecode => Box::new(pairs::Stimulus::new(p.ports, p.switches, seed)),
+            Unit::ReplBuffer => Box::new(buffer::Stimulus::new(
+                p.chunks,
+                p.chunk_flits,
+                p.ports,
+                seed,
+            )),
         })
+    }
+
+    /// The first `cycles` vectors of [`Unit::stimulus`], in memory.
+    pub fn vectors(self, p: &Params, cycles: usize, seed: u64) -> Result<Vec<Vec<BitString>>> {
+        Ok(self.stimulus(p, seed)?.take(cycles).collect())
     }
 
     /// The Verilog parameters of the twin for sizes `p`, as
@@ -281,54 +295,79 @@ impl Unit {
     }
 }
 
-/// Writes `vectors` for a testbench: `path` gets one line per clock edge,
-/// the unit's input ports concatenated in port order (first port most
+/// The most clock edges of stimulus for a testbench: a Verilog `integer`
+/// counts them and indexes the vector memory.
+pub const MAX_CYCLES: u64 = i32::MAX as u64;
+
+/// Checks a number of clock edges against [`MAX_CYCLES`].
+pub fn check_cycles(cycles: u64) -> Result<usize> {
+    if cycles == 0 || cycles > MAX_CYCLES {
+        return Err(Error::Config {
+            field: "cycles",
+            value: cycles.to_string(),
+            reason: format!(
+                "a testbench takes 1 to {MAX_CYCLES} clock edges (a Verilog integer counts them)"
+            ),
+        });
+    }
+    Ok(cycles as usize)
+}
+
+/// Writes `vectors` for a testbench, one at a time (nothing proportional
+/// to their number is held): `path` gets one line per clock edge, the
+/// unit's input ports concatenated in port order (first port most
 /// significant) as hexadecimal for `$readmemh`; `path` with the extension
 /// `vh` gets the defines the testbench includes: `VEC_FILE`, `VEC_CYCLES`,
 /// `VEC_WIDTH`, `VEC_INPUTS` (the concatenation to assign a vector to)
-/// and the unit's parameters.
+/// and the unit's parameters. Returns the number of vectors.
 pub fn write_vectors(
     path: &Path,
     twin: &dyn Twin,
     params: &[(&'static str, u32)],
-    vectors: &[Vec<BitString>],
-) -> Result<()> {
+    vectors: impl IntoIterator<Item = Vec<BitString>>,
+) -> Result<u64> {
+    use std::io::Write as _;
     let ins: Vec<&Port> = twin.ports().iter().filter(|p| p.dir == Dir::In).collect();
     let width: u32 = ins.iter().map(|p| p.width).sum();
     let digits = width.div_ceil(4) as usize;
-    let mut text = String::with_capacity(vectors.len() * (digits + 1));
+    let io = |p: &Path| {
+        let p = p.to_path_buf();
+        move |source| Error::Io { path: p, source }
+    };
+    let file = std::fs::File::create(path).map_err(io(path))?;
+    let mut out = std::io::BufWriter::new(file);
+    let mut line = Vec::with_capacity(digits + 1);
     let mut bits = vec![false; digits * 4];
+    let mut count = 0u64;
     for v in vectors {
         // Most significant first: pad, then each port's bits from its top.
         let mut at = digits * 4 - width as usize;
         bits[..at].fill(false);
-        for (port, value) in ins.iter().zip(v) {
+        for (port, value) in ins.iter().zip(&v) {
             for i in (0..port.width as usize).rev() {
                 bits[at] = value.get(i);
                 at += 1;
             }
         }
+        line.clear();
         for nibble in bits.chunks(4) {
             let d = nibble.iter().fold(0u32, |d, &b| d << 1 | b as u32);
-            text.push(char::from_digit(d, 16).expect("nibble"));
+            line.push(char::from_digit(d, 16).expect("nibble") as u8);
         }
-        text.push('\n');
+        line.push(b'\n');
+        out.write_all(&line).map_err(io(path))?;
+        count += 1;
     }
-    let io = |p: &Path| {
-        let p = p.to_path_buf();
-        move |source| Error::Io { path: p, source }
-    };
-    std::fs::write(path, text).map_err(io(path))?;
+    out.flush().map_err(io(path))?;
     let abs = std::path::absolute(path).map_err(io(path))?;
     let mut vh = String::new();
     let _ = writeln!(
         vh,
-        "// wormcast vectors for the {} unit: {} edges",
-        twin.unit().name(),
-        vectors.len()
+        "// wormcast vectors for the {} unit: {count} edges",
+        twin.unit().name()
     );
     let _ = writeln!(vh, "`define VEC_FILE \"{}\"", abs.display());
-    let _ = writeln!(vh, "`define VEC_CYCLES {}", vectors.len());
+    let _ = writeln!(vh, "`define VEC_CYCLES {count}");
     let _ = writeln!(vh, "`define VEC_WIDTH {width}");
     let names: Vec<&str> = ins.iter().map(|p| p.name).collect();
     let _ = writeln!(vh, "`define VEC_INPUTS {{{}}}", names.join(", "));
@@ -337,7 +376,7 @@ pub fn write_vectors(
     }
     let vh_path = path.with_extension("vh");
     std::fs::write(&vh_path, vh).map_err(io(&vh_path))?;
-    Ok(())
+    Ok(count)
 }
 
 /// The display radix of a port in waveform viewers.
@@ -371,7 +410,7 @@ pub fn hierarchy(twin: &dyn Twin) -> Hierarchy {
 /// `wormcast cosim --scope tb.dut` on the result finds no mismatch.
 pub fn trace(
     twin: &mut dyn Twin,
-    vectors: &[Vec<BitString>],
+    vectors: impl IntoIterator<Item = Vec<BitString>>,
     cycle_ps: u64,
     sink: &mut dyn WaveSink,
 ) -> Result<()> {
@@ -400,18 +439,21 @@ pub fn trace(
         }
         s.finish();
     };
-    let Some(first) = vectors.first() else {
+    let mut vectors = vectors.into_iter().peekable();
+    let Some(first) = vectors.peek() else {
         return Err(Error::Wave("no vectors to trace".into()));
     };
     sample(&mut state, first, None);
     sink.begin(&h, cycle_ps, &state)?;
     state.clear_changes();
-    for (k, v) in vectors.iter().enumerate() {
-        twin.edge(v, &mut outs);
-        let next = vectors.get(k + 1).unwrap_or(v);
+    let mut k = 0u64;
+    while let Some(v) = vectors.next() {
+        twin.edge(&v, &mut outs);
+        let next = vectors.peek().unwrap_or(&v);
         sample(&mut state, next, Some(&outs));
-        sink.cycle(k as u64 + 1, &state, state.changed())?;
+        k += 1;
+        sink.cycle(k, &state, state.changed())?;
         state.clear_changes();
     }
-    sink.finish(vectors.len() as u64)
+    sink.finish(k)
 }

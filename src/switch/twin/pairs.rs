@@ -266,19 +266,47 @@ fn ports_of(ctx: &Context, sw: u32, p: usize, rng: &mut Xoshiro256PlusPlus) -> P
 /// with valid and invalid port strings, 1 to 4 pairs (sometimes one switch
 /// twice in a row), no pair, switch ids past the last switch, reserved
 /// bits, other encodings and random bytes; both routing phases; the bytes
-/// after a header are random.
-pub fn vectors(ports: u32, switches: u32, cycles: usize, seed: u64) -> Vec<Vec<BitString>> {
-    let l = Layout::new(ports, switches);
-    let f = l.formats();
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let mut ctx = context(&l, &mut rng);
-    let mut out = Vec::with_capacity(cycles);
-    let bit = |b: bool| BitString::from_indices(1, b.then_some(0));
-    let mut bytes = Vec::new();
-    for c in 0..cycles {
-        if c % 64 == 0 && c > 0 {
-            ctx = context(&l, &mut rng);
+/// after a header are random. An endless stream: one vector per clock
+/// edge.
+pub struct Stimulus {
+    l: Layout,
+    rng: Xoshiro256PlusPlus,
+    ctx: Context,
+    bytes: Vec<u8>,
+    c: usize,
+}
+
+impl Stimulus {
+    /// The stream for `ports` ports and `switches` switches from `seed`.
+    pub fn new(ports: u32, switches: u32, seed: u64) -> Self {
+        let l = Layout::new(ports, switches);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let ctx = context(&l, &mut rng);
+        Stimulus {
+            l,
+            rng,
+            ctx,
+            bytes: Vec::new(),
+            c: 0,
         }
+    }
+}
+
+impl Iterator for Stimulus {
+    type Item = Vec<BitString>;
+
+    fn next(&mut self) -> Option<Vec<BitString>> {
+        let l = self.l;
+        let f = l.formats();
+        let c = self.c;
+        self.c += 1;
+        let rng = &mut self.rng;
+        let bit = |b: bool| BitString::from_indices(1, b.then_some(0));
+        if c.is_multiple_of(64) && c > 0 {
+            self.ctx = context(&l, rng);
+        }
+        let ctx = &self.ctx;
+        let bytes = &mut self.bytes;
         let s = l.s as u32;
         let other = |rng: &mut Xoshiro256PlusPlus| rng.random_range(0..s);
         let pick = |rng: &mut Xoshiro256PlusPlus, me: u32| {
@@ -291,46 +319,46 @@ pub fn vectors(ports: u32, switches: u32, cycles: usize, seed: u64) -> Vec<Vec<B
         bytes.clear();
         match rng.random_range(0..100) {
             0..=34 => {
-                let sw = pick(&mut rng, ctx.me);
+                let sw = pick(rng, ctx.me);
                 let h = Header::Ssr {
                     switch: sw,
-                    ports: ports_of(&ctx, sw, l.p, &mut rng),
+                    ports: ports_of(ctx, sw, l.p, rng),
                 };
-                f.encode(&h, &mut bytes).expect("valid SSR header");
+                f.encode(&h, bytes).expect("valid SSR header");
             }
             35..=74 => {
                 let n = rng.random_range(1..=4usize);
                 let mut pairs: Vec<(u32, PortMask)> = Vec::new();
                 for k in 0..n {
                     let sw = if k == 0 {
-                        pick(&mut rng, ctx.me)
+                        pick(rng, ctx.me)
                     } else if k == 1 && pairs[0].0 == ctx.me && rng.random_bool(0.1) {
                         ctx.me
                     } else {
-                        other(&mut rng)
+                        other(rng)
                     };
-                    pairs.push((sw, ports_of(&ctx, sw, l.p, &mut rng)));
+                    pairs.push((sw, ports_of(ctx, sw, l.p, rng)));
                 }
-                f.encode(&Header::MultiDrop { pairs }, &mut bytes)
+                f.encode(&Header::MultiDrop { pairs }, bytes)
                     .expect("valid multi-drop header");
             }
             75..=79 => bytes.push(0xa0),
             80..=87 => {
                 // A field past its range: an id beyond the last switch (or
                 // in padding bits), port bits beyond P.
-                let sw = pick(&mut rng, ctx.me);
+                let sw = pick(rng, ctx.me);
                 let ssr = rng.random_bool(0.5);
                 let h = if ssr {
                     Header::Ssr {
                         switch: sw,
-                        ports: ports_of(&ctx, sw, l.p, &mut rng),
+                        ports: ports_of(ctx, sw, l.p, rng),
                     }
                 } else {
                     Header::MultiDrop {
-                        pairs: vec![(sw, ports_of(&ctx, sw, l.p, &mut rng)); 2],
+                        pairs: vec![(sw, ports_of(ctx, sw, l.p, rng)); 2],
                     }
                 };
-                f.encode(&h, &mut bytes).expect("valid header");
+                f.encode(&h, bytes).expect("valid header");
                 let k = rng.random_range(0..8 * bytes.len());
                 let at = if ssr {
                     k / 8
@@ -358,7 +386,7 @@ pub fn vectors(ports: u32, switches: u32, cycles: usize, seed: u64) -> Vec<Vec<B
         my_id.set_field(0, l.swb, ctx.me as u64);
         let mut node_ports = BitString::zeros(l.p);
         node_ports.set_field(0, l.p, ctx.node_ports);
-        out.push(vec![
+        Some(vec![
             bit(c < 2 || rng.random_bool(0.01)),
             bit(!rng.random_bool(0.05)),
             bit(rng.random_bool(0.4)),
@@ -366,9 +394,13 @@ pub fn vectors(ports: u32, switches: u32, cycles: usize, seed: u64) -> Vec<Vec<B
             node_ports,
             ctx.route.clone(),
             hdr,
-        ]);
+        ])
     }
-    out
+}
+
+/// The first `cycles` vectors of [`Stimulus`].
+pub fn vectors(ports: u32, switches: u32, cycles: usize, seed: u64) -> Vec<Vec<BitString>> {
+    Stimulus::new(ports, switches, seed).take(cycles).collect()
 }
 
 #[cfg(test)]

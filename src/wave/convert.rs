@@ -1,0 +1,310 @@
+//! Any waveform written out as VCD (`wormcast wave to-vcd`), and reading a
+//! GHW file in a child process.
+//!
+//! `wellen`'s GHW reader takes the sizes a GHW file declares at their word
+//! and allocates them before it reads on; a malformed file can ask for more
+//! memory than the machine has, which aborts the process, and GHW cannot
+//! be checked beforehand without parsing its whole type system. The
+//! command-line tool therefore reads GHW files in a child process of its
+//! own ([`open_isolated`]) that converts the file to VCD on a pipe: if
+//! that child fails in any way, the parent reports it as an error about
+//! the file. Library callers of [`super::WaveReader::open`] read GHW in
+//! their own process, where a panic is turned into an error but an
+//! allocation failure is not (docs/cosim.md says so).
+
+use super::header::{Event, Format, VarKind, WaveHeader};
+use super::read::{VcdReader, detect_format};
+use super::stream::WaveReader;
+use crate::{Error, Result};
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdout, Command, Stdio};
+
+/// The VCD identifier code of code index `i` (`!`, `"`, ..., `!!`, ...).
+fn vcd_code(mut i: usize) -> String {
+    let mut s = Vec::new();
+    loop {
+        s.push(b'!' + (i % 94) as u8);
+        i /= 94;
+        if i == 0 {
+            break;
+        }
+        i -= 1;
+    }
+    String::from_utf8(s).expect("printable")
+}
+
+/// A nested scope with its variables, in the order first seen.
+#[derive(Default)]
+struct Node {
+    vars: Vec<usize>,
+    children: BTreeMap<usize, (String, Node)>,
+    order: usize,
+}
+
+/// Writes `r` as VCD to `out`: the same scopes, variables and values (a
+/// string value's whitespace and control bytes as `\xHH`).
+pub fn write_vcd(r: &mut WaveReader, out: &mut impl Write) -> Result<()> {
+    let h = r.header().clone();
+    let io = |source: std::io::Error| Error::Io {
+        path: "the VCD output".into(),
+        source,
+    };
+    write_header(&h, out).map_err(io)?;
+    let codes: Vec<String> = (0..h.codes.len()).map(vcd_code).collect();
+    let mut line = Vec::with_capacity(256);
+    while let Some(e) = r.next_event()? {
+        line.clear();
+        match e {
+            Event::Time(t) => {
+                let _ = writeln!(line, "#{t}");
+            }
+            Event::Logic { code, bits } => {
+                let c = &codes[code as usize];
+                if h.codes[code as usize].width == 1 {
+                    line.extend_from_slice(bits);
+                } else {
+                    line.push(b'b');
+                    line.extend_from_slice(bits);
+                    line.push(b' ');
+                }
+                line.extend_from_slice(c.as_bytes());
+                line.push(b'\n');
+            }
+            Event::Real { code, value } => {
+                let _ = writeln!(line, "r{value} {}", codes[code as usize]);
+            }
+            Event::Str { code, value } => {
+                line.push(b's');
+                for &b in value {
+                    if b <= b' ' || b == 0x7f {
+                        let _ = write!(line, "\\x{b:02x}");
+                    } else {
+                        line.push(b);
+                    }
+                }
+                let _ = writeln!(line, " {}", codes[code as usize]);
+            }
+        }
+        out.write_all(&line).map_err(io)?;
+    }
+    out.flush().map_err(io)
+}
+
+fn write_header(h: &WaveHeader, out: &mut impl Write) -> std::io::Result<()> {
+    writeln!(out, "$version {} $end", h.version.trim())?;
+    if !h.date.trim().is_empty() {
+        writeln!(out, "$date {} $end", h.date.trim())?;
+    }
+    writeln!(
+        out,
+        "$comment converted from {} by wormcast $end",
+        h.format.name()
+    )?;
+    if let Some(fs) = h.timescale_fs {
+        let (n, u) = [
+            (1_000_000_000_000_000, "s"),
+            (1_000_000_000_000, "ms"),
+            (1_000_000_000, "us"),
+            (1_000_000, "ns"),
+            (1_000, "ps"),
+        ]
+        .into_iter()
+        .find(|(f, _)| fs % f == 0)
+        .map(|(f, u)| (fs / f, u))
+        .unwrap_or((fs, "fs"));
+        writeln!(out, "$timescale {n} {u} $end")?;
+    }
+    // Scopes as a tree, in the order they were first seen.
+    let mut root = Node::default();
+    let mut seen = 0;
+    for (i, v) in h.vars.iter().enumerate() {
+        let mut node = &mut root;
+        if !v.scope.is_empty() {
+            for part in v.scope.split('.') {
+                let key = node
+                    .children
+                    .iter()
+                    .find(|(_, (n, _))| n == part)
+                    .map(|(k, _)| *k);
+                let key = match key {
+                    Some(k) => k,
+                    None => {
+                        seen += 1;
+                        node.children.insert(
+                            seen,
+                            (
+                                part.to_string(),
+                                Node {
+                                    order: seen,
+                                    ..Node::default()
+                                },
+                            ),
+                        );
+                        seen
+                    }
+                };
+                node = &mut node.children.get_mut(&key).expect("inserted").1;
+            }
+        }
+        node.vars.push(i);
+    }
+    fn emit(h: &WaveHeader, node: &Node, out: &mut impl Write) -> std::io::Result<()> {
+        for &i in &node.vars {
+            let v = &h.vars[i];
+            let ty = match v.kind {
+                VarKind::Real => "real",
+                VarKind::Str => "string",
+                VarKind::Event => "event",
+                VarKind::Logic => "wire",
+            };
+            let range = match v.range {
+                Some((l, r)) if l == r => format!(" [{l}]"),
+                Some((l, r)) => format!(" [{l}:{r}]"),
+                None => String::new(),
+            };
+            writeln!(
+                out,
+                "$var {ty} {} {} {}{range} $end",
+                v.width,
+                vcd_code(v.code as usize),
+                v.name.replace(char::is_whitespace, "_")
+            )?;
+        }
+        let mut kids: Vec<&(String, Node)> = node.children.values().collect();
+        kids.sort_by_key(|(_, n)| n.order);
+        for (name, child) in kids {
+            writeln!(out, "$scope module {name} $end")?;
+            emit(h, child, out)?;
+            writeln!(out, "$upscope $end")?;
+        }
+        Ok(())
+    }
+    emit(h, &root, out)?;
+    writeln!(out, "$enddefinitions $end")
+}
+
+/// A child's output, which reports the child's failure at its end.
+struct ChildOutput {
+    child: Child,
+    out: ChildStdout,
+    what: String,
+}
+
+impl Read for ChildOutput {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.out.read(buf)?;
+        if n == 0 && !buf.is_empty() {
+            let mut err = String::new();
+            if let Some(mut e) = self.child.stderr.take() {
+                let _ = e.read_to_string(&mut err);
+            }
+            let status = self.child.wait()?;
+            if !status.success() {
+                let how = match status.code() {
+                    Some(c) => format!("exit status {c}"),
+                    None => {
+                        "the reader stopped: it ran out of its memory or time bound".to_string()
+                    }
+                };
+                // The child's message, without the file it names again.
+                let first = err.lines().find(|l| l.starts_with("error: ")).map(|l| {
+                    let l = l.trim_start_matches("error: ");
+                    l.strip_prefix(&format!("{}: ", self.what))
+                        .unwrap_or(l)
+                        .to_string()
+                });
+                return Err(std::io::Error::other(match first {
+                    Some(m) => m,
+                    None => format!("malformed GHW ({how})"),
+                }));
+            }
+        }
+        Ok(n)
+    }
+}
+
+impl Drop for ChildOutput {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Opens the waveform at `path` like [`WaveReader::open`], except that a
+/// GHW file is read by `exe wave to-vcd <path>` in a child process (the
+/// `wormcast` executable), so that no GHW file can crash the caller.
+pub fn open_isolated(path: &Path, exe: &Path) -> Result<WaveReader> {
+    let mut first = [0u8; 16];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut first))
+        .map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    if detect_format(&first[..n]) != Format::Ghw {
+        return WaveReader::open(path);
+    }
+    // Bounds for the child: a malformed GHW file can make the reader ask
+    // for memory without end (it then fails fast instead of paging the
+    // machine out) or loop (it is then stopped).
+    let len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let mib = 1024 + len.saturating_mul(64) / (1 << 20);
+    let cpu = 60 + len / (1 << 20);
+    let mut child = Command::new(exe)
+        .args(["wave", "to-vcd", "--max-memory-mib"])
+        .arg(mib.to_string())
+        .arg("--max-cpu-seconds")
+        .arg(cpu.to_string())
+        .arg(path)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|source| Error::Io {
+            path: exe.to_path_buf(),
+            source,
+        })?;
+    let out = child.stdout.take().expect("piped");
+    let src = ChildOutput {
+        child,
+        out,
+        what: path.display().to_string(),
+    };
+    let r = VcdReader::new(src).map_err(|e| e.in_file(path))?;
+    let mut w = WaveReader::from_vcd(r);
+    w.set_path(path);
+    Ok(w)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_and_printable() {
+        let codes: Vec<String> = (0..20_000).map(vcd_code).collect();
+        let set: std::collections::BTreeSet<&String> = codes.iter().collect();
+        assert_eq!(set.len(), codes.len());
+        assert_eq!(codes[0], "!");
+        assert_eq!(codes[93], "~");
+        assert_eq!(codes[94], "!!");
+    }
+
+    #[test]
+    fn a_conversion_reads_back_the_same() {
+        let text = "$timescale 10 ps $end\n$scope module tb $end\n$scope module u $end\n\
+            $var wire 1 ! clk $end\n$var wire 4 \" n [3:0] $end\n$upscope $end\n\
+            $var real 64 # r $end\n$var string 0 $ s $end\n$upscope $end\n$enddefinitions $end\n\
+            #0\n0!\nb1x0z \"\nr1.5 #\nsa $\n#5\n1!\nsb $\n";
+        let mut r = WaveReader::from_bytes(text.as_bytes().to_vec()).unwrap();
+        let mut out = Vec::new();
+        write_vcd(&mut r, &mut out).unwrap();
+        let a = WaveReader::from_bytes(text.as_bytes().to_vec()).unwrap();
+        let b = WaveReader::from_bytes(out.clone()).unwrap();
+        let rep = super::super::diff(a, b, &Default::default()).unwrap();
+        assert!(rep.ok(), "{rep}\n{}", String::from_utf8_lossy(&out));
+        assert_eq!(rep.signals, 4);
+    }
+}
