@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Builds and runs every Verilog testbench under Icarus Verilog and
-# Verilator, and checks each VCD against the model with `wormcast cosim`;
-# then synthesizes every twin with Yosys (generic gates), which shows the
-# Verilog is synthesizable.
+# Builds and runs every testbench under Icarus Verilog and Verilator, for
+# both implementations of every unit: the twin (hdl_tests/rtl/, Verilog
+# 2005) and the second implementation written from the unit's contract
+# (hdl_tests/alt/, SystemVerilog); checks each waveform against the model
+# with `wormcast cosim --expect-cycles`; then synthesizes every twin with
+# Yosys (generic gates), which shows the Verilog is synthesizable.
 #
-#   hdl_tests/run.sh [--sim iverilog|verilator|all] [--cycles N] [--seed S] [--out DIR]
+#   hdl_tests/run.sh [--sim iverilog|verilator|all] [--impl rtl|alt|all]
+#                    [--cycles N] [--seed S] [--out DIR]
 #
 # Exit status 0 when every run of every unit reports no mismatch and every
 # unit synthesizes. A tool that is not installed is skipped with a message,
@@ -13,16 +16,18 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
 sims=(iverilog verilator)
+impls=(rtl alt)
 cycles=5000
 seed=7
 out="${TMPDIR:-/tmp}/wormcast-hdl"
 while [ $# -gt 0 ]; do
     case "$1" in
         --sim) shift; [ "$1" = all ] || sims=("$1") ;;
+        --impl) shift; [ "$1" = all ] || impls=("$1") ;;
         --cycles) shift; cycles="$1" ;;
         --seed) shift; seed="$1" ;;
         --out) shift; out="$1" ;;
-        *) echo "usage: $0 [--sim iverilog|verilator|all] [--cycles N] [--seed S] [--out DIR]" >&2; exit 2 ;;
+        *) echo "usage: $0 [--sim iverilog|verilator|all] [--impl rtl|alt|all] [--cycles N] [--seed S] [--out DIR]" >&2; exit 2 ;;
     esac
     shift
 done
@@ -60,34 +65,40 @@ have() {
 }
 for sim in "${sims[@]}"; do
     have "$sim" || continue
+    for impl in "${impls[@]}"; do
     for u in "${units[@]}"; do
         read -r unit module sizes <<<"$u"
-        dir="$out/$sim/$unit"
+        dir="$out/$sim/$impl/$unit"
         rm -rf "$dir"
         mkdir -p "$dir"
         # shellcheck disable=SC2086
         "$wormcast" vectors --unit "$unit" --cycles "$cycles" --seed "$seed" $sizes -o "$dir/vec.hex" 2>/dev/null
         tb="$here/tb/tb_$module.v"
-        rtl="$here/rtl/$module.v"
+        case "$impl" in
+            rtl) src="$here/rtl/$module.v"; std=-g2005 ;;
+            alt) src="$here/alt/$module.sv"; std=-g2012 ;;
+        esac
         case "$sim" in
             iverilog)
-                iverilog -g2005 -Wall -Wno-timescale -I "$dir" -I "$here/tb" -o "$dir/tb.vvp" "$tb" "$rtl"
+                iverilog "$std" -Wall -Wno-timescale -I "$dir" -I "$here/tb" -o "$dir/tb.vvp" "$tb" "$src"
                 (cd "$dir" && vvp -n tb.vvp +vcd=tb.vcd >/dev/null)
                 ;;
             verilator)
                 verilator --binary --trace -Wno-fatal -Wno-lint -Wno-style --build-jobs 2 \
-                    -I"$dir" -I"$here/tb" --top-module tb -Mdir "$dir/obj" -o vtb "$tb" "$rtl" >"$dir/build.log" 2>&1 \
+                    -I"$dir" -I"$here/tb" --top-module tb -Mdir "$dir/obj" -o vtb "$tb" "$src" >"$dir/build.log" 2>&1 \
                     || { cat "$dir/build.log"; exit 1; }
                 (cd "$dir" && ./obj/vtb +vcd=tb.vcd >/dev/null)
                 ;;
         esac
         # shellcheck disable=SC2046
-        if result=$("$wormcast" cosim --vcd "$dir/tb.vcd" --unit "$unit" --scope tb.dut $(cosim_params "$unit")); then
-            echo "$sim $unit: $result"
+        if result=$("$wormcast" cosim --vcd "$dir/tb.vcd" --unit "$unit" --scope tb.dut \
+                --expect-cycles "$cycles" $(cosim_params "$unit")); then
+            echo "$sim $impl $unit: $result"
         else
-            echo "$sim $unit: $result"
+            echo "$sim $impl $unit: $result"
             failed=1
         fi
+    done
     done
 done
 if have yosys; then

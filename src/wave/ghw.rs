@@ -22,7 +22,9 @@ use std::path::Path;
 use wellen::{LoadOptions, SignalRef, SignalValueRef, TimescaleUnit};
 
 fn ghw_err(e: impl std::fmt::Display) -> Error {
-    Error::Wave(format!("malformed GHW: {e}"))
+    let text = e.to_string();
+    let text: Vec<&str> = text.split_whitespace().collect();
+    Error::Wave(format!("malformed GHW: {}", text.join(" ")))
 }
 
 const OPTIONS: LoadOptions = LoadOptions {
