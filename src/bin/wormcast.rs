@@ -291,7 +291,7 @@ enum WaveCmd {
         /// Compare the signals under this scope of `a` (names relative to it).
         #[arg(long)]
         scope: Option<String>,
-        /// The scope in `b` (default: `--scope`).
+        /// The scope in `b` (default: `--scope`; "" for the whole file).
         #[arg(long)]
         scope_b: Option<String>,
         /// Names in `b` that differ from `a`'s, and reversed bit orders.

@@ -41,9 +41,10 @@ use rustc_hash::FxHashMap;
 #[derive(Clone, Debug, Default)]
 pub struct DiffOptions {
     /// Compare the signals under this scope of the first file (paths
-    /// relative to it); all signals if `None`.
+    /// relative to it); all signals if `None` or empty.
     pub scope_a: Option<String>,
-    /// The same for the second file; `scope_a` if `None`.
+    /// The same for the second file; `scope_a` if `None`; the whole file
+    /// if empty.
     pub scope_b: Option<String>,
     /// Names in the second file that differ from the first's.
     pub map: SignalMap,
@@ -106,7 +107,12 @@ fn glob(pattern: &str, text: &str) -> bool {
 /// The variables under `scope` (all if `None`) by their relative paths; a
 /// path declared again gets `#2`, `#3`, ...
 fn under(h: &WaveHeader, scope: Option<&str>) -> Result<Vec<(String, usize)>> {
-    let scope = scope.map(|s| h.resolve_scope(s)).transpose()?;
+    // An empty scope is the whole file (for a file whose signals sit at
+    // the top, compared with another's scope).
+    let scope = scope
+        .filter(|s| !s.is_empty())
+        .map(|s| h.resolve_scope(s))
+        .transpose()?;
     let prefix = scope.as_ref().map(|s| format!("{s}."));
     let mut seen: FxHashMap<String, u32> = FxHashMap::default();
     let mut out = Vec::new();

@@ -1,0 +1,323 @@
+//! Waveforms written by real simulators and converters, read as a user
+//! would: the designs in `hdl_tests/formats/` are simulated under Icarus
+//! Verilog (-g2012), Verilator (VCD and FST, structs traced) and GHDL
+//! (VCD, FST and GHW); every dump is read, compared with itself, with its
+//! round trip through GTKWave's `vcd2fst` / `fst2vcd`, and with the other
+//! simulators' dumps of the same design, through `wormcast wave diff`.
+//!
+//! A test whose tools are not installed is reported as ignored, with the
+//! tool's name (`build.rs` finds them); `.ci/run` installs them all.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use wormcast::wave::{Event, VarKind, WaveReader};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn workdir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("wormcast-tools-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Runs a tool in `dir`; it must succeed.
+fn tool(dir: &Path, program: &str, args: &[&str]) -> String {
+    let o = Command::new(program)
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{program}: {e}"));
+    assert!(
+        o.status.success(),
+        "{program} {args:?}: {}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// `wormcast wave diff a b ARGS --json`: the exit status and the report.
+fn diff(dir: &Path, a: &str, b: &str, args: &[&str]) -> (i32, Value) {
+    let o = Command::new(env!("CARGO_BIN_EXE_wormcast"))
+        .current_dir(dir)
+        .args(["wave", "diff", a, b, "--json"])
+        .args(args)
+        .output()
+        .unwrap();
+    let code = o.status.code().unwrap();
+    assert!(
+        code != 2,
+        "wave diff {a} {b} {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    (code, serde_json::from_slice(&o.stdout).unwrap())
+}
+
+/// The two files agree, with this many signals compared.
+fn same(dir: &Path, a: &str, b: &str, args: &[&str]) -> u64 {
+    let (code, r) = diff(dir, a, b, args);
+    assert_eq!(code, 0, "{a} against {b} {args:?}: {r:#}");
+    r["signals"].as_u64().unwrap()
+}
+
+fn names(v: &Value) -> Vec<String> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Every value a signal takes, in order, as read by wormcast.
+fn values(file: &Path, path: &str) -> Vec<String> {
+    let mut r = WaveReader::open(file).unwrap();
+    let v = r
+        .header()
+        .find(path)
+        .unwrap_or_else(|| panic!("no {path}"))
+        .clone();
+    let mut out = Vec::new();
+    while let Some(e) = r.next_event().unwrap() {
+        match e {
+            Event::Logic { code, bits } if code == v.code => {
+                out.push(String::from_utf8_lossy(bits).into_owned())
+            }
+            Event::Str { code, value } if code == v.code => {
+                out.push(String::from_utf8_lossy(value).into_owned())
+            }
+            Event::Real { code, value } if code == v.code => out.push(value.to_string()),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A dump, its FST by `vcd2fst` and that FST back as VCD by `fst2vcd`
+/// all agree.
+fn round_trips(dir: &Path, vcd: &str) {
+    let n = same(dir, vcd, vcd, &[]);
+    assert!(n > 0);
+    let fst = format!("{vcd}.rt.fst");
+    let back = format!("{vcd}.rt.vcd");
+    tool(dir, "vcd2fst", &[vcd, &fst]);
+    assert_eq!(same(dir, vcd, &fst, &[]), n, "{vcd} against vcd2fst");
+    let text = tool(dir, "fst2vcd", &[&fst]);
+    std::fs::write(dir.join(&back), text).unwrap();
+    assert_eq!(same(dir, vcd, &back, &[]), n, "{vcd} against fst2vcd");
+}
+
+fn constructs() -> String {
+    root()
+        .join("hdl_tests/formats/constructs.sv")
+        .display()
+        .to_string()
+}
+
+/// Icarus Verilog's SystemVerilog dump: `$scope begin $ivl_for_loop0`,
+/// an escaped identifier, `real 1`.
+fn icarus_dump(dir: &Path) -> PathBuf {
+    tool(dir, "iverilog", &["-g2012", "-o", "c.vvp", &constructs()]);
+    tool(dir, "vvp", &["-n", "c.vvp", "+wave=icarus.vcd"]);
+    dir.join("icarus.vcd")
+}
+
+/// Verilator's dumps of the same design, VCD and FST, structs traced.
+fn verilator_dumps(dir: &Path) -> (PathBuf, PathBuf) {
+    for (trace, obj, file) in [
+        ("--trace", "objv", "verilator.vcd"),
+        ("--trace-fst", "objf", "verilator.fst"),
+    ] {
+        tool(
+            dir,
+            "verilator",
+            &[
+                "--binary",
+                trace,
+                "--trace-structs",
+                "-Wno-fatal",
+                "-Wno-lint",
+                "-Wno-style",
+                "--build-jobs",
+                "2",
+                "--top-module",
+                "constructs",
+                "-Mdir",
+                obj,
+                "-o",
+                "sim",
+                &constructs(),
+            ],
+        );
+        tool(dir, &format!("{obj}/sim"), &[&format!("+wave={file}")]);
+    }
+    (dir.join("verilator.vcd"), dir.join("verilator.fst"))
+}
+
+#[test]
+#[cfg_attr(
+    not(all(have_iverilog, have_vcd2fst, have_fst2vcd)),
+    ignore = "needs Icarus Verilog and GTKWave's vcd2fst and fst2vcd"
+)]
+fn icarus_systemverilog_dumps_are_read_and_round_trip() {
+    let dir = workdir("icarus");
+    let vcd = icarus_dump(&dir);
+    let r = WaveReader::open(&vcd).unwrap();
+    let h = r.header();
+    let paths: Vec<String> = h.vars.iter().map(|v| v.path()).collect();
+    assert!(
+        paths.contains(&"constructs.$ivl_for_loop0.i".to_string()),
+        "{paths:?}"
+    );
+    let esc = h
+        .find("constructs.esc.name")
+        .expect("the escaped name, unescaped");
+    assert_eq!(esc.range, Some((3, 3)));
+    let real = h.find("constructs.r").unwrap();
+    assert_eq!((real.kind, real.width), (VarKind::Real, 1));
+    assert_eq!(values(&vcd, "constructs.r"), ["1.5", "2.25"]);
+    round_trips(&dir, "icarus.vcd");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+#[cfg_attr(
+    not(all(have_verilator, have_iverilog, have_vcd2fst, have_fst2vcd)),
+    ignore = "needs Verilator, Icarus Verilog and GTKWave's vcd2fst and fst2vcd"
+)]
+fn verilator_dumps_agree_with_each_other_and_with_icarus() {
+    let dir = workdir("verilator");
+    let (vcd, fst) = verilator_dumps(&dir);
+    // The declaration outside any module is in scope `$unit`.
+    let r = WaveReader::open(&vcd).unwrap();
+    assert!(r.header().find("TOP.$unit.unit_flag").is_some());
+    drop(r);
+    let n = same(&dir, "verilator.vcd", "verilator.fst", &[]);
+    assert_eq!(n, 11, "every signal of the VCD is in the FST");
+    round_trips(&dir, "verilator.vcd");
+    let back = dir.join("verilator.fst.vcd");
+    std::fs::write(&back, tool(&dir, "fst2vcd", &[fst.to_str().unwrap()])).unwrap();
+    assert_eq!(same(&dir, "verilator.fst", "verilator.fst.vcd", &[]), n);
+    // Icarus and Verilator, cycle by cycle: the escaped name and the real
+    // (`real 1` against `real 64`) pair up; what each tool dumps
+    // differently is reported, one by one.
+    icarus_dump(&dir);
+    let args = ["--scope", "constructs", "--clock", "clk"];
+    let (code, r) = diff(&dir, "icarus.vcd", "verilator.vcd", &args);
+    assert_eq!(code, 1, "{r:#}");
+    assert_eq!(names(&r["only_in_first"]), ["p", "$ivl_for_loop0.i"]);
+    assert_eq!(
+        names(&r["only_in_second"]),
+        ["mem[0]", "mem[1]", "p.a", "p.b", "unnamedblk1.i"]
+    );
+    assert_eq!(r["mismatches"], 0);
+    let mut with_ignore = args.to_vec();
+    with_ignore.extend(["--ignore", "p,p.*,mem*,*.i"]);
+    assert_eq!(
+        same(&dir, "icarus.vcd", "verilator.vcd", &with_ignore),
+        5,
+        "clk, data, esc.name, k and r"
+    );
+    let (_, r) = diff(&dir, "icarus.vcd", "verilator.fst", &with_ignore);
+    assert_eq!(r["cycles"], 4);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+#[cfg_attr(
+    not(all(have_ghdl, have_vcd2fst, have_fst2vcd)),
+    ignore = "needs GHDL and GTKWave's vcd2fst and fst2vcd"
+)]
+fn ghdl_vcd_fst_and_ghw_dumps_are_read() {
+    let dir = workdir("ghdl");
+    let src = root().join("hdl_tests/formats/types.vhd");
+    tool(&dir, "ghdl", &["-a", "--std=08", src.to_str().unwrap()]);
+    tool(&dir, "ghdl", &["-e", "--std=08", "types"]);
+    tool(
+        &dir,
+        "ghdl",
+        &[
+            "-r",
+            "--std=08",
+            "types",
+            "--vcd=types.vcd",
+            "--fst=types.fst",
+            "--wave=types.ghw",
+            "--stop-time=40ns",
+        ],
+    );
+    // Nine values read as four, in every format.
+    let vcd = dir.join("types.vcd");
+    assert_eq!(values(&vcd, "types.bus_v"), ["xxxx", "1x0x", "01xz"]);
+    assert_eq!(values(&vcd, "types.weak"), ["z", "1", "0"]);
+    assert_eq!(values(&vcd, "types.asc"), ["0011"]);
+    // GHDL's FST writes the enumeration as a string.
+    let fst = dir.join("types.fst");
+    assert_eq!(values(&fst, "st"), ["idle", "busy", "done"]);
+    assert_eq!(values(&fst, "bus_v"), ["xxxx", "1x0x", "01xz"]);
+    // Each against itself; GHDL's FST against its VCD form (a `string 0`
+    // variable) and the GHW against the VCD on what both hold.
+    for f in ["types.vcd", "types.fst", "types.ghw"] {
+        assert!(same(&dir, f, f, &[]) > 0, "{f}");
+    }
+    let text = tool(&dir, "fst2vcd", &["types.fst"]);
+    std::fs::write(dir.join("types.fst.vcd"), text).unwrap();
+    assert_eq!(same(&dir, "types.fst", "types.fst.vcd", &[]), 7);
+    assert_eq!(
+        same(
+            &dir,
+            "types.vcd",
+            "types.ghw",
+            &["--ignore", "types.st,types.msg*"]
+        ),
+        6
+    );
+    // GHDL's FST has no scope and writes the integer as one bit: the
+    // difference is named, and the rest agrees.
+    let (code, r) = diff(
+        &dir,
+        "types.vcd",
+        "types.fst",
+        &["--scope", "types", "--scope-b", ""],
+    );
+    assert_eq!(code, 1);
+    assert_eq!(names(&r["only_in_second"]), ["st"]);
+    assert_eq!(r["type_clashes"][0]["signal"], "n");
+    assert_eq!(
+        same(
+            &dir,
+            "types.vcd",
+            "types.fst",
+            &["--scope", "types", "--scope-b", "", "--ignore", "st,n"]
+        ),
+        5
+    );
+    // GTKWave's vcd2fst loses the upper-case scalar values (`Z`, `H`,
+    // `L`) of GHDL's VCD; the diff says so, and names nothing else.
+    tool(&dir, "vcd2fst", &["types.vcd", "types.rt.fst"]);
+    let (code, r) = diff(&dir, "types.vcd", "types.rt.fst", &[]);
+    if code == 1 {
+        assert_eq!(
+            r["per_signal"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .collect::<Vec<_>>(),
+            ["types.weak"],
+            "{r:#}"
+        );
+    }
+    assert_eq!(
+        same(
+            &dir,
+            "types.vcd",
+            "types.rt.fst",
+            &["--ignore", "types.weak"]
+        ),
+        5
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
