@@ -378,3 +378,283 @@ fn the_command_line_names_the_file_and_line() {
     let _ = BitString::zeros(1);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `wormcast ARGS` in `dir`: exit status, standard output, standard error.
+fn cli(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_wormcast"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn scratch(tag: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("wormcast-diff-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Every signal is accounted for: two renamed signals are two differences
+/// each way (exit 1), not an "OK" over the rest; --ignore leaves them out,
+/// and an --ignore that names nothing is refused.
+#[test]
+fn a_signal_in_one_file_only_is_a_difference() {
+    let d = scratch("renamed");
+    let a = model_vcd(Unit::BitStringDecode, 100, 3);
+    let b = a
+        .replace(" choice [", " choice2 [")
+        .replace(" ud_out ", " ud_o ");
+    std::fs::write(d.join("a.vcd"), &a).unwrap();
+    std::fs::write(d.join("b.vcd"), &b).unwrap();
+    let (code, out, _) = cli(&d, &["wave", "diff", "a.vcd", "b.vcd"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("ONLY IN THE FIRST WAVEFORM (2): `tb.dut.ud_out`, `tb.dut.choice`"),
+        "{out}"
+    );
+    assert!(
+        out.contains("ONLY IN THE SECOND WAVEFORM (2): `tb.dut.ud_o`, `tb.dut.choice2`"),
+        "{out}"
+    );
+    let (code, out, _) = cli(
+        &d,
+        &[
+            "wave",
+            "diff",
+            "a.vcd",
+            "b.vcd",
+            "--ignore",
+            "tb.dut.choice*,tb.dut.ud_o*",
+        ],
+    );
+    assert_eq!(code, 0, "{out}");
+    assert!(out.starts_with("OK: "), "{out}");
+    let (code, _, err) = cli(
+        &d,
+        &["wave", "diff", "a.vcd", "b.vcd", "--ignore", "nothing"],
+    );
+    assert_eq!(
+        (code, err.trim()),
+        (
+            2,
+            "error: --ignore `nothing` names no signal of either waveform"
+        )
+    );
+    // The same through --map, with no --scope: an entry names the end of a
+    // path.
+    std::fs::write(
+        d.join("map.toml"),
+        "[signals]\nchoice2 = \"choice\"\nud_o = \"ud_out\"\n",
+    )
+    .unwrap();
+    let (code, out, _) = cli(&d, &["wave", "diff", "a.vcd", "b.vcd", "--map", "map.toml"]);
+    assert_eq!(code, 0, "{out}");
+    std::fs::write(d.join("bad.toml"), "[signals]\nnone = \"choice\"\n").unwrap();
+    let (code, _, err) = cli(&d, &["wave", "diff", "a.vcd", "b.vcd", "--map", "bad.toml"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("the map names `none`, which is no signal of the second waveform"),
+        "{err}"
+    );
+    // JSON: the lists, and no `"cycle": null`.
+    let (_, out, _) = cli(&d, &["wave", "diff", "a.vcd", "b.vcd", "--json"]);
+    let r: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(r["only_in_first"].as_array().unwrap().len(), 2);
+    assert!(
+        !out.contains("\"cycle\""),
+        "diffs on times report no cycles: {out}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Values written before the first time (as Icarus writes parameters) are
+/// the time-0 values; escaped identifiers compare by their unescaped
+/// names; reals by value whatever their declared width.
+#[test]
+fn time_zero_escaped_names_and_real_widths() {
+    let a = "$timescale 1ns $end $scope module tb $end\n\
+        $var parameter 8 ! N $end $var wire 1 \" \\esc.name[3] $end $var real 1 # r $end\n\
+        $upscope $end $enddefinitions $end\n\
+        b00000101 !\n0\"\nr1.5 #\n#0\n#10\n1\"\nr2.50 #\n#20\n";
+    let b = "$timescale 1 ps $end $scope module tb $end\n\
+        $var wire 8 ! N [7:0] $end $var wire 1 \" esc.name[3] $end $var real 64 # r $end\n\
+        $upscope $end $enddefinitions $end\n\
+        #0\nb101 !\n0\"\nr1.5e0 #\n#10000\n1\"\nr2.5 #\n#20000\n";
+    let r = diff_text(a, b, &DiffOptions::default()).unwrap();
+    assert!(r.ok(), "{r}");
+    assert_eq!((r.signals, r.times), (3, Some(2)));
+    // A real that differs is named with both values.
+    let c = b.replace("r2.5 #", "r2.25 #");
+    let r = diff_text(a, &c, &DiffOptions::default()).unwrap();
+    let m = r.first.clone().unwrap();
+    assert_eq!(
+        (
+            m.signal.as_str(),
+            m.time_ns,
+            m.expected.as_str(),
+            m.actual.as_str()
+        ),
+        ("tb.r", 10.0, "2.5", "2.25")
+    );
+    // A logic signal against a real is a difference of types, not an
+    // error.
+    let d = b
+        .replace("$var real 64 # r $end", "$var wire 64 # r $end")
+        .replace("r1.5e0 #", "b1 #")
+        .replace("r2.5 #", "b10 #");
+    let r = diff_text(a, &d, &DiffOptions::default()).unwrap();
+    assert!(!r.ok());
+    assert_eq!(r.type_clashes[0].signal, "tb.r");
+    assert_eq!(
+        (
+            r.type_clashes[0].first.as_str(),
+            r.type_clashes[0].second.as_str()
+        ),
+        ("real", "64-bit logic")
+    );
+}
+
+/// A dump whose clock is half a cycle later (a testbench's, against the
+/// model's): different on times, the same on clock edges, where a planted
+/// difference is named with its cycle.
+#[test]
+fn on_clock_edges_the_phase_does_not_matter() {
+    let a = model_vcd(Unit::SsrMdDecode, 300, 2);
+    // Every time but 0 five nanoseconds later.
+    let shift = |v: &str| -> String {
+        v.lines()
+            .map(|l| match l.strip_prefix('#') {
+                Some(t) if t != "0" => format!("#{}\n", t.parse::<u64>().unwrap() + 5),
+                _ => format!("{l}\n"),
+            })
+            .collect()
+    };
+    let shifted = shift(&a);
+    let r = diff_text(&a, &shifted, &DiffOptions::default()).unwrap();
+    assert!(!r.ok(), "the phase shows on times");
+    let o = DiffOptions {
+        clock: Some("tb.clk".into()),
+        ..Default::default()
+    };
+    let r = diff_text(&a, &shifted, &o).unwrap();
+    assert!(r.ok(), "{r}");
+    assert_eq!((r.cycles, r.times), (Some(300), None));
+    let bad = shift(&plant(&a, "kind", 150, "11"));
+    let r = diff_text(&a, &bad, &o).unwrap();
+    let m = r.first.clone().unwrap();
+    assert_eq!(
+        (m.signal.as_str(), m.cycle, m.actual.as_str()),
+        ("tb.dut.kind", Some(150), "11")
+    );
+    assert_eq!(
+        m.time_ns, 1_510.0,
+        "cycle 150 starts at the first file's edge"
+    );
+    // A file with fewer cycles differs in length: cut before the rising
+    // edge at 2005 ns, it keeps the 199 edges from 15 to 1995 ns.
+    let cut: String = shifted
+        .lines()
+        .take_while(|l| *l != "#2005")
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let r = diff_text(&a, &cut, &o).unwrap();
+    assert_eq!((r.cycles, r.cycles_second), (Some(300), Some(199)), "{r}");
+    assert!(
+        r.to_string()
+            .contains("DIFFERENT LENGTHS: the first waveform has 300 cycles, the second 199")
+    );
+}
+
+/// A dump cut short passes every cycle it has, but fails --expect-cycles;
+/// an unknown parameter or a map entry naming no port is an error.
+#[test]
+fn cosim_refuses_short_dumps_unknown_parameters_and_map_entries() {
+    let vcd = model_vcd(Unit::BitStringDecode, 400, 6);
+    let half: String = vcd
+        .lines()
+        .take_while(|l| *l != "#2005")
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let mut o = opts(Unit::BitStringDecode);
+    let r = run(&half, &o).unwrap();
+    assert!(r.ok());
+    assert_eq!(r.cycles, Some(200));
+    o.expect_cycles = Some(400);
+    let r = run(&half, &o).unwrap();
+    assert!(!r.ok());
+    assert_eq!(
+        r.to_string().lines().next().unwrap(),
+        "FAIL: the waveform has 200 cycles; --expect-cycles asked for 400"
+    );
+    assert!(run(&vcd, &o).unwrap().ok());
+    let mut o = opts(Unit::BitStringDecode);
+    o.params = vec![("FOO".into(), 3)];
+    assert_eq!(
+        run(&vcd, &o).unwrap_err().to_string(),
+        "the bitstring-decode unit has no parameter `FOO` (its parameters: N, P)"
+    );
+    let mut o = opts(Unit::BitStringDecode);
+    o.map = SignalMap::from_toml_str("[signals]\nx = \"choise\"\n").unwrap();
+    let e = run(&vcd, &o).unwrap_err().to_string();
+    assert!(
+        e.starts_with("the map names `choise` (for `x`), which is no port or parameter of the bitstring-decode unit"),
+        "{e}"
+    );
+}
+
+/// The issue's commands: a VCD declaring a 4-gigabit variable and a
+/// stimulus of 2^64 - 1 edges are refused with a message, at once.
+#[test]
+fn absurd_sizes_are_refused() {
+    let d = scratch("sizes");
+    std::fs::write(
+        d.join("huge.vcd"),
+        "$timescale 1ns $end\n$scope module t $end\n$var wire 4294967295 ! a $end\n$upscope $end\n$enddefinitions $end\n",
+    )
+    .unwrap();
+    let (code, _, err) = cli(&d, &["wave", "diff", "huge.vcd", "huge.vcd"]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err.trim(),
+        "error: huge.vcd: line 3: `a` is declared 4294967295 bits wide; wormcast reads variables of at most 1048576 bits"
+    );
+    let (code, _, err) = cli(
+        &d,
+        &[
+            "vectors",
+            "--unit",
+            "bitstring-decode",
+            "--cycles",
+            "18446744073709551615",
+            "-o",
+            "v.hex",
+        ],
+    );
+    assert_eq!(code, 2);
+    assert!(
+        err.contains(
+            "cycles = 18446744073709551615: a testbench takes 1 to 2147483647 clock edges"
+        ),
+        "{err}"
+    );
+    let (code, _, err) = cli(
+        &d,
+        &[
+            "vectors",
+            "--unit",
+            "bitstring-decode",
+            "--cycles",
+            "1e8",
+            "-o",
+            "v.hex",
+        ],
+    );
+    assert_eq!(code, 2, "{err}");
+    let _ = std::fs::remove_dir_all(&d);
+}

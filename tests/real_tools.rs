@@ -321,3 +321,62 @@ fn ghdl_vcd_fst_and_ghw_dumps_are_read() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// GHW files are read in a child process bounded in memory and time: no
+/// mutation of a real one makes the command-line tool crash or hang,
+/// whatever the GHW reader does with it.
+#[test]
+#[cfg_attr(not(have_ghdl), ignore = "GHDL is not installed")]
+fn mutated_ghw_files_never_crash_the_tool() {
+    let dir = workdir("ghw-fuzz");
+    let src = root().join("hdl_tests/formats/types.vhd");
+    tool(&dir, "ghdl", &["-a", "--std=08", src.to_str().unwrap()]);
+    tool(&dir, "ghdl", &["-e", "--std=08", "types"]);
+    tool(
+        &dir,
+        "ghdl",
+        &[
+            "-r",
+            "--std=08",
+            "types",
+            "--wave=types.ghw",
+            "--stop-time=40ns",
+        ],
+    );
+    let good = std::fs::read(dir.join("types.ghw")).unwrap();
+    // A small linear congruential generator: the same mutations every run.
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = || {
+        x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+        x >> 33
+    };
+    let (mut read, mut refused) = (0, 0);
+    for _ in 0..300 {
+        let mut b = good.clone();
+        for _ in 0..1 + next() % 6 {
+            let i = (next() as usize) % b.len();
+            match next() % 3 {
+                0 => b[i] = next() as u8,
+                1 => b[i] ^= 1 << (next() % 8),
+                _ => b.insert(i, next() as u8),
+            }
+        }
+        std::fs::write(dir.join("m.ghw"), &b).unwrap();
+        let o = Command::new(env!("CARGO_BIN_EXE_wormcast"))
+            .current_dir(&dir)
+            .args(["wave", "diff", "m.ghw", "m.ghw"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        match o.status.code() {
+            Some(0) => read += 1,
+            Some(2) => {
+                assert!(err.starts_with("error: m.ghw: "), "{err}");
+                refused += 1;
+            }
+            other => panic!("exit {other:?}: {err}"),
+        }
+    }
+    assert!(read > 0 && refused > 0, "{read} read, {refused} refused");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,162 @@
+//! Malformed waveforms: random bytes, and random mutations of real VCD and
+//! FST files (bytes changed, removed, inserted, bits flipped), read through
+//! the same reader `cosim` and `wave diff` use. Every one is read or
+//! refused with a message that says where or what; none panics, aborts or
+//! hangs. (GHW files are read in a child process by the command-line tool;
+//! tests/real_tools.rs mutates one through it.)
+
+mod common;
+
+use proptest::prelude::*;
+use std::sync::OnceLock;
+use wormcast::sim::{SimConfig, System, Traffic};
+use wormcast::wave::{FstWriter, VcdWriter, WaveReader};
+
+/// One traced run of the benchmark network: 300 cycles of 20-flit uniform
+/// traffic, every register of 8 switches and 32 endpoints.
+fn run_dump(fst: bool) -> Vec<u8> {
+    let net = common::anynet();
+    let mut sys = System::new(&net, &SimConfig::default(), &Traffic::uniform(0.1, 20)).unwrap();
+    let dir = std::env::temp_dir().join(format!("wormcast-fuzz-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(if fst { "run.fst" } else { "run.vcd" });
+    if fst {
+        sys.attach_tracer(Box::new(FstWriter::create(&path).unwrap()))
+            .unwrap();
+    } else {
+        sys.attach_tracer(Box::new(VcdWriter::create(&path).unwrap()))
+            .unwrap();
+    }
+    sys.run(300).unwrap();
+    sys.finish_trace().unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    let _ = std::fs::remove_file(&path);
+    bytes
+}
+
+fn vcd() -> &'static [u8] {
+    static V: OnceLock<Vec<u8>> = OnceLock::new();
+    V.get_or_init(|| run_dump(false))
+}
+
+fn fst() -> &'static [u8] {
+    static F: OnceLock<Vec<u8>> = OnceLock::new();
+    F.get_or_init(|| run_dump(true))
+}
+
+/// Reads every event; returns the error message, if any.
+fn read_all(bytes: Vec<u8>) -> Option<String> {
+    let mut r = match WaveReader::from_bytes(bytes) {
+        Ok(r) => r,
+        Err(e) => return Some(e.to_string()),
+    };
+    loop {
+        match r.next_event() {
+            Ok(Some(_)) => {}
+            Ok(None) => return None,
+            Err(e) => return Some(e.to_string()),
+        }
+    }
+}
+
+/// What an error about a malformed file starts with: a VCD line, or an
+/// FST byte offset or the FST reader's own complaint.
+fn clear(msg: &str) -> bool {
+    msg.starts_with("line ")
+        || msg.starts_with("malformed FST")
+        || msg.starts_with("this FST file is malformed")
+        || msg.starts_with("the FST timescale")
+        || msg.contains(" is declared ")
+}
+
+#[derive(Clone, Debug)]
+enum Edit {
+    Set(usize, u8),
+    Remove(usize),
+    Insert(usize, u8),
+    Flip(usize, u8),
+}
+
+fn apply(bytes: &[u8], edits: &[Edit]) -> Vec<u8> {
+    let mut b = bytes.to_vec();
+    for e in edits {
+        if b.is_empty() {
+            break;
+        }
+        match *e {
+            Edit::Set(i, v) => {
+                let i = i % b.len();
+                b[i] = v;
+            }
+            Edit::Remove(i) => {
+                let i = i % b.len();
+                b.remove(i);
+            }
+            Edit::Insert(i, v) => {
+                let i = i % b.len();
+                b.insert(i, v);
+            }
+            Edit::Flip(i, bit) => {
+                let i = i % b.len();
+                b[i] ^= 1 << (bit % 8);
+            }
+        }
+    }
+    b
+}
+
+fn edits() -> impl Strategy<Value = Vec<Edit>> {
+    let one = prop_oneof![
+        (any::<usize>(), any::<u8>()).prop_map(|(i, v)| Edit::Set(i, v)),
+        any::<usize>().prop_map(Edit::Remove),
+        (any::<usize>(), any::<u8>()).prop_map(|(i, v)| Edit::Insert(i, v)),
+        (any::<usize>(), any::<u8>()).prop_map(|(i, v)| Edit::Flip(i, v)),
+    ];
+    proptest::collection::vec(one, 1..8)
+}
+
+#[test]
+fn the_unmutated_dumps_read_whole_and_agree() {
+    assert_eq!(read_all(vcd().to_vec()), None);
+    assert_eq!(read_all(fst().to_vec()), None);
+    let a = WaveReader::from_bytes(vcd().to_vec()).unwrap();
+    let b = WaveReader::from_bytes(fst().to_vec()).unwrap();
+    let r = wormcast::wave::diff(a, b, &Default::default()).unwrap();
+    assert!(r.ok(), "{r}");
+    assert_eq!(r.signals, 1949);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1_000))]
+
+    #[test]
+    fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
+        if let Some(e) = read_all(bytes) {
+            prop_assert!(clear(&e), "{}", e);
+        }
+    }
+
+    /// Random bytes after a valid FST header block still meet the checks.
+    #[test]
+    fn random_blocks_after_an_fst_header_never_panic(tail in proptest::collection::vec(any::<u8>(), 0..600)) {
+        let mut b = fst()[..330].to_vec();
+        b.extend(tail);
+        if let Some(e) = read_all(b) {
+            prop_assert!(clear(&e), "{}", e);
+        }
+    }
+
+    #[test]
+    fn a_mutated_vcd_is_read_or_refused_by_line(e in edits()) {
+        if let Some(e) = read_all(apply(vcd(), &e)) {
+            prop_assert!(clear(&e), "{}", e);
+        }
+    }
+
+    #[test]
+    fn a_mutated_fst_is_read_or_refused(e in edits()) {
+        if let Some(e) = read_all(apply(fst(), &e)) {
+            prop_assert!(clear(&e), "{}", e);
+        }
+    }
+}
