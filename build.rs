@@ -27,5 +27,18 @@ fn main() {
         if found {
             println!("cargo::rustc-cfg={flag}");
         }
+        // Look again when the tool appears or changes (a path that does
+        // not exist makes cargo run this script at every build).
+        if let Some(path) = std::env::var_os("PATH") {
+            for dir in std::env::split_paths(&path) {
+                let candidate = dir.join(tool);
+                if candidate.exists() || !found {
+                    println!("cargo:rerun-if-changed={}", candidate.display());
+                }
+                if candidate.exists() {
+                    break;
+                }
+            }
+        }
     }
 }
