@@ -1,20 +1,29 @@
-//! VCD reading speed: a ~100 MB dump of the headline network (every
-//! register of `benches/anynet8x4.toml` under 1-flit uniform traffic at 0.1,
-//! 45,000 cycles) read as a stream, every event decoded. Throughput is in
-//! bytes of VCD per second.
+//! Waveform reading and comparing speed.
 //!
-//! `cargo bench --bench vcd`. The dump is written once to the system's
+//! - `read`: a ~100 MB VCD dump of the headline network (every register of
+//!   `benches/anynet8x4.toml` under 1-flit uniform traffic at 0.1, 45,000
+//!   cycles, written by `run --vcd`) read as a stream, every event decoded:
+//!   by wormcast's own reader, and by the `wellen` crate's streaming
+//!   reader on the same file (the measurement behind keeping wormcast's
+//!   reader for VCD; docs/cosim.md). Throughput in bytes of VCD.
+//! - `diff`: `wave diff` of that dump with itself, and of the same run
+//!   written as FST with itself (docs/cosim.md's targets).
+//! - `signals`: a diff of two dumps of 100,000 signals (each changing at
+//!   50 of 1,000 times): the cost in the number of signals.
+//!
+//! `cargo bench --bench vcd`. The dumps are written once to the system's
 //! temporary directory and reused.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use wormcast::net::Network;
 use wormcast::sim::{SimConfig, System, Traffic};
-use wormcast::wave::{Event, VcdReader, VcdWriter};
+use wormcast::wave::{DiffOptions, Event, WaveReader, diff};
 
-fn dump() -> PathBuf {
-    let path = std::env::temp_dir().join("wormcast-bench-100mb.vcd");
+fn dump(ext: &str) -> PathBuf {
+    let path = std::env::temp_dir().join(format!("wormcast-bench-100mb.{ext}"));
     if path.exists() {
         return path;
     }
@@ -25,15 +34,59 @@ fn dump() -> PathBuf {
     .expect("benchmark network");
     let mut sys =
         System::new(&net, &SimConfig::default(), &Traffic::uniform(0.1, 1)).expect("system");
-    sys.attach_tracer(Box::new(VcdWriter::create(&path).expect("temp file")))
+    sys.attach_tracer(wormcast::wave::create(&path, "bench").expect("temp file"))
         .expect("tracer");
     sys.run(45_000).expect("runs");
     sys.finish_trace().expect("flushed");
     path
 }
 
-fn read_all(path: &PathBuf) -> u64 {
-    let mut r = VcdReader::open(path).expect("readable");
+/// A VCD of `n` signals over 1,000 times; signal `i` changes at the 50
+/// times `t` with `(t + i) % 20 == 0`.
+pub fn many_signals(n: usize) -> PathBuf {
+    let path = std::env::temp_dir().join(format!("wormcast-bench-{n}-signals.vcd"));
+    if path.exists() {
+        return path;
+    }
+    let code = |mut i: usize| {
+        let mut s = String::new();
+        loop {
+            s.push((b'!' + (i % 94) as u8) as char);
+            i /= 94;
+            if i == 0 {
+                break s;
+            }
+        }
+    };
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).expect("temp file"));
+    writeln!(f, "$timescale 1ns $end\n$scope module top $end").unwrap();
+    for i in 0..n {
+        if i % 1000 == 0 {
+            writeln!(f, "$scope module u{} $end", i / 1000).unwrap();
+        }
+        writeln!(f, "$var wire 8 {} s{i} [7:0] $end", code(i)).unwrap();
+        if i % 1000 == 999 || i + 1 == n {
+            writeln!(f, "$upscope $end").unwrap();
+        }
+    }
+    writeln!(f, "$upscope $end\n$enddefinitions $end\n#0").unwrap();
+    for i in 0..n {
+        writeln!(f, "b0 {}", code(i)).unwrap();
+    }
+    for t in 1..1000usize {
+        writeln!(f, "#{t}").unwrap();
+        for i in (20 - t % 20) % 20..n {
+            if (t + i) % 20 == 0 {
+                writeln!(f, "b{:b} {}", (t / 20) % 256, code(i)).unwrap();
+            }
+        }
+    }
+    f.flush().unwrap();
+    path
+}
+
+fn read_all(path: &Path) -> u64 {
+    let mut r = WaveReader::open(path).expect("readable");
     let mut n = 0u64;
     while let Some(e) = r.next_event().expect("valid") {
         n += match e {
@@ -45,15 +98,50 @@ fn read_all(path: &PathBuf) -> u64 {
     n
 }
 
+fn read_all_wellen(path: &Path) -> u64 {
+    let mut w =
+        wellen::stream::read_from_file(path, &wellen::LoadOptions::default()).expect("readable");
+    let mut n = 0u64;
+    w.stream_changes::<()>(wellen::stream::Filter::all(), |_t, _s, v| {
+        n += v.width().unwrap_or(1) as u64;
+        Ok(())
+    })
+    .expect("valid");
+    n
+}
+
+fn diff_same(path: &Path) -> bool {
+    let a = WaveReader::open(path).expect("readable");
+    let b = WaveReader::open(path).expect("readable");
+    diff(a, b, &DiffOptions::default()).expect("compared").ok()
+}
+
 fn speed(c: &mut Criterion) {
-    let path = dump();
-    let bytes = std::fs::metadata(&path).expect("dump").len();
-    let mut g = c.benchmark_group("vcd_read");
+    let vcd = dump("vcd");
+    let bytes = std::fs::metadata(&vcd).expect("dump").len();
+    let mut g = c.benchmark_group("read");
     g.throughput(Throughput::Bytes(bytes));
     g.sample_size(10);
-    g.bench_function(format!("{}MB", bytes / 1_000_000), |b| {
-        b.iter(|| black_box(read_all(&path)))
+    g.bench_function(format!("wormcast_{}MB", bytes / 1_000_000), |b| {
+        b.iter(|| black_box(read_all(&vcd)))
     });
+    g.bench_function(format!("wellen_{}MB", bytes / 1_000_000), |b| {
+        b.iter(|| black_box(read_all_wellen(&vcd)))
+    });
+    g.finish();
+
+    let fst = dump("fst");
+    let mut g = c.benchmark_group("diff");
+    g.sample_size(10);
+    g.bench_function("vcd_with_itself", |b| b.iter(|| assert!(diff_same(&vcd))));
+    g.bench_function("fst_with_itself", |b| b.iter(|| assert!(diff_same(&fst))));
+    g.finish();
+
+    let many = many_signals(100_000);
+    let mut g = c.benchmark_group("signals");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(100_000));
+    g.bench_function("diff_100k", |b| b.iter(|| assert!(diff_same(&many))));
     g.finish();
 }
 

@@ -17,8 +17,7 @@
 //! it as `fst-reader` reads it.
 
 use super::header::{
-    CodeInfo, Event, Format, LOGIC, MAX_WIDTH, VarKind, WaveHeader, WaveVar, check_width,
-    split_name,
+    CodeInfo, Event, Format, MAX_WIDTH, VarKind, WaveHeader, WaveVar, check_width, split_name,
 };
 use super::stream::{Sink, WaveReader, guarded};
 use crate::{Error, Result};
@@ -716,7 +715,6 @@ fn start<R: BufRead + Seek + Send + 'static>(input: R) -> Result<WaveReader> {
         h,
         Box::new(move |sink: &mut Sink| {
             let mut last: Option<u64> = None;
-            let mut norm: Vec<u8> = Vec::new();
             let mut failure: Option<Error> = None;
             let mut closed = false;
             let r = reader.read_signals(&FstFilter::all(), |t, handle, value| {
@@ -736,21 +734,21 @@ fn start<R: BufRead + Seek + Send + 'static>(input: R) -> Result<WaveReader> {
                     (VarKind::Real, FstSignalValue::Real(value)) => Event::Real { code, value },
                     (VarKind::Str, FstSignalValue::String(s)) => Event::Str { code, value: s },
                     (VarKind::Logic | VarKind::Event, FstSignalValue::String(s)) => {
-                        norm.clear();
-                        norm.extend(s.iter().map(|&c| match LOGIC[c as usize] {
-                            0 => b'x',
-                            v => v,
-                        }));
-                        if norm.len() != info.width as usize {
+                        if s.len() != info.width as usize {
                             failure = Some(fst_err(format!(
                                 "a {}-bit value for the {}-bit signal {} at time {t}",
-                                norm.len(),
+                                s.len(),
                                 info.width,
                                 info.text
                             )));
                             return Err(());
                         }
-                        Event::Logic { code, bits: &norm }
+                        // Mapped to four values straight into the batch.
+                        if sink.push_logic_mapped(code, s).is_err() {
+                            closed = true;
+                            return Err(());
+                        }
+                        return Ok(());
                     }
                     _ => {
                         failure = Some(fst_err(format!(

@@ -16,7 +16,7 @@
 //! file, never a crash. The guard silences the panic's message only on the
 //! reader threads.
 
-use super::header::{Event, Format, WaveHeader};
+use super::header::{Event, Format, LOGIC, WaveHeader};
 use super::read::{VcdReader, detect_format};
 use crate::{Error, Result};
 use std::cell::Cell;
@@ -94,6 +94,32 @@ impl Sink {
             }
         };
         self.batch.items.push(item);
+        if self.full() {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Adds a logic value given in any of the nine characters, mapped to
+    /// four as it is copied (an unknown character reads as `x`).
+    #[inline]
+    pub(crate) fn push_logic_mapped(
+        &mut self,
+        code: u32,
+        raw: &[u8],
+    ) -> std::result::Result<(), Closed> {
+        let at = self.batch.bytes.len() as u32;
+        self.batch
+            .bytes
+            .extend(raw.iter().map(|&c| match LOGIC[c as usize] {
+                0 => b'x',
+                v => v,
+            }));
+        self.batch.items.push(Item::Logic {
+            code,
+            at,
+            len: raw.len() as u32,
+        });
         if self.full() {
             self.flush()?;
         }
