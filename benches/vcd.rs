@@ -16,11 +16,14 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use wormcast::net::Network;
 use wormcast::sim::{SimConfig, System, Traffic};
 use wormcast::wave::{DiffOptions, Event, WaveReader, diff};
+
+#[path = "../examples/wave_scale.rs"]
+mod scale;
+use scale::many_signals;
 
 fn dump(ext: &str) -> PathBuf {
     let path = std::env::temp_dir().join(format!("wormcast-bench-100mb.{ext}"));
@@ -38,50 +41,6 @@ fn dump(ext: &str) -> PathBuf {
         .expect("tracer");
     sys.run(45_000).expect("runs");
     sys.finish_trace().expect("flushed");
-    path
-}
-
-/// A VCD of `n` signals over 1,000 times; signal `i` changes at the 50
-/// times `t` with `(t + i) % 20 == 0`.
-pub fn many_signals(n: usize) -> PathBuf {
-    let path = std::env::temp_dir().join(format!("wormcast-bench-{n}-signals.vcd"));
-    if path.exists() {
-        return path;
-    }
-    let code = |mut i: usize| {
-        let mut s = String::new();
-        loop {
-            s.push((b'!' + (i % 94) as u8) as char);
-            i /= 94;
-            if i == 0 {
-                break s;
-            }
-        }
-    };
-    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).expect("temp file"));
-    writeln!(f, "$timescale 1ns $end\n$scope module top $end").unwrap();
-    for i in 0..n {
-        if i % 1000 == 0 {
-            writeln!(f, "$scope module u{} $end", i / 1000).unwrap();
-        }
-        writeln!(f, "$var wire 8 {} s{i} [7:0] $end", code(i)).unwrap();
-        if i % 1000 == 999 || i + 1 == n {
-            writeln!(f, "$upscope $end").unwrap();
-        }
-    }
-    writeln!(f, "$upscope $end\n$enddefinitions $end\n#0").unwrap();
-    for i in 0..n {
-        writeln!(f, "b0 {}", code(i)).unwrap();
-    }
-    for t in 1..1000usize {
-        writeln!(f, "#{t}").unwrap();
-        for i in (20 - t % 20) % 20..n {
-            if (t + i) % 20 == 0 {
-                writeln!(f, "b{:b} {}", (t / 20) % 256, code(i)).unwrap();
-            }
-        }
-    }
-    f.flush().unwrap();
     path
 }
 

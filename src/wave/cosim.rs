@@ -130,7 +130,7 @@ fn text(v: &[u8]) -> String {
 }
 
 fn find_var<'a>(h: &'a WaveHeader, scope: &str, name: &str) -> Option<&'a WaveVar> {
-    h.vars.iter().find(|v| v.scope == scope && v.name == name)
+    h.vars.iter().find(|v| &*v.scope == scope && v.name == name)
 }
 
 /// The variable `path`, or the only one whose path ends with `.path`.

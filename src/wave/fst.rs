@@ -608,6 +608,7 @@ fn header_of<R: BufRead + Seek>(r: &mut FstReader<R>) -> Result<(WaveHeader, Vec
         ..WaveHeader::default()
     };
     let mut scope: Vec<String> = Vec::new();
+    let mut current: Option<std::sync::Arc<str>> = None;
     let mut code_of: FxHashMap<usize, u32> = FxHashMap::default();
     let mut handle_of: Vec<u32> = Vec::new();
     let mut failure: Option<Error> = None;
@@ -667,11 +668,17 @@ fn header_of<R: BufRead + Seek>(r: &mut FstReader<R>) -> Result<(WaveHeader, Vec
                     h.codes.len() as u32 - 1
                 });
                 h.vars.push(WaveVar {
-                    scope: join(&scope),
+                    scope: {
+                        let p = join(&scope);
+                        if current.as_deref() != Some(p.as_str()) {
+                            current = Some(std::sync::Arc::from(p));
+                        }
+                        current.clone().expect("set")
+                    },
                     name,
                     width,
                     range,
-                    var_type: format!("{tpe:?}").to_lowercase(),
+                    var_type: VarKind::type_name(&format!("{tpe:?}").to_lowercase()),
                     kind,
                     code,
                     line: 0,

@@ -141,14 +141,15 @@ fn header_of(w: &wellen::simple::Waveform) -> Result<(WaveHeader, Vec<SignalRef>
             h.codes.len() as u32 - 1
         });
         h.vars.push(WaveVar {
-            scope,
+            scope: scope.into(),
             name,
             width,
             range,
-            var_type: v
-                .vhdl_type_name(hi)
-                .map(str::to_string)
-                .unwrap_or_else(|| format!("{:?}", v.var_type()).to_lowercase()),
+            var_type: VarKind::type_name(
+                &v.vhdl_type_name(hi)
+                    .map(str::to_string)
+                    .unwrap_or_else(|| format!("{:?}", v.var_type()).to_lowercase()),
+            ),
             kind,
             code,
             line: 0,

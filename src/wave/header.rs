@@ -28,6 +28,8 @@
 //!   clear error rather than allocated.
 
 use crate::{Error, Result};
+use std::borrow::Cow;
+use std::sync::Arc;
 
 /// The widest variable a reader accepts, in bits (1 Mibit). Wider
 /// declarations are refused before anything of their size is allocated.
@@ -81,6 +83,28 @@ impl VarKind {
         }
     }
 
+    /// A type name as stored: the common ones without an allocation.
+    pub fn type_name(var_type: &str) -> Cow<'static, str> {
+        const COMMON: [&str; 12] = [
+            "wire",
+            "reg",
+            "logic",
+            "integer",
+            "real",
+            "parameter",
+            "string",
+            "event",
+            "bit",
+            "int",
+            "realtime",
+            "time",
+        ];
+        match COMMON.iter().find(|c| **c == var_type) {
+            Some(c) => Cow::Borrowed(c),
+            None => Cow::Owned(var_type.to_string()),
+        }
+    }
+
     /// The kind of a declared variable type (`wire`, `real`, `string`, ...).
     pub fn of_type(var_type: &str) -> VarKind {
         match var_type {
@@ -95,8 +119,9 @@ impl VarKind {
 /// One declared variable.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WaveVar {
-    /// The enclosing scopes, dot-separated (`tb.dut`).
-    pub scope: String,
+    /// The enclosing scopes, dot-separated (`tb.dut`); shared by every
+    /// variable of the scope.
+    pub scope: Arc<str>,
     /// The name without its bit range, unescaped (`dests`, `mem[3]`).
     pub name: String,
     /// The declared width in bits (0 for strings and zero-width variables).
@@ -104,7 +129,7 @@ pub struct WaveVar {
     /// The bit range `[msb:lsb]` (a single `[bit]` as `(bit, bit)`).
     pub range: Option<(i64, i64)>,
     /// The type as written (`wire`, `reg`, `logic`, `std_logic`, ...).
-    pub var_type: String,
+    pub var_type: Cow<'static, str>,
     /// What kind of values it takes.
     pub kind: VarKind,
     /// Index of its identifier code (see [`WaveHeader::codes`]).
@@ -196,7 +221,7 @@ impl WaveHeader {
 
     /// Variables directly in scope `scope`.
     pub fn vars_in<'a>(&'a self, scope: &'a str) -> impl Iterator<Item = &'a WaveVar> + 'a {
-        self.vars.iter().filter(move |v| v.scope == scope)
+        self.vars.iter().filter(move |v| &*v.scope == scope)
     }
 
     /// The scope named `scope`, or else the only scope whose path ends with

@@ -37,47 +37,83 @@ use rustc_hash::FxHashMap;
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The longest token (a value, a name, a word of a comment) the reader
 /// accepts, in bytes: room for a value of the widest variable.
 pub const MAX_TOKEN: usize = 4 * super::header::MAX_WIDTH as usize;
 
-/// Identifier codes to their index: codes of one or two characters (what
-/// most tools write for small designs) by table, longer ones by hash.
+/// Identifier codes to their index. A code of up to 9 printable characters
+/// is a number in base 94 (writers count their codes up from `!`), looked
+/// up in a table while it is small and in a hash map of numbers beyond;
+/// longer codes are hashed as bytes.
 #[derive(Clone, Debug, Default)]
 struct CodeMap {
-    short: Vec<u32>,
+    dense: Vec<u32>,
+    sparse: FxHashMap<u64, u32>,
     long: FxHashMap<Box<[u8]>, u32>,
 }
 
 const NO_CODE: u32 = u32::MAX;
+/// Codes numbered below this are looked up in the table (16 MiB at most).
+const DENSE: u64 = 1 << 22;
 
 impl CodeMap {
+    /// The code's number: every code of one character first, then every
+    /// code of two, and so on.
     #[inline]
-    fn slot(code: &[u8]) -> Option<usize> {
+    fn number(code: &[u8]) -> Option<u64> {
         let ok = |b: u8| (33..=126).contains(&b);
+        // The codes most files use, at once.
         match *code {
-            [a] if ok(a) => Some((a - 33) as usize),
-            [a, b] if ok(a) && ok(b) => Some(94 + (a - 33) as usize * 94 + (b - 33) as usize),
-            _ => None,
+            [a] if ok(a) => return Some(u64::from(a - 33)),
+            [a, b] if ok(a) && ok(b) => {
+                return Some(94 + u64::from(a - 33) + 94 * u64::from(b - 33));
+            }
+            _ => {}
         }
+        if code.is_empty() || code.len() > 9 {
+            return None;
+        }
+        let mut v: u64 = 0;
+        let mut base: u64 = 0;
+        let mut place: u64 = 1;
+        for (i, &b) in code.iter().enumerate() {
+            if !(33..=126).contains(&b) {
+                return None;
+            }
+            v += u64::from(b - 33) * place;
+            if i > 0 {
+                base += place;
+            }
+            place *= 94;
+        }
+        Some(base + v)
     }
 
     #[inline]
     fn get(&self, code: &[u8]) -> Option<u32> {
-        match Self::slot(code) {
-            Some(i) => self.short.get(i).copied().filter(|&c| c != NO_CODE),
+        match Self::number(code) {
+            Some(n) if n < DENSE => self
+                .dense
+                .get(n as usize)
+                .copied()
+                .filter(|&c| c != NO_CODE),
+            Some(n) => self.sparse.get(&n).copied(),
             None => self.long.get(code).copied(),
         }
     }
 
     fn insert(&mut self, code: &[u8], idx: u32) {
-        match Self::slot(code) {
-            Some(i) => {
-                if self.short.is_empty() {
-                    self.short = vec![NO_CODE; 94 + 94 * 94];
+        match Self::number(code) {
+            Some(n) if n < DENSE => {
+                if self.dense.len() <= n as usize {
+                    self.dense.resize(n as usize + 1, NO_CODE);
                 }
-                self.short[i] = idx;
+                self.dense[n as usize] = idx;
+            }
+            Some(n) => {
+                self.sparse.insert(n, idx);
             }
             None => {
                 self.long.insert(code.into(), idx);
@@ -184,6 +220,21 @@ impl<R: Read> VcdReader<R> {
     /// The header.
     pub fn header(&self) -> &WaveHeader {
         &self.header
+    }
+
+    /// The header for a reader of the events: the variables and scopes move
+    /// out, this reader keeps the identifier codes it decodes with.
+    pub(crate) fn detach_header(&mut self) -> WaveHeader {
+        WaveHeader {
+            vars: std::mem::take(&mut self.header.vars),
+            scopes: std::mem::take(&mut self.header.scopes),
+            codes: self.header.codes.clone(),
+            date: self.header.date.clone(),
+            version: self.header.version.clone(),
+            timescale: self.header.timescale.clone(),
+            format: self.header.format,
+            timescale_fs: self.header.timescale_fs,
+        }
     }
 
     /// The line of the last token read.
@@ -355,6 +406,7 @@ impl<R: Read> VcdReader<R> {
     fn read_header(&mut self) -> Result<()> {
         // The scope stack; an empty name adds nothing to the paths.
         let mut scope: Vec<String> = Vec::new();
+        let mut current: Option<Arc<str>> = None;
         let path = |scope: &[String]| {
             scope
                 .iter()
@@ -398,7 +450,12 @@ impl<R: Read> VcdReader<R> {
                     }
                 }
                 "$var" => {
-                    let s = path(&scope);
+                    // One shared path per scope.
+                    let p = path(&scope);
+                    if current.as_deref() != Some(p.as_str()) {
+                        current = Some(Arc::from(p));
+                    }
+                    let s = current.clone().expect("set");
                     self.read_var(s)?;
                 }
                 "$date" => self.header.date = self.words_until_end("$date")?.join(" "),
@@ -422,7 +479,7 @@ impl<R: Read> VcdReader<R> {
         }
     }
 
-    fn read_var(&mut self, scope: String) -> Result<()> {
+    fn read_var(&mut self, scope: Arc<str>) -> Result<()> {
         let line = self.tok_line;
         let words = self.words_until_end("$var")?;
         self.tok_line = line;
@@ -432,7 +489,7 @@ impl<R: Read> VcdReader<R> {
                 words.join(" ")
             )));
         }
-        let var_type = words[0].clone();
+        let var_type = VarKind::type_name(&words[0]);
         let width: u64 = words[1].parse().map_err(|_| {
             self.err(format!(
                 "`$var {var_type}` has width `{}`; a width is a whole number",
@@ -1054,6 +1111,35 @@ mod tests {
             }
             assert_eq!(got, whole, "read {chunk} bytes at a time");
         }
+    }
+
+    #[test]
+    fn codes_number_one_to_one() {
+        let mut seen = std::collections::BTreeSet::new();
+        let printable: Vec<u8> = (33..=126).collect();
+        for &a in &printable {
+            assert!(seen.insert(CodeMap::number(&[a]).unwrap()));
+            for &b in printable.iter().step_by(7) {
+                assert!(seen.insert(CodeMap::number(&[a, b]).unwrap()));
+                assert!(seen.insert(CodeMap::number(&[a, b, a]).unwrap()));
+            }
+        }
+        assert_eq!(CodeMap::number(b"!"), Some(0));
+        assert_eq!(CodeMap::number(b"~"), Some(93));
+        assert_eq!(CodeMap::number(b"!!"), Some(94));
+        assert_eq!(CodeMap::number(b"0123456789"), None);
+        assert_eq!(CodeMap::number(b"a b"), None);
+        let mut m = CodeMap::default();
+        for (i, c) in [&b"!"[..], b"~~~", b"~~~~~~~~~", b"0123456789", b"zz"]
+            .iter()
+            .enumerate()
+        {
+            m.insert(c, i as u32);
+        }
+        assert_eq!(m.get(b"~~~~~~~~~"), Some(2));
+        assert_eq!(m.get(b"0123456789"), Some(3));
+        assert_eq!(m.get(b"zz"), Some(4));
+        assert_eq!(m.get(b"zy"), None);
     }
 
     #[test]

@@ -225,7 +225,7 @@ impl WaveReader {
 
     /// A VCD read on a thread of its own.
     pub fn from_vcd<R: Read + Send + 'static>(mut r: VcdReader<R>) -> Self {
-        let header = r.header().clone();
+        let header = r.detach_header();
         Self::spawn(
             header,
             Box::new(move |sink: &mut Sink| {

@@ -1,0 +1,79 @@
+//! How `wave diff` scales with the number of signals: writes a VCD of N
+//! signals (each changing at 50 of 1,000 times) and compares it with
+//! itself, printing the wall time. Run under `/usr/bin/time -v` for the
+//! peak memory:
+//!
+//! ```sh
+//! cargo run --release --example wave_scale -- 100000
+//! /usr/bin/time -v cargo run --release --example wave_scale -- 1000000
+//! ```
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+use wormcast::wave::{DiffOptions, WaveReader, diff};
+
+/// A VCD of `n` signals in scopes of 1,000 over 1,000 times; signal `i`
+/// changes at the 50 times `t` with `(t + i) % 20 == 0`. Written once to
+/// the system's temporary directory.
+pub fn many_signals(n: usize) -> PathBuf {
+    let path = std::env::temp_dir().join(format!("wormcast-bench-{n}-signals.vcd"));
+    if path.exists() {
+        return path;
+    }
+    let code = |mut i: usize| {
+        let mut s = String::new();
+        loop {
+            s.push((b'!' + (i % 94) as u8) as char);
+            i /= 94;
+            if i == 0 {
+                break s;
+            }
+        }
+    };
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).expect("temp file"));
+    writeln!(f, "$timescale 1ns $end\n$scope module top $end").unwrap();
+    for i in 0..n {
+        if i % 1000 == 0 {
+            writeln!(f, "$scope module u{} $end", i / 1000).unwrap();
+        }
+        writeln!(f, "$var wire 8 {} s{i} [7:0] $end", code(i)).unwrap();
+        if i % 1000 == 999 || i + 1 == n {
+            writeln!(f, "$upscope $end").unwrap();
+        }
+    }
+    writeln!(f, "$upscope $end\n$enddefinitions $end\n#0").unwrap();
+    for i in 0..n {
+        writeln!(f, "b0 {}", code(i)).unwrap();
+    }
+    for t in 1..1000usize {
+        writeln!(f, "#{t}").unwrap();
+        for i in (20 - t % 20) % 20..n {
+            if (t + i) % 20 == 0 {
+                writeln!(f, "b{:b} {}", (t / 20) % 256, code(i)).unwrap();
+            }
+        }
+    }
+    f.flush().unwrap();
+    path
+}
+
+#[allow(dead_code)]
+fn main() -> wormcast::Result<()> {
+    let n: usize = std::env::args()
+        .nth(1)
+        .map(|a| a.parse().expect("a number of signals"))
+        .unwrap_or(100_000);
+    let path = many_signals(n);
+    let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+    let t = Instant::now();
+    let a = WaveReader::open(&path)?;
+    let b = WaveReader::open(&path)?;
+    let r = diff(a, b, &DiffOptions::default())?;
+    println!(
+        "{n} signals, {:.0} MB: {r}\nwave diff in {:.2} s",
+        size as f64 / 1e6,
+        t.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
