@@ -876,3 +876,126 @@ fn tree_send_shows_figure6_with_and_without_pruning() {
     let e = wormcast(&["tree", "send", "--send", "0,0>8,1"]);
     assert!(String::from_utf8_lossy(&e.stderr).contains("outside the 8x8 mesh"));
 }
+
+/// Every command that writes a waveform writes it as FST when the name
+/// ends in `.fst` and as VCD otherwise, the same signals and values either
+/// way, with a GTKWave save file and a Surfer command file beside it.
+#[test]
+fn every_waveform_command_writes_fst_or_vcd_with_both_views() {
+    let fig14 = concat!(env!("CARGO_MANIFEST_DIR"), "/topologies/fig14.toml");
+    let commands: [(&str, Vec<&str>); 7] = [
+        (
+            "run",
+            vec![
+                "run",
+                "--traffic",
+                "uniform",
+                "--load",
+                "0.05",
+                "--packet",
+                "8",
+                "--cycles",
+                "300",
+                "--warmup",
+                "0",
+                "--quiet",
+            ],
+        ),
+        (
+            "multicast",
+            vec!["multicast", "--src", "0", "--dests", "3,9", "--t-hs", "20"],
+        ),
+        (
+            "plan",
+            vec![
+                "plan",
+                "--topology",
+                fig14,
+                "--source",
+                "20",
+                "--dests",
+                "10,11",
+                "--scheme",
+                "tree",
+                "--run",
+            ],
+        ),
+        (
+            "vectors",
+            vec!["vectors", "--unit", "ssr-md-decode", "--cycles", "50", "-o"],
+        ),
+        (
+            "hypercube",
+            vec![
+                "hypercube",
+                "multicast",
+                "--dims",
+                "3",
+                "--src",
+                "0",
+                "--list",
+                "3,6,7",
+            ],
+        ),
+        (
+            "mesh3d",
+            vec![
+                "mesh3d", "plan", "--dims", "3x3x3", "--source", "1,1,1", "--dests", "0,20,26",
+            ],
+        ),
+        (
+            "tree",
+            vec![
+                "tree",
+                "send",
+                "--topo",
+                "mesh:4x4",
+                "--send",
+                "0,0>3,0;0,3",
+            ],
+        ),
+    ];
+    for (name, args) in commands {
+        let mut files = Vec::new();
+        for ext in ["vcd", "fst"] {
+            let wave = tmp(&format!("views-{name}.{ext}"));
+            let w = wave.to_str().unwrap().to_string();
+            let mut a: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+            if name == "vectors" {
+                a.push(tmp("views.hex").to_str().unwrap().to_string());
+                a.push("--model-vcd".into());
+            } else if name == "run" {
+                a.extend(["--topology".into(), fig14.into(), "--vcd".into()]);
+            } else {
+                a.push("--vcd".into());
+            }
+            a.push(w.clone());
+            let a: Vec<&str> = a.iter().map(|s| s.as_str()).collect();
+            ok(&wormcast(&a));
+            let head = std::fs::read(&wave).unwrap();
+            assert_eq!(
+                wormcast::wave::detect_format(&head[..16.min(head.len())]),
+                if ext == "fst" {
+                    wormcast::wave::Format::Fst
+                } else {
+                    wormcast::wave::Format::Vcd
+                },
+                "{name}: {w}"
+            );
+            let gtkw = std::fs::read_to_string(wave.with_extension("gtkw")).unwrap();
+            assert!(
+                gtkw.contains(&format!("[dumpfile] \"{w}\"")),
+                "{name}: {gtkw}"
+            );
+            let sucl = std::fs::read_to_string(wave.with_extension("sucl")).unwrap();
+            assert!(sucl.starts_with(&format!("load_file {w}\n")), "{name}");
+            assert!(
+                sucl.contains("divider_add ") && sucl.contains("variable_add "),
+                "{name}"
+            );
+            files.push(w);
+        }
+        let out = ok(&wormcast(&["wave", "diff", &files[0], &files[1]]));
+        assert!(out.starts_with("OK: "), "{name}: {out}");
+    }
+}

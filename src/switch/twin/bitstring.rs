@@ -10,17 +10,19 @@
 //! | `ud_in` | in | 1 | its up-down bit |
 //! | `dests` | in | N | its destination string |
 //! | `total` | in | N | the switch's total reachability string |
-//! | `restricted` | in | P*N | port `q`'s restricted string in bits `q*N ..` (0 for ports that do not go down) |
+//! | `restricted` | in | P*N | port `q`'s restricted string in bits `q*N ..` (used as given for every port; a consistent table has 0 for the ports that go up) |
 //! | `up_ports` | in | P | ports whose links go up |
-//! | `valid` | out | 1 | `hdr_valid` of the previous edge |
-//! | `err` | out | 2 | 0 decoded; 1 no destination; 2 a destination the switch cannot reach going down |
+//! | `valid` | out | 1 | `hdr_valid` of the edge (set also when `err` is) |
+//! | `err` | out | 2 | 0 decoded; 1 no destination; 2 a destination the switch cannot reach going down (with the up-down bit clear, or no up port) |
 //! | `ud_out` | out | 1 | up-down bit of the copies |
 //! | `replicate` | out | P | ports the worm is replicated to |
-//! | `choice` | out | P | up ports it may take instead (one of them) |
+//! | `choice` | out | P | the up ports it may take (the whole `up_ports` mask) |
 //! | `hdr_out` | out | P*N | port `q`'s header string in bits `q*N ..` (0 for ports not in `replicate`) |
 //!
 //! Every output is registered at every edge from the inputs sampled at it,
-//! whether or not `hdr_valid` is set; with `err` set the others are 0.
+//! whether or not `hdr_valid` is set; with `err` set the others but `valid`
+//! are 0. Destinations that no restricted string holds are dropped without
+//! an error. docs/cosim.md gives the whole contract.
 
 use super::{Port, Twin, Unit, input, output, zero_outputs};
 use crate::net::{IrregularParams, Network, Reachability, UpDown};

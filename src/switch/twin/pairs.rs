@@ -17,7 +17,7 @@
 //! | `node_ports` | in | P | ports that lead to nodes |
 //! | `route` | in | 2*S*P | candidate ports toward switch `d` in phase `ph` (0 up, 1 down) in bits `(2d + ph)*P ..` |
 //! | `hdr` | in | 8*W | the header's first `W` bytes, byte 0 in the top bits (what follows a shorter header is ignored) |
-//! | `valid` | out | 1 | `hdr_valid` of the previous edge |
+//! | `valid` | out | 1 | `hdr_valid` of the edge (set also when `err` is) |
 //! | `err` | out | 4 | 0 decoded; 1 not an SSR or multi-drop header; 2 reserved bits set; 3 a switch id beyond the last switch; 4 no pair; 5 no port named; 6 a port that does not lead to a node; 7 one switch in the first two pairs; 8 no legal route to the switch |
 //! | `kind` | out | 2 | 1 SSR, 2 multi-drop (as the switch traces it) |
 //! | `target` | out | SWB | the switch the header (first pair) names |
