@@ -10,7 +10,7 @@ mod common;
 use proptest::prelude::*;
 use std::sync::OnceLock;
 use wormcast::sim::{SimConfig, System, Traffic};
-use wormcast::wave::{FstWriter, VcdWriter, WaveReader};
+use wormcast::wave::{DiffOptions, FstWriter, VcdWriter, WaveReader, diff, diff_files};
 
 /// One traced run of the benchmark network: 300 cycles of 20-flit uniform
 /// traffic, every register of 8 switches and 32 endpoints.
@@ -158,5 +158,101 @@ proptest! {
         if let Some(e) = read_all(apply(fst(), &e)) {
             prop_assert!(clear(&e), "{}", e);
         }
+    }
+}
+
+/// The report of two files compared by `diff_files` (which takes the FST
+/// fast path when both are FST) and by the streaming `diff`, as JSON; an
+/// error as its message.
+fn both_ways(a: &[u8], b: &[u8], o: &DiffOptions) -> (String, String) {
+    let dir = std::env::temp_dir().join(format!(
+        "wormcast-both-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (pa, pb) = (dir.join("a.fst"), dir.join("b.fst"));
+    std::fs::write(&pa, a).unwrap();
+    std::fs::write(&pb, b).unwrap();
+    let show = |r: wormcast::Result<wormcast::wave::CompareReport>| match r {
+        Ok(r) => serde_json::to_string(&r).unwrap(),
+        Err(e) => format!("error: {}", e.root()),
+    };
+    let fast = show(diff_files(&pa, &pb, o, |p| WaveReader::open(p)));
+    let slow = show((|| {
+        diff(
+            WaveReader::from_bytes(a.to_vec())?,
+            WaveReader::from_bytes(b.to_vec())?,
+            o,
+        )
+    })());
+    let _ = std::fs::remove_dir_all(&dir);
+    (fast, slow)
+}
+
+/// A second traced run: other traffic, so most values differ.
+fn other_fst() -> &'static [u8] {
+    static F: OnceLock<Vec<u8>> = OnceLock::new();
+    F.get_or_init(|| {
+        let net = common::anynet();
+        let cfg = SimConfig {
+            seed: 9,
+            ..SimConfig::default()
+        };
+        let mut sys = System::new(&net, &cfg, &Traffic::uniform(0.2, 4)).unwrap();
+        let path = std::env::temp_dir().join(format!("wormcast-other-{}.fst", std::process::id()));
+        sys.attach_tracer(Box::new(FstWriter::create(&path).unwrap()))
+            .unwrap();
+        sys.run(250).unwrap();
+        sys.finish_trace().unwrap();
+        let b = std::fs::read(&path).unwrap();
+        let _ = std::fs::remove_file(&path);
+        b
+    })
+}
+
+/// Two FST files compared signal by signal give the streaming diff's
+/// report to the counts: equal files, files that differ almost
+/// everywhere (and are of different lengths), with options.
+#[test]
+fn the_fst_fast_path_reports_what_the_streaming_diff_does() {
+    let cases: Vec<DiffOptions> = vec![
+        DiffOptions::default(),
+        DiffOptions {
+            scope_a: Some("top.sw3".into()),
+            ..Default::default()
+        },
+        DiffOptions {
+            ignore: vec!["top.ep*".into()],
+            ..Default::default()
+        },
+        DiffOptions {
+            signals: vec!["top.sw0.in0.buf_count".into(), "top.clk".into()],
+            ..Default::default()
+        },
+    ];
+    for o in &cases {
+        for (a, b) in [(fst(), fst()), (fst(), other_fst()), (other_fst(), fst())] {
+            let (fast, slow) = both_ways(a, b, o);
+            assert_eq!(fast, slow, "{o:?}");
+        }
+    }
+    let (fast, _) = both_ways(fst(), other_fst(), &DiffOptions::default());
+    assert!(fast.contains("\"mismatches\":") && !fast.contains("\"mismatches\":0"));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// A mutated FST against the original: the fast path answers what the
+    /// streaming diff answers, or falls back to it; it never accepts a
+    /// file the streaming reader refuses.
+    #[test]
+    fn the_fst_fast_path_agrees_on_mutated_files(e in edits()) {
+        let m = apply(fst(), &e);
+        let (fast, slow) = both_ways(fst(), &m, &DiffOptions::default());
+        prop_assert_eq!(fast, slow);
+        let (fast, slow) = both_ways(&m, other_fst(), &DiffOptions::default());
+        prop_assert_eq!(fast, slow);
     }
 }

@@ -64,6 +64,25 @@ fn same(dir: &Path, a: &str, b: &str, args: &[&str]) -> u64 {
     r["signals"].as_u64().unwrap()
 }
 
+/// `diff_files` (the FST fast path for two FST files) and the streaming
+/// diff give the same report.
+fn fast_is_streaming(dir: &Path, a: &str, b: &str) {
+    let (pa, pb) = (dir.join(a), dir.join(b));
+    let o = wormcast::wave::DiffOptions::default();
+    let fast = wormcast::wave::diff_files(&pa, &pb, &o, |p| WaveReader::open(p)).unwrap();
+    let slow = wormcast::wave::diff(
+        WaveReader::open(&pa).unwrap(),
+        WaveReader::open(&pb).unwrap(),
+        &o,
+    )
+    .unwrap();
+    assert_eq!(
+        serde_json::to_string(&fast).unwrap(),
+        serde_json::to_string(&slow).unwrap(),
+        "{a} against {b}"
+    );
+}
+
 fn names(v: &Value) -> Vec<String> {
     v.as_array()
         .unwrap()
@@ -105,6 +124,7 @@ fn round_trips(dir: &Path, vcd: &str) {
     let back = format!("{vcd}.rt.vcd");
     tool(dir, "vcd2fst", &[vcd, &fst]);
     assert_eq!(same(dir, vcd, &fst, &[]), n, "{vcd} against vcd2fst");
+    fast_is_streaming(dir, &fst, &fst);
     let text = tool(dir, "fst2vcd", &[&fst]);
     std::fs::write(dir.join(&back), text).unwrap();
     assert_eq!(same(dir, vcd, &back, &[]), n, "{vcd} against fst2vcd");
@@ -198,6 +218,8 @@ fn verilator_dumps_agree_with_each_other_and_with_icarus() {
     let n = same(&dir, "verilator.vcd", "verilator.fst", &[]);
     assert_eq!(n, 11, "every signal of the VCD is in the FST");
     round_trips(&dir, "verilator.vcd");
+    fast_is_streaming(&dir, "verilator.fst", "verilator.fst");
+    fast_is_streaming(&dir, "verilator.fst", "verilator.vcd.rt.fst");
     let back = dir.join("verilator.fst.vcd");
     std::fs::write(&back, tool(&dir, "fst2vcd", &[fst.to_str().unwrap()])).unwrap();
     assert_eq!(same(&dir, "verilator.fst", "verilator.fst.vcd", &[]), n);
@@ -263,6 +285,7 @@ fn ghdl_vcd_fst_and_ghw_dumps_are_read() {
     for f in ["types.vcd", "types.fst", "types.ghw"] {
         assert!(same(&dir, f, f, &[]) > 0, "{f}");
     }
+    fast_is_streaming(&dir, "types.fst", "types.fst");
     let text = tool(&dir, "fst2vcd", &["types.fst"]);
     std::fs::write(dir.join("types.fst.vcd"), text).unwrap();
     assert_eq!(same(&dir, "types.fst", "types.fst.vcd", &[]), 7);

@@ -25,7 +25,7 @@ use wormcast::ni::{NiTiming, Scheme};
 use wormcast::sim::{Delivery, NodeModel, RunReport, SimConfig, System, Traffic, WormSpec};
 use wormcast::switch::twin::{Params, Unit, trace, write_vectors};
 use wormcast::wave::{
-    CompareReport, CosimOptions, DiffOptions, SignalMap, WaveReader, cosim, diff, write_views,
+    CompareReport, CosimOptions, DiffOptions, SignalMap, WaveReader, cosim, write_views,
 };
 use wormcast::{Error, Result};
 
@@ -1444,9 +1444,7 @@ fn wave(cmd: WaveCmd) -> Result<bool> {
                 ignore,
                 clock,
             };
-            let ra = open_wave(&a)?;
-            let rb = open_wave(&b)?;
-            let rep = diff(ra, rb, &o)?;
+            let rep = wormcast::wave::diff_files(&a, &b, &o, open_wave)?;
             report(&rep, json)
         }
     }

@@ -60,7 +60,7 @@ pub struct DiffOptions {
 
 /// The type of a compared signal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Ty {
+pub(crate) enum Ty {
     Logic(u32),
     Real,
     Str,
@@ -163,23 +163,23 @@ fn map_names(vb: &mut [(String, usize, bool)], map: &SignalMap) -> Result<()> {
 }
 
 /// A compared signal.
-struct Pair {
-    name: String,
-    ty: Ty,
+pub(crate) struct Pair {
+    pub(crate) name: String,
+    pub(crate) ty: Ty,
     /// Read the second waveform's value right to left.
-    flip: bool,
+    pub(crate) flip: bool,
 }
 
 /// How the signals pair up, and what is left over.
-struct Pairing {
-    pairs: Vec<Pair>,
+pub(crate) struct Pairing {
+    pub(crate) pairs: Vec<Pair>,
     /// Variable index of each pair in each file.
-    var_a: Vec<usize>,
-    var_b: Vec<usize>,
-    report: CompareReport,
+    pub(crate) var_a: Vec<usize>,
+    pub(crate) var_b: Vec<usize>,
+    pub(crate) report: CompareReport,
 }
 
-fn pairing(ha: &WaveHeader, hb: &WaveHeader, o: &DiffOptions) -> Result<Pairing> {
+pub(crate) fn pairing(ha: &WaveHeader, hb: &WaveHeader, o: &DiffOptions) -> Result<Pairing> {
     let va = under(ha, o.scope_a.as_deref())?;
     let vb0 = under(hb, o.scope_b.as_deref().or(o.scope_a.as_deref()))?;
     let mut vb: Vec<(String, usize, bool)> = vb0.into_iter().map(|(n, i)| (n, i, false)).collect();
@@ -446,7 +446,7 @@ fn real(b: &[u8]) -> f64 {
 
 /// Whether pair `k`'s values agree.
 #[inline]
-fn same(p: &Pair, a: &[u8], b: &[u8]) -> bool {
+pub(crate) fn same(p: &Pair, a: &[u8], b: &[u8]) -> bool {
     match p.ty {
         Ty::Real => {
             a[0] == b[0]
@@ -506,6 +506,26 @@ impl Side {
     fn next_fs(&self) -> Option<u128> {
         self.next.map(|t| u128::from(t) * self.fs)
     }
+}
+
+/// Compares the waveforms in two files (see the module docs): two FST
+/// files on times signal by signal ([`super::fst_diff`]), anything else
+/// through `open` (a reader of any format; the command-line tool reads GHW
+/// files in a child process) and [`diff`].
+pub fn diff_files(
+    a: &std::path::Path,
+    b: &std::path::Path,
+    o: &DiffOptions,
+    open: impl Fn(&std::path::Path) -> Result<WaveReader>,
+) -> Result<CompareReport> {
+    if o.clock.is_none()
+        && let Some((xa, ha)) = super::fst_diff::load(a)
+        && let Some((xb, hb)) = super::fst_diff::load(b)
+        && let Ok(r) = super::fst_diff::diff_fst(xa, xb, &ha, &hb, o)
+    {
+        return Ok(r);
+    }
+    diff(open(a)?, open(b)?, o)
 }
 
 /// Compares two waveforms (see the module docs).

@@ -396,15 +396,14 @@ fn check_vc_block<R: Read + Seek>(v: &mut View<'_, R>, b: &VcBlock, widths: &[u3
         })?;
     let chain = v.bytes(chain_start, chain_len)?;
     let last = chain_start - vc_start;
-    let entries = if b.kind == BL_VCDATA_DYN_ALIAS2 {
-        chain_alias2(&chain, handles, last)
-    } else {
-        chain_alias(&chain, handles, last)
-    }
-    .ok_or_else(|| bad(at, "a malformed signal table"))?;
+    let table = chain_table(&chain, handles, b.kind == BL_VCDATA_DYN_ALIAS2, last)
+        .ok_or_else(|| bad(at, "a malformed signal table"))?;
     // Each signal's data: its uncompressed length first.
     let mut total = 0u64;
-    for (offset, len) in entries {
+    for l in table {
+        let Loc::Data { off: offset, len } = l else {
+            continue;
+        };
         let p = vc_start + offset;
         if p + len > chain_start {
             return Err(bad(at, "signal data past the signal table"));
@@ -431,79 +430,91 @@ fn check_vc_block<R: Read + Seek>(v: &mut View<'_, R>, b: &VcBlock, widths: &[u3
     Ok(())
 }
 
-/// The signal table of a block of type 1 or 5: (offset, length) of each
-/// signal with data, or `None` if it is malformed or names more than
-/// `handles` signals.
-fn chain_alias(mut b: &[u8], handles: u64, last: u64) -> Option<Vec<(u64, u64)>> {
-    let mut out = Vec::new();
-    let mut idx = 0u64;
-    let mut offset: Option<u64> = None;
-    while !b.is_empty() {
-        let (raw, n) = varint(b)?;
-        b = &b[n as usize..];
-        if raw == 0 {
-            let (_, n) = varint(b)?;
-            b = &b[n as usize..];
-            idx += 1;
-        } else if raw & 1 == 1 {
-            let new = offset.unwrap_or(0).checked_add(raw >> 1)?;
-            if let Some(o) = offset {
-                out.push((o, new.checked_sub(o).filter(|&l| l > 0)?));
-            }
-            offset = Some(new);
-            idx += 1;
-        } else {
-            idx = idx.checked_add(raw >> 1)?;
-        }
-        if idx > handles {
-            return None;
-        }
-    }
-    if let Some(o) = offset {
-        out.push((o, last.checked_sub(o).filter(|&l| l > 0)?));
-    }
-    Some(out)
+/// Where a signal's data lies in a value-change block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Loc {
+    /// No change in this block.
+    None,
+    /// `len` bytes at `off` past the block's value-change start.
+    Data { off: u64, len: u64 },
+    /// The same data as signal `i`.
+    Alias(u64),
 }
 
-/// The signal table of a block of type 8 (see [`chain_alias`]).
-fn chain_alias2(mut b: &[u8], handles: u64, last: u64) -> Option<Vec<(u64, u64)>> {
-    let mut out = Vec::new();
-    let mut idx = 0u64;
-    let mut offset: Option<u64> = None;
-    let mut aliased = false;
+/// The signal table of a value-change block (type 8 when `dyn2`, else 1 or
+/// 5): where each signal's data lies, for at most `handles` signals; the
+/// last data runs to `last`. `None` if it is malformed.
+pub(crate) fn chain_table(mut b: &[u8], handles: u64, dyn2: bool, last: u64) -> Option<Vec<Loc>> {
+    let mut out: Vec<Loc> = Vec::new();
+    let mut offset: Option<(u64, usize)> = None;
+    let mut prev_alias = None;
+    let push = |out: &mut Vec<Loc>, l: Loc| {
+        if out.len() as u64 >= handles {
+            return false;
+        }
+        out.push(l);
+        true
+    };
+    // A new offset: the data before it ends there.
+    let open = |out: &mut Vec<Loc>, offset: &mut Option<(u64, usize)>, new: u64| -> Option<()> {
+        if let Some((o, i)) = *offset {
+            out[i] = Loc::Data {
+                off: o,
+                len: new.checked_sub(o).filter(|&l| l > 0)?,
+            };
+        }
+        *offset = Some((new, out.len()));
+        Some(())
+    };
     while !b.is_empty() {
-        if b[0] & 1 == 1 {
-            let (sh, n) = varint_signed(b)?;
-            b = &b[n as usize..];
-            let sh = sh >> 1;
-            if sh > 0 {
-                let new = offset.unwrap_or(0).checked_add(sh as u64)?;
-                if let Some(o) = offset {
-                    out.push((o, new.checked_sub(o).filter(|&l| l > 0)?));
+        if dyn2 {
+            if b[0] & 1 == 1 {
+                let (v, n) = varint_signed(b)?;
+                b = &b[n as usize..];
+                let sh = v >> 1;
+                if sh > 0 {
+                    let new = offset.map_or(0, |(o, _)| o).checked_add(sh as u64)?;
+                    open(&mut out, &mut offset, new)?;
+                    push(&mut out, Loc::None).then_some(())?;
+                } else {
+                    if sh < 0 {
+                        prev_alias = Some((-(sh + 1)) as u64);
+                    }
+                    push(&mut out, Loc::Alias(prev_alias?)).then_some(())?;
                 }
-                offset = Some(new);
-            } else if sh < 0 {
-                // An alias of an earlier signal: it must name one.
-                let target = (-(sh + 1)) as u64;
-                if target >= handles {
-                    return None;
+            } else {
+                let (v, n) = varint(b)?;
+                b = &b[n as usize..];
+                for _ in 0..v >> 1 {
+                    push(&mut out, Loc::None).then_some(())?;
                 }
-                aliased = true;
-            } else if !aliased {
-                return None;
             }
-            idx += 1;
         } else {
             let (raw, n) = varint(b)?;
             b = &b[n as usize..];
-            idx = idx.checked_add(raw >> 1)?;
-        }
-        if idx > handles {
-            return None;
+            if raw == 0 {
+                let (a, n) = varint(b)?;
+                b = &b[n as usize..];
+                push(&mut out, Loc::Alias(a.checked_sub(1)?)).then_some(())?;
+            } else if raw & 1 == 1 {
+                let new = offset.map_or(0, |(o, _)| o).checked_add(raw >> 1)?;
+                open(&mut out, &mut offset, new)?;
+                push(&mut out, Loc::None).then_some(())?;
+            } else {
+                for _ in 0..raw >> 1 {
+                    push(&mut out, Loc::None).then_some(())?;
+                }
+            }
         }
     }
-    if let Some(o) = offset {
-        out.push((o, last.checked_sub(o).filter(|&l| l > 0)?));
+    open(&mut out, &mut offset, last)?;
+    // Aliases name signals with data.
+    for l in &out {
+        if let Loc::Alias(a) = *l
+            && !matches!(out.get(a as usize), Some(Loc::Data { .. }))
+        {
+            return None;
+        }
     }
     Some(out)
 }
@@ -701,6 +712,16 @@ fn join(scope: &[String]) -> String {
         .cloned()
         .collect::<Vec<_>>()
         .join(".")
+}
+
+/// The header of a checked FST file held in memory, read without its
+/// values.
+pub(crate) fn header_from_bytes(bytes: &[u8]) -> Result<WaveHeader> {
+    let input = Cursor::new(bytes.to_vec());
+    guarded("this FST file", || {
+        let mut reader = FstReader::open(input).map_err(fst_err)?;
+        Ok(header_of(&mut reader)?.0)
+    })
 }
 
 /// Reads the header of a checked file and starts its value changes on a

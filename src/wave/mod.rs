@@ -14,6 +14,7 @@ mod convert;
 mod cosim;
 mod diff;
 mod fst;
+mod fst_diff;
 mod fst_out;
 mod ghw;
 mod gtkw;
@@ -26,7 +27,7 @@ mod writer;
 
 pub use convert::{open_isolated, write_vcd};
 pub use cosim::{CosimOptions, cosim};
-pub use diff::{DiffOptions, diff};
+pub use diff::{DiffOptions, diff, diff_files};
 pub use fst::{MAX_INFLATED, check as check_fst};
 pub use fst_out::{FstWriter, create, write_views};
 pub use gtkw::{gtkw_text, surfer_text, write_gtkw};

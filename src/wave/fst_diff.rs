@@ -1,0 +1,685 @@
+//! `wave diff` of two FST files on times, signal by signal.
+//!
+//! An FST file keeps each signal's changes together in every value-change
+//! block; rebuilding one time-ordered stream of all of them (what a reader
+//! of events must do) costs more than the comparison itself. Here each
+//! compared signal's changes are decoded straight from the blocks of both
+//! files and compared with each other, on every core, with the same
+//! semantics as the streaming diff ([`super::diff`]): the same report, to
+//! the counts. `tests/fuzz_waves.rs` checks that on pairs of equal,
+//! planted and mutated files.
+//!
+//! The fast path is taken only when it applies: both files FST, no
+//! `--clock`, blocks packed with LZ4, zlib or not at all (FastLZ-packed
+//! blocks are left to the streaming path), files of at most 1 GiB; on
+//! anything else, or on any surprise while decoding, the streaming diff
+//! runs instead and gives the answer or the error.
+
+use super::diff::{DiffOptions, Pair, Ty, pairing, same};
+use super::fst::{Loc, chain_table};
+use super::header::{Format, LOGIC, WaveHeader};
+use super::report::{CompareReport, Mismatch};
+use super::stream::guarded;
+use crate::{Error, Result};
+use rayon::prelude::*;
+
+/// The largest FST file compared in memory by the fast path.
+const MAX_BYTES: u64 = 1 << 30;
+
+/// A signal's geometry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Geo {
+    Bits(u32),
+    Real,
+    VarLen,
+}
+
+/// One value-change block, ready for signals to be decoded from it.
+struct Block {
+    start: u64,
+    times: Vec<u64>,
+    /// Index of `times[0]` among every block's times.
+    first: usize,
+    frame: Option<Vec<u8>>,
+    vc_start: usize,
+    pack: u8,
+    locs: Vec<Loc>,
+}
+
+/// An FST file in memory, its blocks parsed.
+struct Parsed {
+    bytes: Vec<u8>,
+    fs: u128,
+    little: bool,
+    geo: Vec<Geo>,
+    /// Offset of each signal's initial value in a frame.
+    frame_at: Vec<usize>,
+    blocks: Vec<Block>,
+    /// Every block's times, in order (for counting times).
+    all_times: Vec<u64>,
+}
+
+fn fail(what: &str) -> Error {
+    Error::Wave(format!("fast FST diff: {what}"))
+}
+
+fn varint_at(b: &[u8], pos: usize) -> Result<(u64, usize)> {
+    let mut v = 0u64;
+    for i in 0..10 {
+        let c = *b
+            .get(pos + i)
+            .ok_or_else(|| fail("a number past the end"))?;
+        v |= u64::from(c & 0x7f).checked_shl(7 * i as u32).unwrap_or(0);
+        if c & 0x80 == 0 {
+            return Ok((v, i + 1));
+        }
+    }
+    Err(fail("a malformed number"))
+}
+
+fn u64_at(b: &[u8], pos: usize) -> Result<u64> {
+    let s = b
+        .get(pos..pos + 8)
+        .ok_or_else(|| fail("a number past the end"))?;
+    Ok(u64::from_be_bytes(s.try_into().expect("8 bytes")))
+}
+
+fn slice(b: &[u8], from: usize, len: u64) -> Result<&[u8]> {
+    let to = from
+        .checked_add(len as usize)
+        .ok_or_else(|| fail("a length past the end"))?;
+    b.get(from..to).ok_or_else(|| fail("a length past the end"))
+}
+
+/// zlib data, or the bytes themselves when they are not compressed.
+fn inflate(data: &[u8], raw: u64) -> Result<Vec<u8>> {
+    if data.len() as u64 == raw {
+        return Ok(data.to_vec());
+    }
+    miniz_oxide::inflate::decompress_to_vec_zlib_with_limit(data, raw as usize)
+        .map_err(|_| fail("a zlib section does not inflate"))
+}
+
+impl Parsed {
+    fn new(bytes: Vec<u8>, h: &WaveHeader) -> Result<Parsed> {
+        let b = &bytes[..];
+        let mut geo = None;
+        let mut blocks = Vec::new();
+        let mut little = true;
+        let mut pos = 0usize;
+        while pos < b.len() {
+            let kind = b[pos];
+            let start = pos + 1;
+            let len = u64_at(b, start)? as usize;
+            if kind == 255 && len == 0 {
+                break;
+            }
+            let end = start
+                .checked_add(len)
+                .ok_or_else(|| fail("a block past the end"))?;
+            if end > b.len() || len < 8 {
+                return Err(fail("a block past the end"));
+            }
+            match kind {
+                0 => {
+                    let d = slice(b, start + 24, 8)?;
+                    let e = std::f64::consts::E;
+                    little = if f64::from_le_bytes(d.try_into().expect("8")) == e {
+                        true
+                    } else if f64::from_be_bytes(d.try_into().expect("8")) == e {
+                        false
+                    } else {
+                        return Err(fail("no endian test value"));
+                    };
+                }
+                3 => {
+                    let raw = u64_at(b, start + 8)?;
+                    let count = u64_at(b, start + 16)?;
+                    let data = inflate(slice(b, start + 24, len as u64 - 24)?, raw)?;
+                    let mut g = Vec::new();
+                    let mut p = 0;
+                    for _ in 0..count {
+                        let (v, n) = varint_at(&data, p)?;
+                        p += n;
+                        g.push(match v {
+                            0 => Geo::Real,
+                            0xffff_ffff => Geo::VarLen,
+                            v => Geo::Bits(v as u32),
+                        });
+                    }
+                    geo = Some(g);
+                }
+                1 | 5 | 8 => blocks.push((kind, start, end)),
+                _ => {}
+            }
+            pos = end;
+        }
+        let geo = geo.ok_or_else(|| fail("no geometry"))?;
+        // Every variable as the geometry declares it; anything else is left
+        // to the streaming reader to judge.
+        for v in &h.vars {
+            let code = &h.codes[v.code as usize];
+            let hd = code
+                .text
+                .parse::<usize>()
+                .ok()
+                .and_then(|x| x.checked_sub(1))
+                .ok_or_else(|| fail("a code that is no handle"))?;
+            let fits = match (geo.get(hd), v.kind) {
+                (
+                    Some(Geo::Bits(n)),
+                    super::header::VarKind::Logic | super::header::VarKind::Event,
+                ) => *n == v.width,
+                (Some(Geo::Real), super::header::VarKind::Real) => true,
+                (Some(Geo::VarLen), super::header::VarKind::Str) => true,
+                _ => false,
+            };
+            if !fits {
+                return Err(fail("a variable unlike its geometry"));
+            }
+        }
+        let mut frame_at = Vec::with_capacity(geo.len());
+        let mut at = 0usize;
+        for g in &geo {
+            frame_at.push(at);
+            at += match g {
+                Geo::Bits(n) => *n as usize,
+                Geo::Real => 8,
+                Geo::VarLen => 0,
+            };
+        }
+        let mut parsed = Vec::new();
+        let mut all_times = Vec::new();
+        for (k, &(kind, start, end)) in blocks.iter().enumerate() {
+            let block_start = u64_at(b, start + 8)?;
+            let t_raw = u64_at(b, end - 24)?;
+            let t_comp = u64_at(b, end - 16)?;
+            let t_items = u64_at(b, end - 8)?;
+            let t_at = (end - 24)
+                .checked_sub(t_comp as usize)
+                .ok_or_else(|| fail("a time table past the block"))?;
+            let t_data = inflate(slice(b, t_at, t_comp)?, t_raw)?;
+            let mut times = Vec::with_capacity(t_items as usize);
+            let (mut p, mut t) = (0usize, 0u64);
+            for _ in 0..t_items {
+                let (d, n) = varint_at(&t_data, p)?;
+                p += n;
+                t = t.checked_add(d).ok_or_else(|| fail("a time past 2^64"))?;
+                times.push(t);
+            }
+            // The frame, read for the first block only when its first time
+            // is after the block's start (as `fst-reader` does).
+            let mut q = start + 32;
+            let (f_raw, n1) = varint_at(b, q)?;
+            let (f_comp, n2) = varint_at(b, q + n1)?;
+            let (_, n3) = varint_at(b, q + n1 + n2)?;
+            q += n1 + n2 + n3;
+            let frame = if k == 0 && times.first().is_none_or(|&t0| t0 > block_start) {
+                let f = inflate(slice(b, q, f_comp)?, f_raw)?;
+                if f.len() < at {
+                    return Err(fail("a frame shorter than its signals"));
+                }
+                Some(f)
+            } else {
+                None
+            };
+            q += f_comp as usize;
+            let (handles, n) = varint_at(b, q)?;
+            let vc_start = q + n;
+            let pack = *b.get(vc_start).ok_or_else(|| fail("no pack type"))?;
+            if pack == b'F' {
+                return Err(fail("FastLZ-packed blocks"));
+            }
+            let chain_len_at = end - (t_comp as usize + 24) - 8;
+            let chain_len = u64_at(b, chain_len_at)?;
+            let chain_at = chain_len_at
+                .checked_sub(chain_len as usize)
+                .ok_or_else(|| fail("a signal table past the block"))?;
+            let locs = chain_table(
+                slice(b, chain_at, chain_len)?,
+                handles,
+                kind == 8,
+                (chain_at - vc_start) as u64,
+            )
+            .ok_or_else(|| fail("a malformed signal table"))?;
+            parsed.push(Block {
+                start: block_start,
+                first: all_times.len(),
+                times: times.clone(),
+                frame,
+                vc_start,
+                pack,
+                locs,
+            });
+            all_times.extend(times);
+        }
+        Ok(Parsed {
+            bytes,
+            fs: u128::from(h.fs_per_unit()),
+            little,
+            geo,
+            frame_at,
+            blocks: parsed,
+            all_times,
+        })
+    }
+
+    /// Signal `h`'s changes: `(global time index or usize::MAX for the
+    /// frame, value)` in order, values in the streaming diff's form (logic
+    /// characters; a real as a set flag and 8 bytes).
+    fn changes(&self, h: usize, out: &mut Changes) -> Result<()> {
+        out.clear();
+        let g = *self
+            .geo
+            .get(h)
+            .ok_or_else(|| fail("a handle past the geometry"))?;
+        for blk in &self.blocks {
+            if let Some(f) = &blk.frame
+                && g != Geo::VarLen
+            {
+                let at = self.frame_at[h];
+                let v = match g {
+                    Geo::Bits(n) => slice(f, at, u64::from(n))?,
+                    _ => slice(f, at, 8)?,
+                };
+                out.push_frame(blk.start, g, v, self.little);
+            }
+            let loc = match blk.locs.get(h).copied().unwrap_or(Loc::None) {
+                Loc::Alias(a) => blk.locs[a as usize],
+                l => l,
+            };
+            let Loc::Data { off, len } = loc else {
+                continue;
+            };
+            let p = blk.vc_start + off as usize;
+            let (raw, skip) = varint_at(&self.bytes, p)?;
+            let owned;
+            let data: &[u8] = if raw == 0 {
+                slice(&self.bytes, p + skip, len.saturating_sub(skip as u64))?
+            } else if blk.pack == b'4' {
+                let c = slice(&self.bytes, p + skip, len.saturating_sub(skip as u64))?;
+                owned = lz4_flex::decompress(c, raw as usize)
+                    .map_err(|_| fail("an LZ4 block does not decompress"))?;
+                &owned
+            } else {
+                // zlib: `fst-reader` reads `len` bytes from past the
+                // length, running into what follows; zlib stops at its end.
+                let end = (p + skip + len as usize).min(self.bytes.len());
+                let c = self
+                    .bytes
+                    .get(p + skip..end)
+                    .ok_or_else(|| fail("zlib data"))?;
+                owned = miniz_oxide::inflate::decompress_to_vec_zlib_with_limit(c, raw as usize)
+                    .map_err(|_| fail("a zlib block does not inflate"))?;
+                &owned
+            };
+            decode(data, g, blk, self.little, out)?;
+        }
+        Ok(())
+    }
+}
+
+/// A signal's changes.
+#[derive(Default)]
+struct Changes {
+    /// Time of each change (file units).
+    times: Vec<u64>,
+    /// Global time index of each change (`usize::MAX`: a frame).
+    index: Vec<usize>,
+    ends: Vec<usize>,
+    bytes: Vec<u8>,
+}
+
+impl Changes {
+    fn clear(&mut self) {
+        self.times.clear();
+        self.index.clear();
+        self.ends.clear();
+        self.bytes.clear();
+    }
+
+    fn len(&self) -> usize {
+        self.times.len()
+    }
+
+    fn value(&self, i: usize) -> &[u8] {
+        let from = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.bytes[from..self.ends[i]]
+    }
+
+    fn push_real(&mut self, raw: &[u8], little: bool) {
+        let a: [u8; 8] = raw.try_into().expect("8 bytes");
+        let v = if little {
+            f64::from_le_bytes(a)
+        } else {
+            f64::from_be_bytes(a)
+        };
+        self.bytes.push(1);
+        self.bytes.extend_from_slice(&v.to_bits().to_le_bytes());
+    }
+
+    fn push_logic(&mut self, raw: &[u8]) {
+        self.bytes
+            .extend(raw.iter().map(|&c| match LOGIC[c as usize] {
+                0 => b'x',
+                v => v,
+            }));
+    }
+
+    fn push_frame(&mut self, t: u64, g: Geo, v: &[u8], little: bool) {
+        match g {
+            Geo::Real => self.push_real(v, little),
+            _ => self.push_logic(v),
+        }
+        self.times.push(t);
+        self.index.push(usize::MAX);
+        self.ends.push(self.bytes.len());
+    }
+}
+
+const ONE_BIT: [u8; 8] = *b"xzhuwl-?";
+
+/// Decodes one block's data of a signal (`fst-reader`'s value-change
+/// encoding: a time delta and a value per change).
+fn decode(data: &[u8], g: Geo, blk: &Block, little: bool, out: &mut Changes) -> Result<()> {
+    let mut p = 0usize;
+    let mut ti = 0usize;
+    let mut first = true;
+    while p < data.len() {
+        let (vli, n) = varint_at(data, p)?;
+        p += n;
+        let delta = match g {
+            Geo::Bits(1) if vli & 1 == 0 => vli >> 2,
+            Geo::Bits(1) => vli >> 4,
+            _ => vli >> 1,
+        };
+        ti = if first {
+            delta as usize
+        } else {
+            ti.checked_add(delta as usize)
+                .ok_or_else(|| fail("a time index"))?
+        };
+        first = false;
+        let t = *blk
+            .times
+            .get(ti)
+            .ok_or_else(|| fail("a change past the time table"))?;
+        match g {
+            Geo::Bits(1) => {
+                let c = if vli & 1 == 0 {
+                    b'0' + ((vli >> 1) & 1) as u8
+                } else {
+                    ONE_BIT[((vli >> 1) & 7) as usize]
+                };
+                out.push_logic(&[c]);
+            }
+            Geo::Bits(w) => {
+                let w = w as usize;
+                if vli & 1 == 0 {
+                    let packed = slice(data, p, w.div_ceil(8) as u64)?;
+                    p += packed.len();
+                    out.bytes
+                        .extend((0..w).map(|i| b'0' + (packed[i / 8] >> (7 - (i & 7)) & 1)));
+                } else {
+                    let chars = slice(data, p, w as u64)?;
+                    p += w;
+                    out.push_logic(chars);
+                }
+            }
+            Geo::Real => {
+                if vli & 1 == 0 {
+                    return Err(fail("a two-state real"));
+                }
+                let v = slice(data, p, 8)?;
+                p += 8;
+                out.push_real(v, little);
+            }
+            Geo::VarLen => {
+                let (len, n) = varint_at(data, p)?;
+                p += n;
+                let v = slice(data, p, len)?;
+                p += v.len();
+                out.bytes.extend_from_slice(v);
+            }
+        }
+        out.times.push(t);
+        out.index.push(blk.first + ti);
+        out.ends.push(out.bytes.len());
+    }
+    Ok(())
+}
+
+/// What a group of pairs contributes to the report.
+#[derive(Default)]
+struct Part {
+    mismatches: Vec<(usize, u64)>,
+    comparisons: u64,
+    /// (time in fs, pair) of the first difference, with its values.
+    first: Option<(u128, usize, String, String)>,
+    /// Global time indices (per file) at which a compared signal changed;
+    /// `frame` when a frame value was compared.
+    used_a: Vec<bool>,
+    used_b: Vec<bool>,
+    frame_a: bool,
+    frame_b: bool,
+}
+
+fn text(ty: Ty, v: &[u8], flip: bool) -> String {
+    match ty {
+        Ty::Real if v.is_empty() || v[0] == 0 => "x".into(),
+        Ty::Real => f64::from_bits(u64::from_le_bytes(v[1..9].try_into().expect("8"))).to_string(),
+        Ty::Str => String::from_utf8_lossy(v).into_owned(),
+        Ty::Logic(_) => {
+            let mut t = v.to_vec();
+            if flip {
+                t.reverse();
+            }
+            String::from_utf8_lossy(&t).into_owned()
+        }
+    }
+}
+
+fn initial(ty: Ty) -> Vec<u8> {
+    match ty {
+        Ty::Logic(w) => vec![b'x'; w as usize],
+        Ty::Real => vec![0; 9],
+        Ty::Str => Vec::new(),
+    }
+}
+
+/// Compares pair `k` (signal `ha` of `a`, `hb` of `b`).
+#[allow(clippy::too_many_arguments)]
+fn compare_pair(
+    k: usize,
+    p: &Pair,
+    a: &Parsed,
+    b: &Parsed,
+    (ha, hb): (usize, usize),
+    ca: &mut Changes,
+    cb: &mut Changes,
+    part: &mut Part,
+) -> Result<()> {
+    a.changes(ha, ca)?;
+    b.changes(hb, cb)?;
+    // A logic signal's geometry must be its declared width.
+    if let Ty::Logic(w) = p.ty {
+        for (f, h) in [(a, ha), (b, hb)] {
+            if f.geo[h] != Geo::Bits(w) {
+                return Err(fail("a width that is not the declared one"));
+            }
+        }
+    }
+    let (mut va, mut vb) = (initial(p.ty), initial(p.ty));
+    let (mut i, mut j) = (0usize, 0usize);
+    let mut count = 0u64;
+    while i < ca.len() || j < cb.len() {
+        let ta = ca.times.get(i).map(|&t| u128::from(t) * a.fs);
+        let tb = cb.times.get(j).map(|&t| u128::from(t) * b.fs);
+        let t = match (ta, tb) {
+            (Some(x), Some(y)) => x.min(y),
+            (Some(x), None) | (None, Some(x)) => x,
+            (None, None) => break,
+        };
+        while i < ca.len() && u128::from(ca.times[i]) * a.fs == t {
+            va.clear();
+            va.extend_from_slice(ca.value(i));
+            match ca.index[i] {
+                usize::MAX => part.frame_a = true,
+                x => part.used_a[x] = true,
+            }
+            i += 1;
+        }
+        while j < cb.len() && u128::from(cb.times[j]) * b.fs == t {
+            vb.clear();
+            vb.extend_from_slice(cb.value(j));
+            match cb.index[j] {
+                usize::MAX => part.frame_b = true,
+                x => part.used_b[x] = true,
+            }
+            j += 1;
+        }
+        part.comparisons += 1;
+        if !same(p, &va, &vb) {
+            count += 1;
+            let better = part
+                .first
+                .as_ref()
+                .is_none_or(|(ft, fk, _, _)| (t, k) < (*ft, *fk));
+            if better {
+                part.first = Some((t, k, text(p.ty, &va, false), text(p.ty, &vb, p.flip)));
+            }
+        }
+    }
+    if count > 0 {
+        part.mismatches.push((k, count));
+    }
+    Ok(())
+}
+
+/// The signal handle of each code of an FST file's header.
+fn handle(h: &WaveHeader, var: usize) -> Result<usize> {
+    let code = h.vars[var].code as usize;
+    h.codes[code]
+        .text
+        .parse::<usize>()
+        .ok()
+        .and_then(|x| x.checked_sub(1))
+        .ok_or_else(|| fail("a code that is no handle"))
+}
+
+/// Compares two FST files (already checked, `ha`/`hb` their headers) on
+/// times, signal by signal.
+pub(crate) fn diff_fst(
+    a_bytes: Vec<u8>,
+    b_bytes: Vec<u8>,
+    ha: &WaveHeader,
+    hb: &WaveHeader,
+    o: &DiffOptions,
+) -> Result<CompareReport> {
+    let pr = pairing(ha, hb, o)?;
+    guarded("this FST file", move || {
+        let (a, b) = rayon::join(|| Parsed::new(a_bytes, ha), || Parsed::new(b_bytes, hb));
+        let (a, b) = (a?, b?);
+        let handles: Vec<(usize, usize)> = pr
+            .var_a
+            .iter()
+            .zip(&pr.var_b)
+            .map(|(&x, &y)| Ok((handle(ha, x)?, handle(hb, y)?)))
+            .collect::<Result<_>>()?;
+        let chunk = (pr.pairs.len() / 64).max(64);
+        let parts: Vec<Part> = (0..pr.pairs.len())
+            .collect::<Vec<_>>()
+            .par_chunks(chunk)
+            .map(|ks| {
+                let mut part = Part {
+                    used_a: vec![false; a.all_times.len()],
+                    used_b: vec![false; b.all_times.len()],
+                    ..Part::default()
+                };
+                let (mut ca, mut cb) = (Changes::default(), Changes::default());
+                for &k in ks {
+                    compare_pair(
+                        k,
+                        &pr.pairs[k],
+                        &a,
+                        &b,
+                        handles[k],
+                        &mut ca,
+                        &mut cb,
+                        &mut part,
+                    )?;
+                }
+                Ok(part)
+            })
+            .collect::<Result<_>>()?;
+        let mut report = pr.report;
+        let (mut used_a, mut used_b) = (
+            vec![false; a.all_times.len()],
+            vec![false; b.all_times.len()],
+        );
+        let (mut frame_a, mut frame_b) = (false, false);
+        let mut first: Option<(u128, usize, String, String)> = None;
+        for part in parts {
+            report.comparisons += part.comparisons;
+            for (k, n) in part.mismatches {
+                report.mismatches += n;
+                report.per_signal.insert(pr.pairs[k].name.clone(), n);
+            }
+            if let Some(f) = part.first
+                && first.as_ref().is_none_or(|g| (f.0, f.1) < (g.0, g.1))
+            {
+                first = Some(f);
+            }
+            for (u, x) in used_a.iter_mut().zip(&part.used_a) {
+                *u |= *x;
+            }
+            for (u, x) in used_b.iter_mut().zip(&part.used_b) {
+                *u |= *x;
+            }
+            frame_a |= part.frame_a;
+            frame_b |= part.frame_b;
+        }
+        if let Some((t, k, e, act)) = first {
+            report.first = Some(Mismatch {
+                signal: pr.pairs[k].name.clone(),
+                cycle: None,
+                time_ns: t as f64 / 1e6,
+                expected: e,
+                actual: act,
+            });
+        }
+        // Distinct times (fs) at which a compared signal changed in either.
+        let mut times: Vec<u128> = Vec::new();
+        for (f, used, frame) in [(&a, &used_a, frame_a), (&b, &used_b, frame_b)] {
+            if frame && let Some(blk) = f.blocks.first() {
+                times.push(u128::from(blk.start) * f.fs);
+            }
+            times.extend(
+                used.iter()
+                    .zip(&f.all_times)
+                    .filter(|(u, _)| **u)
+                    .map(|(_, &t)| u128::from(t) * f.fs),
+            );
+        }
+        times.sort_unstable();
+        times.dedup();
+        report.times = Some(times.len() as u64);
+        Ok(report)
+    })
+}
+
+/// The file's bytes, unwrapped, if the fast path can take it.
+pub(crate) fn load(path: &std::path::Path) -> Option<(Vec<u8>, WaveHeader)> {
+    let len = std::fs::metadata(path).ok()?.len();
+    if len > MAX_BYTES {
+        return None;
+    }
+    let bytes = std::fs::read(path).ok()?;
+    if super::read::detect_format(&bytes[..bytes.len().min(16)]) != Format::Fst {
+        return None;
+    }
+    let inner = super::fst::check(&mut std::io::Cursor::new(&bytes[..]), len).ok()?;
+    let bytes = inner.unwrap_or(bytes);
+    let h = super::fst::header_from_bytes(&bytes).ok()?;
+    Some((bytes, h))
+}
