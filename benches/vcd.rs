@@ -7,7 +7,8 @@
 //!   reader on the same file (the measurement behind keeping wormcast's
 //!   reader for VCD; docs/cosim.md). Throughput in bytes of VCD.
 //! - `diff`: `wave diff` of that dump with itself, and of the same run
-//!   written as FST with itself (docs/cosim.md's targets).
+//!   written as FST with itself, signal by signal as the command-line tool
+//!   does and through the streaming diff (docs/cosim.md's targets).
 //! - `signals`: a diff of two dumps of 100,000 signals (each changing at
 //!   50 of 1,000 times): the cost in the number of signals.
 //!
@@ -19,7 +20,7 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use wormcast::net::Network;
 use wormcast::sim::{SimConfig, System, Traffic};
-use wormcast::wave::{DiffOptions, Event, WaveReader, diff};
+use wormcast::wave::{DiffOptions, Event, WaveReader, diff, diff_files};
 
 #[path = "../examples/wave_scale.rs"]
 mod scale;
@@ -69,7 +70,16 @@ fn read_all_wellen(path: &Path) -> u64 {
     n
 }
 
+/// `wave diff FILE FILE` as the command-line tool runs it (two FST files
+/// signal by signal).
 fn diff_same(path: &Path) -> bool {
+    diff_files(path, path, &DiffOptions::default(), |p| WaveReader::open(p))
+        .expect("compared")
+        .ok()
+}
+
+/// The same through the streaming diff, whatever the format.
+fn diff_streaming(path: &Path) -> bool {
     let a = WaveReader::open(path).expect("readable");
     let b = WaveReader::open(path).expect("readable");
     diff(a, b, &DiffOptions::default()).expect("compared").ok()
@@ -94,6 +104,9 @@ fn speed(c: &mut Criterion) {
     g.sample_size(10);
     g.bench_function("vcd_with_itself", |b| b.iter(|| assert!(diff_same(&vcd))));
     g.bench_function("fst_with_itself", |b| b.iter(|| assert!(diff_same(&fst))));
+    g.bench_function("fst_with_itself_streaming", |b| {
+        b.iter(|| assert!(diff_streaming(&fst)))
+    });
     g.finish();
 
     let many = many_signals(100_000);

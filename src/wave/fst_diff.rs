@@ -253,6 +253,9 @@ impl Parsed {
             });
             all_times.extend(times);
         }
+        if all_times.len() >= FRAME as usize {
+            return Err(fail("more than 2^32 times"));
+        }
         Ok(Parsed {
             bytes,
             fs: u128::from(h.fs_per_unit()),
@@ -282,7 +285,7 @@ impl Parsed {
                     Geo::Bits(n) => slice(f, at, u64::from(n))?,
                     _ => slice(f, at, 8)?,
                 };
-                out.push_frame(blk.start, g, v, self.little);
+                out.push_frame(g, v, self.little);
             }
             let loc = match blk.locs.get(h).copied().unwrap_or(Loc::None) {
                 Loc::Alias(a) => blk.locs[a as usize],
@@ -322,29 +325,29 @@ impl Parsed {
 /// A signal's changes.
 #[derive(Default)]
 struct Changes {
-    /// Time of each change (file units).
-    times: Vec<u64>,
-    /// Global time index of each change (`usize::MAX`: a frame).
-    index: Vec<usize>,
-    ends: Vec<usize>,
+    /// Global time index of each change ([`FRAME`]: the initial value).
+    index: Vec<u32>,
+    ends: Vec<u32>,
     bytes: Vec<u8>,
 }
 
+/// The index of a change that is the first block's initial value.
+const FRAME: u32 = u32::MAX;
+
 impl Changes {
     fn clear(&mut self) {
-        self.times.clear();
         self.index.clear();
         self.ends.clear();
         self.bytes.clear();
     }
 
     fn len(&self) -> usize {
-        self.times.len()
+        self.index.len()
     }
 
     fn value(&self, i: usize) -> &[u8] {
-        let from = if i == 0 { 0 } else { self.ends[i - 1] };
-        &self.bytes[from..self.ends[i]]
+        let from = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.bytes[from..self.ends[i] as usize]
     }
 
     fn push_real(&mut self, raw: &[u8], little: bool) {
@@ -366,14 +369,13 @@ impl Changes {
             }));
     }
 
-    fn push_frame(&mut self, t: u64, g: Geo, v: &[u8], little: bool) {
+    fn push_frame(&mut self, g: Geo, v: &[u8], little: bool) {
         match g {
             Geo::Real => self.push_real(v, little),
             _ => self.push_logic(v),
         }
-        self.times.push(t);
-        self.index.push(usize::MAX);
-        self.ends.push(self.bytes.len());
+        self.index.push(FRAME);
+        self.ends.push(self.bytes.len() as u32);
     }
 }
 
@@ -400,10 +402,9 @@ fn decode(data: &[u8], g: Geo, blk: &Block, little: bool, out: &mut Changes) -> 
                 .ok_or_else(|| fail("a time index"))?
         };
         first = false;
-        let t = *blk
-            .times
-            .get(ti)
-            .ok_or_else(|| fail("a change past the time table"))?;
+        if ti >= blk.times.len() {
+            return Err(fail("a change past the time table"));
+        }
         match g {
             Geo::Bits(1) => {
                 let c = if vli & 1 == 0 {
@@ -442,9 +443,8 @@ fn decode(data: &[u8], g: Geo, blk: &Block, little: bool, out: &mut Changes) -> 
                 out.bytes.extend_from_slice(v);
             }
         }
-        out.times.push(t);
-        out.index.push(blk.first + ti);
-        out.ends.push(out.bytes.len());
+        out.index.push((blk.first + ti) as u32);
+        out.ends.push(out.bytes.len() as u32);
     }
     Ok(())
 }
@@ -512,29 +512,36 @@ fn compare_pair(
     let (mut va, mut vb) = (initial(p.ty), initial(p.ty));
     let (mut i, mut j) = (0usize, 0usize);
     let mut count = 0u64;
+    let time = |f: &Parsed, x: u32| -> u128 {
+        let t = match x {
+            FRAME => f.blocks.first().map_or(0, |b| b.start),
+            x => f.all_times[x as usize],
+        };
+        u128::from(t) * f.fs
+    };
     while i < ca.len() || j < cb.len() {
-        let ta = ca.times.get(i).map(|&t| u128::from(t) * a.fs);
-        let tb = cb.times.get(j).map(|&t| u128::from(t) * b.fs);
+        let ta = ca.index.get(i).map(|&x| time(a, x));
+        let tb = cb.index.get(j).map(|&x| time(b, x));
         let t = match (ta, tb) {
             (Some(x), Some(y)) => x.min(y),
             (Some(x), None) | (None, Some(x)) => x,
             (None, None) => break,
         };
-        while i < ca.len() && u128::from(ca.times[i]) * a.fs == t {
+        while i < ca.len() && time(a, ca.index[i]) == t {
             va.clear();
             va.extend_from_slice(ca.value(i));
             match ca.index[i] {
-                usize::MAX => part.frame_a = true,
-                x => part.used_a[x] = true,
+                FRAME => part.frame_a = true,
+                x => part.used_a[x as usize] = true,
             }
             i += 1;
         }
-        while j < cb.len() && u128::from(cb.times[j]) * b.fs == t {
+        while j < cb.len() && time(b, cb.index[j]) == t {
             vb.clear();
             vb.extend_from_slice(cb.value(j));
             match cb.index[j] {
-                usize::MAX => part.frame_b = true,
-                x => part.used_b[x] = true,
+                FRAME => part.frame_b = true,
+                x => part.used_b[x as usize] = true,
             }
             j += 1;
         }
