@@ -66,16 +66,28 @@ fn workdir(unit: Unit, tag: &str) -> PathBuf {
 fn simulate(unit: Unit, dir: &Path, rtl: &str) -> PathBuf {
     let src = dir.join(format!("{}.v", unit.module()));
     std::fs::write(&src, rtl).unwrap();
+    icarus(unit, dir, &src, "-g2005")
+}
+
+/// Simulates the second implementation of `unit` (hdl_tests/alt/, written
+/// from its contract) with Icarus Verilog -g2012; returns the VCD.
+fn simulate_alt(unit: Unit, dir: &Path) -> PathBuf {
+    let src = root().join(format!("hdl_tests/alt/{}.sv", unit.module()));
+    icarus(unit, dir, &src, "-g2012")
+}
+
+/// Builds the unit's testbench around `src` and runs it in `dir`.
+fn icarus(unit: Unit, dir: &Path, src: &Path, standard: &str) -> PathBuf {
     let tb = root().join(format!("hdl_tests/tb/tb_{}.v", unit.module()));
     let out = Command::new("iverilog")
-        .args(["-g2005", "-I"])
+        .args([standard, "-I"])
         .arg(dir)
         .arg("-I")
         .arg(root().join("hdl_tests/tb"))
         .arg("-o")
         .arg(dir.join("tb.vvp"))
         .arg(&tb)
-        .arg(&src)
+        .arg(src)
         .output()
         .unwrap();
     assert!(
@@ -93,36 +105,6 @@ fn simulate(unit: Unit, dir: &Path, rtl: &str) -> PathBuf {
         "vvp: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    dir.join("tb.vcd")
-}
-
-/// Simulates the second implementation of `unit` (hdl_tests/alt/, written
-/// from its contract) with Icarus Verilog -g2012; returns the VCD.
-fn simulate_alt(unit: Unit, dir: &Path) -> PathBuf {
-    let src = root().join(format!("hdl_tests/alt/{}.sv", unit.module()));
-    let tb = root().join(format!("hdl_tests/tb/tb_{}.v", unit.module()));
-    let out = Command::new("iverilog")
-        .args(["-g2012", "-I"])
-        .arg(dir)
-        .arg("-I")
-        .arg(root().join("hdl_tests/tb"))
-        .arg("-o")
-        .arg(dir.join("tb.vvp"))
-        .arg(&tb)
-        .arg(&src)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "iverilog: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let out = Command::new("vvp")
-        .current_dir(dir)
-        .args(["-n", "tb.vvp", "+vcd=tb.vcd"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
     dir.join("tb.vcd")
 }
 

@@ -130,6 +130,19 @@ fn round_trips(dir: &Path, vcd: &str) {
     assert_eq!(same(dir, vcd, &back, &[]), n, "{vcd} against fst2vcd");
 }
 
+/// Simulates hdl_tests/formats/types.vhd under GHDL for 40 ns in `dir`,
+/// writing the waveforms `dumps` asks for (`--vcd=...`, `--fst=...`,
+/// `--wave=...`).
+fn ghdl_types(dir: &Path, dumps: &[&str]) {
+    let src = root().join("hdl_tests/formats/types.vhd");
+    tool(dir, "ghdl", &["-a", "--std=08", src.to_str().unwrap()]);
+    tool(dir, "ghdl", &["-e", "--std=08", "types"]);
+    let mut args = vec!["-r", "--std=08", "types"];
+    args.extend_from_slice(dumps);
+    args.push("--stop-time=40ns");
+    tool(dir, "ghdl", &args);
+}
+
 fn constructs() -> String {
     root()
         .join("hdl_tests/formats/constructs.sv")
@@ -255,21 +268,9 @@ fn verilator_dumps_agree_with_each_other_and_with_icarus() {
 )]
 fn ghdl_vcd_fst_and_ghw_dumps_are_read() {
     let dir = workdir("ghdl");
-    let src = root().join("hdl_tests/formats/types.vhd");
-    tool(&dir, "ghdl", &["-a", "--std=08", src.to_str().unwrap()]);
-    tool(&dir, "ghdl", &["-e", "--std=08", "types"]);
-    tool(
+    ghdl_types(
         &dir,
-        "ghdl",
-        &[
-            "-r",
-            "--std=08",
-            "types",
-            "--vcd=types.vcd",
-            "--fst=types.fst",
-            "--wave=types.ghw",
-            "--stop-time=40ns",
-        ],
+        &["--vcd=types.vcd", "--fst=types.fst", "--wave=types.ghw"],
     );
     // Nine values read as four, in every format.
     let vcd = dir.join("types.vcd");
@@ -352,20 +353,7 @@ fn ghdl_vcd_fst_and_ghw_dumps_are_read() {
 #[cfg_attr(not(have_ghdl), ignore = "GHDL is not installed")]
 fn mutated_ghw_files_never_crash_the_tool() {
     let dir = workdir("ghw-fuzz");
-    let src = root().join("hdl_tests/formats/types.vhd");
-    tool(&dir, "ghdl", &["-a", "--std=08", src.to_str().unwrap()]);
-    tool(&dir, "ghdl", &["-e", "--std=08", "types"]);
-    tool(
-        &dir,
-        "ghdl",
-        &[
-            "-r",
-            "--std=08",
-            "types",
-            "--wave=types.ghw",
-            "--stop-time=40ns",
-        ],
-    );
+    ghdl_types(&dir, &["--wave=types.ghw"]);
     let good = std::fs::read(dir.join("types.ghw")).unwrap();
     // A small linear congruential generator: the same mutations every run.
     let mut x: u64 = 0x2545_f491_4f6c_dd1d;

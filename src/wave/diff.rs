@@ -424,18 +424,23 @@ impl Store {
 
     /// A value as text (in the other file's bit order when `flip`).
     fn text(&self, slot: usize, ty: Ty, flip: bool) -> String {
-        let b = self.bytes(slot);
-        match ty {
-            Ty::Real if b[0] == 0 => "x".into(),
-            Ty::Real => real(b).to_string(),
-            Ty::Str => String::from_utf8_lossy(b).into_owned(),
-            Ty::Logic(_) => {
-                let mut t = b.to_vec();
-                if flip {
-                    t.reverse();
-                }
-                String::from_utf8_lossy(&t).into_owned()
+        value_text(ty, self.bytes(slot), flip)
+    }
+}
+
+/// A stored value as text: logic characters (reversed when `flip`), a
+/// real's value or `x` when unset, a string.
+pub(crate) fn value_text(ty: Ty, b: &[u8], flip: bool) -> String {
+    match ty {
+        Ty::Real if b.first().is_none_or(|&f| f == 0) => "x".into(),
+        Ty::Real => real(b).to_string(),
+        Ty::Str => String::from_utf8_lossy(b).into_owned(),
+        Ty::Logic(_) => {
+            let mut t = b.to_vec();
+            if flip {
+                t.reverse();
             }
+            String::from_utf8_lossy(&t).into_owned()
         }
     }
 }
@@ -509,7 +514,7 @@ impl Side {
 }
 
 /// Compares the waveforms in two files (see the module docs): two FST
-/// files on times signal by signal ([`super::fst_diff`]), anything else
+/// files on times signal by signal (docs/cosim.md, "Speed"), anything else
 /// through `open` (a reader of any format; the command-line tool reads GHW
 /// files in a child process) and [`diff`].
 pub fn diff_files(

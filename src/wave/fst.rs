@@ -17,7 +17,8 @@
 //! it as `fst-reader` reads it.
 
 use super::header::{
-    CodeInfo, Event, Format, MAX_WIDTH, VarKind, WaveHeader, WaveVar, check_width, split_name,
+    CodeInfo, Event, Format, MAX_WIDTH, VarKind, WaveHeader, WaveVar, check_width, join_scopes,
+    split_name,
 };
 use super::stream::{Sink, WaveReader, guarded};
 use crate::{Error, Result};
@@ -631,7 +632,7 @@ fn header_of<R: BufRead + Seek>(r: &mut FstReader<R>) -> Result<(WaveHeader, Vec
             FstHierarchyEntry::Scope { name, .. } => {
                 scope.push(name);
                 if !scope.last().is_some_and(|s| s.is_empty()) {
-                    h.scopes.push(join(&scope));
+                    h.scopes.push(join_scopes(&scope));
                 }
             }
             FstHierarchyEntry::UpScope => {
@@ -680,7 +681,7 @@ fn header_of<R: BufRead + Seek>(r: &mut FstReader<R>) -> Result<(WaveHeader, Vec
                 });
                 h.vars.push(WaveVar {
                     scope: {
-                        let p = join(&scope);
+                        let p = join_scopes(&scope);
                         if current.as_deref() != Some(p.as_str()) {
                             current = Some(std::sync::Arc::from(p));
                         }
@@ -703,15 +704,6 @@ fn header_of<R: BufRead + Seek>(r: &mut FstReader<R>) -> Result<(WaveHeader, Vec
         return Err(e);
     }
     Ok((h, handle_of))
-}
-
-fn join(scope: &[String]) -> String {
-    scope
-        .iter()
-        .filter(|s| !s.is_empty())
-        .cloned()
-        .collect::<Vec<_>>()
-        .join(".")
 }
 
 /// The header of a checked FST file held in memory, read without its

@@ -15,7 +15,7 @@
 //! anything else, or on any surprise while decoding, the streaming diff
 //! runs instead and gives the answer or the error.
 
-use super::diff::{DiffOptions, Pair, Ty, pairing, same};
+use super::diff::{DiffOptions, Pair, Ty, pairing, same, value_text};
 use super::fst::{Loc, chain_table};
 use super::header::{Format, LOGIC, WaveHeader};
 use super::report::{CompareReport, Mismatch};
@@ -464,21 +464,6 @@ struct Part {
     frame_b: bool,
 }
 
-fn text(ty: Ty, v: &[u8], flip: bool) -> String {
-    match ty {
-        Ty::Real if v.is_empty() || v[0] == 0 => "x".into(),
-        Ty::Real => f64::from_bits(u64::from_le_bytes(v[1..9].try_into().expect("8"))).to_string(),
-        Ty::Str => String::from_utf8_lossy(v).into_owned(),
-        Ty::Logic(_) => {
-            let mut t = v.to_vec();
-            if flip {
-                t.reverse();
-            }
-            String::from_utf8_lossy(&t).into_owned()
-        }
-    }
-}
-
 fn initial(ty: Ty) -> Vec<u8> {
     match ty {
         Ty::Logic(w) => vec![b'x'; w as usize],
@@ -553,7 +538,12 @@ fn compare_pair(
                 .as_ref()
                 .is_none_or(|(ft, fk, _, _)| (t, k) < (*ft, *fk));
             if better {
-                part.first = Some((t, k, text(p.ty, &va, false), text(p.ty, &vb, p.flip)));
+                part.first = Some((
+                    t,
+                    k,
+                    value_text(p.ty, &va, false),
+                    value_text(p.ty, &vb, p.flip),
+                ));
             }
         }
     }
@@ -637,11 +627,10 @@ pub(crate) fn diff_fst(
             {
                 first = Some(f);
             }
-            for (u, x) in used_a.iter_mut().zip(&part.used_a) {
-                *u |= *x;
-            }
-            for (u, x) in used_b.iter_mut().zip(&part.used_b) {
-                *u |= *x;
+            for (all, one) in [(&mut used_a, &part.used_a), (&mut used_b, &part.used_b)] {
+                for (u, x) in all.iter_mut().zip(one) {
+                    *u |= *x;
+                }
             }
             frame_a |= part.frame_a;
             frame_b |= part.frame_b;

@@ -255,6 +255,16 @@ impl WaveHeader {
     }
 }
 
+/// The dotted path of a stack of scope names; an empty name adds nothing.
+pub(crate) fn join_scopes(scope: &[String]) -> String {
+    scope
+        .iter()
+        .filter(|s| !s.is_empty())
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
 /// A short list of items for messages: the first eight, and how many more.
 pub(crate) fn preview(items: &[String]) -> String {
     if items.is_empty() {

@@ -29,7 +29,7 @@
 //! gives the measurements behind keeping this reader for VCD.
 
 use super::header::{
-    CodeInfo, Event, Format, VarKind, WaveHeader, WaveVar, check_width, logic_char,
+    CodeInfo, Event, Format, VarKind, WaveHeader, WaveVar, check_width, join_scopes, logic_char,
     parse_timescale, split_name,
 };
 use crate::{Error, Result};
@@ -407,14 +407,7 @@ impl<R: Read> VcdReader<R> {
         // The scope stack; an empty name adds nothing to the paths.
         let mut scope: Vec<String> = Vec::new();
         let mut current: Option<Arc<str>> = None;
-        let path = |scope: &[String]| {
-            scope
-                .iter()
-                .filter(|s| !s.is_empty())
-                .cloned()
-                .collect::<Vec<_>>()
-                .join(".")
-        };
+        let path = join_scopes;
         loop {
             let Some(t) = self.token_string()? else {
                 return Err(self.err("the file ends inside its header (no `$enddefinitions $end`)"));

@@ -119,17 +119,9 @@ impl<W: Write> VcdWriter<W> {
         } else {
             buf.push(b'b');
             match v {
+                // One `x` stands for all (the VCD rule of extension).
                 SignalValue::Unknown => buf.push(b'x'),
-                SignalValue::Narrow(x) => {
-                    for b in (0..width).rev() {
-                        buf.push(b'0' + (x >> b & 1) as u8);
-                    }
-                }
-                SignalValue::Wide(words) => {
-                    for b in (0..width as usize).rev() {
-                        buf.push(b'0' + (words[b / 64] >> (b % 64) & 1) as u8);
-                    }
-                }
+                v => push_bits(buf, width, v),
             }
             buf.push(b' ');
             buf.extend_from_slice(code);
