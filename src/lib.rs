@@ -6,8 +6,9 @@
 //! reference counts), decode units and a crossbar with round-robin output
 //! arbiters; every component is ticked once per clock cycle and every
 //! register can be dumped to a VCD waveform with a Verilog-like hierarchy.
-//! The specification is the papers in the project's `shared/seeds` (seed
-//! 000: multicast in irregular switch-based networks).
+//! The specification is four papers, cited as seeds 000 to 003
+//! (docs/references.md gives them in full; seed 000: multicast in irregular
+//! switch-based networks).
 //!
 //! ```
 //! use wormcast::net::{IrregularParams, Network};
@@ -30,7 +31,8 @@
 //! Modules:
 //! - [`rtl`]: the kernel (registers, registered channels, FIFO, round-robin
 //!   arbiter, bit strings, the component and tracing traits);
-//! - [`wave`]: the VCD writer and GTKWave save files;
+//! - [`wave`]: waveforms: VCD and FST writers with GTKWave and Surfer views,
+//!   readers of VCD, FST and GHW, `cosim` and `wave diff`;
 //! - [`net`]: topologies, the irregular-network generator, the BFS spanning
 //!   tree with up*/down* directions and the routing tables;
 //! - [`header`]: header encodings;
@@ -40,7 +42,10 @@
 //!   orderings of participants;
 //! - [`ni`]: hosts and network interfaces (DMA engines, NI processor,
 //!   smart-NI multicast forwarding);
-//! - [`sim`]: systems, traffic, statistics and the deadlock watchdog.
+//! - [`sim`]: systems, traffic, statistics and the deadlock watchdog;
+//! - [`direct`]: direct networks (wormhole routers on hypercubes, 3-D meshes,
+//!   meshes and tori with tree routers; seeds 001 to 003);
+//! - [`experiment`]: the papers' experiments as sweeps, CSV files and plots.
 
 pub mod direct;
 mod error;

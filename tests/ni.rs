@@ -579,7 +579,7 @@ fn h(pairs: &[(u64, &str)]) -> Vec<(u64, String)> {
 
 /// The state machines of both nodes for the message of
 /// `one_message_pays_every_overhead_once`, to the cycle. A value set in
-/// cycle t is in the waveform from t + 1 (ARCHITECTURE.md), so every
+/// cycle t is in the waveform from t + 1 (docs/architecture.md), so every
 /// boundary of docs/ni.md appears one cycle later here.
 #[test]
 fn one_message_has_exact_ni_waveforms() {

@@ -1,6 +1,6 @@
 //! The register-transfer-level kernel every hardware unit of wormcast is built from.
 //!
-//! It fixes the clock semantics of ARCHITECTURE.md: one global clock, a
+//! It fixes the clock semantics of the model (docs/architecture.md): one global clock, a
 //! [`Reg`] whose value `q` is read during a cycle and whose next value `d` is
 //! written and committed at the edge, memories ([`Fifo`]) whose write port
 //! commits the same way, and registered [`ChannelBank`] channels between
