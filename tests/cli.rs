@@ -999,3 +999,101 @@ fn every_waveform_command_writes_fst_or_vcd_with_both_views() {
         assert!(out.starts_with("OK: "), "{name}: {out}");
     }
 }
+
+/// Output to a closed pipe ends the tool quietly (the issue's `wormcast
+/// reach big.toml | head -1`), with no panic and nothing on standard error.
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    use std::io::{BufRead, BufReader};
+    let topo = tmp("pipe.toml");
+    ok(&wormcast(&[
+        "topo",
+        "gen",
+        "--switches",
+        "64",
+        "--ports",
+        "8",
+        "--nodes",
+        "200",
+        "--seed",
+        "2",
+        "-o",
+        topo.to_str().unwrap(),
+    ]));
+    for json in [false, true] {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_wormcast"));
+        cmd.args(["reach", topo.to_str().unwrap()]);
+        if json {
+            cmd.arg("--json");
+        }
+        let mut child = cmd
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        assert!(!first.is_empty());
+        // The pipe is closed here, with most of the output unread.
+        let o = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.is_empty(), "stderr: {err}");
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::ExitStatusExt;
+            assert!(
+                o.status.success() || o.status.signal() == Some(13),
+                "{:?}",
+                o.status
+            );
+        }
+    }
+}
+
+/// Sizes that made the tool hang or write times that go backwards are
+/// answered at once or refused.
+#[test]
+fn huge_multicast_sets_and_clock_periods() {
+    let out = ok(&wormcast(&["kbinomial", "--nodes", "4294967295"]));
+    assert!(out.contains("optimal k = 31, L1 = 32"), "{out}");
+    let o = wormcast(&["kbinomial", "--nodes", "4294967296"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = wormcast(&["kbinomial", "--nodes", "100000000", "--table"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("more than 2^24 entries"));
+    let cfg = tmp("slow.toml");
+    std::fs::write(&cfg, "cycle_ns = 1e300\n").unwrap();
+    let topo = tmp("slow-net.toml");
+    ok(&wormcast(&[
+        "topo",
+        "gen",
+        "--seed",
+        "1",
+        "-o",
+        topo.to_str().unwrap(),
+    ]));
+    let o = wormcast(&[
+        "run",
+        "--topology",
+        topo.to_str().unwrap(),
+        "--config",
+        cfg.to_str().unwrap(),
+        "--traffic",
+        "uniform",
+        "--load",
+        "0.01",
+        "--cycles",
+        "100",
+        "--warmup",
+        "0",
+        "--quiet",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("cycle_ns") && err.contains("from 1 ps to 1 s"),
+        "{err}"
+    );
+}

@@ -655,6 +655,15 @@ struct RunOutput<'a> {
 /// Exit status 0: done (no difference); 1: a comparison found a difference;
 /// 2: an error.
 fn main() -> ExitCode {
+    // Output to a closed pipe (`wormcast reach net.toml | head -1`) ends
+    // the process quietly, as other command-line tools do, instead of
+    // failing a print.
+    #[cfg(unix)]
+    // SAFETY: restores the default action of one signal before any thread
+    // starts; nothing else is touched.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     match run(cli) {
         Ok(true) => ExitCode::SUCCESS,

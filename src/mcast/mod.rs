@@ -56,11 +56,34 @@ pub fn covered(s: u32, k: u32) -> u64 {
 /// `L1`: the least number of steps in which a k-binomial tree covers `n`
 /// nodes (the source included).
 pub fn steps_to_cover(n: u64, k: u32) -> u32 {
-    let mut s = 0;
-    while covered(s, k) < n {
-        s += 1;
+    if n <= 1 {
+        return 0;
     }
-    s
+    if k <= 1 {
+        // The linear tree: one more node a step (N(s, 1) = s + 1).
+        return u32::try_from(n - 1).unwrap_or(u32::MAX);
+    }
+    // N(t, k) for t = 0, 1, ... by the recurrence, the last k in a window:
+    // at least doubling every k steps, so a few hundred steps at most.
+    let mut window: std::collections::VecDeque<u64> = std::collections::VecDeque::new();
+    let mut sum = 0u64;
+    let mut t = 0u32;
+    loop {
+        let v = if t <= k {
+            1u64.checked_shl(t).unwrap_or(u64::MAX)
+        } else {
+            sum.saturating_add(1)
+        };
+        if v >= n {
+            return t;
+        }
+        window.push_back(v);
+        sum = sum.saturating_add(v);
+        if window.len() > k as usize {
+            sum -= window.pop_front().expect("a value");
+        }
+        t += 1;
+    }
 }
 
 /// The optimal k-binomial tree for a multicast set and message.
@@ -91,6 +114,12 @@ pub fn kbinomial_steps(n: u64, m: u32, k: u32) -> u64 {
 /// The optimal k-binomial tree for `n` nodes (the source included, at
 /// least 2) and `m` packets (Theorem 3).
 pub fn optimal_k(n: u64, m: u32) -> Result<KBinomial> {
+    if n > u64::from(u32::MAX) {
+        return Err(Error::BadTree(format!(
+            "a multicast set of {n} nodes: wormcast plans for at most {} nodes",
+            u32::MAX
+        )));
+    }
     if n < 2 {
         return Err(Error::BadTree(format!(
             "a multicast set of {n} node(s) has no destination; it needs the source and at least one more"
@@ -133,6 +162,13 @@ impl OptimalKTable {
                 "a table of optimal k needs at least 2 nodes and 1 packet, not {max_nodes} and {max_packets}"
             )));
         }
+        // Every (n, m) is computed: bound the table, not the user's wait.
+        if max_nodes.saturating_mul(u64::from(max_packets)) > 1 << 24 {
+            return Err(Error::BadTree(format!(
+                "a table of {max_nodes} nodes by {max_packets} packets has more than 2^24 entries; \
+                 ask for fewer (one n: without --table)"
+            )));
+        }
         let rows = (2..=max_nodes)
             .map(|n| {
                 let mut runs: Vec<(u32, u32)> = Vec::new();
@@ -168,6 +204,26 @@ impl OptimalKTable {
 
 #[cfg(test)]
 mod tests {
+
+    /// The windowed recurrence agrees with N(s, k) step by step, and large
+    /// sets are answered at once.
+    #[test]
+    fn steps_to_cover_agrees_with_the_recurrence() {
+        for k in 1..=6u32 {
+            for n in 1..=600u64 {
+                let mut s = 0;
+                while covered(s, k) < n {
+                    s += 1;
+                }
+                assert_eq!(steps_to_cover(n, k), s, "n = {n}, k = {k}");
+            }
+        }
+        let r = optimal_k(4_294_967_295, 1).unwrap();
+        assert_eq!((r.k, r.l1, r.linear_steps), (31, 32, 4_294_967_294));
+        assert!(optimal_k(1 << 33, 1).is_err());
+        assert!(OptimalKTable::new(4_294_967_295, 1).is_err());
+    }
+
     use super::*;
 
     #[test]

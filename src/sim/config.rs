@@ -101,11 +101,14 @@ impl SimConfig {
 
     /// Checks every field's range.
     pub fn validate(&self) -> Result<()> {
-        if !(self.cycle_ns.is_finite() && self.cycle_ns > 0.0) || self.cycle_ps() == 0 {
+        if !(self.cycle_ns.is_finite() && self.cycle_ns > 0.0)
+            || self.cycle_ps() == 0
+            || self.cycle_ns > 1e9
+        {
             return Err(bad(
                 "cycle_ns",
                 self.cycle_ns,
-                "must be a positive time of at least 1 ps",
+                "must be a clock period from 1 ps to 1 s",
             ));
         }
         if !(1..=255).contains(&self.chunk_flits) {

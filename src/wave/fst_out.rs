@@ -191,9 +191,10 @@ impl WaveSink for FstWriter {
 
     fn cycle(&mut self, cycle: u64, state: &TraceState, changed: &[u32]) -> Result<()> {
         let ts = self.ts.expect("begin called first");
-        self.clock(cycle * ts.period, b'1')?;
+        let t = super::writer::edge_time(cycle, &ts)?;
+        self.clock(t, b'1')?;
         self.write_changes(state, changed)?;
-        self.clock(cycle * ts.period + ts.period / 2, b'0')
+        self.clock(t + ts.period / 2, b'0')
     }
 
     fn finish(&mut self, last_cycle: u64) -> Result<()> {

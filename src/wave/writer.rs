@@ -154,6 +154,20 @@ impl<W: Write> VcdWriter<W> {
     }
 }
 
+/// The time of the rising edge of `cycle`, in the dump's units; an error
+/// past 2^64 units (a clock period so long the times would wrap).
+pub(crate) fn edge_time(cycle: u64, ts: &Timescale) -> Result<u64> {
+    cycle
+        .checked_add(1)
+        .and_then(|c| c.checked_mul(ts.period))
+        .map(|_| cycle * ts.period)
+        .ok_or_else(|| {
+            Error::Wave(format!(
+                "cycle {cycle} is past the last time a waveform of this clock period can hold"
+            ))
+        })
+}
+
 /// Appends a value's bits as `width` characters, most significant first
 /// (`x`s when unknown).
 pub(crate) fn push_bits(buf: &mut Vec<u8>, width: u32, v: SignalValue<'_>) {
@@ -248,9 +262,10 @@ impl<W: Write> WaveSink for VcdWriter<W> {
 
     fn cycle(&mut self, cycle: u64, state: &TraceState, changed: &[u32]) -> Result<()> {
         let ts = self.ts.expect("begin called first");
-        self.clock(cycle * ts.period, b'1')?;
+        let t = edge_time(cycle, &ts)?;
+        self.clock(t, b'1')?;
         self.write_changes(state, changed)?;
-        self.clock(cycle * ts.period + ts.period / 2, b'0')
+        self.clock(t + ts.period / 2, b'0')
     }
 
     fn finish(&mut self, last_cycle: u64) -> Result<()> {
