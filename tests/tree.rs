@@ -342,21 +342,35 @@ fn saturate(topo: &str, scheme: Scheme, cycles: u64) {
 }
 
 #[test]
+#[ignore = "soak of 1,000,000 cycles (about a minute); .ci/run runs it with --ignored"]
 fn saturated_8x8_mesh_for_a_million_cycles() {
     saturate("mesh:8x8", Scheme::Tree, 1_000_000);
     saturate("mesh:8x8", Scheme::Pseudo, 200_000);
 }
 
 #[test]
+#[ignore = "soak of 1,000,000 cycles (about a minute); .ci/run runs it with --ignored"]
 fn saturated_8x8_torus_for_a_million_cycles() {
     saturate("torus:8x8", Scheme::Tree, 1_000_000);
     saturate("torus:8x8", Scheme::Pseudo, 200_000);
 }
 
 #[test]
+#[ignore = "soak of 1,000,000 cycles (about a minute); .ci/run runs it with --ignored"]
 fn saturated_8x8x8_torus_for_a_million_cycles() {
     saturate("torus:8x8x8", Scheme::Tree, 1_000_000);
     saturate("torus:8x8x8", Scheme::Pseudo, 200_000);
+}
+
+/// The soaks above, short enough for the quick test command: every
+/// topology past saturation for 30,000 cycles (pseudo-multicast 10,000),
+/// drained, every copy delivered once.
+#[test]
+fn saturated_meshes_and_tori_briefly() {
+    for topo in ["mesh:8x8", "torus:8x8", "torus:8x8x8"] {
+        saturate(topo, Scheme::Tree, 30_000);
+        saturate(topo, Scheme::Pseudo, 10_000);
+    }
 }
 
 mod random {
