@@ -1595,12 +1595,13 @@ fn demo(out: &Path) -> Result<()> {
     sys.run(2_000)?;
     let h = sys.trace_hierarchy().cloned().expect("tracing is on");
     sys.finish_trace()?;
-    write_views(&vcd, &h)?;
+    let (gtkw, sucl) = write_views(&vcd, &h)?;
     println!(
-        "\n== waveform: {} ({} signals); open it with: gtkwave {}",
+        "\n== waveform: {} ({} signals); open it with: gtkwave {} (or surfer -c {})",
         vcd.display(),
         h.signals.len(),
-        out.join("demo.gtkw").display()
+        gtkw.display(),
+        sucl.display()
     );
 
     // Latency and throughput against load, untraced.
