@@ -68,6 +68,14 @@ impl Sink {
         self.tx.send(Ok(b)).map_err(|_| Closed)
     }
 
+    /// Copies a value's bytes into the batch: where they start, and how many.
+    #[inline]
+    fn stash(&mut self, bytes: &[u8]) -> (u32, u32) {
+        let at = self.batch.bytes.len() as u32;
+        self.batch.bytes.extend_from_slice(bytes);
+        (at, bytes.len() as u32)
+    }
+
     /// Adds one event.
     #[inline]
     pub(crate) fn push(&mut self, e: Event<'_>) -> std::result::Result<(), Closed> {
@@ -75,22 +83,12 @@ impl Sink {
             Event::Time(t) => Item::Time(t),
             Event::Real { code, value } => Item::Real { code, value },
             Event::Logic { code, bits } => {
-                let at = self.batch.bytes.len() as u32;
-                self.batch.bytes.extend_from_slice(bits);
-                Item::Logic {
-                    code,
-                    at,
-                    len: bits.len() as u32,
-                }
+                let (at, len) = self.stash(bits);
+                Item::Logic { code, at, len }
             }
             Event::Str { code, value } => {
-                let at = self.batch.bytes.len() as u32;
-                self.batch.bytes.extend_from_slice(value);
-                Item::Str {
-                    code,
-                    at,
-                    len: value.len() as u32,
-                }
+                let (at, len) = self.stash(value);
+                Item::Str { code, at, len }
             }
         };
         self.batch.items.push(item);
