@@ -92,7 +92,7 @@ pub enum Error {
         second: Item,
     },
     /// Ids that do not run 0..n-1.
-    #[error("{kind} ids must be 0..{count}: id {missing} is missing")]
+    #[error("{kind} ids must run from 0 to {}: id {missing} is missing", .count.saturating_sub(1))]
     IdGap {
         /// `switch` or `node`.
         kind: &'static str,
@@ -111,7 +111,8 @@ pub enum Error {
     },
     /// A port number beyond the switch's ports.
     #[error(
-        "{item}: port [{switch}, {port}] is out of range: switch {switch} has ports 0..{ports}"
+        "{item}: port [{switch}, {port}] is out of range: switch {switch} has ports 0 to {}",
+        .ports.saturating_sub(1)
     )]
     PortOutOfRange {
         /// The entry.
@@ -179,7 +180,7 @@ pub enum Error {
         packet_flits: u32,
     },
     /// A node id that does not exist.
-    #[error("node {node} does not exist (the network has nodes 0..{nodes})")]
+    #[error("node {node} does not exist (the network has {})", node_range(*.nodes))]
     UnknownNode {
         /// The id.
         node: u64,
@@ -192,6 +193,10 @@ pub enum Error {
     /// A header or packet that the hardware cannot carry.
     #[error("bad packet: {0}")]
     BadPacket(String),
+    /// A multicast's destinations that cannot be used: none, the source
+    /// among them, or a node listed twice.
+    #[error("bad destination list: {0}")]
+    BadDests(String),
     /// The model broke one of its own invariants (a route that is not
     /// up*/down*, a lost or duplicated flit, a flow-control overrun).
     #[error("model fault at cycle {cycle}: {what}")]
@@ -201,7 +206,7 @@ pub enum Error {
         /// What went wrong, and where.
         what: String,
     },
-    /// The watchdog found packets that made no progress for too long.
+    /// The watchdog found places that wait for each other in a cycle.
     #[error("{0}")]
     Deadlock(Box<crate::sim::DeadlockReport>),
     /// A deadlock in a direct network, with its waiting cycle.
@@ -271,3 +276,12 @@ pub(crate) fn load_text<T>(
 
 /// The crate's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// "nodes 0 to 31", for an error about a node id.
+pub(crate) fn node_range(nodes: u32) -> String {
+    match nodes {
+        0 => "no nodes".into(),
+        1 => "one node, 0".into(),
+        n => format!("nodes 0 to {}", n - 1),
+    }
+}

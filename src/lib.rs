@@ -38,6 +38,7 @@
 //! - [`header`]: header encodings;
 //! - [`switch`]: the switch (input buffers, decode, crossbar, link flow
 //!   control);
+//! - [`dests`]: the one check of a multicast's source and destinations;
 //! - [`mcast`]: multicast trees, k-binomial trees and their optimal `k`,
 //!   orderings of participants;
 //! - [`ni`]: hosts and network interfaces (DMA engines, NI processor,
@@ -47,6 +48,7 @@
 //!   meshes and tori with tree routers; seeds 001 to 003);
 //! - [`experiment`]: the papers' experiments as sweeps, CSV files and plots.
 
+pub mod dests;
 pub mod direct;
 mod error;
 pub mod experiment;
@@ -54,6 +56,7 @@ pub mod header;
 pub mod mcast;
 pub mod net;
 pub mod ni;
+mod par;
 pub mod rtl;
 pub mod sim;
 pub mod switch;

@@ -321,11 +321,11 @@ fn run_sends_one_worm_and_reports_each_destination() {
     let ssr = ok(&worm("ssr", &["--dests", "2,3"]));
     assert!(ssr.starts_with("SSR from node 4"), "{ssr}");
     // Errors name the problem.
-    let e = worm("ssr", &["--dests", "2,4"]);
+    let e = worm("ssr", &["--dests", "2,5"]);
     assert!(!e.status.success());
     assert_eq!(
         String::from_utf8_lossy(&e.stderr).lines().last().unwrap(),
-        "error: bad packet: node 4 is on switch 2, not on switch 1"
+        "error: bad packet: node 5 is on switch 2, not on switch 1"
     );
     let e = worm("multi-drop", &["--path", "2", "--dests", "0"]);
     assert!(
@@ -551,7 +551,10 @@ fn multicast_reports_every_destination_against_the_models() {
     let e = wormcast(&["multicast", "--topology", p, "--dests", "2,7"]);
     assert!(String::from_utf8_lossy(&e.stderr).contains("node 7 does not exist"));
     let e = wormcast(&["multicast", "--topology", p, "--dests", "2,2"]);
-    assert!(String::from_utf8_lossy(&e.stderr).contains("names node 2 twice"));
+    assert!(
+        String::from_utf8_lossy(&e.stderr)
+            .contains("node 2 is listed twice among the destinations")
+    );
 }
 
 #[test]
@@ -560,6 +563,21 @@ fn demo_writes_the_network_and_waveform_and_compares_multicasts() {
     let text = ok(&wormcast(&["demo", "--out", out.to_str().unwrap()]));
     assert!(out.join("net.toml").exists() && out.join("demo.vcd").exists());
     assert!(out.join("demo.gtkw").exists());
+    // The load table is drawn, its saturated row marked as such.
+    for ext in ["svg", "png"] {
+        let p = out.join(format!("demo_load.{ext}"));
+        assert!(text.contains(&format!("plot: {}", p.display())), "{text}");
+        assert!(std::fs::metadata(&p).unwrap().len() > 1000);
+    }
+    let load_rows: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("load"))
+        .skip(1)
+        .take_while(|l| !l.starts_with("plot:"))
+        .collect();
+    assert_eq!(load_rows.len(), 7, "{text}");
+    assert!(load_rows[0].starts_with("  0.02") && !load_rows[0].ends_with("saturated"));
+    assert!(load_rows[6].starts_with("  0.30") && load_rows[6].ends_with("saturated"));
     // Each multicast row: packets, label, latency, timing model; the
     // simulation and the model agree, and smart NIs beat the hosts.
     let rows: Vec<Vec<&str>> = text
@@ -833,10 +851,29 @@ fn tree_send_shows_figure6_with_and_without_pruning() {
     );
     let mut no_prune = fig6.to_vec();
     no_prune.push("--no-prune");
+    // A deadlock is a finding: exit status 1, the waiting cycle on standard
+    // output after the copies delivered before it; with --json, in the JSON.
     let e = wormcast(&no_prune);
-    assert_eq!(e.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&e.stderr);
-    assert!(err.contains("8 input channels wait in a cycle"), "{err}");
+    assert_eq!(e.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&e.stdout);
+    assert!(
+        text.contains("tree multicast on the 8x8 mesh: deadlocked"),
+        "{text}"
+    );
+    assert!(text.contains("8 input channels wait in a cycle"), "{text}");
+    no_prune.push("--json");
+    let e = wormcast(&no_prune);
+    assert_eq!(e.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&e.stdout).unwrap();
+    assert_eq!(v["cycles"], serde_json::Value::Null);
+    assert_eq!(v["deadlock"]["cycle"], 2021);
+    assert_eq!(v["deadlock"]["steps"].as_array().unwrap().len(), 8);
+    assert_eq!(v["copies"].as_array().unwrap().len(), 4);
+    assert!(
+        e.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&e.stderr)
+    );
     let out = ok(&wormcast(&[
         "tree",
         "send",
@@ -1096,4 +1133,217 @@ fn huge_multicast_sets_and_clock_periods() {
         err.contains("cycle_ns") && err.contains("from 1 ps to 1 s"),
         "{err}"
     );
+}
+
+/// A saturated irregular network once ran into "deadlock
+/// suspected" at cycle 22,528 and exited 2 without statistics. It is
+/// saturated, not deadlocked: the run completes, prints its statistics and
+/// warns with the longest wait.
+#[test]
+fn a_saturated_run_completes_and_warns_of_its_longest_wait() {
+    let net = tmp("sat16.toml");
+    let p = net.to_str().unwrap();
+    ok(&wormcast(&[
+        "topo",
+        "gen",
+        "--switches",
+        "16",
+        "--ports",
+        "8",
+        "--nodes",
+        "64",
+        "--seed",
+        "1",
+        "-o",
+        p,
+    ]));
+    let out = ok(&wormcast(&[
+        "run",
+        "--topology",
+        p,
+        "--load",
+        "0.6",
+        "--warmup",
+        "0",
+        "--cycles",
+        "300000",
+    ]));
+    assert!(
+        out.contains("cycles 300000 (warm-up 0, measured 300000), 64 nodes"),
+        "{out}"
+    );
+    let warning = out
+        .lines()
+        .find(|l| l.starts_with("warning: the longest wait seen: "))
+        .unwrap_or_else(|| panic!("no warning:\n{out}"));
+    assert!(
+        warning.ends_with("so the network is saturated, not deadlocked"),
+        "{warning}"
+    );
+    let json = ok(&wormcast(&[
+        "run",
+        "--topology",
+        p,
+        "--load",
+        "0.6",
+        "--warmup",
+        "0",
+        "--cycles",
+        "30000",
+        "--json",
+    ]));
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert!(
+        v["longest_wait"]["waited"].as_u64().unwrap() > 20_000,
+        "{v}"
+    );
+    assert!(v["longest_wait"]["stall"]["location"].is_string(), "{v}");
+}
+
+/// `run` checks its inputs as every other command does: a destination list
+/// that names the source or a node twice is refused, as in plan,
+/// multicast, hypercube and tree; a degree no worm can reach is refused;
+/// an option the traffic pattern does not use is refused rather than
+/// ignored; and the output says how many destinations the worms reached.
+#[test]
+fn run_refuses_what_it_cannot_do_as_asked() {
+    let net = tmp("validate.toml");
+    let p = net.to_str().unwrap();
+    ok(&wormcast(&["topo", "gen", "--seed", "1", "-o", p]));
+    let refused = |args: &[&str], want: &str| {
+        let mut a = vec!["run", "--topology", p];
+        a.extend_from_slice(args);
+        let o = wormcast(&a);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().last().unwrap(), want, "{args:?}");
+        assert!(o.stdout.is_empty(), "{args:?}");
+    };
+    let worm = ["--traffic", "worm", "--src", "0"];
+    refused(
+        &[&worm[..], &["--dests", "0,1,2"]].concat(),
+        "error: bad destination list: the source 0 is among its own destinations",
+    );
+    refused(
+        &[&worm[..], &["--dests", "5,5,5"]].concat(),
+        "error: bad destination list: node 5 is listed twice among the destinations",
+    );
+    refused(
+        &[&worm[..], &["--worm", "ssr", "--dests", "1,1"]].concat(),
+        "error: bad destination list: node 1 is listed twice among the destinations",
+    );
+    refused(
+        &[
+            "--traffic",
+            "multicast",
+            "--worm",
+            "unicast",
+            "--degree",
+            "3",
+        ],
+        "error: configuration: degree = 3: a unicast worm has one destination: give degree 1 or another worm kind",
+    );
+    refused(
+        &["--traffic", "multicast", "--degree", "40"],
+        "error: configuration: degree = 40: a worm reaches at most the 31 other nodes of the network",
+    );
+    refused(
+        &["--traffic", "multicast", "--worm", "ssr", "--degree", "5"],
+        "error: configuration: degree = 5: an SSR worm's destinations are on one switch, and no switch has more than 4 nodes",
+    );
+    refused(
+        &["--dests", "3,4"],
+        "error: configuration: traffic = uniform: --dests does not apply to --traffic uniform (it is for --traffic worm)",
+    );
+    refused(
+        &["--traffic", "single", "--degree", "3"],
+        "error: configuration: traffic = single: --degree does not apply to --traffic single (it is for --traffic multicast)",
+    );
+    refused(
+        &["--traffic", "multicast", "--packet", "64"],
+        "error: configuration: traffic = multicast: --packet does not apply to --traffic multicast (it is for --traffic uniform or single)",
+    );
+    refused(
+        &[&worm[..], &["--dests", "9", "--path", "2"]].concat(),
+        "error: configuration: path = 2: --path is for --worm multi-drop",
+    );
+    // What was run: multi-drop worms asked for 8 destinations reach fewer
+    // (those along one route), and the output says how many, in the units
+    // of both loads.
+    let out = ok(&wormcast(&[
+        "run",
+        "--topology",
+        p,
+        "--traffic",
+        "multicast",
+        "--worm",
+        "multi-drop",
+        "--degree",
+        "8",
+        "--load",
+        "0.05",
+        "--cycles",
+        "20000",
+        "--warmup",
+        "1000",
+        "--json",
+    ]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["traffic"]["degree"], 8);
+    let d = v["dests_per_packet"].as_f64().unwrap();
+    assert!(d > 1.0 && d < 8.0, "{v}");
+    let (offered, copies) = (
+        v["offered_load"].as_f64().unwrap(),
+        v["offered_copy_load"].as_f64().unwrap(),
+    );
+    assert!(copies > 1.5 * offered && copies < 8.0 * offered, "{v}");
+    let text = ok(&wormcast(&[
+        "run",
+        "--topology",
+        p,
+        "--traffic",
+        "multicast",
+        "--degree",
+        "4",
+        "--load",
+        "0.02",
+        "--cycles",
+        "20000",
+        "--warmup",
+        "1000",
+    ]));
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("offered load"))
+        .unwrap();
+    assert!(
+        line.contains("flits/node/cycle injected (4.00 destinations per worm)")
+            && line.contains("to deliver; accepted throughput")
+            && line.ends_with("flits/node/cycle delivered (each copy counted)"),
+        "{line}"
+    );
+}
+
+/// A file that does not parse is named once, with the line and column.
+#[test]
+fn a_broken_file_is_named_once_with_its_line() {
+    let f = tmp("broken.toml");
+    std::fs::write(&f, "garbage = [").unwrap();
+    let p = f.to_str().unwrap();
+    let want = format!("error: {p}: line 1, column 12: unclosed array, expected `]`");
+    for args in [
+        vec!["topo", "show", p],
+        vec!["reach", p],
+        vec!["run", "--topology", p],
+        vec!["multicast", "--topology", p],
+        vec!["multicast", "--config", p],
+    ] {
+        let o = wormcast(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&o.stderr).trim_end(),
+            want,
+            "{args:?}"
+        );
+    }
 }

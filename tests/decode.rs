@@ -438,7 +438,7 @@ fn malformed_headers_are_refused_by_name() {
     assert_eq!(formats.ssr_len(), 2);
     assert_eq!(
         err(&[0x87, 0x01]),
-        "switch 7 does not exist (switches 0..6)"
+        "switch 7 does not exist (switches 0 to 5)"
     );
     assert_eq!(
         err(&[0xa0]),
@@ -450,7 +450,10 @@ fn malformed_headers_are_refused_by_name() {
     // Node 12's bit: bit 4 of the first (most significant) destination
     // byte.
     b[1] = 0x10;
-    assert_eq!(err(&b), "destination node 12 does not exist (nodes 0..12)");
+    assert_eq!(
+        err(&b),
+        "destination node 12 does not exist (the network has nodes 0 to 11)"
+    );
     // Port 1 of switch 0 is not a node port (node 0 is on port 0).
     let e = err(&[0x80, 0x02]);
     assert!(e.contains("do not lead to nodes"), "{e}");

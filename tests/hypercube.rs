@@ -263,7 +263,7 @@ fn fig4_illegal_list_is_refused_before_injection() {
     // Other bad input, each named.
     assert_eq!(
         s.send(0, &[9], 8).unwrap_err().to_string(),
-        "node 9 does not exist (the network has nodes 0..8)"
+        "node 9 does not exist (the network has nodes 0 to 7)"
     );
     assert!(
         s.send(0, &[3], 0)

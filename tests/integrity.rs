@@ -95,7 +95,7 @@ fn a_packet_as_large_as_the_buffer_is_refused_naming_both_sizes() {
     );
     assert_eq!(
         sys.inject(0, 32, 10).unwrap_err().to_string(),
-        "node 32 does not exist (the network has nodes 0..32)"
+        "node 32 does not exist (the network has nodes 0 to 31)"
     );
 }
 

@@ -186,7 +186,7 @@ fn bad_multicasts_are_refused() {
     let e = s.send_multicast(25, &[vec![64]], 4).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "node 64 does not exist (the network has nodes 0..64)"
+        "node 64 does not exist (the network has nodes 0 to 63)"
     );
     assert!(Mesh::parse("4x4x4x4").is_err());
 }

@@ -262,9 +262,13 @@ fn oversized_and_malformed_multicasts_are_refused() {
     big.unwrap().send(0, &[5, 6], 8, Scheme::Tree).unwrap();
     for (dests, data, what) in [
         (vec![16], 1, "no node 16 in the 4x4 torus"),
-        (vec![0], 1, "the source is not a destination"),
-        (vec![3, 3], 1, "listed twice"),
-        (vec![], 1, "needs a destination"),
+        (vec![0], 1, "the source 0 is among its own destinations"),
+        (
+            vec![3, 3],
+            1,
+            "node 3 is listed twice among the destinations",
+        ),
+        (vec![], 1, "needs at least one destination"),
         (vec![3], 0, "at least one data flit"),
     ] {
         let e = net

@@ -7,13 +7,15 @@ mod mesh_exp;
 #[path = "wormcast/tree_cmd.rs"]
 mod tree_cmd;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::parser::ValueSource;
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
+use wormcast::experiment::{Panel, Series};
 use wormcast::header::Kind;
 use wormcast::mcast::{
     Discipline, PlanScheme, Planner, Tree, hex, log2_ceil, optimal_k, poc_order,
@@ -65,14 +67,14 @@ enum Cmd {
     /// Check a unit's VCD from a Verilog simulation against the model,
     /// cycle by cycle. Exit status 1 on a mismatch.
     Cosim(CosimArgs),
-    /// The optimal k-binomial tree for a multicast (seed 000 section 4.3):
-    /// optimal k, L1, total steps L1 + (M-1)k, and the steps of the binomial
-    /// and linear trees.
     /// One multicast through smart or conventional network interfaces
     /// (seed 000 section 4): the tree, when each destination's host had
     /// the message, the timing model's prediction and the paper's step
     /// model.
     Multicast(McastArgs),
+    /// The optimal k-binomial tree for a multicast (seed 000 section 4.3):
+    /// optimal k, L1, total steps L1 + (M-1)k, and the steps of the binomial
+    /// and linear trees.
     Kbinomial {
         /// n: nodes of the multicast set, the source included.
         #[arg(long)]
@@ -316,7 +318,7 @@ fn parse_param(s: &str) -> std::result::Result<(String, u32), String> {
     Ok((n.to_string(), v))
 }
 
-#[derive(Clone, Copy, ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum TrafficKind {
     /// Uniform random destinations at a given load.
     Uniform,
@@ -341,6 +343,17 @@ enum WormKind {
     BitString,
 }
 
+impl TrafficKind {
+    fn name(self) -> &'static str {
+        match self {
+            TrafficKind::Uniform => "uniform",
+            TrafficKind::Single => "single",
+            TrafficKind::Multicast => "multicast",
+            TrafficKind::Worm => "worm",
+        }
+    }
+}
+
 impl WormKind {
     fn kind(self) -> Kind {
         match self {
@@ -363,7 +376,8 @@ struct RunArgs {
     /// Traffic pattern.
     #[arg(long, value_enum, default_value = "uniform")]
     traffic: TrafficKind,
-    /// Offered load, flits/node/cycle (uniform).
+    /// Offered load, flits/node/cycle (uniform, multicast: flits injected,
+    /// a worm counted once).
     #[arg(long, default_value_t = 0.05)]
     load: f64,
     /// Packet length in flits, header included.
@@ -384,7 +398,9 @@ struct RunArgs {
     /// Switches a multi-drop worm visits, in order, comma-separated (worm).
     #[arg(long, value_delimiter = ',')]
     path: Vec<u32>,
-    /// Destinations per worm (multicast).
+    /// Destinations per worm (multicast). An SSR worm draws them among the
+    /// nodes of one switch and a multi-drop worm among those along one
+    /// route, so they may reach fewer; the run reports the mean reached.
     #[arg(long, default_value_t = 4)]
     degree: u32,
     /// Flits after a worm's header (multicast, worm).
@@ -664,13 +680,34 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let cli = Cli::parse();
-    match run(cli) {
+    let matches = Cli::command().get_matches();
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(c) => c,
+        Err(e) => e.exit(),
+    };
+    // The options given on the command line, for commands that refuse an
+    // option that does not apply rather than ignore it.
+    let given: Vec<String> = matches
+        .subcommand()
+        .map(|(_, m)| {
+            m.ids()
+                .filter(|id| m.value_source(id.as_str()) == Some(ValueSource::CommandLine))
+                .map(|id| id.as_str().to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    match run(cli, &given) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         // Output to a closed pipe (`| head`) ends quietly.
         Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::BrokenPipe => {
             ExitCode::SUCCESS
+        }
+        // A deadlock is what a simulation found, as a difference is what a
+        // comparison found: exit status 1.
+        Err(e @ (Error::Deadlock(_) | Error::DirectDeadlock(_) | Error::TreeDeadlock(_))) => {
+            eprintln!("{e}");
+            ExitCode::from(1)
         }
         Err(e) => {
             eprintln!("error: {e}");
@@ -680,7 +717,7 @@ fn main() -> ExitCode {
 }
 
 /// Ok(false) when a comparison found a difference.
-fn run(cli: Cli) -> Result<bool> {
+fn run(cli: Cli, given: &[String]) -> Result<bool> {
     match cli.cmd {
         Cmd::Vectors(a) => vectors(&a).map(|()| true),
         Cmd::Cosim(a) => cosim_cmd(&a),
@@ -692,14 +729,14 @@ fn run(cli: Cli) -> Result<bool> {
             json,
         } => kbinomial(nodes, packets, table, json).map(|()| true),
         Cmd::Topo { cmd } => topo(cmd).map(|()| true),
-        Cmd::Run(args) => simulate(args).map(|()| true),
+        Cmd::Run(args) => simulate(args, given).map(|()| true),
         Cmd::Multicast(args) => multicast(&args).map(|()| true),
         Cmd::Plan(args) => plan(&args).map(|()| true),
         Cmd::Experiment { cmd } => experiment(cmd).map(|()| true),
         Cmd::Reach { file, json } => reach(&file, json).map(|()| true),
         Cmd::Hypercube { cmd } => direct::run(cmd).map(|()| true),
         Cmd::Mesh3d { cmd } => direct::run_mesh(cmd).map(|()| true),
-        Cmd::Tree { cmd } => tree_cmd::run(cmd).map(|()| true),
+        Cmd::Tree { cmd } => tree_cmd::run(cmd),
         Cmd::Demo { out } => demo(&out).map(|()| true),
     }
 }
@@ -790,7 +827,73 @@ impl Progress {
     }
 }
 
-fn simulate(a: RunArgs) -> Result<()> {
+/// The options of `run` that only some traffic patterns use, with the
+/// patterns that use them.
+const TRAFFIC_OPTIONS: [(&str, &str, &[TrafficKind]); 10] = [
+    (
+        "load",
+        "--load",
+        &[TrafficKind::Uniform, TrafficKind::Multicast],
+    ),
+    (
+        "packet",
+        "--packet",
+        &[TrafficKind::Uniform, TrafficKind::Single],
+    ),
+    ("src", "--src", &[TrafficKind::Single, TrafficKind::Worm]),
+    ("dst", "--dst", &[TrafficKind::Single]),
+    (
+        "worm",
+        "--worm",
+        &[TrafficKind::Multicast, TrafficKind::Worm],
+    ),
+    ("dests", "--dests", &[TrafficKind::Worm]),
+    ("path", "--path", &[TrafficKind::Worm]),
+    ("degree", "--degree", &[TrafficKind::Multicast]),
+    (
+        "payload",
+        "--payload",
+        &[TrafficKind::Multicast, TrafficKind::Worm],
+    ),
+    (
+        "warmup",
+        "--warmup",
+        &[TrafficKind::Uniform, TrafficKind::Multicast],
+    ),
+];
+
+/// Refuses a `run` option given for a traffic pattern that does not use it.
+fn check_run_options(a: &RunArgs, given: &[String]) -> Result<()> {
+    for (id, flag, uses) in TRAFFIC_OPTIONS {
+        if given.iter().any(|g| g == id) && !uses.contains(&a.traffic) {
+            let names: Vec<&str> = uses.iter().map(|t| t.name()).collect();
+            return Err(Error::Config {
+                field: "traffic",
+                value: a.traffic.name().into(),
+                reason: format!(
+                    "{flag} does not apply to --traffic {} (it is for --traffic {})",
+                    a.traffic.name(),
+                    names.join(" or ")
+                ),
+            });
+        }
+    }
+    if !a.path.is_empty() && !matches!(a.worm, WormKind::MultiDrop) {
+        return Err(Error::Config {
+            field: "path",
+            value: join(&a.path),
+            reason: "--path is for --worm multi-drop".into(),
+        });
+    }
+    Ok(())
+}
+
+fn join(v: &[u32]) -> String {
+    v.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+}
+
+fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
+    check_run_options(&a, given)?;
     let net = Network::load(&a.topology)?;
     let mut cfg = match &a.config {
         Some(p) => SimConfig::load(p)?,
@@ -936,7 +1039,7 @@ fn experiment(cmd: ExpCmd) -> Result<()> {
                 .build()
                 .map_err(|e| Error::Config {
                     field: "threads",
-                    value: format!("{threads:?}"),
+                    value: threads.map_or_else(|| "every core".into(), |t| t.to_string()),
                     reason: e.to_string(),
                 })?;
             for fig in figs {
@@ -1047,9 +1150,13 @@ fn plan(a: &PlanArgs) -> Result<()> {
         print!("{}", p.to_text());
         if let Some(r) = run {
             println!(
-                "simulated: latency {} cycles; hosts had it at {:?}",
+                "simulated: latency {} cycles; each host had the message at cycle: {}",
                 r.latency.unwrap_or(0),
                 r.deliveries
+                    .iter()
+                    .map(|(n, c)| format!("node {n} {c}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             );
         }
     }
@@ -1211,7 +1318,7 @@ fn multicast(a: &McastArgs) -> Result<()> {
         return Ok(());
     }
     println!(
-        "multicast of {} packet(s) from node {} to {} destinations, {:?}, k = {k} (max degree {})",
+        "multicast of {} packet(s) from node {} to {} destinations, scheme {}, k = {k} (max degree {})",
         a.packets,
         a.src,
         out.destinations.len(),
@@ -1610,16 +1717,61 @@ fn demo(out: &Path) -> Result<()> {
         "{:>6} {:>10} {:>10} {:>12} {:>10}",
         "load", "offered", "accepted", "avg latency", "max"
     );
-    for load in [0.02, 0.05, 0.1, 0.15, 0.2] {
+    let (mut latency, mut accepted) = (Series::default(), Series::default());
+    latency.name = "uniform, 128-flit packets".into();
+    latency.color = (0, 90, 200);
+    accepted.name = latency.name.clone();
+    accepted.color = latency.color;
+    for load in [0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3] {
         let mut sys = System::new(&net, &cfg, &Traffic::uniform(load, 128))?;
         sys.run(50_000)?;
         sys.start_window();
         sys.run(200_000)?;
         let r = sys.report();
+        // Saturated: the network delivers clearly less than is offered, and
+        // the latency measured is that of a growing queue.
+        let saturated = r.accepted_throughput < 0.95 * r.offered_load;
         println!(
-            "{:>6.2} {:>10.4} {:>10.4} {:>12.1} {:>10}",
-            load, r.offered_load, r.accepted_throughput, r.avg_latency, r.max_latency
+            "{:>6.2} {:>10.4} {:>10.4} {:>12.1} {:>10}{}",
+            load,
+            r.offered_load,
+            r.accepted_throughput,
+            r.avg_latency,
+            r.max_latency,
+            if saturated { "  saturated" } else { "" }
         );
+        if saturated {
+            latency.saturated.push(r.offered_load);
+        } else {
+            latency.points.push((r.offered_load, r.avg_latency));
+        }
+        accepted
+            .points
+            .push((r.offered_load, r.accepted_throughput));
+    }
+    let panels = [
+        Panel {
+            label: "Latency".into(),
+            x_desc: "Offered load (flits/node/cycle)".into(),
+            y_desc: "Average latency (cycles)".into(),
+            series: vec![latency],
+        },
+        Panel {
+            label: "Throughput".into(),
+            x_desc: "Offered load (flits/node/cycle)".into(),
+            y_desc: "Accepted throughput (flits/node/cycle)".into(),
+            series: vec![accepted],
+        },
+    ];
+    let plots = wormcast::experiment::write_plots(
+        "The default 32-node network under uniform traffic",
+        "Points: one 200,000-cycle run each, after 50,000 cycles of warm-up. \
+         x on the axis: saturated (accepted below 95% of offered), no latency drawn.",
+        &panels,
+        &out.join("demo_load"),
+    )?;
+    for p in &plots {
+        println!("plot: {}", p.display());
     }
 
     // One multicast from node 0 to the 31 others through the NIs.
@@ -1666,4 +1818,54 @@ fn demo(out: &Path) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every command and every option says what it is for: an option
+    /// without help text shows only its name in `--help`.
+    #[test]
+    fn every_command_and_option_has_help_text() {
+        fn walk(c: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            if c.get_about().is_none() && !path.is_empty() {
+                missing.push(format!("command `{path}`"));
+            }
+            for a in c.get_arguments() {
+                let id = a.get_id().as_str();
+                if id == "help" || id == "version" {
+                    continue;
+                }
+                if a.get_help().is_none() {
+                    missing.push(format!("`{path} --{id}`"));
+                }
+            }
+            for s in c.get_subcommands() {
+                if s.get_name() == "help" {
+                    continue;
+                }
+                let p = format!("{path} {}", s.get_name()).trim().to_string();
+                walk(s, &p, missing);
+            }
+        }
+        let mut missing = Vec::new();
+        walk(&Cli::command(), "", &mut missing);
+        assert!(missing.is_empty(), "no help text: {}", missing.join(", "));
+    }
+
+    /// The help of `kbinomial` and `multicast` describes each its own
+    /// command (they were once swapped).
+    #[test]
+    fn kbinomial_and_multicast_describe_themselves() {
+        let c = Cli::command();
+        let about = |n: &str| {
+            c.find_subcommand(n)
+                .and_then(|s| s.get_about())
+                .map(|a| a.to_string())
+                .unwrap_or_default()
+        };
+        assert!(about("kbinomial").starts_with("The optimal k-binomial tree"));
+        assert!(about("multicast").starts_with("One multicast through"));
+    }
 }

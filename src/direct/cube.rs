@@ -372,7 +372,7 @@ mod tests {
         let e = check_list(&c, Routing::Restriction2, 0, &[8])
             .unwrap_err()
             .to_string();
-        assert_eq!(e, "node 8 does not exist (the network has nodes 0..8)");
+        assert_eq!(e, "node 8 does not exist (the network has nodes 0 to 7)");
         let e = check_list(&c, Routing::Restriction2, 0, &[3, 3])
             .unwrap_err()
             .to_string();
@@ -380,7 +380,10 @@ mod tests {
         let e = check_list(&c, Routing::Restriction2, 0, &[0])
             .unwrap_err()
             .to_string();
-        assert!(e.contains("the source 0 is in its own list"), "{e}");
+        assert!(
+            e.contains("the source 0 is among its own destinations"),
+            "{e}"
+        );
         assert!(Hypercube::new(0).is_err() && Hypercube::new(13).is_err());
     }
 }

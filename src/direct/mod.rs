@@ -171,44 +171,16 @@ impl Fabric for CubeFabric {
 /// Checks the nodes of a multicast list: all exist, none twice, the source
 /// not among them, at least one.
 pub fn check_list_nodes(fabric: &dyn Fabric, src: u32, list: &[u32]) -> Result<()> {
-    let nodes = fabric.nodes();
-    let exists = |x: u32| {
-        if x < nodes {
-            Ok(())
-        } else {
-            Err(Error::UnknownNode {
-                node: x as u64,
-                nodes,
-            })
-        }
-    };
-    exists(src)?;
-    if list.is_empty() {
-        return Err(Error::BadPacket(
-            "a multicast list needs a destination".into(),
-        ));
-    }
+    crate::dests::check(fabric.nodes(), src, list).map_err(|e| match e {
+        Error::BadDests(m) => Error::BadDests(format!("{}: {m}", format_list(src, list))),
+        e => e,
+    })?;
     if list.len() > u8::MAX as usize {
         return Err(Error::BadPacket(format!(
             "{}: {} destinations; a header lists at most 255",
             format_list(src, list),
             list.len()
         )));
-    }
-    for (i, &d) in list.iter().enumerate() {
-        exists(d)?;
-        if d == src {
-            return Err(Error::BadPacket(format!(
-                "{}: the source {src} is in its own list",
-                format_list(src, list)
-            )));
-        }
-        if list[..i].contains(&d) {
-            return Err(Error::BadPacket(format!(
-                "{}: node {d} is listed twice",
-                format_list(src, list)
-            )));
-        }
     }
     Ok(())
 }

@@ -649,36 +649,30 @@ impl TreeNet {
             return Err(bad(
                 "source",
                 src.to_string(),
-                format!("the {} has nodes 0..{}", self.t.grid, n - 1),
+                format!("the {} has nodes 0 to {}", self.t.grid, n - 1),
             ));
         }
-        if dests.is_empty() {
-            return Err(bad(
+        crate::dests::check(n, src, dests).map_err(|e| match e {
+            Error::UnknownNode { node, .. } => bad(
                 "dests",
-                "[]".into(),
-                "a multicast needs a destination".into(),
-            ));
-        }
-        let mut seen = vec![false; n as usize];
-        for &d in dests {
-            if d >= n {
-                return Err(bad(
-                    "dests",
-                    d.to_string(),
-                    format!("no node {d} in the {} (nodes 0..{})", self.t.grid, n - 1),
-                ));
-            }
-            if d == src {
-                return Err(bad(
-                    "dests",
-                    d.to_string(),
-                    "the source is not a destination".into(),
-                ));
-            }
-            if std::mem::replace(&mut seen[d as usize], true) {
-                return Err(bad("dests", d.to_string(), "listed twice".into()));
-            }
-        }
+                node.to_string(),
+                format!(
+                    "no node {node} in the {} (nodes 0 to {})",
+                    self.t.grid,
+                    n - 1
+                ),
+            ),
+            Error::BadDests(m) => bad(
+                "dests",
+                dests
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(","),
+                m,
+            ),
+            e => e,
+        })?;
         if data == 0 {
             return Err(bad(
                 "data",

@@ -18,7 +18,7 @@
 //! paper's third scheme, is not specified in enough detail to build
 //! (docs/reproduction.md).
 
-use super::{Panel, Series, SweepOptions, plot_panels};
+use super::{Panel, Series, SweepOptions, write_plots};
 use crate::direct::mesh::{Mesh, MeshFabric};
 use crate::direct::{DirectConfig, DirectSystem, DirectTraffic, PortModel};
 use crate::mcast::hamilton::{HamAlgo, prepare};
@@ -243,32 +243,38 @@ pub fn write_outputs(points: &[MeshPoint], dir: &Path) -> Result<()> {
             for &length in lengths {
                 let series = ["tp", "sp"]
                     .iter()
-                    .map(|&a| Series {
-                        name: if a == "tp" { "TP".into() } else { "SP".into() },
-                        color: if a == "tp" {
-                            (0, 90, 200)
-                        } else {
-                            (200, 30, 30)
-                        },
-                        points: points
+                    .map(|&a| {
+                        let mine: Vec<&MeshPoint> = points
                             .iter()
                             .filter(|p| {
                                 p.experiment == exp
                                     && p.beta == beta
                                     && p.length == length
                                     && p.algo == a
-                                    && (exp == "dests" || !p.saturated)
                             })
-                            .map(|p| {
-                                let x = if exp == "load" {
-                                    p.rate * 1e6
-                                } else {
-                                    p.dests as f64
-                                };
-                                (x, p.mean_latency)
-                            })
-                            .collect(),
-                        spread: Vec::new(),
+                            .collect();
+                        let x = |p: &MeshPoint| {
+                            if exp == "load" {
+                                p.rate * 1e6
+                            } else {
+                                p.dests as f64
+                            }
+                        };
+                        Series {
+                            name: if a == "tp" { "TP".into() } else { "SP".into() },
+                            color: if a == "tp" {
+                                (0, 90, 200)
+                            } else {
+                                (200, 30, 30)
+                            },
+                            points: mine
+                                .iter()
+                                .filter(|p| !p.saturated)
+                                .map(|p| (x(p), p.mean_latency))
+                                .collect(),
+                            spread: Vec::new(),
+                            saturated: mine.iter().filter(|p| p.saturated).map(|p| x(p)).collect(),
+                        }
                     })
                     .collect();
                 panels.push(Panel {
@@ -288,9 +294,14 @@ pub fn write_outputs(points: &[MeshPoint], dir: &Path) -> Result<()> {
         } else {
             "5x5x5 mesh: latency against destinations (seed 002 Figs. 7, 8)"
         };
-        for ext in ["svg", "png"] {
-            plot_panels(title, &panels, &dir.join(format!("mesh_{exp}.{ext}")))?;
-        }
+        write_plots(
+            title,
+            "Points: mean latency of the multicasts created after the warm-up. \
+             x on the axis: saturated (sources refused more than 1% of the multicasts, \
+             or the network did not drain), no latency drawn.",
+            &panels,
+            &dir.join(format!("mesh_{exp}")),
+        )?;
     }
     Ok(())
 }

@@ -10,20 +10,22 @@
 //! whose index is `I` modulo `N`, and [`merge`] puts the raw rows of the
 //! shards back in job order, which gives the same raw file, summary and
 //! plots, byte for byte, as one unsharded run. Jobs run in parallel
-//! (rayon); each writes one raw row per scheme.
+//! (rayon, with the `parallel` feature); each writes one raw row per
+//! scheme.
 
 mod load;
 mod plot;
 mod single;
 
-pub use plot::{Panel, Series, plot, plot_panels};
+pub use plot::{PLOT_FORMATS, Panel, Series, caption, panels, tick_decimals, write_plots};
+#[cfg(feature = "plots")]
+pub use plot::{plot, plot_panels};
 pub mod mesh;
 pub mod tree;
 
 use crate::mcast::PlanScheme;
 use crate::ni::NiParams;
 use crate::{Error, Result};
-use rayon::prelude::*;
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -62,13 +64,13 @@ pub(crate) fn run_parallel<J: Send, P: Send>(
     job: impl Fn(J) -> Result<P> + Sync,
     progress: &(dyn Fn() + Sync),
 ) -> Result<Vec<P>> {
-    jobs.into_par_iter()
-        .map(|j| {
-            let r = job(j);
-            progress();
-            r
-        })
-        .collect()
+    crate::par::map_owned(jobs, |j| {
+        let r = job(j);
+        progress();
+        r
+    })
+    .into_iter()
+    .collect()
 }
 
 /// The figures of seed 000 section 6.
@@ -479,19 +481,16 @@ pub fn run(
         .into_iter()
         .filter(|j| shard.has(j.index))
         .collect();
-    let rows: Vec<Result<Vec<Row>>> = mine
-        .par_iter()
-        .map(|j| {
-            let s = &settings[j.setting];
-            let r = if fig.is_loaded() {
-                load::run_job(fig, s, j, o)
-            } else {
-                single::run_job(fig, s, j, o)
-            };
-            progress();
-            r
-        })
-        .collect();
+    let rows: Vec<Result<Vec<Row>>> = crate::par::map(&mine, |j| {
+        let s = &settings[j.setting];
+        let r = if fig.is_loaded() {
+            load::run_job(fig, s, j, o)
+        } else {
+            single::run_job(fig, s, j, o)
+        };
+        progress();
+        r
+    });
     let mut out = Vec::new();
     for r in rows {
         out.extend(r?);
@@ -794,11 +793,12 @@ pub fn write_outputs(
         let csv = dir.join(format!("{}.csv", fig.name()));
         std::fs::write(&csv, summary_csv(&points)).map_err(|e| Error::io(&csv, e))?;
         files.push(csv);
-        for ext in ["svg", "png"] {
-            let p = dir.join(format!("{}.{ext}", fig.name()));
-            plot(fig, o, &points, &p)?;
-            files.push(p);
-        }
+        files.extend(write_plots(
+            fig.title(),
+            &caption(fig, o),
+            &panels(fig, o, &points),
+            &dir.join(fig.name()),
+        )?);
     }
     Ok(files)
 }

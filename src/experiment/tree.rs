@@ -16,7 +16,7 @@
 //! of 4 multicasts were full), the backlog kept growing, or the drain did
 //! not finish.
 
-use super::{Panel, Series, SweepOptions, plot_panels};
+use super::{Panel, Series, SweepOptions, write_plots};
 use crate::direct::{Grid, Scheme, TreeConfig, TreeNet, TreeTraffic};
 use crate::{Error, Result};
 use serde::Serialize;
@@ -203,20 +203,31 @@ pub fn write_outputs(points: &[TreePoint], dir: &Path) -> Result<()> {
                 ("pseudo", "pseudo-multicast", (200, 30, 30)),
             ]
             .iter()
-            .map(|&(s, name, color)| Series {
-                name: name.into(),
-                color,
-                points: points
-                    .iter()
-                    .filter(|p| {
-                        p.topology == topology && p.dests == dests && p.scheme == s && !p.saturated
+            .map(|&(s, name, color)| {
+                let mine = || {
+                    points.iter().filter(move |p| {
+                        p.topology == topology && p.dests == dests && p.scheme == s
                     })
-                    .map(|p| (p.copy_rate, p.mean_latency))
-                    .collect(),
-                spread: Vec::new(),
+                };
+                Series {
+                    name: name.into(),
+                    color,
+                    points: mine()
+                        .filter(|p| !p.saturated)
+                        .map(|p| (p.copy_rate, p.mean_latency))
+                        .collect(),
+                    spread: Vec::new(),
+                    saturated: mine()
+                        .filter(|p| p.saturated)
+                        .map(|p| p.copy_rate)
+                        .collect(),
+                }
             })
             .collect();
-            if series.iter().all(|s| s.points.is_empty()) {
+            if series
+                .iter()
+                .all(|s| s.points.is_empty() && s.saturated.is_empty())
+            {
                 continue;
             }
             let g = Grid::parse(topology)?;
@@ -230,8 +241,13 @@ pub fn write_outputs(points: &[TreePoint], dir: &Path) -> Result<()> {
     }
     let title =
         "Tree multicast with pruning vs pseudo-multicast, 1 data flit (seed 003 section 3.4)";
-    for ext in ["svg", "png"] {
-        plot_panels(title, &panels, &dir.join(format!("tree_load.{ext}")))?;
-    }
+    write_plots(
+        title,
+        "Points: mean latency of the multicasts created after the warm-up. \
+         x on the axis: saturated (sources refused more than 1% of the multicasts, \
+         the backlog kept growing, or the network did not drain), no latency drawn.",
+        &panels,
+        &dir.join("tree_load"),
+    )?;
     Ok(())
 }

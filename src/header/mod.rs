@@ -86,10 +86,18 @@ impl fmt::Display for HeaderError {
                 write!(f, "reserved header bits are not zero (header {word:#x})")
             }
             HeaderError::NoSuchNode { id, nodes } => {
-                write!(f, "destination node {id} does not exist (nodes 0..{nodes})")
+                write!(
+                    f,
+                    "destination node {id} does not exist (the network has {})",
+                    crate::error::node_range(nodes)
+                )
             }
             HeaderError::NoSuchSwitch { id, switches } => {
-                write!(f, "switch {id} does not exist (switches 0..{switches})")
+                write!(
+                    f,
+                    "switch {id} does not exist (switches 0 to {})",
+                    switches.saturating_sub(1)
+                )
             }
             HeaderError::NoPairs => write!(f, "multi-drop header with no (switch, ports) pair"),
         }

@@ -145,7 +145,7 @@ mod tests {
         let f = UnicastFormat::new(20);
         assert_eq!(
             f.decode(&[21]).unwrap_err().to_string(),
-            "destination node 21 does not exist (nodes 0..20)"
+            "destination node 21 does not exist (the network has nodes 0 to 19)"
         );
         assert_eq!(
             f.decode(&[]).unwrap_err().to_string(),

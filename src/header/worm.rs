@@ -346,8 +346,8 @@ impl Formats {
         out.clear();
         let bad_switch = |s: u32| {
             Error::BadPacket(format!(
-                "switch {s} does not exist (switches 0..{})",
-                self.switches
+                "switch {s} does not exist (switches 0 to {})",
+                self.switches.saturating_sub(1)
             ))
         };
         let bad_ports = |p: PortMask| {
@@ -508,13 +508,13 @@ mod tests {
         let f = Formats::new(20, 5, 8);
         assert_eq!(
             f.decode(&[0b1000_0110, 0]).unwrap_err().to_string(),
-            "switch 6 does not exist (switches 0..5)"
+            "switch 6 does not exist (switches 0 to 4)"
         );
         assert_eq!(
             f.decode(&[0b1100_0000, 0b0001_0000, 0, 0])
                 .unwrap_err()
                 .to_string(),
-            "destination node 20 does not exist (nodes 0..20)"
+            "destination node 20 does not exist (the network has nodes 0 to 19)"
         );
         let mut out = Vec::new();
         assert!(

@@ -59,33 +59,7 @@ pub struct HamWorm {
 /// Prepares the worms of a multicast from label `src` to the labels `dests`
 /// (distinct, not the source, all in the mesh).
 pub fn prepare(mesh: &Mesh, src: u32, dests: &[u32], algo: HamAlgo) -> Result<Vec<HamWorm>> {
-    let nodes = mesh.nodes();
-    if src >= nodes {
-        return Err(Error::UnknownNode {
-            node: src as u64,
-            nodes,
-        });
-    }
-    if dests.is_empty() {
-        return Err(Error::BadPacket("a multicast needs a destination".into()));
-    }
-    let mut seen = vec![false; nodes as usize];
-    for &d in dests {
-        if d >= nodes {
-            return Err(Error::UnknownNode {
-                node: d as u64,
-                nodes,
-            });
-        }
-        if d == src {
-            return Err(Error::BadPacket(format!(
-                "the source {src} is among its own destinations"
-            )));
-        }
-        if std::mem::replace(&mut seen[d as usize], true) {
-            return Err(Error::BadPacket(format!("destination {d} is given twice")));
-        }
-    }
+    crate::dests::check(mesh.nodes(), src, dests)?;
     let mut up: Vec<u32> = dests.iter().copied().filter(|&d| d > src).collect();
     let mut low: Vec<u32> = dests.iter().copied().filter(|&d| d < src).collect();
     up.sort_unstable();

@@ -25,8 +25,8 @@
 //! its heaviest remaining child, until none is left, make a chain. Ties go
 //! to the lower switch id.
 
+use crate::Result;
 use crate::net::{Network, PortConn, UpDown};
-use crate::{Error, Result};
 use std::collections::{BTreeSet, HashSet};
 
 /// A participant ordering and the chains it came from.
@@ -41,20 +41,10 @@ pub struct ChainOrder {
 /// The POC ordering of `dests` for a multicast from `source`.
 pub fn poc_order(net: &Network, ud: &UpDown, source: u32, dests: &[u32]) -> Result<ChainOrder> {
     let n = net.num_nodes() as u32;
-    let mut seen = HashSet::new();
-    for &d in std::iter::once(&source).chain(dests) {
-        if d >= n {
-            return Err(Error::UnknownNode {
-                node: d as u64,
-                nodes: n,
-            });
-        }
-        if !seen.insert(d) {
-            return Err(Error::BadTree(format!(
-                "the multicast names node {d} twice"
-            )));
-        }
-    }
+    crate::dests::check(n, source, dests)?;
+    let seen: HashSet<u32> = std::iter::once(source)
+        .chain(dests.iter().copied())
+        .collect();
     let s = net.num_switches();
     // (1) Down links between levels.
     let down: Vec<Vec<u32>> = (0..s as u32)
@@ -180,11 +170,11 @@ mod tests {
         assert_eq!(o.chains, vec![vec![0, 1, 4]]);
         assert_eq!(
             poc_order(&net, &ud, 0, &[1, 1]).unwrap_err().to_string(),
-            "bad multicast tree: the multicast names node 1 twice"
+            "bad destination list: node 1 is listed twice among the destinations"
         );
         assert_eq!(
             poc_order(&net, &ud, 0, &[9]).unwrap_err().to_string(),
-            "node 9 does not exist (the network has nodes 0..5)"
+            "node 9 does not exist (the network has nodes 0 to 4)"
         );
     }
 }

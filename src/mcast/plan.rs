@@ -307,12 +307,15 @@ impl Plan {
         let mut t = String::new();
         let _ = writeln!(
             t,
-            "{}: source {}, {} destinations, {} sends in {} phases{}",
+            "{}: source {}, {} destination{}, {} send{} in {} phase{}{}",
             self.scheme,
             self.source,
             self.dests.len(),
+            plural(self.dests.len()),
             self.worms.len(),
+            plural(self.worms.len()),
             self.phases,
+            plural(self.phases as usize),
             self.k.map_or(String::new(), |k| format!(" (k = {k})"))
         );
         for p in 1..=self.phases {
@@ -511,6 +514,11 @@ pub fn schedule(
         }
     }
     out
+}
+
+/// "s" unless there is exactly one.
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
 }
 
 #[cfg(test)]

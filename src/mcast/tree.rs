@@ -349,7 +349,7 @@ mod tests {
         let t = Tree::from_children(0, &[(0, vec![1, 40])]).unwrap();
         assert_eq!(
             t.check_nodes(32).unwrap_err().to_string(),
-            "node 40 does not exist (the network has nodes 0..32)"
+            "node 40 does not exist (the network has nodes 0 to 31)"
         );
     }
 

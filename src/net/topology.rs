@@ -607,7 +607,7 @@ at = [1, 0]
         );
         assert_eq!(
             e.to_string(),
-            "line 9: link #1: port [1, 4] is out of range: switch 1 has ports 0..4"
+            "line 9: link #1: port [1, 4] is out of range: switch 1 has ports 0 to 3"
         );
     }
 
@@ -643,9 +643,15 @@ at = [1, 0]
             "line 17: node #2: duplicate node id 0 (first used at line 13: node #1)"
         );
         let e = err(&SMALL.replace("id = 1\nat", "id = 2\nat"));
-        assert_eq!(e.to_string(), "node ids must be 0..2: id 1 is missing");
+        assert_eq!(
+            e.to_string(),
+            "node ids must run from 0 to 1: id 1 is missing"
+        );
         let e = err(&SMALL.replace("id = 1\nports", "id = 7\nports"));
-        assert_eq!(e.to_string(), "switch ids must be 0..2: id 1 is missing");
+        assert_eq!(
+            e.to_string(),
+            "switch ids must run from 0 to 1: id 1 is missing"
+        );
     }
 
     #[test]

@@ -202,6 +202,19 @@ pub enum Scheme {
     Worms,
 }
 
+impl std::fmt::Display for Scheme {
+    /// The scheme as the command line names it: `conventional`, `fpfs`,
+    /// `fcfs` (smart NIs) or `worms`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Scheme::Conventional => "conventional",
+            Scheme::SmartNi(Discipline::Fpfs) => "fpfs",
+            Scheme::SmartNi(Discipline::Fcfs) => "fcfs",
+            Scheme::Worms => "worms",
+        })
+    }
+}
+
 /// A multicast group: its tree (in NI memory at every member, set up
 /// before the multicast) and how it is carried out.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -44,7 +44,7 @@ use crate::rtl::trace::{Sampler, ScopeBuilder, Traced};
 use crate::rtl::{Clocked, Next, bits_for};
 use crate::sim::check_header;
 use crate::sim::{EndpointIo, EndpointWiring, NO_GROUP, PacketRecord};
-use crate::switch::{Channels, CreditCounter, Flit, Stall};
+use crate::switch::{Channels, CreditCounter, Flit, Stall, StallAt, WaitOn};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::collections::VecDeque;
@@ -1178,6 +1178,7 @@ impl NiNode {
             return None;
         }
         Some(Stall {
+            at: StallAt::Node,
             location: format!("NI {} send engine", self.node),
             tag: Some(tx.tag),
             waiting: format!(
@@ -1185,6 +1186,7 @@ impl NiNode {
                 tx.idx, self.t.packet
             ),
             since: self.since,
+            waits_on: vec![WaitOn::Credits(self.w.tx)],
         })
     }
 

@@ -22,8 +22,10 @@ pub struct SimConfig {
     /// Receive buffer of a traffic endpoint, in flits (640). The endpoint
     /// drains it at link rate.
     pub endpoint_buffer_flits: u32,
-    /// The watchdog reports a deadlock when a packet held somewhere has not
-    /// moved for this many cycles (20,000).
+    /// The watchdog looks at places where nothing has moved for this many
+    /// cycles (20,000): it reports a deadlock when their waits form a cycle
+    /// that nothing live leads out of, and otherwise notes the longest wait
+    /// and lets the run go on (docs/switch.md).
     pub watchdog_cycles: u64,
     /// Packets a source queue holds before newly generated packets are
     /// refused and counted (65,536); this bounds memory past saturation.
@@ -237,13 +239,32 @@ impl Traffic {
                     ));
                 }
             }
-            Traffic::Multicast { load, degree, .. } => {
+            Traffic::Multicast {
+                load, degree, worm, ..
+            } => {
                 check_load(*load)?;
                 if *degree == 0 {
                     return Err(bad(
                         "degree",
                         degree,
                         "a worm needs at least one destination",
+                    ));
+                }
+                if *worm == Kind::Unicast && *degree != 1 {
+                    return Err(bad(
+                        "degree",
+                        degree,
+                        "a unicast worm has one destination: give degree 1 or another worm kind",
+                    ));
+                }
+                if formats.nodes() >= 2 && *degree > formats.nodes() - 1 {
+                    return Err(bad(
+                        "degree",
+                        degree,
+                        format!(
+                            "a worm reaches at most the {} other nodes of the network",
+                            formats.nodes() - 1
+                        ),
                     ));
                 }
                 if *load > 0.0 && formats.nodes() < 2 {

@@ -10,7 +10,7 @@ use super::worms::{Worm, WormBuilder};
 use crate::header::{Formats, Header, Kind};
 use crate::rtl::trace::{Radix, Sampler, ScopeBuilder, Traced};
 use crate::rtl::{ChannelId, Clocked, Next, bits_for};
-use crate::switch::{Channels, CreditCounter, Flit, LinkIo, Stall};
+use crate::switch::{Channels, CreditCounter, Flit, LinkIo, Stall, StallAt, WaitOn};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use std::collections::VecDeque;
@@ -25,6 +25,11 @@ pub struct EndpointStats {
     pub window_generated: u64,
     /// Flits of those.
     pub window_generated_flits: u64,
+    /// Destinations of those (one per unicast packet).
+    pub window_generated_dests: u64,
+    /// Flits of those times their destinations: the flits the network is
+    /// asked to deliver.
+    pub window_generated_copy_flits: u64,
     /// Deliveries (a unicast packet, or a worm's copy to one destination) of
     /// packets generated in the window.
     pub window_delivered: u64,
@@ -386,10 +391,15 @@ impl Endpoint {
             None => "its turn in the source queue".to_string(),
         };
         Some(Stall {
+            at: StallAt::Node,
             location: format!("node {} source queue", self.node),
             tag: self.cur.as_ref().map(|t| t.tag),
             waiting,
             since: self.since,
+            waits_on: match self.cur {
+                Some(_) => vec![WaitOn::Credits(self.w.tx)],
+                None => Vec::new(),
+            },
         })
     }
 
@@ -456,9 +466,15 @@ impl Endpoint {
         };
         if t >= io.window {
             self.stats.window_generated += 1;
-            self.stats.window_generated_flits += worm.as_ref().map_or(g.len as u64, |w| {
-                (w.header.len() + g.payload as usize) as u64
+            let (flits, dests) = worm.as_ref().map_or((g.len as u64, 1), |w| {
+                (
+                    (w.header.len() + g.payload as usize) as u64,
+                    w.dests.count_ones() as u64,
+                )
             });
+            self.stats.window_generated_flits += flits;
+            self.stats.window_generated_dests += dests;
+            self.stats.window_generated_copy_flits += flits * dests;
         }
         if self.is_idle() {
             // An idle source sends a new packet at once.

@@ -18,6 +18,7 @@ mod packets;
 mod report;
 mod system;
 mod terminal;
+mod waitfor;
 mod wheel;
 mod worms;
 
@@ -25,7 +26,7 @@ pub use config::{NodeModel, SimConfig, Traffic};
 pub(crate) use endpoint::check_header;
 pub use endpoint::{Endpoint, EndpointIo, EndpointStats, EndpointWiring};
 pub use packets::{Delivery, NO_GROUP, PacketId, PacketRecord, PacketTable};
-pub use report::{DeadlockReport, PacketInfo, RunReport, StallReport};
+pub use report::{DeadlockReport, LongWait, PacketInfo, RunReport, StallReport};
 pub use system::{EvalOrder, McastResult, System};
 pub use terminal::Terminal;
 pub use worms::{Worm, WormBuilder, WormSpec};

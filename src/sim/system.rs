@@ -4,7 +4,7 @@ use super::active::Active;
 use super::config::{NodeModel, SimConfig, Traffic};
 use super::endpoint::{Endpoint, EndpointIo, EndpointStats, EndpointWiring};
 use super::packets::{Delivery, PacketId, PacketTable};
-use super::report::{DeadlockReport, PacketInfo, RunReport, StallReport};
+use super::report::{DeadlockReport, LongWait, PacketInfo, RunReport, StallReport};
 use super::terminal::Terminal;
 use super::wheel::Wheel;
 use super::worms::{Worm, WormBuilder, WormSpec};
@@ -14,7 +14,9 @@ use crate::net::{Network, PortConn, Reachability, RoutingTables, UpDown};
 use crate::ni::{Group, NiNode, NiTiming, Scheme};
 use crate::rtl::trace::{Hierarchy, TraceState, Traced, WaveSink};
 use crate::rtl::{ChannelId, Clocked, Next, Sink};
-use crate::switch::{Channels, Decoder, Fault, LinkIo, PortWiring, Stall, Switch, SwitchParams};
+use crate::switch::{
+    Channels, Decoder, Fault, LinkIo, PortWiring, Stall, StallAt, Switch, SwitchParams, WaitOn,
+};
 use crate::{Error, Result};
 use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
@@ -110,6 +112,7 @@ pub struct System {
     order: Option<(Xoshiro256PlusPlus, Vec<u32>)>,
     tracing: Option<Tracing>,
     receiver_chunks: Vec<Vec<u16>>,
+    longest_wait: Option<LongWait>,
 }
 
 /// Evaluation context shared by every component of a cycle.
@@ -199,6 +202,27 @@ impl System {
         let n_sw = net.num_switches();
         let formats = Formats::new(nodes as u32, n_sw as u32, net.max_ports());
         traffic.validate(&formats)?;
+        if let Traffic::Multicast {
+            degree,
+            worm: Kind::Ssr,
+            ..
+        } = *traffic
+        {
+            // An SSR worm's destinations share one switch.
+            let most = (0..n_sw as u32)
+                .map(|s| net.nodes_of(s).len() as u32)
+                .max()
+                .unwrap_or(0);
+            if degree > most {
+                return Err(Error::Config {
+                    field: "degree",
+                    value: degree.to_string(),
+                    reason: format!(
+                        "an SSR worm's destinations are on one switch, and no switch has more than {most} nodes"
+                    ),
+                });
+            }
+        }
         if !matches!(traffic, Traffic::Idle) {
             cfg.check_packet(traffic.max_packet_flits(&formats))?;
         }
@@ -356,6 +380,7 @@ impl System {
             order: None,
             tracing: None,
             receiver_chunks,
+            longest_wait: None,
         };
         let start = match *traffic {
             Traffic::Idle => None,
@@ -453,7 +478,8 @@ impl System {
     }
 
     /// Queues one packet of `len` flits (header included) from node `src` to
-    /// node `dst`, generated now.
+    /// node `dst`, generated now. A packet to its own source is carried as
+    /// the hardware carries it: up to its switch and back down.
     pub fn inject(&mut self, src: u32, dst: u32, len: u32) -> Result<PacketId> {
         self.check_node(src)?;
         self.check_node(dst)?;
@@ -891,41 +917,118 @@ impl System {
         Ok(())
     }
 
+    /// Looks for places with no progress for longer than the bound and, if
+    /// there are any, builds their wait-for graph ([`super::waitfor`]): a
+    /// set of places that wait only on each other is a deadlock, reported
+    /// with its cycle; places that only wait long (a saturated network) are
+    /// noted as the longest wait and the run goes on.
     fn watchdog(&mut self) -> Result<()> {
         let bound = self.cfg.watchdog_cycles;
         let now = self.cycle;
-        let mut stalls: Vec<Stall> = Vec::new();
+        let n_sw = self.n_sw as u32;
+        // Each stall with its place: (component, unit).
+        let mut stalls: Vec<(Stall, (u32, StallAt))> = Vec::new();
         for s in &self.switches {
-            stalls.extend(s.stalls(now, bound));
+            stalls.extend(s.stalls(now, bound).into_iter().map(|st| {
+                let at = (s.id(), st.at);
+                (st, at)
+            }));
         }
-        for e in &self.endpoints {
-            stalls.extend(e.stall(now, bound));
+        for (n, e) in self.endpoints.iter().enumerate() {
+            if let Some(st) = e.stall(now, bound) {
+                stalls.push((st, (n_sw + n as u32, StallAt::Node)));
+            }
         }
         if stalls.is_empty() {
             return Ok(());
         }
-        stalls.sort_by_key(|s| s.since);
-        let stalls = stalls
-            .into_iter()
-            .map(|s| StallReport {
-                packet: s.tag.and_then(|t| {
-                    self.packets.get(t).map(|r| PacketInfo {
-                        src: PacketTable::src_of(t),
-                        dst: r.dst,
-                        len: r.len,
-                        generated: r.created,
+        let index: std::collections::HashMap<(u32, StallAt), usize> = stalls
+            .iter()
+            .enumerate()
+            .map(|(i, (_, at))| (*at, i))
+            .collect();
+        let place = |c: u32, at: StallAt| index.get(&(c, at)).copied();
+        let waits: Vec<super::waitfor::Waits> = stalls
+            .iter()
+            .map(|(st, (c, _))| {
+                st.waits_on
+                    .iter()
+                    .map(|w| match *w {
+                        WaitOn::Flits(ch) => {
+                            let from = self.ch.flits.source(ch);
+                            if from.component < n_sw {
+                                place(from.component, StallAt::Output(from.port))
+                            } else {
+                                place(from.component, StallAt::Node)
+                            }
+                        }
+                        // A node's receive side keeps consuming: live.
+                        WaitOn::Credits(ch) => {
+                            let to = self.ch.flits.sink(ch);
+                            (to.component < n_sw)
+                                .then(|| place(to.component, StallAt::Input(to.port)))?
+                        }
+                        WaitOn::Output(o) => place(*c, StallAt::Output(o)),
                     })
-                }),
-                location: s.location,
-                waiting: s.waiting,
-                since: s.since,
+                    .collect()
             })
             .collect();
+        let dead = super::waitfor::dead(&waits);
+        let cycle = super::waitfor::cycle(&waits, &dead);
+        let report = |s: &Stall| StallReport {
+            packet: s.tag.and_then(|t| {
+                self.packets.get(t).map(|r| PacketInfo {
+                    src: PacketTable::src_of(t),
+                    dst: (r.dst != u32::MAX).then_some(r.dst),
+                    len: r.len,
+                    generated: r.created,
+                })
+            }),
+            location: s.location.clone(),
+            waiting: s.waiting.clone(),
+            since: s.since,
+        };
+        if cycle.is_empty() {
+            // The oldest packet (an output's wait is told by its input).
+            let (oldest, _) = stalls
+                .iter()
+                .min_by_key(|(s, _)| (matches!(s.at, StallAt::Output(_)), s.since))
+                .expect("not empty");
+            let waited = now - oldest.since;
+            if self.longest_wait.as_ref().is_none_or(|w| waited > w.waited) {
+                self.longest_wait = Some(LongWait {
+                    cycle: now,
+                    waited,
+                    stall: report(oldest),
+                });
+            }
+            return Ok(());
+        }
+        // The packets: input units and nodes (an output's wait is also told
+        // by the input whose copy it sends).
+        let mut stuck: Vec<StallReport> = stalls
+            .iter()
+            .zip(&dead)
+            .filter(|((s, _), d)| **d && !matches!(s.at, StallAt::Output(_)))
+            .map(|((s, _), _)| report(s))
+            .collect();
+        stuck.sort_by_key(|s| s.since);
         Err(Error::Deadlock(Box::new(DeadlockReport {
             cycle: now,
             bound,
-            stalls,
+            wait_cycle: cycle
+                .iter()
+                .map(|&i| stalls[i].0.location.clone())
+                .collect(),
+            stalls: stuck,
         })))
+    }
+
+    /// The longest wait the watchdog saw that was not a deadlock (the
+    /// oldest stalled packet at a check, when its waits lead to places
+    /// that still move): a sign of saturation, not an error.
+    pub fn longest_wait(&self) -> Option<&LongWait> {
+        self.longest_wait.as_ref()
     }
 
     /// Counters of node `n`'s traffic endpoint (`None` with network
@@ -1213,6 +1316,8 @@ impl System {
             let s = e.stats();
             t.window_generated += s.window_generated;
             t.window_generated_flits += s.window_generated_flits;
+            t.window_generated_dests += s.window_generated_dests;
+            t.window_generated_copy_flits += s.window_generated_copy_flits;
             t.window_delivered += s.window_delivered;
             t.window_latency_sum += s.window_latency_sum;
             t.window_latency_max = t.window_latency_max.max(s.window_latency_max);
@@ -1238,6 +1343,12 @@ impl System {
             seed: self.cfg.seed,
             cycle_ns: self.cfg.cycle_ns,
             offered_load: t.window_generated_flits as f64 / per_node_cycle,
+            offered_copy_load: t.window_generated_copy_flits as f64 / per_node_cycle,
+            dests_per_packet: if t.window_generated > 0 {
+                t.window_generated_dests as f64 / t.window_generated as f64
+            } else {
+                0.0
+            },
             accepted_throughput: t.window_flits as f64 / per_node_cycle,
             packets_generated: t.window_generated,
             packets_delivered: t.window_delivered,
@@ -1249,6 +1360,7 @@ impl System {
             packets_queued: queued,
             packets_refused: t.refused,
             flit_hops: self.flit_hops(),
+            longest_wait: self.longest_wait.clone(),
         }
     }
 }

@@ -128,8 +128,8 @@ impl WormBuilder {
     fn switch(&self, s: u32) -> Result<u32> {
         if s as usize >= self.nodes_of.len() {
             return Err(Error::BadPacket(format!(
-                "switch {s} does not exist (switches 0..{})",
-                self.nodes_of.len()
+                "switch {s} does not exist (switches 0 to {})",
+                self.nodes_of.len().saturating_sub(1)
             )));
         }
         Ok(s)
@@ -138,6 +138,14 @@ impl WormBuilder {
     /// Checks `spec` for a worm sent by node `src` and encodes it.
     pub fn build(&self, src: u32, spec: &WormSpec) -> Result<Worm> {
         let (src_sw, _) = self.node(src)?;
+        let listed: Vec<u32> = match spec {
+            WormSpec::Unicast { dest } => vec![*dest],
+            WormSpec::Ssr { dests, .. } | WormSpec::BitString { dests } => dests.clone(),
+            WormSpec::MultiDrop { path } => {
+                path.iter().flat_map(|(_, d)| d.iter().copied()).collect()
+            }
+        };
+        crate::dests::check(self.formats.nodes(), src, &listed)?;
         let n = self.formats.nodes() as usize;
         let mut dests = BitString::zeros(n);
         let header = match spec {
@@ -172,13 +180,8 @@ impl WormBuilder {
                 Header::MultiDrop { pairs }
             }
             WormSpec::BitString { dests: d } => {
-                if d.is_empty() {
-                    return Err(Error::BadPacket(
-                        "a bit-string worm needs a destination".into(),
-                    ));
-                }
+                // Checked above: some, all exist, none twice.
                 for &x in d {
-                    self.node(x)?;
                     dests.set(x as usize, true);
                 }
                 Header::BitString {

@@ -101,12 +101,44 @@ pub struct PortWiring {
 pub struct Stall {
     /// Where it is, e.g. `switch 3 input port 2`.
     pub location: String,
+    /// The place: an input or output unit of a switch, or a node.
+    pub at: StallAt,
     /// Its sideband tag, if known.
     pub tag: Option<u32>,
     /// What it waits for.
     pub waiting: String,
     /// Last cycle it made progress.
     pub since: u64,
+    /// The same waits as `waiting`, as edges of the watchdog's wait-for
+    /// graph: the place moves again as soon as any one of them is met.
+    pub waits_on: Vec<WaitOn>,
+}
+
+/// Which unit a stall is at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StallAt {
+    /// An input unit of a switch, by port: it frees no chunk.
+    Input(u16),
+    /// An output unit of a switch, by port: its copy sends no flit.
+    Output(u16),
+    /// A node's send side.
+    Node,
+}
+
+/// One thing a stalled place waits for, named by the channel or port that
+/// brings it: an edge of the wait-for graph the deadlock watchdog builds
+/// (seed 000 section 6.5 asks only that deadlock be detected; the graph
+/// tells a deadlock from a network that is merely saturated).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WaitOn {
+    /// Flits on this link, from the output unit (or node) that drives it.
+    Flits(ChannelId),
+    /// A free chunk at the receiver of this link (an input unit, or a node,
+    /// which always consumes).
+    Credits(ChannelId),
+    /// Output port `n` of the same switch, held by another copy, to be
+    /// released when that copy's tail has gone.
+    Output(u16),
 }
 
 #[derive(Clone, Debug)]
@@ -166,6 +198,8 @@ struct OutputUnit {
     grant: Option<Grant>,
     /// The header register: the copy's own header, when it has one.
     hdr: Vec<u8>,
+    /// Last cycle of progress (granted, or a flit sent).
+    since: u64,
 }
 
 /// A `k`-port input-buffered switch.
@@ -258,6 +292,7 @@ impl Switch {
                 arb: RoundRobin::new(k),
                 grant: None,
                 hdr: Vec::new(),
+                since: 0,
             });
         }
         let max_hdr = decoder.formats().max_len();
@@ -408,6 +443,7 @@ impl Switch {
             }
         }
         out.grant = Some(g);
+        out.since = io.cycle;
         self.granted |= 1 << o;
         if inp.pending.is_empty() && !inp.choice_pending {
             self.decoded &= !(1 << i);
@@ -451,6 +487,7 @@ impl Switch {
             g.sent += 1;
             self.flit_hops += 1;
             inp.since = cycle;
+            out.since = cycle;
             if gone {
                 inp.reading -= 1;
             }
@@ -580,10 +617,26 @@ impl Switch {
         }
     }
 
-    /// Packets held at an input that has made no progress since before
-    /// `now - bound`, with what each waits for.
+    /// Packets held at an input, and copies being sent by an output, that
+    /// have made no progress since before `now - bound`, with what each
+    /// waits for.
     pub fn stalls(&self, now: u64, bound: u64) -> Vec<Stall> {
         let mut out = Vec::new();
+        for (o, u) in self.outputs.iter().enumerate() {
+            let Some(g) = u.grant else { continue };
+            if now.saturating_sub(u.since) <= bound {
+                continue;
+            }
+            let (waiting, on) = self.copy_wait(o, &g);
+            out.push(Stall {
+                location: format!("switch {} output port {o}", self.id),
+                at: StallAt::Output(o as u16),
+                tag: Some(g.tag),
+                waiting,
+                since: u.since,
+                waits_on: vec![on],
+            });
+        }
         for i in PortIter(self.holding) {
             let inp = &self.inputs[i];
             if now.saturating_sub(inp.since) <= bound {
@@ -592,17 +645,16 @@ impl Switch {
             let location = format!("switch {} input port {i}", self.id);
             let mut tag = None;
             let mut waits = Vec::new();
-            // Copies being forwarded, one per output granted to this input.
+            let mut on = Vec::new();
+            // Copies being forwarded, one per output granted to this input:
+            // the input frees chunks as they move.
             for (o, u) in self.outputs.iter().enumerate() {
                 let Some(g) = u.grant.filter(|g| g.input as usize == i) else {
                     continue;
                 };
                 tag.get_or_insert(g.tag);
-                waits.push(if g.sent >= g.hdr_len && !inp.buf.can_read(&g.rp) {
-                    format!("flit {} from upstream (output port {o} granted)", g.rp.read)
-                } else {
-                    format!("credits for output port {o} (its receiver's buffer is full)")
-                });
+                waits.push(self.copy_wait(o, &g).0);
+                on.push(WaitOn::Output(o as u16));
             }
             // The packet in the decode register, waiting for outputs.
             if let Some(d) = self.decode_register(i) {
@@ -612,14 +664,19 @@ impl Switch {
                     waits.push(
                         "the packets ahead of it to leave (it is still arriving)".to_string(),
                     );
+                    // Its own older copies are listed above; the rest of
+                    // the packet arriving frees it too.
+                    on.push(WaitOn::Flits(inp.link_in));
                 } else {
                     if !inp.pending.is_empty() {
                         let w: Vec<String> = inp.pending.iter().map(|o| self.holder(o)).collect();
                         waits.push(format!("outputs for its copies: {}", w.join(", ")));
+                        on.extend(inp.pending.iter().filter_map(|o| self.held(o)));
                     }
                     if inp.choice_pending {
                         let c: Vec<String> = d.choice.iter().map(|o| self.holder(o)).collect();
                         waits.push(format!("an output among {}", c.join(", ")));
+                        on.extend(d.choice.iter().filter_map(|o| self.held(o)));
                     }
                 }
             }
@@ -633,15 +690,42 @@ impl Switch {
                     "the rest of its header ({} flits arrived)",
                     e.written
                 ));
+                on.push(WaitOn::Flits(inp.link_in));
             }
             out.push(Stall {
                 location,
+                at: StallAt::Input(i as u16),
                 tag,
                 waiting: waits.join("; and "),
                 since: inp.since,
+                waits_on: on,
             });
         }
         out
+    }
+
+    /// What the copy granted output `o` waits for: the next flit from
+    /// upstream, or credits from its receiver.
+    fn copy_wait(&self, o: usize, g: &Grant) -> (String, WaitOn) {
+        let inp = &self.inputs[g.input as usize];
+        if g.sent >= g.hdr_len && !inp.buf.can_read(&g.rp) {
+            (
+                format!("flit {} from upstream (output port {o} granted)", g.rp.read),
+                WaitOn::Flits(inp.link_in),
+            )
+        } else {
+            (
+                format!("credits for output port {o} (its receiver's buffer is full)"),
+                WaitOn::Credits(self.outputs[o].link_out),
+            )
+        }
+    }
+
+    /// Output `o` as a wait, when another copy holds it (`None` when it is
+    /// free: a free output is granted at once, so waiting for it is no
+    /// wait).
+    fn held(&self, o: usize) -> Option<WaitOn> {
+        self.outputs[o].grant.map(|_| WaitOn::Output(o as u16))
     }
 
     fn holder(&self, o: usize) -> String {

@@ -21,7 +21,6 @@ use super::header::{Format, LOGIC, WaveHeader};
 use super::report::{CompareReport, Mismatch};
 use super::stream::guarded;
 use crate::{Error, Result};
-use rayon::prelude::*;
 
 /// The largest FST file compared in memory by the fast path.
 const MAX_BYTES: u64 = 1 << 30;
@@ -575,7 +574,7 @@ pub(crate) fn diff_fst(
 ) -> Result<CompareReport> {
     let pr = pairing(ha, hb, o)?;
     guarded("this FST file", move || {
-        let (a, b) = rayon::join(|| Parsed::new(a_bytes, ha), || Parsed::new(b_bytes, hb));
+        let (a, b) = crate::par::join(|| Parsed::new(a_bytes, ha), || Parsed::new(b_bytes, hb));
         let (a, b) = (a?, b?);
         let handles: Vec<(usize, usize)> = pr
             .var_a
@@ -584,31 +583,31 @@ pub(crate) fn diff_fst(
             .map(|(&x, &y)| Ok((handle(ha, x)?, handle(hb, y)?)))
             .collect::<Result<_>>()?;
         let chunk = (pr.pairs.len() / 64).max(64);
-        let parts: Vec<Part> = (0..pr.pairs.len())
-            .collect::<Vec<_>>()
-            .par_chunks(chunk)
-            .map(|ks| {
-                let mut part = Part {
-                    used_a: vec![false; a.all_times.len()],
-                    used_b: vec![false; b.all_times.len()],
-                    ..Part::default()
-                };
-                let (mut ca, mut cb) = (Changes::default(), Changes::default());
-                for &k in ks {
-                    compare_pair(
-                        k,
-                        &pr.pairs[k],
-                        &a,
-                        &b,
-                        handles[k],
-                        &mut ca,
-                        &mut cb,
-                        &mut part,
-                    )?;
-                }
-                Ok(part)
-            })
-            .collect::<Result<_>>()?;
+        let ks: Vec<usize> = (0..pr.pairs.len()).collect();
+        let chunks: Vec<&[usize]> = ks.chunks(chunk).collect();
+        let parts: Vec<Part> = crate::par::map(&chunks, |ks| {
+            let mut part = Part {
+                used_a: vec![false; a.all_times.len()],
+                used_b: vec![false; b.all_times.len()],
+                ..Part::default()
+            };
+            let (mut ca, mut cb) = (Changes::default(), Changes::default());
+            for &k in ks.iter() {
+                compare_pair(
+                    k,
+                    &pr.pairs[k],
+                    &a,
+                    &b,
+                    handles[k],
+                    &mut ca,
+                    &mut cb,
+                    &mut part,
+                )?;
+            }
+            Ok(part)
+        })
+        .into_iter()
+        .collect::<Result<_>>()?;
         let mut report = pr.report;
         let (mut used_a, mut used_b) = (
             vec![false; a.all_times.len()],

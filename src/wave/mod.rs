@@ -16,7 +16,31 @@ mod diff;
 mod fst;
 mod fst_diff;
 mod fst_out;
+#[cfg(feature = "ghw")]
 mod ghw;
+/// Without the `ghw` feature a GHW file is told by its first bytes and
+/// refused with an error that names the feature.
+#[cfg(not(feature = "ghw"))]
+mod ghw {
+    use super::WaveReader;
+    use crate::{Error, Result};
+
+    fn refuse() -> Error {
+        Error::Wave(
+            "a GHW waveform: this build of wormcast reads GHW only with its `ghw` feature \
+             (on by default)"
+                .into(),
+        )
+    }
+
+    pub(crate) fn open(_path: &std::path::Path) -> Result<WaveReader> {
+        Err(refuse())
+    }
+
+    pub(crate) fn from_bytes(_bytes: Vec<u8>) -> Result<WaveReader> {
+        Err(refuse())
+    }
+}
 mod gtkw;
 mod header;
 mod map;

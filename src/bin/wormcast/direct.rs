@@ -25,6 +25,8 @@ pub enum CubeCmd {
         /// Routing function: ecube, r1, r2 or minimal.
         #[arg(long, default_value = "r2")]
         routing: String,
+        /// Print one JSON object: per distance, the counted and the
+        /// closed-form path counts.
         #[arg(long)]
         json: bool,
     },
@@ -281,6 +283,7 @@ pub enum MeshCmd {
     Plan(MeshPlanArgs),
     /// Latency against injection rate and against the number of
     /// destinations, TP against SP (seed 002 Figs. 5-8): CSV and plots.
+    #[command(after_help = crate::mesh_exp::defaults_help(wormcast::experiment::mesh::options))]
     Experiment(crate::mesh_exp::SweepArgs),
 }
 

@@ -17,15 +17,25 @@ pub struct SweepArgs {
     /// Fewer points and cycles.
     #[arg(long)]
     pub quick: bool,
-    /// Cycles with traffic per point.
+    /// Cycles with traffic per point (default: below).
     #[arg(long)]
     cycles: Option<u64>,
-    /// Cycles before latencies count.
+    /// Cycles before latencies count (default: below).
     #[arg(long)]
     warmup: Option<u64>,
     /// Seed of the traffic.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+}
+
+/// The defaults of a sweep's `--cycles` and `--warmup`, with and without
+/// `--quick`, for its `--help`.
+pub fn defaults_help(defaults: fn(bool) -> SweepOptions) -> String {
+    let (full, quick) = (defaults(false), defaults(true));
+    format!(
+        "Defaults: --cycles {} --warmup {}; with --quick, {} and {}.",
+        full.cycles, full.warmup, quick.cycles, quick.warmup
+    )
 }
 
 impl SweepArgs {

@@ -15,6 +15,7 @@ pub enum TreeCmd {
     Send(SendArgs),
     /// Latency against load, tree with pruning against pseudo-multicast, on
     /// the 8x8 mesh, 8x8 torus and 8x8x8 torus (seed 003 section 3.4).
+    #[command(after_help = crate::mesh_exp::defaults_help(options))]
     Experiment(crate::mesh_exp::SweepArgs),
 }
 
@@ -48,6 +49,8 @@ pub struct SendArgs {
     /// Cycles an input may be stalled before it prunes.
     #[arg(long, default_value_t = 1)]
     stall_limit: u32,
+    /// Print one JSON object: every copy's cycle and route, the prunes,
+    /// the counters, and the deadlock if there was one.
     #[arg(long)]
     json: bool,
 }
@@ -65,7 +68,10 @@ struct CopyOut {
 struct SendOut {
     topology: String,
     scheme: &'static str,
-    cycles: u64,
+    /// Cycle by which every copy was delivered (`None` after a deadlock).
+    cycles: Option<u64>,
+    /// The deadlock the watchdog found, with its waiting cycle.
+    deadlock: Option<wormcast::direct::TreeWaitReport>,
     copies: Vec<CopyOut>,
     prunes: Vec<String>,
     stats: TreeStats,
@@ -94,7 +100,7 @@ fn node(g: &Grid, text: &str) -> Result<u32> {
     Ok(g.id(c3))
 }
 
-fn send(a: &SendArgs) -> Result<()> {
+fn send(a: &SendArgs) -> Result<bool> {
     let g = Grid::parse(&a.topo)?;
     let scheme = match a.scheme.as_str() {
         "tree" => Scheme::Tree,
@@ -143,7 +149,11 @@ fn send(a: &SendArgs) -> Result<()> {
     let cycles = net.run_until_delivered(1_000_000);
     crate::direct::finish_views(a.vcd.as_deref(), net.trace_hierarchy().cloned())?;
     net.finish_trace()?;
-    let cycles = cycles?;
+    let (cycles, deadlock) = match cycles {
+        Ok(c) => (Some(c), None),
+        Err(Error::TreeDeadlock(r)) => (None, Some(*r)),
+        Err(e) => return Err(e),
+    };
     let copies: Vec<CopyOut> = net
         .deliveries()
         .iter()
@@ -177,18 +187,27 @@ fn send(a: &SendArgs) -> Result<()> {
         topology: g.to_string(),
         scheme: scheme.name(),
         cycles,
+        deadlock,
         copies,
         prunes,
         stats: net.stats().clone(),
     };
+    // A deadlock is what the run found, not a failure to run: exit status 1.
+    let finished = out.deadlock.is_none();
     if a.json {
         println!("{}", serde_json::to_string_pretty(&out)?);
-        return Ok(());
+        return Ok(finished);
     }
-    println!(
-        "{} multicast on the {}: all copies delivered by cycle {}",
-        out.scheme, out.topology, out.cycles
-    );
+    match (&out.cycles, &out.deadlock) {
+        (Some(c), _) => println!(
+            "{} multicast on the {}: all copies delivered by cycle {c}",
+            out.scheme, out.topology
+        ),
+        (None, _) => println!(
+            "{} multicast on the {}: deadlocked; the copies delivered before:",
+            out.scheme, out.topology
+        ),
+    }
     for c in &out.copies {
         println!(
             "  multicast {} {} -> {} at cycle {}: {}",
@@ -207,16 +226,20 @@ fn send(a: &SendArgs) -> Result<()> {
         "  {} flits over external channels, {} data flits replayed, {} prunes cutting {} branches",
         s.link_flits, s.replayed, s.prunes, s.branches_cut
     );
-    Ok(())
+    if let Some(d) = &out.deadlock {
+        println!("{d}");
+    }
+    Ok(finished)
 }
 
 fn experiment(a: &crate::mesh_exp::SweepArgs) -> Result<()> {
     a.sweep(options, points, run_points, write_outputs, &["tree_load"])
 }
 
-pub fn run(cmd: TreeCmd) -> Result<()> {
+/// Ok(false) when a multicast deadlocked (exit status 1).
+pub fn run(cmd: TreeCmd) -> Result<bool> {
     match cmd {
         TreeCmd::Send(a) => send(&a),
-        TreeCmd::Experiment(a) => experiment(&a),
+        TreeCmd::Experiment(a) => experiment(&a).map(|()| true),
     }
 }
