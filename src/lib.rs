@@ -46,10 +46,13 @@
 //! - [`sim`]: systems, traffic, statistics and the deadlock watchdog;
 //! - [`direct`]: direct networks (wormhole routers on hypercubes, 3-D meshes,
 //!   meshes and tori with tree routers; seeds 001 to 003);
+//! - [`engine`]: one harness for every network: topology specs, router
+//!   models, traffic patterns, one statistics module;
 //! - [`experiment`]: the papers' experiments as sweeps, CSV files and plots.
 
 pub mod dests;
 pub mod direct;
+pub mod engine;
 mod error;
 pub mod experiment;
 pub mod header;

@@ -2,6 +2,8 @@
 
 #[path = "wormcast/direct.rs"]
 mod direct;
+#[path = "wormcast/engine_cmd.rs"]
+mod engine_cmd;
 #[path = "wormcast/mesh_exp.rs"]
 mod mesh_exp;
 #[path = "wormcast/tree_cmd.rs"]
@@ -15,6 +17,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
+use wormcast::engine::{Pattern, TopoSpec};
 use wormcast::experiment::{Panel, Series};
 use wormcast::header::Kind;
 use wormcast::mcast::{
@@ -318,9 +321,11 @@ fn parse_param(s: &str) -> std::result::Result<(String, u32), String> {
     Ok((n.to_string(), v))
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+/// What `run --traffic` names: a load of packets to a pattern's
+/// destinations (uniform, transpose, ...), or one of the others.
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum TrafficKind {
-    /// Uniform random destinations at a given load.
+    /// Packets at a given load to a pattern's destinations.
     Uniform,
     /// One packet from --src to --dst, run until delivered.
     Single,
@@ -367,15 +372,48 @@ impl WormKind {
 
 #[derive(clap::Args)]
 struct RunArgs {
-    /// The topology file.
+    /// The network: a topology file, or mesh:KXxKY[xKZ], torus:KXxKY[xKZ],
+    /// hypercube:N, irregular:switches=S,ports=K,nodes=P[,seed=N].
     #[arg(long)]
-    topology: PathBuf,
+    topology: String,
     /// A configuration file (TOML); command-line options override it.
     #[arg(long)]
     config: Option<PathBuf>,
-    /// Traffic pattern.
-    #[arg(long, value_enum, default_value = "uniform")]
-    traffic: TrafficKind,
+    /// Traffic: packets at --load to the destinations of a pattern
+    /// (uniform, transpose, bit-complement, bit-reverse, shuffle, tornado,
+    /// neighbour, hotspot:NODES@FRACTION, permutation:FILE); single (one
+    /// packet from --src to --dst); multicast (random worms of --worm to
+    /// --degree destinations at --load); worm (one worm of --worm from --src
+    /// to --dests).
+    #[arg(long, default_value = "uniform")]
+    traffic: String,
+    /// Router model: cut-through (seed 000's switch; any topology),
+    /// wormhole (seeds 001/002; hypercube, mesh) or tree (seed 003; mesh,
+    /// torus). Default: tree on meshes and tori, wormhole on hypercubes,
+    /// cut-through otherwise.
+    #[arg(long)]
+    router: Option<String>,
+    /// Routing function: updown (cut-through), ecube, r1, r2 or minimal
+    /// (wormhole on a hypercube), dor (wormhole on a mesh, tree). Default:
+    /// the first.
+    #[arg(long)]
+    routing: Option<String>,
+    /// Stop once the mean latency's 95% confidence half-width is under this
+    /// fraction of the mean (e.g. 0.05), checked after every batch; --cycles
+    /// is then the most measured.
+    #[arg(long)]
+    stop_rule: Option<f64>,
+    /// Batches the measured cycles are cut into, for the confidence
+    /// interval (with --stop-rule: the fewest before it may stop).
+    #[arg(long, default_value_t = 10)]
+    batches: u32,
+    /// Cycles per batch (default: the measured cycles over --batches).
+    #[arg(long)]
+    batch_cycles: Option<u64>,
+    /// Messages a node may have outstanding before it refuses new ones
+    /// (a topology spec, --router or a pattern other than uniform).
+    #[arg(long, default_value_t = 64)]
+    source_queue: u32,
     /// Offered load, flits/node/cycle (uniform, multicast: flits injected,
     /// a worm counted once).
     #[arg(long, default_value_t = 0.05)]
@@ -862,17 +900,27 @@ const TRAFFIC_OPTIONS: [(&str, &str, &[TrafficKind]); 10] = [
     ),
 ];
 
+/// `--traffic`: its kind, and the pattern of a load of packets.
+fn traffic_kind(s: &str) -> Result<(TrafficKind, Option<Pattern>)> {
+    Ok(match s {
+        "single" => (TrafficKind::Single, None),
+        "multicast" => (TrafficKind::Multicast, None),
+        "worm" => (TrafficKind::Worm, None),
+        p => (TrafficKind::Uniform, Some(Pattern::parse(p)?)),
+    })
+}
+
 /// Refuses a `run` option given for a traffic pattern that does not use it.
-fn check_run_options(a: &RunArgs, given: &[String]) -> Result<()> {
+fn check_run_options(a: &RunArgs, kind: TrafficKind, given: &[String]) -> Result<()> {
     for (id, flag, uses) in TRAFFIC_OPTIONS {
-        if given.iter().any(|g| g == id) && !uses.contains(&a.traffic) {
+        if given.iter().any(|g| g == id) && !uses.contains(&kind) {
             let names: Vec<&str> = uses.iter().map(|t| t.name()).collect();
             return Err(Error::Config {
                 field: "traffic",
-                value: a.traffic.name().into(),
+                value: a.traffic.clone(),
                 reason: format!(
                     "{flag} does not apply to --traffic {} (it is for --traffic {})",
-                    a.traffic.name(),
+                    a.traffic,
                     names.join(" or ")
                 ),
             });
@@ -893,7 +941,23 @@ fn join(v: &[u32]) -> String {
 }
 
 fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
-    check_run_options(&a, given)?;
+    let (kind, pattern) = traffic_kind(&a.traffic)?;
+    check_run_options(&a, kind, given)?;
+    let spec = TopoSpec::parse(&a.topology)?;
+    let engine_only = [
+        "router",
+        "routing",
+        "stop_rule",
+        "batches",
+        "batch_cycles",
+        "source_queue",
+    ];
+    let wants_engine = !matches!(spec, TopoSpec::File(_))
+        || given.iter().any(|g| engine_only.contains(&g.as_str()))
+        || pattern.as_ref().is_some_and(|p| *p != Pattern::Uniform);
+    if wants_engine {
+        return engine_cmd::run_engine(&a, &spec, kind, pattern);
+    }
     let net = Network::load(&a.topology)?;
     let mut cfg = match &a.config {
         Some(p) => SimConfig::load(p)?,
@@ -908,9 +972,9 @@ fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
     if let Some(c) = a.chunk {
         cfg.chunk_flits = c;
     }
-    let single = matches!(a.traffic, TrafficKind::Single | TrafficKind::Worm);
+    let single = matches!(kind, TrafficKind::Single | TrafficKind::Worm);
     cfg.record_deliveries |= single;
-    let traffic = match a.traffic {
+    let traffic = match kind {
         TrafficKind::Uniform => Traffic::uniform(a.load, a.packet),
         TrafficKind::Multicast => Traffic::multicast(a.load, a.payload, a.degree, a.worm.kind()),
         TrafficKind::Single | TrafficKind::Worm => Traffic::Idle,
@@ -934,7 +998,7 @@ fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
     let t0 = Instant::now();
     let mut bar = Progress::new(a.cycles, a.quiet || a.json);
     if single {
-        match a.traffic {
+        match kind {
             TrafficKind::Worm => {
                 let spec = worm_spec(&net, &a)?;
                 sys.inject_worm(a.src, &spec, a.payload)?
@@ -962,7 +1026,7 @@ fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
         return print_deliveries(&sys.deliveries(), a.json, sys.cycle());
     }
     let out = RunOutput {
-        topology: a.topology.display().to_string(),
+        topology: a.topology.clone(),
         traffic: &traffic,
         config: &cfg,
         report: &report,

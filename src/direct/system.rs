@@ -495,6 +495,12 @@ impl DirectSystem {
         &self.finished
     }
 
+    /// Takes the finished worms kept so far (when `keep_worms`), leaving
+    /// none: a long run's harness reads them as they come.
+    pub fn take_finished(&mut self) -> Vec<WormInfo> {
+        std::mem::take(&mut self.finished)
+    }
+
     /// A worm in flight.
     pub fn worm(&self, tag: u32) -> Option<&WormInfo> {
         self.worms.get(&tag).map(|w| &w.info)

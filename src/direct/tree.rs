@@ -248,6 +248,10 @@ impl TreeStats {
 pub struct TreeDelivery {
     /// Cycle of its last data flit.
     pub cycle: u64,
+    /// Cycle the multicast was created.
+    pub created: u64,
+    /// Data flits it carried.
+    pub data: u16,
     /// The multicast.
     pub mcast: u32,
     /// Its source.
@@ -615,6 +619,12 @@ impl TreeNet {
     /// Every delivery so far (kept when `keep_deliveries` is set).
     pub fn deliveries(&self) -> &[TreeDelivery] {
         &self.deliveries
+    }
+
+    /// Takes the deliveries kept so far (when `keep_deliveries` is set),
+    /// leaving none: a long run's harness reads them as they come.
+    pub fn take_deliveries(&mut self) -> Vec<TreeDelivery> {
+        std::mem::take(&mut self.deliveries)
     }
 
     /// Every prune so far (kept when `keep_deliveries` is set).
@@ -992,9 +1002,12 @@ impl TreeNet {
         self.stats.deliveries += 1;
         let mcast = m.mcast;
         if self.cfg.keep_deliveries {
-            let src = self.mcasts[&mcast].src;
+            let mc = &self.mcasts[&mcast];
+            let (src, created) = (mc.src, mc.created);
             self.deliveries.push(TreeDelivery {
                 cycle,
+                created,
+                data: m.data,
                 mcast,
                 src,
                 node,

@@ -378,6 +378,13 @@ impl Endpoint {
         self.deliveries.as_deref().unwrap_or(&[])
     }
 
+    /// Moves the deliveries recorded so far to the end of `out`.
+    pub fn take_deliveries(&mut self, out: &mut Vec<Delivery>) {
+        if let Some(d) = &mut self.deliveries {
+            out.append(d);
+        }
+    }
+
     /// The packet waiting to be sent for longer than `bound`, if any.
     pub fn stall(&self, now: u64, bound: u64) -> Option<Stall> {
         if self.is_idle() || now.saturating_sub(self.since) <= bound {

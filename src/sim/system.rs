@@ -1047,6 +1047,15 @@ impl System {
             .collect()
     }
 
+    /// Moves every delivery recorded so far (with `record_deliveries`) to
+    /// the end of `out`, by destination, leaving none: a long run's harness
+    /// reads them as they come.
+    pub fn take_deliveries(&mut self, out: &mut Vec<Delivery>) {
+        for e in self.endpoints.iter_mut().filter_map(Terminal::endpoint_mut) {
+            e.take_deliveries(out);
+        }
+    }
+
     /// Flits sent on any link so far (node to switch, switch to switch,
     /// switch to node).
     pub fn flit_hops(&self) -> u64 {

@@ -1,0 +1,150 @@
+//! `wormcast run` on the one engine: any topology spec, router model,
+//! routing function and traffic pattern (src/engine).
+
+use crate::{RunArgs, TrafficKind};
+use serde::Serialize;
+use std::time::Instant;
+use wormcast::engine::{self, Pattern, RouterModel, RunOptions, RunResult, TopoSpec};
+use wormcast::sim::SimConfig;
+use wormcast::{Error, Result};
+
+#[derive(Serialize)]
+struct Out<'a> {
+    #[serde(flatten)]
+    result: &'a RunResult,
+    wall_seconds: f64,
+    cycles_per_second: f64,
+}
+
+/// Runs `a` through the engine harness.
+pub fn run_engine(
+    a: &RunArgs,
+    spec: &TopoSpec,
+    kind: TrafficKind,
+    pattern: Option<Pattern>,
+) -> Result<()> {
+    let Some(pattern) = pattern.filter(|_| kind == TrafficKind::Uniform) else {
+        return Err(Error::Config {
+            field: "traffic",
+            value: a.traffic.clone(),
+            reason: "single packets, worms and multicast traffic run on topology files with the \
+                     cut-through switch; with a topology spec or --router, give a pattern \
+                     (uniform, transpose, ...)"
+                .into(),
+        });
+    };
+    if a.vcd.is_some() {
+        return Err(Error::Config {
+            field: "vcd",
+            value: a
+                .vcd
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default(),
+            reason: "waveforms of a topology spec or --router run are not written yet; \
+                     write them with a topology file, or with `hypercube multicast --vcd`, \
+                     `mesh3d plan` or `tree send --vcd`"
+                .into(),
+        });
+    }
+    if a.warmup >= a.cycles {
+        return Err(Error::Config {
+            field: "warmup",
+            value: a.warmup.to_string(),
+            reason: format!("not shorter than the run of {} cycles", a.cycles),
+        });
+    }
+    let mut sim = match &a.config {
+        Some(p) => SimConfig::load(p)?,
+        None => SimConfig::default(),
+    };
+    if let Some(b) = a.buffer {
+        sim.buffer_flits = b;
+    }
+    if let Some(c) = a.chunk {
+        sim.chunk_flits = c;
+    }
+    let o = RunOptions {
+        pattern,
+        load: a.load,
+        packet: a.packet,
+        warmup: a.warmup,
+        cycles: a.cycles - a.warmup,
+        seed: a.seed.unwrap_or(sim.seed),
+        batches: a.batches,
+        batch_cycles: a.batch_cycles,
+        stop_rule: a.stop_rule,
+        source_queue: a.source_queue,
+        sim,
+        ..RunOptions::default()
+    };
+    let router = a.router.as_deref().map(RouterModel::parse).transpose()?;
+    let t0 = Instant::now();
+    let r = engine::run(spec, router, a.routing.as_deref(), &o)?;
+    let wall = t0.elapsed().as_secs_f64();
+    let cycles = r.warmup + r.measured_cycles;
+    if a.json {
+        let out = Out {
+            result: &r,
+            wall_seconds: wall,
+            cycles_per_second: cycles as f64 / wall.max(1e-9),
+        };
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
+    println!(
+        "{}, {} router ({} routing), {} traffic, {}-flit packets, seed {}",
+        r.topology, r.router, r.routing, r.pattern, r.packet, r.seed
+    );
+    println!(
+        "cycles {cycles} (warm-up {}, measured {}), {} nodes",
+        r.warmup, r.measured_cycles, r.nodes
+    );
+    println!(
+        "offered load {:.4}, accepted throughput {:.4} flits/node/cycle (generated, delivered)",
+        r.offered_load, r.accepted_throughput
+    );
+    let l = &r.latency;
+    println!(
+        "latency (creation to tail): mean {:.2}, p50 {}, p99 {}, max {} cycles; 95% interval +-{:.2} ({} batches)",
+        l.mean, l.p50, l.p99, l.max, r.interval.half_width, r.interval.batches
+    );
+    match &r.network_latency {
+        Some(n) => println!(
+            "network latency (first flit in to tail): mean {:.2}, p50 {}, p99 {}, max {} cycles",
+            n.mean, n.p50, n.p99, n.max
+        ),
+        None => println!(
+            "network latency: not recorded by the {} router model",
+            r.router
+        ),
+    }
+    println!(
+        "generated {} packets, delivered {}, refused {} at full sources, {} in flight at the end{}",
+        r.generated,
+        r.delivered,
+        r.refused,
+        r.in_flight,
+        if r.saturated {
+            "; saturated (accepted below 95% of offered, or sources refused packets)"
+        } else {
+            ""
+        }
+    );
+    if let Some(met) = r.stop_rule_met {
+        println!(
+            "stop rule {}: half-width {:.2}% of the mean",
+            if met {
+                "met"
+            } else {
+                "not met within --cycles"
+            },
+            100.0 * r.interval.relative
+        );
+    }
+    println!(
+        "wall time {wall:.3} s ({:.0} cycles/s)",
+        cycles as f64 / wall.max(1e-9)
+    );
+    Ok(())
+}

@@ -1,0 +1,327 @@
+//! One harness for every network: a topology spec ([`TopoSpec`]), a router
+//! model ([`RouterModel`]) with its routing function, a traffic pattern
+//! ([`Pattern`]) and one statistics module ([`stats`]), the way network
+//! simulators let configuration choose network, router, routing and
+//! traffic, but with the register-transfer-level models of the four seed
+//! papers underneath:
+//!
+//! | router model | paper | topologies | routing |
+//! |---|---|---|---|
+//! | `cut-through` | seed 000: the multicast switch, chunk buffers, decode units | any (a direct network as one switch per node) | up*/down* |
+//! | `wormhole` | seeds 001/002: the path-based router, one-port or all-port | hypercube, mesh | e-cube, R1, R2, minimal (hypercube); dimension order (mesh) |
+//! | `tree` | seed 003: the virtual-channel tree router with pruning | mesh, torus | dimension order, dateline VCs on tori |
+//!
+//! A combination that makes no sense is refused with the valid ones named.
+//! Each model sits behind the [`Engine`] trait: messages in, copies out
+//! with their creation, injection and arrival cycles; the harness
+//! ([`run`]) generates open-loop traffic, and every latency is computed by
+//! [`stats`] from those cycles, so a latency means the same on every model.
+
+mod harness;
+pub mod pattern;
+pub mod spec;
+pub mod stats;
+
+pub use harness::{RunOptions, RunResult, run};
+pub use pattern::Pattern;
+pub use spec::TopoSpec;
+pub use stats::Arrival;
+
+use crate::direct::{
+    CubeFabric, DirectConfig, DirectSystem, DorMesh, Grid, Hypercube, Pruning, Routing, Scheme,
+    TreeConfig, TreeNet,
+};
+use crate::net::Network;
+use crate::sim::{Delivery, SimConfig, System, Traffic};
+use crate::{Error, Result};
+use std::fmt;
+use std::sync::Arc;
+
+/// The router models.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RouterModel {
+    /// Seed 000's input-buffered cut-through multicast switch.
+    CutThrough,
+    /// Seeds 001/002's wormhole path router.
+    Wormhole,
+    /// Seed 003's virtual-channel tree router.
+    Tree,
+}
+
+impl RouterModel {
+    /// Parses `cut-through`, `wormhole` or `tree`.
+    pub fn parse(s: &str) -> Result<RouterModel> {
+        match s {
+            "cut-through" => Ok(RouterModel::CutThrough),
+            "wormhole" => Ok(RouterModel::Wormhole),
+            "tree" => Ok(RouterModel::Tree),
+            _ => Err(Error::Config {
+                field: "router",
+                value: s.into(),
+                reason: "expected cut-through, wormhole or tree".into(),
+            }),
+        }
+    }
+
+    /// The name as the command line takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            RouterModel::CutThrough => "cut-through",
+            RouterModel::Wormhole => "wormhole",
+            RouterModel::Tree => "tree",
+        }
+    }
+
+    /// The router models that run on `t`, the default first.
+    pub fn for_topology(t: &TopoSpec) -> &'static [RouterModel] {
+        use RouterModel::*;
+        match t {
+            TopoSpec::File(_) | TopoSpec::Irregular(_) => &[CutThrough],
+            TopoSpec::Hypercube(_) => &[Wormhole, CutThrough],
+            TopoSpec::Mesh(_) => &[Tree, Wormhole, CutThrough],
+            TopoSpec::Torus(_) => &[Tree, CutThrough],
+        }
+    }
+
+    /// The routing functions of this model on `t`, the default first.
+    pub fn routings(self, t: &TopoSpec) -> &'static [&'static str] {
+        match (self, t) {
+            (RouterModel::CutThrough, _) => &["updown"],
+            (RouterModel::Wormhole, TopoSpec::Hypercube(_)) => &["ecube", "r1", "r2", "minimal"],
+            (RouterModel::Wormhole, _) | (RouterModel::Tree, _) => &["dor"],
+        }
+    }
+}
+
+impl fmt::Display for RouterModel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A network under one router model, as the harness drives it.
+pub trait Engine {
+    /// Number of nodes.
+    fn nodes(&self) -> u32;
+    /// The current cycle.
+    fn cycle(&self) -> u64;
+    /// Queues a message of `flits` flits (header included) from `src` to
+    /// `dst`, created now.
+    fn send(&mut self, src: u32, dst: u32, flits: u32) -> Result<()>;
+    /// Simulates one cycle. A deadlock is an error with its waiting cycle.
+    fn step(&mut self) -> Result<()>;
+    /// Moves the copies delivered since the last call to `out`.
+    fn arrivals(&mut self, out: &mut Vec<Arrival>);
+    /// Header flits of a unicast packet.
+    fn header_flits(&self) -> u32;
+}
+
+/// Builds `router` (default: the topology's first) with `routing`
+/// (default: the model's first) on `topo`.
+pub fn build(
+    topo: &TopoSpec,
+    router: Option<RouterModel>,
+    routing: Option<&str>,
+    o: &RunOptions,
+) -> Result<(Box<dyn Engine>, RouterModel, &'static str)> {
+    let models = RouterModel::for_topology(topo);
+    let router = router.unwrap_or(models[0]);
+    if !models.contains(&router) {
+        let names: Vec<&str> = models.iter().map(|m| m.name()).collect();
+        return Err(Error::Config {
+            field: "router",
+            value: router.name().into(),
+            reason: format!(
+                "it does not run on {topo}; the router models there are {}",
+                names.join(", ")
+            ),
+        });
+    }
+    let routings = router.routings(topo);
+    let routing = match routing {
+        None => routings[0],
+        Some(r) => *routings
+            .iter()
+            .find(|&&x| x == r)
+            .ok_or_else(|| Error::Config {
+                field: "routing",
+                value: r.into(),
+                reason: format!(
+                    "the {router} router on {topo} routes by {}",
+                    routings.join(", ")
+                ),
+            })?,
+    };
+    let engine: Box<dyn Engine> = match (router, topo) {
+        (RouterModel::CutThrough, _) => {
+            let net = Network::new(&topo.topology()?)?;
+            let cfg = SimConfig {
+                record_deliveries: true,
+                seed: o.seed,
+                ..o.sim.clone()
+            };
+            Box::new(CutThrough {
+                sys: System::new(&net, &cfg, &Traffic::Idle)?,
+                buf: Vec::new(),
+            })
+        }
+        (RouterModel::Wormhole, TopoSpec::Hypercube(n)) => {
+            let fabric = CubeFabric {
+                cube: Hypercube::new(*n)?,
+                routing: Routing::parse(routing)?,
+            };
+            Box::new(Wormhole::new(Arc::new(fabric), o)?)
+        }
+        (RouterModel::Wormhole, TopoSpec::Mesh(k)) => {
+            Box::new(Wormhole::new(Arc::new(DorMesh::new(k[0], k[1], k[2])?), o)?)
+        }
+        (RouterModel::Tree, TopoSpec::Mesh(k)) | (RouterModel::Tree, TopoSpec::Torus(k)) => {
+            let g = if matches!(topo, TopoSpec::Mesh(_)) {
+                Grid::mesh(k[0], k[1], k[2])?
+            } else {
+                Grid::torus(k[0], k[1], k[2])?
+            };
+            let cfg = TreeConfig {
+                keep_deliveries: true,
+                pruning: Pruning::On { stall_limit: 1 },
+                seed: o.seed,
+                ..TreeConfig::default()
+            };
+            Box::new(TreeRouter {
+                net: TreeNet::new(g, cfg)?,
+            })
+        }
+        _ => unreachable!("for_topology lists only the combinations built here"),
+    };
+    Ok((engine, router, routing))
+}
+
+/// Seed 000's switches with traffic endpoints.
+struct CutThrough {
+    sys: System,
+    buf: Vec<Delivery>,
+}
+
+impl Engine for CutThrough {
+    fn nodes(&self) -> u32 {
+        self.sys.num_nodes()
+    }
+    fn cycle(&self) -> u64 {
+        self.sys.cycle()
+    }
+    fn send(&mut self, src: u32, dst: u32, flits: u32) -> Result<()> {
+        self.sys.inject(src, dst, flits).map(|_| ())
+    }
+    fn step(&mut self) -> Result<()> {
+        self.sys.run(1)
+    }
+    fn arrivals(&mut self, out: &mut Vec<Arrival>) {
+        self.sys.take_deliveries(&mut self.buf);
+        out.extend(self.buf.drain(..).map(|d| Arrival {
+            src: d.src,
+            node: d.dst,
+            created: d.created,
+            injected: Some(d.inject),
+            arrived: d.arrive,
+            flits: d.len as u32,
+        }));
+    }
+    fn header_flits(&self) -> u32 {
+        self.sys.formats().unicast().flits() as u32
+    }
+}
+
+/// Seeds 001/002's wormhole routers and processors.
+struct Wormhole {
+    sys: DirectSystem,
+    addr: u32,
+}
+
+impl Wormhole {
+    fn new(fabric: Arc<dyn crate::direct::Fabric>, o: &RunOptions) -> Result<Wormhole> {
+        let addr = fabric.address_flits() as u32;
+        let cfg = DirectConfig {
+            ports: o.ports,
+            buffer_flits: o.wormhole_buffer,
+            keep_worms: true,
+            seed: o.seed,
+            ..DirectConfig::default()
+        };
+        Ok(Wormhole {
+            sys: DirectSystem::new(fabric, &cfg)?,
+            addr,
+        })
+    }
+}
+
+impl Engine for Wormhole {
+    fn nodes(&self) -> u32 {
+        self.sys.fabric().nodes()
+    }
+    fn cycle(&self) -> u64 {
+        self.sys.cycle()
+    }
+    fn send(&mut self, src: u32, dst: u32, flits: u32) -> Result<()> {
+        let payload = flits.saturating_sub(self.header_flits());
+        self.sys.send(src, &[dst], payload).map(|_| ())
+    }
+    fn step(&mut self) -> Result<()> {
+        self.sys.step()
+    }
+    fn arrivals(&mut self, out: &mut Vec<Arrival>) {
+        for w in self.sys.take_finished() {
+            let flits = 1 + w.list.len() as u32 * self.addr;
+            for d in &w.deliveries {
+                out.push(Arrival {
+                    src: w.src,
+                    node: d.node,
+                    created: w.created,
+                    injected: w.injected,
+                    arrived: d.tail,
+                    flits: flits + w.payload,
+                });
+            }
+        }
+    }
+    fn header_flits(&self) -> u32 {
+        1 + self.addr
+    }
+}
+
+/// Seed 003's tree routers.
+struct TreeRouter {
+    net: TreeNet,
+}
+
+impl Engine for TreeRouter {
+    fn nodes(&self) -> u32 {
+        self.net.grid().nodes()
+    }
+    fn cycle(&self) -> u64 {
+        self.net.cycle()
+    }
+    fn send(&mut self, src: u32, dst: u32, flits: u32) -> Result<()> {
+        let data = flits
+            .saturating_sub(self.header_flits())
+            .min(u16::MAX as u32) as u16;
+        self.net.send(src, &[dst], data, Scheme::Pseudo).map(|_| ())
+    }
+    fn step(&mut self) -> Result<()> {
+        self.net.step()
+    }
+    fn arrivals(&mut self, out: &mut Vec<Arrival>) {
+        for d in self.net.take_deliveries() {
+            out.push(Arrival {
+                src: d.src,
+                node: d.node,
+                created: d.created,
+                injected: None,
+                arrived: d.cycle,
+                flits: 1 + d.data as u32,
+            });
+        }
+    }
+    fn header_flits(&self) -> u32 {
+        1
+    }
+}

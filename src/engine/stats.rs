@@ -1,0 +1,247 @@
+//! One statistics module for every router model: latencies under named
+//! definitions, percentiles, throughput, and batch means with a 95%
+//! confidence interval and the stop rule of seed 002 section 5 (run until
+//! the half-width is under 5% of the mean).
+//!
+//! Definitions, per copy (a unicast packet is a message of one copy):
+//! - **latency**: from the message's creation (the cycle the source asked
+//!   to send it) to the cycle its tail reached the destination, source
+//!   queueing and start-up included;
+//! - **network latency**: from the cycle its first flit entered the
+//!   network at the source to the tail's arrival (start-up and source
+//!   queueing excluded; seed 002 section 5 calls this "network latency").
+//!
+//! Only messages created inside the measurement window count. The window
+//! is cut into batches by creation cycle; the batch means of the latency
+//! give the confidence interval (Student's t with batches - 1 degrees of
+//! freedom).
+
+use serde::Serialize;
+
+/// One copy delivered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Arrival {
+    /// Source node.
+    pub src: u32,
+    /// Destination node.
+    pub node: u32,
+    /// Cycle the message was created.
+    pub created: u64,
+    /// Cycle its first flit entered the network (`None` where the router
+    /// model does not record it).
+    pub injected: Option<u64>,
+    /// Cycle the tail reached the destination.
+    pub arrived: u64,
+    /// Flits this destination received.
+    pub flits: u32,
+}
+
+/// Percentiles and extremes of a set of latencies.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Summary {
+    /// Samples.
+    pub count: u64,
+    /// Mean.
+    pub mean: f64,
+    /// Median.
+    pub p50: u64,
+    /// 99th percentile.
+    pub p99: u64,
+    /// Largest.
+    pub max: u64,
+}
+
+impl Summary {
+    fn of(mut v: Vec<u64>) -> Summary {
+        if v.is_empty() {
+            return Summary::default();
+        }
+        v.sort_unstable();
+        let n = v.len();
+        let at = |q: f64| v[((q * n as f64).ceil() as usize).clamp(1, n) - 1];
+        Summary {
+            count: n as u64,
+            mean: v.iter().sum::<u64>() as f64 / n as f64,
+            p50: at(0.5),
+            p99: at(0.99),
+            max: v[n - 1],
+        }
+    }
+}
+
+/// The confidence interval of the mean latency from batch means.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Interval {
+    /// Batches with at least one sample.
+    pub batches: u32,
+    /// Mean of the batch means.
+    pub mean: f64,
+    /// Half-width of the 95% interval.
+    pub half_width: f64,
+    /// Half-width over the mean.
+    pub relative: f64,
+}
+
+/// Two-sided 95% quantiles of Student's t for 1 to 30 degrees of freedom.
+const T95: [f64; 30] = [
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+    2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+    2.052, 2.048, 2.045, 2.042,
+];
+
+/// Student's t quantile for `df` degrees of freedom (1.96 past 30).
+pub fn t95(df: usize) -> f64 {
+    if df == 0 {
+        f64::INFINITY
+    } else {
+        T95.get(df - 1).copied().unwrap_or(1.96)
+    }
+}
+
+/// Collects the copies of messages created in the window.
+#[derive(Clone, Debug)]
+pub struct Collector {
+    /// First cycle of the window.
+    pub from: u64,
+    batch_len: u64,
+    latency: Vec<u64>,
+    network: Vec<u64>,
+    batch_sum: Vec<(f64, u64)>,
+    flits: u64,
+    copies: u64,
+}
+
+impl Collector {
+    /// A collector for messages created from cycle `from`, in batches of
+    /// `batch_len` cycles.
+    pub fn new(from: u64, batch_len: u64) -> Collector {
+        Collector {
+            from,
+            batch_len: batch_len.max(1),
+            latency: Vec::new(),
+            network: Vec::new(),
+            batch_sum: Vec::new(),
+            flits: 0,
+            copies: 0,
+        }
+    }
+
+    /// Counts one copy (ignored when its message predates the window).
+    pub fn add(&mut self, a: &Arrival) {
+        if a.created < self.from {
+            return;
+        }
+        let lat = a.arrived - a.created;
+        self.latency.push(lat);
+        if let Some(i) = a.injected {
+            self.network.push(a.arrived - i);
+        }
+        let b = ((a.created - self.from) / self.batch_len) as usize;
+        if self.batch_sum.len() <= b {
+            self.batch_sum.resize(b + 1, (0.0, 0));
+        }
+        self.batch_sum[b].0 += lat as f64;
+        self.batch_sum[b].1 += 1;
+        self.copies += 1;
+        self.flits += a.flits as u64;
+    }
+
+    /// Copies counted.
+    pub fn copies(&self) -> u64 {
+        self.copies
+    }
+
+    /// Flits of the copies counted.
+    pub fn flits(&self) -> u64 {
+        self.flits
+    }
+
+    /// The latency batch means' interval over the first `batches` batches
+    /// (those whose messages have had time to arrive).
+    pub fn interval(&self, batches: usize) -> Interval {
+        let means: Vec<f64> = self
+            .batch_sum
+            .iter()
+            .take(batches)
+            .filter(|b| b.1 > 0)
+            .map(|b| b.0 / b.1 as f64)
+            .collect();
+        let n = means.len();
+        if n == 0 {
+            return Interval::default();
+        }
+        let mean = means.iter().sum::<f64>() / n as f64;
+        let var = if n > 1 {
+            means.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / (n - 1) as f64
+        } else {
+            f64::INFINITY
+        };
+        let half_width = t95(n - 1) * (var / n as f64).sqrt();
+        Interval {
+            batches: n as u32,
+            mean,
+            half_width,
+            relative: if mean > 0.0 {
+                half_width / mean
+            } else {
+                f64::INFINITY
+            },
+        }
+    }
+
+    /// Latency and network latency summaries.
+    pub fn summaries(&self) -> (Summary, Option<Summary>) {
+        let net = (!self.network.is_empty()).then(|| Summary::of(self.network.clone()));
+        (Summary::of(self.latency.clone()), net)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn arrival(created: u64, arrived: u64) -> Arrival {
+        Arrival {
+            src: 0,
+            node: 1,
+            created,
+            injected: Some(created + 1),
+            arrived,
+            flits: 4,
+        }
+    }
+
+    #[test]
+    fn percentiles_follow_the_nearest_rank_rule() {
+        let s = Summary::of((1..=100).collect());
+        assert_eq!((s.count, s.p50, s.p99, s.max), (100, 50, 99, 100));
+        assert_eq!(s.mean, 50.5);
+        assert_eq!(Summary::of(vec![7]).p99, 7);
+        assert_eq!(Summary::of(vec![]), Summary::default());
+    }
+
+    #[test]
+    fn batches_give_the_interval_and_old_messages_are_left_out() {
+        let mut c = Collector::new(100, 10);
+        c.add(&arrival(50, 60)); // before the window
+        for b in 0..10u64 {
+            // Batch b: latencies 10 + b (mean of means 14.5).
+            c.add(&arrival(100 + 10 * b, 100 + 10 * b + 10 + b));
+        }
+        assert_eq!(c.copies(), 10);
+        assert_eq!(c.flits(), 40);
+        let i = c.interval(10);
+        assert_eq!(i.batches, 10);
+        assert!((i.mean - 14.5).abs() < 1e-9);
+        // Sample sd of 10..19 is 3.0277; t(9) = 2.262.
+        assert!(
+            (i.half_width - 2.262 * 3.0277 / 10f64.sqrt()).abs() < 1e-3,
+            "{i:?}"
+        );
+        let (lat, net) = c.summaries();
+        assert_eq!((lat.p50, lat.max), (14, 19));
+        assert_eq!(net.unwrap().max, 18);
+        // One batch alone has no interval.
+        assert_eq!(c.interval(1).half_width, f64::INFINITY);
+    }
+}
