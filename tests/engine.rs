@@ -210,3 +210,135 @@ fn run_takes_a_topology_spec_from_the_command_line() {
         String::from_utf8_lossy(&e.stderr)
     );
 }
+
+/// One packet on an idle network, through the engine: its arrival.
+fn zero_load(topo: &TopoSpec, router: &str, src: u32, dst: u32, flits: u32) -> engine::Arrival {
+    let (mut e, _, _) = engine::build(
+        topo,
+        Some(RouterModel::parse(router).unwrap()),
+        None,
+        &RunOptions::default(),
+    )
+    .unwrap();
+    e.send(src, dst, flits).unwrap();
+    let mut out = Vec::new();
+    for _ in 0..10_000 {
+        e.step().unwrap();
+        e.arrivals(&mut out);
+        if let Some(a) = out.pop() {
+            assert_eq!((a.src, a.node, a.created), (src, dst, 0));
+            return a;
+        }
+    }
+    panic!("{topo} {router}: {src} -> {dst} never arrived");
+}
+
+/// Zero-load latency through the engine equals each router model's closed
+/// form (docs/timing.md, docs/direct.md, docs/tree.md) for every pair of a
+/// small instance of each family it runs on: the harness adds nothing.
+#[test]
+fn zero_load_latency_is_each_router_models_closed_form_for_every_pair() {
+    use wormcast::direct::Grid;
+    use wormcast::net::{Network, Phase, RoutingTables};
+    // Cut-through: L + h (H + 2) + 1 with h switches on the up*/down*
+    // route and H = 1 header flit (up to 128 nodes).
+    for topo in [
+        "mesh:4x3",
+        "torus:4x3",
+        "hypercube:4",
+        "irregular:switches=6,ports=6,nodes=12,seed=2",
+    ] {
+        let spec = TopoSpec::parse(topo).unwrap();
+        let net = Network::new(&spec.topology().unwrap()).unwrap();
+        let (_, rt) = RoutingTables::for_network(&net);
+        let n = net.num_nodes() as u32;
+        for l in [2, 9] {
+            for s in 0..n {
+                for d in (0..n).filter(|&d| d != s) {
+                    let (ss, ds) = (net.node_port(s).switch, net.node_port(d).switch);
+                    let h = rt.distance(ss, ds, Phase::Up).unwrap() as u64 + 1;
+                    let a = zero_load(&spec, "cut-through", s, d, l);
+                    assert_eq!(a.arrived, l as u64 + h * 3 + 1, "{topo} {s}->{d} L={l}");
+                }
+            }
+        }
+    }
+    // Tree router: consumed at hops + 1 + data flits (1-flit header).
+    for topo in ["mesh:4x3", "torus:5x4", "torus:3x3x4"] {
+        let spec = TopoSpec::parse(topo).unwrap();
+        let g = Grid::parse(topo).unwrap();
+        for m in [1u32, 3] {
+            for s in 0..g.nodes() {
+                for d in (0..g.nodes()).filter(|&d| d != s) {
+                    let a = zero_load(&spec, "tree", s, d, 1 + m);
+                    assert_eq!(
+                        a.arrived,
+                        (g.distance(s, d) + 1 + m) as u64,
+                        "{topo} {s}->{d} m={m}"
+                    );
+                }
+            }
+        }
+    }
+    // Wormhole router, one-port, 2-flit buffers: the head reaches the
+    // processor (h + 1)(H + 2) + 1 cycles after the first flit leaves,
+    // the tail L + floor((L - 1) / 2) later; H = 2 (count and address).
+    for (topo, hops) in [
+        (
+            "hypercube:4",
+            &(|s: u32, d: u32| (s ^ d).count_ones()) as &dyn Fn(u32, u32) -> u32,
+        ),
+        ("mesh:4x3", &|s: u32, d: u32| {
+            Grid::mesh(4, 3, 1).unwrap().distance(s, d)
+        }),
+    ] {
+        let spec = TopoSpec::parse(topo).unwrap();
+        let n = spec.nodes().unwrap();
+        for l in [1u64, 4] {
+            for s in 0..n {
+                for d in (0..n).filter(|&d| d != s) {
+                    let a = zero_load(&spec, "wormhole", s, d, 2 + l as u32);
+                    let h = hops(s, d) as u64;
+                    let inj = a.injected.unwrap();
+                    assert_eq!(inj, 0, "{topo}");
+                    assert_eq!(
+                        a.arrived - inj,
+                        (h + 1) * 4 + 1 + l + (l - 1) / 2,
+                        "{topo} {s}->{d} L={l}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// No pattern runs unsaturated past its channel-load bound: offered 10%
+/// above the bound, every pattern on the 8x8 mesh saturates.
+#[test]
+fn no_pattern_beats_its_channel_load_bound() {
+    use wormcast::direct::Grid;
+    use wormcast::engine::bound::channel_load_bound;
+    let spec = TopoSpec::parse("mesh:8x8").unwrap();
+    let grid = Grid::parse("mesh:8x8").unwrap();
+    for p in [
+        "uniform",
+        "transpose",
+        "bit-complement",
+        "tornado",
+        "shuffle",
+    ] {
+        let pattern = Pattern::parse(p).unwrap();
+        let b = channel_load_bound(&grid, &pattern);
+        let o = RunOptions {
+            pattern,
+            load: (1.1 * b).min(1.0),
+            packet: 20,
+            warmup: 5_000,
+            cycles: 20_000,
+            ..RunOptions::default()
+        };
+        let r = engine::run(&spec, None, None, &o).unwrap();
+        assert!(r.saturated, "{p}: bound {b}, {r:?}");
+        assert!(r.accepted_throughput <= 1.02 * b, "{p}: bound {b}, {r:?}");
+    }
+}

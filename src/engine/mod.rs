@@ -17,6 +17,7 @@
 //! ([`run`]) generates open-loop traffic, and every latency is computed by
 //! [`stats`] from those cycles, so a latency means the same on every model.
 
+pub mod bound;
 mod harness;
 pub mod pattern;
 pub mod spec;
