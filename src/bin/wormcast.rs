@@ -940,6 +940,25 @@ fn join(v: &[u32]) -> String {
     v.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
 }
 
+/// The switch network's configuration: `--config`, then `--seed`,
+/// `--buffer` and `--chunk` over it.
+fn sim_config(a: &RunArgs) -> Result<SimConfig> {
+    let mut cfg = match &a.config {
+        Some(p) => SimConfig::load(p)?,
+        None => SimConfig::default(),
+    };
+    if let Some(s) = a.seed {
+        cfg.seed = s;
+    }
+    if let Some(b) = a.buffer {
+        cfg.buffer_flits = b;
+    }
+    if let Some(c) = a.chunk {
+        cfg.chunk_flits = c;
+    }
+    Ok(cfg)
+}
+
 fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
     let (kind, pattern) = traffic_kind(&a.traffic)?;
     check_run_options(&a, kind, given)?;
@@ -959,19 +978,7 @@ fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
         return engine_cmd::run_engine(&a, &spec, kind, pattern);
     }
     let net = Network::load(&a.topology)?;
-    let mut cfg = match &a.config {
-        Some(p) => SimConfig::load(p)?,
-        None => SimConfig::default(),
-    };
-    if let Some(s) = a.seed {
-        cfg.seed = s;
-    }
-    if let Some(b) = a.buffer {
-        cfg.buffer_flits = b;
-    }
-    if let Some(c) = a.chunk {
-        cfg.chunk_flits = c;
-    }
+    let mut cfg = sim_config(&a)?;
     let single = matches!(kind, TrafficKind::Single | TrafficKind::Worm);
     cfg.record_deliveries |= single;
     let traffic = match kind {

@@ -5,7 +5,6 @@ use crate::{RunArgs, TrafficKind};
 use serde::Serialize;
 use std::time::Instant;
 use wormcast::engine::{self, Pattern, RouterModel, RunOptions, RunResult, TopoSpec};
-use wormcast::sim::SimConfig;
 use wormcast::{Error, Result};
 
 #[derive(Serialize)]
@@ -54,23 +53,14 @@ pub fn run_engine(
             reason: format!("not shorter than the run of {} cycles", a.cycles),
         });
     }
-    let mut sim = match &a.config {
-        Some(p) => SimConfig::load(p)?,
-        None => SimConfig::default(),
-    };
-    if let Some(b) = a.buffer {
-        sim.buffer_flits = b;
-    }
-    if let Some(c) = a.chunk {
-        sim.chunk_flits = c;
-    }
+    let sim = crate::sim_config(a)?;
     let o = RunOptions {
         pattern,
         load: a.load,
         packet: a.packet,
         warmup: a.warmup,
         cycles: a.cycles - a.warmup,
-        seed: a.seed.unwrap_or(sim.seed),
+        seed: sim.seed,
         batches: a.batches,
         batch_cycles: a.batch_cycles,
         stop_rule: a.stop_rule,
