@@ -271,6 +271,8 @@ fn zero_load_latency_is_each_router_models_closed_form_for_every_pair() {
             for s in 0..g.nodes() {
                 for d in (0..g.nodes()).filter(|&d| d != s) {
                     let a = zero_load(&spec, "tree", s, d, 1 + m);
+                    // The header enters the injection channel at once.
+                    assert_eq!(a.injected, Some(0), "{topo}");
                     assert_eq!(
                         a.arrived,
                         (g.distance(s, d) + 1 + m) as u64,

@@ -252,6 +252,9 @@ pub struct TreeDelivery {
     pub created: u64,
     /// Data flits it carried.
     pub data: u16,
+    /// Cycle the header of the message that brought it entered the
+    /// source's injection channel.
+    pub injected: u64,
     /// The multicast.
     pub mcast: u32,
     /// Its source.
@@ -353,6 +356,8 @@ struct Ni {
 struct Msg {
     mcast: u32,
     data: u16,
+    /// Cycle its header entered the source's injection channel.
+    injected: u64,
     dests: Vec<u32>,
     got: Vec<bool>,
     left: u32,
@@ -734,6 +739,7 @@ impl TreeNet {
                 Msg {
                     mcast,
                     data,
+                    injected: u64::MAX,
                     got: vec![false; g.len()],
                     left: g.len() as u32,
                     dests: g,
@@ -1008,6 +1014,7 @@ impl TreeNet {
                 cycle,
                 created,
                 data: m.data,
+                injected: m.injected,
                 mcast,
                 src,
                 node,
@@ -1043,7 +1050,8 @@ impl TreeNet {
                 ni.pos = 0;
                 self.stats.worms += 1;
             }
-            let m = &self.msgs[&ni.cur];
+            let id = ni.cur;
+            let m = &self.msgs[&id];
             let data = m.data as u32;
             let pos = ni.pos;
             let mut f = if pos == 0 {
@@ -1079,6 +1087,9 @@ impl TreeNet {
             }
             router.active |= 1 << inj;
             self.ev.moved = true;
+            if pos == 0 {
+                self.msgs.get_mut(&id).expect("queued").injected = self.cycle;
+            }
         }
         Ok(())
     }

@@ -316,7 +316,7 @@ impl Engine for TreeRouter {
                 src: d.src,
                 node: d.node,
                 created: d.created,
-                injected: None,
+                injected: Some(d.injected),
                 arrived: d.cycle,
                 flits: 1 + d.data as u32,
             });
