@@ -5,7 +5,7 @@
 //! packets crossing it per packet injected per node; no channel carries
 //! more than one flit a cycle, so `λ <= 1 / max_c γ_c` (and `λ <= 1` at the
 //! injection and ejection channels). Computed here for dimension-order
-//! routing on meshes and tori ([`Grid`](crate::direct::Grid)'s routes,
+//! routing on meshes and tori ([`Grid`]'s routes,
 //! virtual channels sharing their physical channel).
 
 use super::Pattern;
