@@ -220,13 +220,13 @@ fn zero_load(topo: &TopoSpec, router: &str, src: u32, dst: u32, flits: u32) -> e
         &RunOptions::default(),
     )
     .unwrap();
-    e.send(src, dst, flits).unwrap();
+    e.send(7, src, &[dst], flits).unwrap();
     let mut out = Vec::new();
     for _ in 0..10_000 {
         e.step().unwrap();
         e.arrivals(&mut out);
         if let Some(a) = out.pop() {
-            assert_eq!((a.src, a.node, a.created), (src, dst, 0));
+            assert_eq!((a.msg, a.src, a.node, a.created), (7, src, dst, 0));
             return a;
         }
     }
@@ -343,4 +343,58 @@ fn no_pattern_beats_its_channel_load_bound() {
         assert!(r.saturated, "{p}: bound {b}, {r:?}");
         assert!(r.accepted_throughput <= 1.02 * b, "{p}: bound {b}, {r:?}");
     }
+}
+
+/// A trace replays exactly: twice gives the same cycles; a message that
+/// waits for another is sent only after that one's last copy; a multicast
+/// reaches each destination once on every router model; a lone message on
+/// an idle network takes its zero-load latency; bad lines are named.
+#[test]
+fn a_trace_replays_exactly_on_every_router_model() {
+    use wormcast::engine::trace;
+    let text = "# cycle,source,destinations,flits[,after]\n\
+                0,3,5,20\n\
+                10,0,1;2;7,5\n\
+                15,4,9,20,1\n\
+                15,6,12;13,5\n";
+    let msgs = trace::parse(text, "t.csv").unwrap();
+    let spec = TopoSpec::parse("mesh:4x4").unwrap();
+    for router in ["tree", "wormhole", "cut-through"] {
+        let model = Some(RouterModel::parse(router).unwrap());
+        let go =
+            || trace::replay(&spec, model, None, &msgs, &RunOptions::default(), 10_000).unwrap();
+        let r = go();
+        assert_eq!(format!("{r:?}"), format!("{:?}", go()), "{router}");
+        assert_eq!((r.messages, r.copies), (4, 1 + 3 + 1 + 2), "{router}");
+        let (sent, done) = (r.per_message[2].0, r.per_message[1].1);
+        assert!(sent >= done && sent >= 15, "{router}: {r:?}");
+        assert!(sent <= done + 1, "{router}: sent as soon as it may: {r:?}");
+        assert_eq!(r.per_message[0].0, 0, "{router}");
+        assert_eq!(r.finished, r.per_message.iter().map(|m| m.1).max().unwrap());
+        // The first message, alone in the network until cycle 10, arrives
+        // exactly when a zero-load packet does.
+        let z = zero_load(&spec, router, 3, 5, 20);
+        assert_eq!(r.per_message[0].1, z.arrived, "{router}");
+    }
+    let bad = |t: &str| {
+        trace::replay(
+            &spec,
+            None,
+            None,
+            &trace::parse(t, "t.csv").unwrap(),
+            &RunOptions::default(),
+            10_000,
+        )
+        .unwrap_err()
+        .to_string()
+    };
+    assert_eq!(
+        bad("0,1,2,20\n5,3,16,20\n"),
+        "configuration: trace = line 2: node 16 does not exist (the network has nodes 0 to 15)"
+    );
+    assert!(
+        bad("0,1,1,20\n").contains("line 1")
+            && bad("0,1,1,20\n").contains("among its own destinations")
+    );
+    assert!(bad("0,1,2,1\n").contains("line 1") && bad("0,1,2,1\n").contains("header"));
 }

@@ -414,6 +414,11 @@ struct RunArgs {
     /// (a topology spec, --router or a pattern other than uniform).
     #[arg(long, default_value_t = 64)]
     source_queue: u32,
+    /// Replay this trace (CSV or JSON lines: cycle, source, destinations,
+    /// flits, optional earlier message waited for; docs/engine.md) until
+    /// every copy has arrived, at most --cycles cycles.
+    #[arg(long)]
+    trace: Option<PathBuf>,
     /// Offered load, flits/node/cycle (uniform, multicast: flits injected,
     /// a worm counted once).
     #[arg(long, default_value_t = 0.05)]
@@ -970,6 +975,7 @@ fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
         "batches",
         "batch_cycles",
         "source_queue",
+        "trace",
     ];
     let wants_engine = !matches!(spec, TopoSpec::File(_))
         || given.iter().any(|g| engine_only.contains(&g.as_str()))

@@ -213,6 +213,7 @@ pub fn run(
     let mut end = end_max;
     let mut rule_met = None;
     let mut cycle = 0u64;
+    let mut next_msg = 0u64;
     let drain = |e: &mut Box<dyn Engine>,
                  col: &mut Collector,
                  outstanding: &mut [u32],
@@ -240,7 +241,8 @@ pub fn run(
                 if outstanding[n as usize] >= o.source_queue {
                     refused += 1;
                 } else {
-                    e.send(n, d, o.packet)?;
+                    e.send(next_msg, n, &[d], o.packet)?;
+                    next_msg += 1;
                     outstanding[n as usize] += 1;
                     if cycle >= o.warmup {
                         generated += 1;

@@ -22,6 +22,7 @@ mod harness;
 pub mod pattern;
 pub mod spec;
 pub mod stats;
+pub mod trace;
 
 pub use harness::{RunOptions, RunResult, run};
 pub use pattern::Pattern;
@@ -33,8 +34,9 @@ use crate::direct::{
     TreeConfig, TreeNet,
 };
 use crate::net::Network;
-use crate::sim::{Delivery, SimConfig, System, Traffic};
+use crate::sim::{Delivery, SimConfig, System, Traffic, WormSpec};
 use crate::{Error, Result};
+use rustc_hash::FxHashMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -106,9 +108,12 @@ pub trait Engine {
     fn nodes(&self) -> u32;
     /// The current cycle.
     fn cycle(&self) -> u64;
-    /// Queues a message of `flits` flits (header included) from `src` to
-    /// `dst`, created now.
-    fn send(&mut self, src: u32, dst: u32, flits: u32) -> Result<()>;
+    /// Queues message `msg` from `src` to `dests`, created now: a packet of
+    /// `flits` flits (header included) to one destination, or a multicast
+    /// carrying the payload such a packet would (`flits` less a unicast
+    /// header): a bit-string worm (cut-through), one worm per destination
+    /// (wormhole), a tree message (tree).
+    fn send(&mut self, msg: u64, src: u32, dests: &[u32], flits: u32) -> Result<()>;
     /// Simulates one cycle. A deadlock is an error with its waiting cycle.
     fn step(&mut self) -> Result<()>;
     /// Moves the copies delivered since the last call to `out`.
@@ -164,6 +169,7 @@ pub fn build(
             Box::new(CutThrough {
                 sys: System::new(&net, &cfg, &Traffic::Idle)?,
                 buf: Vec::new(),
+                ids: FxHashMap::default(),
             })
         }
         (RouterModel::Wormhole, TopoSpec::Hypercube(n)) => {
@@ -190,6 +196,7 @@ pub fn build(
             };
             Box::new(TreeRouter {
                 net: TreeNet::new(g, cfg)?,
+                ids: FxHashMap::default(),
             })
         }
         _ => unreachable!("for_topology lists only the combinations built here"),
@@ -201,6 +208,8 @@ pub fn build(
 struct CutThrough {
     sys: System,
     buf: Vec<Delivery>,
+    /// (source, sequence number) of each packet or worm: its message.
+    ids: FxHashMap<(u32, u64), (u64, u32)>,
 }
 
 impl Engine for CutThrough {
@@ -210,15 +219,38 @@ impl Engine for CutThrough {
     fn cycle(&self) -> u64 {
         self.sys.cycle()
     }
-    fn send(&mut self, src: u32, dst: u32, flits: u32) -> Result<()> {
-        self.sys.inject(src, dst, flits).map(|_| ())
+    fn send(&mut self, msg: u64, src: u32, dests: &[u32], flits: u32) -> Result<()> {
+        let id = match dests {
+            [d] => self.sys.inject(src, *d, flits)?,
+            _ => self.sys.inject_worm(
+                src,
+                &WormSpec::BitString {
+                    dests: dests.to_vec(),
+                },
+                flits.saturating_sub(self.header_flits()),
+            )?,
+        };
+        self.ids.insert((id.src, id.seq), (msg, dests.len() as u32));
+        Ok(())
     }
     fn step(&mut self) -> Result<()> {
         self.sys.run(1)
     }
     fn arrivals(&mut self, out: &mut Vec<Arrival>) {
         self.sys.take_deliveries(&mut self.buf);
+        let ids = &mut self.ids;
         out.extend(self.buf.drain(..).map(|d| Arrival {
+            msg: {
+                let e = ids
+                    .get_mut(&(d.src, d.seq))
+                    .expect("a packet the harness sent");
+                let msg = e.0;
+                e.1 -= 1;
+                if e.1 == 0 {
+                    ids.remove(&(d.src, d.seq));
+                }
+                msg
+            },
             src: d.src,
             node: d.dst,
             created: d.created,
@@ -236,6 +268,8 @@ impl Engine for CutThrough {
 struct Wormhole {
     sys: DirectSystem,
     addr: u32,
+    /// Each worm's message.
+    ids: FxHashMap<u32, u64>,
 }
 
 impl Wormhole {
@@ -251,6 +285,7 @@ impl Wormhole {
         Ok(Wormhole {
             sys: DirectSystem::new(fabric, &cfg)?,
             addr,
+            ids: FxHashMap::default(),
         })
     }
 }
@@ -262,9 +297,14 @@ impl Engine for Wormhole {
     fn cycle(&self) -> u64 {
         self.sys.cycle()
     }
-    fn send(&mut self, src: u32, dst: u32, flits: u32) -> Result<()> {
+    fn send(&mut self, msg: u64, src: u32, dests: &[u32], flits: u32) -> Result<()> {
+        crate::dests::check(self.nodes(), src, dests)?;
         let payload = flits.saturating_sub(self.header_flits());
-        self.sys.send(src, &[dst], payload).map(|_| ())
+        for &d in dests {
+            let tag = self.sys.send(src, &[d], payload)?;
+            self.ids.insert(tag, msg);
+        }
+        Ok(())
     }
     fn step(&mut self) -> Result<()> {
         self.sys.step()
@@ -272,8 +312,10 @@ impl Engine for Wormhole {
     fn arrivals(&mut self, out: &mut Vec<Arrival>) {
         for w in self.sys.take_finished() {
             let flits = 1 + w.list.len() as u32 * self.addr;
+            let msg = self.ids.remove(&w.tag).expect("a worm the harness sent");
             for d in &w.deliveries {
                 out.push(Arrival {
+                    msg,
                     src: w.src,
                     node: d.node,
                     created: w.created,
@@ -292,6 +334,8 @@ impl Engine for Wormhole {
 /// Seed 003's tree routers.
 struct TreeRouter {
     net: TreeNet,
+    /// Each multicast's message.
+    ids: FxHashMap<u32, (u64, u32)>,
 }
 
 impl Engine for TreeRouter {
@@ -301,18 +345,35 @@ impl Engine for TreeRouter {
     fn cycle(&self) -> u64 {
         self.net.cycle()
     }
-    fn send(&mut self, src: u32, dst: u32, flits: u32) -> Result<()> {
+    fn send(&mut self, msg: u64, src: u32, dests: &[u32], flits: u32) -> Result<()> {
         let data = flits
             .saturating_sub(self.header_flits())
             .min(u16::MAX as u32) as u16;
-        self.net.send(src, &[dst], data, Scheme::Pseudo).map(|_| ())
+        let scheme = if dests.len() == 1 {
+            Scheme::Pseudo
+        } else {
+            Scheme::Tree
+        };
+        let id = self.net.send(src, dests, data, scheme)?;
+        self.ids.insert(id, (msg, dests.len() as u32));
+        Ok(())
     }
     fn step(&mut self) -> Result<()> {
         self.net.step()
     }
     fn arrivals(&mut self, out: &mut Vec<Arrival>) {
         for d in self.net.take_deliveries() {
+            let e = self
+                .ids
+                .get_mut(&d.mcast)
+                .expect("a message the harness sent");
+            let msg = e.0;
+            e.1 -= 1;
+            if e.1 == 0 {
+                self.ids.remove(&d.mcast);
+            }
             out.push(Arrival {
+                msg,
                 src: d.src,
                 node: d.node,
                 created: d.created,

@@ -21,6 +21,8 @@ use serde::Serialize;
 /// One copy delivered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Arrival {
+    /// The message, as the harness numbered it.
+    pub msg: u64,
     /// Source node.
     pub src: u32,
     /// Destination node.
@@ -202,6 +204,7 @@ mod tests {
 
     fn arrival(created: u64, arrived: u64) -> Arrival {
         Arrival {
+            msg: 0,
             src: 0,
             node: 1,
             created,

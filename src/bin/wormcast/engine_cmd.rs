@@ -3,8 +3,9 @@
 
 use crate::{RunArgs, TrafficKind};
 use serde::Serialize;
+use std::path::Path;
 use std::time::Instant;
-use wormcast::engine::{self, Pattern, RouterModel, RunOptions, RunResult, TopoSpec};
+use wormcast::engine::{self, Pattern, RouterModel, RunOptions, RunResult, TopoSpec, trace};
 use wormcast::{Error, Result};
 
 #[derive(Serialize)]
@@ -22,6 +23,9 @@ pub fn run_engine(
     kind: TrafficKind,
     pattern: Option<Pattern>,
 ) -> Result<()> {
+    if let Some(t) = &a.trace {
+        return replay(a, spec, t);
+    }
     let Some(pattern) = pattern.filter(|_| kind == TrafficKind::Uniform) else {
         return Err(Error::Config {
             field: "traffic",
@@ -136,5 +140,40 @@ pub fn run_engine(
         "wall time {wall:.3} s ({:.0} cycles/s)",
         cycles as f64 / wall.max(1e-9)
     );
+    Ok(())
+}
+
+/// `run --trace`: replays a trace and prints when each message finished.
+fn replay(a: &RunArgs, spec: &TopoSpec, path: &Path) -> Result<()> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let msgs = trace::parse(&text, &path.display().to_string())?;
+    let o = RunOptions {
+        sim: crate::sim_config(a)?,
+        ..RunOptions::default()
+    };
+    let router = a.router.as_deref().map(RouterModel::parse).transpose()?;
+    let r = trace::replay(spec, router, a.routing.as_deref(), &msgs, &o, a.cycles)?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&r)?);
+        return Ok(());
+    }
+    println!(
+        "{}, {} router ({} routing): {} messages, {} copies, the last at cycle {}",
+        r.topology, r.router, r.routing, r.messages, r.copies, r.finished
+    );
+    let l = &r.latency;
+    println!(
+        "latency (creation to tail): mean {:.2}, p50 {}, p99 {}, max {} cycles",
+        l.mean, l.p50, l.p99, l.max
+    );
+    if let Some(n) = &r.network_latency {
+        println!(
+            "network latency (first flit in to tail): mean {:.2}, p50 {}, p99 {}, max {} cycles",
+            n.mean, n.p50, n.p99, n.max
+        );
+    }
+    for (i, (sent, done)) in r.per_message.iter().enumerate() {
+        println!("  message {i}: sent at cycle {sent}, last copy at cycle {done}");
+    }
     Ok(())
 }

@@ -1,0 +1,278 @@
+//! Trace-driven traffic: a file of messages, each with the cycle it is
+//! created, its source, its destinations, its length and optionally the
+//! earlier message it waits for, replayed exactly on any router model.
+//!
+//! Two formats, told by the first non-blank character:
+//!
+//! ```text
+//! # CSV: cycle,source,destinations,flits[,after]   (destinations ;-separated)
+//! 0,3,5,20
+//! 10,0,1;2;7,20
+//! 15,4,9,20,1
+//! ```
+//!
+//! ```text
+//! {"cycle": 0, "src": 3, "dests": [5], "flits": 20}
+//! {"cycle": 15, "src": 4, "dests": [9], "flits": 20, "after": 1}
+//! ```
+//!
+//! Messages are numbered from 0 in file order (comment and blank lines do
+//! not count); `after` names an earlier message, and the message is sent in
+//! the first cycle at or after both its `cycle` and the arrival of that
+//! message's last copy (closed loop: a node waiting for its previous
+//! message). `flits` is the length of a unicast packet, header included; a
+//! multicast carries the payload such a packet would. Every bad line is
+//! refused with its number.
+
+use super::stats::{Collector, Summary};
+use super::{Arrival, RouterModel, RunOptions, TopoSpec};
+use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
+
+/// One message of a trace.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceMsg {
+    /// Cycle it is created (at the earliest).
+    pub cycle: u64,
+    /// Source node.
+    pub src: u32,
+    /// Destination nodes.
+    pub dests: Vec<u32>,
+    /// Length in flits of a unicast packet, header included.
+    pub flits: u32,
+    /// The earlier message whose last copy it waits for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<usize>,
+    /// Its line in the file.
+    #[serde(skip)]
+    pub line: usize,
+}
+
+/// Parses a trace (`name` names it in errors).
+pub fn parse(text: &str, name: &str) -> Result<Vec<TraceMsg>> {
+    let bad = |line: usize, why: String| Error::Config {
+        field: "trace",
+        value: format!("{name}:{line}"),
+        reason: why,
+    };
+    let json = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+        .is_some_and(|l| l.starts_with('{'));
+    let mut out: Vec<TraceMsg> = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut m: TraceMsg = if json {
+            serde_json::from_str(line).map_err(|e| bad(i + 1, e.to_string()))?
+        } else {
+            let f: Vec<&str> = line.split(',').map(str::trim).collect();
+            if !(4..=5).contains(&f.len()) {
+                return Err(bad(
+                    i + 1,
+                    format!(
+                        "{} fields; a line is cycle,source,destinations,flits[,after]",
+                        f.len()
+                    ),
+                ));
+            }
+            let num = |what: &str, s: &str| {
+                s.parse::<u64>()
+                    .map_err(|_| bad(i + 1, format!("{what} `{s}` is not a whole number")))
+            };
+            TraceMsg {
+                cycle: num("cycle", f[0])?,
+                src: num("source", f[1])? as u32,
+                dests: f[2]
+                    .split(';')
+                    .map(|d| num("destination", d.trim()).map(|d| d as u32))
+                    .collect::<Result<_>>()?,
+                flits: num("flits", f[3])? as u32,
+                after: f
+                    .get(4)
+                    .map(|a| num("after", a))
+                    .transpose()?
+                    .map(|a| a as usize),
+                line: 0,
+            }
+        };
+        m.line = i + 1;
+        if let Some(a) = m.after
+            && a >= out.len()
+        {
+            return Err(bad(
+                i + 1,
+                format!(
+                    "it waits for message {a}, which is not an earlier one (this is message {})",
+                    out.len()
+                ),
+            ));
+        }
+        out.push(m);
+    }
+    if out.is_empty() {
+        return Err(bad(0, "the trace has no message".into()));
+    }
+    Ok(out)
+}
+
+/// What a replay gave.
+#[derive(Clone, Debug, Serialize)]
+pub struct ReplayResult {
+    /// The network.
+    pub topology: String,
+    /// The router model.
+    pub router: &'static str,
+    /// Its routing function.
+    pub routing: &'static str,
+    /// Messages replayed.
+    pub messages: usize,
+    /// Copies delivered.
+    pub copies: u64,
+    /// Cycle the last copy arrived.
+    pub finished: u64,
+    /// Latency of every copy (creation to tail).
+    pub latency: Summary,
+    /// Network latency of every copy.
+    pub network_latency: Option<Summary>,
+    /// Per message: the cycle it was sent and the cycle its last copy
+    /// arrived.
+    pub per_message: Vec<(u64, u64)>,
+}
+
+/// Replays `trace` on `router` over `topo` until every copy has arrived,
+/// failing after `max_cycles`.
+pub fn replay(
+    topo: &TopoSpec,
+    router: Option<RouterModel>,
+    routing: Option<&str>,
+    trace: &[TraceMsg],
+    o: &RunOptions,
+    max_cycles: u64,
+) -> Result<ReplayResult> {
+    let (mut e, router, routing) = super::build(topo, router, routing, o)?;
+    let nodes = e.nodes();
+    for m in trace {
+        crate::dests::check(nodes, m.src, &m.dests).map_err(|err| Error::Config {
+            field: "trace",
+            value: format!("line {}", m.line),
+            reason: err.to_string(),
+        })?;
+        if m.flits <= e.header_flits() {
+            return Err(Error::Config {
+                field: "trace",
+                value: format!("line {}", m.line),
+                reason: format!(
+                    "{} flits: a packet holds its {}-flit header and at least one more flit",
+                    m.flits,
+                    e.header_flits()
+                ),
+            });
+        }
+    }
+    // Messages in order of their cycle (stable: file order breaks ties).
+    let mut order: Vec<usize> = (0..trace.len()).collect();
+    order.sort_by_key(|&i| trace[i].cycle);
+    let mut sent = vec![u64::MAX; trace.len()];
+    let mut done = vec![u64::MAX; trace.len()];
+    let mut left: Vec<u32> = trace.iter().map(|m| m.dests.len() as u32).collect();
+    let mut waiting: Vec<usize> = Vec::new();
+    let mut next = 0;
+    let mut col = Collector::new(0, u64::MAX / 2);
+    let mut buf: Vec<Arrival> = Vec::new();
+    let mut remaining = trace.len();
+    while remaining > 0 {
+        let now = e.cycle();
+        if now >= max_cycles {
+            return Err(Error::Fault {
+                cycle: now,
+                what: format!(
+                    "the trace did not finish within {max_cycles} cycles ({remaining} messages left)"
+                ),
+            });
+        }
+        while next < order.len() && trace[order[next]].cycle <= now {
+            waiting.push(order[next]);
+            next += 1;
+        }
+        let mut k = 0;
+        while k < waiting.len() {
+            let i = waiting[k];
+            let m = &trace[i];
+            if m.after.is_none_or(|a| done[a] <= now) {
+                e.send(i as u64, m.src, &m.dests, m.flits)?;
+                sent[i] = now;
+                waiting.remove(k);
+            } else {
+                k += 1;
+            }
+        }
+        e.step()?;
+        e.arrivals(&mut buf);
+        for a in buf.drain(..) {
+            let i = a.msg as usize;
+            col.add(&a);
+            left[i] -= 1;
+            if left[i] == 0 {
+                done[i] = a.arrived;
+                remaining -= 1;
+            }
+        }
+    }
+    let (latency, network_latency) = col.summaries();
+    Ok(ReplayResult {
+        topology: topo.to_string(),
+        router: router.name(),
+        routing,
+        messages: trace.len(),
+        copies: col.copies(),
+        finished: done.iter().copied().max().unwrap_or(0),
+        latency,
+        network_latency,
+        per_message: sent.into_iter().zip(done).collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_formats_read_the_same_messages_and_bad_lines_are_named() {
+        let csv = "# a trace\n0,3,5,20\n\n10,0,1;2;7,20\n15,4,9,20,1\n";
+        let json = "{\"cycle\":0,\"src\":3,\"dests\":[5],\"flits\":20}\n\
+                    {\"cycle\":10,\"src\":0,\"dests\":[1,2,7],\"flits\":20}\n\
+                    {\"cycle\":15,\"src\":4,\"dests\":[9],\"flits\":20,\"after\":1}\n";
+        let a = parse(csv, "t.csv").unwrap();
+        let b = parse(json, "t.jsonl").unwrap();
+        assert_eq!(a.len(), 3);
+        assert_eq!(a[1].dests, vec![1, 2, 7]);
+        assert_eq!(a[2].after, Some(1));
+        assert_eq!((a[0].line, a[1].line, a[2].line), (2, 4, 5));
+        let strip = |v: Vec<TraceMsg>| {
+            v.into_iter()
+                .map(|m| (m.cycle, m.src, m.dests, m.flits, m.after))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(strip(a), strip(b));
+        let e = |t: &str| parse(t, "t.csv").unwrap_err().to_string();
+        assert!(
+            e("0,1,2,20\n1,2,x,20\n").contains("t.csv:2")
+                && e("0,1,2,20\n1,2,x,20\n").contains("destination `x`")
+        );
+        assert!(e("0,1,2\n").contains("t.csv:1") && e("0,1,2\n").contains("3 fields"));
+        assert!(e("0,1,2,20,0\n").contains("not an earlier one"));
+        assert!(e("# nothing\n").contains("no message"));
+        let j = parse("{\"cycle\":0,\"src\":1}\n", "t.jsonl")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            j.contains("t.jsonl:1") && j.contains("missing field"),
+            "{j}"
+        );
+    }
+}
