@@ -398,3 +398,93 @@ fn a_trace_replays_exactly_on_every_router_model() {
     );
     assert!(bad("0,1,2,1\n").contains("line 1") && bad("0,1,2,1\n").contains("header"));
 }
+
+/// Engine runs write every register: a waveform with GTKWave and Surfer
+/// views, byte for byte the same for the same seed, on every router model.
+#[test]
+fn engine_runs_write_waveforms_with_views() {
+    let dir = std::env::temp_dir().join(format!("wormcast-engine-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for router in ["tree", "wormhole", "cut-through"] {
+        let wave = |name: &str| {
+            let p = dir.join(format!("{router}-{name}.vcd"));
+            let o = Command::new(env!("CARGO_BIN_EXE_wormcast"))
+                .args([
+                    "run",
+                    "--topology",
+                    "mesh:4x4",
+                    "--router",
+                    router,
+                    "--load",
+                    "0.1",
+                    "--packet",
+                    "20",
+                    "--cycles",
+                    "1500",
+                    "--warmup",
+                    "500",
+                    "--vcd",
+                ])
+                .arg(&p)
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            for ext in ["gtkw", "sucl"] {
+                assert!(p.with_extension(ext).is_file(), "{router}: no .{ext}");
+            }
+            std::fs::read(&p).unwrap()
+        };
+        let (a, b) = (wave("a"), wave("b"));
+        assert!(a.len() > 100_000, "{router}: {} bytes", a.len());
+        assert_eq!(a, b, "{router}: the same seed, the same waveform");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Random multicast traffic on every router model: each message reaches
+/// its destinations (a count drawn uniformly from the range), a multicast's
+/// latency is that of its last copy, and once drained nothing is left.
+#[test]
+fn multicast_traffic_runs_on_every_router_model() {
+    let spec = TopoSpec::parse("mesh:6x6").unwrap();
+    for router in ["tree", "wormhole", "cut-through"] {
+        let o = RunOptions {
+            multicast: Some((2, 5)),
+            packet: 5,
+            load: 0.005,
+            drain: Some(1_000_000),
+            ..opts("uniform", 0.005)
+        };
+        let r = engine::run(&spec, Some(RouterModel::parse(router).unwrap()), None, &o)
+            .unwrap_or_else(|e| panic!("{router}: {e}"));
+        let what = format!("{router}: {r:?}");
+        assert!(r.generated > 20, "{what}");
+        assert!((r.dests_per_message - 3.5).abs() < 0.5, "{what}");
+        assert_eq!(r.in_flight, 0, "{what}");
+        assert_eq!(r.message_latency.count, r.generated, "{what}");
+        assert_eq!(
+            r.delivered as f64,
+            (r.generated as f64 * r.dests_per_message).round(),
+            "{what}"
+        );
+        assert!(r.message_latency.mean >= r.latency.mean, "{what}");
+        assert_eq!(r.message_latency.max, r.latency.max, "{what}");
+    }
+    // Unicast: a message is its one copy.
+    let r = engine::run(&spec, None, None, &opts("uniform", 0.02)).unwrap();
+    assert_eq!(r.dests_per_message, 1.0);
+    assert_eq!(r.message_latency.mean, r.latency.mean);
+    // A degree the network cannot give is refused.
+    let e = engine::run(
+        &spec,
+        None,
+        None,
+        &RunOptions {
+            multicast: Some((2, 36)),
+            ..opts("uniform", 0.01)
+        },
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("a multicast goes to 1 to 35 other nodes"), "{e}");
+}

@@ -446,6 +446,10 @@ struct RunArgs {
     /// route, so they may reach fewer; the run reports the mean reached.
     #[arg(long, default_value_t = 4)]
     degree: u32,
+    /// With a topology spec or --router: draw each multicast's number of
+    /// destinations uniformly from --degree to this.
+    #[arg(long)]
+    degree_max: Option<u32>,
     /// Flits after a worm's header (multicast, worm).
     #[arg(long, default_value_t = 16)]
     payload: u32,
@@ -966,7 +970,6 @@ fn sim_config(a: &RunArgs) -> Result<SimConfig> {
 
 fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
     let (kind, pattern) = traffic_kind(&a.traffic)?;
-    check_run_options(&a, kind, given)?;
     let spec = TopoSpec::parse(&a.topology)?;
     let engine_only = [
         "router",
@@ -976,13 +979,15 @@ fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
         "batch_cycles",
         "source_queue",
         "trace",
+        "degree_max",
     ];
     let wants_engine = !matches!(spec, TopoSpec::File(_))
         || given.iter().any(|g| engine_only.contains(&g.as_str()))
         || pattern.as_ref().is_some_and(|p| *p != Pattern::Uniform);
     if wants_engine {
-        return engine_cmd::run_engine(&a, &spec, kind, pattern);
+        return engine_cmd::run_engine(&a, &spec, kind, pattern, given);
     }
+    check_run_options(&a, kind, given)?;
     let net = Network::load(&a.topology)?;
     let mut cfg = sim_config(&a)?;
     let single = matches!(kind, TrafficKind::Single | TrafficKind::Worm);

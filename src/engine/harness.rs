@@ -13,10 +13,12 @@
 use super::stats::{Collector, Interval, Summary};
 use super::{Arrival, Engine, Pattern, RouterModel, TopoSpec};
 use crate::direct::PortModel;
+use crate::rtl::trace::{Hierarchy, WaveSink};
 use crate::sim::SimConfig;
 use crate::{Error, Result};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -24,8 +26,12 @@ use std::collections::BinaryHeap;
 /// What to run, besides the network and router.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
-    /// Where packets go.
+    /// Where packets go (unicast traffic).
     pub pattern: Pattern,
+    /// Multicast traffic instead: each message goes to a number of
+    /// destinations drawn uniformly from this range (inclusive), chosen
+    /// uniformly among the other nodes.
+    pub multicast: Option<(u32, u32)>,
     /// Offered load, flits per node per cycle.
     pub load: f64,
     /// Packet length in flits, header included.
@@ -52,12 +58,18 @@ pub struct RunOptions {
     pub ports: PortModel,
     /// Input buffer of a wormhole router, in flits.
     pub wormhole_buffer: u32,
+    /// After the measured cycles, stop generating and run until every
+    /// message has arrived, failing after this many cycles: proof that
+    /// nothing was lost. The latencies then include the window's messages
+    /// that arrived while draining; the throughput does not.
+    pub drain: Option<u64>,
 }
 
 impl Default for RunOptions {
     fn default() -> Self {
         RunOptions {
             pattern: Pattern::Uniform,
+            multicast: None,
             load: 0.05,
             packet: 20,
             warmup: 10_000,
@@ -70,6 +82,7 @@ impl Default for RunOptions {
             sim: SimConfig::default(),
             ports: PortModel::OnePort,
             wormhole_buffer: 2,
+            drain: None,
         }
     }
 }
@@ -103,6 +116,11 @@ pub struct RunResult {
     /// Latency of the copies of messages created in the window (creation
     /// to tail).
     pub latency: Summary,
+    /// Latency of those messages: creation to the last copy's tail (the
+    /// same as `latency` for unicast traffic).
+    pub message_latency: Summary,
+    /// Destinations per message generated in the window.
+    pub dests_per_message: f64,
     /// Network latency (first flit in the network to tail), where the
     /// router model records injection.
     pub network_latency: Option<Summary>,
@@ -120,6 +138,46 @@ pub struct RunResult {
     pub saturated: bool,
     /// The stop rule was met (with one).
     pub stop_rule_met: Option<bool>,
+    /// Cycles the drain took (with one); every message arrived.
+    pub drained: Option<u64>,
+}
+
+/// The harness's books: messages outstanding, statistics.
+struct Book {
+    col: Collector,
+    /// Message: (source, copies left, created, latest arrival so far).
+    msgs: FxHashMap<u64, (u32, u32, u64, u64)>,
+    outstanding: Vec<u32>,
+    window_flits: u64,
+    warmup: u64,
+    msg_latency: Vec<u64>,
+    buf: Vec<Arrival>,
+}
+
+impl Book {
+    /// Takes the copies `e` delivered since the last call.
+    fn take(&mut self, e: &mut Box<dyn Engine>) {
+        e.arrivals(&mut self.buf);
+        for a in self.buf.drain(..) {
+            if a.arrived >= self.warmup {
+                self.window_flits += a.flits as u64;
+            }
+            self.col.add(&a);
+            let m = self
+                .msgs
+                .get_mut(&a.msg)
+                .expect("a message the harness sent");
+            m.1 -= 1;
+            m.3 = m.3.max(a.arrived);
+            if m.1 == 0 {
+                let (src, _, created, last) = self.msgs.remove(&a.msg).expect("present");
+                self.outstanding[src as usize] -= 1;
+                if created >= self.warmup {
+                    self.msg_latency.push(last - created);
+                }
+            }
+        }
+    }
 }
 
 /// Runs `o` on `router` (default: the topology's) over `topo`.
@@ -129,6 +187,19 @@ pub fn run(
     routing: Option<&str>,
     o: &RunOptions,
 ) -> Result<RunResult> {
+    run_traced(topo, router, routing, o, None).map(|(r, _)| r)
+}
+
+/// [`run`], writing every register of every router (or switch and
+/// endpoint) to `sink` for the whole run, at the switch network's clock
+/// period (`o.sim.cycle_ns`); returns the hierarchy written too.
+pub fn run_traced(
+    topo: &TopoSpec,
+    router: Option<RouterModel>,
+    routing: Option<&str>,
+    o: &RunOptions,
+    sink: Option<Box<dyn WaveSink>>,
+) -> Result<(RunResult, Option<Hierarchy>)> {
     let bad = |field: &'static str, value: String, reason: &str| Error::Config {
         field,
         value,
@@ -163,9 +234,31 @@ pub fn run(
         ));
     }
     let (mut e, router, routing) = super::build(topo, router, routing, o)?;
+    if let Some(sink) = sink {
+        e.attach_tracer(sink, o.sim.cycle_ps())?;
+    }
     let nodes = e.nodes();
     let sides = topo.sides();
     o.pattern.check(nodes, sides.as_deref())?;
+    if let Some((lo, hi)) = o.multicast {
+        if o.pattern != Pattern::Uniform {
+            return Err(bad(
+                "pattern",
+                o.pattern.to_string(),
+                "multicast traffic draws its destinations uniformly; give no pattern",
+            ));
+        }
+        if lo == 0 || lo > hi || hi >= nodes {
+            return Err(bad(
+                "degree",
+                format!("{lo}..{hi}"),
+                &format!(
+                    "a multicast goes to 1 to {} other nodes, the least first",
+                    nodes - 1
+                ),
+            ));
+        }
+    }
     if o.packet <= e.header_flits() {
         return Err(Error::Config {
             field: "packet",
@@ -196,7 +289,6 @@ pub fn run(
     let mut next: BinaryHeap<Reverse<(u64, u32)>> = (0..nodes)
         .map(|n| Reverse((gap(&mut rng) - 1, n)))
         .collect();
-    let mut outstanding = vec![0u32; nodes as usize];
     let batch_len = o.batch_cycles.unwrap_or(o.cycles / o.batches as u64);
     if batch_len == 0 || batch_len > o.cycles {
         return Err(bad(
@@ -205,47 +297,57 @@ pub fn run(
             "a batch is 1 cycle to the whole measured run",
         ));
     }
-    let mut col = Collector::new(o.warmup, batch_len);
-    let mut buf: Vec<Arrival> = Vec::new();
     let (mut generated, mut gen_flits, mut refused) = (0u64, 0u64, 0u64);
-    let mut window_flits = 0u64;
     let end_max = o.warmup + o.cycles;
     let mut end = end_max;
     let mut rule_met = None;
     let mut cycle = 0u64;
     let mut next_msg = 0u64;
-    let drain = |e: &mut Box<dyn Engine>,
-                 col: &mut Collector,
-                 outstanding: &mut [u32],
-                 window_flits: &mut u64,
-                 buf: &mut Vec<Arrival>| {
-        e.arrivals(buf);
-        for a in buf.drain(..) {
-            outstanding[a.src as usize] -= 1;
-            if a.arrived >= o.warmup {
-                *window_flits += a.flits as u64;
-            }
-            col.add(&a);
-        }
+    let mut book = Book {
+        col: Collector::new(o.warmup, batch_len),
+        msgs: FxHashMap::default(),
+        outstanding: vec![0u32; nodes as usize],
+        window_flits: 0,
+        warmup: o.warmup,
+        msg_latency: Vec::new(),
+        buf: Vec::new(),
     };
+    let mut dests: Vec<u32> = Vec::new();
+    let mut window_dests = 0u64;
     while cycle < end {
         while let Some(&Reverse((t, n))) = next.peek() {
             if t > cycle {
                 break;
             }
             next.pop();
-            if let Some(d) = o.pattern.dest(n, nodes, sides.as_deref(), &mut rng) {
+            dests.clear();
+            match o.multicast {
+                None => dests.extend(o.pattern.dest(n, nodes, sides.as_deref(), &mut rng)),
+                Some((lo, hi)) => {
+                    let k = rng.random_range(lo..=hi) as usize;
+                    while dests.len() < k {
+                        let d = rng.random_range(0..nodes);
+                        if d != n && !dests.contains(&d) {
+                            dests.push(d);
+                        }
+                    }
+                }
+            }
+            if !dests.is_empty() {
                 if cycle >= o.warmup {
                     gen_flits += o.packet as u64;
                 }
-                if outstanding[n as usize] >= o.source_queue {
+                if book.outstanding[n as usize] >= o.source_queue {
                     refused += 1;
                 } else {
-                    e.send(next_msg, n, &[d], o.packet)?;
+                    e.send(next_msg, n, &dests, o.packet)?;
+                    book.msgs
+                        .insert(next_msg, (n, dests.len() as u32, cycle, 0));
                     next_msg += 1;
-                    outstanding[n as usize] += 1;
+                    book.outstanding[n as usize] += 1;
                     if cycle >= o.warmup {
                         generated += 1;
+                        window_dests += dests.len() as u64;
                     }
                 }
             }
@@ -254,13 +356,7 @@ pub fn run(
         e.step()?;
         cycle += 1;
         if cycle.is_multiple_of(64) {
-            drain(
-                &mut e,
-                &mut col,
-                &mut outstanding,
-                &mut window_flits,
-                &mut buf,
-            );
+            book.take(&mut e);
         }
         if let Some(target) = o.stop_rule
             && cycle > o.warmup
@@ -268,7 +364,7 @@ pub fn run(
         {
             // Batches whose messages have had a batch's time to arrive.
             let done = ((cycle - o.warmup) / batch_len).saturating_sub(1) as usize;
-            let i = col.interval(done);
+            let i = book.col.interval(done);
             let met = done >= o.batches as usize && i.relative <= target;
             rule_met = Some(met);
             if met {
@@ -276,20 +372,35 @@ pub fn run(
             }
         }
     }
-    drain(
-        &mut e,
-        &mut col,
-        &mut outstanding,
-        &mut window_flits,
-        &mut buf,
-    );
+    book.take(&mut e);
+    let accepted_flits = book.window_flits;
+    let mut drained = None;
+    if let Some(limit) = o.drain {
+        let start = cycle;
+        while !book.msgs.is_empty() {
+            if cycle - start >= limit {
+                return Err(Error::Fault {
+                    cycle,
+                    what: format!(
+                        "the network did not drain within {limit} cycles ({} messages outstanding)",
+                        book.msgs.len()
+                    ),
+                });
+            }
+            e.step()?;
+            cycle += 1;
+            book.take(&mut e);
+        }
+        drained = Some(cycle - start);
+    }
+    let hierarchy = e.finish_trace()?;
     let measured = end - o.warmup;
     let per = (nodes as u64 * measured).max(1) as f64;
-    let (latency, network_latency) = col.summaries();
+    let (latency, network_latency) = book.col.summaries();
     let offered = gen_flits as f64 / per;
-    let accepted = window_flits as f64 / per;
+    let accepted = accepted_flits as f64 / per;
     let full = (measured / batch_len) as usize;
-    Ok(RunResult {
+    let result = RunResult {
         topology: topo.to_string(),
         router: router.name(),
         routing,
@@ -301,14 +412,22 @@ pub fn run(
         seed: o.seed,
         offered_load: offered,
         accepted_throughput: accepted,
-        interval: col.interval(full.saturating_sub(1).max(1)),
-        delivered: col.copies(),
+        interval: book.col.interval(full.saturating_sub(1).max(1)),
+        delivered: book.col.copies(),
+        message_latency: Summary::of(std::mem::take(&mut book.msg_latency)),
+        dests_per_message: if generated > 0 {
+            window_dests as f64 / generated as f64
+        } else {
+            0.0
+        },
         generated,
         refused,
-        in_flight: outstanding.iter().map(|&x| x as u64).sum(),
+        in_flight: book.msgs.len() as u64,
         saturated: refused > 0 || accepted < 0.95 * offered,
         latency,
         network_latency,
         stop_rule_met: rule_met,
-    })
+        drained,
+    };
+    Ok((result, hierarchy))
 }

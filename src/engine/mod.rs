@@ -24,7 +24,7 @@ pub mod spec;
 pub mod stats;
 pub mod trace;
 
-pub use harness::{RunOptions, RunResult, run};
+pub use harness::{RunOptions, RunResult, run, run_traced};
 pub use pattern::Pattern;
 pub use spec::TopoSpec;
 pub use stats::Arrival;
@@ -34,6 +34,7 @@ use crate::direct::{
     TreeConfig, TreeNet,
 };
 use crate::net::Network;
+use crate::rtl::trace::{Hierarchy, WaveSink};
 use crate::sim::{Delivery, SimConfig, System, Traffic, WormSpec};
 use crate::{Error, Result};
 use rustc_hash::FxHashMap;
@@ -120,6 +121,11 @@ pub trait Engine {
     fn arrivals(&mut self, out: &mut Vec<Arrival>);
     /// Header flits of a unicast packet.
     fn header_flits(&self) -> u32;
+    /// Starts writing every register to `sink` (before the first cycle),
+    /// at the clock period of `cycle_ps` picoseconds.
+    fn attach_tracer(&mut self, sink: Box<dyn WaveSink>, cycle_ps: u64) -> Result<()>;
+    /// Ends tracing and returns the hierarchy written, if any.
+    fn finish_trace(&mut self) -> Result<Option<Hierarchy>>;
 }
 
 /// Builds `router` (default: the topology's first) with `routing`
@@ -262,6 +268,15 @@ impl Engine for CutThrough {
     fn header_flits(&self) -> u32 {
         self.sys.formats().unicast().flits() as u32
     }
+    fn attach_tracer(&mut self, sink: Box<dyn WaveSink>, _cycle_ps: u64) -> Result<()> {
+        // The switch network's clock is its configuration's cycle_ns.
+        self.sys.attach_tracer(sink)
+    }
+    fn finish_trace(&mut self) -> Result<Option<Hierarchy>> {
+        let h = self.sys.trace_hierarchy().cloned();
+        self.sys.finish_trace()?;
+        Ok(h)
+    }
 }
 
 /// Seeds 001/002's wormhole routers and processors.
@@ -329,6 +344,14 @@ impl Engine for Wormhole {
     fn header_flits(&self) -> u32 {
         1 + self.addr
     }
+    fn attach_tracer(&mut self, sink: Box<dyn WaveSink>, cycle_ps: u64) -> Result<()> {
+        self.sys.attach_tracer(sink, cycle_ps)
+    }
+    fn finish_trace(&mut self) -> Result<Option<Hierarchy>> {
+        let h = self.sys.trace_hierarchy().cloned();
+        self.sys.finish_trace()?;
+        Ok(h)
+    }
 }
 
 /// Seed 003's tree routers.
@@ -385,5 +408,13 @@ impl Engine for TreeRouter {
     }
     fn header_flits(&self) -> u32 {
         1
+    }
+    fn attach_tracer(&mut self, sink: Box<dyn WaveSink>, cycle_ps: u64) -> Result<()> {
+        self.net.attach_tracer(sink, cycle_ps)
+    }
+    fn finish_trace(&mut self) -> Result<Option<Hierarchy>> {
+        let h = self.net.trace_hierarchy().cloned();
+        self.net.finish_trace()?;
+        Ok(h)
     }
 }

@@ -54,7 +54,8 @@ pub struct Summary {
 }
 
 impl Summary {
-    fn of(mut v: Vec<u64>) -> Summary {
+    /// The summary of `v`.
+    pub fn of(mut v: Vec<u64>) -> Summary {
         if v.is_empty() {
             return Summary::default();
         }

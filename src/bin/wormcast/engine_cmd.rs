@@ -22,34 +22,75 @@ pub fn run_engine(
     spec: &TopoSpec,
     kind: TrafficKind,
     pattern: Option<Pattern>,
+    given: &[String],
 ) -> Result<()> {
-    if let Some(t) = &a.trace {
-        return replay(a, spec, t);
-    }
-    let Some(pattern) = pattern.filter(|_| kind == TrafficKind::Uniform) else {
+    // The options the engine takes, by traffic: any other given is refused.
+    let uses: &[&str] = match (&a.trace, kind) {
+        (Some(_), _) => &["trace", "cycles"],
+        (None, TrafficKind::Uniform) => &["load", "packet", "warmup", "cycles", "stop_rule"],
+        (None, TrafficKind::Multicast) => &[
+            "load",
+            "packet",
+            "warmup",
+            "cycles",
+            "stop_rule",
+            "degree",
+            "degree_max",
+        ],
+        (None, _) => {
+            return Err(Error::Config {
+                field: "traffic",
+                value: a.traffic.clone(),
+                reason: "single packets and worms run on topology files with the cut-through \
+                         switch; with a topology spec or --router, give a pattern (uniform, \
+                         transpose, ...), multicast, or a --trace"
+                    .into(),
+            });
+        }
+    };
+    let traffic_opts = [
+        "load",
+        "packet",
+        "warmup",
+        "stop_rule",
+        "degree",
+        "degree_max",
+        "src",
+        "dst",
+        "worm",
+        "dests",
+        "path",
+        "payload",
+        "batches",
+        "batch_cycles",
+        "source_queue",
+    ];
+    let always = ["batches", "batch_cycles", "source_queue"];
+    if let Some(g) = given.iter().find(|g| {
+        traffic_opts.contains(&g.as_str())
+            && !uses.contains(&g.as_str())
+            && !(a.trace.is_none() && always.contains(&g.as_str()))
+    }) {
+        let what = if a.trace.is_some() {
+            "a --trace replay".to_string()
+        } else {
+            format!("--traffic {} on the engine", a.traffic)
+        };
         return Err(Error::Config {
             field: "traffic",
             value: a.traffic.clone(),
-            reason: "single packets, worms and multicast traffic run on topology files with the \
-                     cut-through switch; with a topology spec or --router, give a pattern \
-                     (uniform, transpose, ...)"
-                .into(),
-        });
-    };
-    if a.vcd.is_some() {
-        return Err(Error::Config {
-            field: "vcd",
-            value: a
-                .vcd
-                .as_ref()
-                .map(|p| p.display().to_string())
-                .unwrap_or_default(),
-            reason: "waveforms of a topology spec or --router run are not written yet; \
-                     write them with a topology file, or with `hypercube multicast --vcd`, \
-                     `mesh3d plan` or `tree send --vcd`"
-                .into(),
+            reason: format!(
+                "--{} does not apply to {what} (docs/engine.md)",
+                g.replace('_', "-")
+            ),
         });
     }
+    if let Some(t) = &a.trace {
+        return replay(a, spec, t);
+    }
+    let pattern = pattern.unwrap_or(Pattern::Uniform);
+    let multicast =
+        (kind == TrafficKind::Multicast).then(|| (a.degree, a.degree_max.unwrap_or(a.degree)));
     if a.warmup >= a.cycles {
         return Err(Error::Config {
             field: "warmup",
@@ -60,6 +101,7 @@ pub fn run_engine(
     let sim = crate::sim_config(a)?;
     let o = RunOptions {
         pattern,
+        multicast,
         load: a.load,
         packet: a.packet,
         warmup: a.warmup,
@@ -73,9 +115,19 @@ pub fn run_engine(
         ..RunOptions::default()
     };
     let router = a.router.as_deref().map(RouterModel::parse).transpose()?;
+    let sink = match &a.vcd {
+        Some(v) => Some(wormcast::wave::create(
+            v,
+            &format!("wormcast run --topology {spec}, seed {}", o.seed),
+        )?),
+        None => None,
+    };
     let t0 = Instant::now();
-    let r = engine::run(spec, router, a.routing.as_deref(), &o)?;
+    let (r, h) = engine::run_traced(spec, router, a.routing.as_deref(), &o, sink)?;
     let wall = t0.elapsed().as_secs_f64();
+    if let (Some(v), Some(h)) = (&a.vcd, &h) {
+        wormcast::wave::write_views(v, h)?;
+    }
     let cycles = r.warmup + r.measured_cycles;
     if a.json {
         let out = Out {
@@ -94,15 +146,31 @@ pub fn run_engine(
         "cycles {cycles} (warm-up {}, measured {}), {} nodes",
         r.warmup, r.measured_cycles, r.nodes
     );
-    println!(
-        "offered load {:.4}, accepted throughput {:.4} flits/node/cycle (generated, delivered)",
-        r.offered_load, r.accepted_throughput
-    );
+    if r.dests_per_message > 1.0 {
+        println!(
+            "offered load {:.4} flits/node/cycle injected (a multicast counted once), {:.4} to deliver; accepted throughput {:.4} flits/node/cycle delivered (each copy counted)",
+            r.offered_load,
+            r.offered_load * r.dests_per_message,
+            r.accepted_throughput
+        );
+    } else {
+        println!(
+            "offered load {:.4}, accepted throughput {:.4} flits/node/cycle (generated, delivered)",
+            r.offered_load, r.accepted_throughput
+        );
+    }
     let l = &r.latency;
     println!(
         "latency (creation to tail): mean {:.2}, p50 {}, p99 {}, max {} cycles; 95% interval +-{:.2} ({} batches)",
         l.mean, l.p50, l.p99, l.max, r.interval.half_width, r.interval.batches
     );
+    if r.dests_per_message > 1.0 {
+        let m = &r.message_latency;
+        println!(
+            "multicast latency (creation to last copy): mean {:.2}, p50 {}, p99 {}, max {} cycles; {:.2} destinations per multicast",
+            m.mean, m.p50, m.p99, m.max, r.dests_per_message
+        );
+    }
     match &r.network_latency {
         Some(n) => println!(
             "network latency (first flit in to tail): mean {:.2}, p50 {}, p99 {}, max {} cycles",
