@@ -246,17 +246,7 @@ impl Engine for CutThrough {
         self.sys.take_deliveries(&mut self.buf);
         let ids = &mut self.ids;
         out.extend(self.buf.drain(..).map(|d| Arrival {
-            msg: {
-                let e = ids
-                    .get_mut(&(d.src, d.seq))
-                    .expect("a packet the harness sent");
-                let msg = e.0;
-                e.1 -= 1;
-                if e.1 == 0 {
-                    ids.remove(&(d.src, d.seq));
-                }
-                msg
-            },
+            msg: copy_arrived(ids, (d.src, d.seq)),
             src: d.src,
             node: d.dst,
             created: d.created,
@@ -277,6 +267,18 @@ impl Engine for CutThrough {
         self.sys.finish_trace()?;
         Ok(h)
     }
+}
+
+/// The message of a copy that arrived under engine id `k`; the id is
+/// forgotten with its last copy.
+fn copy_arrived<K: std::hash::Hash + Eq>(ids: &mut FxHashMap<K, (u64, u32)>, k: K) -> u64 {
+    let e = ids.get_mut(&k).expect("a message the harness sent");
+    let msg = e.0;
+    e.1 -= 1;
+    if e.1 == 0 {
+        ids.remove(&k);
+    }
+    msg
 }
 
 /// Seeds 001/002's wormhole routers and processors.
@@ -386,15 +388,7 @@ impl Engine for TreeRouter {
     }
     fn arrivals(&mut self, out: &mut Vec<Arrival>) {
         for d in self.net.take_deliveries() {
-            let e = self
-                .ids
-                .get_mut(&d.mcast)
-                .expect("a message the harness sent");
-            let msg = e.0;
-            e.1 -= 1;
-            if e.1 == 0 {
-                self.ids.remove(&d.mcast);
-            }
+            let msg = copy_arrived(&mut self.ids, d.mcast);
             out.push(Arrival {
                 msg,
                 src: d.src,
