@@ -36,6 +36,8 @@
 //! - [`net`]: topologies, the irregular-network generator, the BFS spanning
 //!   tree with up*/down* directions and the routing tables;
 //! - [`header`]: header encodings;
+//! - [`link`]: what crosses a node's link: packets, worms, the endpoint
+//!   interface (below both `sim` and `ni`);
 //! - [`switch`]: the switch (input buffers, decode, crossbar, link flow
 //!   control);
 //! - [`dests`]: the one check of a multicast's source and destinations;
@@ -56,6 +58,7 @@ pub mod engine;
 mod error;
 pub mod experiment;
 pub mod header;
+pub mod link;
 pub mod mcast;
 pub mod net;
 pub mod ni;

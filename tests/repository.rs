@@ -38,3 +38,83 @@ fn no_file_refers_outside_the_repository() {
     assert!(files.len() > 50, "walked {} files", files.len());
     assert!(hits.is_empty(), "{}", hits.join("\n"));
 }
+
+/// The library's module graph has no cycle: each top-level module uses
+/// (outside comments) only modules that do not use it back, directly or
+/// through others. Left out, and said here: `error`, the crate's one error
+/// type, which every module returns and whose deadlock variants carry the
+/// reports of `sim` and `direct` (docs/architecture.md).
+#[test]
+fn the_module_graph_has_no_cycle() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut modules: Vec<(String, Vec<std::path::PathBuf>)> = Vec::new();
+    for e in std::fs::read_dir(&src).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_stem().unwrap().to_string_lossy().to_string();
+        if name == "lib" || name == "bin" || name == "error" {
+            continue;
+        }
+        let mut files = Vec::new();
+        if p.is_dir() {
+            walk(&p, &mut files);
+        } else {
+            files.push(p.clone());
+        }
+        modules.push((name, files));
+    }
+    let names: Vec<String> = modules.iter().map(|m| m.0.clone()).collect();
+    let uses: Vec<Vec<usize>> = modules
+        .iter()
+        .map(|(me, files)| {
+            let mut u = Vec::new();
+            for f in files {
+                let text = std::fs::read_to_string(f).unwrap();
+                for line in text.lines() {
+                    let code = line.split("//").next().unwrap();
+                    for (k, n) in names.iter().enumerate() {
+                        if n != me && code.contains(&format!("crate::{n}")) && !u.contains(&k) {
+                            u.push(k);
+                        }
+                    }
+                }
+            }
+            u
+        })
+        .collect();
+    assert!(names.len() >= 12, "{names:?}");
+    // Depth-first search for a back edge.
+    fn visit(
+        k: usize,
+        uses: &[Vec<usize>],
+        state: &mut [u8],
+        path: &mut Vec<usize>,
+    ) -> Option<Vec<usize>> {
+        state[k] = 1;
+        path.push(k);
+        for &j in &uses[k] {
+            if state[j] == 1 {
+                let at = path.iter().position(|&x| x == j).unwrap();
+                let mut c = path[at..].to_vec();
+                c.push(j);
+                return Some(c);
+            }
+            if state[j] == 0
+                && let Some(c) = visit(j, uses, state, path)
+            {
+                return Some(c);
+            }
+        }
+        path.pop();
+        state[k] = 2;
+        None
+    }
+    let mut state = vec![0u8; names.len()];
+    for k in 0..names.len() {
+        if state[k] == 0
+            && let Some(c) = visit(k, &uses, &mut state, &mut Vec::new())
+        {
+            let c: Vec<&str> = c.iter().map(|&i| names[i].as_str()).collect();
+            panic!("the modules use each other in a cycle: {}", c.join(" -> "));
+        }
+    }
+}

@@ -32,8 +32,8 @@
 
 use super::{Discipline, Tree, optimal_k, poc_order};
 use crate::header::Kind;
+use crate::link::{WormBuilder, WormSpec};
 use crate::net::{Network, UpDown};
-use crate::sim::{WormBuilder, WormSpec};
 use crate::{Error, Result};
 use serde::Serialize;
 use std::collections::HashSet;

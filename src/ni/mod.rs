@@ -19,8 +19,8 @@ mod predict;
 pub use node::{Holding, HostDelivery, NiNode, NiStats, PacketArrival};
 pub use predict::{Prediction, predict};
 
+use crate::link::Worm;
 use crate::mcast::{Discipline, Tree};
-use crate::sim::Worm;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 

@@ -39,11 +39,10 @@
 
 use super::{CONTROL_BYTES, Group, NiTiming, Scheme};
 use crate::header::{Formats, Kind, UnicastFormat};
+use crate::link::{EndpointIo, EndpointWiring, NO_GROUP, PacketRecord, check_header};
 use crate::mcast::Discipline;
 use crate::rtl::trace::{Sampler, ScopeBuilder, Traced};
 use crate::rtl::{Clocked, Next, bits_for};
-use crate::sim::check_header;
-use crate::sim::{EndpointIo, EndpointWiring, NO_GROUP, PacketRecord};
 use crate::switch::{Channels, CreditCounter, Flit, Stall, StallAt, WaitOn};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -905,7 +904,7 @@ impl NiNode {
 
     // --- Receive engine -----------------------------------------------------
 
-    fn receive(&mut self, f: Flit, io: &mut EndpointIo<'_>) {
+    fn receive(&mut self, f: Flit, io: &mut EndpointIo<'_, super::Group>) {
         let t = io.link.cycle;
         let node = self.node;
         if f.is_head() {
@@ -983,7 +982,7 @@ impl NiNode {
             ));
             return;
         }
-        let from = crate::sim::PacketTable::src_of(f.tag);
+        let from = crate::link::PacketTable::src_of(f.tag);
         if io.packets.served(f.tag, node) {
             io.retired.push(f.tag);
         }
@@ -1094,7 +1093,7 @@ impl NiNode {
 
     // --- Send engine --------------------------------------------------------
 
-    fn send_next(&mut self, io: &mut EndpointIo<'_>) {
+    fn send_next(&mut self, io: &mut EndpointIo<'_, super::Group>) {
         let t = io.link.cycle;
         if self.tx_cur.is_none() {
             let Some(copy) = self.tx_queue.pop_front() else {
@@ -1262,9 +1261,9 @@ fn program_in(msg: &InMsg, groups: &[Group]) -> Vec<Op> {
 }
 
 impl Clocked for NiNode {
-    type Io<'a> = EndpointIo<'a>;
+    type Io<'a> = EndpointIo<'a, super::Group>;
 
-    fn eval(&mut self, io: &mut EndpointIo<'_>) -> Next {
+    fn eval(&mut self, io: &mut EndpointIo<'_, super::Group>) -> Next {
         let t = io.link.cycle;
         let node = self.node;
         if io.link.inbox != 0 {

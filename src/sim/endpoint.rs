@@ -5,12 +5,14 @@
 //! nothing twice, a header that names this node, payload bytes intact. Worms
 //! are checked to reach each of their destinations exactly once.
 
-use super::packets::{Delivery, NO_GROUP, PacketRecord, PacketTable};
-use super::worms::{Worm, WormBuilder};
-use crate::header::{Formats, Header, Kind};
-use crate::rtl::trace::{Radix, Sampler, ScopeBuilder, Traced};
-use crate::rtl::{ChannelId, Clocked, Next, bits_for};
-use crate::switch::{Channels, CreditCounter, Flit, LinkIo, Stall, StallAt, WaitOn};
+use crate::header::{Formats, Kind};
+use crate::link::{
+    Delivery, EndpointIo, EndpointWiring, NO_GROUP, PacketRecord, PacketTable, Worm, WormBuilder,
+    check_header,
+};
+use crate::rtl::trace::{Sampler, ScopeBuilder, Traced};
+use crate::rtl::{Clocked, Next};
+use crate::switch::{Channels, CreditCounter, Flit, Stall, StallAt, WaitOn};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use std::collections::VecDeque;
@@ -99,84 +101,6 @@ impl Generator {
         // a logarithm per packet).
         let e: f64 = rng.sample(rand_distr::Exp1);
         (e / -self.ln_q).floor() as u64 + 1
-    }
-}
-
-/// How an endpoint is wired and configured.
-#[derive(Clone, Copy, Debug)]
-pub struct EndpointWiring {
-    /// Link to the switch.
-    pub tx: ChannelId,
-    /// The switch input buffer's credit counter.
-    pub credit_in: ChannelId,
-    /// Link from the switch.
-    pub rx: ChannelId,
-    /// This endpoint's credit counter, read by the switch's output port.
-    pub credit_out: ChannelId,
-    /// Chunks of the switch input buffer it sends into.
-    pub switch_chunks: u16,
-    /// The switch and port the node is attached to.
-    pub at: (u32, u32),
-}
-
-impl EndpointWiring {
-    /// Declares the signals of the node's side of its link, shared by every
-    /// kind of node: `credits` (free chunks of the switch's buffer, as the
-    /// node sees them), then `valid`, `data`, `head`, `tail` of the link.
-    pub(crate) fn declare_link(&self, s: &mut ScopeBuilder<'_>) {
-        s.signal("credits", bits_for(self.switch_chunks));
-        s.signal("valid", 1);
-        s.signal_as("data", 8, Radix::Hex);
-        s.signal("head", 1);
-        s.signal("tail", 1);
-    }
-
-    /// Samples what [`EndpointWiring::declare_link`] declared.
-    pub(crate) fn sample_link(&self, credit: &CreditCounter, ch: &Channels, s: &mut Sampler<'_>) {
-        s.value(credit.available(ch.credits.q(self.credit_in)) as u64);
-        let f = ch.flits.q(self.tx);
-        s.bit(f.is_valid());
-        s.value(f.data as u64);
-        s.bit(f.is_head());
-        s.bit(f.is_tail());
-    }
-}
-
-/// What an endpoint touches in a cycle.
-pub struct EndpointIo<'a> {
-    /// Links and credits.
-    pub link: LinkIo<'a>,
-    /// Packets in flight.
-    pub packets: &'a mut PacketTable,
-    /// Tags delivered this cycle (released after the cycle).
-    pub retired: &'a mut Vec<u32>,
-    /// First cycle of the measurement window.
-    pub window: u64,
-    /// The multicast groups (their trees are in every member NI's memory).
-    pub groups: &'a [crate::ni::Group],
-}
-
-/// Checks a whole header received by node `node` on port `at.1` of switch
-/// `at.0`: it must name this node alone, as the last switch leaves it.
-pub(crate) fn check_header(
-    formats: &Formats,
-    hdr: &[u8],
-    node: u32,
-    (sw, port): (u32, u32),
-) -> Result<(), String> {
-    let h = formats.decode(hdr).map_err(|e| e.to_string())?;
-    let ok = match &h {
-        Header::Unicast { dest } => *dest == node,
-        Header::Ssr { switch, ports } => *switch == sw && ports.contains(port as usize),
-        Header::MultiDrop { pairs } => pairs[0].0 == sw && pairs[0].1.contains(port as usize),
-        Header::BitString { up, dests } => {
-            !*up && dests.count_ones() == 1 && dests.get(node as usize)
-        }
-    };
-    if ok {
-        Ok(())
-    } else {
-        Err(format!("its header {h:?} does not name this node alone"))
     }
 }
 
@@ -411,7 +335,7 @@ impl Endpoint {
     }
 
     /// Starts sending packet `p` (the link is free).
-    fn start(&mut self, p: Pending, io: &mut EndpointIo<'_>) {
+    fn start(&mut self, p: Pending, io: &mut EndpointIo<'_, crate::ni::Group>) {
         let t = io.link.cycle;
         let (kind, hdr_len) = match &p.worm {
             Some(w) => (w.kind, w.header.len() as u16),
@@ -455,7 +379,7 @@ impl Endpoint {
     }
 
     /// Generates the packet due this cycle.
-    fn generate(&mut self, g: Generator, io: &mut EndpointIo<'_>) {
+    fn generate(&mut self, g: Generator, io: &mut EndpointIo<'_, crate::ni::Group>) {
         let t = io.link.cycle;
         let (dst, worm) = if g.kind == Kind::Unicast {
             let d = if self.nodes == 1 {
@@ -504,7 +428,7 @@ impl Endpoint {
 
     /// Sends the next flit of the current packet if the switch has room.
     #[inline]
-    fn send_next(&mut self, io: &mut EndpointIo<'_>) {
+    fn send_next(&mut self, io: &mut EndpointIo<'_, crate::ni::Group>) {
         let Some(tx) = &mut self.cur else { return };
         let new_chunk = tx.idx == 0 || tx.off == self.chunk;
         if new_chunk && !self.credit.take(io.link.freed(self.w.credit_in)) {
@@ -536,7 +460,7 @@ impl Endpoint {
         check_header(&self.formats, hdr, self.node, self.w.at)
     }
 
-    fn receive(&mut self, f: Flit, io: &mut EndpointIo<'_>) {
+    fn receive(&mut self, f: Flit, io: &mut EndpointIo<'_, crate::ni::Group>) {
         let t = io.link.cycle;
         let node = self.node;
         if f.is_head() {
@@ -653,9 +577,9 @@ impl Endpoint {
 }
 
 impl Clocked for Endpoint {
-    type Io<'a> = EndpointIo<'a>;
+    type Io<'a> = EndpointIo<'a, crate::ni::Group>;
 
-    fn eval(&mut self, io: &mut EndpointIo<'_>) -> Next {
+    fn eval(&mut self, io: &mut EndpointIo<'_, crate::ni::Group>) -> Next {
         let t = io.link.cycle;
         if io.link.inbox != 0 {
             let f = io.link.flit(self.w.rx);

@@ -14,19 +14,18 @@
 mod active;
 mod config;
 mod endpoint;
-mod packets;
 mod report;
 mod system;
 mod terminal;
 mod waitfor;
 mod wheel;
-mod worms;
 
+pub use crate::link::{
+    Delivery, EndpointIo, EndpointWiring, NO_GROUP, PacketId, PacketRecord, PacketTable, Worm,
+    WormBuilder, WormSpec,
+};
 pub use config::{NodeModel, SimConfig, Traffic};
-pub(crate) use endpoint::check_header;
-pub use endpoint::{Endpoint, EndpointIo, EndpointStats, EndpointWiring};
-pub use packets::{Delivery, NO_GROUP, PacketId, PacketRecord, PacketTable};
+pub use endpoint::{Endpoint, EndpointStats};
 pub use report::{DeadlockReport, LongWait, PacketInfo, RunReport, StallReport};
 pub use system::{EvalOrder, McastResult, System};
 pub use terminal::Terminal;
-pub use worms::{Worm, WormBuilder, WormSpec};

@@ -2,13 +2,13 @@
 
 use super::active::Active;
 use super::config::{NodeModel, SimConfig, Traffic};
-use super::endpoint::{Endpoint, EndpointIo, EndpointStats, EndpointWiring};
-use super::packets::{Delivery, PacketId, PacketTable};
+use super::endpoint::{Endpoint, EndpointStats};
 use super::report::{DeadlockReport, LongWait, PacketInfo, RunReport, StallReport};
 use super::terminal::Terminal;
 use super::wheel::Wheel;
-use super::worms::{Worm, WormBuilder, WormSpec};
 use crate::header::{Formats, Kind};
+use crate::link::{Delivery, EndpointIo, EndpointWiring, PacketId, PacketTable};
+use crate::link::{Worm, WormBuilder, WormSpec};
 use crate::mcast::Tree;
 use crate::net::{Network, PortConn, Reachability, RoutingTables, UpDown};
 use crate::ni::{Group, NiNode, NiTiming, Scheme};

@@ -1,7 +1,8 @@
 //! What sits at a node: a traffic endpoint, or a host with its network
 //! interface.
 
-use super::endpoint::{Endpoint, EndpointIo};
+use super::endpoint::Endpoint;
+use crate::link::EndpointIo;
 use crate::ni::NiNode;
 use crate::rtl::trace::{Sampler, ScopeBuilder, Traced};
 use crate::rtl::{Clocked, Next};
@@ -88,10 +89,10 @@ impl Terminal {
 }
 
 impl Clocked for Terminal {
-    type Io<'a> = EndpointIo<'a>;
+    type Io<'a> = EndpointIo<'a, crate::ni::Group>;
 
     #[inline]
-    fn eval(&mut self, io: &mut EndpointIo<'_>) -> Next {
+    fn eval(&mut self, io: &mut EndpointIo<'_, crate::ni::Group>) -> Next {
         match self {
             Terminal::Endpoint(e) => e.eval(io),
             Terminal::Ni(n) => n.eval(io),

@@ -1,0 +1,89 @@
+//! The endpoint interface: how a node (a traffic endpoint or a host with
+//! its network interface) is wired to its switch port and what it touches
+//! in a cycle (seed 000 sections 3 and 6.2).
+
+use super::PacketTable;
+use crate::header::{Formats, Header};
+use crate::rtl::trace::{Radix, Sampler, ScopeBuilder};
+use crate::rtl::{ChannelId, bits_for};
+use crate::switch::{Channels, CreditCounter, LinkIo};
+
+/// How an endpoint is wired and configured.
+#[derive(Clone, Copy, Debug)]
+pub struct EndpointWiring {
+    /// Link to the switch.
+    pub tx: ChannelId,
+    /// The switch input buffer's credit counter.
+    pub credit_in: ChannelId,
+    /// Link from the switch.
+    pub rx: ChannelId,
+    /// This endpoint's credit counter, read by the switch's output port.
+    pub credit_out: ChannelId,
+    /// Chunks of the switch input buffer it sends into.
+    pub switch_chunks: u16,
+    /// The switch and port the node is attached to.
+    pub at: (u32, u32),
+}
+
+impl EndpointWiring {
+    /// Declares the signals of the node's side of its link, shared by every
+    /// kind of node: `credits` (free chunks of the switch's buffer, as the
+    /// node sees them), then `valid`, `data`, `head`, `tail` of the link.
+    pub(crate) fn declare_link(&self, s: &mut ScopeBuilder<'_>) {
+        s.signal("credits", bits_for(self.switch_chunks));
+        s.signal("valid", 1);
+        s.signal_as("data", 8, Radix::Hex);
+        s.signal("head", 1);
+        s.signal("tail", 1);
+    }
+
+    /// Samples what [`EndpointWiring::declare_link`] declared.
+    pub(crate) fn sample_link(&self, credit: &CreditCounter, ch: &Channels, s: &mut Sampler<'_>) {
+        s.value(credit.available(ch.credits.q(self.credit_in)) as u64);
+        let f = ch.flits.q(self.tx);
+        s.bit(f.is_valid());
+        s.value(f.data as u64);
+        s.bit(f.is_head());
+        s.bit(f.is_tail());
+    }
+}
+
+/// What an endpoint touches in a cycle. `G` is what a network interface
+/// knows of its multicast groups (the NI layer's group type; a traffic
+/// endpoint ignores it).
+pub struct EndpointIo<'a, G> {
+    /// Links and credits.
+    pub link: LinkIo<'a>,
+    /// Packets in flight.
+    pub packets: &'a mut PacketTable,
+    /// Tags delivered this cycle (released after the cycle).
+    pub retired: &'a mut Vec<u32>,
+    /// First cycle of the measurement window.
+    pub window: u64,
+    /// The multicast groups (their trees are in every member NI's memory).
+    pub groups: &'a [G],
+}
+
+/// Checks a whole header received by node `node` on port `at.1` of switch
+/// `at.0`: it must name this node alone, as the last switch leaves it.
+pub(crate) fn check_header(
+    formats: &Formats,
+    hdr: &[u8],
+    node: u32,
+    (sw, port): (u32, u32),
+) -> Result<(), String> {
+    let h = formats.decode(hdr).map_err(|e| e.to_string())?;
+    let ok = match &h {
+        Header::Unicast { dest } => *dest == node,
+        Header::Ssr { switch, ports } => *switch == sw && ports.contains(port as usize),
+        Header::MultiDrop { pairs } => pairs[0].0 == sw && pairs[0].1.contains(port as usize),
+        Header::BitString { up, dests } => {
+            !*up && dests.count_ones() == 1 && dests.get(node as usize)
+        }
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("its header {h:?} does not name this node alone"))
+    }
+}
