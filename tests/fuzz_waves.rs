@@ -256,3 +256,25 @@ proptest! {
         prop_assert_eq!(fast, slow);
     }
 }
+
+/// A value-change block whose start time lies outside the file's span (here
+/// past its own end) was read two different ways by the two paths of the
+/// FST library; it is now refused, the same way by both.
+#[test]
+fn a_block_starting_past_its_end_is_refused_by_both_paths() {
+    let mut m = fst().to_vec();
+    // Walk the blocks (type, 8-byte length) to the first value changes.
+    let mut off = 0usize;
+    while ![1u8, 5, 8].contains(&m[off]) {
+        off += 1 + u64::from_be_bytes(m[off + 1..off + 9].try_into().unwrap()) as usize;
+    }
+    m[off + 9] = 1; // the start time's top byte
+    let (fast, slow) = both_ways(fst(), &m, &DiffOptions::default());
+    assert_eq!(fast, slow);
+    assert!(
+        fast.starts_with(&format!(
+            "error: malformed FST: byte {off}: a value-change block spans times 72057594037927936 to"
+        )),
+        "{fast}"
+    );
+}

@@ -165,6 +165,8 @@ fn check_blocks<R: Read + Seek>(v: &mut View<'_, R>) -> Result<()> {
     let mut widths: Option<Vec<u32>> = None;
     let mut hierarchy = false;
     let mut vc = Vec::new();
+    // The file's first and last times, from its header block.
+    let mut span = (0u64, 0u64);
     while pos < v.len {
         let kind = v.u8(pos)?;
         let start = pos + 1;
@@ -196,6 +198,7 @@ fn check_blocks<R: Read + Seek>(v: &mut View<'_, R>) -> Result<()> {
                     return Err(bad(pos, "a second header block"));
                 }
                 header = true;
+                span = (v.u64(start + 8)?, v.u64(start + 16)?);
             }
             BL_GEOM => {
                 if widths.is_some() {
@@ -238,7 +241,20 @@ fn check_blocks<R: Read + Seek>(v: &mut View<'_, R>) -> Result<()> {
             "malformed FST: no hierarchy block (an FST file whose writer did not finish?)".into(),
         ));
     }
+    // Every block's time span lies within the file's (the header's start
+    // and end times, just past the block's type and length): readers that
+    // trust a block's start time place its changes by it, and two readers
+    // of one library were seen to disagree on a block that starts past its
+    // end.
+    let (t0, t1) = span;
     for b in &vc {
+        let (s, e) = (v.u64(b.start + 8)?, v.u64(b.start + 16)?);
+        if s > e || s < t0 || e > t1 {
+            return Err(bad(
+                b.start - 1,
+                format!("a value-change block spans times {s} to {e}; the file spans {t0} to {t1}"),
+            ));
+        }
         check_vc_block(v, b, &widths)?;
     }
     Ok(())
