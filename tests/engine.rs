@@ -488,3 +488,48 @@ fn multicast_traffic_runs_on_every_router_model() {
     .to_string();
     assert!(e.contains("a multicast goes to 1 to 35 other nodes"), "{e}");
 }
+
+/// Bimodal lengths: a share of the packets has the other length, and the
+/// load counts flits, so fewer, longer packets carry the same load.
+#[test]
+fn bimodal_lengths_keep_the_offered_load_in_flits() {
+    let spec = TopoSpec::parse("mesh:6x6").unwrap();
+    let o = RunOptions {
+        packet: 8,
+        packet_alt: Some((40, 0.25)),
+        cycles: 45_000,
+        warmup: 5_000,
+        ..opts("uniform", 0.02)
+    };
+    let r = engine::run(&spec, None, None, &o).unwrap();
+    let flits = r.offered_load * 36.0 * 45_000.0;
+    let mean = flits / r.generated as f64;
+    // 0.75 x 8 + 0.25 x 40 = 16 flits a packet.
+    assert!((mean - 16.0).abs() < 0.8, "{mean}: {r:?}");
+    assert!((r.offered_load - 0.02).abs() < 0.002, "{r:?}");
+    assert!(!r.saturated, "{r:?}");
+    // Without the second length the same load takes more, shorter packets.
+    let plain = engine::run(
+        &spec,
+        None,
+        None,
+        &RunOptions {
+            packet_alt: None,
+            ..o.clone()
+        },
+    )
+    .unwrap();
+    assert!(plain.generated > r.generated, "{plain:?} vs {r:?}");
+    let e = engine::run(
+        &spec,
+        None,
+        None,
+        &RunOptions {
+            packet_alt: Some((1, 0.5)),
+            ..o
+        },
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("longer than the 1-flit header"), "{e}");
+}

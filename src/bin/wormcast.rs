@@ -414,6 +414,10 @@ struct RunArgs {
     /// (a topology spec, --router or a pattern other than uniform).
     #[arg(long, default_value_t = 64)]
     source_queue: u32,
+    /// Bimodal lengths, LEN@SHARE (e.g. 4@0.8): that share of the packets
+    /// is LEN flits long instead of --packet (a topology spec or --router).
+    #[arg(long)]
+    packet_alt: Option<String>,
     /// Replay this trace (CSV or JSON lines: cycle, source, destinations,
     /// flits, optional earlier message waited for; docs/engine.md) until
     /// every copy has arrived, at most --cycles cycles.
@@ -980,6 +984,7 @@ fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
         "source_queue",
         "trace",
         "degree_max",
+        "packet_alt",
     ];
     let wants_engine = !matches!(spec, TopoSpec::File(_))
         || given.iter().any(|g| engine_only.contains(&g.as_str()))

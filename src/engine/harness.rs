@@ -36,6 +36,9 @@ pub struct RunOptions {
     pub load: f64,
     /// Packet length in flits, header included.
     pub packet: u32,
+    /// Bimodal lengths: this share of the messages (0 to 1) is this long
+    /// instead (flits, header included), drawn per message.
+    pub packet_alt: Option<(u32, f64)>,
     /// Cycles of warm-up, not measured.
     pub warmup: u64,
     /// Cycles measured after the warm-up (with a stop rule: the most).
@@ -72,6 +75,7 @@ impl Default for RunOptions {
             multicast: None,
             load: 0.05,
             packet: 20,
+            packet_alt: None,
             warmup: 10_000,
             cycles: 100_000,
             seed: 1,
@@ -259,6 +263,18 @@ pub fn run_traced(
             ));
         }
     }
+    if let Some((len, share)) = o.packet_alt
+        && (len <= e.header_flits() || !(0.0..=1.0).contains(&share))
+    {
+        return Err(Error::Config {
+            field: "packet_alt",
+            value: format!("{len}@{share}"),
+            reason: format!(
+                "a share from 0 to 1 of packets longer than the {}-flit header",
+                e.header_flits()
+            ),
+        });
+    }
     if o.packet <= e.header_flits() {
         return Err(Error::Config {
             field: "packet",
@@ -269,7 +285,12 @@ pub fn run_traced(
             ),
         });
     }
-    let rate = o.load / o.packet as f64;
+    // Messages per node per cycle: the load over the mean length.
+    let mean_len = match o.packet_alt {
+        None => o.packet as f64,
+        Some((len, share)) => (1.0 - share) * o.packet as f64 + share * len as f64,
+    };
+    let rate = o.load / mean_len;
     if rate > 1.0 {
         return Err(bad(
             "load",
@@ -334,13 +355,17 @@ pub fn run_traced(
                 }
             }
             if !dests.is_empty() {
+                let len = match o.packet_alt {
+                    Some((alt, share)) if rng.random_bool(share) => alt,
+                    _ => o.packet,
+                };
                 if cycle >= o.warmup {
-                    gen_flits += o.packet as u64;
+                    gen_flits += len as u64;
                 }
                 if book.outstanding[n as usize] >= o.source_queue {
                     refused += 1;
                 } else {
-                    e.send(next_msg, n, &dests, o.packet)?;
+                    e.send(next_msg, n, &dests, len)?;
                     book.msgs
                         .insert(next_msg, (n, dests.len() as u32, cycle, 0));
                     next_msg += 1;

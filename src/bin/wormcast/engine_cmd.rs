@@ -27,10 +27,18 @@ pub fn run_engine(
     // The options the engine takes, by traffic: any other given is refused.
     let uses: &[&str] = match (&a.trace, kind) {
         (Some(_), _) => &["trace", "cycles"],
-        (None, TrafficKind::Uniform) => &["load", "packet", "warmup", "cycles", "stop_rule"],
+        (None, TrafficKind::Uniform) => &[
+            "load",
+            "packet",
+            "packet_alt",
+            "warmup",
+            "cycles",
+            "stop_rule",
+        ],
         (None, TrafficKind::Multicast) => &[
             "load",
             "packet",
+            "packet_alt",
             "warmup",
             "cycles",
             "stop_rule",
@@ -99,9 +107,26 @@ pub fn run_engine(
         });
     }
     let sim = crate::sim_config(a)?;
+    let packet_alt = a
+        .packet_alt
+        .as_deref()
+        .map(|t| {
+            let bad = || Error::Config {
+                field: "packet-alt",
+                value: t.into(),
+                reason: "give LEN@SHARE, e.g. 4@0.8".into(),
+            };
+            let (l, f) = t.split_once('@').ok_or_else(bad)?;
+            Ok::<_, Error>((
+                l.trim().parse().map_err(|_| bad())?,
+                f.trim().parse().map_err(|_| bad())?,
+            ))
+        })
+        .transpose()?;
     let o = RunOptions {
         pattern,
         multicast,
+        packet_alt,
         load: a.load,
         packet: a.packet,
         warmup: a.warmup,
