@@ -533,3 +533,327 @@ fn bimodal_lengths_keep_the_offered_load_in_flits() {
     .to_string();
     assert!(e.contains("longer than the 1-flit header"), "{e}");
 }
+
+/// A waveform limited to a window and to scopes holds, for every signal it
+/// keeps, exactly the full run's values at every cycle of the window, and
+/// nothing outside it; on every router model.
+#[test]
+fn a_waveform_window_holds_exactly_the_full_runs_values() {
+    use wormcast::rtl::trace::{MemorySink, SignalId};
+    use wormcast::wave::TraceLimits;
+    let topo = TopoSpec::parse("mesh:4x4").unwrap();
+    let o = RunOptions {
+        load: 0.15,
+        packet: 20,
+        warmup: 200,
+        cycles: 1_000,
+        ..RunOptions::default()
+    };
+    for (router, scope) in [
+        ("tree", "top.r5"),
+        ("wormhole", "top.r5"),
+        ("cut-through", "top.sw5"),
+    ] {
+        let model = Some(RouterModel::parse(router).unwrap());
+        let full = MemorySink::new();
+        engine::run_traced(&topo, model, None, &o, Some(Box::new(full.clone()))).unwrap();
+        let limits = TraceLimits {
+            from: 500,
+            to: Some(700),
+            scopes: vec![scope.into()],
+        };
+        let part = MemorySink::new();
+        let sink = limits.wrap(Box::new(part.clone())).unwrap();
+        engine::run_traced(&topo, model, None, &o, Some(sink)).unwrap();
+        let h = part.hierarchy();
+        assert!(
+            h.signals.len() > 10,
+            "{router}: {} signals",
+            h.signals.len()
+        );
+        assert!(h.signals.len() * 4 < full.hierarchy().signals.len());
+        let changes = part.changes();
+        assert!(changes.iter().all(|c| (500..=700).contains(&c.cycle)));
+        let mut moved = 0;
+        for i in 0..h.signals.len() as u32 {
+            let path = h.path(SignalId(i));
+            assert!(
+                path.starts_with(&format!("{scope}.")),
+                "{router}: {path} kept"
+            );
+            let (hp, hf) = (part.history(&path), full.history(&path));
+            let at = |h: &[(u64, String)], c: u64| {
+                h.iter()
+                    .take_while(|x| x.0 <= c)
+                    .last()
+                    .map(|x| x.1.clone())
+            };
+            for c in 500..=700 {
+                assert_eq!(at(&hp, c), at(&hf, c), "{router}: {path} at cycle {c}");
+            }
+            moved += hf.iter().filter(|(c, _)| (501..=700).contains(c)).count();
+        }
+        assert!(moved > 0, "{router}: nothing moved in the window");
+    }
+}
+
+/// `--trace-from`/`--trace-to` start the file at the window's first edge
+/// and end it after its last; a scope that does not exist is refused with
+/// what the root holds.
+#[test]
+fn the_command_line_limits_a_waveform() {
+    let dir = std::env::temp_dir().join(format!("wormcast-window-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("w.vcd");
+    let run = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_wormcast"))
+            .args([
+                "run",
+                "--topology",
+                "mesh:4x4",
+                "--load",
+                "0.1",
+                "--packet",
+                "20",
+                "--cycles",
+                "1500",
+                "--warmup",
+                "500",
+                "--vcd",
+            ])
+            .arg(&p)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let o = run(&[
+        "--trace-from",
+        "600",
+        "--trace-to",
+        "800",
+        "--trace-scope",
+        "top.r3,top.r7.in_inj",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(&p).unwrap();
+    let times: Vec<u64> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix('#')?.parse().ok())
+        .collect();
+    // 5 ns cycles at a 100 ps timescale: 50 units a cycle.
+    assert_eq!(times.first(), Some(&(600 * 50)));
+    assert_eq!(times.last(), Some(&(801 * 50)));
+    assert!(text.contains("$scope module r3 $end"));
+    assert!(text.contains("$scope module in_inj $end"));
+    assert!(!text.contains("$scope module r4 $end"));
+    let gtkw = std::fs::read_to_string(p.with_extension("gtkw")).unwrap();
+    assert!(gtkw.contains("top.r3.") && !gtkw.contains("top.r4."));
+    // The same window as FST reads back the same.
+    let fst = dir.join("w.fst");
+    let o = Command::new(env!("CARGO_BIN_EXE_wormcast"))
+        .args([
+            "run",
+            "--topology",
+            "mesh:4x4",
+            "--load",
+            "0.1",
+            "--packet",
+            "20",
+        ])
+        .args(["--cycles", "1500", "--warmup", "500", "--vcd"])
+        .arg(&fst)
+        .args(["--trace-from", "600", "--trace-to", "800"])
+        .args(["--trace-scope", "top.r3,top.r7.in_inj"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = Command::new(env!("CARGO_BIN_EXE_wormcast"))
+        .args(["wave", "diff"])
+        .args([&p, &fst])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success() && out.starts_with("OK:"), "{out}");
+    let o = run(&["--trace-scope", "top.sw3"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("top.sw3") && e.contains("no scope or signal") && e.contains("r0, r1"),
+        "{e}"
+    );
+    let o = run(&["--trace-from", "900", "--trace-to", "800"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("the window is empty"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn wormcast_json(args: &[&str]) -> serde_json::Value {
+    let o = Command::new(env!("CARGO_BIN_EXE_wormcast"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let mut v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for k in ["wall_seconds", "cycles_per_second"] {
+        v.as_object_mut().unwrap().remove(k);
+    }
+    v
+}
+
+/// Every example in configs/ runs as given (shortened from the command
+/// line, which overrides the file), names the network and router it says,
+/// and the configuration `--print-config` prints runs to the same result.
+#[test]
+fn every_example_configuration_runs_and_prints_back() {
+    let dir = std::env::temp_dir().join(format!("wormcast-configs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut seen = 0;
+    for entry in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/configs")).unwrap() {
+        let path = entry.unwrap().path();
+        let file = path.to_str().unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let cfg = engine::RunConfig::from_toml_str(&text).unwrap();
+        let short = ["--cycles", "12000", "--warmup", "2000", "--json"];
+        let mut args = vec!["run", "--config", file];
+        args.extend(short);
+        let r = wormcast_json(&args);
+        assert_eq!(
+            r["topology"].as_str().unwrap(),
+            TopoSpec::parse(&cfg.network.topology).unwrap().to_string(),
+            "{file}"
+        );
+        assert_eq!(r["router"], cfg.network.router.clone().unwrap(), "{file}");
+        assert!(r["delivered"].as_u64().unwrap() > 20, "{file}: {r}");
+        assert_eq!(r["saturated"], false, "{file}: {r}");
+        // Print the effective configuration, run it: the same result.
+        let printed = Command::new(env!("CARGO_BIN_EXE_wormcast"))
+            .args(["run", "--config", file, "--print-config"])
+            .args(short)
+            .output()
+            .unwrap();
+        assert!(printed.status.success());
+        let copy = dir.join(path.file_name().unwrap());
+        std::fs::write(&copy, &printed.stdout).unwrap();
+        let again = wormcast_json(&["run", "--config", copy.to_str().unwrap()]);
+        assert_eq!(r, again, "{file}: printed back");
+        seen += 1;
+    }
+    assert_eq!(seen, 4, "one example per seed paper");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A configuration's mistakes are refused by name: an unknown field with
+/// its line, a field the traffic does not use, an option that is not the
+/// engine's.
+#[test]
+fn a_bad_configuration_is_refused_by_name() {
+    let dir = std::env::temp_dir().join(format!("wormcast-badcfg-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases: [(&str, &[&str], &str); 4] = [
+        (
+            "[network]\ntopology = \"mesh:4x4\"\n[traffic]\nlaod = 0.1\n",
+            &[],
+            "line 4, column 1: unknown field `laod`",
+        ),
+        (
+            "[network]\ntopology = \"mesh:4x4\"\n",
+            &["--degree", "3"],
+            "traffic.degree does not apply to unicast traffic",
+        ),
+        (
+            "[network]\ntopology = \"mesh:4x4\"\n[traffic]\ntrace = \"x.csv\"\nload = 0.1\n",
+            &[],
+            "traffic.load does not apply to a trace replay",
+        ),
+        (
+            "[network]\ntopology = \"mesh:4x4\"\n",
+            &["--payload", "4"],
+            "--payload is for seed 000's traffic on a topology file",
+        ),
+    ];
+    for (i, (text, extra, want)) in cases.iter().enumerate() {
+        let p = dir.join(format!("c{i}.toml"));
+        std::fs::write(&p, text).unwrap();
+        let o = Command::new(env!("CARGO_BIN_EXE_wormcast"))
+            .args(["run", "--config", p.to_str().unwrap()])
+            .args(*extra)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "case {i}");
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(e.contains(want), "case {i}: {e}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Closed loop: a node waits for its message before thinking up the next,
+/// so an offered load far past saturation refuses nothing, leaves at most
+/// one message per node in flight, and what the nodes generate is what the
+/// network accepts.
+#[test]
+fn a_closed_loop_never_saturates() {
+    let topo = TopoSpec::parse("mesh:4x4").unwrap();
+    for router in ["tree", "wormhole", "cut-through"] {
+        let model = Some(RouterModel::parse(router).unwrap());
+        let mut o = opts("uniform", 0.9);
+        let open = engine::run(&topo, model, None, &o).unwrap();
+        assert!(open.saturated, "{router}: open loop at 0.9");
+        o.closed_loop = true;
+        let r = engine::run(&topo, model, None, &o).unwrap();
+        assert!(!r.saturated, "{router}: {r:?}");
+        assert_eq!(r.refused, 0, "{router}");
+        assert!(r.in_flight <= 16, "{router}: {} in flight", r.in_flight);
+        assert!(r.pattern.ends_with("closed loop"));
+        assert!(
+            (r.accepted_throughput - r.offered_load).abs() < 0.05 * r.offered_load,
+            "{router}: {r:?}"
+        );
+        // A node waits: its latency has no source queueing in it.
+        let n = r.network_latency.as_ref().unwrap();
+        assert!(r.latency.mean - n.mean < 3.0, "{router}: {r:?}");
+        assert!(r.offered_load < 0.9);
+        // Light load: about what the open loop offers.
+        let light = engine::run(&topo, model, None, &opts("uniform", 0.02)).unwrap();
+        let mut lo = opts("uniform", 0.02);
+        lo.closed_loop = true;
+        let lc = engine::run(&topo, model, None, &lo).unwrap();
+        assert!(
+            (lc.offered_load - light.offered_load).abs() < 0.15 * light.offered_load,
+            "{router}: closed {} open {}",
+            lc.offered_load,
+            light.offered_load
+        );
+    }
+}
+
+/// The wormhole router's all-port option through the engine: every message
+/// arrives (drained), and more injection and consumption channels never
+/// make the mean latency worse than one port.
+#[test]
+fn all_port_wormhole_runs_through_the_engine() {
+    use wormcast::direct::PortModel;
+    for topo in ["hypercube:5", "mesh:4x4x2"] {
+        let topo = TopoSpec::parse(topo).unwrap();
+        let mut lat = Vec::new();
+        for ports in [PortModel::OnePort, PortModel::AllPort] {
+            let mut o = opts("uniform", 0.15);
+            o.ports = ports;
+            o.drain = Some(50_000);
+            let r = engine::run(&topo, Some(RouterModel::Wormhole), None, &o).unwrap();
+            assert!(
+                r.drained.is_some() && !r.saturated,
+                "{topo} {ports:?}: {r:?}"
+            );
+            lat.push(r.latency.mean);
+        }
+        assert!(
+            lat[1] <= lat[0] * 1.02,
+            "{topo}: one-port {} all-port {}",
+            lat[0],
+            lat[1]
+        );
+    }
+}

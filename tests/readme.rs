@@ -1,7 +1,7 @@
 //! Every command in README.md's `sh` blocks runs as written.
 //!
 //! The commands run in order, in a directory of their own (where
-//! `topologies/` and `traces/` lead to the repository's), with the `wormcast` this test
+//! `topologies/`, `traces/` and `configs/` lead to the repository's), with the `wormcast` this test
 //! suite built first on the PATH. `cargo run --release -- ARGS` runs as
 //! `wormcast ARGS`. A line whose comment says `exit N` must exit with
 //! status N; every other line must exit 0. Three lines cannot run here and
@@ -84,7 +84,7 @@ fn every_readme_command_runs_as_written() {
     let dir = std::env::temp_dir().join(format!("wormcast-readme-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    for d in ["topologies", "traces"] {
+    for d in ["topologies", "traces", "configs"] {
         std::os::unix::fs::symlink(root.join(d), dir.join(d)).unwrap();
     }
     let bin = Path::new(env!("CARGO_BIN_EXE_wormcast"));

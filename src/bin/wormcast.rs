@@ -27,10 +27,12 @@ use wormcast::net::summary::summarize;
 use wormcast::net::{IrregularParams, Network};
 use wormcast::net::{Reachability, UpDown};
 use wormcast::ni::{NiTiming, Scheme};
+use wormcast::rtl::trace::{Hierarchy, WaveSink};
 use wormcast::sim::{Delivery, NodeModel, RunReport, SimConfig, System, Traffic, WormSpec};
 use wormcast::switch::twin::{Params, Unit, trace, write_vectors};
 use wormcast::wave::{
-    CompareReport, CosimOptions, DiffOptions, SignalMap, WaveReader, cosim, write_views,
+    CompareReport, CosimOptions, DiffOptions, SignalMap, TraceLimits, WaveReader, cosim,
+    write_views,
 };
 use wormcast::{Error, Result};
 
@@ -53,7 +55,7 @@ enum Cmd {
         cmd: TopoCmd,
     },
     /// Simulate traffic on a network.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Print the bit-string reachability strings of every switch (seed 000
     /// Fig. 18): its level, total string and every down port's restricted
     /// string, node 0 first.
@@ -321,6 +323,48 @@ fn parse_param(s: &str) -> std::result::Result<(String, u32), String> {
     Ok((n.to_string(), v))
 }
 
+/// Limits of a waveform: a window of cycles and some scopes.
+#[derive(clap::Args, Clone, Debug, Default)]
+struct TraceArgs {
+    /// First cycle written to the waveform; the values during it are the
+    /// file's initial values.
+    #[arg(long, value_name = "CYCLE", requires = "vcd")]
+    trace_from: Option<u64>,
+    /// Last cycle written to the waveform.
+    #[arg(long, value_name = "CYCLE", requires = "vcd")]
+    trace_to: Option<u64>,
+    /// Write only these scopes or signals (dotted paths such as top.sw3 or
+    /// top.sw3.in2.buf_count), comma-separated or repeated; the root and
+    /// its clock are always written.
+    #[arg(long, value_name = "PATH", value_delimiter = ',', requires = "vcd")]
+    trace_scope: Vec<String>,
+}
+
+impl TraceArgs {
+    fn limits(&self) -> TraceLimits {
+        TraceLimits {
+            from: self.trace_from.unwrap_or(0),
+            to: self.trace_to,
+            scopes: self.trace_scope.clone(),
+        }
+    }
+
+    /// A waveform writer for `path` (FST or VCD by its name) within these
+    /// limits.
+    fn open(&self, path: &Path, comment: &str) -> Result<Box<dyn WaveSink>> {
+        let l = self.limits();
+        l.check()?;
+        l.wrap(wormcast::wave::create(path, comment)?)
+    }
+
+    /// The GTKWave and Surfer views of the waveform at `path`, with the
+    /// signals these limits keep.
+    fn views(&self, path: &Path, h: &Hierarchy) -> Result<()> {
+        write_views(path, &self.limits().view(h)?)?;
+        Ok(())
+    }
+}
+
 /// What `run --traffic` names: a load of packets to a pattern's
 /// destinations (uniform, transpose, ...), or one of the others.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -374,11 +418,29 @@ impl WormKind {
 struct RunArgs {
     /// The network: a topology file, or mesh:KXxKY[xKZ], torus:KXxKY[xKZ],
     /// hypercube:N, irregular:switches=S,ports=K,nodes=P[,seed=N].
-    #[arg(long)]
-    topology: String,
-    /// A configuration file (TOML); command-line options override it.
+    #[arg(long, required_unless_present = "config")]
+    topology: Option<String>,
+    /// A run configuration (TOML: [network], [traffic], [stats], [output],
+    /// [switch], [wormhole]; configs/ has one per paper), or a file of the
+    /// switch's fields alone; options given here override it.
     #[arg(long)]
     config: Option<PathBuf>,
+    /// Print the run configuration these options make (TOML, for
+    /// --config) and run nothing.
+    #[arg(long)]
+    print_config: bool,
+    /// Closed loop: a node creates its next message only once its previous
+    /// one has fully arrived, a think time drawn from --load later.
+    #[arg(long)]
+    closed_loop: bool,
+    /// After the run, stop the sources and wait at most this many cycles
+    /// for every message to arrive (an error if one does not).
+    #[arg(long)]
+    drain: Option<u64>,
+    /// Injection and consumption channels of the wormhole router:
+    /// one-port or all-port (default one-port).
+    #[arg(long)]
+    ports: Option<String>,
     /// Traffic: packets at --load to the destinations of a pattern
     /// (uniform, transpose, bit-complement, bit-reverse, shuffle, tornado,
     /// neighbour, hotspot:NODES@FRACTION, permutation:FILE); single (one
@@ -476,6 +538,8 @@ struct RunArgs {
     /// with a GTKWave `.gtkw` and a Surfer `.sucl` beside it.
     #[arg(long)]
     vcd: Option<PathBuf>,
+    #[command(flatten)]
+    window: TraceArgs,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -555,6 +619,8 @@ struct McastArgs {
     /// with a GTKWave `.gtkw` and a Surfer `.sucl` beside it.
     #[arg(long)]
     vcd: Option<PathBuf>,
+    #[command(flatten)]
+    window: TraceArgs,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -644,6 +710,8 @@ struct PlanArgs {
     /// else VCD), with GTKWave and Surfer views beside it.
     #[arg(long, requires = "run")]
     vcd: Option<PathBuf>,
+    #[command(flatten)]
+    window: TraceArgs,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -780,7 +848,7 @@ fn run(cli: Cli, given: &[String]) -> Result<bool> {
             json,
         } => kbinomial(nodes, packets, table, json).map(|()| true),
         Cmd::Topo { cmd } => topo(cmd).map(|()| true),
-        Cmd::Run(args) => simulate(args, given).map(|()| true),
+        Cmd::Run(args) => simulate(*args, given).map(|()| true),
         Cmd::Multicast(args) => multicast(&args).map(|()| true),
         Cmd::Plan(args) => plan(&args).map(|()| true),
         Cmd::Experiment { cmd } => experiment(cmd).map(|()| true),
@@ -953,6 +1021,32 @@ fn join(v: &[u32]) -> String {
     v.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
 }
 
+/// What `run --config` names.
+enum Loaded {
+    /// A run configuration.
+    Run(Box<wormcast::engine::RunConfig>),
+    /// The switch's fields alone.
+    Switch(SimConfig),
+}
+
+/// Reads `run --config`: a file whose every key is a field of `SimConfig`
+/// is the switch's configuration (as before run configurations), anything
+/// else a run configuration, whose errors name its fields.
+fn load_config(p: &Path) -> Result<Loaded> {
+    let text = std::fs::read_to_string(p).map_err(|e| Error::io(p, e))?;
+    let switch_keys: Vec<String> = toml::Table::try_from(SimConfig::default())
+        .map(|t| t.keys().cloned().collect())
+        .unwrap_or_default();
+    let is_switch = text
+        .parse::<toml::Table>()
+        .is_ok_and(|t| !t.is_empty() && t.keys().all(|k| switch_keys.contains(k)));
+    Ok(if is_switch {
+        Loaded::Switch(SimConfig::load(p)?)
+    } else {
+        Loaded::Run(Box::new(wormcast::engine::RunConfig::load(p)?))
+    })
+}
+
 /// The switch network's configuration: `--config`, then `--seed`,
 /// `--buffer` and `--chunk` over it.
 fn sim_config(a: &RunArgs) -> Result<SimConfig> {
@@ -973,9 +1067,32 @@ fn sim_config(a: &RunArgs) -> Result<SimConfig> {
 }
 
 fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
+    // A run configuration runs on the engine; a file of the switch's
+    // fields alone sets its hardware, as before.
+    let mut switch_file = None;
+    if let Some(p) = &a.config {
+        match load_config(p)? {
+            Loaded::Run(c) => {
+                let c = engine_cmd::config_of(&a, Some(*c), given)?;
+                return engine_cmd::run_engine(&c, a.print_config);
+            }
+            Loaded::Switch(s) => switch_file = Some(s),
+        }
+    }
     let (kind, pattern) = traffic_kind(&a.traffic)?;
-    let spec = TopoSpec::parse(&a.topology)?;
+    let topology = a.topology.clone().ok_or_else(|| Error::Config {
+        field: "topology",
+        value: String::new(),
+        reason: "missing: --config names a switch configuration (its fields alone), not a \
+                 network; give --topology, or a run configuration with [network]"
+            .into(),
+    })?;
+    let spec = TopoSpec::parse(&topology)?;
     let engine_only = [
+        "print_config",
+        "closed_loop",
+        "drain",
+        "ports",
         "router",
         "routing",
         "stop_rule",
@@ -990,10 +1107,21 @@ fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
         || given.iter().any(|g| engine_only.contains(&g.as_str()))
         || pattern.as_ref().is_some_and(|p| *p != Pattern::Uniform);
     if wants_engine {
-        return engine_cmd::run_engine(&a, &spec, kind, pattern, given);
+        let file = switch_file.map(|s| wormcast::engine::RunConfig {
+            switch: SimConfig {
+                seed: SimConfig::default().seed,
+                ..s
+            },
+            ..Default::default()
+        });
+        let mut c = engine_cmd::config_of(&a, file, given)?;
+        if !given.iter().any(|g| g == "topology") {
+            c.network.topology = topology;
+        }
+        return engine_cmd::run_engine(&c, a.print_config);
     }
     check_run_options(&a, kind, given)?;
-    let net = Network::load(&a.topology)?;
+    let net = Network::load(&topology)?;
     let mut cfg = sim_config(&a)?;
     let single = matches!(kind, TrafficKind::Single | TrafficKind::Worm);
     cfg.record_deliveries |= single;
@@ -1011,7 +1139,9 @@ fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
     }
     let mut sys = System::new(&net, &cfg, &traffic)?;
     if let Some(v) = &a.vcd {
-        let w = wormcast::wave::create(v, &format!("wormcast run, seed {}", cfg.seed))?;
+        let w = a
+            .window
+            .open(v, &format!("wormcast run, seed {}", cfg.seed))?;
         sys.attach_tracer(w)?;
     }
     if !a.json {
@@ -1041,7 +1171,7 @@ fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
         let h = sys.trace_hierarchy().cloned();
         sys.finish_trace()?;
         if let Some(h) = h {
-            write_views(v, &h)?;
+            a.window.views(v, &h)?;
         }
     }
     let report = sys.report();
@@ -1049,7 +1179,7 @@ fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
         return print_deliveries(&sys.deliveries(), a.json, sys.cycle());
     }
     let out = RunOutput {
-        topology: a.topology.clone(),
+        topology: topology.clone(),
         traffic: &traffic,
         config: &cfg,
         report: &report,
@@ -1200,7 +1330,7 @@ fn plan(a: &PlanArgs) -> Result<()> {
         cfg.node_model = NodeModel::Ni;
         let mut sys = System::new(&net, &cfg, &Traffic::Idle)?;
         if let Some(v) = &a.vcd {
-            sys.attach_tracer(wormcast::wave::create(v, "wormcast plan --run")?)?;
+            sys.attach_tracer(a.window.open(v, "wormcast plan --run")?)?;
         }
         let id = sys.multicast_plan(&p)?;
         let r = sys.finish_multicast(id, 100_000_000);
@@ -1208,7 +1338,7 @@ fn plan(a: &PlanArgs) -> Result<()> {
             let h = sys.trace_hierarchy().cloned();
             sys.finish_trace()?;
             if let Some(h) = h {
-                write_views(v, &h)?;
+                a.window.views(v, &h)?;
             }
         }
         run = Some(r?);
@@ -1308,7 +1438,7 @@ fn multicast(a: &McastArgs) -> Result<()> {
     };
     let mut sys = System::new(&net, &cfg, &Traffic::Idle)?;
     if let Some(v) = &a.vcd {
-        sys.attach_tracer(wormcast::wave::create(v, "wormcast multicast")?)?;
+        sys.attach_tracer(a.window.open(v, "wormcast multicast")?)?;
     }
     let pred = sys.predict_multicast(&tree, a.packets, scheme)?;
     let id = sys.multicast(tree.clone(), a.packets, scheme)?;
@@ -1320,7 +1450,7 @@ fn multicast(a: &McastArgs) -> Result<()> {
         let h = sys.trace_hierarchy().cloned();
         sys.finish_trace()?;
         if let Some(h) = h {
-            write_views(v, &h)?;
+            a.window.views(v, &h)?;
         }
     }
     let disc = match scheme {

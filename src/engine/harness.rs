@@ -55,6 +55,10 @@ pub struct RunOptions {
     pub stop_rule: Option<f64>,
     /// Messages a node may have outstanding before it refuses new ones.
     pub source_queue: u32,
+    /// Closed loop: a node creates its next message only after its
+    /// previous one has fully arrived, a think time later drawn as in the
+    /// open loop (geometric, of mean `mean length / load`).
+    pub closed_loop: bool,
     /// Hardware parameters of the cut-through switch network.
     pub sim: SimConfig,
     /// Injection and consumption channels of a wormhole router.
@@ -83,6 +87,7 @@ impl Default for RunOptions {
             batch_cycles: None,
             stop_rule: None,
             source_queue: 64,
+            closed_loop: false,
             sim: SimConfig::default(),
             ports: PortModel::OnePort,
             wormhole_buffer: 2,
@@ -156,6 +161,9 @@ struct Book {
     warmup: u64,
     msg_latency: Vec<u64>,
     buf: Vec<Arrival>,
+    /// With a closed loop: (source, last arrival) of each message finished
+    /// since the last look.
+    finished: Option<Vec<(u32, u64)>>,
 }
 
 impl Book {
@@ -176,6 +184,9 @@ impl Book {
             if m.1 == 0 {
                 let (src, _, created, last) = self.msgs.remove(&a.msg).expect("present");
                 self.outstanding[src as usize] -= 1;
+                if let Some(f) = &mut self.finished {
+                    f.push((src, last));
+                }
                 if created >= self.warmup {
                     self.msg_latency.push(last - created);
                 }
@@ -332,6 +343,7 @@ pub fn run_traced(
         warmup: o.warmup,
         msg_latency: Vec::new(),
         buf: Vec::new(),
+        finished: o.closed_loop.then(Vec::new),
     };
     let mut dests: Vec<u32> = Vec::new();
     let mut window_dests = 0u64;
@@ -376,11 +388,21 @@ pub fn run_traced(
                     }
                 }
             }
-            next.push(Reverse((cycle + gap(&mut rng), n)));
+            if !o.closed_loop || dests.is_empty() {
+                next.push(Reverse((cycle + gap(&mut rng), n)));
+            }
         }
         e.step()?;
         cycle += 1;
-        if cycle.is_multiple_of(64) {
+        if o.closed_loop {
+            // A node thinks from its message's last arrival.
+            book.take(&mut e);
+            if let Some(f) = &mut book.finished {
+                for (src, last) in f.drain(..) {
+                    next.push(Reverse(((last + gap(&mut rng)).max(cycle), src)));
+                }
+            }
+        } else if cycle.is_multiple_of(64) {
             book.take(&mut e);
         }
         if let Some(target) = o.stop_rule
@@ -429,7 +451,18 @@ pub fn run_traced(
         topology: topo.to_string(),
         router: router.name(),
         routing,
-        pattern: o.pattern.to_string(),
+        pattern: {
+            let p = match o.multicast {
+                Some((lo, hi)) if lo == hi => format!("multicast to {lo} destinations"),
+                Some((lo, hi)) => format!("multicast to {lo}-{hi} destinations"),
+                None => o.pattern.to_string(),
+            };
+            if o.closed_loop {
+                format!("{p}, closed loop")
+            } else {
+                p
+            }
+        },
         nodes,
         packet: o.packet,
         warmup: o.warmup,

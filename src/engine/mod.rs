@@ -18,12 +18,14 @@
 //! [`stats`] from those cycles, so a latency means the same on every model.
 
 pub mod bound;
+pub mod config;
 mod harness;
 pub mod pattern;
 pub mod spec;
 pub mod stats;
 pub mod trace;
 
+pub use config::RunConfig;
 pub use harness::{RunOptions, RunResult, run, run_traced};
 pub use pattern::Pattern;
 pub use spec::TopoSpec;

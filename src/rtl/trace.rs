@@ -258,6 +258,30 @@ impl TraceState {
         self.widths.is_empty()
     }
 
+    /// Sets signal `to` to the value `from` has for `src` (of the same
+    /// width), recording a change when it differs: how a waveform limited
+    /// to some scopes keeps its own, smaller state.
+    pub fn copy_from(&mut self, to: SignalId, from: &TraceState, src: SignalId) {
+        let (i, j) = (to.0 as usize, src.0 as usize);
+        debug_assert_eq!(self.widths[i], from.widths[j]);
+        let mut changed = self.unknown[i] != from.unknown[j];
+        self.unknown[i] = from.unknown[j];
+        if self.widths[i] > 64 {
+            let n = self.widths[i].div_ceil(64) as usize;
+            let (a, b) = (self.wide_at[i] as usize, from.wide_at[j] as usize);
+            if self.wide[a..a + n] != from.wide[b..b + n] {
+                self.wide[a..a + n].copy_from_slice(&from.wide[b..b + n]);
+                changed = true;
+            }
+        } else if self.narrow[i] != from.narrow[j] {
+            self.narrow[i] = from.narrow[j];
+            changed = true;
+        }
+        if changed {
+            self.changed.push(i as u32);
+        }
+    }
+
     /// Current value of a signal.
     pub fn value(&self, sig: SignalId) -> SignalValue<'_> {
         let i = sig.0 as usize;
@@ -405,6 +429,24 @@ pub trait WaveSink {
     /// picoseconds, and the values at cycle 0.
     fn begin(&mut self, h: &Hierarchy, cycle_ps: u64, state: &TraceState) -> Result<()>;
 
+    /// Like [`begin`](Self::begin), for a waveform that starts at cycle
+    /// `first` (a window of a run): `state` holds the values during that
+    /// cycle. The default accepts only cycle 0.
+    fn begin_at(
+        &mut self,
+        h: &Hierarchy,
+        cycle_ps: u64,
+        state: &TraceState,
+        first: u64,
+    ) -> Result<()> {
+        if first != 0 {
+            return Err(crate::Error::Wave(format!(
+                "this waveform sink cannot start at cycle {first}, only at 0"
+            )));
+        }
+        self.begin(h, cycle_ps, state)
+    }
+
     /// The values that changed at the clock edge that starts `cycle`.
     fn cycle(&mut self, cycle: u64, state: &TraceState, changed: &[u32]) -> Result<()>;
 
@@ -418,6 +460,9 @@ pub struct NullSink;
 
 impl WaveSink for NullSink {
     fn begin(&mut self, _: &Hierarchy, _: u64, _: &TraceState) -> Result<()> {
+        Ok(())
+    }
+    fn begin_at(&mut self, _: &Hierarchy, _: u64, _: &TraceState, _: u64) -> Result<()> {
         Ok(())
     }
     fn cycle(&mut self, _: u64, _: &TraceState, _: &[u32]) -> Result<()> {
@@ -508,12 +553,16 @@ impl MemorySink {
 }
 
 impl WaveSink for MemorySink {
-    fn begin(&mut self, h: &Hierarchy, _: u64, state: &TraceState) -> Result<()> {
+    fn begin(&mut self, h: &Hierarchy, ps: u64, state: &TraceState) -> Result<()> {
+        self.begin_at(h, ps, state, 0)
+    }
+
+    fn begin_at(&mut self, h: &Hierarchy, _: u64, state: &TraceState, first: u64) -> Result<()> {
         let mut r = self.lock();
         r.hierarchy = h.clone();
         for i in 0..state.len() as u32 {
             r.changes.push(Change {
-                cycle: 0,
+                cycle: first,
                 signal: SignalId(i),
                 value: state.format(SignalId(i)),
             });

@@ -122,13 +122,24 @@ fn exponent(ts: &Timescale) -> i8 {
 
 impl WaveSink for FstWriter {
     fn begin(&mut self, h: &Hierarchy, cycle_ps: u64, state: &TraceState) -> Result<()> {
+        self.begin_at(h, cycle_ps, state, 0)
+    }
+
+    fn begin_at(
+        &mut self,
+        h: &Hierarchy,
+        cycle_ps: u64,
+        state: &TraceState,
+        first: u64,
+    ) -> Result<()> {
         let State::Start(path) = std::mem::replace(&mut self.state, State::Done) else {
             return Err(Error::Wave("FST: begin called twice".into()));
         };
         let ts = Timescale::for_cycle(cycle_ps);
         self.ts = Some(ts);
+        let t0 = super::writer::edge_time(first, &ts)?;
         let info = FstInfo {
-            start_time: 0,
+            start_time: t0,
             timescale_exponent: exponent(&ts),
             version: concat!("wormcast ", env!("CARGO_PKG_VERSION")).into(),
             date: self.comment.chars().take(100).collect(),
@@ -183,10 +194,10 @@ impl WaveSink for FstWriter {
             .map(|i| i.expect("every signal is in a scope"))
             .collect();
         self.widths = h.signals.iter().map(|s| s.width).collect();
-        self.clock(0, b'1')?;
+        self.clock(t0, b'1')?;
         let all: Vec<u32> = (0..h.signals.len() as u32).collect();
         self.write_changes(state, &all)?;
-        self.clock(ts.period / 2, b'0')
+        self.clock(t0 + ts.period / 2, b'0')
     }
 
     fn cycle(&mut self, cycle: u64, state: &TraceState, changed: &[u32]) -> Result<()> {

@@ -43,6 +43,7 @@ mod ghw {
 }
 mod gtkw;
 mod header;
+mod limit;
 mod map;
 mod read;
 mod report;
@@ -59,6 +60,7 @@ pub use header::{
     CodeInfo, Event, Format, MAX_WIDTH, VarKind, WaveHeader, WaveVar, logic_char, parse_timescale,
     split_name,
 };
+pub use limit::{Selection, TraceLimits};
 pub use map::{Mapping, SignalMap};
 pub use read::{MAX_TOKEN, VcdReader, detect_format};
 pub use report::{CompareReport, Mismatch, TypeClash};

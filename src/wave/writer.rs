@@ -200,6 +200,16 @@ impl VcdWriter<Vec<u8>> {
 
 impl<W: Write> WaveSink for VcdWriter<W> {
     fn begin(&mut self, h: &Hierarchy, cycle_ps: u64, state: &TraceState) -> Result<()> {
+        self.begin_at(h, cycle_ps, state, 0)
+    }
+
+    fn begin_at(
+        &mut self,
+        h: &Hierarchy,
+        cycle_ps: u64,
+        state: &TraceState,
+        first: u64,
+    ) -> Result<()> {
         let ts = Timescale::for_cycle(cycle_ps);
         self.ts = Some(ts);
         let comment = std::mem::take(&mut self.comment);
@@ -248,8 +258,9 @@ impl<W: Write> WaveSink for VcdWriter<W> {
         self.widths = h.signals.iter().map(|s| s.width).collect();
         self.clk = clk.expect("root scope declared").to_string().into_bytes();
         let all: Vec<u32> = (0..h.signals.len() as u32).collect();
+        let t0 = edge_time(first, &ts)?;
         let w = self.w();
-        w.timestamp(0).map_err(io)?;
+        w.timestamp(t0).map_err(io)?;
         w.begin(SimulationCommand::Dumpvars).map_err(io)?;
         let clk = self.clk.clone();
         self.w().writer().write_all(b"1").map_err(io)?;
@@ -257,7 +268,7 @@ impl<W: Write> WaveSink for VcdWriter<W> {
         self.w().writer().write_all(b"\n").map_err(io)?;
         self.write_changes(state, &all)?;
         self.w().end().map_err(io)?;
-        self.clock(ts.period / 2, b'0')
+        self.clock(t0 + ts.period / 2, b'0')
     }
 
     fn cycle(&mut self, cycle: u64, state: &TraceState, changed: &[u32]) -> Result<()> {

@@ -69,6 +69,8 @@ pub struct CubeMcastArgs {
     /// with a GTKWave `.gtkw` and a Surfer `.sucl` beside it.
     #[arg(long)]
     vcd: Option<PathBuf>,
+    #[command(flatten)]
+    window: crate::TraceArgs,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -228,14 +230,11 @@ fn multicast(a: &CubeMcastArgs) -> Result<()> {
     };
     let mut sys = DirectSystem::new(fabric, &cfg)?;
     if let Some(v) = &a.vcd {
-        sys.attach_tracer(
-            wormcast::wave::create(v, "wormcast hypercube multicast")?,
-            5_000,
-        )?;
+        sys.attach_tracer(a.window.open(v, "wormcast hypercube multicast")?, 5_000)?;
     }
     sys.send(a.src, &list, a.payload)?;
     let end = sys.run_until_delivered(10_000_000);
-    finish_views(a.vcd.as_deref(), sys.trace_hierarchy().cloned())?;
+    finish_views(a.vcd.as_deref(), sys.trace_hierarchy().cloned(), &a.window)?;
     sys.finish_trace()?;
     let end = end?;
     let w = &sys.finished()[0];
@@ -311,6 +310,8 @@ pub struct MeshPlanArgs {
     /// with a GTKWave `.gtkw` and a Surfer `.sucl` beside it.
     #[arg(long)]
     vcd: Option<PathBuf>,
+    #[command(flatten)]
+    window: crate::TraceArgs,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -364,12 +365,12 @@ fn mesh_plan(a: &MeshPlanArgs) -> Result<()> {
     };
     let mut sys = DirectSystem::new(Arc::new(MeshFabric { mesh: mesh.clone() }), &cfg)?;
     if let Some(v) = &a.vcd {
-        sys.attach_tracer(wormcast::wave::create(v, "wormcast mesh3d plan")?, 5_000)?;
+        sys.attach_tracer(a.window.open(v, "wormcast mesh3d plan")?, 5_000)?;
     }
     let lists: Vec<Vec<u32>> = worms.iter().map(|w| w.list.clone()).collect();
     sys.send_multicast(src, &lists, a.payload)?;
     let last_tail = sys.run_until_delivered(100_000_000);
-    finish_views(a.vcd.as_deref(), sys.trace_hierarchy().cloned())?;
+    finish_views(a.vcd.as_deref(), sys.trace_hierarchy().cloned(), &a.window)?;
     sys.finish_trace()?;
     let last_tail = last_tail?;
     let mut out = MeshPlanOut {
@@ -453,9 +454,10 @@ fn mesh_plan(a: &MeshPlanArgs) -> Result<()> {
 pub fn finish_views(
     wave: Option<&std::path::Path>,
     h: Option<wormcast::rtl::trace::Hierarchy>,
+    limits: &crate::TraceArgs,
 ) -> Result<()> {
     if let (Some(w), Some(h)) = (wave, h) {
-        wormcast::wave::write_views(w, &h)?;
+        limits.views(w, &h)?;
     }
     Ok(())
 }

@@ -1,11 +1,12 @@
 //! `wormcast run` on the one engine: any topology spec, router model,
 //! routing function and traffic pattern (src/engine).
 
-use crate::{RunArgs, TrafficKind};
+use crate::RunArgs;
 use serde::Serialize;
 use std::path::Path;
 use std::time::Instant;
-use wormcast::engine::{self, Pattern, RouterModel, RunOptions, RunResult, TopoSpec, trace};
+use wormcast::engine::config::Plan;
+use wormcast::engine::{self, RunConfig, RunResult, trace};
 use wormcast::{Error, Result};
 
 #[derive(Serialize)]
@@ -16,145 +17,131 @@ struct Out<'a> {
     cycles_per_second: f64,
 }
 
-/// Runs `a` through the engine harness.
-pub fn run_engine(
-    a: &RunArgs,
-    spec: &TopoSpec,
-    kind: TrafficKind,
-    pattern: Option<Pattern>,
-    given: &[String],
-) -> Result<()> {
-    // The options the engine takes, by traffic: any other given is refused.
-    let uses: &[&str] = match (&a.trace, kind) {
-        (Some(_), _) => &["trace", "cycles"],
-        (None, TrafficKind::Uniform) => &[
-            "load",
-            "packet",
-            "packet_alt",
-            "warmup",
-            "cycles",
-            "stop_rule",
-        ],
-        (None, TrafficKind::Multicast) => &[
-            "load",
-            "packet",
-            "packet_alt",
-            "warmup",
-            "cycles",
-            "stop_rule",
-            "degree",
-            "degree_max",
-        ],
-        (None, _) => {
+/// The options of `run` that are fields of a run configuration, with the
+/// field each sets (`src/engine/config.rs`).
+const CONFIG_FIELDS: &[(&str, &str)] = &[
+    ("topology", "network.topology"),
+    ("router", "network.router"),
+    ("routing", "network.routing"),
+    ("traffic", "traffic.pattern"),
+    ("load", "traffic.load"),
+    ("packet", "traffic.packet"),
+    ("packet_alt", "traffic.packet_alt"),
+    ("degree", "traffic.degree"),
+    ("degree_max", "traffic.degree_max"),
+    ("closed_loop", "traffic.closed_loop"),
+    ("source_queue", "traffic.source_queue"),
+    ("seed", "traffic.seed"),
+    ("trace", "traffic.trace"),
+    ("cycles", "stats.cycles"),
+    ("warmup", "stats.warmup"),
+    ("batches", "stats.batches"),
+    ("batch_cycles", "stats.batch_cycles"),
+    ("stop_rule", "stats.stop_rule"),
+    ("drain", "stats.drain"),
+    ("json", "output.json"),
+    ("vcd", "output.vcd"),
+    ("trace_from", "output.trace_from"),
+    ("trace_to", "output.trace_to"),
+    ("trace_scope", "output.trace_scope"),
+    ("buffer", "switch.buffer_flits"),
+    ("chunk", "switch.chunk_flits"),
+    ("ports", "wormhole.ports"),
+];
+
+/// The run configuration `a` asks for: the file's (or the defaults), with
+/// every option given on the command line over it.
+pub fn config_of(a: &RunArgs, file: Option<RunConfig>, given: &[String]) -> Result<RunConfig> {
+    let mut c = file.unwrap_or_default();
+    for g in given {
+        let Some(&(_, field)) = CONFIG_FIELDS.iter().find(|(id, _)| id == g) else {
+            if ["config", "quiet", "print_config", "TraceArgs"].contains(&g.as_str()) {
+                continue;
+            }
+            let name = g.replace('_', "-");
             return Err(Error::Config {
                 field: "traffic",
                 value: a.traffic.clone(),
-                reason: "single packets and worms run on topology files with the cut-through \
-                         switch; with a topology spec or --router, give a pattern (uniform, \
-                         transpose, ...), multicast, or a --trace"
-                    .into(),
+                reason: format!(
+                    "--{name} is for seed 000's traffic on a topology file (single packets, \
+                     worms, multicast worms); it does not apply to the engine (docs/engine.md)"
+                ),
             });
-        }
-    };
-    let traffic_opts = [
-        "load",
-        "packet",
-        "warmup",
-        "stop_rule",
-        "degree",
-        "degree_max",
-        "src",
-        "dst",
-        "worm",
-        "dests",
-        "path",
-        "payload",
-        "batches",
-        "batch_cycles",
-        "source_queue",
-    ];
-    let always = ["batches", "batch_cycles", "source_queue"];
-    if let Some(g) = given.iter().find(|g| {
-        traffic_opts.contains(&g.as_str())
-            && !uses.contains(&g.as_str())
-            && !(a.trace.is_none() && always.contains(&g.as_str()))
-    }) {
-        let what = if a.trace.is_some() {
-            "a --trace replay".to_string()
-        } else {
-            format!("--traffic {} on the engine", a.traffic)
         };
+        let (t, st, out) = (&mut c.traffic, &mut c.stats, &mut c.output);
+        match field {
+            "network.topology" => c.network.topology = a.topology.clone().unwrap_or_default(),
+            "network.router" => c.network.router = a.router.clone(),
+            "network.routing" => c.network.routing = a.routing.clone(),
+            "traffic.pattern" => t.pattern = a.traffic.clone(),
+            "traffic.load" => t.load = Some(a.load),
+            "traffic.packet" => t.packet = Some(a.packet),
+            "traffic.packet_alt" => t.packet_alt = a.packet_alt.clone(),
+            "traffic.degree" => t.degree = Some(a.degree),
+            "traffic.degree_max" => t.degree_max = a.degree_max,
+            "traffic.closed_loop" => t.closed_loop = Some(a.closed_loop),
+            "traffic.source_queue" => t.source_queue = Some(a.source_queue),
+            "traffic.seed" => t.seed = a.seed,
+            "traffic.trace" => t.trace = a.trace.clone(),
+            "stats.cycles" => st.cycles = Some(a.cycles),
+            "stats.warmup" => st.warmup = Some(a.warmup),
+            "stats.batches" => st.batches = Some(a.batches),
+            "stats.batch_cycles" => st.batch_cycles = a.batch_cycles,
+            "stats.stop_rule" => st.stop_rule = a.stop_rule,
+            "stats.drain" => st.drain = a.drain,
+            "output.json" => out.json = a.json,
+            "output.vcd" => out.vcd = a.vcd.clone(),
+            "output.trace_from" => out.trace_from = a.window.trace_from,
+            "output.trace_to" => out.trace_to = a.window.trace_to,
+            "output.trace_scope" => out.trace_scope = a.window.trace_scope.clone(),
+            "switch.buffer_flits" => c.switch.buffer_flits = a.buffer.unwrap_or_default(),
+            "switch.chunk_flits" => c.switch.chunk_flits = a.chunk.unwrap_or_default(),
+            "wormhole.ports" => c.wormhole.ports = a.ports.clone().unwrap_or_default(),
+            _ => unreachable!("every field of CONFIG_FIELDS is set here"),
+        }
+    }
+    if matches!(c.traffic.pattern.as_str(), "single" | "worm") {
         return Err(Error::Config {
             field: "traffic",
-            value: a.traffic.clone(),
-            reason: format!(
-                "--{} does not apply to {what} (docs/engine.md)",
-                g.replace('_', "-")
-            ),
+            value: c.traffic.pattern.clone(),
+            reason: "single packets and worms run on topology files with the cut-through \
+                     switch; with a topology spec, --router or a run configuration, give a \
+                     pattern (uniform, transpose, ...), multicast, or a --trace"
+                .into(),
         });
     }
-    if let Some(t) = &a.trace {
-        return replay(a, spec, t);
+    Ok(c)
+}
+
+/// Runs `c` through the engine harness.
+pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
+    if print_config {
+        print!("{}", c.to_toml()?);
+        return Ok(());
     }
-    let pattern = pattern.unwrap_or(Pattern::Uniform);
-    let multicast =
-        (kind == TrafficKind::Multicast).then(|| (a.degree, a.degree_max.unwrap_or(a.degree)));
-    if a.warmup >= a.cycles {
-        return Err(Error::Config {
-            field: "warmup",
-            value: a.warmup.to_string(),
-            reason: format!("not shorter than the run of {} cycles", a.cycles),
-        });
+    let plan = c.plan()?;
+    let spec = &plan.topology;
+    if let Some((t, cycles)) = &plan.trace {
+        return replay(c, &plan, t, *cycles);
     }
-    let sim = crate::sim_config(a)?;
-    let packet_alt = a
-        .packet_alt
-        .as_deref()
-        .map(|t| {
-            let bad = || Error::Config {
-                field: "packet-alt",
-                value: t.into(),
-                reason: "give LEN@SHARE, e.g. 4@0.8".into(),
-            };
-            let (l, f) = t.split_once('@').ok_or_else(bad)?;
-            Ok::<_, Error>((
-                l.trim().parse().map_err(|_| bad())?,
-                f.trim().parse().map_err(|_| bad())?,
-            ))
-        })
-        .transpose()?;
-    let o = RunOptions {
-        pattern,
-        multicast,
-        packet_alt,
-        load: a.load,
-        packet: a.packet,
-        warmup: a.warmup,
-        cycles: a.cycles - a.warmup,
-        seed: sim.seed,
-        batches: a.batches,
-        batch_cycles: a.batch_cycles,
-        stop_rule: a.stop_rule,
-        source_queue: a.source_queue,
-        sim,
-        ..RunOptions::default()
-    };
-    let router = a.router.as_deref().map(RouterModel::parse).transpose()?;
-    let sink = match &a.vcd {
-        Some(v) => Some(wormcast::wave::create(
-            v,
-            &format!("wormcast run --topology {spec}, seed {}", o.seed),
-        )?),
+    let o = &plan.options;
+    let window = &plan.limits;
+    let vcd = c.output.vcd.as_deref();
+    let sink = match vcd {
+        Some(v) => {
+            let comment = format!("wormcast run --topology {spec}, seed {}", o.seed);
+            Some(window.wrap(wormcast::wave::create(v, &comment)?)?)
+        }
         None => None,
     };
     let t0 = Instant::now();
-    let (r, h) = engine::run_traced(spec, router, a.routing.as_deref(), &o, sink)?;
+    let (r, h) = engine::run_traced(spec, plan.router, plan.routing.as_deref(), o, sink)?;
     let wall = t0.elapsed().as_secs_f64();
-    if let (Some(v), Some(h)) = (&a.vcd, &h) {
-        wormcast::wave::write_views(v, h)?;
+    if let (Some(v), Some(h)) = (vcd, &h) {
+        wormcast::wave::write_views(v, &window.view(h)?)?;
     }
     let cycles = r.warmup + r.measured_cycles;
-    if a.json {
+    if c.output.json {
         let out = Out {
             result: &r,
             wall_seconds: wall,
@@ -164,7 +151,7 @@ pub fn run_engine(
         return Ok(());
     }
     println!(
-        "{}, {} router ({} routing), {} traffic, {}-flit packets, seed {}",
+        "{}, {} router ({} routing), traffic {}, {}-flit packets, seed {}",
         r.topology, r.router, r.routing, r.pattern, r.packet, r.seed
     );
     println!(
@@ -237,16 +224,18 @@ pub fn run_engine(
 }
 
 /// `run --trace`: replays a trace and prints when each message finished.
-fn replay(a: &RunArgs, spec: &TopoSpec, path: &Path) -> Result<()> {
+fn replay(c: &RunConfig, plan: &Plan, path: &Path, cycles: u64) -> Result<()> {
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
     let msgs = trace::parse(&text, &path.display().to_string())?;
-    let o = RunOptions {
-        sim: crate::sim_config(a)?,
-        ..RunOptions::default()
-    };
-    let router = a.router.as_deref().map(RouterModel::parse).transpose()?;
-    let r = trace::replay(spec, router, a.routing.as_deref(), &msgs, &o, a.cycles)?;
-    if a.json {
+    let r = trace::replay(
+        &plan.topology,
+        plan.router,
+        plan.routing.as_deref(),
+        &msgs,
+        &plan.options,
+        cycles,
+    )?;
+    if c.output.json {
         println!("{}", serde_json::to_string_pretty(&r)?);
         return Ok(());
     }

@@ -43,9 +43,12 @@ pub struct SendArgs {
     /// No pruning (a blocked tree can deadlock).
     #[arg(long)]
     no_prune: bool,
-    /// Write every router's registers to this VCD file.
+    /// Write every router's registers to this waveform (`.fst` for FST,
+    /// else VCD), with a GTKWave `.gtkw` and a Surfer `.sucl` beside it.
     #[arg(long)]
     vcd: Option<PathBuf>,
+    #[command(flatten)]
+    window: crate::TraceArgs,
     /// Cycles an input may be stalled before it prunes.
     #[arg(long, default_value_t = 1)]
     stall_limit: u32,
@@ -131,7 +134,7 @@ fn send(a: &SendArgs) -> Result<bool> {
         },
     )?;
     if let Some(v) = &a.vcd {
-        net.attach_tracer(wormcast::wave::create(v, "wormcast tree send")?, 5_000)?;
+        net.attach_tracer(a.window.open(v, "wormcast tree send")?, 5_000)?;
     }
     for s in &a.sends {
         let (src, dests) = s.split_once('>').ok_or_else(|| Error::Config {
@@ -147,7 +150,7 @@ fn send(a: &SendArgs) -> Result<bool> {
         net.send(src, &dests, a.data, scheme)?;
     }
     let cycles = net.run_until_delivered(1_000_000);
-    crate::direct::finish_views(a.vcd.as_deref(), net.trace_hierarchy().cloned())?;
+    crate::direct::finish_views(a.vcd.as_deref(), net.trace_hierarchy().cloned(), &a.window)?;
     net.finish_trace()?;
     let (cycles, deadlock) = match cycles {
         Ok(c) => (Some(c), None),

@@ -1,0 +1,434 @@
+//! One configuration file per run: the network, router model and routing,
+//! the traffic, the statistics, the outputs and the hardware parameters of
+//! each router model, in one TOML file (`wormcast run --config exp.toml`).
+//!
+//! Every field has a documented default (the command line's), an unknown
+//! field is refused with the line it is on, and a field that does not apply
+//! to the run asked for (a destination count for unicast traffic, a load
+//! for a trace replay) is refused by name rather than ignored. The
+//! command line's options are the same fields: given with `--config`, they
+//! override the file. `configs/` holds one example per seed paper.
+
+use super::{Pattern, RouterModel, RunOptions, TopoSpec};
+use crate::direct::PortModel;
+use crate::net::toml_error;
+use crate::sim::SimConfig;
+use crate::wave::TraceLimits;
+use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// A whole run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RunConfig {
+    /// The network, its router model and routing function.
+    pub network: NetworkConfig,
+    /// What the nodes send.
+    pub traffic: TrafficConfig,
+    /// How long, and how the statistics are gathered.
+    pub stats: StatsConfig,
+    /// What is written.
+    pub output: OutputConfig,
+    /// The cut-through switch network's hardware (seed 000's defaults;
+    /// every field of `SimConfig` but `seed`, which is `traffic.seed`).
+    pub switch: SimConfig,
+    /// The wormhole router's hardware.
+    pub wormhole: WormholeConfig,
+}
+
+/// `[network]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NetworkConfig {
+    /// A topology file, or `mesh:8x8`, `torus:8x8x8`, `hypercube:6`,
+    /// `irregular:switches=32,ports=8,nodes=128,seed=3` (`mesh:8x8`).
+    pub topology: String,
+    /// `cut-through`, `wormhole` or `tree` (the topology's default).
+    pub router: Option<String>,
+    /// The routing function (the router model's default).
+    pub routing: Option<String>,
+}
+
+impl Default for NetworkConfig {
+    fn default() -> Self {
+        NetworkConfig {
+            topology: "mesh:8x8".into(),
+            router: None,
+            routing: None,
+        }
+    }
+}
+
+/// `[traffic]`. Unset fields take the defaults given; a field set that the
+/// traffic does not use is refused.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrafficConfig {
+    /// A pattern (`uniform`, `transpose`, `bit-complement`, `bit-reverse`,
+    /// `shuffle`, `tornado`, `neighbour`, `hotspot:N@F`, `permutation:FILE`)
+    /// or `multicast` (`uniform`).
+    pub pattern: String,
+    /// Offered load, flits per node per cycle (0.05).
+    pub load: Option<f64>,
+    /// Packet length, flits, header included (128).
+    pub packet: Option<u32>,
+    /// Bimodal lengths, `LEN@SHARE` (none).
+    pub packet_alt: Option<String>,
+    /// Destinations per multicast, the least (4; multicast only).
+    pub degree: Option<u32>,
+    /// Destinations per multicast, the most (`degree`; multicast only).
+    pub degree_max: Option<u32>,
+    /// Closed loop: a node creates its next message only once its previous
+    /// one has fully arrived, after a think time drawn from the load (off).
+    pub closed_loop: Option<bool>,
+    /// Messages a node may have outstanding (64).
+    pub source_queue: Option<u32>,
+    /// Seed of the traffic (1).
+    pub seed: Option<u64>,
+    /// Replay this trace file instead (docs/engine.md); no other traffic
+    /// field applies then.
+    pub trace: Option<PathBuf>,
+}
+
+impl Default for TrafficConfig {
+    fn default() -> Self {
+        TrafficConfig {
+            pattern: "uniform".into(),
+            load: None,
+            packet: None,
+            packet_alt: None,
+            degree: None,
+            degree_max: None,
+            closed_loop: None,
+            source_queue: None,
+            seed: None,
+            trace: None,
+        }
+    }
+}
+
+/// `[stats]`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct StatsConfig {
+    /// Cycles simulated, warm-up included (200,000); with a stop rule the
+    /// most; for a trace replay, the most to wait.
+    pub cycles: Option<u64>,
+    /// Cycles before measurement starts (50,000).
+    pub warmup: Option<u64>,
+    /// Batches of the confidence interval (10).
+    pub batches: Option<u32>,
+    /// Cycles per batch (the measured cycles over `batches`).
+    pub batch_cycles: Option<u64>,
+    /// Stop once the 95% half-width is under this fraction of the mean
+    /// latency (none; seed 002 uses 0.05).
+    pub stop_rule: Option<f64>,
+    /// After the run, stop the sources and wait at most this many cycles
+    /// for every message to arrive (none).
+    pub drain: Option<u64>,
+}
+
+/// `[output]`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct OutputConfig {
+    /// Print one JSON object (off).
+    pub json: bool,
+    /// Write every register to this waveform (`.fst`: FST, else VCD), with
+    /// GTKWave and Surfer views beside it (none).
+    pub vcd: Option<PathBuf>,
+    /// First cycle written to the waveform (0).
+    pub trace_from: Option<u64>,
+    /// Last cycle written to the waveform (the run's last).
+    pub trace_to: Option<u64>,
+    /// Scopes or signals written (every one).
+    pub trace_scope: Vec<String>,
+}
+
+/// `[wormhole]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WormholeConfig {
+    /// `one-port` or `all-port` injection and consumption (`one-port`).
+    pub ports: String,
+    /// Input buffer per channel, flits (2).
+    pub buffer_flits: u32,
+}
+
+impl Default for WormholeConfig {
+    fn default() -> Self {
+        WormholeConfig {
+            ports: "one-port".into(),
+            buffer_flits: 2,
+        }
+    }
+}
+
+/// A configuration resolved into what the harness takes.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// The network.
+    pub topology: TopoSpec,
+    /// The router model, if named.
+    pub router: Option<RouterModel>,
+    /// The routing function, if named.
+    pub routing: Option<String>,
+    /// Everything else of an open- or closed-loop run.
+    pub options: RunOptions,
+    /// A trace to replay instead, with the most cycles to wait.
+    pub trace: Option<(PathBuf, u64)>,
+    /// The waveform's limits.
+    pub limits: TraceLimits,
+}
+
+fn bad(field: &'static str, value: impl ToString, reason: impl Into<String>) -> Error {
+    Error::Config {
+        field,
+        value: value.to_string(),
+        reason: reason.into(),
+    }
+}
+
+impl RunConfig {
+    /// Parses a configuration from TOML (missing fields take their
+    /// defaults; an unknown one is refused with its line).
+    pub fn from_toml_str(text: &str) -> Result<RunConfig> {
+        toml::from_str(text).map_err(|e| toml_error(text, e))
+    }
+
+    /// Reads a configuration file. A relative topology, trace or
+    /// permutation file in it is taken relative to the file's folder.
+    pub fn load(path: impl AsRef<Path>) -> Result<RunConfig> {
+        let path = path.as_ref();
+        let mut c = crate::error::load_text(path, RunConfig::from_toml_str)?;
+        let dir = path.parent().unwrap_or(Path::new(""));
+        let rel = |p: &Path| {
+            if p.is_relative() {
+                dir.join(p)
+            } else {
+                p.to_path_buf()
+            }
+        };
+        if !c.network.topology.contains(':') {
+            c.network.topology = rel(Path::new(&c.network.topology))
+                .to_string_lossy()
+                .into_owned();
+        }
+        if let Some(f) = c.traffic.pattern.strip_prefix("permutation:") {
+            c.traffic.pattern = format!("permutation:{}", rel(Path::new(f)).display());
+        }
+        if let Some(t) = &c.traffic.trace {
+            c.traffic.trace = Some(rel(t));
+        }
+        Ok(c)
+    }
+
+    /// The configuration as TOML (every field set shown; unset ones take
+    /// their defaults).
+    pub fn to_toml(&self) -> Result<String> {
+        toml::to_string(self).map_err(|e| Error::Wave(format!("configuration to TOML: {e}")))
+    }
+
+    /// The fields set that the traffic asked for does not use, refused by
+    /// name; then everything resolved for the harness.
+    pub fn plan(&self) -> Result<Plan> {
+        let t = &self.traffic;
+        let s = &self.stats;
+        let set = |v: bool, name: &'static str| v.then_some(name);
+        let traffic_fields = [
+            set(t.load.is_some(), "traffic.load"),
+            set(t.packet.is_some(), "traffic.packet"),
+            set(t.packet_alt.is_some(), "traffic.packet_alt"),
+            set(t.degree.is_some(), "traffic.degree"),
+            set(t.degree_max.is_some(), "traffic.degree_max"),
+            set(t.closed_loop.is_some(), "traffic.closed_loop"),
+            set(t.source_queue.is_some(), "traffic.source_queue"),
+            set(s.warmup.is_some(), "stats.warmup"),
+            set(s.batches.is_some(), "stats.batches"),
+            set(s.batch_cycles.is_some(), "stats.batch_cycles"),
+            set(s.stop_rule.is_some(), "stats.stop_rule"),
+            set(s.drain.is_some(), "stats.drain"),
+        ];
+        let multicast = t.pattern == "multicast";
+        if let Some(trace) = &t.trace {
+            if t.pattern != "uniform" {
+                return Err(bad(
+                    "traffic.pattern",
+                    &t.pattern,
+                    "a trace replay sends what the trace says; give no pattern",
+                ));
+            }
+            if let Some(f) = traffic_fields.iter().flatten().next() {
+                return Err(bad(
+                    "traffic.trace",
+                    trace.display(),
+                    format!(
+                        "{f} does not apply to a trace replay (it sends what the trace says; \
+                         stats.cycles is the most to wait)"
+                    ),
+                ));
+            }
+        } else if !multicast {
+            for (v, f) in [
+                (t.degree.is_some(), "traffic.degree"),
+                (t.degree_max.is_some(), "traffic.degree_max"),
+            ] {
+                if v {
+                    return Err(bad(
+                        "traffic.pattern",
+                        &t.pattern,
+                        format!("{f} does not apply to unicast traffic (it is for multicast)"),
+                    ));
+                }
+            }
+        }
+        if self.switch.seed != SimConfig::default().seed {
+            return Err(bad(
+                "switch.seed",
+                self.switch.seed,
+                "the seed of a run is traffic.seed",
+            ));
+        }
+        self.switch.validate()?;
+        let topology = TopoSpec::parse(&self.network.topology)?;
+        let router = self
+            .network
+            .router
+            .as_deref()
+            .map(RouterModel::parse)
+            .transpose()?;
+        let cycles = s.cycles.unwrap_or(200_000);
+        let warmup = s.warmup.unwrap_or(50_000);
+        let limits = TraceLimits {
+            from: self.output.trace_from.unwrap_or(0),
+            to: self.output.trace_to,
+            scopes: self.output.trace_scope.clone(),
+        };
+        limits.check()?;
+        if self.output.vcd.is_none() && !limits.is_whole() {
+            return Err(bad(
+                "output.trace_from",
+                format!("{:?}", limits),
+                "a window or scopes of a waveform need output.vcd",
+            ));
+        }
+        let packet_alt = t
+            .packet_alt
+            .as_deref()
+            .map(|text| {
+                let no = || bad("traffic.packet_alt", text, "give LEN@SHARE, e.g. 4@0.8");
+                let (l, f) = text.split_once('@').ok_or_else(no)?;
+                Ok::<_, Error>((
+                    l.trim().parse().map_err(|_| no())?,
+                    f.trim().parse().map_err(|_| no())?,
+                ))
+            })
+            .transpose()?;
+        if t.trace.is_none() && warmup >= cycles {
+            return Err(bad(
+                "stats.warmup",
+                warmup,
+                format!("not shorter than the run of {cycles} cycles"),
+            ));
+        }
+        let degree = t.degree.unwrap_or(4);
+        let options = RunOptions {
+            pattern: if multicast {
+                Pattern::Uniform
+            } else {
+                Pattern::parse(&t.pattern)?
+            },
+            multicast: multicast.then(|| (degree, t.degree_max.unwrap_or(degree))),
+            load: t.load.unwrap_or(0.05),
+            packet: t.packet.unwrap_or(128),
+            packet_alt,
+            warmup,
+            cycles: cycles.saturating_sub(warmup),
+            seed: t.seed.unwrap_or(1),
+            batches: s.batches.unwrap_or(10),
+            batch_cycles: s.batch_cycles,
+            stop_rule: s.stop_rule,
+            source_queue: t.source_queue.unwrap_or(64),
+            closed_loop: t.closed_loop.unwrap_or(false),
+            sim: SimConfig {
+                seed: t.seed.unwrap_or(1),
+                ..self.switch.clone()
+            },
+            ports: PortModel::parse(&self.wormhole.ports)?,
+            wormhole_buffer: self.wormhole.buffer_flits,
+            drain: s.drain,
+        };
+        Ok(Plan {
+            topology,
+            router,
+            routing: self.network.routing.clone(),
+            options,
+            trace: t.trace.clone().map(|p| (p, cycles)),
+            limits,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_the_command_lines() {
+        let p = RunConfig::default().plan().unwrap();
+        assert_eq!(p.topology, TopoSpec::parse("mesh:8x8").unwrap());
+        assert_eq!(p.options.load, 0.05);
+        assert_eq!(p.options.packet, 128);
+        assert_eq!((p.options.warmup, p.options.cycles), (50_000, 150_000));
+        assert_eq!(p.options.batches, 10);
+        assert!(p.trace.is_none());
+    }
+
+    #[test]
+    fn an_unknown_field_is_refused_with_its_line() {
+        let e = RunConfig::from_toml_str(
+            "[network]\ntopology = \"mesh:4x4\"\n\n[traffic]\nlaod = 0.1\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("line 5") && e.contains("laod"), "{e}");
+        let e = RunConfig::from_toml_str("[netwrk]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("netwrk") && e.contains("network"), "{e}");
+    }
+
+    #[test]
+    fn a_field_the_traffic_does_not_use_is_refused() {
+        let c = RunConfig::from_toml_str("[traffic]\ndegree = 3\n").unwrap();
+        let e = c.plan().unwrap_err().to_string();
+        assert!(
+            e.contains("traffic.degree does not apply to unicast"),
+            "{e}"
+        );
+        let c = RunConfig::from_toml_str("[traffic]\ntrace = \"t.csv\"\nload = 0.1\n").unwrap();
+        let e = c.plan().unwrap_err().to_string();
+        assert!(
+            e.contains("traffic.load does not apply to a trace replay"),
+            "{e}"
+        );
+        let c = RunConfig::from_toml_str("[switch]\nseed = 5\n").unwrap();
+        assert!(c.plan().unwrap_err().to_string().contains("traffic.seed"));
+        let c = RunConfig::from_toml_str("[output]\ntrace_from = 5\n").unwrap();
+        assert!(c.plan().unwrap_err().to_string().contains("output.vcd"));
+    }
+
+    #[test]
+    fn a_configuration_survives_a_round_trip_through_toml() {
+        let c = RunConfig::from_toml_str(
+            "[network]\ntopology = \"torus:4x4\"\nrouter = \"tree\"\n[traffic]\npattern = \"multicast\"\ndegree = 2\ndegree_max = 5\nload = 0.02\npacket = 5\n[stats]\ncycles = 3000\nwarmup = 1000\n[wormhole]\nports = \"all-port\"\n",
+        )
+        .unwrap();
+        let back = RunConfig::from_toml_str(&c.to_toml().unwrap()).unwrap();
+        assert_eq!(c, back);
+        let p = back.plan().unwrap();
+        assert_eq!(p.options.multicast, Some((2, 5)));
+        assert_eq!(p.options.ports, PortModel::AllPort);
+    }
+}

@@ -1,0 +1,415 @@
+//! Waveforms limited to a window of cycles and to some scopes of the
+//! hierarchy (`--trace-from`, `--trace-to`, `--trace-scope`).
+//!
+//! A run of a million cycles over a thousand switches is too much to dump
+//! whole; an engineer chasing one event wants the cycles around it and the
+//! units on its path. [`TraceLimits::wrap`] puts a [`WaveSink`] behind a
+//! filter that keeps its own [`TraceState`] of the selected signals, starts
+//! the file at the window's first cycle (its initial values are the values
+//! during that cycle, not cycle 0's) and ends it after the window's last.
+//! The root scope, with its clock, is always kept; a scope named that does
+//! not exist is an error that lists the root's scopes.
+
+use crate::rtl::trace::{Hierarchy, ScopeDecl, SignalDecl, SignalId, TraceState, WaveSink};
+use crate::{Error, Result};
+
+/// A window of cycles and a set of scopes to write.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TraceLimits {
+    /// First cycle written (its values are the file's initial values).
+    pub from: u64,
+    /// Last cycle written; `None`: to the end of the run.
+    pub to: Option<u64>,
+    /// Dotted scope paths (`top.sw3`, `top.sw3.in2`) or signal paths whose
+    /// signals are written; empty: every scope.
+    pub scopes: Vec<String>,
+}
+
+/// The part of a hierarchy a [`TraceLimits`] keeps.
+#[derive(Clone, Debug)]
+pub struct Selection {
+    /// The hierarchy written: the kept scopes (and the scopes above them)
+    /// and their signals, in the original order.
+    pub hierarchy: Hierarchy,
+    /// For each kept signal, its id in the original hierarchy.
+    pub kept: Vec<SignalId>,
+    /// For each original signal, its id in `hierarchy`, if kept.
+    pub map: Vec<Option<SignalId>>,
+}
+
+impl TraceLimits {
+    /// True when nothing is limited (the whole run, every scope).
+    pub fn is_whole(&self) -> bool {
+        self.from == 0 && self.to.is_none() && self.scopes.is_empty()
+    }
+
+    /// Checks that the window is not empty.
+    pub fn check(&self) -> Result<()> {
+        if let Some(to) = self.to
+            && to < self.from
+        {
+            return Err(Error::Config {
+                field: "trace-to",
+                value: to.to_string(),
+                reason: format!("before --trace-from {}; the window is empty", self.from),
+            });
+        }
+        Ok(())
+    }
+
+    /// The scopes and signals of `h` these limits keep; an error names a
+    /// scope that matches nothing.
+    pub fn select(&self, h: &Hierarchy) -> Result<Selection> {
+        let paths: Vec<String> = (0..h.scopes.len() as u32)
+            .map(|s| h.scope_path(s))
+            .collect();
+        let under = |path: &str, sel: &str| {
+            path == sel || (path.starts_with(sel) && path.as_bytes().get(sel.len()) == Some(&b'.'))
+        };
+        // A scope is kept whole when it lies under a selection; a scope
+        // above a selection is kept for its path but not its signals.
+        let mut whole = vec![self.scopes.is_empty(); h.scopes.len()];
+        let mut path_only = vec![false; h.scopes.len()];
+        let mut signals_named = vec![false; h.signals.len()];
+        for sel in &self.scopes {
+            let sel = sel.trim().trim_end_matches('.');
+            let mut hit = false;
+            for (i, p) in paths.iter().enumerate() {
+                if under(p, sel) {
+                    whole[i] = true;
+                    hit = true;
+                } else if under(sel, p) {
+                    path_only[i] = true;
+                }
+            }
+            if !hit && let Some(sig) = h.find(sel) {
+                signals_named[sig.0 as usize] = true;
+                hit = true;
+                let mut s = Some(h.signals[sig.0 as usize].scope);
+                while let Some(i) = s {
+                    path_only[i as usize] = true;
+                    s = h.scopes[i as usize].parent;
+                }
+            }
+            if !hit {
+                let root = paths.first().map(String::as_str).unwrap_or("top");
+                let children: Vec<&str> = h
+                    .child_scopes(0)
+                    .take(12)
+                    .map(|c| h.scopes[c as usize].name.as_str())
+                    .collect();
+                let more = if h.child_scopes(0).count() > children.len() {
+                    ", ..."
+                } else {
+                    ""
+                };
+                return Err(Error::Config {
+                    field: "trace-scope",
+                    value: sel.to_string(),
+                    reason: format!(
+                        "no scope or signal of the waveform has that path; {root} holds {}{more}",
+                        children.join(", ")
+                    ),
+                });
+            }
+        }
+        let mut out = Hierarchy {
+            scopes: Vec::new(),
+            signals: Vec::new(),
+        };
+        let mut scope_map = vec![None; h.scopes.len()];
+        for (i, s) in h.scopes.iter().enumerate() {
+            if i == 0 || whole[i] || path_only[i] {
+                scope_map[i] = Some(out.scopes.len() as u32);
+                out.scopes.push(ScopeDecl {
+                    name: s.name.clone(),
+                    parent: s
+                        .parent
+                        .map(|p| scope_map[p as usize].expect("parents come first")),
+                });
+            }
+        }
+        let mut kept = Vec::new();
+        let mut map = vec![None; h.signals.len()];
+        for (i, d) in h.signals.iter().enumerate() {
+            if whole[d.scope as usize] || signals_named[i] {
+                map[i] = Some(SignalId(out.signals.len() as u32));
+                kept.push(SignalId(i as u32));
+                out.signals.push(SignalDecl {
+                    scope: scope_map[d.scope as usize].expect("kept scope"),
+                    ..d.clone()
+                });
+            }
+        }
+        Ok(Selection {
+            hierarchy: out,
+            kept,
+            map,
+        })
+    }
+
+    /// The hierarchy a waveform written under these limits declares (for
+    /// its GTKWave and Surfer views).
+    pub fn view(&self, h: &Hierarchy) -> Result<Hierarchy> {
+        Ok(self.select(h)?.hierarchy)
+    }
+
+    /// `inner` behind these limits (`inner` itself when nothing is
+    /// limited).
+    pub fn wrap(&self, inner: Box<dyn WaveSink>) -> Result<Box<dyn WaveSink>> {
+        self.check()?;
+        if self.is_whole() {
+            return Ok(inner);
+        }
+        Ok(Box::new(Limited {
+            inner,
+            limits: self.clone(),
+            sel: None,
+            state: None,
+            cycle_ps: 0,
+            started: false,
+            ended: false,
+        }))
+    }
+}
+
+/// A sink that passes on a window and a selection of signals.
+struct Limited {
+    inner: Box<dyn WaveSink>,
+    limits: TraceLimits,
+    sel: Option<Selection>,
+    state: Option<TraceState>,
+    cycle_ps: u64,
+    started: bool,
+    ended: bool,
+}
+
+impl Limited {
+    /// Copies the selected signals that changed in `full` to our state.
+    fn copy(&mut self, full: &TraceState, changed: &[u32]) {
+        let (sel, st) = (
+            self.sel.as_ref().expect("begun"),
+            self.state.as_mut().expect("begun"),
+        );
+        for &i in changed {
+            if let Some(to) = sel.map[i as usize] {
+                st.copy_from(to, full, SignalId(i));
+            }
+        }
+    }
+
+    fn start(&mut self, at: u64) -> Result<()> {
+        let sel = self.sel.as_ref().expect("begun");
+        let st = self.state.as_mut().expect("begun");
+        self.inner.begin_at(&sel.hierarchy, self.cycle_ps, st, at)?;
+        st.clear_changes();
+        self.started = true;
+        Ok(())
+    }
+}
+
+impl WaveSink for Limited {
+    fn begin(&mut self, h: &Hierarchy, cycle_ps: u64, state: &TraceState) -> Result<()> {
+        let sel = self.limits.select(h)?;
+        let mut own = TraceState::new(&sel.hierarchy);
+        for (new, &old) in sel.kept.iter().enumerate() {
+            own.copy_from(SignalId(new as u32), state, old);
+        }
+        self.sel = Some(sel);
+        self.state = Some(own);
+        self.cycle_ps = cycle_ps;
+        if self.limits.from == 0 {
+            self.start(0)?;
+        }
+        Ok(())
+    }
+
+    fn cycle(&mut self, cycle: u64, state: &TraceState, changed: &[u32]) -> Result<()> {
+        if self.ended {
+            return Ok(());
+        }
+        if let Some(to) = self.limits.to
+            && cycle > to
+        {
+            if !self.started {
+                // Nothing changed from the window's first cycle to its last.
+                self.start(self.limits.from)?;
+            }
+            self.ended = true;
+            return self.inner.finish(to);
+        }
+        let from = self.limits.from;
+        if !self.started && cycle > from {
+            // Nothing changed between the window's start and this cycle:
+            // the values now are those during `from`.
+            self.start(from)?;
+        }
+        self.copy(state, changed);
+        if !self.started {
+            if cycle == from {
+                self.start(from)?;
+            } else {
+                self.state.as_mut().expect("begun").clear_changes();
+            }
+            return Ok(());
+        }
+        let st = self.state.as_mut().expect("begun");
+        self.inner.cycle(cycle, st, st.changed())?;
+        st.clear_changes();
+        Ok(())
+    }
+
+    fn finish(&mut self, last_cycle: u64) -> Result<()> {
+        if self.ended {
+            return Ok(());
+        }
+        self.ended = true;
+        if !self.started {
+            if last_cycle < self.limits.from {
+                return Err(Error::Config {
+                    field: "trace-from",
+                    value: self.limits.from.to_string(),
+                    reason: format!(
+                        "past the run's last cycle, {last_cycle}: the waveform holds nothing"
+                    ),
+                });
+            }
+            self.start(self.limits.from)?;
+        }
+        let end = self.limits.to.map_or(last_cycle, |t| t.min(last_cycle));
+        self.inner.finish(end)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rtl::trace::MemorySink;
+
+    fn hier() -> Hierarchy {
+        let mut h = Hierarchy::new("top");
+        let mut r = h.root();
+        r.scope("sw0", |s| {
+            s.signal("a", 4);
+            s.scope("in0", |s| {
+                s.signal("b", 1);
+            });
+        });
+        r.scope("sw1", |s| {
+            s.signal("a", 70);
+        });
+        r.scope("sw10", |s| {
+            s.signal("a", 2);
+        });
+        h
+    }
+
+    #[test]
+    fn selection_keeps_the_scope_its_parents_and_nothing_else() {
+        let h = hier();
+        let l = TraceLimits {
+            scopes: vec!["top.sw1".into()],
+            ..TraceLimits::default()
+        };
+        let s = l.select(&h).unwrap();
+        let paths: Vec<String> = (0..s.hierarchy.signals.len() as u32)
+            .map(|i| s.hierarchy.path(SignalId(i)))
+            .collect();
+        // top.sw10 is not under top.sw1.
+        assert_eq!(paths, ["top.sw1.a"]);
+        assert_eq!(s.kept, [SignalId(2)]);
+        let l = TraceLimits {
+            scopes: vec!["top.sw0.in0".into(), "top.sw10.a".into()],
+            ..TraceLimits::default()
+        };
+        let s = l.select(&h).unwrap();
+        let paths: Vec<String> = (0..s.hierarchy.signals.len() as u32)
+            .map(|i| s.hierarchy.path(SignalId(i)))
+            .collect();
+        assert_eq!(paths, ["top.sw0.in0.b", "top.sw10.a"]);
+        let e = TraceLimits {
+            scopes: vec!["top.sw7".into()],
+            ..TraceLimits::default()
+        }
+        .select(&h)
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("top.sw7") && e.contains("sw0, sw1, sw10"), "{e}");
+    }
+
+    /// Drives a limited memory sink through 10 cycles where signal
+    /// `top.sw0.a` takes the cycle number at every cycle and `top.sw1.a`
+    /// changes at cycle 3 only.
+    fn drive(l: &TraceLimits) -> Result<MemorySink> {
+        let h = hier();
+        let mem = MemorySink::new();
+        let mut sink = l.wrap(Box::new(mem.clone()))?;
+        let mut st = TraceState::new(&h);
+        let sample = |st: &mut TraceState, c: u64| {
+            let mut s = st.sampler(0, 4);
+            s.value(c % 16);
+            s.bit(false);
+            s.bits(&crate::BitString::from_indices(70, [(c >= 3) as usize]));
+            s.value(1);
+            s.finish();
+        };
+        sample(&mut st, 0);
+        sink.begin(&h, 5000, &st)?;
+        st.clear_changes();
+        for c in 1..10 {
+            sample(&mut st, c);
+            let ch = st.changed().to_vec();
+            sink.cycle(c, &st, &ch)?;
+            st.clear_changes();
+        }
+        sink.finish(9)?;
+        Ok(mem)
+    }
+
+    #[test]
+    fn a_window_starts_with_the_values_during_its_first_cycle() {
+        let l = TraceLimits {
+            from: 4,
+            to: Some(6),
+            scopes: vec![],
+        };
+        let m = drive(&l).unwrap();
+        assert_eq!(
+            m.history("top.sw0.a"),
+            [(4, "0100".into()), (5, "0101".into()), (6, "0110".into())]
+        );
+        let wide = m.history("top.sw1.a");
+        assert_eq!(wide.len(), 1);
+        assert_eq!(wide[0].0, 4);
+        assert!(wide[0].1.ends_with("10"));
+        // Scopes and window together.
+        let l = TraceLimits {
+            from: 2,
+            to: None,
+            scopes: vec!["top.sw1".into()],
+        };
+        let m = drive(&l).unwrap();
+        assert!(m.try_history("top.sw0.a").is_none());
+        let wide = m.history("top.sw1.a");
+        assert_eq!(wide.iter().map(|c| c.0).collect::<Vec<_>>(), [2, 3]);
+    }
+
+    #[test]
+    fn a_window_past_the_run_or_empty_is_refused() {
+        let e = drive(&TraceLimits {
+            from: 20,
+            ..TraceLimits::default()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("past the run's last cycle, 9"), "{e}");
+        let e = drive(&TraceLimits {
+            from: 5,
+            to: Some(4),
+            scopes: vec![],
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("the window is empty"), "{e}");
+    }
+}
