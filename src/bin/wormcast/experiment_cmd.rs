@@ -1,0 +1,163 @@
+//! `wormcast experiment`: the papers' experiments, sharded and merged.
+
+use super::*;
+
+#[derive(Subcommand)]
+pub(crate) enum ExpCmd {
+    /// Run figures (all jobs, or one shard of them) in parallel. Writes
+    /// <fig>.raw.csv, the summary <fig>.csv and plots <fig>.svg and
+    /// <fig>.png into --out; a shard writes only its raw rows, to be
+    /// combined by `experiment merge`.
+    Run {
+        /// Figures: fig19 ... fig28, comma-separated, or all.
+        #[arg(long, value_delimiter = ',', default_value = "all")]
+        figure: Vec<String>,
+        /// The small version (what CI runs): fewer topologies, sets,
+        /// points and cycles.
+        #[arg(long)]
+        quick: bool,
+        /// Run only slice I of N (0-based) of every figure's jobs.
+        #[arg(long)]
+        shard: Option<String>,
+        /// Output directory.
+        #[arg(long, default_value = "experiments")]
+        out: PathBuf,
+        /// Random topologies per setting (default 10, quick 2).
+        #[arg(long)]
+        topologies: Option<u32>,
+        /// Destination sets per point and topology (default 10, quick 2).
+        #[arg(long)]
+        sets: Option<u32>,
+        /// Cycles of each load run (default 1,000,000).
+        #[arg(long)]
+        cycles: Option<u64>,
+        /// Warm-up of each load run (default 500,000).
+        #[arg(long)]
+        warmup: Option<u64>,
+        /// Schemes, comma-separated (default ni-kbinomial,path-lg,tree).
+        #[arg(long, value_delimiter = ',')]
+        schemes: Vec<String>,
+        /// Seed (default 1).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Worker threads (default: every core).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// No progress bar.
+        #[arg(long, short)]
+        quiet: bool,
+    },
+    /// Combine the raw CSVs of the shards of one figure into the same raw
+    /// file, summary and plots one unsharded run writes.
+    Merge {
+        /// Output directory.
+        #[arg(long, default_value = "experiments")]
+        out: PathBuf,
+        /// The shards' raw CSV files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+}
+
+pub(crate) fn experiment(cmd: ExpCmd) -> Result<()> {
+    use wormcast::experiment as ex;
+    match cmd {
+        ExpCmd::Run {
+            figure,
+            quick,
+            shard,
+            out,
+            topologies,
+            sets,
+            cycles,
+            warmup,
+            schemes,
+            seed,
+            threads,
+            quiet,
+        } => {
+            let figs: Vec<ex::Figure> = if figure.iter().any(|f| f == "all") {
+                ex::Figure::ALL.to_vec()
+            } else {
+                figure
+                    .iter()
+                    .map(|f| ex::Figure::parse(f))
+                    .collect::<Result<_>>()?
+            };
+            let mut o = ex::Options::new(quick);
+            if let Some(t) = topologies {
+                o.topologies = t;
+            }
+            if let Some(x) = sets {
+                o.sets = x;
+            }
+            if let Some(c) = cycles {
+                o.cycles = c;
+            }
+            if let Some(w) = warmup {
+                o.warmup = w;
+            }
+            if !schemes.is_empty() {
+                o.schemes = schemes
+                    .iter()
+                    .map(|s| PlanScheme::parse(s))
+                    .collect::<Result<_>>()?;
+            }
+            if let Some(s) = seed {
+                o.seed = s;
+            }
+            o.validate()?;
+            let shard = match shard {
+                Some(s) => ex::Shard::parse(&s)?,
+                None => ex::Shard::ALL,
+            };
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads.unwrap_or(0))
+                .build()
+                .map_err(|e| Error::Config {
+                    field: "threads",
+                    value: threads.map_or_else(|| "every core".into(), |t| t.to_string()),
+                    reason: e.to_string(),
+                })?;
+            for fig in figs {
+                let total = ex::jobs(fig, &o)
+                    .iter()
+                    .filter(|j| shard.has(j.index))
+                    .count() as u64;
+                let bar = ProgressBar::with_draw_target(
+                    Some(total),
+                    if !quiet && std::io::stderr().is_terminal() {
+                        ProgressDrawTarget::stderr()
+                    } else {
+                        ProgressDrawTarget::hidden()
+                    },
+                );
+                bar.set_style(
+                    ProgressStyle::with_template(&format!(
+                        "{} {{bar:40}} {{pos}}/{{len}} jobs (eta {{eta}})",
+                        fig.name()
+                    ))
+                    .expect("valid template"),
+                );
+                let rows = pool.install(|| ex::run(fig, &o, shard, &|| bar.inc(1)))?;
+                bar.finish_and_clear();
+                for f in ex::write_outputs(&out, fig, &o, shard, &rows)? {
+                    println!("{}", f.display());
+                }
+            }
+            Ok(())
+        }
+        ExpCmd::Merge { out, files } => {
+            let mut parts = Vec::new();
+            for f in &files {
+                let text = std::fs::read_to_string(f).map_err(|e| Error::io(f, e))?;
+                parts.push(ex::parse_raw(&text, &f.display().to_string())?);
+            }
+            let (fig, o, rows) = ex::merge(&parts)?;
+            for f in ex::write_outputs(&out, fig, &o, ex::Shard::ALL, &rows)? {
+                println!("{}", f.display());
+            }
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,545 @@
+//! `wormcast run`: traffic on seed 000's switch network from a topology file, or
+//! on the one engine (`engine_cmd`) for topology specs, router models,
+//! patterns, traces and run configurations.
+
+use super::*;
+
+/// What `run --traffic` names: a load of packets to a pattern's
+/// destinations (uniform, transpose, ...), or one of the others.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TrafficKind {
+    /// Packets at a given load to a pattern's destinations.
+    Uniform,
+    /// One packet from --src to --dst, run until delivered.
+    Single,
+    /// Random worms of --worm to --degree destinations at a given load.
+    Multicast,
+    /// One worm of --worm from --src to --dests (multi-drop: along the
+    /// switches of --path), run until delivered.
+    Worm,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub(crate) enum WormKind {
+    /// Unicast header (one destination).
+    Unicast,
+    /// Single switch replication: destinations all on one switch.
+    Ssr,
+    /// Path-based multi-drop along a list of switches.
+    MultiDrop,
+    /// Bit-string: any destinations.
+    BitString,
+}
+
+impl TrafficKind {
+    fn name(self) -> &'static str {
+        match self {
+            TrafficKind::Uniform => "uniform",
+            TrafficKind::Single => "single",
+            TrafficKind::Multicast => "multicast",
+            TrafficKind::Worm => "worm",
+        }
+    }
+}
+
+impl WormKind {
+    fn kind(self) -> Kind {
+        match self {
+            WormKind::Unicast => Kind::Unicast,
+            WormKind::Ssr => Kind::Ssr,
+            WormKind::MultiDrop => Kind::MultiDrop,
+            WormKind::BitString => Kind::BitString,
+        }
+    }
+}
+
+#[derive(clap::Args)]
+pub(crate) struct RunArgs {
+    /// The network: a topology file, or mesh:KXxKY[xKZ], torus:KXxKY[xKZ],
+    /// hypercube:N, irregular:switches=S,ports=K,nodes=P[,seed=N].
+    #[arg(long, required_unless_present = "config")]
+    pub(crate) topology: Option<String>,
+    /// A run configuration (TOML: [network], [traffic], [stats], [output],
+    /// [switch], [wormhole]; configs/ has one per paper), or a file of the
+    /// switch's fields alone; options given here override it.
+    #[arg(long)]
+    pub(crate) config: Option<PathBuf>,
+    /// Print the run configuration these options make (TOML, for
+    /// --config) and run nothing.
+    #[arg(long)]
+    pub(crate) print_config: bool,
+    /// Closed loop: a node creates its next message only once its previous
+    /// one has fully arrived, a think time drawn from --load later.
+    #[arg(long)]
+    pub(crate) closed_loop: bool,
+    /// After the run, stop the sources and wait at most this many cycles
+    /// for every message to arrive (an error if one does not).
+    #[arg(long)]
+    pub(crate) drain: Option<u64>,
+    /// Injection and consumption channels of the wormhole router:
+    /// one-port or all-port (default one-port).
+    #[arg(long)]
+    pub(crate) ports: Option<String>,
+    /// Traffic: packets at --load to the destinations of a pattern
+    /// (uniform, transpose, bit-complement, bit-reverse, shuffle, tornado,
+    /// neighbour, hotspot:NODES@FRACTION, permutation:FILE); single (one
+    /// packet from --src to --dst); multicast (random worms of --worm to
+    /// --degree destinations at --load); worm (one worm of --worm from --src
+    /// to --dests).
+    #[arg(long, default_value = "uniform")]
+    pub(crate) traffic: String,
+    /// Router model: cut-through (seed 000's switch; any topology),
+    /// wormhole (seeds 001/002; hypercube, mesh) or tree (seed 003; mesh,
+    /// torus). Default: tree on meshes and tori, wormhole on hypercubes,
+    /// cut-through otherwise.
+    #[arg(long)]
+    pub(crate) router: Option<String>,
+    /// Routing function: updown (cut-through), ecube, r1, r2 or minimal
+    /// (wormhole on a hypercube), dor (wormhole on a mesh, tree). Default:
+    /// the first.
+    #[arg(long)]
+    pub(crate) routing: Option<String>,
+    /// Stop once the mean latency's 95% confidence half-width is under this
+    /// fraction of the mean (e.g. 0.05), checked after every batch; --cycles
+    /// is then the most measured.
+    #[arg(long)]
+    pub(crate) stop_rule: Option<f64>,
+    /// Batches the measured cycles are cut into, for the confidence
+    /// interval (with --stop-rule: the fewest before it may stop).
+    #[arg(long, default_value_t = 10)]
+    pub(crate) batches: u32,
+    /// Cycles per batch (default: the measured cycles over --batches).
+    #[arg(long)]
+    pub(crate) batch_cycles: Option<u64>,
+    /// Messages a node may have outstanding before it refuses new ones
+    /// (a topology spec, --router or a pattern other than uniform).
+    #[arg(long, default_value_t = 64)]
+    pub(crate) source_queue: u32,
+    /// Bimodal lengths, LEN@SHARE (e.g. 4@0.8): that share of the packets
+    /// is LEN flits long instead of --packet (a topology spec or --router).
+    #[arg(long)]
+    pub(crate) packet_alt: Option<String>,
+    /// Replay this trace (CSV or JSON lines: cycle, source, destinations,
+    /// flits, optional earlier message waited for; docs/engine.md) until
+    /// every copy has arrived, at most --cycles cycles.
+    #[arg(long)]
+    pub(crate) trace: Option<PathBuf>,
+    /// Offered load, flits/node/cycle (uniform, multicast: flits injected,
+    /// a worm counted once).
+    #[arg(long, default_value_t = 0.05)]
+    pub(crate) load: f64,
+    /// Packet length in flits, header included.
+    #[arg(long, default_value_t = 128)]
+    pub(crate) packet: u32,
+    /// Source node (single).
+    #[arg(long, default_value_t = 0)]
+    pub(crate) src: u32,
+    /// Destination node (single).
+    #[arg(long, default_value_t = 1)]
+    pub(crate) dst: u32,
+    /// Header encoding of the worms (multicast, worm).
+    #[arg(long, value_enum, default_value = "bit-string")]
+    pub(crate) worm: WormKind,
+    /// Destinations of the worm, comma-separated (worm).
+    #[arg(long, value_delimiter = ',')]
+    pub(crate) dests: Vec<u32>,
+    /// Switches a multi-drop worm visits, in order, comma-separated (worm).
+    #[arg(long, value_delimiter = ',')]
+    pub(crate) path: Vec<u32>,
+    /// Destinations per worm (multicast). An SSR worm draws them among the
+    /// nodes of one switch and a multi-drop worm among those along one
+    /// route, so they may reach fewer; the run reports the mean reached.
+    #[arg(long, default_value_t = 4)]
+    pub(crate) degree: u32,
+    /// With a topology spec or --router: draw each multicast's number of
+    /// destinations uniformly from --degree to this.
+    #[arg(long)]
+    pub(crate) degree_max: Option<u32>,
+    /// Flits after a worm's header (multicast, worm).
+    #[arg(long, default_value_t = 16)]
+    pub(crate) payload: u32,
+    /// Cycles to simulate, warm-up included (single: the most to wait).
+    #[arg(long, default_value_t = 200_000)]
+    pub(crate) cycles: u64,
+    /// Cycles before measurement starts.
+    #[arg(long, default_value_t = 50_000)]
+    pub(crate) warmup: u64,
+    /// Traffic seed (overrides the configuration file).
+    #[arg(long)]
+    pub(crate) seed: Option<u64>,
+    /// Input buffer per switch port, flits.
+    #[arg(long)]
+    pub(crate) buffer: Option<u32>,
+    /// Chunk size, flits.
+    #[arg(long)]
+    pub(crate) chunk: Option<u32>,
+    /// Write every register to this waveform (`.fst` for FST, else VCD),
+    /// with a GTKWave `.gtkw` and a Surfer `.sucl` beside it.
+    #[arg(long)]
+    pub(crate) vcd: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) window: TraceArgs,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
+}
+
+#[derive(Serialize)]
+pub(crate) struct RunOutput<'a> {
+    pub(crate) topology: String,
+    pub(crate) traffic: &'a Traffic,
+    pub(crate) config: &'a SimConfig,
+    #[serde(flatten)]
+    pub(crate) report: &'a RunReport,
+    pub(crate) wall_seconds: f64,
+    pub(crate) cycles_per_second: f64,
+}
+
+/// The options of `run` that only some traffic patterns use, with the
+/// patterns that use them.
+pub(crate) const TRAFFIC_OPTIONS: [(&str, &str, &[TrafficKind]); 10] = [
+    (
+        "load",
+        "--load",
+        &[TrafficKind::Uniform, TrafficKind::Multicast],
+    ),
+    (
+        "packet",
+        "--packet",
+        &[TrafficKind::Uniform, TrafficKind::Single],
+    ),
+    ("src", "--src", &[TrafficKind::Single, TrafficKind::Worm]),
+    ("dst", "--dst", &[TrafficKind::Single]),
+    (
+        "worm",
+        "--worm",
+        &[TrafficKind::Multicast, TrafficKind::Worm],
+    ),
+    ("dests", "--dests", &[TrafficKind::Worm]),
+    ("path", "--path", &[TrafficKind::Worm]),
+    ("degree", "--degree", &[TrafficKind::Multicast]),
+    (
+        "payload",
+        "--payload",
+        &[TrafficKind::Multicast, TrafficKind::Worm],
+    ),
+    (
+        "warmup",
+        "--warmup",
+        &[TrafficKind::Uniform, TrafficKind::Multicast],
+    ),
+];
+
+/// `--traffic`: its kind, and the pattern of a load of packets.
+pub(crate) fn traffic_kind(s: &str) -> Result<(TrafficKind, Option<Pattern>)> {
+    Ok(match s {
+        "single" => (TrafficKind::Single, None),
+        "multicast" => (TrafficKind::Multicast, None),
+        "worm" => (TrafficKind::Worm, None),
+        p => (TrafficKind::Uniform, Some(Pattern::parse(p)?)),
+    })
+}
+
+/// Refuses a `run` option given for a traffic pattern that does not use it.
+pub(crate) fn check_run_options(a: &RunArgs, kind: TrafficKind, given: &[String]) -> Result<()> {
+    for (id, flag, uses) in TRAFFIC_OPTIONS {
+        if given.iter().any(|g| g == id) && !uses.contains(&kind) {
+            let names: Vec<&str> = uses.iter().map(|t| t.name()).collect();
+            return Err(Error::Config {
+                field: "traffic",
+                value: a.traffic.clone(),
+                reason: format!(
+                    "{flag} does not apply to --traffic {} (it is for --traffic {})",
+                    a.traffic,
+                    names.join(" or ")
+                ),
+            });
+        }
+    }
+    if !a.path.is_empty() && !matches!(a.worm, WormKind::MultiDrop) {
+        return Err(Error::Config {
+            field: "path",
+            value: join(&a.path),
+            reason: "--path is for --worm multi-drop".into(),
+        });
+    }
+    Ok(())
+}
+
+pub(crate) fn join(v: &[u32]) -> String {
+    v.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+}
+
+/// What `run --config` names.
+pub(crate) enum Loaded {
+    /// A run configuration.
+    Run(Box<wormcast::engine::RunConfig>),
+    /// The switch's fields alone.
+    Switch(SimConfig),
+}
+
+/// Reads `run --config`: a file whose every key is a field of `SimConfig`
+/// is the switch's configuration (as before run configurations), anything
+/// else a run configuration, whose errors name its fields.
+pub(crate) fn load_config(p: &Path) -> Result<Loaded> {
+    let text = std::fs::read_to_string(p).map_err(|e| Error::io(p, e))?;
+    let switch_keys: Vec<String> = toml::Table::try_from(SimConfig::default())
+        .map(|t| t.keys().cloned().collect())
+        .unwrap_or_default();
+    let is_switch = text
+        .parse::<toml::Table>()
+        .is_ok_and(|t| !t.is_empty() && t.keys().all(|k| switch_keys.contains(k)));
+    Ok(if is_switch {
+        Loaded::Switch(SimConfig::load(p)?)
+    } else {
+        Loaded::Run(Box::new(wormcast::engine::RunConfig::load(p)?))
+    })
+}
+
+/// The switch network's configuration: `--config`, then `--seed`,
+/// `--buffer` and `--chunk` over it.
+pub(crate) fn sim_config(a: &RunArgs) -> Result<SimConfig> {
+    let mut cfg = match &a.config {
+        Some(p) => SimConfig::load(p)?,
+        None => SimConfig::default(),
+    };
+    if let Some(s) = a.seed {
+        cfg.seed = s;
+    }
+    if let Some(b) = a.buffer {
+        cfg.buffer_flits = b;
+    }
+    if let Some(c) = a.chunk {
+        cfg.chunk_flits = c;
+    }
+    Ok(cfg)
+}
+
+pub(crate) fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
+    // A run configuration runs on the engine; a file of the switch's
+    // fields alone sets its hardware, as before.
+    let mut switch_file = None;
+    if let Some(p) = &a.config {
+        match load_config(p)? {
+            Loaded::Run(c) => {
+                let c = engine_cmd::config_of(&a, Some(*c), given)?;
+                return engine_cmd::run_engine(&c, a.print_config);
+            }
+            Loaded::Switch(s) => switch_file = Some(s),
+        }
+    }
+    let (kind, pattern) = traffic_kind(&a.traffic)?;
+    let topology = a.topology.clone().ok_or_else(|| Error::Config {
+        field: "topology",
+        value: String::new(),
+        reason: "missing: --config names a switch configuration (its fields alone), not a \
+                 network; give --topology, or a run configuration with [network]"
+            .into(),
+    })?;
+    let spec = TopoSpec::parse(&topology)?;
+    let engine_only = [
+        "print_config",
+        "closed_loop",
+        "drain",
+        "ports",
+        "router",
+        "routing",
+        "stop_rule",
+        "batches",
+        "batch_cycles",
+        "source_queue",
+        "trace",
+        "degree_max",
+        "packet_alt",
+    ];
+    let wants_engine = !matches!(spec, TopoSpec::File(_))
+        || given.iter().any(|g| engine_only.contains(&g.as_str()))
+        || pattern.as_ref().is_some_and(|p| *p != Pattern::Uniform);
+    if wants_engine {
+        let file = switch_file.map(|s| wormcast::engine::RunConfig {
+            switch: SimConfig {
+                seed: SimConfig::default().seed,
+                ..s
+            },
+            ..Default::default()
+        });
+        let mut c = engine_cmd::config_of(&a, file, given)?;
+        if !given.iter().any(|g| g == "topology") {
+            c.network.topology = topology;
+        }
+        return engine_cmd::run_engine(&c, a.print_config);
+    }
+    check_run_options(&a, kind, given)?;
+    let net = Network::load(&topology)?;
+    let mut cfg = sim_config(&a)?;
+    let single = matches!(kind, TrafficKind::Single | TrafficKind::Worm);
+    cfg.record_deliveries |= single;
+    let traffic = match kind {
+        TrafficKind::Uniform => Traffic::uniform(a.load, a.packet),
+        TrafficKind::Multicast => Traffic::multicast(a.load, a.payload, a.degree, a.worm.kind()),
+        TrafficKind::Single | TrafficKind::Worm => Traffic::Idle,
+    };
+    if a.warmup > a.cycles && !single {
+        return Err(Error::Config {
+            field: "warmup",
+            value: a.warmup.to_string(),
+            reason: format!("longer than the run of {} cycles", a.cycles),
+        });
+    }
+    let mut sys = System::new(&net, &cfg, &traffic)?;
+    if let Some(v) = &a.vcd {
+        let w = a
+            .window
+            .open(v, &format!("wormcast run, seed {}", cfg.seed))?;
+        sys.attach_tracer(w)?;
+    }
+    if !a.json {
+        eprintln!("config: {}", serde_json::to_string(&cfg)?);
+        eprintln!("traffic: {}", serde_json::to_string(&traffic)?);
+    }
+    let t0 = Instant::now();
+    let mut bar = Progress::new(a.cycles, a.quiet || a.json);
+    if single {
+        match kind {
+            TrafficKind::Worm => {
+                let spec = worm_spec(&net, &a)?;
+                sys.inject_worm(a.src, &spec, a.payload)?
+            }
+            _ => sys.inject(a.src, a.dst, a.packet)?,
+        };
+        sys.drain(a.cycles)?;
+    } else {
+        sys.run_with_progress(a.warmup, |c| bar.set(c))?;
+        sys.start_window();
+        let w = a.warmup;
+        sys.run_with_progress(a.cycles - a.warmup, |c| bar.set(w + c))?;
+    }
+    bar.done();
+    let wall = t0.elapsed().as_secs_f64();
+    if let Some(v) = &a.vcd {
+        let h = sys.trace_hierarchy().cloned();
+        sys.finish_trace()?;
+        if let Some(h) = h {
+            a.window.views(v, &h)?;
+        }
+    }
+    let report = sys.report();
+    if single {
+        return print_deliveries(&sys.deliveries(), a.json, sys.cycle());
+    }
+    let out = RunOutput {
+        topology: topology.clone(),
+        traffic: &traffic,
+        config: &cfg,
+        report: &report,
+        wall_seconds: wall,
+        cycles_per_second: report.cycles as f64 / wall.max(1e-9),
+    };
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        println!("{report}");
+        println!(
+            "wall time {:.3} s ({:.0} cycles/s)",
+            wall,
+            report.cycles as f64 / wall.max(1e-9)
+        );
+    }
+    Ok(())
+}
+
+/// The worm `wormcast run --traffic worm` asks for.
+pub(crate) fn worm_spec(net: &Network, a: &RunArgs) -> Result<WormSpec> {
+    let bad = |m: String| Err(Error::BadPacket(m));
+    if a.dests.is_empty() {
+        return bad("--traffic worm needs --dests".into());
+    }
+    for &d in &a.dests {
+        if d as usize >= net.num_nodes() {
+            return Err(Error::UnknownNode {
+                node: d as u64,
+                nodes: net.num_nodes() as u32,
+            });
+        }
+    }
+    let on = |d: u32| net.node_port(d).switch;
+    Ok(match a.worm {
+        WormKind::Unicast => {
+            if a.dests.len() != 1 {
+                return bad(format!(
+                    "a unicast worm has one destination, not {}",
+                    a.dests.len()
+                ));
+            }
+            WormSpec::Unicast { dest: a.dests[0] }
+        }
+        WormKind::Ssr => WormSpec::Ssr {
+            switch: on(a.dests[0]),
+            dests: a.dests.clone(),
+        },
+        WormKind::BitString => WormSpec::BitString {
+            dests: a.dests.clone(),
+        },
+        WormKind::MultiDrop => {
+            if a.path.is_empty() {
+                return bad("a multi-drop worm needs --path, the switches it visits".into());
+            }
+            if let Some(&d) = a.dests.iter().find(|&&d| !a.path.contains(&on(d))) {
+                return bad(format!(
+                    "node {d} is on switch {}, which is not on --path",
+                    on(d)
+                ));
+            }
+            let path = a
+                .path
+                .iter()
+                .map(|&s| {
+                    (
+                        s,
+                        a.dests
+                            .iter()
+                            .copied()
+                            .filter(|&d| on(d) == s)
+                            .collect::<Vec<_>>(),
+                    )
+                })
+                .filter(|(_, d)| !d.is_empty())
+                .collect();
+            WormSpec::MultiDrop { path }
+        }
+    })
+}
+
+/// Prints what a single packet or worm delivered, per destination.
+pub(crate) fn print_deliveries(d: &[Delivery], json: bool, cycle: u64) -> Result<()> {
+    if d.is_empty() {
+        return Err(Error::Fault {
+            cycle,
+            what: "nothing was delivered".into(),
+        });
+    }
+    let mut d = d.to_vec();
+    d.sort_by_key(|x| x.dst);
+    if json {
+        println!("{}", serde_json::to_string_pretty(&d)?);
+        return Ok(());
+    }
+    let f = &d[0];
+    println!(
+        "{} from node {}: generated at cycle {}, first flit sent at {}",
+        f.kind, f.src, f.created, f.inject
+    );
+    for x in &d {
+        println!(
+            "  node {:>4}: {} flits, tail arrived at cycle {} (latency {} cycles)",
+            x.dst,
+            x.len,
+            x.arrive,
+            x.arrive - x.created
+        );
+    }
+    Ok(())
+}

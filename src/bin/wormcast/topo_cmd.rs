@@ -1,0 +1,86 @@
+//! `wormcast topo`: generate and inspect irregular topologies (seed 000
+//! section 6).
+
+use super::*;
+
+#[derive(Subcommand)]
+pub(crate) enum TopoCmd {
+    /// Generate a random irregular topology (seed 000 section 6.3).
+    Gen {
+        /// Number of switches.
+        #[arg(long, default_value_t = 8)]
+        switches: u32,
+        /// Ports per switch.
+        #[arg(long, default_value_t = 8)]
+        ports: u32,
+        /// Number of nodes.
+        #[arg(long, default_value_t = 32)]
+        nodes: u32,
+        /// Fraction of the non-node ports wired to other switches.
+        #[arg(long, default_value_t = 0.8)]
+        connectivity: f64,
+        /// Generator seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Output file (standard output if absent).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Show levels, up/down link ends and a routing summary.
+    Show {
+        /// The topology file.
+        file: PathBuf,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub(crate) fn topo(cmd: TopoCmd) -> Result<()> {
+    match cmd {
+        TopoCmd::Gen {
+            switches,
+            ports,
+            nodes,
+            connectivity,
+            seed,
+            output,
+        } => {
+            let p = IrregularParams {
+                switches,
+                ports,
+                nodes,
+                connectivity,
+                seed,
+            };
+            let t = p.generate()?;
+            let comment = format!(
+                "wormcast topo gen --switches {switches} --ports {ports} --nodes {nodes} --connectivity {connectivity} --seed {seed}\n\
+                 {} switches, {} nodes, {} links",
+                t.switches.len(),
+                t.nodes.len(),
+                t.links.len()
+            );
+            match output {
+                Some(path) => t.save(&path, &comment),
+                None => {
+                    for l in comment.lines() {
+                        println!("# {l}");
+                    }
+                    print!("\n{}", t.to_toml_string());
+                    Ok(())
+                }
+            }
+        }
+        TopoCmd::Show { file, json } => {
+            let net = Network::load(&file)?;
+            let s = summarize(&net);
+            if json {
+                println!("{}", serde_json::to_string_pretty(&s)?);
+            } else {
+                print!("{}", s.to_text());
+            }
+            Ok(())
+        }
+    }
+}
