@@ -75,6 +75,9 @@ pub struct TrafficConfig {
     pub packet: Option<u32>,
     /// Bimodal lengths, `LEN@SHARE` (none).
     pub packet_alt: Option<String>,
+    /// The multicast scheme (the router model's first; multicast and
+    /// trace replays only; docs/engine.md lists them).
+    pub scheme: Option<String>,
     /// Destinations per multicast, the least (4; multicast only).
     pub degree: Option<u32>,
     /// Destinations per multicast, the most (`degree`; multicast only).
@@ -98,6 +101,7 @@ impl Default for TrafficConfig {
             load: None,
             packet: None,
             packet_alt: None,
+            scheme: None,
             degree: None,
             degree_max: None,
             closed_loop: None,
@@ -271,6 +275,7 @@ impl RunConfig {
             }
         } else if !multicast {
             for (v, f) in [
+                (t.scheme.is_some(), "traffic.scheme"),
                 (t.degree.is_some(), "traffic.degree"),
                 (t.degree_max.is_some(), "traffic.degree_max"),
             ] {
@@ -350,6 +355,7 @@ impl RunConfig {
             batch_cycles: s.batch_cycles,
             stop_rule: s.stop_rule,
             source_queue: t.source_queue.unwrap_or(64),
+            scheme: t.scheme.clone(),
             closed_loop: t.closed_loop.unwrap_or(false),
             sim: SimConfig {
                 seed: t.seed.unwrap_or(1),

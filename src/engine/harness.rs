@@ -55,6 +55,9 @@ pub struct RunOptions {
     pub stop_rule: Option<f64>,
     /// Messages a node may have outstanding before it refuses new ones.
     pub source_queue: u32,
+    /// The multicast scheme (the router model's first by default; see
+    /// [`RouterModel::schemes`](super::RouterModel::schemes)).
+    pub scheme: Option<String>,
     /// Closed loop: a node creates its next message only after its
     /// previous one has fully arrived, a think time later drawn as in the
     /// open loop (geometric, of mean `mean length / load`).
@@ -87,6 +90,7 @@ impl Default for RunOptions {
             batch_cycles: None,
             stop_rule: None,
             source_queue: 64,
+            scheme: None,
             closed_loop: false,
             sim: SimConfig::default(),
             ports: PortModel::OnePort,
@@ -107,6 +111,8 @@ pub struct RunResult {
     pub routing: &'static str,
     /// The traffic pattern.
     pub pattern: String,
+    /// The multicast scheme (multicast traffic).
+    pub scheme: Option<&'static str>,
     /// Nodes.
     pub nodes: u32,
     /// Packet length, flits.
@@ -451,6 +457,9 @@ pub fn run_traced(
         topology: topo.to_string(),
         router: router.name(),
         routing,
+        scheme: o
+            .multicast
+            .map(|_| super::scheme_of(router, topo, routing, o.scheme.as_deref())),
         pattern: {
             let p = match o.multicast {
                 Some((lo, hi)) if lo == hi => format!("multicast to {lo} destinations"),

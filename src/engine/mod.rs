@@ -31,10 +31,12 @@ pub use pattern::Pattern;
 pub use spec::TopoSpec;
 pub use stats::Arrival;
 
+use crate::direct::cube::natural_list;
 use crate::direct::{
-    CubeFabric, DirectConfig, DirectSystem, DorMesh, Grid, Hypercube, Pruning, Routing, Scheme,
-    TreeConfig, TreeNet,
+    Coord, CubeFabric, DirectConfig, DirectSystem, DorMesh, Grid, Hypercube, Mesh, MeshFabric,
+    Pruning, Routing, Scheme, TreeConfig, TreeNet, check_list,
 };
+use crate::mcast::hamilton::{self, HamAlgo};
 use crate::net::Network;
 use crate::rtl::trace::{Hierarchy, WaveSink};
 use crate::sim::{Delivery, SimConfig, System, Traffic, WormSpec};
@@ -94,7 +96,29 @@ impl RouterModel {
         match (self, t) {
             (RouterModel::CutThrough, _) => &["updown"],
             (RouterModel::Wormhole, TopoSpec::Hypercube(_)) => &["ecube", "r1", "r2", "minimal"],
-            (RouterModel::Wormhole, _) | (RouterModel::Tree, _) => &["dor"],
+            (RouterModel::Wormhole, _) => &["dor", "hamiltonian"],
+            (RouterModel::Tree, _) => &["dor"],
+        }
+    }
+
+    /// The multicast schemes of this model with `routing` on `t`, the
+    /// default first:
+    /// - cut-through: `bit-string` (one worm, any set), `ssr` (one
+    ///   single-switch-replication worm per destination switch, all from
+    ///   the source), `unicast` (one packet per destination);
+    /// - wormhole: `unicast` (one worm per destination); on a hypercube
+    ///   `path` (the natural list cut greedily into lists legal under the
+    ///   routing, one path-based worm each, seed 001); under `hamiltonian`
+    ///   `tp` and `sp` (seed 002's Two- and Six-Phase worms);
+    /// - tree: `tree` (seed 003's tree with pruning) and `pseudo` (one
+    ///   unicast per destination).
+    pub fn schemes(self, t: &TopoSpec, routing: &str) -> &'static [&'static str] {
+        match (self, t) {
+            (RouterModel::CutThrough, _) => &["bit-string", "ssr", "unicast"],
+            (RouterModel::Wormhole, TopoSpec::Hypercube(_)) => &["unicast", "path"],
+            (RouterModel::Wormhole, _) if routing == "hamiltonian" => &["unicast", "tp", "sp"],
+            (RouterModel::Wormhole, _) => &["unicast"],
+            (RouterModel::Tree, _) => &["tree", "pseudo"],
         }
     }
 }
@@ -128,6 +152,21 @@ pub trait Engine {
     fn attach_tracer(&mut self, sink: Box<dyn WaveSink>, cycle_ps: u64) -> Result<()>;
     /// Ends tracing and returns the hierarchy written, if any.
     fn finish_trace(&mut self) -> Result<Option<Hierarchy>>;
+}
+
+/// The scheme `asked` names (or the default) among `router`'s on `topo`
+/// under `routing`; the name as the model lists it.
+fn scheme_of(
+    router: RouterModel,
+    topo: &TopoSpec,
+    routing: &str,
+    asked: Option<&str>,
+) -> &'static str {
+    let s = router.schemes(topo, routing);
+    asked
+        .and_then(|a| s.iter().find(|&&x| x == a))
+        .copied()
+        .unwrap_or(s[0])
 }
 
 /// Builds `router` (default: the topology's first) with `routing`
@@ -166,6 +205,21 @@ pub fn build(
                 ),
             })?,
     };
+    let schemes = router.schemes(topo, routing);
+    let scheme = match &o.scheme {
+        None => schemes[0],
+        Some(x) => *schemes
+            .iter()
+            .find(|&&s| s == x)
+            .ok_or_else(|| Error::Config {
+                field: "scheme",
+                value: x.clone(),
+                reason: format!(
+                    "the {router} router with {routing} routing on {topo} multicasts by {}",
+                    schemes.join(", ")
+                ),
+            })?,
+    };
     let engine: Box<dyn Engine> = match (router, topo) {
         (RouterModel::CutThrough, _) => {
             let net = Network::new(&topo.topology()?)?;
@@ -178,6 +232,10 @@ pub fn build(
                 sys: System::new(&net, &cfg, &Traffic::Idle)?,
                 buf: Vec::new(),
                 ids: FxHashMap::default(),
+                scheme,
+                switch_of: (0..net.num_nodes() as u32)
+                    .map(|n| net.node_port(n).switch)
+                    .collect(),
             })
         }
         (RouterModel::Wormhole, TopoSpec::Hypercube(n)) => {
@@ -185,11 +243,30 @@ pub fn build(
                 cube: Hypercube::new(*n)?,
                 routing: Routing::parse(routing)?,
             };
-            Box::new(Wormhole::new(Arc::new(fabric), o)?)
+            Box::new(Wormhole::new(Arc::new(fabric), o, scheme, None)?)
         }
-        (RouterModel::Wormhole, TopoSpec::Mesh(k)) => {
-            Box::new(Wormhole::new(Arc::new(DorMesh::new(k[0], k[1], k[2])?), o)?)
+        (RouterModel::Wormhole, TopoSpec::Mesh(k)) if routing == "hamiltonian" => {
+            // Rows are y, columns x, layers z; the engine numbers node
+            // x + KX (y + KY z), the routers by their Hamiltonian label.
+            let mesh = Mesh::new(k[1], k[0], k[2])?;
+            let label: Vec<u32> = (0..k[0] * k[1] * k[2])
+                .map(|i| {
+                    mesh.label(Coord {
+                        x: i % k[0],
+                        y: i / k[0] % k[1],
+                        z: i / (k[0] * k[1]),
+                    })
+                })
+                .collect::<Result<_>>()?;
+            let fabric = Arc::new(MeshFabric { mesh: mesh.clone() });
+            Box::new(Wormhole::new(fabric, o, scheme, Some((mesh, label)))?)
         }
+        (RouterModel::Wormhole, TopoSpec::Mesh(k)) => Box::new(Wormhole::new(
+            Arc::new(DorMesh::new(k[0], k[1], k[2])?),
+            o,
+            scheme,
+            None,
+        )?),
         (RouterModel::Tree, TopoSpec::Mesh(k)) | (RouterModel::Tree, TopoSpec::Torus(k)) => {
             let g = if matches!(topo, TopoSpec::Mesh(_)) {
                 Grid::mesh(k[0], k[1], k[2])?
@@ -205,6 +282,7 @@ pub fn build(
             Box::new(TreeRouter {
                 net: TreeNet::new(g, cfg)?,
                 ids: FxHashMap::default(),
+                pseudo: scheme == "pseudo",
             })
         }
         _ => unreachable!("for_topology lists only the combinations built here"),
@@ -216,8 +294,13 @@ pub fn build(
 struct CutThrough {
     sys: System,
     buf: Vec<Delivery>,
-    /// (source, sequence number) of each packet or worm: its message.
+    /// (source, sequence number) of each packet or worm: its message and
+    /// the copies still to arrive.
     ids: FxHashMap<(u32, u64), (u64, u32)>,
+    /// The multicast scheme.
+    scheme: &'static str,
+    /// Each node's switch.
+    switch_of: Vec<u32>,
 }
 
 impl Engine for CutThrough {
@@ -228,16 +311,42 @@ impl Engine for CutThrough {
         self.sys.cycle()
     }
     fn send(&mut self, msg: u64, src: u32, dests: &[u32], flits: u32) -> Result<()> {
-        let id = match dests {
-            [d] => self.sys.inject(src, *d, flits)?,
-            _ => self.sys.inject_worm(
-                src,
-                &WormSpec::BitString {
-                    dests: dests.to_vec(),
-                },
-                flits.saturating_sub(self.header_flits()),
-            )?,
-        };
+        let payload = flits.saturating_sub(self.header_flits());
+        if dests.len() == 1 || self.scheme == "unicast" {
+            crate::dests::check(self.nodes(), src, dests)?;
+            for &d in dests {
+                let id = self.sys.inject(src, d, flits)?;
+                self.ids.insert((id.src, id.seq), (msg, 1));
+            }
+            return Ok(());
+        }
+        if self.scheme == "ssr" {
+            crate::dests::check(self.nodes(), src, dests)?;
+            // One worm per destination switch, in the order first named.
+            let mut groups: Vec<(u32, Vec<u32>)> = Vec::new();
+            for &d in dests {
+                let sw = self.switch_of[d as usize];
+                match groups.iter_mut().find(|g| g.0 == sw) {
+                    Some(g) => g.1.push(d),
+                    None => groups.push((sw, vec![d])),
+                }
+            }
+            for (switch, dests) in groups {
+                let n = dests.len() as u32;
+                let id = self
+                    .sys
+                    .inject_worm(src, &WormSpec::Ssr { switch, dests }, payload)?;
+                self.ids.insert((id.src, id.seq), (msg, n));
+            }
+            return Ok(());
+        }
+        let id = self.sys.inject_worm(
+            src,
+            &WormSpec::BitString {
+                dests: dests.to_vec(),
+            },
+            payload,
+        )?;
         self.ids.insert((id.src, id.seq), (msg, dests.len() as u32));
         Ok(())
     }
@@ -289,10 +398,20 @@ struct Wormhole {
     addr: u32,
     /// Each worm's message.
     ids: FxHashMap<u32, u64>,
+    /// The multicast scheme.
+    scheme: &'static str,
+    /// Under Hamiltonian routing: the mesh, each node's label, and each
+    /// label's node.
+    labels: Option<(Mesh, Vec<u32>, Vec<u32>)>,
 }
 
 impl Wormhole {
-    fn new(fabric: Arc<dyn crate::direct::Fabric>, o: &RunOptions) -> Result<Wormhole> {
+    fn new(
+        fabric: Arc<dyn crate::direct::Fabric>,
+        o: &RunOptions,
+        scheme: &'static str,
+        labels: Option<(Mesh, Vec<u32>)>,
+    ) -> Result<Wormhole> {
         let addr = fabric.address_flits() as u32;
         let cfg = DirectConfig {
             ports: o.ports,
@@ -301,10 +420,54 @@ impl Wormhole {
             seed: o.seed,
             ..DirectConfig::default()
         };
+        let labels = labels.map(|(mesh, label)| {
+            let mut node = vec![0; label.len()];
+            for (n, &l) in label.iter().enumerate() {
+                node[l as usize] = n as u32;
+            }
+            (mesh, label, node)
+        });
         Ok(Wormhole {
             sys: DirectSystem::new(fabric, &cfg)?,
             addr,
             ids: FxHashMap::default(),
+            scheme,
+            labels,
+        })
+    }
+
+    /// The destination lists of a multicast's worms, in router ids.
+    fn lists(&self, src: u32, dests: &[u32]) -> Result<Vec<Vec<u32>>> {
+        Ok(match (self.scheme, &self.labels) {
+            ("tp" | "sp", Some((mesh, label, _))) => {
+                let algo = if self.scheme == "tp" {
+                    HamAlgo::Tp
+                } else {
+                    HamAlgo::Sp
+                };
+                let d: Vec<u32> = dests.iter().map(|&d| label[d as usize]).collect();
+                hamilton::prepare(mesh, label[src as usize], &d, algo)?
+                    .into_iter()
+                    .map(|w| w.list)
+                    .collect()
+            }
+            ("path", _) => {
+                // The natural list, cut where the next destination would
+                // make it illegal under the routing.
+                let mut out: Vec<Vec<u32>> = Vec::new();
+                let mut cur: Vec<u32> = Vec::new();
+                for d in natural_list(dests) {
+                    cur.push(d);
+                    if cur.len() > 1 && check_list(self.sys.fabric().as_ref(), src, &cur).is_err() {
+                        cur.pop();
+                        out.push(std::mem::replace(&mut cur, vec![d]));
+                    }
+                }
+                out.push(cur);
+                out
+            }
+            (_, Some((_, label, _))) => dests.iter().map(|&d| vec![label[d as usize]]).collect(),
+            _ => dests.iter().map(|&d| vec![d]).collect(),
         })
     }
 }
@@ -319,8 +482,12 @@ impl Engine for Wormhole {
     fn send(&mut self, msg: u64, src: u32, dests: &[u32], flits: u32) -> Result<()> {
         crate::dests::check(self.nodes(), src, dests)?;
         let payload = flits.saturating_sub(self.header_flits());
-        for &d in dests {
-            let tag = self.sys.send(src, &[d], payload)?;
+        let from = match &self.labels {
+            Some((_, label, _)) => label[src as usize],
+            None => src,
+        };
+        for list in self.lists(src, dests)? {
+            let tag = self.sys.send(from, &list, payload)?;
             self.ids.insert(tag, msg);
         }
         Ok(())
@@ -332,11 +499,15 @@ impl Engine for Wormhole {
         for w in self.sys.take_finished() {
             let flits = 1 + w.list.len() as u32 * self.addr;
             let msg = self.ids.remove(&w.tag).expect("a worm the harness sent");
+            let node = |l: u32| match &self.labels {
+                Some((_, _, node)) => node[l as usize],
+                None => l,
+            };
             for d in &w.deliveries {
                 out.push(Arrival {
                     msg,
-                    src: w.src,
-                    node: d.node,
+                    src: node(w.src),
+                    node: node(d.node),
                     created: w.created,
                     injected: w.injected,
                     arrived: d.tail,
@@ -363,6 +534,8 @@ struct TreeRouter {
     net: TreeNet,
     /// Each multicast's message.
     ids: FxHashMap<u32, (u64, u32)>,
+    /// Pseudo-multicast: one unicast per destination.
+    pseudo: bool,
 }
 
 impl Engine for TreeRouter {
@@ -376,7 +549,7 @@ impl Engine for TreeRouter {
         let data = flits
             .saturating_sub(self.header_flits())
             .min(u16::MAX as u32) as u16;
-        let scheme = if dests.len() == 1 {
+        let scheme = if dests.len() == 1 || self.pseudo {
             Scheme::Pseudo
         } else {
             Scheme::Tree

@@ -27,6 +27,7 @@ const CONFIG_FIELDS: &[(&str, &str)] = &[
     ("load", "traffic.load"),
     ("packet", "traffic.packet"),
     ("packet_alt", "traffic.packet_alt"),
+    ("scheme", "traffic.scheme"),
     ("degree", "traffic.degree"),
     ("degree_max", "traffic.degree_max"),
     ("closed_loop", "traffic.closed_loop"),
@@ -77,6 +78,7 @@ pub fn config_of(a: &RunArgs, file: Option<RunConfig>, given: &[String]) -> Resu
             "traffic.load" => t.load = Some(a.load),
             "traffic.packet" => t.packet = Some(a.packet),
             "traffic.packet_alt" => t.packet_alt = a.packet_alt.clone(),
+            "traffic.scheme" => t.scheme = a.scheme.clone(),
             "traffic.degree" => t.degree = Some(a.degree),
             "traffic.degree_max" => t.degree_max = a.degree_max,
             "traffic.closed_loop" => t.closed_loop = Some(a.closed_loop),
@@ -151,8 +153,14 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
         return Ok(());
     }
     println!(
-        "{}, {} router ({} routing), traffic {}, {}-flit packets, seed {}",
-        r.topology, r.router, r.routing, r.pattern, r.packet, r.seed
+        "{}, {} router ({} routing), traffic {}{}, {}-flit packets, seed {}",
+        r.topology,
+        r.router,
+        r.routing,
+        r.pattern,
+        r.scheme.map(|s| format!(" by {s}")).unwrap_or_default(),
+        r.packet,
+        r.seed
     );
     println!(
         "cycles {cycles} (warm-up {}, measured {}), {} nodes",

@@ -68,6 +68,12 @@ pub(crate) struct RunArgs {
     /// --config) and run nothing.
     #[arg(long)]
     pub(crate) print_config: bool,
+    /// Multicast scheme on the engine: bit-string, ssr or unicast
+    /// (cut-through); unicast, path (hypercube), tp or sp (mesh with
+    /// --routing hamiltonian) for wormhole; tree or pseudo (tree). Default:
+    /// the first.
+    #[arg(long)]
+    pub(crate) scheme: Option<String>,
     /// Closed loop: a node creates its next message only once its previous
     /// one has fully arrived, a think time drawn from --load later.
     #[arg(long)]
@@ -342,6 +348,7 @@ pub(crate) fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
     let spec = TopoSpec::parse(&topology)?;
     let engine_only = [
         "print_config",
+        "scheme",
         "closed_loop",
         "drain",
         "ports",
