@@ -962,3 +962,52 @@ fn hamiltonian_schemes_deliver_a_lone_multicast_alike() {
     // the path-based schemes finish first.
     assert!(seen[1].1 < seen[0].1 && seen[2].1 < seen[0].1, "{seen:?}");
 }
+
+/// Per-link utilisation: the same traffic over the same minimal routes
+/// loads the links between routers alike on every router model; no link
+/// carries more than a flit a cycle; the ejection channels carry what was
+/// delivered.
+#[test]
+fn link_utilisation_is_counted_alike_on_every_model() {
+    let topo = TopoSpec::parse("mesh:4x4").unwrap();
+    let mut means = Vec::new();
+    for router in ["tree", "wormhole", "cut-through"] {
+        let o = RunOptions {
+            per_link: true,
+            ..opts("transpose", 0.05)
+        };
+        let r = engine::run(&topo, Some(RouterModel::parse(router).unwrap()), None, &o).unwrap();
+        let all = r.per_link.as_ref().unwrap();
+        // 24 bidirectional mesh links and each node's two channels.
+        assert_eq!(all.len(), 48 + 32, "{router}");
+        assert_eq!(r.links.links, all.len());
+        assert!(all.windows(2).all(|w| w[0].utilisation >= w[1].utilisation));
+        assert_eq!(all[0].utilisation, r.links.max);
+        assert!(r.links.max <= 1.0 && r.links.max > r.links.mean_between_routers);
+        // The ejection channels carry the accepted throughput (to within
+        // the packets that straddle the window's ends).
+        let ejected: f64 = all
+            .iter()
+            .filter(|l| {
+                l.link.ends_with("ejection")
+                    || l.link.contains("-> node")
+                    || l.link.contains("OUT[")
+            })
+            .map(|l| l.utilisation)
+            .sum();
+        let mut accepted = r.accepted_throughput * 16.0;
+        if router == "wormhole" {
+            // The destination router strips the worm's 1-flit address: 19
+            // of the 20 flits reach the processor.
+            accepted *= 19.0 / 20.0;
+        }
+        assert!(
+            (ejected - accepted).abs() < 0.03 * accepted,
+            "{router}: ejected {ejected}, accepted {accepted}"
+        );
+        means.push(r.links.mean_between_routers);
+    }
+    for m in &means {
+        assert!((m - means[0]).abs() < 0.01 * means[0], "{means:?}");
+    }
+}

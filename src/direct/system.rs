@@ -475,6 +475,30 @@ impl DirectSystem {
         &self.fabric
     }
 
+    /// Every flit link with the flits it has carried since cycle 0: the
+    /// channels between routers by the paper's names (`c[3->7 d2+]`), and
+    /// `IN[x]`/`OUT[x]` with their pair number for the channels between a
+    /// processor and its router.
+    pub fn link_flits(&self) -> Vec<(String, u64)> {
+        let n = self.fabric.nodes();
+        let ext = self.fabric.external_ports();
+        let f = &self.ch.flits;
+        (0..f.len() as u32)
+            .map(crate::rtl::ChannelId)
+            .map(|id| {
+                let (src, dst) = (f.source(id), f.sink(id));
+                let name = if src.component < n && dst.component < n {
+                    self.fabric.channel_name(src.component, src.port as usize)
+                } else if src.component < n {
+                    format!("OUT[{}] {}", src.component, src.port as usize - ext)
+                } else {
+                    format!("IN[{}] {}", dst.component, dst.port as usize - ext)
+                };
+                (name, f.carried(id))
+            })
+            .collect()
+    }
+
     /// The routers.
     pub fn routers(&self) -> &[Router] {
         &self.routers

@@ -382,6 +382,9 @@ struct Events {
     prunes: Vec<(u32, u32, u32)>,
     hops: Vec<(u32, u32, u32, GridHop)>,
     link_flits: u64,
+    /// Flits carried per router and physical port, then its ejection and
+    /// injection channels (`ports + 2` per router).
+    link_count: Vec<u64>,
     replayed: u64,
     /// Tracing: the flits sent and the closes raised this cycle.
     trace: bool,
@@ -588,7 +591,10 @@ impl TreeNet {
             cfg,
             routers: vec![router; n as usize],
             nis: vec![ni; n as usize],
-            ev: Events::default(),
+            ev: Events {
+                link_count: vec![0; n as usize * (ports + 2)],
+                ..Events::default()
+            },
             cycle: 0,
             last_move: 0,
             next_msg: 0,
@@ -609,6 +615,28 @@ impl TreeNet {
     /// The topology.
     pub fn grid(&self) -> &Grid {
         &self.t.grid
+    }
+
+    /// Every link with the flits it has carried since cycle 0 (every
+    /// virtual channel of a physical link together): `(1,2) +x` for the
+    /// link leaving router (1,2) in the +x direction, `(1,2) ejection` and
+    /// `(1,2) injection` for its node's channels.
+    pub fn link_flits(&self) -> Vec<(String, u64)> {
+        let p = self.t.ports;
+        let mut out = Vec::new();
+        for r in 0..self.t.n {
+            let name = self.t.grid.node_name(r);
+            for (port, dir) in PORT_NAMES.iter().enumerate().take(p) {
+                if self.t.nbr[r as usize * p + port] != u32::MAX {
+                    let c = self.ev.link_count[r as usize * (p + 2) + port];
+                    out.push((format!("{name} {dir}"), c));
+                }
+            }
+            let c = &self.ev.link_count[r as usize * (p + 2) + p..][..2];
+            out.push((format!("{name} ejection"), c[0]));
+            out.push((format!("{name} injection"), c[1]));
+        }
+        out
     }
 
     /// The current cycle (the number of cycles run).
@@ -1087,6 +1115,7 @@ impl TreeNet {
             }
             router.active |= 1 << inj;
             self.ev.moved = true;
+            self.ev.link_count[node * (self.t.ports + 2) + self.t.ports + 1] += 1;
             if pos == 0 {
                 self.msgs.get_mut(&id).expect("queued").injected = self.cycle;
             }
@@ -1414,11 +1443,13 @@ fn send(
     }
     if o == t.ej {
         ev.ejects.push((r, f));
+        ev.link_count[r as usize * (t.ports + 2) + t.ports] += 1;
         return;
     }
     router.outs[o].credits -= 1;
     ev.link_flits += 1;
     let h = t.hop(o);
+    ev.link_count[r as usize * (t.ports + 2) + h.port as usize] += 1;
     let w = t.nbr[r as usize * t.ports + h.port as usize];
     ev.sends
         .push((w, ((h.port as usize ^ 1) * t.vcs + h.vc as usize) as u8, f));

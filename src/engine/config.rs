@@ -148,6 +148,9 @@ pub struct OutputConfig {
     pub trace_to: Option<u64>,
     /// Scopes or signals written (every one).
     pub trace_scope: Vec<String>,
+    /// Report every link's utilisation, busiest first (off: the mean and
+    /// the busiest only).
+    pub per_link: bool,
 }
 
 /// `[wormhole]`.
@@ -356,6 +359,7 @@ impl RunConfig {
             stop_rule: s.stop_rule,
             source_queue: t.source_queue.unwrap_or(64),
             scheme: t.scheme.clone(),
+            per_link: self.output.per_link,
             closed_loop: t.closed_loop.unwrap_or(false),
             sim: SimConfig {
                 seed: t.seed.unwrap_or(1),

@@ -55,6 +55,8 @@ pub struct RunOptions {
     pub stop_rule: Option<f64>,
     /// Messages a node may have outstanding before it refuses new ones.
     pub source_queue: u32,
+    /// Report every link's utilisation, not only the summary.
+    pub per_link: bool,
     /// The multicast scheme (the router model's first by default; see
     /// [`RouterModel::schemes`](super::RouterModel::schemes)).
     pub scheme: Option<String>,
@@ -91,6 +93,7 @@ impl Default for RunOptions {
             stop_rule: None,
             source_queue: 64,
             scheme: None,
+            per_link: false,
             closed_loop: false,
             sim: SimConfig::default(),
             ports: PortModel::OnePort,
@@ -151,10 +154,83 @@ pub struct RunResult {
     pub in_flight: u64,
     /// Accepted below 95% of offered, or a source refused a packet.
     pub saturated: bool,
+    /// Link utilisation over the measured cycles (flits per cycle).
+    pub links: LinkSummary,
+    /// Every link's utilisation, busiest first (with `per_link`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub per_link: Option<Vec<LinkLoad>>,
     /// The stop rule was met (with one).
     pub stop_rule_met: Option<bool>,
     /// Cycles the drain took (with one); every message arrived.
     pub drained: Option<u64>,
+}
+
+/// How busy the links were over the measured cycles.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct LinkSummary {
+    /// Links (between routers, and each node's injection and ejection
+    /// channels).
+    pub links: usize,
+    /// Mean utilisation of the links between routers (flits per cycle).
+    pub mean_between_routers: f64,
+    /// The busiest link's utilisation.
+    pub max: f64,
+    /// The busiest link.
+    pub busiest: String,
+}
+
+/// One link's utilisation.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LinkLoad {
+    /// The link, named as its router model names it.
+    pub link: String,
+    /// Flits per cycle over the measured cycles.
+    pub utilisation: f64,
+}
+
+/// The utilisation of every link between two snapshots `cycles` apart.
+fn link_loads(
+    start: &[(String, u64)],
+    end: Vec<(String, u64)>,
+    cycles: u64,
+    per_link: bool,
+) -> (LinkSummary, Option<Vec<LinkLoad>>) {
+    let c = cycles.max(1) as f64;
+    let mut loads: Vec<LinkLoad> = end
+        .into_iter()
+        .zip(start)
+        .map(|((link, e), (_, s))| LinkLoad {
+            link,
+            utilisation: (e - s) as f64 / c,
+        })
+        .collect();
+    // Links between routers: not a node's injection or ejection channel.
+    let node_channel = |n: &str| {
+        n.contains("node ")
+            || n.contains("IN[")
+            || n.contains("OUT[")
+            || n.ends_with("injection")
+            || n.ends_with("ejection")
+    };
+    let inner: Vec<f64> = (loads.iter())
+        .filter(|l| !node_channel(&l.link))
+        .map(|l| l.utilisation)
+        .collect();
+    let busiest = loads
+        .iter()
+        .max_by(|a, b| a.utilisation.total_cmp(&b.utilisation))
+        .cloned();
+    let summary = LinkSummary {
+        links: loads.len(),
+        mean_between_routers: inner.iter().sum::<f64>() / inner.len().max(1) as f64,
+        max: busiest.as_ref().map_or(0.0, |b| b.utilisation),
+        busiest: busiest.map(|b| b.link).unwrap_or_default(),
+    };
+    let all = per_link.then(|| {
+        loads.sort_by(|a, b| b.utilisation.total_cmp(&a.utilisation));
+        loads
+    });
+    (summary, all)
 }
 
 /// The harness's books: messages outstanding, statistics.
@@ -353,7 +429,11 @@ pub fn run_traced(
     };
     let mut dests: Vec<u32> = Vec::new();
     let mut window_dests = 0u64;
+    let mut links_at_warmup = Vec::new();
     while cycle < end {
+        if cycle == o.warmup {
+            links_at_warmup = e.link_flits();
+        }
         while let Some(&Reverse((t, n))) = next.peek() {
             if t > cycle {
                 break;
@@ -426,6 +506,8 @@ pub fn run_traced(
         }
     }
     book.take(&mut e);
+    let (links, per_link) =
+        link_loads(&links_at_warmup, e.link_flits(), end - o.warmup, o.per_link);
     let accepted_flits = book.window_flits;
     let mut drained = None;
     if let Some(limit) = o.drain {
@@ -494,6 +576,8 @@ pub fn run_traced(
         latency,
         network_latency,
         stop_rule_met: rule_met,
+        links,
+        per_link,
         drained,
     };
     Ok((result, hierarchy))

@@ -147,6 +147,10 @@ pub trait Engine {
     fn arrivals(&mut self, out: &mut Vec<Arrival>);
     /// Header flits of a unicast packet.
     fn header_flits(&self) -> u32;
+    /// Every link of the network (between routers, and each node's
+    /// injection and ejection channels) with the flits it has carried
+    /// since cycle 0, in a fixed order.
+    fn link_flits(&self) -> Vec<(String, u64)>;
     /// Starts writing every register to `sink` (before the first cycle),
     /// at the clock period of `cycle_ps` picoseconds.
     fn attach_tracer(&mut self, sink: Box<dyn WaveSink>, cycle_ps: u64) -> Result<()>;
@@ -369,6 +373,9 @@ impl Engine for CutThrough {
     fn header_flits(&self) -> u32 {
         self.sys.formats().unicast().flits() as u32
     }
+    fn link_flits(&self) -> Vec<(String, u64)> {
+        self.sys.link_flits()
+    }
     fn attach_tracer(&mut self, sink: Box<dyn WaveSink>, _cycle_ps: u64) -> Result<()> {
         // The switch network's clock is its configuration's cycle_ns.
         self.sys.attach_tracer(sink)
@@ -519,6 +526,9 @@ impl Engine for Wormhole {
     fn header_flits(&self) -> u32 {
         1 + self.addr
     }
+    fn link_flits(&self) -> Vec<(String, u64)> {
+        self.sys.link_flits()
+    }
     fn attach_tracer(&mut self, sink: Box<dyn WaveSink>, cycle_ps: u64) -> Result<()> {
         self.sys.attach_tracer(sink, cycle_ps)
     }
@@ -577,6 +587,9 @@ impl Engine for TreeRouter {
     }
     fn header_flits(&self) -> u32 {
         1
+    }
+    fn link_flits(&self) -> Vec<(String, u64)> {
+        self.net.link_flits()
     }
     fn attach_tracer(&mut self, sink: Box<dyn WaveSink>, cycle_ps: u64) -> Result<()> {
         self.net.attach_tracer(sink, cycle_ps)

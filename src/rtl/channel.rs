@@ -65,6 +65,8 @@ struct Slot<T> {
     d: T,
     sink: Sink,
     source: Sink,
+    /// Values carried so far (the link's utilisation counter).
+    carried: u64,
 }
 
 /// A bank of registered channels that carry one value per cycle.
@@ -109,6 +111,7 @@ impl<T: Copy + Default> ChannelBank<T> {
             d: T::default(),
             sink,
             source,
+            carried: 0,
         });
         self.log.written.reserve(1);
         self.live.reserve(1);
@@ -129,6 +132,13 @@ impl<T: Copy + Default> ChannelBank<T> {
     #[inline]
     pub fn q(&self, id: ChannelId) -> T {
         self.slots[id.index()].q
+    }
+
+    /// Values the channel has carried since it was made (one per cycle it
+    /// was driven): its utilisation is the change over a window divided by
+    /// the window's cycles.
+    pub fn carried(&self, id: ChannelId) -> u64 {
+        self.slots[id.index()].carried
     }
 
     /// The component and port that read the channel.
@@ -176,6 +186,7 @@ impl<T: Copy + Default> ChannelBank<T> {
             let s = &mut slots[c as usize];
             s.q = s.d;
             s.d = T::default();
+            s.carried += 1;
             deliver(s.sink);
         }
         std::mem::swap(&mut self.live, &mut self.log.written);

@@ -436,6 +436,27 @@ impl System {
         &self.ch
     }
 
+    /// Every flit link, named `sw3.p2 -> sw5.p1`, `node 4 -> sw1.p0` or
+    /// `sw1.p0 -> node 4`, with the flits it has carried since cycle 0.
+    pub fn link_flits(&self) -> Vec<(String, u64)> {
+        let n_sw = self.n_sw as u32;
+        let name = |s: Sink| {
+            if s.component < n_sw {
+                format!("sw{}.p{}", s.component, s.port)
+            } else {
+                format!("node {}", s.component - n_sw)
+            }
+        };
+        let f = &self.ch.flits;
+        (0..f.len() as u32)
+            .map(ChannelId)
+            .map(|id| {
+                let n = format!("{} -> {}", name(f.source(id)), name(f.sink(id)));
+                (n, f.carried(id))
+            })
+            .collect()
+    }
+
     /// Sets the evaluation order.
     pub fn set_eval_order(&mut self, order: EvalOrder) {
         self.order = match order {

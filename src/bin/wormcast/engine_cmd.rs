@@ -45,6 +45,7 @@ const CONFIG_FIELDS: &[(&str, &str)] = &[
     ("trace_from", "output.trace_from"),
     ("trace_to", "output.trace_to"),
     ("trace_scope", "output.trace_scope"),
+    ("links", "output.per_link"),
     ("buffer", "switch.buffer_flits"),
     ("chunk", "switch.chunk_flits"),
     ("ports", "wormhole.ports"),
@@ -96,6 +97,7 @@ pub fn config_of(a: &RunArgs, file: Option<RunConfig>, given: &[String]) -> Resu
             "output.trace_from" => out.trace_from = a.window.trace_from,
             "output.trace_to" => out.trace_to = a.window.trace_to,
             "output.trace_scope" => out.trace_scope = a.window.trace_scope.clone(),
+            "output.per_link" => out.per_link = a.links,
             "switch.buffer_flits" => c.switch.buffer_flits = a.buffer.unwrap_or_default(),
             "switch.chunk_flits" => c.switch.chunk_flits = a.chunk.unwrap_or_default(),
             "wormhole.ports" => c.wormhole.ports = a.ports.clone().unwrap_or_default(),
@@ -213,6 +215,13 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
             ""
         }
     );
+    println!(
+        "links: mean utilisation between routers {:.4}, busiest {} at {:.4} flits/cycle ({} links)",
+        r.links.mean_between_routers, r.links.busiest, r.links.max, r.links.links
+    );
+    for l in r.per_link.iter().flatten() {
+        println!("  {:>8.4}  {}", l.utilisation, l.link);
+    }
     if let Some(met) = r.stop_rule_met {
         println!(
             "stop rule {}: half-width {:.2}% of the mean",

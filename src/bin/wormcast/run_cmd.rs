@@ -74,6 +74,10 @@ pub(crate) struct RunArgs {
     /// the first.
     #[arg(long)]
     pub(crate) scheme: Option<String>,
+    /// Print every link's utilisation over the measured cycles, busiest
+    /// first (the engine; without it, the mean and the busiest).
+    #[arg(long)]
+    pub(crate) links: bool,
     /// Closed loop: a node creates its next message only once its previous
     /// one has fully arrived, a think time drawn from --load later.
     #[arg(long)]
@@ -349,6 +353,7 @@ pub(crate) fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
     let engine_only = [
         "print_config",
         "scheme",
+        "links",
         "closed_loop",
         "drain",
         "ports",
