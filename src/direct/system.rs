@@ -1069,71 +1069,81 @@ impl DirectSystem {
         Ok(())
     }
 
-    /// The waiting graph's first cycle among heads stalled longer than
-    /// `bound`, if any.
+    /// The wait-for graph of the worm heads stalled longer than `bound`
+    /// (`crate::rtl::waitfor`): a head waits for the worms holding the
+    /// outputs it may take, and moves again as soon as any one is free, so
+    /// a wait on a free output, on a worm that is not stalled, or on itself
+    /// counts as live. Only heads that can never move again are a
+    /// deadlock; the report names their cycle, starting at the lowest tag.
     fn waiting_cycle(&self, bound: u64) -> Option<WaitReport> {
-        let mut edges: FxHashMap<u32, Vec<WaitEdge>> = FxHashMap::default();
-        let mut head_at: FxHashMap<u32, (u32, usize)> = FxHashMap::default();
+        // The stalled heads, in tag order.
+        let mut heads: Vec<(u32, u32, usize, u64)> = Vec::new();
         for r in &self.routers {
             for w in r.waiting() {
-                if self.cycle.saturating_sub(w.since) <= bound {
-                    continue;
+                if self.cycle.saturating_sub(w.since) > bound {
+                    heads.push((w.tag, r.node(), w.input, w.wants));
                 }
-                head_at.insert(w.tag, (r.node(), w.input));
-                for o in PortIter(w.wants) {
-                    if let Some(j) = r.owner(o)
-                        && let Some(holder) = r.worm_at(j)
-                        && holder != w.tag
-                    {
-                        edges.entry(w.tag).or_default().push(WaitEdge {
-                            waiter: w.tag,
-                            node: r.node(),
-                            input: w.input,
-                            out: o,
-                            holder_input: j,
-                            holder,
+            }
+        }
+        heads.sort_unstable_by_key(|h| h.0);
+        let place: FxHashMap<u32, usize> =
+            heads.iter().enumerate().map(|(i, h)| (h.0, i)).collect();
+        let head_at: FxHashMap<u32, (u32, usize)> =
+            heads.iter().map(|h| (h.0, (h.1, h.2))).collect();
+        // Each wait: the place it leads to, and the edge for the report.
+        let mut edges: Vec<Vec<Option<WaitEdge>>> = Vec::with_capacity(heads.len());
+        let waits: Vec<crate::rtl::waitfor::Waits> = heads
+            .iter()
+            .map(|&(tag, node, input, wants)| {
+                let r = &self.routers[node as usize];
+                let mut e = Vec::new();
+                let w = PortIter(wants)
+                    .map(|o| {
+                        let holder = r
+                            .owner(o)
+                            .and_then(|j| r.worm_at(j).map(|h| (j, h)))
+                            .filter(|&(_, h)| h != tag);
+                        let to = holder.and_then(|(j, h)| {
+                            place.get(&h).map(|&q| {
+                                e.push(Some(WaitEdge {
+                                    waiter: tag,
+                                    node,
+                                    input,
+                                    out: o,
+                                    holder_input: j,
+                                    holder: h,
+                                }));
+                                q
+                            })
                         });
-                    }
-                }
-            }
+                        if to.is_none() {
+                            e.push(None);
+                        }
+                        to
+                    })
+                    .collect();
+                edges.push(e);
+                w
+            })
+            .collect();
+        let dead = crate::rtl::waitfor::dead(&waits);
+        let cycle = crate::rtl::waitfor::cycle(&waits, &dead);
+        if cycle.is_empty() {
+            return None;
         }
-        // Depth-first search for a cycle, in tag order for determinism; a
-        // worm whose every successor has been explored is never entered
-        // again.
-        let mut starts: Vec<u32> = edges.keys().copied().collect();
-        starts.sort_unstable();
-        let mut done: rustc_hash::FxHashSet<u32> = rustc_hash::FxHashSet::default();
-        for &s in &starts {
-            if done.contains(&s) {
-                continue;
-            }
-            let mut path: Vec<WaitEdge> = Vec::new();
-            let mut on: Vec<u32> = vec![s];
-            let mut iters: Vec<usize> = vec![0];
-            while let Some(&cur) = on.last() {
-                let k = iters.last_mut().expect("parallel stacks");
-                let list = edges.get(&cur).map(Vec::as_slice).unwrap_or(&[]);
-                if *k >= list.len() {
-                    done.insert(cur);
-                    on.pop();
-                    iters.pop();
-                    path.pop();
-                    continue;
-                }
-                let e = list[*k];
-                *k += 1;
-                if let Some(pos) = on.iter().position(|&t| t == e.holder) {
-                    path.push(e);
-                    return Some(self.report(&path[pos..], &head_at, bound));
-                }
-                if edges.contains_key(&e.holder) && !done.contains(&e.holder) {
-                    path.push(e);
-                    on.push(e.holder);
-                    iters.push(0);
-                }
-            }
-        }
-        None
+        let path: Vec<WaitEdge> = cycle
+            .iter()
+            .enumerate()
+            .map(|(k, &p)| {
+                let next = cycle[(k + 1) % cycle.len()];
+                let at = waits[p]
+                    .iter()
+                    .position(|&q| q == Some(next))
+                    .expect("a cycle follows waits");
+                edges[p][at].expect("a wait on a place has its edge")
+            })
+            .collect();
+        Some(self.report(&path, &head_at, bound))
     }
 
     fn report(

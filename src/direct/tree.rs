@@ -1299,25 +1299,23 @@ impl TreeNet {
                 }
             }
         }
-        let mut steps = Vec::new();
-        let mut state = vec![0u8; next.len()];
-        'outer: for s in 0..next.len() {
-            let mut path = Vec::new();
-            let mut k = s;
-            while k != usize::MAX && state[k] == 0 {
-                state[k] = 1;
-                path.push(k);
-                k = next[k];
-            }
-            if k != usize::MAX && state[k] == 1 {
-                let start = path.iter().position(|&x| x == k).unwrap();
-                steps = path[start..].iter().map(|&x| why[x].clone()).collect();
-                break 'outer;
-            }
-            for x in path {
-                state[x] = 2;
-            }
-        }
+        // One wait per input at most: the cycle of the shared wait-for
+        // analysis (`crate::rtl::waitfor`), from the lowest input on it.
+        let waits: Vec<crate::rtl::waitfor::Waits> = next
+            .iter()
+            .map(|&k| {
+                if k == usize::MAX {
+                    vec![]
+                } else {
+                    vec![Some(k)]
+                }
+            })
+            .collect();
+        let dead = crate::rtl::waitfor::dead(&waits);
+        let steps: Vec<String> = crate::rtl::waitfor::cycle(&waits, &dead)
+            .into_iter()
+            .map(|x| why[x].clone())
+            .collect();
         TreeWaitReport {
             cycle: self.cycle,
             bound: self.cfg.watchdog,

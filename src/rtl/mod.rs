@@ -19,6 +19,7 @@ mod clocked;
 mod fifo;
 mod reg;
 pub mod trace;
+pub(crate) mod waitfor;
 
 pub use arbiter::RoundRobin;
 pub(crate) use arbiter::first_at_or_after;

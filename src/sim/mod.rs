@@ -17,7 +17,6 @@ mod endpoint;
 mod report;
 mod system;
 mod terminal;
-mod waitfor;
 mod wheel;
 
 pub use crate::link::{

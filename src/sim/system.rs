@@ -939,7 +939,7 @@ impl System {
     }
 
     /// Looks for places with no progress for longer than the bound and, if
-    /// there are any, builds their wait-for graph ([`super::waitfor`]): a
+    /// there are any, builds their wait-for graph ([`crate::rtl::waitfor`]): a
     /// set of places that wait only on each other is a deadlock, reported
     /// with its cycle; places that only wait long (a saturated network) are
     /// noted as the longest wait and the run goes on.
@@ -969,7 +969,7 @@ impl System {
             .map(|(i, (_, at))| (*at, i))
             .collect();
         let place = |c: u32, at: StallAt| index.get(&(c, at)).copied();
-        let waits: Vec<super::waitfor::Waits> = stalls
+        let waits: Vec<crate::rtl::waitfor::Waits> = stalls
             .iter()
             .map(|(st, (c, _))| {
                 st.waits_on
@@ -994,8 +994,8 @@ impl System {
                     .collect()
             })
             .collect();
-        let dead = super::waitfor::dead(&waits);
-        let cycle = super::waitfor::cycle(&waits, &dead);
+        let dead = crate::rtl::waitfor::dead(&waits);
+        let cycle = crate::rtl::waitfor::cycle(&waits, &dead);
         let report = |s: &Stall| StallReport {
             packet: s.tag.and_then(|t| {
                 self.packets.get(t).map(|r| PacketInfo {

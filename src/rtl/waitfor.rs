@@ -1,10 +1,12 @@
-//! The deadlock watchdog's wait-for graph (seed 000 section 6.5).
+//! The deadlock watchdog's wait-for graph (seed 000 section 6.5), shared
+//! by every router model.
 //!
 //! The paper asks that deadlock be detected; a long wait alone does not tell
 //! a deadlock from a saturated network, where a packet may wait tens of
-//! thousands of cycles for a buffer that does drain. So the watchdog builds
-//! the graph of what every stalled place (a switch input, a node's send
-//! side) waits for, and calls deadlocked only the places that can never move
+//! thousands of cycles for a buffer that does drain. So each router model
+//! builds the graph of what every stalled place (a switch input or a node's
+//! send side on the cut-through switch, a worm's head on the wormhole
+//! router, an input virtual channel on the tree router) waits for, and calls deadlocked only the places that can never move
 //! again: a place moves again as soon as any one of its waits is met, a
 //! place that moved recently (or a node consuming packets) is live, and
 //! liveness spreads backwards along the edges. What is left is a set of
