@@ -208,13 +208,13 @@ pub enum Error {
     },
     /// The watchdog found places that wait for each other in a cycle.
     #[error("{0}")]
-    Deadlock(Box<crate::sim::DeadlockReport>),
+    Deadlock(Box<crate::deadlock::DeadlockReport>),
     /// A deadlock in a direct network, with its waiting cycle.
     #[error("{0}")]
-    DirectDeadlock(Box<crate::direct::WaitReport>),
+    DirectDeadlock(Box<crate::deadlock::WaitReport>),
     /// A deadlock of tree-based multicast worms, with its waiting cycle.
     #[error("{0}")]
-    TreeDeadlock(Box<crate::direct::TreeWaitReport>),
+    TreeDeadlock(Box<crate::deadlock::TreeWaitReport>),
     /// A VCD stream could not be written.
     #[error("VCD: {0}")]
     Vcd(String),

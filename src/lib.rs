@@ -52,6 +52,7 @@
 //!   models, traffic patterns, one statistics module;
 //! - [`experiment`]: the papers' experiments as sweeps, CSV files and plots.
 
+pub mod deadlock;
 pub mod dests;
 pub mod direct;
 pub mod engine;

@@ -31,18 +31,17 @@ mod router;
 mod system;
 pub mod tree;
 
+pub use crate::deadlock::{TreeWaitReport, WaitReport, WaitStep};
 pub use cube::{Hypercube, Routing, Turn};
 pub use dor::{DorMesh, pseudo_multicast};
 pub use grid::{Grid, GridHop};
 pub use mesh::{Coord, Mesh, MeshFabric};
 pub use router::{Hop, InState, Router, RouterIo, RouterPort, Waiting};
 pub use system::{
-    Delivery, DirectConfig, DirectSystem, DirectTraffic, Planner, PortModel, TrafficStats,
-    WaitReport, WaitStep, WormInfo,
+    Delivery, DirectConfig, DirectSystem, DirectTraffic, Planner, PortModel, TrafficStats, WormInfo,
 };
 pub use tree::{
     PruneEvent, Pruning, Scheme, TreeConfig, TreeDelivery, TreeNet, TreeStats, TreeTraffic,
-    TreeWaitReport,
 };
 
 use crate::rtl::PortIter;

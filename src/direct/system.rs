@@ -22,6 +22,7 @@
 use super::processor::{Arrival, InternalPair, Outgoing, ProcIo, Processor};
 use super::router::{Hop, Router, RouterIo, RouterPort};
 use super::{Fabric, check_list, format_list};
+use crate::deadlock::{WaitReport, WaitStep};
 use crate::rtl::trace::{Hierarchy, TraceState, Traced, WaveSink};
 use crate::rtl::{PortIter, Sink};
 use crate::switch::Channels;
@@ -31,7 +32,6 @@ use rand::{RngExt, SeedableRng};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::collections::VecDeque;
-use std::fmt;
 use std::sync::Arc;
 
 /// How often the watchdog looks.
@@ -217,64 +217,6 @@ impl TrafficStats {
         } else {
             self.latency_sum as f64 / self.measured as f64
         }
-    }
-}
-
-/// One worm of a waiting cycle.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct WaitStep {
-    /// The worm.
-    pub worm: u32,
-    /// Its list, as `<s: d0, d1>`.
-    pub list: String,
-    /// The channel its blocked head sits on.
-    pub head_on: String,
-    /// The channel it waits for.
-    pub waits_for: String,
-    /// The worm holding that channel.
-    pub held_by: u32,
-}
-
-/// A deadlock the watchdog found.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct WaitReport {
-    /// The cycle.
-    pub cycle: u64,
-    /// Cycles without progress that made the watchdog look.
-    pub bound: u64,
-    /// The channels of the waiting cycle, in order (each waits for the next,
-    /// the last for the first).
-    pub channels: Vec<String>,
-    /// The worms of the cycle.
-    pub steps: Vec<WaitStep>,
-    /// Worms in flight.
-    pub in_flight: usize,
-}
-
-impl fmt::Display for WaitReport {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.steps.is_empty() {
-            return write!(
-                f,
-                "deadlock at cycle {}: no flit moved for {} cycles with {} worm(s) in flight, and no waiting cycle was found",
-                self.cycle, self.bound, self.in_flight
-            );
-        }
-        write!(
-            f,
-            "deadlock at cycle {}: {} worms wait for each other in a cycle of channels {}",
-            self.cycle,
-            self.steps.len(),
-            self.channels.join(" -> ")
-        )?;
-        for s in &self.steps {
-            write!(
-                f,
-                "\n  worm {} {}: head on {}, waits for {} held by worm {}",
-                s.worm, s.list, s.head_on, s.waits_for, s.held_by
-            )?;
-        }
-        Ok(())
     }
 }
 

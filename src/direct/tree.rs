@@ -58,6 +58,7 @@
 //! cycle of waiting input channels ([`TreeWaitReport`]).
 
 use super::grid::{Grid, GridHop, PORT_NAMES};
+use crate::deadlock::TreeWaitReport;
 use crate::rtl::trace::{Hierarchy, ScopeBuilder, TraceState, WaveSink};
 use crate::rtl::{Fifo, bits_for};
 use crate::{Error, Result};
@@ -67,7 +68,6 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
-use std::fmt;
 
 const NONE8: u8 = u8::MAX;
 const NONE32: u32 = u32::MAX;
@@ -274,38 +274,6 @@ pub struct PruneEvent {
     pub mcast: u32,
     /// Branches cut.
     pub cut: u32,
-}
-
-/// A deadlock the watchdog found: the input channels that wait for each
-/// other, each waiting for the next and the last for the first.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct TreeWaitReport {
-    /// The cycle.
-    pub cycle: u64,
-    /// Cycles without progress that made the watchdog look.
-    pub bound: u64,
-    /// Messages in flight.
-    pub in_flight: usize,
-    /// The waiting cycle, one line per input channel (empty if none found).
-    pub steps: Vec<String>,
-}
-
-impl fmt::Display for TreeWaitReport {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "deadlock at cycle {}: no flit moved for {} cycles with {} message(s) in flight",
-            self.cycle, self.bound, self.in_flight
-        )?;
-        if self.steps.is_empty() {
-            return write!(f, ", and no waiting cycle was found");
-        }
-        write!(f, "; {} input channels wait in a cycle:", self.steps.len())?;
-        for s in &self.steps {
-            write!(f, "\n  {s}")?;
-        }
-        Ok(())
-    }
 }
 
 #[derive(Clone, Debug)]

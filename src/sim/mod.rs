@@ -19,12 +19,13 @@ mod system;
 mod terminal;
 mod wheel;
 
+pub use crate::deadlock::{DeadlockReport, LongWait, PacketInfo, StallReport};
 pub use crate::link::{
     Delivery, EndpointIo, EndpointWiring, NO_GROUP, PacketId, PacketRecord, PacketTable, Worm,
     WormBuilder, WormSpec,
 };
 pub use config::{NodeModel, SimConfig, Traffic};
 pub use endpoint::{Endpoint, EndpointStats};
-pub use report::{DeadlockReport, LongWait, PacketInfo, RunReport, StallReport};
+pub use report::RunReport;
 pub use system::{EvalOrder, McastResult, System};
 pub use terminal::Terminal;

@@ -3,9 +3,10 @@
 use super::active::Active;
 use super::config::{NodeModel, SimConfig, Traffic};
 use super::endpoint::{Endpoint, EndpointStats};
-use super::report::{DeadlockReport, LongWait, PacketInfo, RunReport, StallReport};
+use super::report::RunReport;
 use super::terminal::Terminal;
 use super::wheel::Wheel;
+use crate::deadlock::{DeadlockReport, LongWait, PacketInfo, StallReport};
 use crate::header::{Formats, Kind};
 use crate::link::{Delivery, EndpointIo, EndpointWiring, PacketId, PacketTable};
 use crate::link::{Worm, WormBuilder, WormSpec};
