@@ -26,22 +26,20 @@ pub mod cube;
 pub mod dor;
 pub mod grid;
 pub mod mesh;
-mod processor;
-mod router;
-mod system;
 pub mod tree;
+pub mod wormhole;
 
 pub use crate::deadlock::{TreeWaitReport, WaitReport, WaitStep};
 pub use cube::{Hypercube, Routing, Turn};
 pub use dor::{DorMesh, pseudo_multicast};
 pub use grid::{Grid, GridHop};
 pub use mesh::{Coord, Mesh, MeshFabric};
-pub use router::{Hop, InState, Router, RouterIo, RouterPort, Waiting};
-pub use system::{
-    Delivery, DirectConfig, DirectSystem, DirectTraffic, Planner, PortModel, TrafficStats, WormInfo,
-};
 pub use tree::{
     PruneEvent, Pruning, Scheme, TreeConfig, TreeDelivery, TreeNet, TreeStats, TreeTraffic,
+};
+pub use wormhole::{
+    Delivery, DirectConfig, DirectSystem, DirectTraffic, Hop, InState, Planner, PortModel, Router,
+    RouterIo, RouterPort, TrafficStats, Waiting, WormInfo,
 };
 
 use crate::rtl::PortIter;

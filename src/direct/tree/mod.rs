@@ -57,8 +57,8 @@
 //! message, not delivered before); a watchdog reports a deadlock with the
 //! cycle of waiting input channels ([`TreeWaitReport`]).
 
-use super::grid::{Grid, GridHop, PORT_NAMES};
 use crate::deadlock::TreeWaitReport;
+use crate::direct::grid::{Grid, GridHop, PORT_NAMES};
 use crate::rtl::trace::{Hierarchy, ScopeBuilder, TraceState, WaveSink};
 use crate::rtl::{Fifo, bits_for};
 use crate::{Error, Result};
@@ -68,6 +68,9 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
+
+mod trace;
+use trace::{declare_router, sample_all};
 
 const NONE8: u8 = u8::MAX;
 const NONE32: u32 = u32::MAX;
@@ -1290,71 +1293,6 @@ impl TreeNet {
             in_flight: self.mcasts.len(),
             steps,
         }
-    }
-}
-
-/// `px0`, `mx1`, ... for a port and virtual channel; `inj`/`ej` for the
-/// internal channels.
-fn short_name(t: &Tables, i: usize, internal: &str) -> String {
-    if i == t.ej {
-        return internal.into();
-    }
-    let p = i / t.vcs;
-    let sign = if p.is_multiple_of(2) { 'p' } else { 'm' };
-    format!("{sign}{}{}", ['x', 'y', 'z'][p / 2], i % t.vcs)
-}
-
-const OWNER_BITS: u32 = 4;
-
-fn declare_router(t: &Tables, depth: u32, s: &mut ScopeBuilder<'_>) {
-    for i in 0..t.n_in {
-        s.scope(&format!("in_{}", short_name(t, i, "inj")), |s| {
-            s.signal("count", bits_for(depth));
-            s.signal("msg", 32);
-            s.signal("branches", t.n_in as u32);
-            s.signal("replay", 1);
-            s.signal("aux", 16);
-            s.signal("stall", 16);
-        });
-    }
-    for o in 0..t.n_in {
-        s.scope(&format!("out_{}", short_name(t, o, "ej")), |s| {
-            s.signal("owner", OWNER_BITS);
-            s.signal("credits", bits_for(depth));
-            s.signal("valid", 1);
-            s.signal("flit", 32);
-            s.signal("msg", 32);
-            s.signal("close", 1);
-        });
-    }
-}
-
-fn sample_all(t: &Tables, routers: &[TreeRouter], tr: &mut TreeTracing) {
-    for (r, router) in routers.iter().enumerate() {
-        let mut s = tr.state.sampler(tr.first[r], tr.count[r]);
-        for iv in &router.ins {
-            s.value(iv.fifo.len() as u64);
-            s.value(iv.msg as u64);
-            s.value(iv.branches as u64);
-            s.bit(iv.replay_out != NONE8);
-            s.value(iv.aux as u64);
-            s.value(iv.stall.min(0xffff) as u64);
-        }
-        for (o, out) in router.outs.iter().enumerate() {
-            let k = r * t.n_in + o;
-            s.value(if out.owner == NONE8 {
-                (1 << OWNER_BITS) - 1
-            } else {
-                out.owner as u64
-            });
-            s.value(if o == t.ej { 0 } else { out.credits as u64 });
-            let f = tr.links[k];
-            s.bit(f.is_some());
-            s.value(f.map_or(0, |f| f.word as u64));
-            s.value(f.map_or(0, |f| f.msg as u64));
-            s.bit(tr.closes[k]);
-        }
-        s.finish();
     }
 }
 

@@ -43,7 +43,7 @@
 //! hop. Every grant of an external channel is reported as a hop, and the
 //! system checks it against the routing restriction independently.
 
-use super::Fabric;
+use crate::direct::Fabric;
 use crate::rtl::trace::{Sampler, ScopeBuilder, Traced};
 use crate::rtl::{ChannelId, Fifo, RoundRobin, bits_for};
 use crate::switch::{Channels, CreditCounter, Flit};

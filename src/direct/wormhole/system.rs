@@ -21,8 +21,8 @@
 
 use super::processor::{Arrival, InternalPair, Outgoing, ProcIo, Processor};
 use super::router::{Hop, Router, RouterIo, RouterPort};
-use super::{Fabric, check_list, format_list};
 use crate::deadlock::{WaitReport, WaitStep};
+use crate::direct::{Fabric, check_list, format_list};
 use crate::rtl::trace::{Hierarchy, TraceState, Traced, WaveSink};
 use crate::rtl::{PortIter, Sink};
 use crate::switch::Channels;
