@@ -879,7 +879,7 @@ fn every_multicast_scheme_runs() {
             "irregular:switches=8,ports=8,nodes=32,seed=2",
             "cut-through",
             None,
-            &["bit-string", "ssr", "unicast"],
+            &["bit-string", "ssr", "multi-drop", "unicast"],
         ),
         ("torus:4x4", "tree", None, &["tree", "pseudo"]),
     ];

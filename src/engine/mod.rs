@@ -37,7 +37,9 @@ use crate::direct::{
     Pruning, Routing, Scheme, TreeConfig, TreeNet, check_list,
 };
 use crate::mcast::hamilton::{self, HamAlgo};
+use crate::mcast::{path_covers, poc_order};
 use crate::net::Network;
+use crate::net::UpDown;
 use crate::rtl::trace::{Hierarchy, WaveSink};
 use crate::sim::{Delivery, SimConfig, System, Traffic, WormSpec};
 use crate::{Error, Result};
@@ -105,7 +107,10 @@ impl RouterModel {
     /// default first:
     /// - cut-through: `bit-string` (one worm, any set), `ssr` (one
     ///   single-switch-replication worm per destination switch, all from
-    ///   the source), `unicast` (one packet per destination);
+    ///   the source), `multi-drop` (seed 000 section 5.2.4's path-based
+    ///   covers: one multi-drop worm per partial ordered chain of the
+    ///   destination switches, an SSR worm where a chain has one switch,
+    ///   all from the source), `unicast` (one packet per destination);
     /// - wormhole: `unicast` (one worm per destination); on a hypercube
     ///   `path` (the natural list cut greedily into lists legal under the
     ///   routing, one path-based worm each, seed 001); under `hamiltonian`
@@ -114,7 +119,7 @@ impl RouterModel {
     ///   unicast per destination).
     pub fn schemes(self, t: &TopoSpec, routing: &str) -> &'static [&'static str] {
         match (self, t) {
-            (RouterModel::CutThrough, _) => &["bit-string", "ssr", "unicast"],
+            (RouterModel::CutThrough, _) => &["bit-string", "ssr", "multi-drop", "unicast"],
             (RouterModel::Wormhole, TopoSpec::Hypercube(_)) => &["unicast", "path"],
             (RouterModel::Wormhole, _) if routing == "hamiltonian" => &["unicast", "tp", "sp"],
             (RouterModel::Wormhole, _) => &["unicast"],
@@ -240,6 +245,8 @@ pub fn build(
                 switch_of: (0..net.num_nodes() as u32)
                     .map(|n| net.node_port(n).switch)
                     .collect(),
+                ud: (scheme == "multi-drop").then(|| UpDown::new(&net)),
+                net,
             })
         }
         (RouterModel::Wormhole, TopoSpec::Hypercube(n)) => {
@@ -305,6 +312,9 @@ struct CutThrough {
     scheme: &'static str,
     /// Each node's switch.
     switch_of: Vec<u32>,
+    /// The network and its up*/down* directions (for multi-drop covers).
+    net: Network,
+    ud: Option<UpDown>,
 }
 
 impl Engine for CutThrough {
@@ -340,6 +350,22 @@ impl Engine for CutThrough {
                 let id = self
                     .sys
                     .inject_worm(src, &WormSpec::Ssr { switch, dests }, payload)?;
+                self.ids.insert((id.src, id.seq), (msg, n));
+            }
+            return Ok(());
+        }
+        if let Some(ud) = &self.ud {
+            let order = poc_order(&self.net, ud, src, dests)?;
+            for c in path_covers(&self.net, &order.chains, src, dests) {
+                let n = c.dests().len() as u32;
+                let spec = match c.stops.as_slice() {
+                    [(switch, d)] => WormSpec::Ssr {
+                        switch: *switch,
+                        dests: d.clone(),
+                    },
+                    _ => WormSpec::MultiDrop { path: c.stops },
+                };
+                let id = self.sys.inject_worm(src, &spec, payload)?;
                 self.ids.insert((id.src, id.seq), (msg, n));
             }
             return Ok(());

@@ -68,8 +68,8 @@ pub(crate) struct RunArgs {
     /// --config) and run nothing.
     #[arg(long)]
     pub(crate) print_config: bool,
-    /// Multicast scheme on the engine: bit-string, ssr or unicast
-    /// (cut-through); unicast, path (hypercube), tp or sp (mesh with
+    /// Multicast scheme on the engine: bit-string, ssr, multi-drop or
+    /// unicast (cut-through); unicast, path (hypercube), tp or sp (mesh with
     /// --routing hamiltonian) for wormhole; tree or pseudo (tree). Default:
     /// the first.
     #[arg(long)]
