@@ -925,9 +925,10 @@ fn every_multicast_scheme_runs() {
     assert!(e.contains("multicasts by unicast"), "{e}");
 }
 
-/// Under Hamiltonian routing a lone multicast's worms follow the labels:
-/// TP sends at most two worms, SP at most six, unicast one per
-/// destination, and all of them deliver to the same nodes.
+/// Under Hamiltonian routing a lone multicast to the 8 corners of a 3x3x3
+/// mesh from its centre reaches all 8 by unicast, TP and SP worms alike,
+/// and the path-based schemes (2 and at most 6 worms) finish before 8
+/// unicast worms, whose start-ups queue at the source.
 #[test]
 fn hamiltonian_schemes_deliver_a_lone_multicast_alike() {
     let spec = TopoSpec::parse("mesh:3x3x3").unwrap();
