@@ -278,3 +278,23 @@ fn a_block_starting_past_its_end_is_refused_by_both_paths() {
         "{fast}"
     );
 }
+
+/// Broken data of a signal the diff does not compare (here one
+/// outside `--signals`) is refused by the fast path as by the streaming
+/// reader: the fast path decodes every signal, not only the compared ones
+/// (a mutation found it reporting names where the streaming reader
+/// refused the file).
+#[test]
+fn broken_data_of_a_signal_not_compared_is_refused_by_both_paths() {
+    let b = fst();
+    // A byte in the value-change block (past the header, hierarchy and
+    // geometry blocks, at the same place the fuzz test's case put it).
+    let m = apply(b, &[Edit::Set(15148020652931747750, 1)]);
+    let o = DiffOptions {
+        signals: vec!["top.clk".into()],
+        ..Default::default()
+    };
+    let (fast, slow) = both_ways(b, &m, &o);
+    assert_eq!(fast, slow);
+    assert!(slow.starts_with("error: malformed FST"), "{slow}");
+}

@@ -9,6 +9,11 @@
 //! the counts. `tests/fuzz_waves.rs` checks that on pairs of equal,
 //! planted and mutated files.
 //!
+//! Every signal of both files is decoded, the ones not compared (outside
+//! the scope or signals asked for, or in one file only) with their changes
+//! thrown away, so that a file broken anywhere is refused as the streaming
+//! reader refuses it.
+//!
 //! The fast path is taken only when it applies: both files FST, no
 //! `--clock`, blocks packed with LZ4, zlib or not at all (FastLZ-packed
 //! blocks are left to the streaming path), files of at most 1 GiB; on
@@ -608,6 +613,29 @@ pub(crate) fn diff_fst(
         })
         .into_iter()
         .collect::<Result<_>>()?;
+        // Every other signal is decoded too, its changes thrown away: a
+        // file whose data is broken where no compared signal reads is
+        // refused, as the streaming reader refuses it.
+        for (f, paired) in [(&a, 0usize), (&b, 1usize)] {
+            let mut skip = vec![false; f.geo.len()];
+            for h in &handles {
+                let h = if paired == 0 { h.0 } else { h.1 };
+                if let Some(s) = skip.get_mut(h) {
+                    *s = true;
+                }
+            }
+            let rest: Vec<usize> = (0..f.geo.len()).filter(|&h| !skip[h]).collect();
+            let chunks: Vec<&[usize]> = rest.chunks(chunk).collect();
+            crate::par::map(&chunks, |hs| {
+                let mut c = Changes::default();
+                for &h in hs.iter() {
+                    f.changes(h, &mut c)?;
+                }
+                Ok(())
+            })
+            .into_iter()
+            .collect::<Result<()>>()?;
+        }
         let mut report = pr.report;
         let (mut used_a, mut used_b) = (
             vec![false; a.all_times.len()],
