@@ -161,6 +161,9 @@ pub struct WormholeConfig {
     pub ports: String,
     /// Input buffer per channel, flits (2).
     pub buffer_flits: u32,
+    /// Start-up latency per worm at its source, cycles, one worm at a time
+    /// (0; seed 002's beta is 10 or 100).
+    pub startup: u64,
 }
 
 impl Default for WormholeConfig {
@@ -168,6 +171,7 @@ impl Default for WormholeConfig {
         WormholeConfig {
             ports: "one-port".into(),
             buffer_flits: 2,
+            startup: 0,
         }
     }
 }
@@ -367,6 +371,7 @@ impl RunConfig {
             },
             ports: PortModel::parse(&self.wormhole.ports)?,
             wormhole_buffer: self.wormhole.buffer_flits,
+            wormhole_startup: self.wormhole.startup,
             drain: s.drain,
         };
         Ok(Plan {

@@ -70,6 +70,9 @@ pub struct RunOptions {
     pub ports: PortModel,
     /// Input buffer of a wormhole router, in flits.
     pub wormhole_buffer: u32,
+    /// Start-up latency the wormhole router's source pays per worm, one
+    /// worm at a time (seed 002's beta), in cycles.
+    pub wormhole_startup: u64,
     /// After the measured cycles, stop generating and run until every
     /// message has arrived, failing after this many cycles: proof that
     /// nothing was lost. The latencies then include the window's messages
@@ -98,6 +101,7 @@ impl Default for RunOptions {
             sim: SimConfig::default(),
             ports: PortModel::OnePort,
             wormhole_buffer: 2,
+            wormhole_startup: 0,
             drain: None,
         }
     }

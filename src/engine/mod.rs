@@ -449,6 +449,7 @@ impl Wormhole {
         let cfg = DirectConfig {
             ports: o.ports,
             buffer_flits: o.wormhole_buffer,
+            startup: o.wormhole_startup,
             keep_worms: true,
             seed: o.seed,
             ..DirectConfig::default()

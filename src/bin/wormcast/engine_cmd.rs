@@ -49,6 +49,7 @@ const CONFIG_FIELDS: &[(&str, &str)] = &[
     ("buffer", "switch.buffer_flits"),
     ("chunk", "switch.chunk_flits"),
     ("ports", "wormhole.ports"),
+    ("startup", "wormhole.startup"),
 ];
 
 /// The run configuration `a` asks for: the file's (or the defaults), with
@@ -101,6 +102,7 @@ pub fn config_of(a: &RunArgs, file: Option<RunConfig>, given: &[String]) -> Resu
             "switch.buffer_flits" => c.switch.buffer_flits = a.buffer.unwrap_or_default(),
             "switch.chunk_flits" => c.switch.chunk_flits = a.chunk.unwrap_or_default(),
             "wormhole.ports" => c.wormhole.ports = a.ports.clone().unwrap_or_default(),
+            "wormhole.startup" => c.wormhole.startup = a.startup.unwrap_or_default(),
             _ => unreachable!("every field of CONFIG_FIELDS is set here"),
         }
     }

@@ -74,6 +74,10 @@ pub(crate) struct RunArgs {
     /// the first.
     #[arg(long)]
     pub(crate) scheme: Option<String>,
+    /// Start-up latency the wormhole router's source pays per worm, one
+    /// worm at a time (seed 002's beta), in cycles (default 0).
+    #[arg(long)]
+    pub(crate) startup: Option<u64>,
     /// Print every link's utilisation over the measured cycles, busiest
     /// first (the engine; without it, the mean and the busiest).
     #[arg(long)]
@@ -352,6 +356,7 @@ pub(crate) fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
     let spec = TopoSpec::parse(&topology)?;
     let engine_only = [
         "print_config",
+        "startup",
         "scheme",
         "links",
         "closed_loop",
