@@ -915,7 +915,10 @@ impl NiNode {
                 ));
                 return;
             }
-            if let Err(m) = io.packets.check_arrival(f.tag, node, &format!("NI {node}")) {
+            if let Err(m) = io
+                .packets
+                .check_arrival(f.tag, node, || format!("NI {node}"))
+            {
                 io.link.fault(m);
                 return;
             }

@@ -473,7 +473,7 @@ impl Endpoint {
             }
             let wanted = io
                 .packets
-                .check_arrival(f.tag, node, &format!("node {node}"));
+                .check_arrival(f.tag, node, || format!("node {node}"));
             if let Err(m) = wanted {
                 io.link.fault(m);
                 return;
