@@ -879,7 +879,7 @@ fn every_multicast_scheme_runs() {
             "mesh:4x4x2",
             "wormhole",
             Some("hamiltonian"),
-            &["unicast", "tp", "sp"],
+            &["unicast", "tp", "sp", "gtdmpm"],
         ),
         ("hypercube:5", "wormhole", None, &["unicast", "path"]),
         ("mesh:4x4", "wormhole", None, &["unicast"]),
@@ -942,7 +942,7 @@ fn hamiltonian_schemes_deliver_a_lone_multicast_alike() {
     let spec = TopoSpec::parse("mesh:3x3x3").unwrap();
     let dests = [0u32, 2, 6, 8, 18, 20, 24, 26];
     let mut seen = Vec::new();
-    for scheme in ["unicast", "tp", "sp"] {
+    for scheme in ["unicast", "tp", "sp", "gtdmpm"] {
         let msgs = vec![engine::trace::TraceMsg {
             cycle: 0,
             src: 13,
@@ -968,8 +968,95 @@ fn hamiltonian_schemes_deliver_a_lone_multicast_alike() {
         seen.push((scheme, r.per_message[0].1));
     }
     // One worm per destination serializes eight start-ups at the source:
-    // the path-based schemes finish first.
+    // the path-based schemes finish first. The corners lie on 4 rows (2 on
+    // each side of the centre): GTDMPM's 4 worms fall between.
     assert!(seen[1].1 < seen[0].1 && seen[2].1 < seen[0].1, "{seen:?}");
+    assert!(seen[3].1 < seen[0].1, "{seen:?}");
+}
+
+/// Multicast traffic past saturation is marked saturated even though every
+/// message is taken at its source: the accepted throughput counts each
+/// copy, so it is held against the offered load counted per copy too.
+#[test]
+fn a_saturated_multicast_point_is_marked_saturated() {
+    let o = RunOptions {
+        multicast: Some((12, 12)),
+        packet: 22,
+        scheme: Some("tp".into()),
+        ports: wormcast::direct::PortModel::AllPort,
+        source_queue: 1_000_000,
+        ..opts("uniform", 0.05)
+    };
+    let spec = TopoSpec::parse("mesh:4x4x4").unwrap();
+    let r = engine::run(&spec, Some(RouterModel::Wormhole), Some("hamiltonian"), &o).unwrap();
+    assert_eq!(r.refused, 0, "{r:?}");
+    assert!(
+        (r.offered_copies - 12.0 * r.offered_load).abs() < 1e-9,
+        "{r:?}"
+    );
+    // More copy-flits arrive than message-flits were offered, yet far
+    // fewer than the copies offered.
+    assert!(r.accepted_throughput > r.offered_load, "{r:?}");
+    assert!(r.accepted_throughput < 0.5 * r.offered_copies, "{r:?}");
+    assert!(r.saturated, "{r:?}");
+}
+
+/// No sample, no interval: a stop rule is never met by a run that measured
+/// nothing (it used to be, at a half-width of 0% of a mean of 0).
+#[test]
+fn a_stop_rule_is_not_met_without_samples() {
+    let o = RunOptions {
+        multicast: Some((12, 12)),
+        packet: 1002,
+        load: 0.00002,
+        cycles: 220_000,
+        batch_cycles: Some(20_000),
+        stop_rule: Some(0.05),
+        stop_metric: engine::stats::Metric::Network,
+        scheme: Some("tp".into()),
+        ..opts("uniform", 0.2)
+    };
+    let spec = TopoSpec::parse("mesh:5x5x5").unwrap();
+    let r = engine::run(&spec, Some(RouterModel::Wormhole), Some("hamiltonian"), &o).unwrap();
+    assert!(r.generated < 5, "{r:?}");
+    assert_eq!(r.stop_rule_met, Some(false), "{r:?}");
+    assert_eq!(r.measured_cycles, 220_000, "{r:?}");
+    assert_eq!(r.stop_metric, "network-latency");
+}
+
+/// The multicast readings of seed 002's latency nest: per copy <= its
+/// longest copy <= first worm in to last tail <= creation to last tail.
+#[test]
+fn multicast_latency_readings_nest() {
+    let spec = TopoSpec::parse("mesh:4x4x4").unwrap();
+    for scheme in ["tp", "sp", "gtdmpm"] {
+        let o = RunOptions {
+            multicast: Some((8, 8)),
+            packet: 12,
+            scheme: Some(scheme.into()),
+            ports: wormcast::direct::PortModel::AllPort,
+            wormhole_startup: 20,
+            drain: Some(100_000),
+            ..opts("uniform", 0.01)
+        };
+        let r = engine::run(&spec, Some(RouterModel::Wormhole), Some("hamiltonian"), &o).unwrap();
+        let (copy, longest, span) = (
+            r.network_latency.clone().unwrap(),
+            r.message_network_latency.clone().unwrap(),
+            r.message_span.clone().unwrap(),
+        );
+        assert_eq!(longest.count, r.message_latency.count, "{scheme}");
+        assert!(
+            copy.mean <= longest.mean && longest.mean <= span.mean,
+            "{scheme}: {r:?}"
+        );
+        // Every multicast waits its first start-up of 20 cycles.
+        assert!(
+            span.mean + 20.0 <= r.message_latency.mean + 1e-9,
+            "{scheme}: {r:?}"
+        );
+        assert_eq!(copy.max, longest.max, "{scheme}");
+    }
 }
 
 /// Per-link utilisation: the same traffic over the same minimal routes

@@ -9,8 +9,9 @@
 //! command line's options are the same fields: given with `--config`, they
 //! override the file. `configs/` holds one example per seed paper.
 
+use super::stats::Metric;
 use super::{Pattern, RouterModel, RunOptions, TopoSpec};
-use crate::direct::PortModel;
+use crate::direct::{PortModel, Pruning, TreeConfig};
 use crate::net::toml_error;
 use crate::sim::SimConfig;
 use crate::wave::TraceLimits;
@@ -35,6 +36,8 @@ pub struct RunConfig {
     pub switch: SimConfig,
     /// The wormhole router's hardware.
     pub wormhole: WormholeConfig,
+    /// The tree router's hardware and pruning rule.
+    pub tree: TreeSection,
 }
 
 /// `[network]`.
@@ -128,6 +131,10 @@ pub struct StatsConfig {
     /// Stop once the 95% half-width is under this fraction of the mean
     /// latency (none; seed 002 uses 0.05).
     pub stop_rule: Option<f64>,
+    /// The latency of the interval and the stop rule: `latency` (per
+    /// copy, creation to tail) or `network-latency` (per copy, first flit
+    /// in to tail; seed 002's figures) (`latency`).
+    pub stop_metric: Option<String>,
     /// After the run, stop the sources and wait at most this many cycles
     /// for every message to arrive (none).
     pub drain: Option<u64>,
@@ -172,6 +179,52 @@ impl Default for WormholeConfig {
             ports: "one-port".into(),
             buffer_flits: 2,
             startup: 0,
+        }
+    }
+}
+
+/// `[tree]`: seed 003's router.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TreeSection {
+    /// Flits per input virtual channel FIFO (2).
+    pub buffer_flits: usize,
+    /// Data flits of every input channel's auxiliary buffer; a tree
+    /// multicast with more data flits is refused (4).
+    pub aux_flits: usize,
+    /// Prune blocked branches (true); without pruning the tree multicast
+    /// can deadlock (seed 003 Fig. 6).
+    pub pruning: bool,
+    /// Cycles an input may be stalled before it prunes (1).
+    pub stall_limit: u32,
+}
+
+impl Default for TreeSection {
+    fn default() -> Self {
+        let d = TreeConfig::default();
+        TreeSection {
+            buffer_flits: d.buffer_flits,
+            aux_flits: d.aux_flits,
+            pruning: true,
+            stall_limit: 1,
+        }
+    }
+}
+
+impl TreeSection {
+    /// The router's configuration.
+    pub fn config(&self) -> TreeConfig {
+        TreeConfig {
+            buffer_flits: self.buffer_flits,
+            aux_flits: self.aux_flits,
+            pruning: if self.pruning {
+                Pruning::On {
+                    stall_limit: self.stall_limit,
+                }
+            } else {
+                Pruning::Off
+            },
+            ..TreeConfig::default()
         }
     }
 }
@@ -259,6 +312,7 @@ impl RunConfig {
             set(s.batches.is_some(), "stats.batches"),
             set(s.batch_cycles.is_some(), "stats.batch_cycles"),
             set(s.stop_rule.is_some(), "stats.stop_rule"),
+            set(s.stop_metric.is_some(), "stats.stop_metric"),
             set(s.drain.is_some(), "stats.drain"),
         ];
         let multicast = t.pattern == "multicast";
@@ -361,6 +415,10 @@ impl RunConfig {
             batches: s.batches.unwrap_or(10),
             batch_cycles: s.batch_cycles,
             stop_rule: s.stop_rule,
+            stop_metric: match &s.stop_metric {
+                Some(m) => Metric::parse(m)?,
+                None => Metric::Latency,
+            },
             source_queue: t.source_queue.unwrap_or(64),
             scheme: t.scheme.clone(),
             per_link: self.output.per_link,
@@ -372,6 +430,7 @@ impl RunConfig {
             ports: PortModel::parse(&self.wormhole.ports)?,
             wormhole_buffer: self.wormhole.buffer_flits,
             wormhole_startup: self.wormhole.startup,
+            tree: self.tree.config(),
             drain: s.drain,
         };
         Ok(Plan {

@@ -10,9 +10,9 @@
 //! source refused a packet: its latency is that of a growing queue, not a
 //! result.
 
-use super::stats::{Collector, Interval, Summary};
+use super::stats::{Collector, Interval, Metric, Summary};
 use super::{Arrival, Engine, Pattern, RouterModel, TopoSpec};
-use crate::direct::PortModel;
+use crate::direct::{PortModel, TreeConfig};
 use crate::rtl::trace::{Hierarchy, WaveSink};
 use crate::sim::SimConfig;
 use crate::{Error, Result};
@@ -21,6 +21,7 @@ use rand::{RngExt, SeedableRng};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::cmp::Reverse;
+use std::collections::BTreeMap;
 use std::collections::BinaryHeap;
 
 /// What to run, besides the network and router.
@@ -50,9 +51,13 @@ pub struct RunOptions {
     pub batches: u32,
     /// Cycles per batch (default: the measured cycles over `batches`).
     pub batch_cycles: Option<u64>,
-    /// Stop once the latency's 95% half-width is under this fraction of
-    /// its mean (seed 002 uses 0.05), checked after every batch.
+    /// Stop once the 95% half-width of the [`stop_metric`](Self::stop_metric)'s
+    /// mean is under this fraction of the mean (seed 002 uses 0.05),
+    /// checked after every batch.
     pub stop_rule: Option<f64>,
+    /// The latency whose batch means give the confidence interval (and the
+    /// stop rule): per copy, creation to tail, or network latency.
+    pub stop_metric: Metric,
     /// Messages a node may have outstanding before it refuses new ones.
     pub source_queue: u32,
     /// Report every link's utilisation, not only the summary.
@@ -73,6 +78,9 @@ pub struct RunOptions {
     /// Start-up latency the wormhole router's source pays per worm, one
     /// worm at a time (seed 002's beta), in cycles.
     pub wormhole_startup: u64,
+    /// The tree router's buffers and pruning rule (its seed is the
+    /// traffic's).
+    pub tree: TreeConfig,
     /// After the measured cycles, stop generating and run until every
     /// message has arrived, failing after this many cycles: proof that
     /// nothing was lost. The latencies then include the window's messages
@@ -94,6 +102,7 @@ impl Default for RunOptions {
             batches: 10,
             batch_cycles: None,
             stop_rule: None,
+            stop_metric: Metric::Latency,
             source_queue: 64,
             scheme: None,
             per_link: false,
@@ -102,6 +111,7 @@ impl Default for RunOptions {
             ports: PortModel::OnePort,
             wormhole_buffer: 2,
             wormhole_startup: 0,
+            tree: TreeConfig::default(),
             drain: None,
         }
     }
@@ -133,7 +143,11 @@ pub struct RunResult {
     /// Flits generated per node per cycle in the window, those refused at
     /// a full source included.
     pub offered_load: f64,
-    /// Flits delivered per node per cycle in the window (each copy).
+    /// `offered_load` counted once per destination: the unit of
+    /// `accepted_throughput` (equal to `offered_load` for unicast).
+    pub offered_copies: f64,
+    /// Flits delivered per node per cycle in the window, each copy counted
+    /// as the message's length.
     pub accepted_throughput: f64,
     /// Latency of the copies of messages created in the window (creation
     /// to tail).
@@ -146,8 +160,19 @@ pub struct RunResult {
     /// Network latency (first flit in the network to tail), where the
     /// router model records injection.
     pub network_latency: Option<Summary>,
-    /// 95% confidence interval of the mean latency, from batch means.
+    /// Network latency of a message: the longest network latency of its
+    /// copies (each from its own worm's first flit in), every start-up
+    /// excluded.
+    pub message_network_latency: Option<Summary>,
+    /// A message's span in the network: from the first flit of its first
+    /// worm in to its last copy's tail (the start-ups of its later worms
+    /// included).
+    pub message_span: Option<Summary>,
+    /// 95% confidence interval of the mean of the `stop_metric`, from batch
+    /// means.
     pub interval: Interval,
+    /// The latency of `interval`: `latency` or `network-latency`.
+    pub stop_metric: &'static str,
     /// Packets generated in the window and taken by their sources.
     pub generated: u64,
     /// Of those, delivered by the end.
@@ -156,10 +181,14 @@ pub struct RunResult {
     pub refused: u64,
     /// Messages outstanding at the end.
     pub in_flight: u64,
-    /// Accepted below 95% of offered, or a source refused a packet.
+    /// Accepted below 95% of offered (both counted per copy), or a source
+    /// refused a packet.
     pub saturated: bool,
     /// Link utilisation over the measured cycles (flits per cycle).
     pub links: LinkSummary,
+    /// Events of the router model counted over the measured cycles (the
+    /// tree router: `prunes`, `branches_cut`, `worms`).
+    pub events: BTreeMap<&'static str, u64>,
     /// Every link's utilisation, busiest first (with `per_link`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub per_link: Option<Vec<LinkLoad>>,
@@ -177,6 +206,8 @@ pub struct LinkSummary {
     pub links: usize,
     /// Mean utilisation of the links between routers (flits per cycle).
     pub mean_between_routers: f64,
+    /// Flits the links between routers carried over the measured cycles.
+    pub flits_between_routers: u64,
     /// The busiest link's utilisation.
     pub max: f64,
     /// The busiest link.
@@ -200,6 +231,7 @@ fn link_loads(
     per_link: bool,
 ) -> (LinkSummary, Option<Vec<LinkLoad>>) {
     let c = cycles.max(1) as f64;
+    let end_counts = end.clone();
     let mut loads: Vec<LinkLoad> = end
         .into_iter()
         .zip(start)
@@ -220,6 +252,10 @@ fn link_loads(
         .filter(|l| !node_channel(&l.link))
         .map(|l| l.utilisation)
         .collect();
+    let inner_flits: u64 = (end_counts.iter().zip(start))
+        .filter(|((l, _), _)| !node_channel(l))
+        .map(|((_, e), (_, s))| e - s)
+        .sum();
     let busiest = loads
         .iter()
         .max_by(|a, b| a.utilisation.total_cmp(&b.utilisation))
@@ -227,6 +263,7 @@ fn link_loads(
     let summary = LinkSummary {
         links: loads.len(),
         mean_between_routers: inner.iter().sum::<f64>() / inner.len().max(1) as f64,
+        flits_between_routers: inner_flits,
         max: busiest.as_ref().map_or(0.0, |b| b.utilisation),
         busiest: busiest.map(|b| b.link).unwrap_or_default(),
     };
@@ -237,15 +274,32 @@ fn link_loads(
     (summary, all)
 }
 
+/// A message outstanding.
+struct Msg {
+    src: u32,
+    /// Copies still to arrive.
+    left: u32,
+    created: u64,
+    /// Length in flits.
+    len: u32,
+    /// Latest arrival so far.
+    last: u64,
+    /// Earliest injection of its worms so far.
+    first_in: Option<u64>,
+    /// Longest network latency of its copies so far.
+    net: Option<u64>,
+}
+
 /// The harness's books: messages outstanding, statistics.
 struct Book {
     col: Collector,
-    /// Message: (source, copies left, created, latest arrival so far).
-    msgs: FxHashMap<u64, (u32, u32, u64, u64)>,
+    msgs: FxHashMap<u64, Msg>,
     outstanding: Vec<u32>,
     window_flits: u64,
     warmup: u64,
     msg_latency: Vec<u64>,
+    msg_network: Vec<u64>,
+    msg_span: Vec<u64>,
     buf: Vec<Arrival>,
     /// With a closed loop: (source, last arrival) of each message finished
     /// since the last look.
@@ -257,24 +311,32 @@ impl Book {
     fn take(&mut self, e: &mut Box<dyn Engine>) {
         e.arrivals(&mut self.buf);
         for a in self.buf.drain(..) {
-            if a.arrived >= self.warmup {
-                self.window_flits += a.flits as u64;
-            }
             self.col.add(&a);
             let m = self
                 .msgs
                 .get_mut(&a.msg)
                 .expect("a message the harness sent");
-            m.1 -= 1;
-            m.3 = m.3.max(a.arrived);
-            if m.1 == 0 {
-                let (src, _, created, last) = self.msgs.remove(&a.msg).expect("present");
-                self.outstanding[src as usize] -= 1;
+            if a.arrived >= self.warmup {
+                self.window_flits += m.len as u64;
+            }
+            m.left -= 1;
+            m.last = m.last.max(a.arrived);
+            if let Some(i) = a.injected {
+                m.first_in = Some(m.first_in.map_or(i, |f| f.min(i)));
+                m.net = Some(m.net.map_or(0, |n| n).max(a.arrived - i));
+            }
+            if m.left == 0 {
+                let m = self.msgs.remove(&a.msg).expect("present");
+                self.outstanding[m.src as usize] -= 1;
                 if let Some(f) = &mut self.finished {
-                    f.push((src, last));
+                    f.push((m.src, m.last));
                 }
-                if created >= self.warmup {
-                    self.msg_latency.push(last - created);
+                if m.created >= self.warmup {
+                    self.msg_latency.push(m.last - m.created);
+                    if let (Some(net), Some(first)) = (m.net, m.first_in) {
+                        self.msg_network.push(net);
+                        self.msg_span.push(m.last - first);
+                    }
                 }
             }
         }
@@ -416,27 +478,32 @@ pub fn run_traced(
         ));
     }
     let (mut generated, mut gen_flits, mut refused) = (0u64, 0u64, 0u64);
+    let mut gen_copy_flits = 0u64;
     let end_max = o.warmup + o.cycles;
     let mut end = end_max;
     let mut rule_met = None;
     let mut cycle = 0u64;
     let mut next_msg = 0u64;
     let mut book = Book {
-        col: Collector::new(o.warmup, batch_len),
+        col: Collector::new(o.warmup, batch_len, o.stop_metric),
         msgs: FxHashMap::default(),
         outstanding: vec![0u32; nodes as usize],
         window_flits: 0,
         warmup: o.warmup,
         msg_latency: Vec::new(),
+        msg_network: Vec::new(),
+        msg_span: Vec::new(),
         buf: Vec::new(),
         finished: o.closed_loop.then(Vec::new),
     };
     let mut dests: Vec<u32> = Vec::new();
     let mut window_dests = 0u64;
     let mut links_at_warmup = Vec::new();
+    let mut events_at_warmup = Vec::new();
     while cycle < end {
         if cycle == o.warmup {
             links_at_warmup = e.link_flits();
+            events_at_warmup = e.events();
         }
         while let Some(&Reverse((t, n))) = next.peek() {
             if t > cycle {
@@ -463,13 +530,24 @@ pub fn run_traced(
                 };
                 if cycle >= o.warmup {
                     gen_flits += len as u64;
+                    gen_copy_flits += len as u64 * dests.len() as u64;
                 }
                 if book.outstanding[n as usize] >= o.source_queue {
                     refused += 1;
                 } else {
                     e.send(next_msg, n, &dests, len)?;
-                    book.msgs
-                        .insert(next_msg, (n, dests.len() as u32, cycle, 0));
+                    book.msgs.insert(
+                        next_msg,
+                        Msg {
+                            src: n,
+                            left: dests.len() as u32,
+                            created: cycle,
+                            len,
+                            last: 0,
+                            first_in: None,
+                            net: None,
+                        },
+                    );
                     next_msg += 1;
                     book.outstanding[n as usize] += 1;
                     if cycle >= o.warmup {
@@ -502,7 +580,8 @@ pub fn run_traced(
             // Batches whose messages have had a batch's time to arrive.
             let done = ((cycle - o.warmup) / batch_len).saturating_sub(1) as usize;
             let i = book.col.interval(done);
-            let met = done >= o.batches as usize && i.relative <= target;
+            // Batches without a sample do not count towards the fewest.
+            let met = i.batches >= o.batches && i.relative <= target;
             rule_met = Some(met);
             if met {
                 end = cycle;
@@ -512,6 +591,17 @@ pub fn run_traced(
     book.take(&mut e);
     let (links, per_link) =
         link_loads(&links_at_warmup, e.link_flits(), end - o.warmup, o.per_link);
+    let events: BTreeMap<&'static str, u64> = e
+        .events()
+        .into_iter()
+        .map(|(name, n)| {
+            let at = events_at_warmup
+                .iter()
+                .find(|w| w.0 == name)
+                .map_or(0, |w| w.1);
+            (name, n - at)
+        })
+        .collect();
     let accepted_flits = book.window_flits;
     let mut drained = None;
     if let Some(limit) = o.drain {
@@ -537,7 +627,9 @@ pub fn run_traced(
     let per = (nodes as u64 * measured).max(1) as f64;
     let (latency, network_latency) = book.col.summaries();
     let offered = gen_flits as f64 / per;
+    let offered_copies = gen_copy_flits as f64 / per;
     let accepted = accepted_flits as f64 / per;
+    let summary = |v: Vec<u64>| (!v.is_empty()).then(|| Summary::of(v));
     let full = (measured / batch_len) as usize;
     let result = RunResult {
         topology: topo.to_string(),
@@ -564,10 +656,13 @@ pub fn run_traced(
         measured_cycles: measured,
         seed: o.seed,
         offered_load: offered,
+        offered_copies,
         accepted_throughput: accepted,
         interval: book.col.interval(full.saturating_sub(1).max(1)),
         delivered: book.col.copies(),
         message_latency: Summary::of(std::mem::take(&mut book.msg_latency)),
+        message_network_latency: summary(std::mem::take(&mut book.msg_network)),
+        message_span: summary(std::mem::take(&mut book.msg_span)),
         dests_per_message: if generated > 0 {
             window_dests as f64 / generated as f64
         } else {
@@ -576,11 +671,13 @@ pub fn run_traced(
         generated,
         refused,
         in_flight: book.msgs.len() as u64,
-        saturated: refused > 0 || accepted < 0.95 * offered,
+        saturated: refused > 0 || accepted < 0.95 * offered_copies,
         latency,
         network_latency,
         stop_rule_met: rule_met,
+        stop_metric: o.stop_metric.name(),
         links,
+        events,
         per_link,
         drained,
     };

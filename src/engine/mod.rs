@@ -34,7 +34,7 @@ pub use stats::Arrival;
 use crate::direct::cube::natural_list;
 use crate::direct::{
     Coord, CubeFabric, DirectConfig, DirectSystem, DorMesh, Grid, Hypercube, Mesh, MeshFabric,
-    Pruning, Routing, Scheme, TreeConfig, TreeNet, check_list,
+    Routing, Scheme, TreeConfig, TreeNet, check_list,
 };
 use crate::mcast::hamilton::{self, HamAlgo};
 use crate::mcast::{path_covers, poc_order};
@@ -114,14 +114,18 @@ impl RouterModel {
     /// - wormhole: `unicast` (one worm per destination); on a hypercube
     ///   `path` (the natural list cut greedily into lists legal under the
     ///   routing, one path-based worm each, seed 001); under `hamiltonian`
-    ///   `tp` and `sp` (seed 002's Two- and Six-Phase worms);
+    ///   `tp` and `sp` (seed 002's Two- and Six-Phase worms) and `gtdmpm`
+    ///   (the paper's baseline as reconstructed in
+    ///   [`hamilton`](crate::mcast::hamilton): a worm per mesh row and side);
     /// - tree: `tree` (seed 003's tree with pruning) and `pseudo` (one
     ///   unicast per destination).
     pub fn schemes(self, t: &TopoSpec, routing: &str) -> &'static [&'static str] {
         match (self, t) {
             (RouterModel::CutThrough, _) => &["bit-string", "ssr", "multi-drop", "unicast"],
             (RouterModel::Wormhole, TopoSpec::Hypercube(_)) => &["unicast", "path"],
-            (RouterModel::Wormhole, _) if routing == "hamiltonian" => &["unicast", "tp", "sp"],
+            (RouterModel::Wormhole, _) if routing == "hamiltonian" => {
+                &["unicast", "tp", "sp", "gtdmpm"]
+            }
             (RouterModel::Wormhole, _) => &["unicast"],
             (RouterModel::Tree, _) => &["tree", "pseudo"],
         }
@@ -156,6 +160,10 @@ pub trait Engine {
     /// injection and ejection channels) with the flits it has carried
     /// since cycle 0, in a fixed order.
     fn link_flits(&self) -> Vec<(String, u64)>;
+    /// Counts of the model's own events since cycle 0 (none by default).
+    fn events(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
     /// Starts writing every register to `sink` (before the first cycle),
     /// at the clock period of `cycle_ps` picoseconds.
     fn attach_tracer(&mut self, sink: Box<dyn WaveSink>, cycle_ps: u64) -> Result<()>;
@@ -286,9 +294,8 @@ pub fn build(
             };
             let cfg = TreeConfig {
                 keep_deliveries: true,
-                pruning: Pruning::On { stall_limit: 1 },
                 seed: o.seed,
-                ..TreeConfig::default()
+                ..o.tree.clone()
             };
             Box::new(TreeRouter {
                 net: TreeNet::new(g, cfg)?,
@@ -473,12 +480,8 @@ impl Wormhole {
     /// The destination lists of a multicast's worms, in router ids.
     fn lists(&self, src: u32, dests: &[u32]) -> Result<Vec<Vec<u32>>> {
         Ok(match (self.scheme, &self.labels) {
-            ("tp" | "sp", Some((mesh, label, _))) => {
-                let algo = if self.scheme == "tp" {
-                    HamAlgo::Tp
-                } else {
-                    HamAlgo::Sp
-                };
+            ("tp" | "sp" | "gtdmpm", Some((mesh, label, _))) => {
+                let algo = HamAlgo::parse(self.scheme)?;
                 let d: Vec<u32> = dests.iter().map(|&d| label[d as usize]).collect();
                 hamilton::prepare(mesh, label[src as usize], &d, algo)?
                     .into_iter()
@@ -617,6 +620,14 @@ impl Engine for TreeRouter {
     }
     fn link_flits(&self) -> Vec<(String, u64)> {
         self.net.link_flits()
+    }
+    fn events(&self) -> Vec<(&'static str, u64)> {
+        let s = self.net.stats();
+        vec![
+            ("prunes", s.prunes),
+            ("branches_cut", s.branches_cut),
+            ("worms", s.worms),
+        ]
     }
     fn attach_tracer(&mut self, sink: Box<dyn WaveSink>, cycle_ps: u64) -> Result<()> {
         self.net.attach_tracer(sink, cycle_ps)

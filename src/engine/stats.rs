@@ -16,7 +16,43 @@
 //! give the confidence interval (Student's t with batches - 1 degrees of
 //! freedom).
 
+use crate::{Error, Result};
 use serde::Serialize;
+
+/// The latency whose batch means give a run's confidence interval and stop
+/// rule.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Metric {
+    /// Per copy, creation to tail.
+    #[default]
+    Latency,
+    /// Per copy, first flit in the network to tail (falls back to
+    /// `Latency` where the router model does not record injection).
+    Network,
+}
+
+impl Metric {
+    /// Parses `latency` or `network-latency`.
+    pub fn parse(s: &str) -> Result<Metric> {
+        match s {
+            "latency" => Ok(Metric::Latency),
+            "network-latency" => Ok(Metric::Network),
+            _ => Err(Error::Config {
+                field: "stop_metric",
+                value: s.into(),
+                reason: "expected latency or network-latency".into(),
+            }),
+        }
+    }
+
+    /// The name [`parse`](Self::parse) takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::Latency => "latency",
+            Metric::Network => "network-latency",
+        }
+    }
+}
 
 /// One copy delivered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,6 +143,7 @@ pub struct Collector {
     /// First cycle of the window.
     pub from: u64,
     batch_len: u64,
+    metric: Metric,
     latency: Vec<u64>,
     network: Vec<u64>,
     batch_sum: Vec<(f64, u64)>,
@@ -116,11 +153,12 @@ pub struct Collector {
 
 impl Collector {
     /// A collector for messages created from cycle `from`, in batches of
-    /// `batch_len` cycles.
-    pub fn new(from: u64, batch_len: u64) -> Collector {
+    /// `batch_len` cycles, whose batch means are of `metric`.
+    pub fn new(from: u64, batch_len: u64, metric: Metric) -> Collector {
         Collector {
             from,
             batch_len: batch_len.max(1),
+            metric,
             latency: Vec::new(),
             network: Vec::new(),
             batch_sum: Vec::new(),
@@ -136,14 +174,19 @@ impl Collector {
         }
         let lat = a.arrived - a.created;
         self.latency.push(lat);
-        if let Some(i) = a.injected {
-            self.network.push(a.arrived - i);
+        let net = a.injected.map(|i| a.arrived - i);
+        if let Some(n) = net {
+            self.network.push(n);
         }
+        let sample = match (self.metric, net) {
+            (Metric::Network, Some(n)) => n,
+            _ => lat,
+        };
         let b = ((a.created - self.from) / self.batch_len) as usize;
         if self.batch_sum.len() <= b {
             self.batch_sum.resize(b + 1, (0.0, 0));
         }
-        self.batch_sum[b].0 += lat as f64;
+        self.batch_sum[b].0 += sample as f64;
         self.batch_sum[b].1 += 1;
         self.copies += 1;
         self.flits += a.flits as u64;
@@ -159,7 +202,7 @@ impl Collector {
         self.flits
     }
 
-    /// The latency batch means' interval over the first `batches` batches
+    /// The interval of the metric's batch means over the first `batches` batches
     /// (those whose messages have had time to arrive).
     pub fn interval(&self, batches: usize) -> Interval {
         let means: Vec<f64> = self
@@ -171,7 +214,12 @@ impl Collector {
             .collect();
         let n = means.len();
         if n == 0 {
-            return Interval::default();
+            // No sample: no interval, and no stop rule can be met.
+            return Interval {
+                half_width: f64::INFINITY,
+                relative: f64::INFINITY,
+                ..Interval::default()
+            };
         }
         let mean = means.iter().sum::<f64>() / n as f64;
         let var = if n > 1 {
@@ -226,7 +274,7 @@ mod tests {
 
     #[test]
     fn batches_give_the_interval_and_old_messages_are_left_out() {
-        let mut c = Collector::new(100, 10);
+        let mut c = Collector::new(100, 10, Metric::Latency);
         c.add(&arrival(50, 60)); // before the window
         for b in 0..10u64 {
             // Batch b: latencies 10 + b (mean of means 14.5).
@@ -245,7 +293,9 @@ mod tests {
         let (lat, net) = c.summaries();
         assert_eq!((lat.p50, lat.max), (14, 19));
         assert_eq!(net.unwrap().max, 18);
-        // One batch alone has no interval.
+        // One batch alone has no interval, nor has an empty collector.
         assert_eq!(c.interval(1).half_width, f64::INFINITY);
+        let empty = Collector::new(0, 10, Metric::Latency).interval(10);
+        assert_eq!((empty.batches, empty.relative), (0, f64::INFINITY));
     }
 }

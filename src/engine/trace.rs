@@ -182,7 +182,7 @@ pub fn replay(
     let mut left: Vec<u32> = trace.iter().map(|m| m.dests.len() as u32).collect();
     let mut waiting: Vec<usize> = Vec::new();
     let mut next = 0;
-    let mut col = Collector::new(0, u64::MAX / 2);
+    let mut col = Collector::new(0, u64::MAX / 2, super::stats::Metric::Latency);
     let mut buf: Vec<Arrival> = Vec::new();
     let mut remaining = trace.len();
     while remaining > 0 {

@@ -1,39 +1,47 @@
-//! The experiments of seed 002 ("Simulations"): Two-Phase against Six-Phase
-//! multicast on an all-port 5x5x5 mesh.
+//! The experiments of seed 002 ("Simulations"): Two-Phase, Six-Phase and
+//! the GTDMPM baseline on an all-port 5x5x5 mesh, run through the one
+//! engine ([`crate::engine`]: `mesh:5x5x5`, the wormhole router, the
+//! Hamiltonian routing function R, schemes `tp`, `sp`, `gtdmpm`).
 //!
-//! - **load**: average multicast latency against the injection rate, 12
-//!   destinations (about 10 % of the nodes), messages of 1, 100 and 1,000
-//!   flits, startup latency `beta` of 10 and 100 cycles (Figs. 5 and 6);
-//! - **dests**: latency against the number of destinations (20 to 100) at a
-//!   fixed mean interarrival time per node, 100 and 1,000 flits, both betas
-//!   (Figs. 7 and 8).
+//! - **load**: latency against the injection rate, 12 destinations (about
+//!   10 % of the nodes), messages of 1, 100 and 1,000 flits, start-up
+//!   latency `beta` of 10 and 100 cycles (Figs. 5 and 6);
+//! - **dests**: latency against the number of destinations (20 to 100) at
+//!   a fixed mean interarrival time per node, 100 and 1,000 flits, both
+//!   betas (Figs. 7 and 8).
 //!
-//! Every node starts multicasts at random (Bernoulli per cycle) to uniformly
-//! drawn destinations; TP or SP prepares the worms; the source pays `beta`
-//! per worm, one worm at a time. Latency is from a multicast's creation to
-//! its last destination's tail, over multicasts created after the warm-up;
-//! after the run the traffic stops and the network drains. A point is
-//! *saturated* when sources refused more than 1 % of the multicasts (their
-//! queues of 24 worms were full) or the drain did not finish. GTDMPM, the
-//! paper's third scheme, is not specified in enough detail to build
-//! (docs/reproduction.md).
+//! Every node starts multicasts at random (geometric gaps) to uniformly
+//! drawn destinations; the source pays `beta` per worm, one worm at a time.
+//! Each point runs until the 95% confidence interval of the mean network
+//! latency is under 5% of the mean (the paper's stop rule; batches sized
+//! to hold about 25 multicasts, at least 10 of them, at most 40), then
+//! stops the sources and drains the network. Every latency reading is
+//! kept: per copy (the paper's "network latency": the head of the copy's
+//! worm entering the network to the tail at the destination, start-up
+//! excluded), per multicast (its longest copy), the multicast's span in
+//! the network (first worm in to last tail) and the latency from creation
+//! (start-ups and source queueing included). A point is a **result** only
+//! when it is not saturated (the engine's rule: accepted below 95% of
+//! offered, or a source refused a multicast; or the drain did not finish)
+//! and the stop rule was met.
 
 use super::{Panel, Series, SweepOptions, write_plots};
-use crate::direct::mesh::{Mesh, MeshFabric};
-use crate::direct::{DirectConfig, DirectSystem, DirectTraffic, PortModel};
-use crate::mcast::hamilton::{HamAlgo, prepare};
+use crate::direct::PortModel;
+use crate::engine::stats::Metric;
+use crate::engine::{RouterModel, RunOptions, TopoSpec};
 use crate::{Error, Result};
 use serde::Serialize;
 use std::path::Path;
-use std::sync::Arc;
 
-/// The options of the seed 002 sweeps.
+/// The options of the seed 002 sweeps: `cycles` is the most cycles a point
+/// measures (its batches shrink to fit 10 in it), `warmup` the least
+/// warm-up (a point warms up for at least one batch).
 pub type MeshOptions = SweepOptions;
 
-/// The defaults: 200,000 cycles with a 40,000-cycle warm-up, or 20,000 and
-/// 5,000 when `quick`.
+/// The defaults: at most 8,000,000 measured cycles per point after at least
+/// 40,000 of warm-up, or 200,000 and 5,000 when `quick`.
 pub fn options(quick: bool) -> MeshOptions {
-    SweepOptions::new(quick, (200_000, 40_000), (20_000, 5_000))
+    SweepOptions::new(quick, (8_000_000, 40_000), (200_000, 5_000))
 }
 
 /// One simulated point.
@@ -41,32 +49,48 @@ pub fn options(quick: bool) -> MeshOptions {
 pub struct MeshPoint {
     /// `load` or `dests`.
     pub experiment: &'static str,
-    /// Startup latency per worm.
+    /// Start-up latency per worm.
     pub beta: u64,
-    /// Message length in flits.
+    /// Message length in flits (data; the worms add their headers).
     pub length: u32,
-    /// `tp` or `sp`.
+    /// `tp`, `sp` or `gtdmpm`.
     pub algo: &'static str,
     /// Destinations per multicast.
     pub dests: u32,
     /// Multicasts started per node per cycle.
     pub rate: f64,
-    /// Multicasts created (after warm-up: measured ones only count latency).
-    pub created: u64,
-    /// Multicasts refused at full source queues.
+    /// Cycles measured (the stop rule may end a point early).
+    pub cycles: u64,
+    /// Multicasts created in the measured window and taken by the source.
+    pub generated: u64,
+    /// Multicasts refused at full sources.
     pub refused: u64,
-    /// Multicasts measured.
+    /// Multicasts of the window that completed.
     pub measured: u64,
-    /// Mean latency of the measured multicasts.
-    pub mean_latency: f64,
-    /// Largest.
+    /// Mean network latency per copy (the paper's metric).
+    pub network_latency: f64,
+    /// 95% half-width of `network_latency` over its mean.
+    pub relative_half_width: f64,
+    /// Mean network latency per multicast: its longest copy.
+    pub multicast_network_latency: f64,
+    /// Mean span per multicast: first worm in to last tail.
+    pub span: f64,
+    /// Mean latency per multicast from creation to the last tail,
+    /// start-ups and source queueing included.
+    pub latency: f64,
+    /// Largest `latency`.
     pub max_latency: u64,
-    /// Worms in flight when the warm-up ended.
-    pub backlog_warm: usize,
-    /// Worms in flight when the traffic stopped.
-    pub backlog_end: usize,
+    /// The stop rule was met within `cycles`.
+    pub converged: bool,
     /// See the module's documentation.
     pub saturated: bool,
+}
+
+impl MeshPoint {
+    /// Not saturated and converged: a point that may be plotted.
+    pub fn is_result(&self) -> bool {
+        self.converged && !self.saturated
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -74,15 +98,20 @@ struct Job {
     experiment: &'static str,
     beta: u64,
     length: u32,
-    algo: HamAlgo,
+    algo: &'static str,
     dests: u32,
     rate: f64,
 }
 
 const BETAS: [u64; 2] = [10, 100];
 
+/// The schemes compared, in the order the files list them.
+pub const ALGOS: [&str; 3] = ["tp", "sp", "gtdmpm"];
+
 /// Injection rates (multicasts per node per cycle) swept for a message
-/// length.
+/// length: a light-load point (a twentieth of the base rate), then up to
+/// eight times the base rate, past saturation for the schemes that
+/// saturate first.
 fn rates(length: u32, quick: bool) -> Vec<f64> {
     let base = match length {
         1 => 0.0005,
@@ -90,22 +119,31 @@ fn rates(length: u32, quick: bool) -> Vec<f64> {
         _ => 0.000003,
     };
     let steps: &[f64] = if quick {
-        &[1.0, 4.0]
+        &[0.25, 2.0]
     } else {
-        &[1.0, 2.0, 3.0, 4.0, 6.0, 8.0]
+        &[0.05, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0]
     };
     steps.iter().map(|s| s * base).collect()
 }
 
-/// The mean interarrival time of the `dests` experiment, in cycles.
-pub const DESTS_INTERARRIVAL: f64 = 100_000.0;
+/// The mean interarrival time per node of the `dests` experiment, in
+/// cycles, for a message length: 100,000 for 100 flits, 1,000,000 for
+/// 1,000 flits (at 100,000, 1,000-flit multicasts saturate the mesh from
+/// 20 destinations on; docs/reproduction.md).
+pub fn dests_interarrival(length: u32) -> f64 {
+    if length >= 1000 {
+        1_000_000.0
+    } else {
+        100_000.0
+    }
+}
 
 fn jobs(quick: bool) -> Vec<Job> {
     let mut v = Vec::new();
     for beta in BETAS {
         for length in [1u32, 100, 1000] {
             for rate in rates(length, quick) {
-                for algo in [HamAlgo::Tp, HamAlgo::Sp] {
+                for algo in ALGOS {
                     v.push(Job {
                         experiment: "load",
                         beta,
@@ -124,14 +162,14 @@ fn jobs(quick: bool) -> Vec<Job> {
                 &[20, 40, 60, 80, 100]
             };
             for &dests in ds {
-                for algo in [HamAlgo::Tp, HamAlgo::Sp] {
+                for algo in ALGOS {
                     v.push(Job {
                         experiment: "dests",
                         beta,
                         length,
                         algo,
                         dests,
-                        rate: 1.0 / DESTS_INTERARRIVAL,
+                        rate: 1.0 / dests_interarrival(length),
                     });
                 }
             }
@@ -140,65 +178,72 @@ fn jobs(quick: bool) -> Vec<Job> {
     v
 }
 
-fn run_job(mesh: &Mesh, j: Job, o: &MeshOptions) -> Result<MeshPoint> {
-    let cfg = DirectConfig {
-        ports: PortModel::AllPort,
-        startup: j.beta,
-        keep_worms: false,
+/// Nodes of the 5x5x5 mesh.
+const NODES: f64 = 125.0;
+
+/// The engine's options for a job: batches of about 25 multicasts.
+fn run_options(j: &Job, o: &MeshOptions) -> RunOptions {
+    let packet = j.length + 2; // the unicast header: type and one address flit
+    let per_cycle = j.rate * NODES;
+    let batch = ((25.0 / per_cycle).ceil() as u64)
+        .max(5_000)
+        .min((o.cycles / 10).max(1));
+    RunOptions {
+        multicast: Some((j.dests, j.dests)),
+        load: j.rate * packet as f64,
+        packet,
+        warmup: o.warmup.max(batch),
+        cycles: (40 * batch).min(o.cycles.max(10 * batch)),
+        batches: 10,
+        batch_cycles: Some(batch),
+        stop_rule: Some(0.05),
+        stop_metric: Metric::Network,
+        scheme: Some(j.algo.into()),
         seed: o.seed,
-        ..Default::default()
+        ports: PortModel::AllPort,
+        wormhole_startup: j.beta,
+        drain: Some(20 * batch),
+        ..RunOptions::default()
+    }
+}
+
+fn run_job(j: Job, o: &MeshOptions) -> Result<MeshPoint> {
+    let topo = TopoSpec::parse("mesh:5x5x5")?;
+    let ro = run_options(&j, o);
+    let point = |r: Option<&crate::engine::RunResult>| {
+        let mean = |s: &Option<crate::engine::stats::Summary>| s.as_ref().map_or(0.0, |s| s.mean);
+        MeshPoint {
+            experiment: j.experiment,
+            beta: j.beta,
+            length: j.length,
+            algo: j.algo,
+            dests: j.dests,
+            rate: j.rate,
+            cycles: r.map_or(ro.cycles, |r| r.measured_cycles),
+            generated: r.map_or(0, |r| r.generated),
+            refused: r.map_or(0, |r| r.refused),
+            measured: r.map_or(0, |r| r.message_latency.count),
+            network_latency: r.map_or(0.0, |r| mean(&r.network_latency)),
+            relative_half_width: r.map_or(f64::INFINITY, |r| r.interval.relative),
+            multicast_network_latency: r.map_or(0.0, |r| mean(&r.message_network_latency)),
+            span: r.map_or(0.0, |r| mean(&r.message_span)),
+            latency: r.map_or(0.0, |r| r.message_latency.mean),
+            max_latency: r.map_or(0, |r| r.message_latency.max),
+            converged: r.is_some_and(|r| r.stop_rule_met == Some(true)),
+            saturated: r.is_none_or(|r| r.saturated),
+        }
     };
-    let mut s = DirectSystem::new(Arc::new(MeshFabric { mesh: mesh.clone() }), &cfg)?;
-    let m2 = mesh.clone();
-    let algo = j.algo;
-    s.set_planner(Arc::new(move |src, dests: &[u32]| {
-        prepare(&m2, src, dests, algo)
-            .map(|ws| ws.into_iter().map(|w| w.list).collect())
-            .unwrap_or_default()
-    }));
-    s.set_traffic(DirectTraffic {
-        rate: j.rate,
-        min_dests: j.dests,
-        max_dests: j.dests,
-        payload: j.length,
-        queue_cap: 24,
-    })?;
-    s.measure_from(o.warmup);
-    s.run(o.warmup.min(o.cycles))?;
-    let backlog_warm = s.in_flight();
-    s.run(o.cycles - o.warmup.min(o.cycles))?;
-    let backlog_end = s.in_flight();
-    s.stop_traffic();
-    let drained = match s.run_until_delivered(o.cycles * 4) {
-        Ok(_) => true,
-        Err(Error::BadPacket(_)) => false,
-        Err(e) => return Err(e),
-    };
-    let st = s.stats();
-    Ok(MeshPoint {
-        experiment: j.experiment,
-        beta: j.beta,
-        length: j.length,
-        algo: j.algo.name(),
-        dests: j.dests,
-        rate: j.rate,
-        created: st.created,
-        refused: st.refused,
-        measured: st.measured,
-        mean_latency: st.mean_latency(),
-        max_latency: st.latency_max,
-        backlog_warm,
-        backlog_end,
-        saturated: !drained
-            || st.refused * 100 > st.created + st.refused
-            || backlog_end > 2 * backlog_warm + 8,
-    })
+    match crate::engine::run(&topo, Some(RouterModel::Wormhole), Some("hamiltonian"), &ro) {
+        Ok(r) => Ok(point(Some(&r))),
+        // The network did not drain: saturated, no latency to report.
+        Err(Error::Fault { what, .. }) if what.contains("did not drain") => Ok(point(None)),
+        Err(e) => Err(e),
+    }
 }
 
 /// Runs every point on all cores, in a fixed order.
 pub fn run(o: &MeshOptions, progress: &(dyn Fn() + Sync)) -> Result<Vec<MeshPoint>> {
-    let mesh = Mesh::new(5, 5, 5)?;
-    super::run_parallel(jobs(o.quick), |j| run_job(&mesh, j, o), progress)
+    super::run_parallel(jobs(o.quick), |j| run_job(j, o), progress)
 }
 
 /// Number of points a sweep runs.
@@ -211,23 +256,27 @@ pub fn write_outputs(points: &[MeshPoint], dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     for exp in ["load", "dests"] {
         let mut csv = String::from(
-            "beta,length,algo,dests,rate,created,refused,measured,mean_latency,max_latency,backlog_warm,backlog_end,saturated\n",
+            "beta,length,algo,dests,rate,cycles,generated,refused,measured,network_latency,relative_half_width,multicast_network_latency,span,latency,max_latency,converged,saturated\n",
         );
         for p in points.iter().filter(|p| p.experiment == exp) {
             csv.push_str(&format!(
-                "{},{},{},{},{:.2e},{},{},{},{:.1},{},{},{},{}\n",
+                "{},{},{},{},{:.3e},{},{},{},{},{:.1},{:.4},{:.1},{:.1},{:.1},{},{},{}\n",
                 p.beta,
                 p.length,
                 p.algo,
                 p.dests,
                 p.rate,
-                p.created,
+                p.cycles,
+                p.generated,
                 p.refused,
                 p.measured,
-                p.mean_latency,
+                p.network_latency,
+                p.relative_half_width,
+                p.multicast_network_latency,
+                p.span,
+                p.latency,
                 p.max_latency,
-                p.backlog_warm,
-                p.backlog_end,
+                p.converged,
                 p.saturated
             ));
         }
@@ -241,7 +290,7 @@ pub fn write_outputs(points: &[MeshPoint], dir: &Path) -> Result<()> {
                 &[100, 1000]
             };
             for &length in lengths {
-                let series = ["tp", "sp"]
+                let series = ALGOS
                     .iter()
                     .map(|&a| {
                         let mine: Vec<&MeshPoint> = points
@@ -261,19 +310,23 @@ pub fn write_outputs(points: &[MeshPoint], dir: &Path) -> Result<()> {
                             }
                         };
                         Series {
-                            name: if a == "tp" { "TP".into() } else { "SP".into() },
-                            color: if a == "tp" {
-                                (0, 90, 200)
-                            } else {
-                                (200, 30, 30)
+                            name: a.to_uppercase(),
+                            color: match a {
+                                "tp" => (0, 90, 200),
+                                "sp" => (200, 30, 30),
+                                _ => (40, 150, 40),
                             },
                             points: mine
                                 .iter()
-                                .filter(|p| !p.saturated)
-                                .map(|p| (x(p), p.mean_latency))
+                                .filter(|p| p.is_result())
+                                .map(|p| (x(p), p.network_latency))
                                 .collect(),
                             spread: Vec::new(),
-                            saturated: mine.iter().filter(|p| p.saturated).map(|p| x(p)).collect(),
+                            saturated: mine
+                                .iter()
+                                .filter(|p| !p.is_result())
+                                .map(|p| x(p))
+                                .collect(),
                         }
                     })
                     .collect();
@@ -284,21 +337,21 @@ pub fn write_outputs(points: &[MeshPoint], dir: &Path) -> Result<()> {
                     } else {
                         "Number of destinations".into()
                     },
-                    y_desc: "Average latency (cycles)".into(),
+                    y_desc: "Average network latency (cycles)".into(),
                     series,
                 });
             }
         }
         let title = if exp == "load" {
-            "5x5x5 mesh, 12 destinations: latency against load (seed 002 Figs. 5, 6)"
+            "5x5x5 mesh, 12 destinations: network latency against load (seed 002 Figs. 5, 6)"
         } else {
-            "5x5x5 mesh: latency against destinations (seed 002 Figs. 7, 8)"
+            "5x5x5 mesh: network latency against destinations (seed 002 Figs. 7, 8)"
         };
         write_plots(
             title,
-            "Points: mean latency of the multicasts created after the warm-up. \
-             x on the axis: saturated (sources refused more than 1% of the multicasts, \
-             or the network did not drain), no latency drawn.",
+            "Points: mean network latency per copy (head of its worm into the network to \
+             tail at the destination, start-ups excluded), run to a 95% interval under 5% of \
+             the mean. x on the axis: not a result (saturated, or the stop rule not met).",
             &panels,
             &dir.join(format!("mesh_{exp}")),
         )?;

@@ -3,8 +3,10 @@
 //! mesh, an 8x8 torus and an 8x8x8 torus, with dimension-order routing (two
 //! virtual channels per physical channel on the tori).
 //!
-//! All traffic is multicast: every node starts multicasts at random
-//! (geometric gaps, a probability per cycle), each with one data flit and
+//! Every point runs through the one engine ([`crate::engine`]: the `tree`
+//! router model, scheme `tree` or `pseudo`). All traffic is multicast:
+//! every node starts multicasts at random (geometric gaps, a probability
+//! per cycle), each with one data flit and
 //! 4, 12 or 25 distinct random destinations (the paper's range is 4 to 25;
 //! the three settings are its ends and a middle). The load axis is the
 //! *copy rate*: copies a node receives per cycle on average (rate x
@@ -12,12 +14,13 @@
 //! (a copy is two flits). Latency is from a multicast's creation to its
 //! last copy's data flit, over multicasts created after the warm-up; after
 //! the run the traffic stops and the network drains. A point is
-//! *saturated* when sources refused more than 1 % of the multicasts (queues
-//! of 4 multicasts were full), the backlog kept growing, or the drain did
-//! not finish.
+//! *saturated* under the engine's rule (a source refused a multicast, its
+//! queue of 4 being full, or fewer copies arrived than 95% of those
+//! offered) or when the drain did not finish.
 
 use super::{Panel, Series, SweepOptions, write_plots};
-use crate::direct::{Grid, Scheme, TreeConfig, TreeNet, TreeTraffic};
+use crate::direct::{Grid, Scheme};
+use crate::engine::{RouterModel, RunOptions, RunResult, TopoSpec};
 use crate::{Error, Result};
 use serde::Serialize;
 use std::path::Path;
@@ -50,9 +53,10 @@ pub struct TreePoint {
     pub copy_rate: f64,
     /// Multicasts started per node per cycle.
     pub rate: f64,
-    /// Multicasts created.
+    /// Multicasts created in the measured window and taken by their
+    /// sources.
     pub created: u64,
-    /// Multicasts refused at full source queues.
+    /// Multicasts refused at full source queues (the whole run).
     pub refused: u64,
     /// Multicasts measured.
     pub measured: u64,
@@ -60,7 +64,7 @@ pub struct TreePoint {
     pub mean_latency: f64,
     /// Largest.
     pub max_latency: u64,
-    /// Prunes per multicast created.
+    /// Prunes in the measured window per multicast created in it.
     pub prunes_per_mcast: f64,
     /// Flits over external channels per copy delivered.
     pub link_flits_per_copy: f64,
@@ -110,52 +114,46 @@ fn jobs(quick: bool) -> Vec<Job> {
 }
 
 fn run_job(j: Job, o: &TreeOptions) -> Result<TreePoint> {
-    let grid = Grid::parse(j.topology)?;
-    let mut net = TreeNet::new(
-        grid,
-        TreeConfig {
-            seed: o.seed,
-            ..TreeConfig::default()
-        },
-    )?;
+    let topo = TopoSpec::parse(j.topology)?;
     let rate = j.copy_rate / j.dests as f64;
-    net.set_traffic(TreeTraffic {
-        rate,
-        min_dests: j.dests,
-        max_dests: j.dests,
-        data: 1,
-        scheme: j.scheme,
-        queue_cap: 4,
-    })?;
-    net.measure_from(o.warmup);
-    net.run(o.warmup.min(o.cycles))?;
-    let backlog_warm = net.in_flight();
-    net.run(o.cycles - o.warmup.min(o.cycles))?;
-    let backlog_end = net.in_flight();
-    net.stop_traffic();
-    let drained = match net.run_until_delivered(o.cycles * 4) {
-        Ok(_) => true,
-        Err(Error::Fault { .. }) => false,
-        Err(e) => return Err(e),
+    let packet = 2; // the header and one data flit
+    let ro = RunOptions {
+        multicast: Some((j.dests, j.dests)),
+        load: rate * packet as f64,
+        packet,
+        warmup: o.warmup.min(o.cycles),
+        cycles: o.cycles - o.warmup.min(o.cycles),
+        seed: o.seed,
+        source_queue: 4,
+        scheme: Some(j.scheme.name().into()),
+        drain: Some(o.cycles * 4),
+        ..RunOptions::default()
     };
-    let st = net.stats();
-    Ok(TreePoint {
+    let point = |r: Option<&RunResult>| TreePoint {
         topology: j.topology,
         scheme: j.scheme.name(),
         dests: j.dests,
         copy_rate: j.copy_rate,
         rate,
-        created: st.created,
-        refused: st.refused,
-        measured: st.measured,
-        mean_latency: st.mean_latency(),
-        max_latency: st.latency_max,
-        prunes_per_mcast: st.prunes as f64 / st.created.max(1) as f64,
-        link_flits_per_copy: st.link_flits as f64 / st.deliveries.max(1) as f64,
-        saturated: !drained
-            || st.refused * 100 > st.created + st.refused
-            || backlog_end > 2 * backlog_warm + 64,
-    })
+        created: r.map_or(0, |r| r.generated),
+        refused: r.map_or(0, |r| r.refused),
+        measured: r.map_or(0, |r| r.message_latency.count),
+        mean_latency: r.map_or(0.0, |r| r.message_latency.mean),
+        max_latency: r.map_or(0, |r| r.message_latency.max),
+        prunes_per_mcast: r.map_or(0.0, |r| {
+            r.events.get("prunes").copied().unwrap_or(0) as f64 / r.generated.max(1) as f64
+        }),
+        link_flits_per_copy: r.map_or(0.0, |r| {
+            r.links.flits_between_routers as f64 / r.delivered.max(1) as f64
+        }),
+        saturated: r.is_none_or(|r| r.saturated),
+    };
+    match crate::engine::run(&topo, Some(RouterModel::Tree), None, &ro) {
+        Ok(r) => Ok(point(Some(&r))),
+        // The network did not drain: saturated, no latency to report.
+        Err(Error::Fault { what, .. }) if what.contains("did not drain") => Ok(point(None)),
+        Err(e) => Err(e),
+    }
 }
 
 /// Runs every point on all cores, in a fixed order.

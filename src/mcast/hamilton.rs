@@ -8,6 +8,18 @@
 //! the `x` coordinate against the source's: `x > x0` (`D_U1`, `D_L1`),
 //! `x < x0` (`D_U2`, `D_L2`), `x = x0` (`D_U3`, `D_L3`), keeping the order,
 //! and sends up to six worms at once through the source's ports.
+//!
+//! GTDMPM, the baseline of the paper's figures, is given there in one
+//! sentence (destinations placed into submulticast messages by columns,
+//! rows and diagonals; a multi-phase scheme that suffers source
+//! congestion and needs more message-passing steps as the multicast grows)
+//! and its reference is not available. This module reconstructs it as the
+//! 3-D column-path scheme: one path-based worm per mesh row holding
+//! destinations (the nodes sharing `y` and `z`, whose labels are
+//! consecutive under the labelling), split at the source into the high-
+//! and low-channel sides, every worm sent by the source, nearest row
+//! first. Its worm count grows with the number of rows the destinations
+//! touch (up to `2 * m * r`) where TP has 2 and SP 6 (docs/reproduction.md).
 
 use crate::direct::mesh::{Coord, Mesh};
 use crate::{Error, Result};
@@ -20,35 +32,40 @@ pub enum HamAlgo {
     Tp,
     /// Six-Phase.
     Sp,
+    /// The GTDMPM baseline as reconstructed here: a worm per row and side.
+    Gtdmpm,
 }
 
 impl HamAlgo {
-    /// `tp` or `sp`.
+    /// `tp`, `sp` or `gtdmpm`.
     pub fn parse(s: &str) -> Result<HamAlgo> {
         match s {
             "tp" => Ok(HamAlgo::Tp),
             "sp" => Ok(HamAlgo::Sp),
+            "gtdmpm" => Ok(HamAlgo::Gtdmpm),
             _ => Err(Error::Config {
                 field: "algo",
                 value: s.into(),
-                reason: "expected tp or sp".into(),
+                reason: "expected tp, sp or gtdmpm".into(),
             }),
         }
     }
 
-    /// `tp` or `sp`.
+    /// `tp`, `sp` or `gtdmpm`.
     pub fn name(self) -> &'static str {
         match self {
             HamAlgo::Tp => "tp",
             HamAlgo::Sp => "sp",
+            HamAlgo::Gtdmpm => "gtdmpm",
         }
     }
 }
 
-/// One worm of a TP or SP multicast.
+/// One worm of a TP, SP or GTDMPM multicast.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct HamWorm {
-    /// Which set it carries: `D_U`, `D_L`, `D_U1` ... `D_L3`.
+    /// Which set it carries: `D_U`, `D_L`, `D_U1` ... `D_L3`; `R_U` or
+    /// `R_L` for a row of GTDMPM above or below the source.
     pub set: &'static str,
     /// True for the high-channel subnetwork.
     pub high: bool,
@@ -94,6 +111,26 @@ pub fn prepare(mesh: &Mesh, src: u32, dests: &[u32], algo: HamAlgo) -> Result<Ve
                     out.push(HamWorm { set, high, list });
                 }
             }
+        }
+        HamAlgo::Gtdmpm => {
+            // Rows are runs of the sorted lists sharing (y, z).
+            let row = |l: u32| {
+                let c = mesh.coord(l);
+                (c.y, c.z)
+            };
+            for (set, high, list) in [("R_U", true, up), ("R_L", false, low)] {
+                for &d in &list {
+                    match out.last_mut() {
+                        Some(w) if w.set == set && row(w.list[0]) == row(d) => w.list.push(d),
+                        _ => out.push(HamWorm {
+                            set,
+                            high,
+                            list: vec![d],
+                        }),
+                    }
+                }
+            }
+            out.sort_by_key(|w| w.list[0].abs_diff(src));
         }
     }
     Ok(out)
@@ -165,6 +202,36 @@ mod tests {
                 ("D_L3", vec![17, 9]),
             ]
         );
+        // GTDMPM: a worm per row and side, nearest first.
+        let g = prepare(&mesh, 25, &EXAMPLE, HamAlgo::Gtdmpm).unwrap();
+        let rows: Vec<(&str, Vec<u32>)> = g.iter().map(|w| (w.set, w.list.clone())).collect();
+        assert_eq!(
+            rows,
+            [
+                ("R_L", vec![23, 21]),
+                ("R_U", vec![28, 31]),
+                ("R_L", vec![19, 17]),
+                ("R_U", vec![35]),
+                ("R_L", vec![15]),
+                ("R_U", vec![38]),
+                ("R_L", vec![11, 9]),
+                ("R_U", vec![40, 42]),
+                ("R_L", vec![5]),
+                ("R_L", vec![3, 0]),
+                ("R_U", vec![50]),
+                ("R_U", vec![54]),
+                ("R_U", vec![56, 59]),
+                ("R_U", vec![61]),
+            ]
+        );
+        for w in &g {
+            let r0 = (mesh.coord(w.list[0]).y, mesh.coord(w.list[0]).z);
+            assert!(
+                w.list
+                    .iter()
+                    .all(|&d| (mesh.coord(d).y, mesh.coord(d).z) == r0)
+            );
+        }
         assert!(prepare(&mesh, 25, &[25], HamAlgo::Tp).is_err());
         assert!(prepare(&mesh, 25, &[64], HamAlgo::Tp).is_err());
         assert!(prepare(&mesh, 25, &[3, 3], HamAlgo::Sp).is_err());

@@ -276,12 +276,13 @@ fn multicast(a: &CubeMcastArgs) -> Result<()> {
 
 #[derive(Subcommand)]
 pub enum MeshCmd {
-    /// Prepares a TP or SP multicast, runs its worms on an idle all-port mesh
+    /// Prepares a TP, SP or GTDMPM multicast, runs its worms on an idle all-port mesh
     /// and reports each worm's list, route, high- and low-subnetwork channels
     /// and the largest source-to-destination distance.
     Plan(MeshPlanArgs),
-    /// Latency against injection rate and against the number of
-    /// destinations, TP against SP (seed 002 Figs. 5-8): CSV and plots.
+    /// Network latency against injection rate and against the number of
+    /// destinations, TP, SP and GTDMPM through the engine, each point run
+    /// to the paper's stop rule (seed 002 Figs. 5-8): CSV and plots.
     #[command(after_help = crate::mesh_exp::defaults_help(wormcast::experiment::mesh::options))]
     Experiment(crate::mesh_exp::SweepArgs),
 }
@@ -297,7 +298,8 @@ pub struct MeshPlanArgs {
     /// Destination labels, comma-separated.
     #[arg(long, value_delimiter = ',', required = true)]
     dests: Vec<u32>,
-    /// tp or sp.
+    /// tp, sp or gtdmpm (the paper's baseline as reconstructed:
+    /// docs/reproduction.md).
     #[arg(long, default_value = "tp")]
     algo: String,
     /// Data flits per worm.

@@ -39,6 +39,7 @@ const CONFIG_FIELDS: &[(&str, &str)] = &[
     ("batches", "stats.batches"),
     ("batch_cycles", "stats.batch_cycles"),
     ("stop_rule", "stats.stop_rule"),
+    ("stop_metric", "stats.stop_metric"),
     ("drain", "stats.drain"),
     ("json", "output.json"),
     ("vcd", "output.vcd"),
@@ -50,6 +51,8 @@ const CONFIG_FIELDS: &[(&str, &str)] = &[
     ("chunk", "switch.chunk_flits"),
     ("ports", "wormhole.ports"),
     ("startup", "wormhole.startup"),
+    ("no_pruning", "tree.pruning"),
+    ("stall_limit", "tree.stall_limit"),
 ];
 
 /// The run configuration `a` asks for: the file's (or the defaults), with
@@ -92,6 +95,7 @@ pub fn config_of(a: &RunArgs, file: Option<RunConfig>, given: &[String]) -> Resu
             "stats.batches" => st.batches = Some(a.batches),
             "stats.batch_cycles" => st.batch_cycles = a.batch_cycles,
             "stats.stop_rule" => st.stop_rule = a.stop_rule,
+            "stats.stop_metric" => st.stop_metric = a.stop_metric.clone(),
             "stats.drain" => st.drain = a.drain,
             "output.json" => out.json = a.json,
             "output.vcd" => out.vcd = a.vcd.clone(),
@@ -103,6 +107,8 @@ pub fn config_of(a: &RunArgs, file: Option<RunConfig>, given: &[String]) -> Resu
             "switch.chunk_flits" => c.switch.chunk_flits = a.chunk.unwrap_or_default(),
             "wormhole.ports" => c.wormhole.ports = a.ports.clone().unwrap_or_default(),
             "wormhole.startup" => c.wormhole.startup = a.startup.unwrap_or_default(),
+            "tree.pruning" => c.tree.pruning = !a.no_pruning,
+            "tree.stall_limit" => c.tree.stall_limit = a.stall_limit.unwrap_or(1),
             _ => unreachable!("every field of CONFIG_FIELDS is set here"),
         }
     }
@@ -173,9 +179,7 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
     if r.dests_per_message > 1.0 {
         println!(
             "offered load {:.4} flits/node/cycle injected (a multicast counted once), {:.4} to deliver; accepted throughput {:.4} flits/node/cycle delivered (each copy counted)",
-            r.offered_load,
-            r.offered_load * r.dests_per_message,
-            r.accepted_throughput
+            r.offered_load, r.offered_copies, r.accepted_throughput
         );
     } else {
         println!(
@@ -196,10 +200,22 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
         );
     }
     match &r.network_latency {
-        Some(n) => println!(
-            "network latency (first flit in to tail): mean {:.2}, p50 {}, p99 {}, max {} cycles",
-            n.mean, n.p50, n.p99, n.max
-        ),
+        Some(n) => {
+            println!(
+                "network latency (first flit in to tail): mean {:.2}, p50 {}, p99 {}, max {} cycles",
+                n.mean, n.p50, n.p99, n.max
+            );
+            if let (true, Some(m), Some(s)) = (
+                r.dests_per_message > 1.0,
+                &r.message_network_latency,
+                &r.message_span,
+            ) {
+                println!(
+                    "multicast network latency (longest copy, start-ups excluded): mean {:.2}, max {} cycles; span (first flit in to last tail): mean {:.2}, max {} cycles",
+                    m.mean, m.max, s.mean, s.max
+                );
+            }
+        }
         None => println!(
             "network latency: not recorded by the {} router model",
             r.router
@@ -226,13 +242,14 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
     }
     if let Some(met) = r.stop_rule_met {
         println!(
-            "stop rule {}: half-width {:.2}% of the mean",
+            "stop rule {}: half-width {:.2}% of the mean {}",
             if met {
                 "met"
             } else {
                 "not met within --cycles"
             },
-            100.0 * r.interval.relative
+            100.0 * r.interval.relative,
+            r.stop_metric
         );
     }
     println!(

@@ -69,8 +69,8 @@ pub(crate) struct RunArgs {
     #[arg(long)]
     pub(crate) print_config: bool,
     /// Multicast scheme on the engine: bit-string, ssr, multi-drop or
-    /// unicast (cut-through); unicast, path (hypercube), tp or sp (mesh with
-    /// --routing hamiltonian) for wormhole; tree or pseudo (tree). Default:
+    /// unicast (cut-through); unicast, path (hypercube), tp, sp or gtdmpm
+    /// (mesh with --routing hamiltonian) for wormhole; tree or pseudo (tree). Default:
     /// the first.
     #[arg(long)]
     pub(crate) scheme: Option<String>,
@@ -78,6 +78,14 @@ pub(crate) struct RunArgs {
     /// worm at a time (seed 002's beta), in cycles (default 0).
     #[arg(long)]
     pub(crate) startup: Option<u64>,
+    /// The tree router never prunes (it can then deadlock: seed 003
+    /// Fig. 6).
+    #[arg(long)]
+    pub(crate) no_pruning: bool,
+    /// Cycles a tree router's input may be stalled before it prunes
+    /// (default 1).
+    #[arg(long)]
+    pub(crate) stall_limit: Option<u32>,
     /// Print every link's utilisation over the measured cycles, busiest
     /// first (the engine; without it, the mean and the busiest).
     #[arg(long)]
@@ -118,6 +126,11 @@ pub(crate) struct RunArgs {
     /// is then the most measured.
     #[arg(long)]
     pub(crate) stop_rule: Option<f64>,
+    /// The latency of the confidence interval and the stop rule: latency
+    /// (per copy, creation to tail) or network-latency (first flit in the
+    /// network to tail, start-up excluded).
+    #[arg(long)]
+    pub(crate) stop_metric: Option<String>,
     /// Batches the measured cycles are cut into, for the confidence
     /// interval (with --stop-rule: the fewest before it may stop).
     #[arg(long, default_value_t = 10)]
@@ -357,6 +370,8 @@ pub(crate) fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
     let engine_only = [
         "print_config",
         "startup",
+        "no_pruning",
+        "stall_limit",
         "scheme",
         "links",
         "closed_loop",
@@ -365,6 +380,7 @@ pub(crate) fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
         "router",
         "routing",
         "stop_rule",
+        "stop_metric",
         "batches",
         "batch_cycles",
         "source_queue",
