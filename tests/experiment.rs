@@ -159,3 +159,44 @@ fn shards_merge_into_the_unsharded_result() {
     assert!(Shard::parse("3/3").is_err());
     assert!(parse_raw("job,x\n", "bad.csv").is_err());
 }
+
+/// Figs. 24 and 25 with the host's overheads paid per packet: the raw file
+/// says so and reads back, a merge keeps it, and the NI-based scheme
+/// overtakes the path-based one at 1,024 flits (the paper's crossover),
+/// where per message it stays behind.
+#[test]
+fn host_overhead_per_packet_reaches_the_papers_crossover() {
+    use wormcast::ni::HostOverhead;
+    let mut o = quick();
+    o.schemes = vec![PlanScheme::NiKbinomial, PlanScheme::PathLg];
+    let fig = Figure::Fig24;
+    let mean_at = |o: &Options, flits: &str, x: f64| -> (f64, f64) {
+        let rows = run(fig, o, Shard::ALL, &|| ()).unwrap();
+        let pts = summarize(fig, o, &rows);
+        let m = |s: PlanScheme| {
+            pts.iter()
+                .find(|p| p.setting == flits && p.scheme == s && p.x == x)
+                .unwrap()
+                .mean
+        };
+        (m(PlanScheme::NiKbinomial), m(PlanScheme::PathLg))
+    };
+    let (ni, path) = mean_at(&o, "1024 flits", 31.0);
+    assert!(ni > 1.4 * path, "per message: NI {ni}, path {path}");
+    o.host_overhead = HostOverhead::PerPacket;
+    let (ni, path) = mean_at(&o, "1024 flits", 31.0);
+    assert!(ni < path, "per packet: NI {ni}, path {path}");
+    let (ni, path) = mean_at(&o, "512 flits", 31.0);
+    assert!(ni > path, "per packet, 512 flits: NI {ni}, path {path}");
+    let rows = run(fig, &o, Shard::ALL, &|| ()).unwrap();
+    let text = raw_csv(fig, &o, Shard::ALL, &rows);
+    assert!(
+        text.lines().next().unwrap().contains(" host=per-packet "),
+        "{text}"
+    );
+    let (_, back, _, _) = parse_raw(&text, "pp.csv").unwrap();
+    assert_eq!(back.host_overhead, HostOverhead::PerPacket);
+    let bad = text.replace("host=per-packet", "host=sometimes");
+    let e = parse_raw(&bad, "pp.csv").unwrap_err().to_string();
+    assert!(e.contains("per-packet-pipelined"), "{e}");
+}

@@ -130,6 +130,61 @@ fn a_three_packet_message_pipelines_through_the_interfaces() {
     assert_eq!(arr, [(2097, 2232), (3097, 3232), (4097, 4232)]);
 }
 
+/// What the host pays its overheads for (seed 000 leaves it open): a
+/// three-packet message between two nodes, to the cycle, with R = 1 (the
+/// NI as slow as the host) and R = 2.
+#[test]
+fn the_host_overhead_per_message_per_packet_or_pipelined() {
+    use wormcast::ni::HostOverhead::*;
+    let net = common::net(&common::toml(2, 2, &[((0, 1), (1, 1))]));
+    let delivered = |r: f64, host_overhead| {
+        let cfg = SimConfig {
+            ni: NiParams {
+                r,
+                host_overhead,
+                ..NiParams::default()
+            },
+            ..ni_config()
+        };
+        let mut sys = System::new(&net, &cfg, &Traffic::Idle).unwrap();
+        sys.send_message(0, 1, 3).unwrap();
+        sys.run(20_000).unwrap();
+        let d = sys.ni(1).unwrap().deliveries();
+        assert_eq!(d.len(), 1);
+        assert!(sys.is_drained());
+        d[0].cycle
+    };
+    // Per message: t_hs, the bus, 3 t_ns, the wire, t_nr, the bus, t_hr.
+    assert_eq!(
+        delivered(1.0, PerMessage),
+        1000 + 97 + 3000 + 135 + 1000 + 97 + 1000
+    );
+    // Per packet, the whole message at a time: 3 t_hs before the NI has
+    // it, 3 t_hr after it is in host memory.
+    assert_eq!(
+        delivered(1.0, PerPacket),
+        3000 + 97 + 3000 + 135 + 1000 + 97 + 3000
+    );
+    // Pipelined with t_ns = t_hs: the host keeps just ahead of the NI, and
+    // its t_hr per packet overlaps the receiver's t_nr: as per message.
+    assert_eq!(delivered(1.0, PerPacketPipelined), 6329);
+    // R = 2 (t_ns = t_nr = 500): the NI waits for the host's packets, the
+    // last in NI memory at 3 t_hs + bus; the host has paid t_hr for the
+    // first two by the time the last lands.
+    assert_eq!(
+        delivered(2.0, PerMessage),
+        1000 + 97 + 1500 + 135 + 500 + 97 + 1000
+    );
+    assert_eq!(
+        delivered(2.0, PerPacketPipelined),
+        3000 + 97 + 500 + 135 + 500 + 97 + 1000
+    );
+    assert_eq!(
+        delivered(2.0, PerPacket),
+        3000 + 97 + 1500 + 135 + 500 + 97 + 3000
+    );
+}
+
 /// Section 4.1 with one packet: every step of the paper's model is one
 /// t_step = t_ns + (P + H + 3) + t_nr here, and the only other cycles are
 /// the two I/O-bus copies the paper folds into t_hs and t_hr. For m > 1

@@ -14,7 +14,7 @@
 //! drawn destinations; the source pays `beta` per worm, one worm at a time.
 //! Each point runs until the 95% confidence interval of the mean network
 //! latency is under 5% of the mean (the paper's stop rule; batches sized
-//! to hold about 25 multicasts, at least 10 of them, at most 40), then
+//! to hold about 25 multicasts, at least 10 of them, at most 100), then
 //! stops the sources and drains the network. Every latency reading is
 //! kept: per copy (the paper's "network latency": the head of the copy's
 //! worm entering the network to the tail at the destination, start-up
@@ -34,7 +34,7 @@ use serde::Serialize;
 use std::path::Path;
 
 /// The options of the seed 002 sweeps: `cycles` is the most cycles a point
-/// measures (its batches shrink to fit 10 in it), `warmup` the least
+/// measures (its batches shrink to fit 11 in it), `warmup` the least
 /// warm-up (a point warms up for at least one batch).
 pub type MeshOptions = SweepOptions;
 
@@ -185,15 +185,16 @@ const NODES: f64 = 125.0;
 fn run_options(j: &Job, o: &MeshOptions) -> RunOptions {
     let packet = j.length + 2; // the unicast header: type and one address flit
     let per_cycle = j.rate * NODES;
+    // Ten batches to fill, one more for their multicasts to arrive.
     let batch = ((25.0 / per_cycle).ceil() as u64)
         .max(5_000)
-        .min((o.cycles / 10).max(1));
+        .min((o.cycles / 11).max(1));
     RunOptions {
         multicast: Some((j.dests, j.dests)),
         load: j.rate * packet as f64,
         packet,
         warmup: o.warmup.max(batch),
-        cycles: (40 * batch).min(o.cycles.max(10 * batch)),
+        cycles: (100 * batch).min(o.cycles.max(11 * batch)),
         batches: 10,
         batch_cycles: Some(batch),
         stop_rule: Some(0.05),

@@ -24,7 +24,7 @@ pub mod mesh;
 pub mod tree;
 
 use crate::mcast::PlanScheme;
-use crate::ni::NiParams;
+use crate::ni::{HostOverhead, NiParams};
 use crate::{Error, Result};
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -219,6 +219,9 @@ pub struct Options {
     pub schemes: Vec<PlanScheme>,
     /// Seed of everything random (1).
     pub seed: u64,
+    /// What hosts pay `t_hs`/`t_hr` for (per message; see
+    /// [`NiParams::host_overhead`]).
+    pub host_overhead: HostOverhead,
 }
 
 impl Options {
@@ -237,6 +240,7 @@ impl Options {
                 PlanScheme::Tree,
             ],
             seed: 1,
+            host_overhead: HostOverhead::PerMessage,
         }
     }
 
@@ -476,7 +480,10 @@ pub fn run(
     progress: &(dyn Fn() + Sync),
 ) -> Result<Vec<Row>> {
     o.validate()?;
-    let settings = settings(fig, o.quick);
+    let mut settings = settings(fig, o.quick);
+    for s in &mut settings {
+        s.ni.host_overhead = o.host_overhead;
+    }
     let mine: Vec<Job> = jobs(fig, o)
         .into_iter()
         .filter(|j| shard.has(j.index))
@@ -517,7 +524,7 @@ pub fn raw_csv(fig: Figure, o: &Options, shard: Shard, rows: &[Row]) -> String {
     let settings = settings(fig, o.quick);
     let jobs = jobs(fig, o);
     let mut t = format!(
-        "# wormcast experiment {} quick={} topologies={} sets={} cycles={} warmup={} seed={} schemes={} shard={}/{} jobs={}\n{RAW_HEADER}\n",
+        "# wormcast experiment {} quick={} topologies={} sets={} cycles={} warmup={} seed={} schemes={}{} shard={}/{} jobs={}\n{RAW_HEADER}\n",
         fig.name(),
         o.quick,
         o.topologies,
@@ -530,6 +537,11 @@ pub fn raw_csv(fig: Figure, o: &Options, shard: Shard, rows: &[Row]) -> String {
             .map(|s| s.name())
             .collect::<Vec<_>>()
             .join(":"),
+        if o.host_overhead == HostOverhead::PerMessage {
+            String::new()
+        } else {
+            format!(" host={}", o.host_overhead.name())
+        },
         shard.index,
         shard.count,
         jobs.len()
@@ -588,6 +600,7 @@ pub fn parse_raw(text: &str, name: &str) -> Result<(Figure, Options, Shard, Vec<
             "seed" => o.seed = num(v)?,
             "schemes" => o.schemes = v.split(':').map(PlanScheme::parse).collect::<Result<_>>()?,
             "shard" => shard = Shard::parse(v)?,
+            "host" => o.host_overhead = HostOverhead::parse(v)?,
             "jobs" => {}
             _ => return Err(bad(1, format!("unknown field {k}"))),
         }

@@ -114,6 +114,12 @@ pub fn caption(fig: Figure, o: &Options) -> String {
         format!("{} topologies x {} destination sets", o.topologies, o.sets)
     };
     let mut c = format!("Points: mean; bars: least to largest over {samples}.");
+    if o.host_overhead != crate::ni::HostOverhead::PerMessage {
+        c.push_str(&format!(
+            " Host overheads t_hs, t_hr paid {}.",
+            o.host_overhead.name().replace('-', " ")
+        ));
+    }
     if fig.is_loaded() {
         c.push_str(" x on the axis: saturated (fewer than 95% of the multicasts finished).");
     }

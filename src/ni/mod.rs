@@ -53,6 +53,53 @@ pub struct NiParams {
     pub send_queue_bytes: u32,
     /// Receive queue in NI memory, bytes (4,096).
     pub recv_queue_bytes: u32,
+    /// What the host's overheads `t_hs` and `t_hr` are paid for
+    /// (`per-message`); seed 000 sections 3.1 and 3.2 have the host
+    /// software split messages into packets but leave this open
+    /// (docs/reproduction.md, Figs. 24 and 25).
+    pub host_overhead: HostOverhead,
+}
+
+/// What the host pays `t_hs` and `t_hr` for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HostOverhead {
+    /// Once per message.
+    #[default]
+    PerMessage,
+    /// Once per packet, the whole message at a time: the NI gets a message
+    /// after `m t_hs` and the host has it `m t_hr` after its last packet
+    /// is in host memory.
+    PerPacket,
+    /// Once per packet, each packet handed on as soon as its own overhead
+    /// is paid: packet `j` reaches the NI after `(j + 1) t_hs`, and the
+    /// host pays `t_hr` for each packet as it lands.
+    PerPacketPipelined,
+}
+
+impl HostOverhead {
+    /// Parses `per-message`, `per-packet` or `per-packet-pipelined`.
+    pub fn parse(s: &str) -> Result<HostOverhead> {
+        match s {
+            "per-message" => Ok(HostOverhead::PerMessage),
+            "per-packet" => Ok(HostOverhead::PerPacket),
+            "per-packet-pipelined" => Ok(HostOverhead::PerPacketPipelined),
+            _ => Err(Error::Config {
+                field: "host_overhead",
+                value: s.into(),
+                reason: "expected per-message, per-packet or per-packet-pipelined".into(),
+            }),
+        }
+    }
+
+    /// The name [`parse`](Self::parse) takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            HostOverhead::PerMessage => "per-message",
+            HostOverhead::PerPacket => "per-packet",
+            HostOverhead::PerPacketPipelined => "per-packet-pipelined",
+        }
+    }
 }
 
 impl Default for NiParams {
@@ -67,6 +114,7 @@ impl Default for NiParams {
             packet_flits: 128,
             send_queue_bytes: 4096,
             recv_queue_bytes: 4096,
+            host_overhead: HostOverhead::PerMessage,
         }
     }
 }
@@ -92,6 +140,8 @@ pub struct NiTiming {
     pub send_queue: u32,
     /// Receive queue, bytes.
     pub recv_queue: u32,
+    /// What the host overheads are paid for.
+    pub host_overhead: HostOverhead,
 }
 
 fn gcd(a: u64, b: u64) -> u64 {
@@ -173,6 +223,7 @@ impl NiParams {
             packet: self.packet_flits,
             send_queue: self.send_queue_bytes,
             recv_queue: self.recv_queue_bytes,
+            host_overhead: self.host_overhead,
         })
     }
 }

@@ -37,7 +37,7 @@
 //! packet to its host, and the host pays `t_hr` when the whole message is
 //! in host memory.
 
-use super::{CONTROL_BYTES, Group, NiTiming, Scheme};
+use super::{CONTROL_BYTES, Group, HostOverhead, NiTiming, Scheme};
 use crate::header::{Formats, Kind, UnicastFormat};
 use crate::link::{EndpointIo, EndpointWiring, NO_GROUP, PacketRecord, check_header};
 use crate::mcast::Discipline;
@@ -78,6 +78,8 @@ struct OutMsg {
     live: u8,
     /// A worm message: (tree vertex of this node, index among its sends).
     worm: Option<(u16, u16)>,
+    /// Packets the host has prepared (the host's overhead per packet).
+    host_done: u8,
 }
 
 /// A message this node receives (and may forward).
@@ -96,6 +98,9 @@ struct InMsg {
     in_host: u8,
     /// Packets not yet released from the receive queue.
     live: u8,
+    /// Packets whose receive overhead the host has paid (the host's
+    /// overhead per packet).
+    host_recv: u8,
     delivered: bool,
 }
 
@@ -472,6 +477,7 @@ impl NiNode {
             slot: vec![NONE; m as usize],
             live: m,
             worm,
+            host_done: 0,
         };
         let i = take(&mut self.outs, &mut self.free_outs, o);
         self.host_jobs.push_back(HostJob::Send(i));
@@ -527,8 +533,19 @@ impl NiNode {
             self.host_op = None;
             match job {
                 HostJob::Send(o) => {
-                    let m = self.outs[o as usize].as_ref().expect("live message").m;
-                    for j in 0..m {
+                    let out = self.outs[o as usize].as_mut().expect("live message");
+                    let m = out.m;
+                    // Packets the host hands to the I/O bus now: every one
+                    // (overhead per message), or the next (per packet; the
+                    // host goes on with the message's following packet).
+                    let first = out.host_done;
+                    let upto = if self.t.host_overhead == HostOverhead::PerPacketPipelined {
+                        first + 1
+                    } else {
+                        m
+                    };
+                    out.host_done = upto;
+                    for j in first..upto {
                         self.bus_queue.push_back(Xfer {
                             dir: Dir::ToNi,
                             msg: MsgRef::Out(o),
@@ -536,6 +553,13 @@ impl NiNode {
                             slot: NONE,
                             queued_at: t,
                         });
+                    }
+                    if upto < m {
+                        self.host_jobs.push_front(HostJob::Send(o));
+                    }
+                    if first > 0 {
+                        // The NI's program started with the first packet.
+                        return;
                     }
                     self.stats.messages_sent += 1;
                     // The NI's program for it.
@@ -564,6 +588,12 @@ impl NiNode {
                 }
                 HostJob::Recv(i) => {
                     let msg = self.ins[i as usize].as_mut().expect("live message");
+                    if self.t.host_overhead == HostOverhead::PerPacketPipelined {
+                        msg.host_recv += 1;
+                        if msg.host_recv < msg.m {
+                            return;
+                        }
+                    }
                     msg.delivered = true;
                     self.deliveries.push(HostDelivery {
                         origin: msg.origin,
@@ -599,9 +629,16 @@ impl NiNode {
         let Some(job) = self.host_jobs.pop_front() else {
             return false;
         };
+        // A whole message at a time, per packet: m overheads in one go.
+        let m = |per: bool, m: u8| if per { m as u64 } else { 1 };
+        let per = self.t.host_overhead == HostOverhead::PerPacket;
         let d = match job {
-            HostJob::Send(_) => self.t.t_hs,
-            HostJob::Recv(_) => self.t.t_hr,
+            HostJob::Send(o) => {
+                self.t.t_hs * m(per, self.outs[o as usize].as_ref().expect("live").m)
+            }
+            HostJob::Recv(i) => {
+                self.t.t_hr * m(per, self.ins[i as usize].as_ref().expect("live").m)
+            }
         };
         self.host_op = Some((job, t + d));
         true
@@ -632,7 +669,11 @@ impl NiNode {
                     };
                     let msg = self.ins[i as usize].as_mut().expect("live");
                     msg.in_host += 1;
-                    if msg.in_host == msg.m {
+                    // The host pays its receive overhead per packet as each
+                    // lands, or once when the whole message is in.
+                    if self.t.host_overhead == HostOverhead::PerPacketPipelined
+                        || msg.in_host == msg.m
+                    {
                         self.host_jobs.push_back(HostJob::Recv(i));
                     }
                     self.maybe_free_slot(x.slot, t);
@@ -1056,6 +1097,7 @@ impl NiNode {
                     slot: vec![NONE; m as usize],
                     avail: vec![u64::MAX; m as usize],
                     in_host: 0,
+                    host_recv: 0,
                     live: m,
                     delivered: false,
                 };

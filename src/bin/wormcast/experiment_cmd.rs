@@ -40,6 +40,12 @@ pub(crate) enum ExpCmd {
         /// Seed (default 1).
         #[arg(long)]
         seed: Option<u64>,
+        /// What hosts pay t_hs and t_hr for: per-message (default),
+        /// per-packet (m overheads, the whole message at a time) or
+        /// per-packet-pipelined (each packet handed on once its own is
+        /// paid); docs/reproduction.md, Figs. 24 and 25.
+        #[arg(long)]
+        host_overhead: Option<String>,
         /// Worker threads (default: every core).
         #[arg(long)]
         threads: Option<usize>,
@@ -73,6 +79,7 @@ pub(crate) fn experiment(cmd: ExpCmd) -> Result<()> {
             warmup,
             schemes,
             seed,
+            host_overhead,
             threads,
             quiet,
         } => {
@@ -105,6 +112,9 @@ pub(crate) fn experiment(cmd: ExpCmd) -> Result<()> {
             }
             if let Some(s) = seed {
                 o.seed = s;
+            }
+            if let Some(h) = host_overhead {
+                o.host_overhead = wormcast::ni::HostOverhead::parse(&h)?;
             }
             o.validate()?;
             let shard = match shard {
