@@ -200,3 +200,26 @@ fn host_overhead_per_packet_reaches_the_papers_crossover() {
     let e = parse_raw(&bad, "pp.csv").unwrap_err().to_string();
     assert!(e.contains("per-packet-pipelined"), "{e}");
 }
+
+/// Fig. 21 sweeps the number of destinations up to the whole system: at
+/// 64 nodes a multicast to all 63 others runs for every scheme, and the
+/// NI-based k-binomial tree takes one step more than to 31.
+#[test]
+fn system_size_sweeps_up_to_the_whole_system() {
+    let o = quick();
+    let fig = Figure::Fig21;
+    let s = &wormcast::experiment::settings(fig, true)[1];
+    assert_eq!(s.nodes, 64);
+    assert_eq!(wormcast::experiment::xs(fig, s, true), [3.0, 15.0, 31.0, 63.0]);
+    let pts = summarize(fig, &o, &run(fig, &o, Shard::ALL, &|| ()).unwrap());
+    let at = |scheme: PlanScheme, x: f64| {
+        pts.iter()
+            .find(|p| p.setting == "64 nodes" && p.scheme == scheme && p.x == x)
+            .unwrap()
+    };
+    for scheme in o.schemes.clone() {
+        assert_eq!(at(scheme, 63.0).samples, o.topologies * o.sets, "{scheme}");
+    }
+    let ni = PlanScheme::NiKbinomial;
+    assert_eq!(at(ni, 63.0).phases, at(ni, 31.0).phases + 1.0);
+}

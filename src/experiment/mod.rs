@@ -364,10 +364,11 @@ pub fn xs(fig: Figure, s: &Setting, quick: bool) -> Vec<f64> {
         let n = if quick { 4 } else { 8 };
         (1..=n).map(|i| round3(top * i as f64 / n as f64)).collect()
     } else {
+        // Up to the whole system: 31 is every other node of 32, 255 of 256.
         let all: &[u32] = if quick {
-            &[3, 15, 31]
+            &[3, 15, 31, 63]
         } else {
-            &[3, 7, 15, 23, 31]
+            &[3, 7, 15, 23, 31, 63, 127, 191, 255]
         };
         all.iter()
             .filter(|&&d| d < s.nodes)
