@@ -210,7 +210,10 @@ fn system_size_sweeps_up_to_the_whole_system() {
     let fig = Figure::Fig21;
     let s = &wormcast::experiment::settings(fig, true)[1];
     assert_eq!(s.nodes, 64);
-    assert_eq!(wormcast::experiment::xs(fig, s, true), [3.0, 15.0, 31.0, 63.0]);
+    assert_eq!(
+        wormcast::experiment::xs(fig, s, true),
+        [3.0, 15.0, 31.0, 63.0]
+    );
     let pts = summarize(fig, &o, &run(fig, &o, Shard::ALL, &|| ()).unwrap());
     let at = |scheme: PlanScheme, x: f64| {
         pts.iter()

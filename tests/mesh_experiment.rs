@@ -6,11 +6,7 @@ use wormcast::experiment::mesh::{MeshOptions, MeshPoint, options, run, write_out
 
 #[test]
 fn quick_sweep_writes_files_and_shows_the_trends() {
-    let o = MeshOptions {
-        cycles: 60_000,
-        warmup: 2_000,
-        ..options(true)
-    };
+    let o: MeshOptions = options(true);
     let pts = run(&o, &|| {}).unwrap();
     // 2 betas x (3 lengths x 2 rates + 2 lengths x 2 sizes) x 3 schemes.
     assert_eq!(pts.len(), 2 * (3 * 2 + 2 * 2) * 3);

@@ -141,6 +141,7 @@ fn every_readme_command_runs_as_written() {
         "experiments/fig19.csv",
         "experiments/fig19.svg",
         "experiments/fig22.csv",
+        "experiments/fig25.csv",
         "experiments/mesh_load.csv",
         "experiments/tree_load.csv",
         "cube.vcd",

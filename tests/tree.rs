@@ -163,6 +163,43 @@ fn tree_worm_timing_by_hand() {
     }
 }
 
+/// A start-up per worm at the source: the tree multicast pays it once, so
+/// every copy is exactly `s` cycles later; pseudo-multicast pays it per
+/// unicast, one after another, so its `j`-th copy is `(j + 1) s` later, and
+/// the network latency (from the header's injection) does not change.
+#[test]
+fn a_start_up_is_paid_per_worm_at_the_source() {
+    let g = Grid::mesh(8, 8, 1).unwrap();
+    let c = |x, y| g.id([x, y, 0]);
+    let dests = [c(3, 0), c(0, 2), c(5, 5)];
+    let run = |scheme, startup| {
+        let mut net = TreeNet::new(g, TreeConfig { startup, ..cfg() }).unwrap();
+        net.send(c(0, 0), &dests, 1, scheme).unwrap();
+        net.run_until_delivered(1_000).unwrap();
+        let mut d: Vec<(u32, u64, u64)> = net
+            .deliveries()
+            .iter()
+            .map(|d| (d.node, d.cycle, d.cycle - d.injected))
+            .collect();
+        d.sort_unstable();
+        (d, net.stats().worms)
+    };
+    let order = |n: u32| dests.iter().position(|&d| d == n).unwrap() as u64;
+    for (scheme, worms) in [(Scheme::Tree, 1), (Scheme::Pseudo, 3)] {
+        let (base, w0) = run(scheme, 0);
+        let (late, w7) = run(scheme, 7);
+        assert_eq!((w0, w7), (worms, worms), "{scheme:?}");
+        for (b, l) in base.iter().zip(&late) {
+            let shift = match scheme {
+                Scheme::Tree => 7,
+                Scheme::Pseudo => 7 * (order(b.0) + 1),
+            };
+            assert_eq!(l.1, b.1 + shift, "{scheme:?} {b:?} {l:?}");
+            assert_eq!(l.2, b.2, "network latency, {scheme:?}");
+        }
+    }
+}
+
 /// A header that follows an existing branch crosses alone: from (0,0) to
 /// (3,0) and (5,0) the second header follows the +x branch to (3,0), where
 /// the first branch is the consumption channel, and opens a +x branch there

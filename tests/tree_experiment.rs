@@ -55,3 +55,45 @@ fn quick_sweep_writes_files_and_shows_the_trends() {
         assert!(t.mean_latency < 0.95 * p.mean_latency, "{t:?} {p:?}");
     }
 }
+
+/// The open choices of seed 003, reduced: every variant runs on the mesh,
+/// the file pairs tree and pseudo per setting, a start-up per worm costs
+/// pseudo-multicast at least one per destination and the tree about one,
+/// and waiting longer before pruning prunes less.
+#[test]
+fn the_variants_sweep_compares_the_readings() {
+    use wormcast::experiment::tree::{VARIANTS, run_variants, variant_points, write_variants};
+    let o = options(true);
+    let pts = run_variants(&o, &|| {}).unwrap();
+    assert_eq!(pts.len(), variant_points(true));
+    assert_eq!(pts.len(), 3 * 2 * VARIANTS.len() * 2);
+    let dir = std::env::temp_dir().join(format!("wormcast-tree-var-{}", std::process::id()));
+    write_variants(&pts, &dir).unwrap();
+    let csv = std::fs::read_to_string(dir.join("tree_variants.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + pts.len() / 2);
+    let at = |variant: &str, scheme: &str, dests: u32| -> &TreePoint {
+        pts.iter()
+            .find(|p| {
+                p.variant == variant
+                    && p.scheme == scheme
+                    && p.dests == dests
+                    && p.copy_rate == 0.005
+            })
+            .unwrap()
+    };
+    for dests in [4, 12, 25] {
+        let (bp, sp) = (
+            at("base", "pseudo", dests),
+            at("startup-10", "pseudo", dests),
+        );
+        assert!(
+            sp.mean_latency >= bp.mean_latency + 10.0 * dests as f64 - 1.0,
+            "{bp:?} {sp:?}"
+        );
+        let (bt, st) = (at("base", "tree", dests), at("startup-10", "tree", dests));
+        let extra = st.mean_latency - bt.mean_latency;
+        assert!((9.0..15.0).contains(&extra), "{bt:?} {st:?}");
+        assert!(!bt.saturated && !bp.saturated);
+    }
+    assert!(at("stall-16", "tree", 25).prunes_per_mcast < at("base", "tree", 25).prunes_per_mcast);
+}

@@ -197,6 +197,9 @@ pub struct TreeSection {
     pub pruning: bool,
     /// Cycles an input may be stalled before it prunes (1).
     pub stall_limit: u32,
+    /// Start-up latency per worm at its source, cycles, one worm at a
+    /// time (0): pseudo-multicast pays it per unicast.
+    pub startup: u64,
 }
 
 impl Default for TreeSection {
@@ -207,6 +210,7 @@ impl Default for TreeSection {
             aux_flits: d.aux_flits,
             pruning: true,
             stall_limit: 1,
+            startup: 0,
         }
     }
 }
@@ -224,6 +228,7 @@ impl TreeSection {
             } else {
                 Pruning::Off
             },
+            startup: self.startup,
             ..TreeConfig::default()
         }
     }

@@ -181,9 +181,13 @@ pub struct RunResult {
     pub refused: u64,
     /// Messages outstanding at the end.
     pub in_flight: u64,
-    /// Accepted below 95% of offered (both counted per copy), or a source
-    /// refused a packet.
+    /// Accepted below 95% of offered (both counted per copy), a source
+    /// refused a packet, or the latency kept growing over the window (see
+    /// `latency_growing`).
     pub saturated: bool,
+    /// The batch means of the interval's metric grew over the window: the
+    /// last quarter of the batches averaged more than twice the first.
+    pub latency_growing: bool,
     /// Link utilisation over the measured cycles (flits per cycle).
     pub links: LinkSummary,
     /// Events of the router model counted over the measured cycles (the
@@ -631,6 +635,7 @@ pub fn run_traced(
     let accepted = accepted_flits as f64 / per;
     let summary = |v: Vec<u64>| (!v.is_empty()).then(|| Summary::of(v));
     let full = (measured / batch_len) as usize;
+    let growing = book.col.growing(full.saturating_sub(1).max(1));
     let result = RunResult {
         topology: topo.to_string(),
         router: router.name(),
@@ -671,7 +676,8 @@ pub fn run_traced(
         generated,
         refused,
         in_flight: book.msgs.len() as u64,
-        saturated: refused > 0 || accepted < 0.95 * offered_copies,
+        saturated: refused > 0 || accepted < 0.95 * offered_copies || growing,
+        latency_growing: growing,
         latency,
         network_latency,
         stop_rule_met: rule_met,

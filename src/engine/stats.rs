@@ -240,6 +240,27 @@ impl Collector {
         }
     }
 
+    /// True when the batch means of the first `batches` batches keep
+    /// growing: with at least 4 batches holding samples, the mean of the
+    /// last quarter of them is more than twice the mean of the first
+    /// quarter (a queue that grows for the whole window).
+    pub fn growing(&self, batches: usize) -> bool {
+        let means: Vec<f64> = self
+            .batch_sum
+            .iter()
+            .take(batches)
+            .filter(|b| b.1 > 0)
+            .map(|b| b.0 / b.1 as f64)
+            .collect();
+        let n = means.len();
+        if n < 4 {
+            return false;
+        }
+        let q = n / 4;
+        let avg = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+        avg(&means[n - q..]) > 2.0 * avg(&means[..q])
+    }
+
     /// Latency and network latency summaries.
     pub fn summaries(&self) -> (Summary, Option<Summary>) {
         let net = (!self.network.is_empty()).then(|| Summary::of(self.network.clone()));
@@ -295,6 +316,13 @@ mod tests {
         assert_eq!(net.unwrap().max, 18);
         // One batch alone has no interval, nor has an empty collector.
         assert_eq!(c.interval(1).half_width, f64::INFINITY);
+        assert!(!c.growing(10), "14.5 +- 4.5 is not growing");
+        let mut g = Collector::new(0, 10, Metric::Latency);
+        for b in 0..8u64 {
+            // 10, 20, ... 80: the last quarter (75) over twice the first (15).
+            g.add(&arrival(10 * b, 10 * b + 10 * (b + 1)));
+        }
+        assert!(g.growing(8) && !g.growing(3));
         let empty = Collector::new(0, 10, Metric::Latency).interval(10);
         assert_eq!((empty.batches, empty.relative), (0, f64::INFINITY));
     }

@@ -39,9 +39,9 @@ use std::path::Path;
 pub type MeshOptions = SweepOptions;
 
 /// The defaults: at most 8,000,000 measured cycles per point after at least
-/// 40,000 of warm-up, or 200,000 and 5,000 when `quick`.
+/// 40,000 of warm-up, or 30,000 and 2,000 when `quick`.
 pub fn options(quick: bool) -> MeshOptions {
-    SweepOptions::new(quick, (8_000_000, 40_000), (200_000, 5_000))
+    SweepOptions::new(quick, (8_000_000, 40_000), (30_000, 2_000))
 }
 
 /// One simulated point.

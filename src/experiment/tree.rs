@@ -14,8 +14,8 @@
 //! (a copy is two flits). Latency is from a multicast's creation to its
 //! last copy's data flit, over multicasts created after the warm-up; after
 //! the run the traffic stops and the network drains. A point is
-//! *saturated* under the engine's rule (a source refused a multicast, its
-//! queue of 4 being full, or fewer copies arrived than 95% of those
+//! *saturated* under the engine's rule (a source refused a multicast, 64
+//! of its own being outstanding, or fewer copies arrived than 95% of those
 //! offered) or when the drain did not finish.
 
 use super::{Panel, Series, SweepOptions, write_plots};
@@ -43,6 +43,10 @@ pub const DESTS: [u32; 3] = [4, 12, 25];
 /// One simulated point.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TreePoint {
+    /// The reading of the open choices ([`BASE`] in the load sweep).
+    pub variant: &'static str,
+    /// Mean latency per copy (creation to that copy's data flit).
+    pub copy_latency: f64,
     /// `mesh:8x8`, ...
     pub topology: &'static str,
     /// `tree` or `pseudo`.
@@ -78,7 +82,67 @@ struct Job {
     scheme: Scheme,
     dests: u32,
     copy_rate: f64,
+    variant: Variant,
 }
+
+/// One reading of a choice seed 003 leaves open (section 3.4 gives none of
+/// these): the router's depths, when a stalled branch is pruned, and
+/// whether "N destinations" is a fixed count or an average.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Variant {
+    /// Its name in `tree_variants.csv`.
+    pub name: &'static str,
+    /// Cycles an input may stall before it prunes.
+    pub stall_limit: u32,
+    /// Flits per input virtual channel FIFO.
+    pub buffer_flits: usize,
+    /// Destinations drawn uniformly from 1 to `2N - 1` (mean `N`) instead
+    /// of exactly `N`.
+    pub spread: bool,
+    /// Start-up cycles per worm at the source (pseudo-multicast pays it
+    /// per unicast).
+    pub startup: u64,
+}
+
+/// The model's own choices (docs/tree.md): prune after 1 stalled cycle,
+/// 2-flit FIFOs, exactly `N` destinations.
+pub const BASE: Variant = Variant {
+    name: "base",
+    stall_limit: 1,
+    buffer_flits: 2,
+    spread: false,
+    startup: 0,
+};
+
+/// The readings `tree variants` compares.
+pub const VARIANTS: [Variant; 6] = [
+    BASE,
+    Variant {
+        name: "stall-4",
+        stall_limit: 4,
+        ..BASE
+    },
+    Variant {
+        name: "stall-16",
+        stall_limit: 16,
+        ..BASE
+    },
+    Variant {
+        name: "buffer-8",
+        buffer_flits: 8,
+        ..BASE
+    },
+    Variant {
+        name: "spread",
+        spread: true,
+        ..BASE
+    },
+    Variant {
+        name: "startup-10",
+        startup: 10,
+        ..BASE
+    },
+];
 
 /// Copy rates swept on a topology: fine steps up to past the saturation of
 /// both schemes; `quick` takes a light load and one far past saturation.
@@ -105,6 +169,7 @@ fn jobs(quick: bool) -> Vec<Job> {
                         scheme,
                         dests,
                         copy_rate,
+                        variant: BASE,
                     });
                 }
             }
@@ -117,19 +182,33 @@ fn run_job(j: Job, o: &TreeOptions) -> Result<TreePoint> {
     let topo = TopoSpec::parse(j.topology)?;
     let rate = j.copy_rate / j.dests as f64;
     let packet = 2; // the header and one data flit
+    let degrees = if j.variant.spread {
+        (1, 2 * j.dests - 1)
+    } else {
+        (j.dests, j.dests)
+    };
     let ro = RunOptions {
-        multicast: Some((j.dests, j.dests)),
+        multicast: Some(degrees),
         load: rate * packet as f64,
+        tree: crate::direct::TreeConfig {
+            buffer_flits: j.variant.buffer_flits,
+            pruning: crate::direct::Pruning::On {
+                stall_limit: j.variant.stall_limit,
+            },
+            startup: j.variant.startup,
+            ..crate::direct::TreeConfig::default()
+        },
         packet,
         warmup: o.warmup.min(o.cycles),
         cycles: o.cycles - o.warmup.min(o.cycles),
         seed: o.seed,
-        source_queue: 4,
         scheme: Some(j.scheme.name().into()),
         drain: Some(o.cycles * 4),
         ..RunOptions::default()
     };
     let point = |r: Option<&RunResult>| TreePoint {
+        variant: j.variant.name,
+        copy_latency: r.map_or(0.0, |r| r.latency.mean),
         topology: j.topology,
         scheme: j.scheme.name(),
         dests: j.dests,
@@ -166,16 +245,114 @@ pub fn points(quick: bool) -> usize {
     jobs(quick).len()
 }
 
+/// The copy rates of the variants sweep: light, moderate, and the two the
+/// paper's "near saturation" claim is about.
+const VARIANT_RATES: [f64; 4] = [0.005, 0.015, 0.03, 0.06];
+
+fn variant_jobs(quick: bool) -> Vec<Job> {
+    let mut v = Vec::new();
+    let tops: &[&'static str] = if quick {
+        &TOPOLOGIES[..1]
+    } else {
+        &TOPOLOGIES[..2]
+    };
+    let rates: &[f64] = if quick {
+        &VARIANT_RATES[..2]
+    } else {
+        &VARIANT_RATES
+    };
+    for &topology in tops {
+        for dests in DESTS {
+            for &copy_rate in rates {
+                for variant in VARIANTS {
+                    for scheme in [Scheme::Tree, Scheme::Pseudo] {
+                        v.push(Job {
+                            topology,
+                            scheme,
+                            dests,
+                            copy_rate,
+                            variant,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    v
+}
+
+/// Runs the variants sweep ([`VARIANTS`] on the 8x8 mesh and 8x8 torus;
+/// `quick`: the mesh, two loads).
+pub fn run_variants(o: &TreeOptions, progress: &(dyn Fn() + Sync)) -> Result<Vec<TreePoint>> {
+    super::run_parallel(variant_jobs(o.quick), |j| run_job(j, o), progress)
+}
+
+/// Number of points the variants sweep runs.
+pub fn variant_points(quick: bool) -> usize {
+    variant_jobs(quick).len()
+}
+
+/// The tree's gain over pseudo-multicast, `1 - tree / pseudo`, per
+/// multicast and per copy, of two points of one setting (`None` when either
+/// is saturated).
+pub fn gain(tree: &TreePoint, pseudo: &TreePoint) -> Option<(f64, f64)> {
+    (!tree.saturated && !pseudo.saturated).then(|| {
+        (
+            1.0 - tree.mean_latency / pseudo.mean_latency,
+            1.0 - tree.copy_latency / pseudo.copy_latency,
+        )
+    })
+}
+
+/// Writes `tree_variants.csv`: per topology, destinations, load and
+/// variant, both schemes' latencies per multicast and per copy and the
+/// tree's gains (empty where a point is saturated).
+pub fn write_variants(points: &[TreePoint], dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let mut csv = String::from(
+        "topology,dests,copy_rate,variant,tree_latency,pseudo_latency,gain,tree_copy_latency,pseudo_copy_latency,copy_gain,tree_prunes_per_mcast,saturated\n",
+    );
+    for t in points.iter().filter(|p| p.scheme == "tree") {
+        let Some(p) = points.iter().find(|p| {
+            p.scheme == "pseudo"
+                && p.topology == t.topology
+                && p.dests == t.dests
+                && p.copy_rate == t.copy_rate
+                && p.variant == t.variant
+        }) else {
+            continue;
+        };
+        let g = gain(t, p);
+        csv.push_str(&format!(
+            "{},{},{},{},{:.1},{:.1},{},{:.1},{:.1},{},{:.3},{}\n",
+            t.topology,
+            t.dests,
+            t.copy_rate,
+            t.variant,
+            t.mean_latency,
+            p.mean_latency,
+            g.map_or(String::new(), |g| format!("{:.3}", g.0)),
+            t.copy_latency,
+            p.copy_latency,
+            g.map_or(String::new(), |g| format!("{:.3}", g.1)),
+            t.prunes_per_mcast,
+            t.saturated || p.saturated
+        ));
+    }
+    let path = dir.join("tree_variants.csv");
+    std::fs::write(&path, csv).map_err(|e| Error::io(&path, e))
+}
+
 /// Writes `tree_load.csv` and its plot (SVG, PNG): one panel per topology
 /// and destination count, tree against pseudo, unsaturated points only.
 pub fn write_outputs(points: &[TreePoint], dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let mut csv = String::from(
-        "topology,scheme,dests,copy_rate,rate,created,refused,measured,mean_latency,max_latency,prunes_per_mcast,link_flits_per_copy,saturated\n",
+        "topology,scheme,dests,copy_rate,rate,created,refused,measured,mean_latency,copy_latency,max_latency,prunes_per_mcast,link_flits_per_copy,saturated\n",
     );
     for p in points {
         csv.push_str(&format!(
-            "{},{},{},{:.4},{:.6},{},{},{},{:.1},{},{:.3},{:.2},{}\n",
+            "{},{},{},{:.4},{:.6},{},{},{},{:.1},{:.1},{},{:.3},{:.2},{}\n",
             p.topology,
             p.scheme,
             p.dests,
@@ -185,6 +362,7 @@ pub fn write_outputs(points: &[TreePoint], dir: &Path) -> Result<()> {
             p.refused,
             p.measured,
             p.mean_latency,
+            p.copy_latency,
             p.max_latency,
             p.prunes_per_mcast,
             p.link_flits_per_copy,

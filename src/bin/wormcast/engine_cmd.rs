@@ -51,7 +51,7 @@ const CONFIG_FIELDS: &[(&str, &str)] = &[
     ("chunk", "switch.chunk_flits"),
     ("ports", "wormhole.ports"),
     ("startup", "wormhole.startup"),
-    ("no_pruning", "tree.pruning"),
+    ("no_prune", "tree.pruning"),
     ("stall_limit", "tree.stall_limit"),
 ];
 
@@ -106,8 +106,12 @@ pub fn config_of(a: &RunArgs, file: Option<RunConfig>, given: &[String]) -> Resu
             "switch.buffer_flits" => c.switch.buffer_flits = a.buffer.unwrap_or_default(),
             "switch.chunk_flits" => c.switch.chunk_flits = a.chunk.unwrap_or_default(),
             "wormhole.ports" => c.wormhole.ports = a.ports.clone().unwrap_or_default(),
-            "wormhole.startup" => c.wormhole.startup = a.startup.unwrap_or_default(),
-            "tree.pruning" => c.tree.pruning = !a.no_pruning,
+            "wormhole.startup" => {
+                // The start-up applies to whichever router model runs.
+                c.wormhole.startup = a.startup.unwrap_or_default();
+                c.tree.startup = c.wormhole.startup;
+            }
+            "tree.pruning" => c.tree.pruning = !a.no_prune,
             "tree.stall_limit" => c.tree.stall_limit = a.stall_limit.unwrap_or(1),
             _ => unreachable!("every field of CONFIG_FIELDS is set here"),
         }

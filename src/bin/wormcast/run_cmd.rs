@@ -74,14 +74,14 @@ pub(crate) struct RunArgs {
     /// the first.
     #[arg(long)]
     pub(crate) scheme: Option<String>,
-    /// Start-up latency the wormhole router's source pays per worm, one
-    /// worm at a time (seed 002's beta), in cycles (default 0).
+    /// Start-up latency a source pays per worm, one worm at a time (seed
+    /// 002's beta; wormhole and tree routers), in cycles (default 0).
     #[arg(long)]
     pub(crate) startup: Option<u64>,
     /// The tree router never prunes (it can then deadlock: seed 003
     /// Fig. 6).
     #[arg(long)]
-    pub(crate) no_pruning: bool,
+    pub(crate) no_prune: bool,
     /// Cycles a tree router's input may be stalled before it prunes
     /// (default 1).
     #[arg(long)]
@@ -370,7 +370,7 @@ pub(crate) fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
     let engine_only = [
         "print_config",
         "startup",
-        "no_pruning",
+        "no_prune",
         "stall_limit",
         "scheme",
         "links",

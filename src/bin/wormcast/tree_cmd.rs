@@ -17,6 +17,12 @@ pub enum TreeCmd {
     /// the 8x8 mesh, 8x8 torus and 8x8x8 torus (seed 003 section 3.4).
     #[command(after_help = crate::mesh_exp::defaults_help(options))]
     Experiment(crate::mesh_exp::SweepArgs),
+    /// The tree's gain over pseudo-multicast under other readings of the
+    /// choices seed 003 leaves open (pruning delay, FIFO depth, a fixed or
+    /// an average number of destinations) on the 8x8 mesh and torus:
+    /// tree_variants.csv (docs/reproduction.md).
+    #[command(after_help = crate::mesh_exp::defaults_help(options))]
+    Variants(crate::mesh_exp::SweepArgs),
 }
 
 #[derive(Args)]
@@ -244,5 +250,14 @@ pub fn run(cmd: TreeCmd) -> Result<bool> {
     match cmd {
         TreeCmd::Send(a) => send(&a),
         TreeCmd::Experiment(a) => experiment(&a).map(|()| true),
+        TreeCmd::Variants(a) => a
+            .sweep(
+                options,
+                wormcast::experiment::tree::variant_points,
+                wormcast::experiment::tree::run_variants,
+                wormcast::experiment::tree::write_variants,
+                &["tree_variants"],
+            )
+            .map(|()| true),
     }
 }

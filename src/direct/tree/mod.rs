@@ -172,6 +172,10 @@ pub struct TreeConfig {
     pub keep_deliveries: bool,
     /// Seed of the traffic generator.
     pub seed: u64,
+    /// Cycles a source spends starting each worm before its first flit
+    /// enters the injection channel, one worm at a time (0): a software
+    /// start-up per message, which pseudo-multicast pays per unicast.
+    pub startup: u64,
 }
 
 impl Default for TreeConfig {
@@ -184,6 +188,7 @@ impl Default for TreeConfig {
             keep_routes: false,
             keep_deliveries: false,
             seed: 1,
+            startup: 0,
         }
     }
 }
@@ -319,6 +324,8 @@ struct Ni {
     credits: u16,
     /// Multicasts waiting or being injected.
     pending: usize,
+    /// The worm in `cur` may not start before this cycle (its start-up).
+    start_at: u64,
     ej_msg: u32,
     ej_got: u16,
 }
@@ -1039,15 +1046,19 @@ impl TreeNet {
 
     fn inject(&mut self) -> Result<()> {
         let inj = self.t.ej;
+        let startup = self.cfg.startup;
         for node in 0..self.t.n as usize {
             let ni = &mut self.nis[node];
-            if ni.credits == 0 || (ni.cur == NONE32 && ni.queue.is_empty()) {
-                continue;
-            }
-            if ni.cur == NONE32 {
+            // The next worm starts when a credit lets it, or at once when
+            // it first pays its start-up.
+            if ni.cur == NONE32 && !ni.queue.is_empty() && (ni.credits > 0 || startup > 0) {
                 ni.cur = ni.queue.pop_front().unwrap();
                 ni.pos = 0;
+                ni.start_at = self.cycle + startup;
                 self.stats.worms += 1;
+            }
+            if ni.cur == NONE32 || ni.credits == 0 || self.cycle < ni.start_at {
+                continue;
             }
             let id = ni.cur;
             let m = &self.msgs[&id];
