@@ -205,13 +205,7 @@ impl Collector {
     /// The interval of the metric's batch means over the first `batches` batches
     /// (those whose messages have had time to arrive).
     pub fn interval(&self, batches: usize) -> Interval {
-        let means: Vec<f64> = self
-            .batch_sum
-            .iter()
-            .take(batches)
-            .filter(|b| b.1 > 0)
-            .map(|b| b.0 / b.1 as f64)
-            .collect();
+        let means = self.batch_means(batches);
         let n = means.len();
         if n == 0 {
             // No sample: no interval, and no stop rule can be met.
@@ -240,18 +234,22 @@ impl Collector {
         }
     }
 
+    /// The means of the first `batches` batches that hold samples.
+    fn batch_means(&self, batches: usize) -> Vec<f64> {
+        self.batch_sum
+            .iter()
+            .take(batches)
+            .filter(|b| b.1 > 0)
+            .map(|b| b.0 / b.1 as f64)
+            .collect()
+    }
+
     /// True when the batch means of the first `batches` batches keep
     /// growing: with at least 4 batches holding samples, the mean of the
     /// last quarter of them is more than twice the mean of the first
     /// quarter (a queue that grows for the whole window).
     pub fn growing(&self, batches: usize) -> bool {
-        let means: Vec<f64> = self
-            .batch_sum
-            .iter()
-            .take(batches)
-            .filter(|b| b.1 > 0)
-            .map(|b| b.0 / b.1 as f64)
-            .collect();
+        let means = self.batch_means(batches);
         let n = means.len();
         if n < 4 {
             return false;
