@@ -116,7 +116,7 @@ impl RouterModel {
     ///   routing, one path-based worm each, seed 001); under `hamiltonian`
     ///   `tp` and `sp` (seed 002's Two- and Six-Phase worms) and `gtdmpm`
     ///   (the paper's baseline as reconstructed in
-    ///   [`hamilton`](crate::mcast::hamilton): a worm per mesh row and side);
+    ///   [`hamilton`]: a worm per mesh row and side);
     /// - tree: `tree` (seed 003's tree with pruning) and `pseudo` (one
     ///   unicast per destination).
     pub fn schemes(self, t: &TopoSpec, routing: &str) -> &'static [&'static str] {
