@@ -1347,3 +1347,105 @@ fn a_broken_file_is_named_once_with_its_line() {
         );
     }
 }
+
+/// Selective pruning and releasing a branch on a turn from the command
+/// line: in the Fig. 6 situation selective pruning cuts one branch per
+/// message (both complete by cycle 35); released on a turn, no pruning is
+/// needed at all (by cycle 27, four early releases); `run` reports the
+/// counters; a bad value is refused naming the valid ones.
+#[test]
+fn tree_variants_from_the_command_line() {
+    let fig6 = [
+        "tree",
+        "send",
+        "--data",
+        "6",
+        "--aux",
+        "6",
+        "--send",
+        "6,5>3,0;0,5;3,7",
+        "--send",
+        "6,2>3,6;1,2;3,1",
+    ];
+    let mut sel = fig6.to_vec();
+    sel.push("--selective-prune");
+    let out = ok(&wormcast(&sel));
+    assert!(out.contains("all copies delivered by cycle 35"), "{out}");
+    assert!(
+        out.contains("prune: cycle 22: multicast 1 cut 1 branch(es) at (3,2)")
+            && out.contains("prune: cycle 22: multicast 0 cut 1 branch(es) at (3,5)"),
+        "{out}"
+    );
+    let mut turn = fig6.to_vec();
+    turn.extend(["--no-prune", "--release", "turn"]);
+    let out = ok(&wormcast(&turn));
+    assert!(out.contains("all copies delivered by cycle 27"), "{out}");
+    assert!(
+        out.contains("0 prunes cutting 0 branches, 4 branches released early"),
+        "{out}"
+    );
+    let run = [
+        "run",
+        "--topology",
+        "mesh:4x4",
+        "--router",
+        "tree",
+        "--traffic",
+        "multicast",
+        "--degree",
+        "6",
+        "--packet",
+        "2",
+        "--load",
+        "0.02",
+        "--cycles",
+        "3000",
+        "--warmup",
+        "500",
+        "--json",
+    ];
+    let mut r = run.to_vec();
+    r.extend(["--release", "turn"]);
+    let v: serde_json::Value = serde_json::from_str(&ok(&wormcast(&r))).unwrap();
+    assert_eq!(v["events"]["prunes"], 0);
+    assert!(v["events"]["early_releases"].as_u64().unwrap() > 100, "{v}");
+    let mut r = run.to_vec();
+    r.push("--selective-prune");
+    let v: serde_json::Value = serde_json::from_str(&ok(&wormcast(&r))).unwrap();
+    assert_eq!(v["events"]["early_releases"], 0);
+    let e = wormcast(&[
+        "run",
+        "--topology",
+        "mesh:4x4",
+        "--router",
+        "tree",
+        "--release",
+        "sideways",
+    ]);
+    assert_eq!(e.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&e.stderr).contains("[possible values: end, turn]"));
+    let bad = tmp("bad-release.toml");
+    std::fs::write(
+        &bad,
+        "[network]\ntopology = \"mesh:4x4\"\n[tree]\nrelease = \"sideways\"\n",
+    )
+    .unwrap();
+    let e = wormcast(&["run", "--config", bad.to_str().unwrap()]);
+    assert_eq!(e.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&e.stderr)
+            .contains("unknown variant `sideways`, expected `end` or `turn`")
+    );
+    let e = wormcast(&[
+        "tree",
+        "experiment",
+        "--variant",
+        "nope",
+        "--out",
+        tmp("nope").to_str().unwrap(),
+    ]);
+    assert_eq!(e.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&e.stderr).contains(
+        "one of base, stall-4, stall-16, buffer-8, spread, startup-10, selective, release-turn"
+    ));
+}

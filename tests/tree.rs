@@ -2,7 +2,7 @@
 //! meshes and tori (seed 003 sections 3.1-3.4).
 
 use wormcast::Error;
-use wormcast::direct::{Grid, Pruning, Scheme, TreeConfig, TreeNet, TreeTraffic};
+use wormcast::direct::{Grid, Pruning, Release, Scheme, TreeConfig, TreeNet, TreeTraffic};
 
 fn cfg() -> TreeConfig {
     TreeConfig {
@@ -351,15 +351,13 @@ fn oversized_and_malformed_multicasts_are_refused() {
 /// model checks each copy as it arrives). The pseudo-multicast baseline runs
 /// the same load for 200,000 cycles.
 fn saturate(topo: &str, scheme: Scheme, cycles: u64) {
+    saturate_with(topo, scheme, cycles, TreeConfig::default());
+}
+
+/// [`saturate`] under another reading of the router's open choices.
+fn saturate_with(topo: &str, scheme: Scheme, cycles: u64, cfg: TreeConfig) {
     let g = Grid::parse(topo).unwrap();
-    let mut net = TreeNet::new(
-        g,
-        TreeConfig {
-            seed: 7,
-            ..TreeConfig::default()
-        },
-    )
-    .unwrap();
+    let mut net = TreeNet::new(g, TreeConfig { seed: 7, ..cfg }).unwrap();
     net.set_traffic(TreeTraffic {
         rate: 0.05,
         min_dests: 4,
@@ -378,7 +376,45 @@ fn saturate(topo: &str, scheme: Scheme, cycles: u64) {
     assert_eq!(s.completed, s.created);
     assert_eq!(s.deliveries, s.dests);
     if scheme == Scheme::Tree {
-        assert!(s.prunes > 1000, "{s:?}");
+        // Releasing on a turn leaves a stalled input only the branch it
+        // is using, so nothing is ever pruned.
+        if cfg.release == Release::OnTurn {
+            assert_eq!(s.prunes, 0, "{s:?}");
+            assert!(s.early_releases > 1000, "{s:?}");
+        } else {
+            assert!(s.prunes > 1000, "{s:?}");
+        }
+    }
+}
+
+/// The readings of the open choices `tree variants` compares that change
+/// the router's mechanism: selective pruning, and releasing a branch on a
+/// turn (with pruning, and without any).
+fn variant_configs() -> [TreeConfig; 3] {
+    [
+        TreeConfig {
+            pruning: Pruning::Selective { stall_limit: 1 },
+            ..TreeConfig::default()
+        },
+        TreeConfig {
+            release: Release::OnTurn,
+            ..TreeConfig::default()
+        },
+        TreeConfig {
+            release: Release::OnTurn,
+            pruning: Pruning::Off,
+            ..TreeConfig::default()
+        },
+    ]
+}
+
+#[test]
+#[ignore = "soak of 6 x 1,000,000 cycles (about three minutes); .ci/run runs it with --ignored"]
+fn variants_past_saturation_for_a_million_cycles() {
+    for topo in ["mesh:8x8", "torus:8x8"] {
+        for cfg in variant_configs() {
+            saturate_with(topo, Scheme::Tree, 1_000_000, cfg);
+        }
     }
 }
 
@@ -411,6 +447,9 @@ fn saturated_meshes_and_tori_briefly() {
     for topo in ["mesh:8x8", "torus:8x8", "torus:8x8x8"] {
         saturate(topo, Scheme::Tree, 30_000);
         saturate(topo, Scheme::Pseudo, 10_000);
+        for cfg in variant_configs() {
+            saturate_with(topo, Scheme::Tree, 10_000, cfg);
+        }
     }
 }
 
@@ -430,15 +469,26 @@ mod random {
             topo in prop::sample::select(vec!["mesh:4x4", "torus:4x4", "torus:3x3x3", "mesh:3x3x3", "torus:5x3", "mesh:6x2"]),
             buffer in 1usize..4,
             stall_limit in prop::sample::select(vec![1u32, 2, 8, 30]),
+            mode in 0usize..5,
             data in 1u16..4,
             rate in 0.02f64..0.3,
             max_dests in 1u32..9,
             seed in 0u64..1000,
         ) {
             let g = Grid::parse(topo).unwrap();
+            // Total or selective pruning, released at the end or on a turn;
+            // and releasing on a turn without any pruning.
+            let (pruning, release) = match mode {
+                0 => (Pruning::On { stall_limit }, Release::AtEnd),
+                1 => (Pruning::Selective { stall_limit }, Release::AtEnd),
+                2 => (Pruning::On { stall_limit }, Release::OnTurn),
+                3 => (Pruning::Selective { stall_limit }, Release::OnTurn),
+                _ => (Pruning::Off, Release::OnTurn),
+            };
             let mut net = TreeNet::new(g, TreeConfig {
                 buffer_flits: buffer,
-                pruning: Pruning::On { stall_limit },
+                pruning,
+                release,
                 seed,
                 ..TreeConfig::default()
             }).unwrap();
@@ -529,4 +579,97 @@ fn waveform_of_a_tree_worm() {
     assert_eq!(v("top.r2.out_ej.valid"), h(&[(0, "0"), (4, "1"), (6, "0")]));
     let got: Vec<(u64, u32)> = net.deliveries().iter().map(|d| (d.cycle, d.node)).collect();
     assert_eq!(got, vec![(4, 2), (5, 4)]);
+}
+
+/// Selective pruning (seed 003's proposed future work) in the Fig. 6
+/// situation: A and B block in the same cycle as with the total prune, but
+/// each cuts only the one branch the other waits for (B at M its north
+/// branch, A at N its west one), not both; every copy still arrives along
+/// its unicast route.
+#[test]
+fn figure6_selective_pruning_cuts_only_the_wanted_branch() {
+    let (mut net, a, b, g) = figure6(Pruning::Selective { stall_limit: 8 });
+    let done = net.run_until_delivered(10_000).unwrap();
+    let c = |x, y| g.id([x, y, 0]);
+    let prunes: Vec<(u64, u32, u32, u32)> = net
+        .prunes()
+        .iter()
+        .map(|p| (p.cycle, p.node, p.mcast, p.cut))
+        .collect();
+    assert_eq!(prunes, vec![(22, c(3, 2), b, 1), (22, c(3, 5), a, 1)]);
+    assert_eq!(done, 35);
+    assert_eq!(net.stats().deliveries, 6);
+    for d in net.deliveries() {
+        assert_eq!(
+            net.route_of(d.mcast, d.node).unwrap(),
+            g.unicast_route(d.src, d.node).as_slice()
+        );
+    }
+}
+
+/// Releasing a branch as soon as a later header turns away: in the Fig. 6
+/// situation neither message ever holds two branches at N or M, so nothing
+/// blocks on the other and both complete without any pruning, sooner than
+/// with it.
+#[test]
+fn figure6_releasing_on_turn_needs_no_prune() {
+    let g = Grid::mesh(8, 8, 1).unwrap();
+    let c = |x, y| g.id([x, y, 0]);
+    for pruning in [Pruning::Off, Pruning::On { stall_limit: 8 }] {
+        // Released at the end: a deadlock without pruning, later copies
+        // with it.
+        let (mut net, ..) = figure6(pruning);
+        let total = net.run_until_delivered(10_000);
+        assert_eq!(total.is_err(), pruning == Pruning::Off);
+        let mut net = TreeNet::new(
+            g,
+            TreeConfig {
+                aux_flits: 6,
+                pruning,
+                release: Release::OnTurn,
+                watchdog: 500,
+                ..cfg()
+            },
+        )
+        .unwrap();
+        net.send(c(6, 5), &[c(3, 0), c(0, 5), c(3, 7)], 6, Scheme::Tree)
+            .unwrap();
+        net.send(c(6, 2), &[c(3, 6), c(1, 2), c(3, 1)], 6, Scheme::Tree)
+            .unwrap();
+        let done = net.run_until_delivered(10_000).unwrap();
+        let s = net.stats();
+        assert_eq!(
+            (done, s.prunes, s.early_releases, s.deliveries),
+            (27, 0, 4, 6)
+        );
+        if let Ok(total) = total {
+            assert!(total > done, "{total} {done}");
+        }
+    }
+}
+
+/// One worm from (0,0) on a 4x4 mesh to (2,0), (0,1), (3,0) in that order:
+/// the third header goes +x again. Released at the end, it follows the +x
+/// branch the first opened, and the data is replayed twice: onto +y at the
+/// source and onto +x at (2,0), where the first branch went into the
+/// consumption channel. Released on a turn, the second header closes +x
+/// and the third closes +y and opens +x anew: both replays at the source,
+/// two early releases. The copies arrive in the same cycles.
+#[test]
+fn a_branch_released_on_a_turn_is_reopened_with_a_replay() {
+    let g = Grid::mesh(4, 4, 1).unwrap();
+    let mut got = Vec::new();
+    for release in [Release::AtEnd, Release::OnTurn] {
+        let mut net = TreeNet::new(g, TreeConfig { release, ..cfg() }).unwrap();
+        net.send(0, &[2, 4, 3], 1, Scheme::Tree).unwrap();
+        net.run_until_delivered(100).unwrap();
+        let s = net.stats();
+        let mut cycles: Vec<(u32, u64)> =
+            net.deliveries().iter().map(|d| (d.node, d.cycle)).collect();
+        cycles.sort();
+        got.push((s.replayed, s.early_releases, s.prunes, cycles));
+    }
+    assert_eq!((got[0].0, got[0].1, got[0].2), (2, 0, 0));
+    assert_eq!((got[1].0, got[1].1, got[1].2), (2, 2, 0));
+    assert_eq!(got[0].3, got[1].3);
 }

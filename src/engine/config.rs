@@ -11,7 +11,7 @@
 
 use super::stats::Metric;
 use super::{Pattern, RouterModel, RunOptions, TopoSpec};
-use crate::direct::{PortModel, Pruning, TreeConfig};
+use crate::direct::{PortModel, Pruning, Release, TreeConfig};
 use crate::net::toml_error;
 use crate::sim::SimConfig;
 use crate::wave::TraceLimits;
@@ -197,6 +197,14 @@ pub struct TreeSection {
     pub pruning: bool,
     /// Cycles an input may be stalled before it prunes (1).
     pub stall_limit: u32,
+    /// Selective pruning (false): cut only the branches another message
+    /// waits for, not every branch of the blocked message (seed 003's
+    /// proposed future work).
+    pub selective: bool,
+    /// When a branch releases its output virtual channel: `end` (when the
+    /// message ends at that input) or `turn` (also as soon as a later
+    /// header leaves by another output).
+    pub release: Release,
     /// Start-up latency per worm at its source, cycles, one worm at a
     /// time (0): pseudo-multicast pays it per unicast.
     pub startup: u64,
@@ -210,6 +218,8 @@ impl Default for TreeSection {
             aux_flits: d.aux_flits,
             pruning: true,
             stall_limit: 1,
+            selective: false,
+            release: Release::AtEnd,
             startup: 0,
         }
     }
@@ -221,14 +231,17 @@ impl TreeSection {
         TreeConfig {
             buffer_flits: self.buffer_flits,
             aux_flits: self.aux_flits,
-            pruning: if self.pruning {
-                Pruning::On {
+            pruning: match (self.pruning, self.selective) {
+                (false, _) => Pruning::Off,
+                (true, false) => Pruning::On {
                     stall_limit: self.stall_limit,
-                }
-            } else {
-                Pruning::Off
+                },
+                (true, true) => Pruning::Selective {
+                    stall_limit: self.stall_limit,
+                },
             },
             startup: self.startup,
+            release: self.release,
             ..TreeConfig::default()
         }
     }

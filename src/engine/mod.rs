@@ -26,7 +26,7 @@ pub mod stats;
 pub mod trace;
 
 pub use config::RunConfig;
-pub use harness::{RunOptions, RunResult, run, run_traced};
+pub use harness::{ACCEPTED_SHARE, RunOptions, RunResult, run, run_traced};
 pub use pattern::Pattern;
 pub use spec::TopoSpec;
 pub use stats::Arrival;
@@ -627,6 +627,8 @@ impl Engine for TreeRouter {
             ("prunes", s.prunes),
             ("branches_cut", s.branches_cut),
             ("worms", s.worms),
+            ("replayed", s.replayed),
+            ("early_releases", s.early_releases),
         ]
     }
     fn attach_tracer(&mut self, sink: Box<dyn WaveSink>, cycle_ps: u64) -> Result<()> {

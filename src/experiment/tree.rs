@@ -15,11 +15,11 @@
 //! last copy's data flit, over multicasts created after the warm-up; after
 //! the run the traffic stops and the network drains. A point is
 //! *saturated* under the engine's rule (a source refused a multicast, 64
-//! of its own being outstanding, or fewer copies arrived than 95% of those
-//! offered) or when the drain did not finish.
+//! of its own being outstanding, fewer copies arrived than 98% of those
+//! offered, or the latency kept growing) or when the drain did not finish.
 
 use super::{Panel, Series, SweepOptions, write_plots};
-use crate::direct::{Grid, Scheme};
+use crate::direct::{Grid, Pruning, Release, Scheme};
 use crate::engine::{RouterModel, RunOptions, RunResult, TopoSpec};
 use crate::{Error, Result};
 use serde::Serialize;
@@ -102,6 +102,11 @@ pub struct Variant {
     /// Start-up cycles per worm at the source (pseudo-multicast pays it
     /// per unicast).
     pub startup: u64,
+    /// Selective pruning: cut only the branches another message waits for
+    /// (the paper's proposed future work).
+    pub selective: bool,
+    /// When a branch releases its output virtual channel.
+    pub release: Release,
 }
 
 /// The model's own choices (docs/tree.md): prune after 1 stalled cycle,
@@ -112,10 +117,12 @@ pub const BASE: Variant = Variant {
     buffer_flits: 2,
     spread: false,
     startup: 0,
+    selective: false,
+    release: Release::AtEnd,
 };
 
 /// The readings `tree variants` compares.
-pub const VARIANTS: [Variant; 6] = [
+pub const VARIANTS: [Variant; 8] = [
     BASE,
     Variant {
         name: "stall-4",
@@ -142,6 +149,16 @@ pub const VARIANTS: [Variant; 6] = [
         startup: 10,
         ..BASE
     },
+    Variant {
+        name: "selective",
+        selective: true,
+        ..BASE
+    },
+    Variant {
+        name: "release-turn",
+        release: Release::OnTurn,
+        ..BASE
+    },
 ];
 
 /// Copy rates swept on a topology: fine steps up to past the saturation of
@@ -156,26 +173,39 @@ pub fn copy_rates(topology: &str, quick: bool) -> Vec<f64> {
     }
 }
 
-fn jobs(quick: bool) -> Vec<Job> {
+/// Every job of a grid: per topology, destinations, copy rate (the
+/// topology's) and variant, both schemes.
+fn grid(
+    tops: &[&'static str],
+    dests: &[u32],
+    rates: impl Fn(&str) -> Vec<f64>,
+    variants: &[Variant],
+) -> Vec<Job> {
     let mut v = Vec::new();
-    let tops: &[&'static str] = if quick { &TOPOLOGIES[..2] } else { &TOPOLOGIES };
     for &topology in tops {
-        let ds: &[u32] = if quick { &[4, 25] } else { &DESTS };
-        for &dests in ds {
-            for copy_rate in copy_rates(topology, quick) {
-                for scheme in [Scheme::Tree, Scheme::Pseudo] {
-                    v.push(Job {
-                        topology,
-                        scheme,
-                        dests,
-                        copy_rate,
-                        variant: BASE,
-                    });
+        for &dests in dests {
+            for copy_rate in rates(topology) {
+                for &variant in variants {
+                    for scheme in [Scheme::Tree, Scheme::Pseudo] {
+                        v.push(Job {
+                            topology,
+                            scheme,
+                            dests,
+                            copy_rate,
+                            variant,
+                        });
+                    }
                 }
             }
         }
     }
     v
+}
+
+fn jobs(quick: bool, variant: Variant) -> Vec<Job> {
+    let tops: &[&'static str] = if quick { &TOPOLOGIES[..2] } else { &TOPOLOGIES };
+    let ds: &[u32] = if quick { &[4, 25] } else { &DESTS };
+    grid(tops, ds, |t| copy_rates(t, quick), &[variant])
 }
 
 fn run_job(j: Job, o: &TreeOptions) -> Result<TreePoint> {
@@ -192,10 +222,17 @@ fn run_job(j: Job, o: &TreeOptions) -> Result<TreePoint> {
         load: rate * packet as f64,
         tree: crate::direct::TreeConfig {
             buffer_flits: j.variant.buffer_flits,
-            pruning: crate::direct::Pruning::On {
-                stall_limit: j.variant.stall_limit,
+            pruning: if j.variant.selective {
+                Pruning::Selective {
+                    stall_limit: j.variant.stall_limit,
+                }
+            } else {
+                Pruning::On {
+                    stall_limit: j.variant.stall_limit,
+                }
             },
             startup: j.variant.startup,
+            release: j.variant.release,
             ..crate::direct::TreeConfig::default()
         },
         packet,
@@ -237,12 +274,43 @@ fn run_job(j: Job, o: &TreeOptions) -> Result<TreePoint> {
 
 /// Runs every point on all cores, in a fixed order.
 pub fn run(o: &TreeOptions, progress: &(dyn Fn() + Sync)) -> Result<Vec<TreePoint>> {
-    super::run_parallel(jobs(o.quick), |j| run_job(j, o), progress)
+    run_variant(o, BASE, progress)
+}
+
+/// The load sweep under another reading of the open choices (see
+/// [`VARIANTS`]).
+pub fn run_variant(
+    o: &TreeOptions,
+    variant: Variant,
+    progress: &(dyn Fn() + Sync),
+) -> Result<Vec<TreePoint>> {
+    super::run_parallel(jobs(o.quick, variant), |j| run_job(j, o), progress)
+}
+
+/// The variant named `name` (`base`, `stall-4`, ...), or an error naming
+/// the valid ones.
+pub fn variant(name: &str) -> Result<Variant> {
+    VARIANTS
+        .iter()
+        .find(|v| v.name == name)
+        .copied()
+        .ok_or_else(|| Error::Config {
+            field: "variant",
+            value: name.into(),
+            reason: format!(
+                "one of {}",
+                VARIANTS
+                    .iter()
+                    .map(|v| v.name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        })
 }
 
 /// Number of points a sweep runs.
 pub fn points(quick: bool) -> usize {
-    jobs(quick).len()
+    jobs(quick, BASE).len()
 }
 
 /// The copy rates of the variants sweep: light, moderate, and the two the
@@ -250,7 +318,6 @@ pub fn points(quick: bool) -> usize {
 const VARIANT_RATES: [f64; 4] = [0.005, 0.015, 0.03, 0.06];
 
 fn variant_jobs(quick: bool) -> Vec<Job> {
-    let mut v = Vec::new();
     let tops: &[&'static str] = if quick {
         &TOPOLOGIES[..1]
     } else {
@@ -261,24 +328,7 @@ fn variant_jobs(quick: bool) -> Vec<Job> {
     } else {
         &VARIANT_RATES
     };
-    for &topology in tops {
-        for dests in DESTS {
-            for &copy_rate in rates {
-                for variant in VARIANTS {
-                    for scheme in [Scheme::Tree, Scheme::Pseudo] {
-                        v.push(Job {
-                            topology,
-                            scheme,
-                            dests,
-                            copy_rate,
-                            variant,
-                        });
-                    }
-                }
-            }
-        }
-    }
-    v
+    grid(tops, &DESTS, |_| rates.to_vec(), &VARIANTS)
 }
 
 /// Runs the variants sweep ([`VARIANTS`] on the 8x8 mesh and 8x8 torus;
@@ -347,6 +397,8 @@ pub fn write_variants(points: &[TreePoint], dir: &Path) -> Result<()> {
 /// and destination count, tree against pseudo, unsaturated points only.
 pub fn write_outputs(points: &[TreePoint], dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let variant = points.first().map_or(BASE.name, |p| p.variant);
+    let stem = load_stem(variant);
     let mut csv = String::from(
         "topology,scheme,dests,copy_rate,rate,created,refused,measured,mean_latency,copy_latency,max_latency,prunes_per_mcast,link_flits_per_copy,saturated\n",
     );
@@ -369,7 +421,7 @@ pub fn write_outputs(points: &[TreePoint], dir: &Path) -> Result<()> {
             p.saturated
         ));
     }
-    let path = dir.join("tree_load.csv");
+    let path = dir.join(format!("{stem}.csv"));
     std::fs::write(&path, csv).map_err(|e| Error::io(&path, e))?;
     let mut panels = Vec::new();
     for topology in TOPOLOGIES {
@@ -415,15 +467,29 @@ pub fn write_outputs(points: &[TreePoint], dir: &Path) -> Result<()> {
             });
         }
     }
-    let title =
-        "Tree multicast with pruning vs pseudo-multicast, 1 data flit (seed 003 section 3.4)";
+    let mut title =
+        "Tree multicast with pruning vs pseudo-multicast, 1 data flit (seed 003 section 3.4)"
+            .to_string();
+    if variant != BASE.name {
+        title.push_str(&format!(", variant {variant}"));
+    }
     write_plots(
-        title,
+        &title,
         "Points: mean latency of the multicasts created after the warm-up. \
          x on the axis: saturated (sources refused more than 1% of the multicasts, \
          the backlog kept growing, or the network did not drain), no latency drawn.",
         &panels,
-        &dir.join("tree_load"),
+        &dir.join(&stem),
     )?;
     Ok(())
+}
+
+/// The file name (without extension) of the load sweep under `variant`:
+/// `tree_load` for the base reading, `tree_load-<variant>` otherwise.
+pub fn load_stem(variant: &str) -> String {
+    if variant == BASE.name {
+        "tree_load".into()
+    } else {
+        format!("tree_load-{variant}")
+    }
 }

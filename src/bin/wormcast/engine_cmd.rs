@@ -5,6 +5,7 @@ use crate::RunArgs;
 use serde::Serialize;
 use std::path::Path;
 use std::time::Instant;
+use wormcast::direct::Release;
 use wormcast::engine::config::Plan;
 use wormcast::engine::{self, RunConfig, RunResult, trace};
 use wormcast::{Error, Result};
@@ -53,6 +54,8 @@ const CONFIG_FIELDS: &[(&str, &str)] = &[
     ("startup", "wormhole.startup"),
     ("no_prune", "tree.pruning"),
     ("stall_limit", "tree.stall_limit"),
+    ("selective_prune", "tree.selective"),
+    ("release", "tree.release"),
 ];
 
 /// The run configuration `a` asks for: the file's (or the defaults), with
@@ -113,6 +116,13 @@ pub fn config_of(a: &RunArgs, file: Option<RunConfig>, given: &[String]) -> Resu
             }
             "tree.pruning" => c.tree.pruning = !a.no_prune,
             "tree.stall_limit" => c.tree.stall_limit = a.stall_limit.unwrap_or(1),
+            "tree.selective" => c.tree.selective = a.selective_prune,
+            "tree.release" => {
+                c.tree.release = match a.release.as_deref() {
+                    Some("turn") => Release::OnTurn,
+                    _ => Release::AtEnd,
+                }
+            }
             _ => unreachable!("every field of CONFIG_FIELDS is set here"),
         }
     }

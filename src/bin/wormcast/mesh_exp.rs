@@ -55,9 +55,9 @@ impl SweepArgs {
     pub fn sweep<P>(
         &self,
         defaults: fn(bool) -> SweepOptions,
-        n_points: fn(bool) -> usize,
-        run: fn(&SweepOptions, &(dyn Fn() + Sync)) -> Result<Vec<P>>,
-        write: fn(&[P], &Path) -> Result<()>,
+        n_points: impl Fn(bool) -> usize,
+        run: impl Fn(&SweepOptions, &(dyn Fn() + Sync)) -> Result<Vec<P>>,
+        write: impl Fn(&[P], &Path) -> Result<()>,
         csvs: &[&str],
     ) -> Result<()> {
         let o = self.options(defaults);

@@ -86,6 +86,15 @@ pub(crate) struct RunArgs {
     /// (default 1).
     #[arg(long)]
     pub(crate) stall_limit: Option<u32>,
+    /// The tree router prunes selectively: only the branches another
+    /// message waits for (seed 003's proposed selective pruning).
+    #[arg(long)]
+    pub(crate) selective_prune: bool,
+    /// When a tree branch releases its channel: `end` (when the message
+    /// ends at the input, default) or `turn` (also when a later header
+    /// leaves by another output).
+    #[arg(long, value_parser = ["end", "turn"])]
+    pub(crate) release: Option<String>,
     /// Print every link's utilisation over the measured cycles, busiest
     /// first (the engine; without it, the mean and the busiest).
     #[arg(long)]
@@ -372,6 +381,8 @@ pub(crate) fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
         "startup",
         "no_prune",
         "stall_limit",
+        "selective_prune",
+        "release",
         "scheme",
         "links",
         "closed_loop",

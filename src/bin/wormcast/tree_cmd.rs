@@ -4,8 +4,8 @@
 use clap::{Args, Subcommand};
 use serde::Serialize;
 use std::path::PathBuf;
-use wormcast::direct::{Grid, Pruning, Scheme, TreeConfig, TreeNet, TreeStats};
-use wormcast::experiment::tree::{options, points, run as run_points, write_outputs};
+use wormcast::direct::{Grid, Pruning, Release, Scheme, TreeConfig, TreeNet, TreeStats};
+use wormcast::experiment::tree::{options, points, write_outputs};
 use wormcast::{Error, Result};
 
 #[derive(Subcommand)]
@@ -16,13 +16,24 @@ pub enum TreeCmd {
     /// Latency against load, tree with pruning against pseudo-multicast, on
     /// the 8x8 mesh, 8x8 torus and 8x8x8 torus (seed 003 section 3.4).
     #[command(after_help = crate::mesh_exp::defaults_help(options))]
-    Experiment(crate::mesh_exp::SweepArgs),
+    Experiment(ExperimentArgs),
     /// The tree's gain over pseudo-multicast under other readings of the
     /// choices seed 003 leaves open (pruning delay, FIFO depth, a fixed or
     /// an average number of destinations) on the 8x8 mesh and torus:
     /// tree_variants.csv (docs/reproduction.md).
     #[command(after_help = crate::mesh_exp::defaults_help(options))]
     Variants(crate::mesh_exp::SweepArgs),
+}
+
+#[derive(Args)]
+pub struct ExperimentArgs {
+    #[command(flatten)]
+    sweep: crate::mesh_exp::SweepArgs,
+    /// The reading of the open choices: base, stall-4, stall-16, buffer-8,
+    /// spread, startup-10, selective or release-turn (files
+    /// tree_load-<variant>.csv/.png; base writes tree_load).
+    #[arg(long, default_value = "base")]
+    variant: String,
 }
 
 #[derive(Args)]
@@ -58,6 +69,12 @@ pub struct SendArgs {
     /// Cycles an input may be stalled before it prunes.
     #[arg(long, default_value_t = 1)]
     stall_limit: u32,
+    /// Prune selectively: only the branches another message waits for.
+    #[arg(long)]
+    selective_prune: bool,
+    /// When a branch releases its channel: `end` or `turn`.
+    #[arg(long, default_value = "end", value_parser = ["end", "turn"])]
+    release: String,
     /// Print one JSON object: every copy's cycle and route, the prunes,
     /// the counters, and the deadlock if there was one.
     #[arg(long)]
@@ -129,10 +146,19 @@ fn send(a: &SendArgs) -> Result<bool> {
             aux_flits: a.aux,
             pruning: if a.no_prune {
                 Pruning::Off
+            } else if a.selective_prune {
+                Pruning::Selective {
+                    stall_limit: a.stall_limit,
+                }
             } else {
                 Pruning::On {
                     stall_limit: a.stall_limit,
                 }
+            },
+            release: if a.release == "turn" {
+                Release::OnTurn
+            } else {
+                Release::AtEnd
             },
             keep_routes: true,
             keep_deliveries: true,
@@ -232,8 +258,8 @@ fn send(a: &SendArgs) -> Result<bool> {
     }
     let s = &out.stats;
     println!(
-        "  {} flits over external channels, {} data flits replayed, {} prunes cutting {} branches",
-        s.link_flits, s.replayed, s.prunes, s.branches_cut
+        "  {} flits over external channels, {} data flits replayed, {} prunes cutting {} branches, {} branches released early",
+        s.link_flits, s.replayed, s.prunes, s.branches_cut, s.early_releases
     );
     if let Some(d) = &out.deadlock {
         println!("{d}");
@@ -241,8 +267,16 @@ fn send(a: &SendArgs) -> Result<bool> {
     Ok(finished)
 }
 
-fn experiment(a: &crate::mesh_exp::SweepArgs) -> Result<()> {
-    a.sweep(options, points, run_points, write_outputs, &["tree_load"])
+fn experiment(a: &ExperimentArgs) -> Result<()> {
+    let v = wormcast::experiment::tree::variant(&a.variant)?;
+    let stem = wormcast::experiment::tree::load_stem(v.name);
+    a.sweep.sweep(
+        options,
+        points,
+        |o, p| wormcast::experiment::tree::run_variant(o, v, p),
+        write_outputs,
+        &[&stem],
+    )
 }
 
 /// Ok(false) when a multicast deadlocked (exit status 1).

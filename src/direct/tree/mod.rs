@@ -146,11 +146,59 @@ pub enum Pruning {
     /// Never: the plain tree multicast, which can deadlock (Fig. 6).
     Off,
     /// At once when a header finds its output virtual channel held, and
-    /// after `stall_limit` stalled cycles in a row otherwise (default 1).
+    /// after `stall_limit` stalled cycles in a row otherwise (default 1),
+    /// cutting every branch the message has at the router (the paper's
+    /// total prune).
     On {
         /// Cycles an input may be stalled before it prunes (at least 1).
         stall_limit: u32,
     },
+    /// Selective pruning, the paper's proposed future work (section 3.4):
+    /// when the total prune would cut, cut only the branches that another
+    /// message waited for in the previous cycle (a registered request line
+    /// per output virtual channel, raised by a header that finds the
+    /// channel held). A branch nobody waits for stays open.
+    Selective {
+        /// Cycles an input may be stalled before it prunes (at least 1).
+        stall_limit: u32,
+    },
+}
+
+impl Pruning {
+    /// The stalled cycles before a prune, or `None` without pruning.
+    pub fn stall_limit(self) -> Option<u32> {
+        match self {
+            Pruning::Off => None,
+            Pruning::On { stall_limit } | Pruning::Selective { stall_limit } => Some(stall_limit),
+        }
+    }
+}
+
+/// When a branch gives up its output virtual channel (a choice seed 003
+/// leaves open).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub enum Release {
+    /// When the message ends at the input (its last header has passed), or
+    /// when it is pruned (default).
+    #[default]
+    #[serde(rename = "end")]
+    AtEnd,
+    /// Also as soon as a later header of the message leaves by another
+    /// output: a message holds one branch at a time at a router, and a
+    /// later header that needs a released direction opens a new branch and
+    /// replays the data from the auxiliary buffer.
+    #[serde(rename = "turn")]
+    OnTurn,
+}
+
+impl Release {
+    /// `end` or `turn`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Release::AtEnd => "end",
+            Release::OnTurn => "turn",
+        }
+    }
 }
 
 /// Parameters of a [`TreeNet`].
@@ -176,6 +224,8 @@ pub struct TreeConfig {
     /// enters the injection channel, one worm at a time (0): a software
     /// start-up per message, which pseudo-multicast pays per unicast.
     pub startup: u64,
+    /// When a branch releases its output virtual channel.
+    pub release: Release,
 }
 
 impl Default for TreeConfig {
@@ -189,6 +239,7 @@ impl Default for TreeConfig {
             keep_deliveries: false,
             seed: 1,
             startup: 0,
+            release: Release::AtEnd,
         }
     }
 }
@@ -242,6 +293,9 @@ pub struct TreeStats {
     pub branches_cut: u64,
     /// Data flits replayed from auxiliary buffers behind new branches.
     pub replayed: u64,
+    /// Branches closed early because a later header turned away
+    /// ([`Release::OnTurn`]).
+    pub early_releases: u64,
 }
 
 impl TreeStats {
@@ -314,6 +368,11 @@ struct TreeRouter {
     outs: Vec<OutVc>,
     active: u32,
     rr: u8,
+    /// Outputs a blocked header of another message asked for in the
+    /// previous cycle (selective pruning's request register).
+    wanted: u32,
+    /// The requests of this cycle, registered at the edge into `wanted`.
+    wanted_next: u32,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -357,6 +416,8 @@ struct Events {
     credits: Vec<(u32, u8)>,
     ni_credits: Vec<u32>,
     releases: Vec<(u32, u8)>,
+    /// Prune requests sent upstream (router, its output) this cycle.
+    wants: Vec<(u32, u8)>,
     prunes: Vec<(u32, u32, u32)>,
     hops: Vec<(u32, u32, u32, GridHop)>,
     link_flits: u64,
@@ -364,6 +425,7 @@ struct Events {
     /// injection channels (`ports + 2` per router).
     link_count: Vec<u64>,
     replayed: u64,
+    early_releases: u64,
     /// Tracing: the flits sent and the closes raised this cycle.
     trace: bool,
     link_log: Vec<(u32, u8, Flit)>,
@@ -484,7 +546,7 @@ impl TreeNet {
                 "an auxiliary buffer holds 1 to 65,535 data flits",
             ));
         }
-        if cfg.pruning == (Pruning::On { stall_limit: 0 }) {
+        if cfg.pruning.stall_limit() == Some(0) {
             return Err(bad(
                 "stall_limit",
                 "0".into(),
@@ -542,6 +604,8 @@ impl TreeNet {
                 n_in
             ],
             active: 0,
+            wanted: 0,
+            wanted_next: 0,
             rr: 0,
         };
         let ni = Ni {
@@ -906,8 +970,14 @@ impl TreeNet {
         let ev = &mut self.ev;
         self.stats.link_flits += std::mem::take(&mut ev.link_flits);
         self.stats.replayed += std::mem::take(&mut ev.replayed);
+        self.stats.early_releases += std::mem::take(&mut ev.early_releases);
         for (r, o) in ev.releases.drain(..) {
             self.routers[r as usize].outs[o as usize].owner = NONE8;
+        }
+        for (r, o) in ev.wants.drain(..) {
+            // The branch's input has its segment open, so the router is
+            // active and registers the request at its next evaluation.
+            self.routers[r as usize].wanted_next |= 1 << o;
         }
         for (r, i, f) in ev.sends.drain(..) {
             let router = &mut self.routers[r as usize];
@@ -1311,6 +1381,7 @@ impl TreeNet {
 /// most one flit.
 fn eval_router(t: &Tables, cfg: &TreeConfig, r: u32, router: &mut TreeRouter, ev: &mut Events) {
     let n_in = t.n_in;
+    router.wanted = std::mem::take(&mut router.wanted_next);
     let start = router.rr as usize;
     router.rr = ((start + 1) % n_in) as u8;
     let mut used: u32 = 0;
@@ -1429,8 +1500,11 @@ fn prune(
     keep: Option<usize>,
     ev: &mut Events,
 ) {
+    let mut cut = router.ins[i].branches & !keep.map_or(0, |o| 1 << o);
+    if let Pruning::Selective { .. } = t.pruning {
+        cut &= router.wanted;
+    }
     let iv = &mut router.ins[i];
-    let cut = iv.branches & !keep.map_or(0, |o| 1 << o);
     if cut == 0 {
         return;
     }
@@ -1458,7 +1532,7 @@ fn stalled(
 ) {
     let iv = &mut router.ins[i];
     iv.stall += 1;
-    if let Pruning::On { stall_limit } = t.pruning
+    if let Some(stall_limit) = t.pruning.stall_limit()
         && iv.stall >= stall_limit
     {
         prune(t, r, router, i, keep, ev);
@@ -1508,6 +1582,17 @@ fn eval_input(
         return;
     }
     let Some(f) = router.ins[i].fifo.front() else {
+        // An open segment waiting for its upstream router: a branch of it
+        // that another message waits for asks the upstream router, over the
+        // channel's prune-request wire, to cut the branch feeding it.
+        if let Pruning::Selective { .. } = t.pruning {
+            let iv = &router.ins[i];
+            if i != t.ej && iv.msg != NONE32 && iv.branches & router.wanted != 0 {
+                let p = i / t.vcs;
+                let up = t.nbr[r as usize * t.ports + p];
+                ev.wants.push((up, ((p ^ 1) * t.vcs + i % t.vcs) as u8));
+            }
+        }
         return;
     };
     let iv = &mut router.ins[i];
@@ -1553,6 +1638,16 @@ fn eval_input(
         return;
     }
     let o = t.route(r, f.dest());
+    if cfg.release == Release::OnTurn && iv.branches & !(1 << o) != 0 && iv.first != NONE8 {
+        // The header turns away from the branch the message holds here:
+        // that branch has carried everything it will (the data and the
+        // headers before this one), so it closes now.
+        let done = iv.branches & !(1 << o);
+        iv.branches &= !done;
+        ev.early_releases += done.count_ones() as u64;
+        release_all(t, r, done, ev);
+    }
+    let iv = &mut router.ins[i];
     if iv.branches & (1 << o) != 0 {
         if !can_send(t, router, *used, o) {
             stalled(t, r, router, i, Some(o), ev);
@@ -1561,6 +1656,9 @@ fn eval_input(
     } else if router.outs[o].owner != NONE8 {
         // Blocked: the channel is held by another message (or by a branch
         // of this one that is still closing).
+        if router.outs[o].owner as usize != i {
+            router.wanted_next |= 1 << o;
+        }
         router.ins[i].stall += 1;
         if t.pruning != Pruning::Off {
             prune(t, r, router, i, None, ev);

@@ -2,7 +2,8 @@
 //! way every unit of wormcast is): per router `top.r<node>`, per input
 //! virtual channel its FIFO count, open message, branch mask, replay flag,
 //! auxiliary buffer and stall counter, per output its owner, credits and
-//! link register.
+//! link register, and the router's `wanted` request register (selective
+//! pruning).
 
 use super::*;
 
@@ -20,6 +21,7 @@ fn short_name(t: &Tables, i: usize, internal: &str) -> String {
 const OWNER_BITS: u32 = 4;
 
 pub(super) fn declare_router(t: &Tables, depth: u32, s: &mut ScopeBuilder<'_>) {
+    s.signal("wanted", t.n_in as u32);
     for i in 0..t.n_in {
         s.scope(&format!("in_{}", short_name(t, i, "inj")), |s| {
             s.signal("count", bits_for(depth));
@@ -45,6 +47,7 @@ pub(super) fn declare_router(t: &Tables, depth: u32, s: &mut ScopeBuilder<'_>) {
 pub(super) fn sample_all(t: &Tables, routers: &[TreeRouter], tr: &mut TreeTracing) {
     for (r, router) in routers.iter().enumerate() {
         let mut s = tr.state.sampler(tr.first[r], tr.count[r]);
+        s.value(router.wanted_next as u64);
         for iv in &router.ins {
             s.value(iv.fifo.len() as u64);
             s.value(iv.msg as u64);
