@@ -5,7 +5,11 @@
 //! job's x. Latency is measured, from the call to the last destination's
 //! host, over the multicasts created after the warm-up and before the end
 //! of the run; the run then goes on, without new multicasts, for half its
-//! length so that they can finish.
+//! length so that they can finish. A run is saturated when fewer than
+//! [`COMPLETED_SHARE`](super::COMPLETED_SHARE) of them completed, or when
+//! the latency kept growing over the window (those created in its last
+//! quarter took more than twice as long as those of its first quarter,
+//! the engine's rule).
 
 use super::single::{config, network};
 use super::{Figure, Job, Options, Row, Setting, mix};
@@ -115,14 +119,25 @@ fn run_scheme(
         }
     }
     let (mut sum, mut done, mut phases) = (0u64, 0u64, 0u64);
+    // Latency sums and counts of the multicasts created in the first and
+    // the last quarter of the window.
+    let quarter = (o.cycles - o.warmup.min(o.cycles)).div_ceil(4).max(1);
+    let (mut first, mut last_q) = ((0u64, 0u64), (0u64, 0u64));
     for &(g, created, p) in &started {
         phases += p as u64;
         let (count, last) = got[g as usize];
         if count == degree {
             done += 1;
             sum += last - created;
+            match (created - o.warmup) / quarter {
+                0 => first = (first.0 + last - created, first.1 + 1),
+                3 => last_q = (last_q.0 + last - created, last_q.1 + 1),
+                _ => {}
+            }
         }
     }
+    let mean = |(s, n): (u64, u64)| s as f64 / n.max(1) as f64;
+    let growing = first.1 > 0 && last_q.1 > 0 && mean(last_q) > 2.0 * mean(first);
     Ok(Row {
         job: j.index,
         scheme,
@@ -138,5 +153,6 @@ fn run_scheme(
         },
         generated: started.len() as u64 + refused,
         completed: done,
+        growing,
     })
 }

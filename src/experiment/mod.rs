@@ -225,15 +225,15 @@ pub struct Options {
 }
 
 impl Options {
-    /// The paper's sizes (`quick`: 2 topologies, 2 sets, 60,000-cycle load
-    /// runs after a 20,000-cycle warm-up, fewer points).
+    /// The paper's sizes (`quick`: 2 topologies, 2 sets, 200,000-cycle load
+    /// windows after a 50,000-cycle warm-up, fewer points).
     pub fn new(quick: bool) -> Options {
         Options {
             quick,
             topologies: if quick { 2 } else { 10 },
             sets: if quick { 2 } else { 10 },
-            cycles: if quick { 80_000 } else { 1_000_000 },
-            warmup: if quick { 20_000 } else { 500_000 },
+            cycles: if quick { 250_000 } else { 1_000_000 },
+            warmup: if quick { 50_000 } else { 500_000 },
             schemes: vec![
                 PlanScheme::NiKbinomial,
                 PlanScheme::PathLg,
@@ -435,7 +435,22 @@ pub struct Row {
     pub generated: u64,
     /// Of those, completed by the end of the run (1 for single).
     pub completed: u64,
+    /// Load runs: the latency kept growing over the window (the multicasts
+    /// created in its last quarter took more than twice as long, on
+    /// average, as those of its first quarter; false for single).
+    pub growing: bool,
 }
+
+/// The share of a load run's multicasts that must complete for its point
+/// not to be saturated (the engine's [`ACCEPTED_SHARE`](crate::engine::ACCEPTED_SHARE)).
+pub const COMPLETED_SHARE: f64 = crate::engine::ACCEPTED_SHARE;
+
+/// A load point is a result only when its measured window is at least this
+/// many times its mean latency: a window that holds one or two latencies
+/// back to back cannot tell a stable queue from one still filling (the
+/// reduced runs had 15-way points at 106,502 cycles in a 200,000-cycle
+/// window that passed the other rules).
+pub const WINDOW_LATENCIES: f64 = 5.0;
 
 /// A shard: the `index`-th (0-based) of `count` slices of the jobs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -517,7 +532,8 @@ pub(crate) fn mix(parts: &[u64]) -> u64 {
     h
 }
 
-const RAW_HEADER: &str = "job,setting,x,topology,set,scheme,latency,phases,generated,completed";
+const RAW_HEADER: &str =
+    "job,setting,x,topology,set,scheme,latency,phases,generated,completed,growing";
 
 /// The raw CSV of `rows`: a comment line naming the experiment, a header,
 /// one line per row.
@@ -551,7 +567,7 @@ pub fn raw_csv(fig: Figure, o: &Options, shard: Shard, rows: &[Row]) -> String {
         let j = &jobs[r.job];
         let _ = writeln!(
             t,
-            "{},{},{},{},{},{},{:.3},{:.3},{},{}",
+            "{},{},{},{},{},{},{:.3},{:.3},{},{},{}",
             r.job,
             settings[j.setting].label,
             j.x,
@@ -561,7 +577,8 @@ pub fn raw_csv(fig: Figure, o: &Options, shard: Shard, rows: &[Row]) -> String {
             r.latency,
             r.phases,
             r.generated,
-            r.completed
+            r.completed,
+            r.growing
         );
     }
     t
@@ -612,8 +629,8 @@ pub fn parse_raw(text: &str, name: &str) -> Result<(Figure, Options, Shard, Vec<
     let mut rows = Vec::new();
     for (i, l) in lines.enumerate() {
         let f: Vec<&str> = l.split(',').collect();
-        if f.len() != 10 {
-            return Err(bad(i + 3, format!("{} fields, not 10", f.len())));
+        if f.len() != 11 {
+            return Err(bad(i + 3, format!("{} fields, not 11", f.len())));
         }
         let num = |x: &str| -> Result<f64> {
             x.parse()
@@ -626,6 +643,11 @@ pub fn parse_raw(text: &str, name: &str) -> Result<(Figure, Options, Shard, Vec<
             phases: num(f[7])?,
             generated: num(f[8])? as u64,
             completed: num(f[9])? as u64,
+            growing: match f[10] {
+                "true" => true,
+                "false" => false,
+                x => return Err(bad(i + 3, format!("growing = {x:?} is not true or false"))),
+            },
         });
     }
     Ok((fig, o, shard, rows))
@@ -709,7 +731,9 @@ pub struct Point {
     pub std: f64,
     /// Mean phases.
     pub phases: f64,
-    /// Load runs: some run completed fewer than 95% of its multicasts.
+    /// Load runs: some run completed fewer than [`COMPLETED_SHARE`] of its
+    /// multicasts, its latency kept growing over the window, or the window
+    /// is shorter than [`WINDOW_LATENCIES`] mean latencies.
     pub saturated: bool,
 }
 
@@ -717,6 +741,7 @@ pub struct Point {
 pub fn summarize(fig: Figure, o: &Options, rows: &[Row]) -> Vec<Point> {
     let settings = settings(fig, o.quick);
     let jobs = jobs(fig, o);
+    let window = o.cycles.saturating_sub(o.warmup) as f64;
     let mut out: Vec<Point> = Vec::new();
     for (si, s) in settings.iter().enumerate() {
         for x in xs(fig, s, o.quick) {
@@ -755,9 +780,11 @@ pub fn summarize(fig: Figure, o: &Options, rows: &[Row]) -> Vec<Point> {
                     std: var.sqrt(),
                     phases: rs.iter().map(|r| r.phases).sum::<f64>() / rs.len() as f64,
                     saturated: ok.is_empty()
-                        || rs
-                            .iter()
-                            .any(|r| (r.completed as f64) < 0.95 * r.generated as f64),
+                        || rs.iter().any(|r| {
+                            r.growing
+                                || (r.completed as f64) < COMPLETED_SHARE * r.generated as f64
+                                || (fig.is_loaded() && r.latency * WINDOW_LATENCIES > window)
+                        }),
                 });
             }
         }

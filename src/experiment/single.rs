@@ -80,6 +80,7 @@ pub(super) fn run_job(fig: Figure, s: &Setting, j: &Job, o: &Options) -> Result<
             phases: plan.phases as f64,
             generated: 1,
             completed: 1,
+            growing: false,
         });
     }
     Ok(rows)
