@@ -21,7 +21,7 @@
 //! excluded), per multicast (its longest copy), the multicast's span in
 //! the network (first worm in to last tail) and the latency from creation
 //! (start-ups and source queueing included). A point is a **result** only
-//! when it is not saturated (the engine's rule: accepted below 98% of
+//! when it is not saturated (the engine's rule: accepted below 95% of
 //! offered, a source refused a multicast, or the latency kept growing; or
 //! the drain did not finish)
 //! and the stop rule was met.

@@ -15,7 +15,7 @@
 //! last copy's data flit, over multicasts created after the warm-up; after
 //! the run the traffic stops and the network drains. A point is
 //! *saturated* under the engine's rule (a source refused a multicast, 64
-//! of its own being outstanding, fewer copies arrived than 98% of those
+//! of its own being outstanding, fewer copies arrived than 95% of those
 //! offered, or the latency kept growing) or when the drain did not finish.
 
 use super::{Panel, Series, SweepOptions, write_plots};
