@@ -822,20 +822,24 @@ fn mesh3d_plan_of_the_worked_example() {
     assert!(String::from_utf8_lossy(&e.stderr).contains("outside the 4x4x4 mesh"));
 }
 
+/// `tree send` in the situation of seed 003 Fig. 6: two multicasts whose
+/// trees wait on each other at (3,5) and (3,2).
+const FIG6: [&str; 10] = [
+    "tree",
+    "send",
+    "--data",
+    "6",
+    "--aux",
+    "6",
+    "--send",
+    "6,5>3,0;0,5;3,7",
+    "--send",
+    "6,2>3,6;1,2;3,1",
+];
+
 #[test]
 fn tree_send_shows_figure6_with_and_without_pruning() {
-    let fig6 = [
-        "tree",
-        "send",
-        "--data",
-        "6",
-        "--aux",
-        "6",
-        "--send",
-        "6,5>3,0;0,5;3,7",
-        "--send",
-        "6,2>3,6;1,2;3,1",
-    ];
+    let fig6 = FIG6;
     let out = ok(&wormcast(&fig6));
     assert!(
         out.contains("tree multicast on the 8x8 mesh: all copies delivered by cycle 31"),
@@ -1355,18 +1359,7 @@ fn a_broken_file_is_named_once_with_its_line() {
 /// counters; a bad value is refused naming the valid ones.
 #[test]
 fn tree_variants_from_the_command_line() {
-    let fig6 = [
-        "tree",
-        "send",
-        "--data",
-        "6",
-        "--aux",
-        "6",
-        "--send",
-        "6,5>3,0;0,5;3,7",
-        "--send",
-        "6,2>3,6;1,2;3,1",
-    ];
+    let fig6 = FIG6;
     let mut sel = fig6.to_vec();
     sel.push("--selective-prune");
     let out = ok(&wormcast(&sel));

@@ -59,7 +59,8 @@ fn quick_sweep_writes_files_and_shows_the_trends() {
 /// The open choices of seed 003, reduced: every variant runs on the mesh,
 /// the file pairs tree and pseudo per setting, a start-up per worm costs
 /// pseudo-multicast at least one per destination and the tree about one,
-/// and waiting longer before pruning prunes less.
+/// waiting longer before pruning prunes less, selective pruning prunes
+/// less, and releasing on a turn never prunes and lets the tree win.
 #[test]
 fn the_variants_sweep_compares_the_readings() {
     use wormcast::experiment::tree::{VARIANTS, run_variants, variant_points, write_variants};
@@ -96,4 +97,51 @@ fn the_variants_sweep_compares_the_readings() {
         assert!(!bt.saturated && !bp.saturated);
     }
     assert!(at("stall-16", "tree", 25).prunes_per_mcast < at("base", "tree", 25).prunes_per_mcast);
+    // Selective pruning cuts fewer branches than the total prune.
+    assert!(
+        at("selective", "tree", 25).prunes_per_mcast < at("base", "tree", 25).prunes_per_mcast,
+        "{:?}",
+        at("selective", "tree", 25)
+    );
+    // Releasing a branch on a turn never needs a prune, and the tree then
+    // wins with 12 and 25 destinations at both quick loads.
+    for p in pts
+        .iter()
+        .filter(|p| p.variant == "release-turn" && p.scheme == "tree")
+    {
+        assert_eq!(p.prunes_per_mcast, 0.0, "{p:?}");
+    }
+    for rate in [0.005, 0.015] {
+        for dests in [12, 25] {
+            let find = |scheme: &str| {
+                pts.iter()
+                    .find(|p| {
+                        p.variant == "release-turn"
+                            && p.scheme == scheme
+                            && p.dests == dests
+                            && p.copy_rate == rate
+                    })
+                    .unwrap()
+            };
+            let (t, p) = (find("tree"), find("pseudo"));
+            assert!(
+                !t.saturated && t.mean_latency < p.mean_latency,
+                "{t:?} {p:?}"
+            );
+        }
+    }
+    // The model's own trend, where the paper reports the opposite: the
+    // gain at light load grows with the number of destinations.
+    let g = |dests| {
+        wormcast::experiment::tree::gain(at("base", "tree", dests), at("base", "pseudo", dests))
+            .unwrap()
+            .0
+    };
+    assert!(
+        g(4) < g(12) && g(12) < g(25),
+        "{} {} {}",
+        g(4),
+        g(12),
+        g(25)
+    );
 }
