@@ -729,8 +729,20 @@ fn hypercube_paths_counts_by_enumeration_beside_table_1() {
     assert_eq!(rows[2]["table1_lower"], 3.0);
     assert_eq!(rows[9]["table1_lower"], 38981.25);
     assert_eq!(rows[9]["closed_forms"]["lower"], 38981.25);
+    // The UD-path row, counted as label-monotone paths on the Gray code,
+    // equals the printed one.
+    for r in rows {
+        assert_eq!(r["ud_path"], r["table1_ud_path"], "{r}");
+    }
+    assert_eq!(rows[9]["ud_path"], 7087.5);
     let text = ok(&wormcast(&["hypercube", "paths", "--max-distance", "3"]));
     assert!(text.contains(" 3 |         3.25         3.00 |"), "{text}");
+    assert!(text.contains("|       1.50       1.50\n"), "{text}");
+    let text = ok(&wormcast(&["hypercube", "paths", "--max-distance", "11"]));
+    assert!(
+        text.contains("11 |   1584602.12    233887.50 |   1584602.12            - |"),
+        "{text}"
+    );
     let e = wormcast(&["hypercube", "paths", "--max-distance", "13"]);
     assert_eq!(e.status.code(), Some(2));
 }

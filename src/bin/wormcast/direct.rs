@@ -5,7 +5,9 @@ use clap::{Args, Subcommand};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::Arc;
-use wormcast::direct::count::{ClosedForms, PathCounts, TABLE1, closed_forms, count_paths};
+use wormcast::direct::count::{
+    ClosedForms, PathCounts, TABLE1, closed_forms, count_paths, ud_path_average,
+};
 use wormcast::direct::cube::natural_list;
 use wormcast::direct::{
     CubeFabric, DirectConfig, DirectSystem, Hypercube, PortModel, Routing, WormInfo, format_list,
@@ -84,6 +86,7 @@ struct PathRow {
     natural_lower: f64,
     natural_upper: f64,
     closed_forms: ClosedForms,
+    ud_path: f64,
     table1_ud_path: f64,
     table1_lower: f64,
     table1_upper: f64,
@@ -97,6 +100,16 @@ pub fn run(cmd: CubeCmd) -> Result<()> {
             json,
         } => paths(max_distance, Routing::parse(&routing)?, json),
         CubeCmd::Multicast(a) => multicast(&a),
+    }
+}
+
+/// A figure of Table 1 with two decimals, or `-` past the table's last
+/// distance.
+fn printed(x: f64) -> String {
+    if x.is_nan() {
+        "-".into()
+    } else {
+        format!("{x:.2}")
     }
 }
 
@@ -122,6 +135,7 @@ fn paths(max: u32, routing: Routing, json: bool) -> Result<()> {
                 natural_upper: c.natural_upper(),
                 counted: c,
                 closed_forms: closed_forms(k),
+                ud_path: ud_path_average(k),
                 table1_ud_path: t.0,
                 table1_lower: t.1,
                 table1_upper: t.2,
@@ -148,20 +162,29 @@ fn paths(max: u32, routing: Routing, json: bool) -> Result<()> {
         "(natural list: between consecutive destinations; lower bound = first channel positive)"
     );
     println!(
-        "{:>2} | {:>12} {:>12} | {:>12} {:>12} | {:>12} {:>12} | {:>10}",
-        "k", "unicast", "(k+1)!/2^k", "nat. lower", "Table 1", "nat. upper", "Table 1", "UD-path"
+        "{:>2} | {:>12} {:>12} | {:>12} {:>12} | {:>12} {:>12} | {:>10} {:>10}",
+        "k",
+        "unicast",
+        "(k+1)!/2^k",
+        "nat. lower",
+        "Table 1",
+        "nat. upper",
+        "Table 1",
+        "UD-path",
+        "Table 1"
     );
     for r in &rows {
         println!(
-            "{:>2} | {:>12.2} {:>12.2} | {:>12.2} {:>12.2} | {:>12.2} {:>12.2} | {:>10.2}",
+            "{:>2} | {:>12.2} {:>12.2} | {:>12.2} {:>12} | {:>12.2} {:>12} | {:>10.2} {:>10}",
             r.k,
             r.unicast_average,
             r.closed_forms.lower,
             r.natural_lower,
-            r.table1_lower,
+            printed(r.table1_lower),
             r.natural_upper,
-            r.table1_upper,
-            r.table1_ud_path
+            printed(r.table1_upper),
+            r.ud_path,
+            printed(r.table1_ud_path)
         );
     }
     println!();
