@@ -19,7 +19,8 @@ pub enum TreeCmd {
     Experiment(ExperimentArgs),
     /// The tree's gain over pseudo-multicast under other readings of the
     /// choices seed 003 leaves open (pruning delay, FIFO depth, a fixed or
-    /// an average number of destinations) on the 8x8 mesh and torus:
+    /// an average number of destinations, a start-up per worm, selective
+    /// pruning, releasing a branch on a turn) on the 8x8 mesh and torus:
     /// tree_variants.csv (docs/reproduction.md).
     #[command(after_help = crate::mesh_exp::defaults_help(options))]
     Variants(crate::mesh_exp::SweepArgs),
