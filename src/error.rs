@@ -206,6 +206,22 @@ pub enum Error {
         /// What went wrong, and where.
         what: String,
     },
+    /// A run's drain phase ran out of cycles with messages still in the
+    /// network: a saturated network or a very slow one, not a model fault
+    /// (a deadlock is reported as [`Error::Deadlock`]).
+    #[error(
+        "the network did not drain within {limit} cycles ({outstanding} {what} outstanding) at cycle {cycle}"
+    )]
+    NotDrained {
+        /// The cycle the drain gave up.
+        cycle: u64,
+        /// The drain's limit in cycles.
+        limit: u64,
+        /// How many were still outstanding.
+        outstanding: u64,
+        /// What was counted: `messages` or `packets`.
+        what: &'static str,
+    },
     /// The watchdog found places that wait for each other in a cycle.
     #[error("{0}")]
     Deadlock(Box<crate::deadlock::DeadlockReport>),

@@ -1454,3 +1454,34 @@ fn tree_variants_from_the_command_line() {
         "one of base, stall-4, stall-16, buffer-8, spread, startup-10, selective, release-turn"
     ));
 }
+
+/// A network that does not drain in the cycles given is a finding, not a
+/// model fault: exit status 1, the count of outstanding messages named.
+#[test]
+fn a_run_that_does_not_drain_is_a_finding() {
+    let e = wormcast(&[
+        "run",
+        "--topology",
+        "mesh:4x4",
+        "--traffic",
+        "uniform",
+        "--load",
+        "0.9",
+        "--packet",
+        "20",
+        "--cycles",
+        "3000",
+        "--warmup",
+        "500",
+        "--drain",
+        "10",
+    ]);
+    assert_eq!(e.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&e.stderr);
+    assert!(
+        err.starts_with("the network did not drain within 10 cycles (")
+            && err.contains(" messages outstanding) at cycle 3010"),
+        "{err}"
+    );
+    assert!(!err.contains("model fault"), "{err}");
+}

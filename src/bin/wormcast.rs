@@ -246,9 +246,15 @@ fn main() -> ExitCode {
         Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::BrokenPipe => {
             ExitCode::SUCCESS
         }
-        // A deadlock is what a simulation found, as a difference is what a
-        // comparison found: exit status 1.
-        Err(e @ (Error::Deadlock(_) | Error::DirectDeadlock(_) | Error::TreeDeadlock(_))) => {
+        // A deadlock, or a network that did not drain in the cycles given,
+        // is what a simulation found, as a difference is what a comparison
+        // found: exit status 1.
+        Err(
+            e @ (Error::Deadlock(_)
+            | Error::DirectDeadlock(_)
+            | Error::TreeDeadlock(_)
+            | Error::NotDrained { .. }),
+        ) => {
             eprintln!("{e}");
             ExitCode::from(1)
         }

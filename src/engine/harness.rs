@@ -7,8 +7,10 @@
 //! refused and counted, which bounds memory past saturation. Messages
 //! created during the warm-up are not measured. A point is **saturated**
 //! when the accepted throughput is below [`ACCEPTED_SHARE`] of the offered
-//! load (counted per copy), a source refused a packet, or the latency kept
-//! growing over the window: its latency is that of a growing queue, not a
+//! load (counted per copy), a source refused a packet, the latency kept
+//! growing over the window, or the backlog did (more than 1.5 times the
+//! messages outstanding at the end of the window as at its start, plus
+//! [`BACKLOG_SLACK`]): its latency is that of a growing queue, not a
 //! result.
 
 use super::stats::{Collector, Interval, Metric, Summary};
@@ -30,6 +32,13 @@ use std::collections::BinaryHeap;
 /// had a 1,090-cycle mean latency) but misfires on short windows with a
 /// handful of messages, one of which is still outstanding at the end.
 pub const ACCEPTED_SHARE: f64 = 0.95;
+
+/// Messages by which the backlog (messages outstanding) may grow over the
+/// window, beyond half as many again, before a point counts as saturated: a
+/// queue that is stable does not grow by half over a whole window, and the
+/// slack keeps a short run with a handful of messages from being called
+/// saturated for one of them.
+pub const BACKLOG_SLACK: u64 = 32;
 
 /// What to run, besides the network and router.
 #[derive(Clone, Debug)]
@@ -186,12 +195,21 @@ pub struct RunResult {
     pub delivered: u64,
     /// Packets refused at a full source (whole run).
     pub refused: u64,
-    /// Messages outstanding at the end.
+    /// Messages outstanding at the end of the run (after the drain, if
+    /// any).
     pub in_flight: u64,
     /// Accepted below [`ACCEPTED_SHARE`] of offered (both counted per copy), a source
-    /// refused a packet, or the latency kept growing over the window (see
-    /// `latency_growing`).
+    /// refused a packet, the latency kept growing over the window (see
+    /// `latency_growing`) or the backlog did (`backlog_growing`).
     pub saturated: bool,
+    /// Messages outstanding at the start of the window (the end of the
+    /// warm-up).
+    pub in_flight_at_warmup: u64,
+    /// Messages outstanding at the end of the window, before any drain.
+    pub in_flight_at_window_end: u64,
+    /// The backlog grew over the window: `in_flight_at_window_end` is more
+    /// than `1.5 * in_flight_at_warmup +` [`BACKLOG_SLACK`].
+    pub backlog_growing: bool,
     /// The batch means of the interval's metric grew over the window: the
     /// last quarter of the batches averaged more than twice the first.
     pub latency_growing: bool,
@@ -512,10 +530,13 @@ pub fn run_traced(
     let mut window_dests = 0u64;
     let mut links_at_warmup = Vec::new();
     let mut events_at_warmup = Vec::new();
+    let mut in_flight_at_warmup = 0u64;
     while cycle < end {
         if cycle == o.warmup {
             links_at_warmup = e.link_flits();
             events_at_warmup = e.events();
+            book.take(&mut e);
+            in_flight_at_warmup = book.msgs.len() as u64;
         }
         while let Some(&Reverse((t, n))) = next.peek() {
             if t > cycle {
@@ -615,17 +636,18 @@ pub fn run_traced(
         })
         .collect();
     let accepted_flits = book.window_flits;
+    let in_flight_at_end = book.msgs.len() as u64;
+    let backlog_growing = 2 * in_flight_at_end > 3 * in_flight_at_warmup + 2 * BACKLOG_SLACK;
     let mut drained = None;
     if let Some(limit) = o.drain {
         let start = cycle;
         while !book.msgs.is_empty() {
             if cycle - start >= limit {
-                return Err(Error::Fault {
+                return Err(Error::NotDrained {
                     cycle,
-                    what: format!(
-                        "the network did not drain within {limit} cycles ({} messages outstanding)",
-                        book.msgs.len()
-                    ),
+                    limit,
+                    outstanding: book.msgs.len() as u64,
+                    what: "messages",
                 });
             }
             e.step()?;
@@ -684,7 +706,13 @@ pub fn run_traced(
         generated,
         refused,
         in_flight: book.msgs.len() as u64,
-        saturated: refused > 0 || accepted < ACCEPTED_SHARE * offered_copies || growing,
+        in_flight_at_window_end: in_flight_at_end,
+        saturated: refused > 0
+            || accepted < ACCEPTED_SHARE * offered_copies
+            || growing
+            || backlog_growing,
+        in_flight_at_warmup,
+        backlog_growing,
         latency_growing: growing,
         latency,
         network_latency,

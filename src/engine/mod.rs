@@ -26,7 +26,7 @@ pub mod stats;
 pub mod trace;
 
 pub use config::RunConfig;
-pub use harness::{ACCEPTED_SHARE, RunOptions, RunResult, run, run_traced};
+pub use harness::{ACCEPTED_SHARE, BACKLOG_SLACK, RunOptions, RunResult, run, run_traced};
 pub use pattern::Pattern;
 pub use spec::TopoSpec;
 pub use stats::Arrival;

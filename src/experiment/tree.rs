@@ -267,7 +267,7 @@ fn run_job(j: Job, o: &TreeOptions) -> Result<TreePoint> {
     match crate::engine::run(&topo, Some(RouterModel::Tree), None, &ro) {
         Ok(r) => Ok(point(Some(&r))),
         // The network did not drain: saturated, no latency to report.
-        Err(Error::Fault { what, .. }) if what.contains("did not drain") => Ok(point(None)),
+        Err(Error::NotDrained { .. }) => Ok(point(None)),
         Err(e) => Err(e),
     }
 }

@@ -871,12 +871,11 @@ impl System {
         let start = self.cycle;
         while !self.is_drained() {
             if self.cycle - start >= max_cycles {
-                return Err(Error::Fault {
+                return Err(Error::NotDrained {
                     cycle: self.cycle,
-                    what: format!(
-                        "the network did not drain within {max_cycles} cycles ({} packets in flight)",
-                        self.packets.live()
-                    ),
+                    limit: max_cycles,
+                    outstanding: self.packets.live() as u64,
+                    what: "packets",
                 });
             }
             self.tick()?;
