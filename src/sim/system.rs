@@ -874,7 +874,7 @@ impl System {
                 return Err(Error::NotDrained {
                     cycle: self.cycle,
                     limit: max_cycles,
-                    outstanding: self.packets.live() as u64,
+                    outstanding: self.packets.live(),
                     what: "packets",
                 });
             }
