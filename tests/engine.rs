@@ -1167,7 +1167,10 @@ fn a_growing_backlog_is_saturation() {
         "{r:?}"
     );
     assert!(!r.latency_growing && r.refused == 0, "{r:?}");
-    assert_eq!((r.in_flight_at_warmup, r.in_flight_at_window_end), (249, 477));
+    assert_eq!(
+        (r.in_flight_at_warmup, r.in_flight_at_window_end),
+        (249, 477)
+    );
     assert!(r.backlog_growing && r.saturated, "{r:?}");
     let r = run(0.0064);
     assert_eq!((r.in_flight_at_warmup, r.in_flight_at_window_end), (64, 45));

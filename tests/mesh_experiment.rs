@@ -60,3 +60,48 @@ fn quick_sweep_writes_files_and_shows_the_trends() {
         }
     }
 }
+
+/// The qualitative results of Figs. 5-8 that the model reproduces, each on
+/// a reduced run of the points the full sweep plots (5x5x5, 12
+/// destinations, start-up 10 cycles per worm, at most 600,000 measured
+/// cycles): at light load the per copy network latency (the paper's
+/// metric) puts GTDMPM last with 100 and with 1,000 flits; with 1,000
+/// flits TP beats SP (the model's finding, against the paper's "SP best in
+/// every case"); with 100 destinations of 100 flits SP beats TP, which
+/// beats GTDMPM.
+#[test]
+fn reduced_points_pin_the_reproduced_orders() {
+    use wormcast::experiment::mesh::point;
+    let mut o = options(false);
+    o.cycles = 600_000;
+    let net = |length: u32, algo: &str, dests: u32, rate: f64| {
+        let p = point(10, length, algo, dests, rate, &o).unwrap();
+        assert!(!p.saturated && p.measured >= 90, "{p:?}");
+        p.network_latency
+    };
+    let (tp, sp, gt) = (
+        net(100, "tp", 12, 1e-5),
+        net(100, "sp", 12, 1e-5),
+        net(100, "gtdmpm", 12, 1e-5),
+    );
+    assert!(tp.max(sp) * 1.3 < gt, "100 flits: {tp} {sp} {gt}");
+    let (tp, sp, gt) = (
+        net(1000, "tp", 12, 1.5e-6),
+        net(1000, "sp", 12, 1.5e-6),
+        net(1000, "gtdmpm", 12, 1.5e-6),
+    );
+    assert!(
+        tp * 1.1 < sp && sp * 1.3 < gt,
+        "1,000 flits: {tp} {sp} {gt}"
+    );
+    let (tp, sp, gt) = (
+        net(100, "tp", 100, 1e-5),
+        net(100, "sp", 100, 1e-5),
+        net(100, "gtdmpm", 100, 1e-5),
+    );
+    assert!(
+        sp * 1.1 < tp && tp * 1.1 < gt,
+        "100 destinations: {tp} {sp} {gt}"
+    );
+    assert!(point(10, 100, "xy", 12, 1e-5, &o).is_err());
+}

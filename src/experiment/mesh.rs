@@ -243,6 +243,40 @@ fn run_job(j: Job, o: &MeshOptions) -> Result<MeshPoint> {
     }
 }
 
+/// One point of the `load` sweep, outside the sweep: `beta` cycles of
+/// start-up per worm, `length`-flit messages of scheme `algo` (`tp`, `sp`
+/// or `gtdmpm`) to `dests` destinations, `rate` multicasts per node per
+/// cycle, run as the sweep runs its points under `o`.
+pub fn point(
+    beta: u64,
+    length: u32,
+    algo: &str,
+    dests: u32,
+    rate: f64,
+    o: &MeshOptions,
+) -> Result<MeshPoint> {
+    let algo = ALGOS
+        .iter()
+        .copied()
+        .find(|a| *a == algo)
+        .ok_or_else(|| Error::Config {
+            field: "algo",
+            value: algo.into(),
+            reason: format!("the schemes are {}", ALGOS.join(", ")),
+        })?;
+    run_job(
+        Job {
+            experiment: "load",
+            beta,
+            length,
+            algo,
+            dests,
+            rate,
+        },
+        o,
+    )
+}
+
 /// Runs every point on all cores, in a fixed order.
 pub fn run(o: &MeshOptions, progress: &(dyn Fn() + Sync)) -> Result<Vec<MeshPoint>> {
     super::run_parallel(jobs(o.quick), |j| run_job(j, o), progress)
