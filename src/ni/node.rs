@@ -971,7 +971,19 @@ impl NiNode {
                     return;
                 }
             }
-            let chunks = (self.t.packet).div_ceil(self.chunk as u32);
+            // The credits this packet takes are the chunks its flits fill in
+            // the receive buffer, header included: the switch took one per
+            // chunk it started, and the header it sent may be shorter than
+            // the one its source wrote (a multi-drop worm's delivered copy
+            // has lost the pairs of the switches before) or longer.
+            let Some(flits) = io
+                .packets
+                .get(f.tag)
+                .map(|r| self.rx_hdr_len as u32 + r.payload as u32)
+            else {
+                unreachable!("checked by check_arrival")
+            };
+            let chunks = flits.div_ceil(self.chunk as u32);
             self.rq_chunks += chunks;
             self.rq_bytes += self.t.packet;
             self.stats.max_recv_queue = self.stats.max_recv_queue.max(self.rq_bytes);
@@ -1180,8 +1192,17 @@ impl NiNode {
         }
         let tx = self.tx_cur.as_mut().expect("set above");
         let new_chunk = tx.idx == 0 || tx.off == self.chunk;
-        if new_chunk && !self.credit.take(io.link.freed(self.w.credit_in)) {
-            return;
+        if new_chunk {
+            let freed = io.link.freed(self.w.credit_in);
+            if !self.credit.take(freed) {
+                if self.credit.over_returned(freed) {
+                    io.link.fault(format!(
+                        "NI {}: its switch returned more credits than the {} chunks it was sent",
+                        self.node, self.credit.used
+                    ));
+                }
+                return;
+            }
         }
         if new_chunk {
             tx.off = 0;

@@ -94,6 +94,15 @@ impl CreditCounter {
         self.cap - self.used.wrapping_sub(freed)
     }
 
+    /// The receiver has returned more chunks than were taken: a
+    /// flow-control fault of the receiver (its freed total ran ahead of
+    /// the chunks sent to it), which would otherwise block the sender for
+    /// good while looking like a full receiver.
+    #[inline]
+    pub fn over_returned(&self, freed: u32) -> bool {
+        self.used.wrapping_sub(freed) > self.cap
+    }
+
     /// Takes one chunk if there is one.
     #[inline]
     pub fn take(&mut self, freed: u32) -> bool {

@@ -463,7 +463,14 @@ impl Switch {
             }
             let new_chunk = g.sent == 0 || g.off == self.chunk;
             if new_chunk {
-                if !out.credit.take(io.freed(out.credit_in)) {
+                let freed = io.freed(out.credit_in);
+                if !out.credit.take(freed) {
+                    if out.credit.over_returned(freed) {
+                        io.fault(format!(
+                            "switch {} output port {o}: its receiver returned more credits than the {} chunks it was sent",
+                            self.id, out.credit.used
+                        ));
+                    }
                     continue;
                 }
                 g.off = 0;
