@@ -79,26 +79,22 @@ fn reduced_points_pin_the_reproduced_orders() {
         assert!(!p.saturated && p.measured >= 90, "{p:?}");
         p.network_latency
     };
-    let (tp, sp, gt) = (
-        net(100, "tp", 12, 1e-5),
-        net(100, "sp", 12, 1e-5),
-        net(100, "gtdmpm", 12, 1e-5),
-    );
+    // (TP, SP, GTDMPM) at one setting.
+    let three = |length: u32, dests: u32, rate: f64| {
+        (
+            net(length, "tp", dests, rate),
+            net(length, "sp", dests, rate),
+            net(length, "gtdmpm", dests, rate),
+        )
+    };
+    let (tp, sp, gt) = three(100, 12, 1e-5);
     assert!(tp.max(sp) * 1.3 < gt, "100 flits: {tp} {sp} {gt}");
-    let (tp, sp, gt) = (
-        net(1000, "tp", 12, 1.5e-6),
-        net(1000, "sp", 12, 1.5e-6),
-        net(1000, "gtdmpm", 12, 1.5e-6),
-    );
+    let (tp, sp, gt) = three(1000, 12, 1.5e-6);
     assert!(
         tp * 1.1 < sp && sp * 1.3 < gt,
         "1,000 flits: {tp} {sp} {gt}"
     );
-    let (tp, sp, gt) = (
-        net(100, "tp", 100, 1e-5),
-        net(100, "sp", 100, 1e-5),
-        net(100, "gtdmpm", 100, 1e-5),
-    );
+    let (tp, sp, gt) = three(100, 100, 1e-5);
     assert!(
         sp * 1.1 < tp && tp * 1.1 < gt,
         "100 destinations: {tp} {sp} {gt}"

@@ -338,15 +338,7 @@ proptest! {
         scheme in 0usize..7,
         picks in proptest::collection::vec((0u32..1_000, 1usize..40), 3),
     ) {
-        let scheme = [
-            PlanScheme::SsrG,
-            PlanScheme::SsrLg,
-            PlanScheme::PathG,
-            PlanScheme::PathLg,
-            PlanScheme::Tree,
-            PlanScheme::NiKbinomial,
-            PlanScheme::Binomial,
-        ][scheme];
+        let scheme = PlanScheme::ALL[scheme];
         let params = IrregularParams {
             switches,
             ports: 8,
