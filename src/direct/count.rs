@@ -139,7 +139,7 @@ pub fn gray_label(x: u32) -> u32 {
 /// may use from one destination to the next.
 ///
 /// Seed 001 section 1 describes the method only by name (its reference
-/// [6]): nodes are labelled along a Hamiltonian path, and between
+/// \[6\]): nodes are labelled along a Hamiltonian path, and between
 /// consecutive destinations a worm takes an up path (labels increasing) or
 /// a down path (labels decreasing). With the reflected Gray code as the
 /// Hamiltonian path, the count over every pair of antipodal nodes of a
