@@ -160,6 +160,39 @@ fn shards_merge_into_the_unsharded_result() {
     assert!(parse_raw("job,x\n", "bad.csv").is_err());
 }
 
+/// A load figure, whose latencies and mean phases are fractions: the
+/// summary of the merged shards equals that of the unsharded run byte for
+/// byte (the run summarizes the values as the raw file writes them).
+#[test]
+fn load_shards_merge_into_the_unsharded_summary() {
+    let mut o = quick();
+    o.schemes = vec![PlanScheme::PathLg];
+    o.topologies = 3;
+    o.cycles = 60_000;
+    o.warmup = 20_000;
+    let fig = Figure::Fig26;
+    let whole = run(fig, &o, Shard::ALL, &|| ()).unwrap();
+    assert!(whole.iter().any(|r| r.phases.fract() != 0.0));
+    // Every value is what the raw file will hold.
+    for r in &whole {
+        for v in [r.latency, r.phases] {
+            assert_eq!(format!("{v:.3}").parse::<f64>().unwrap(), v, "{r:?}");
+        }
+    }
+    let parts: Vec<_> = (0..2)
+        .map(|i| {
+            let shard = Shard::parse(&format!("{i}/2")).unwrap();
+            let rows = run(fig, &o, shard, &|| ()).unwrap();
+            parse_raw(&raw_csv(fig, &o, shard, &rows), &format!("shard{i}")).unwrap()
+        })
+        .collect();
+    let (f, o2, merged) = merge(&parts).unwrap();
+    assert_eq!(
+        summary_csv(&summarize(f, &o2, &merged)),
+        summary_csv(&summarize(fig, &o, &whole))
+    );
+}
+
 /// Figs. 24 and 25 with the host's overheads paid per packet: the raw file
 /// says so and reads back, a merge keeps it, and the NI-based scheme
 /// overtakes the path-based one at 1,024 flits (the paper's crossover),

@@ -518,7 +518,19 @@ pub fn run(
     for r in rows {
         out.extend(r?);
     }
+    // Summaries are made from the values as the raw file holds them, so
+    // that `merge` of the raw rows gives the same bytes as this run.
+    for r in &mut out {
+        r.latency = as_written(r.latency);
+        r.phases = as_written(r.phases);
+    }
     Ok(out)
+}
+
+/// `x` as the raw file writes it (three decimals) and `merge` reads it
+/// back.
+fn as_written(x: f64) -> f64 {
+    format!("{x:.3}").parse().unwrap_or(x)
 }
 
 /// A seed mixing the experiment seed with a job's coordinates.
