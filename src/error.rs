@@ -231,6 +231,15 @@ pub enum Error {
     /// A deadlock of tree-based multicast worms, with its waiting cycle.
     #[error("{0}")]
     TreeDeadlock(Box<crate::deadlock::TreeWaitReport>),
+    /// A unit driven port by port ([`crate::switch::twin::drive`]) given a
+    /// port it does not have, or a value wider than its port.
+    #[error("{unit}: {what}")]
+    Port {
+        /// The unit (`bitstring-decode`).
+        unit: &'static str,
+        /// What is wrong, naming the port.
+        what: String,
+    },
     /// A VCD stream could not be written.
     #[error("VCD: {0}")]
     Vcd(String),

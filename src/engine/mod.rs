@@ -20,6 +20,7 @@
 pub mod bound;
 pub mod config;
 mod harness;
+pub mod live;
 pub mod pattern;
 pub mod spec;
 pub mod stats;
@@ -27,6 +28,7 @@ pub mod trace;
 
 pub use config::RunConfig;
 pub use harness::{ACCEPTED_SHARE, BACKLOG_SLACK, RunOptions, RunResult, run, run_traced};
+pub use live::Session;
 pub use pattern::Pattern;
 pub use spec::TopoSpec;
 pub use stats::Arrival;

@@ -24,8 +24,8 @@
 //! multicast carries the payload such a packet would. Every bad line is
 //! refused with its number.
 
-use super::stats::{Collector, Summary};
-use super::{Arrival, RouterModel, RunOptions, TopoSpec};
+use super::stats::Summary;
+use super::{RouterModel, RunOptions, Session, TopoSpec};
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 
@@ -142,6 +142,9 @@ pub struct ReplayResult {
     /// Per message: the cycle it was sent and the cycle its last copy
     /// arrived.
     pub per_message: Vec<(u64, u64)>,
+    /// Every copy in the order it arrived: (message, node, cycle its tail
+    /// arrived), messages numbered in file order.
+    pub deliveries: Vec<(usize, u32, u64)>,
 }
 
 /// Replays `trace` on `router` over `topo` until every copy has arrived,
@@ -154,25 +157,19 @@ pub fn replay(
     o: &RunOptions,
     max_cycles: u64,
 ) -> Result<ReplayResult> {
-    let (mut e, router, routing) = super::build(topo, router, routing, o)?;
-    let nodes = e.nodes();
+    let mut s = Session::new(topo, router, routing, o)?;
+    replay_on(&mut s, trace, max_cycles)
+}
+
+/// [`replay`] on a network already built (with a waveform, say).
+pub fn replay_on(s: &mut Session, trace: &[TraceMsg], max_cycles: u64) -> Result<ReplayResult> {
     for m in trace {
-        crate::dests::check(nodes, m.src, &m.dests).map_err(|err| Error::Config {
-            field: "trace",
-            value: format!("line {}", m.line),
-            reason: err.to_string(),
-        })?;
-        if m.flits <= e.header_flits() {
-            return Err(Error::Config {
+        s.check(m.src, &m.dests, m.flits)
+            .map_err(|err| Error::Config {
                 field: "trace",
                 value: format!("line {}", m.line),
-                reason: format!(
-                    "{} flits: a packet holds its {}-flit header and at least one more flit",
-                    m.flits,
-                    e.header_flits()
-                ),
-            });
-        }
+                reason: err.to_string(),
+            })?;
     }
     // Messages in order of their cycle (stable: file order breaks ties).
     let mut order: Vec<usize> = (0..trace.len()).collect();
@@ -180,13 +177,14 @@ pub fn replay(
     let mut sent = vec![u64::MAX; trace.len()];
     let mut done = vec![u64::MAX; trace.len()];
     let mut left: Vec<u32> = trace.iter().map(|m| m.dests.len() as u32).collect();
+    // The file's number of each message the session numbered.
+    let mut index: Vec<usize> = Vec::with_capacity(trace.len());
+    let mut deliveries = Vec::new();
     let mut waiting: Vec<usize> = Vec::new();
     let mut next = 0;
-    let mut col = Collector::new(0, u64::MAX / 2, super::stats::Metric::Latency);
-    let mut buf: Vec<Arrival> = Vec::new();
     let mut remaining = trace.len();
     while remaining > 0 {
-        let now = e.cycle();
+        let now = s.cycle();
         if now >= max_cycles {
             return Err(Error::Fault {
                 cycle: now,
@@ -204,18 +202,19 @@ pub fn replay(
             let i = waiting[k];
             let m = &trace[i];
             if m.after.is_none_or(|a| done[a] <= now) {
-                e.send(i as u64, m.src, &m.dests, m.flits)?;
+                let id = s.send(m.src, &m.dests, m.flits)?;
+                debug_assert_eq!(id as usize, index.len());
+                index.push(i);
                 sent[i] = now;
                 waiting.remove(k);
             } else {
                 k += 1;
             }
         }
-        e.step()?;
-        e.arrivals(&mut buf);
-        for a in buf.drain(..) {
-            let i = a.msg as usize;
-            col.add(&a);
+        s.step()?;
+        for a in s.take_arrivals() {
+            let i = index[a.msg as usize];
+            deliveries.push((i, a.node, a.arrived));
             left[i] -= 1;
             if left[i] == 0 {
                 done[i] = a.arrived;
@@ -223,17 +222,18 @@ pub fn replay(
             }
         }
     }
-    let (latency, network_latency) = col.summaries();
+    let (latency, network_latency) = s.summaries();
     Ok(ReplayResult {
-        topology: topo.to_string(),
-        router: router.name(),
-        routing,
+        topology: s.topology().to_string(),
+        router: s.router().name(),
+        routing: s.routing(),
         messages: trace.len(),
-        copies: col.copies(),
+        copies: deliveries.len() as u64,
         finished: done.iter().copied().max().unwrap_or(0),
         latency,
         network_latency,
         per_message: sent.into_iter().zip(done).collect(),
+        deliveries,
     })
 }
 

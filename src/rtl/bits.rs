@@ -305,6 +305,37 @@ impl BitString {
         Ok(())
     }
 
+    /// Clears every bit, keeping the length (no allocation).
+    pub fn clear(&mut self) {
+        self.0.as_raw_mut_slice().fill(0);
+    }
+
+    /// The string as 64-bit words, bit `i` in bit `i % 64` of word
+    /// `i / 64`; the bits past the end are 0.
+    pub fn words(&self) -> &[u64] {
+        self.0.as_raw_slice()
+    }
+
+    /// Sets the string from 64-bit words laid out as [`words`](Self::words)
+    /// gives them (missing words are 0). On a set bit at or past the end
+    /// the string is left unchanged and the lowest such bit returned.
+    pub fn set_words(&mut self, words: &[u64]) -> Result<(), usize> {
+        let n = self.len();
+        for (k, &w) in words.iter().enumerate() {
+            let live = n.saturating_sub(64 * k).min(64);
+            let extra = if live == 64 { 0 } else { w >> live };
+            if extra != 0 {
+                return Err(64 * k + live + extra.trailing_zeros() as usize);
+            }
+        }
+        let raw = self.0.as_raw_mut_slice();
+        raw.fill(0);
+        for (o, &w) in raw.iter_mut().zip(words) {
+            *o = w;
+        }
+        Ok(())
+    }
+
     /// Copies `other` (same length) into `self` without allocating.
     pub fn copy_from(&mut self, other: &BitString) {
         assert_eq!(

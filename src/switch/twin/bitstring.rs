@@ -38,6 +38,10 @@ pub struct BitStringTwin {
     p: usize,
     ports: Vec<Port>,
     branch: Vec<BitString>,
+    /// The unit built from the last edge's `total`, `restricted` and
+    /// `up_ports` (the switch's configuration, which rarely changes), kept
+    /// with those inputs so the next edge rebuilds it only when they do.
+    unit: Option<(BitString, BitString, u64, BitStringUnit)>,
 }
 
 impl BitStringTwin {
@@ -63,6 +67,7 @@ impl BitStringTwin {
                 output("hdr_out", p * n),
             ],
             branch: vec![BitString::zeros(n as usize); p as usize],
+            unit: None,
         }
     }
 }
@@ -83,9 +88,15 @@ impl Twin for BitStringTwin {
             return;
         }
         o[0].set(0, i[1].get(0));
-        let restricted = (0..p).map(|q| Some(i[5].slice(q * n, n))).collect();
-        let up_ports = PortMask(i[6].field(0, p));
-        let unit = BitStringUnit::new(i[4].clone(), restricted, up_ports);
+        let up = i[6].field(0, p);
+        let same = matches!(&self.unit,
+            Some((t, r, u, _)) if *u == up && t == &i[4] && r == &i[5]);
+        if !same {
+            let restricted = (0..p).map(|q| Some(i[5].slice(q * n, n))).collect();
+            let unit = BitStringUnit::new(i[4].clone(), restricted, PortMask(up));
+            self.unit = Some((i[4].clone(), i[5].clone(), up, unit));
+        }
+        let (.., unit) = self.unit.as_ref().expect("built above");
         match unit.step(&i[3], i[2].get(0), &mut self.branch) {
             Ok(s) => {
                 o[2].set(0, s.ud_out);

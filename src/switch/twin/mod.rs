@@ -16,6 +16,7 @@
 
 pub mod bitstring;
 pub mod buffer;
+pub mod drive;
 pub mod pairs;
 
 use crate::rtl::BitString;
@@ -64,7 +65,11 @@ fn output(name: &'static str, width: u32) -> Port {
 /// registers in reset, and the start of every edge).
 fn zero_outputs(ports: &[Port], o: &mut [BitString]) {
     for (x, port) in o.iter_mut().zip(ports.iter().filter(|q| q.dir == Dir::Out)) {
-        *x = BitString::zeros(port.width as usize);
+        if x.len() == port.width as usize {
+            x.clear();
+        } else {
+            *x = BitString::zeros(port.width as usize);
+        }
     }
 }
 

@@ -1,0 +1,857 @@
+//! The Python package `wormcast`: the units with Verilog twins (seed 000's
+//! bit-string and SSR / multi-drop decode units and the replication input
+//! buffer, sections 3.4.2, 5.2.3 and 5.3.3) stepped one rising clock edge
+//! per call by their Verilog port names, and the network model of the one
+//! engine (every router model of seeds 000 to 003) fed one message and
+//! clocked one cycle at a time, for cocotb scoreboards and scripts.
+//!
+//! The classes wrap [`wormcast::switch::twin::drive::Driver`] and
+//! [`wormcast::engine::Session`]; `wormcast/__init__.py` re-exports them
+//! and `wormcast/_wormcast.pyi` gives their types.
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyOSError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyInt, PyList};
+use std::path::PathBuf;
+use wormcast::engine::{RouterModel, RunConfig, RunOptions, Session, TopoSpec};
+use wormcast::rtl::BitString;
+use wormcast::switch::twin::drive::Driver;
+use wormcast::switch::twin::{Dir, Params, Unit as UnitKind};
+use wormcast::wave::TraceLimits;
+
+create_exception!(
+    wormcast,
+    WormcastError,
+    PyException,
+    "The model found something wrong while it ran."
+);
+create_exception!(
+    wormcast,
+    DeadlockError,
+    WormcastError,
+    "The network's watchdog found a cycle of channels waiting for each other."
+);
+create_exception!(
+    wormcast,
+    NotDrainedError,
+    WormcastError,
+    "A drain ran out of cycles with messages still in the network."
+);
+create_exception!(
+    wormcast,
+    ModelFault,
+    WormcastError,
+    "The model broke one of its own invariants (a bug in wormcast)."
+);
+
+/// A Rust error as the Python exception that fits it: bad input is a
+/// `ValueError`, a file that cannot be read or written an `OSError`, what
+/// the model finds while it runs a `WormcastError` subclass.
+fn err(e: wormcast::Error) -> PyErr {
+    use wormcast::Error as E;
+    let text = e.to_string();
+    match e {
+        E::Io { .. } => PyOSError::new_err(text),
+        E::Deadlock(_) | E::DirectDeadlock(_) | E::TreeDeadlock(_) => DeadlockError::new_err(text),
+        E::NotDrained { .. } => NotDrainedError::new_err(text),
+        E::Fault { .. } => ModelFault::new_err(text),
+        _ => PyValueError::new_err(text),
+    }
+}
+
+/// `value`, a Python int, as the 64-bit words of a `width`-bit port
+/// (least significant first) in `out`.
+fn int_words(name: &str, width: u32, value: &Bound<'_, PyAny>, out: &mut Vec<u64>) -> PyResult<()> {
+    out.clear();
+    if let Ok(v) = value.extract::<u64>() {
+        out.push(v);
+        return Ok(());
+    }
+    if width > 64
+        && width <= 128
+        && let Ok(v) = value.extract::<u128>()
+    {
+        out.extend([v as u64, (v >> 64) as u64]);
+        return Ok(());
+    }
+    if !value.is_instance_of::<PyInt>() {
+        return Err(PyTypeError::new_err(format!(
+            "{name}: a port value is an int, not {}",
+            value.get_type().name()?
+        )));
+    }
+    if value.lt(0)? {
+        return Err(PyValueError::new_err(format!(
+            "{name} = {value}: a port value is not negative"
+        )));
+    }
+    let nbytes = width.div_ceil(8).max(1) as usize;
+    let bytes = match value.call_method1("to_bytes", (nbytes, "little")) {
+        Ok(b) => b,
+        Err(_) => {
+            return Err(PyValueError::new_err(format!(
+                "{name} is {width} bits wide; the value given needs {} bits",
+                value.call_method0("bit_length")?
+            )));
+        }
+    };
+    let bytes = bytes.cast::<PyBytes>()?.as_bytes();
+    out.extend(bytes.chunks(8).map(|c| {
+        let mut w = [0u8; 8];
+        w[..c.len()].copy_from_slice(c);
+        u64::from_le_bytes(w)
+    }));
+    Ok(())
+}
+
+/// A port's value as a Python int.
+fn to_int<'py>(py: Python<'py>, b: &BitString) -> PyResult<Bound<'py, PyAny>> {
+    words_to_int(py, b.words())
+}
+
+fn words_to_int<'py>(py: Python<'py>, w: &[u64]) -> PyResult<Bound<'py, PyAny>> {
+    match w {
+        [] => Ok(0u64.into_pyobject(py)?.into_any()),
+        [x] => Ok(x.into_pyobject(py)?.into_any()),
+        [lo, 0] => Ok(lo.into_pyobject(py)?.into_any()),
+        [lo, hi] => Ok(((*hi as u128) << 64 | *lo as u128)
+            .into_pyobject(py)?
+            .into_any()),
+        _ => {
+            let bytes: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
+            py.get_type::<PyInt>()
+                .call_method1("from_bytes", (PyBytes::new(py, &bytes), "little"))
+        }
+    }
+}
+
+/// The sizes a unit's constructor takes.
+fn params(nodes: u32, ports: u32, switches: u32, chunks: u32, chunk_flits: u32) -> Params {
+    Params {
+        nodes,
+        ports,
+        switches,
+        chunks,
+        chunk_flits,
+    }
+}
+
+/// A unit with a Verilog twin, stepped one rising clock edge per call.
+///
+/// Ports carry the Verilog module's names and widths. Inputs hold their
+/// value until set again (all 0 at the start), like the registers a
+/// testbench drives; `step` is one rising edge of `clk`: every input is
+/// sampled and every output registered. Values are ints, bit 0 the least
+/// significant; a vector of `P*N` bits holds port `q`'s field in bits
+/// `q*N ..`.
+#[pyclass(subclass, unsendable, module = "wormcast")]
+pub struct Unit {
+    d: Driver,
+    buf: Vec<u64>,
+}
+
+impl Unit {
+    fn make(kind: UnitKind, p: Params) -> PyResult<Unit> {
+        Ok(Unit {
+            d: Driver::new(kind, &p).map_err(err)?,
+            buf: Vec::new(),
+        })
+    }
+
+    fn set_one(&mut self, name: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let k = self.d.port_index(name, Dir::In).map_err(err)?;
+        let width = self.d.ports()[k].width;
+        let mut buf = std::mem::take(&mut self.buf);
+        let r = int_words(name, width, value, &mut buf)
+            .and_then(|()| self.d.set_index(k, &buf).map_err(err));
+        self.buf = buf;
+        r
+    }
+
+    fn set_dict(&mut self, inputs: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
+        if let Some(d) = inputs {
+            for (k, v) in d.iter() {
+                let name: String = k.extract()?;
+                self.set_one(&name, &v)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn outputs_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let out = PyDict::new(py);
+        let names = self.d.ports().iter().filter(|p| p.dir == Dir::Out);
+        for (p, v) in names.zip(self.d.outputs()) {
+            out.set_item(p.name, to_int(py, v)?)?;
+        }
+        Ok(out)
+    }
+}
+
+/// Where the values of one input come from in a batch.
+enum Source {
+    /// The same every cycle.
+    Const,
+    /// One value per cycle, `stride` words each.
+    Words { stride: usize, words: Vec<u64> },
+}
+
+#[pymethods]
+impl Unit {
+    /// The unit's name on the command line (`bitstring-decode`).
+    #[getter]
+    fn name(&self) -> &'static str {
+        self.d.unit().name()
+    }
+
+    /// Its Verilog module (`bitstring_decode`).
+    #[getter]
+    fn module(&self) -> &'static str {
+        self.d.unit().module()
+    }
+
+    /// Its Verilog parameters, as `{name: value}` (`{"N": 16, "P": 6}`).
+    #[getter]
+    fn parameters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for (k, v) in self.d.unit().verilog_params(self.d.params()) {
+            d.set_item(k, v)?;
+        }
+        Ok(d)
+    }
+
+    /// Every port but the clock, in declaration order, as
+    /// `(name, "in" | "out", width)`.
+    #[getter]
+    fn ports(&self) -> Vec<(&'static str, &'static str, u32)> {
+        self.d
+            .ports()
+            .iter()
+            .map(|p| {
+                let dir = match p.dir {
+                    Dir::In => "in",
+                    Dir::Out => "out",
+                };
+                (p.name, dir, p.width)
+            })
+            .collect()
+    }
+
+    /// The input ports' names, in declaration order.
+    #[getter]
+    fn inputs(&self) -> Vec<&'static str> {
+        let i = self.d.ports().iter().filter(|p| p.dir == Dir::In);
+        i.map(|p| p.name).collect()
+    }
+
+    /// The output ports' names, in declaration order.
+    #[getter]
+    fn outputs(&self) -> Vec<&'static str> {
+        let o = self.d.ports().iter().filter(|p| p.dir == Dir::Out);
+        o.map(|p| p.name).collect()
+    }
+
+    /// Rising edges taken so far.
+    #[getter]
+    fn cycle(&self) -> u64 {
+        self.d.edges()
+    }
+
+    /// Sets inputs by name (they hold until set again) without a clock
+    /// edge.
+    #[pyo3(signature = (**inputs))]
+    fn set(&mut self, inputs: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
+        self.set_dict(inputs)
+    }
+
+    /// The value a port holds: an input as last set, an output as
+    /// registered at the last edge.
+    fn get<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+        match self
+            .d
+            .ports()
+            .iter()
+            .find(|p| p.name == name)
+            .map(|p| p.dir)
+        {
+            Some(Dir::In) => to_int(py, self.d.input(name).map_err(err)?),
+            _ => to_int(py, self.d.output(name).map_err(err)?),
+        }
+    }
+
+    /// Sets the inputs given (the others hold their values), takes one
+    /// rising edge and returns every output as registered at it, as
+    /// `{name: int}`.
+    #[pyo3(signature = (**inputs))]
+    fn step<'py>(
+        &mut self,
+        py: Python<'py>,
+        inputs: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        self.set_dict(inputs)?;
+        self.d.step();
+        self.outputs_dict(py)
+    }
+
+    /// Many rising edges at once. Each input given is an int (held every
+    /// cycle), a sequence of ints (one per cycle), or `bytes` (one value
+    /// per cycle, each `ceil(width / 8)` bytes, little-endian); the others
+    /// hold their values. `cycles` defaults to the sequences' length (they
+    /// must all have it). Returns every output per cycle: `{name: [int]}`,
+    /// or with `as_bytes=True` `{name: bytes}` packed as the inputs are.
+    /// After the call each input holds its last value.
+    #[pyo3(signature = (cycles=None, *, as_bytes=false, **inputs))]
+    fn run<'py>(
+        &mut self,
+        py: Python<'py>,
+        cycles: Option<usize>,
+        as_bytes: bool,
+        inputs: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let ports = self.d.ports().to_vec();
+        let mut sources: Vec<(usize, Source)> = Vec::new();
+        let mut n: Option<usize> = cycles;
+        let mut len_of: Option<String> = None;
+        let mut agree = |name: &str, len: usize, n: &mut Option<usize>| -> PyResult<()> {
+            match *n {
+                Some(c) if c != len => Err(PyValueError::new_err(format!(
+                    "{name} has {len} values for {c} cycles{}",
+                    len_of
+                        .as_deref()
+                        .map(|o| format!(" (as many as {o} has)"))
+                        .unwrap_or_default()
+                ))),
+                Some(_) => Ok(()),
+                None => {
+                    *n = Some(len);
+                    len_of = Some(name.to_string());
+                    Ok(())
+                }
+            }
+        };
+        if let Some(d) = inputs {
+            for (k, v) in d.iter() {
+                let name: String = k.extract()?;
+                let idx = self.d.port_index(&name, Dir::In).map_err(err)?;
+                let width = ports[idx].width;
+                let stride = (width as usize).div_ceil(64);
+                if v.is_instance_of::<PyInt>() {
+                    self.set_one(&name, &v)?;
+                    sources.push((idx, Source::Const));
+                } else if let Ok(b) = v.cast::<PyBytes>() {
+                    let bytes = b.as_bytes();
+                    let per = (width as usize).div_ceil(8);
+                    if bytes.len() % per != 0 {
+                        return Err(PyValueError::new_err(format!(
+                            "{name}: {} bytes is not a whole number of {per}-byte values",
+                            bytes.len()
+                        )));
+                    }
+                    agree(&name, bytes.len() / per, &mut n)?;
+                    let mut words = Vec::with_capacity(bytes.len() / per * stride);
+                    for v in bytes.chunks(per) {
+                        for c in v.chunks(8) {
+                            let mut w = [0u8; 8];
+                            w[..c.len()].copy_from_slice(c);
+                            words.push(u64::from_le_bytes(w));
+                        }
+                        words.resize(words.len().div_ceil(stride) * stride, 0);
+                    }
+                    sources.push((idx, Source::Words { stride, words }));
+                } else {
+                    let seq = v.try_iter().map_err(|_| {
+                        PyTypeError::new_err(format!(
+                            "{name}: give an int, a sequence of ints or bytes, not {}",
+                            v.get_type()
+                                .name()
+                                .map(|s| s.to_string())
+                                .unwrap_or_default()
+                        ))
+                    })?;
+                    let mut words = Vec::new();
+                    let mut count = 0usize;
+                    for x in seq {
+                        // At most `stride` words: a wider value is refused
+                        // by the conversion, a value wider than the port
+                        // below, before the first edge.
+                        int_words(&name, width, &x?, &mut self.buf)?;
+                        words.extend_from_slice(&self.buf);
+                        words.resize((count + 1) * stride, 0);
+                        count += 1;
+                    }
+                    agree(&name, count, &mut n)?;
+                    sources.push((idx, Source::Words { stride, words }));
+                }
+            }
+        }
+        let Some(n) = n else {
+            return Err(PyValueError::new_err(
+                "give the number of cycles, or an input with one value per cycle",
+            ));
+        };
+        // Check every value before the first edge: a bad one leaves the
+        // unit as it was.
+        let saved: Vec<BitString> = self.d.inputs().to_vec();
+        for (idx, s) in &sources {
+            if let Source::Words { stride, words } = s {
+                for c in 0..n {
+                    if let Err(e) = self.d.set_index(*idx, &words[c * stride..(c + 1) * stride]) {
+                        self.d.set_all(&saved).map_err(err)?;
+                        return Err(PyValueError::new_err(format!("cycle {c}: {e}")));
+                    }
+                }
+            }
+        }
+        self.d.set_all(&saved).map_err(err)?;
+        let outs: Vec<(usize, u32)> = ports
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.dir == Dir::Out)
+            .map(|(k, p)| (k, p.width))
+            .collect();
+        let strides: Vec<usize> = outs
+            .iter()
+            .map(|&(_, w)| (w as usize).div_ceil(64))
+            .collect();
+        let mut rec: Vec<Vec<u64>> = strides.iter().map(|s| Vec::with_capacity(n * s)).collect();
+        for c in 0..n {
+            for (idx, s) in &sources {
+                if let Source::Words { stride, words } = s {
+                    self.d
+                        .set_index(*idx, &words[c * stride..(c + 1) * stride])
+                        .map_err(err)?;
+                }
+            }
+            self.d.step();
+            for ((k, _), r) in outs.iter().zip(rec.iter_mut()) {
+                r.extend_from_slice(self.d.output_index(*k).words());
+            }
+        }
+        let out = PyDict::new(py);
+        for (((k, width), stride), r) in outs.iter().zip(&strides).zip(&rec) {
+            let name = ports[*k].name;
+            if as_bytes {
+                let per = (*width as usize).div_ceil(8);
+                let mut b = Vec::with_capacity(n * per);
+                for v in r.chunks(*stride) {
+                    let le: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+                    b.extend_from_slice(&le[..per]);
+                }
+                out.set_item(name, PyBytes::new(py, &b))?;
+            } else if *stride == 1 {
+                out.set_item(name, PyList::new(py, r.iter())?)?;
+            } else {
+                let items: PyResult<Vec<Bound<'py, PyAny>>> =
+                    r.chunks(*stride).map(|v| words_to_int(py, v)).collect();
+                out.set_item(name, PyList::new(py, items?)?)?;
+            }
+        }
+        Ok(out)
+    }
+
+    /// The first `cycles` vectors of the random and corner-case stimulus
+    /// the Verilog testbenches use (`wormcast vectors`), from `seed`: one
+    /// `{input name: int}` per rising edge.
+    #[pyo3(signature = (cycles, seed=1))]
+    fn stimulus<'py>(
+        &self,
+        py: Python<'py>,
+        cycles: usize,
+        seed: u64,
+    ) -> PyResult<Bound<'py, PyList>> {
+        if cycles > 100_000_000 {
+            return Err(PyValueError::new_err(format!(
+                "cycles = {cycles}: at most 100,000,000 vectors are held in a list"
+            )));
+        }
+        let names = self.inputs();
+        let it = self.d.unit().stimulus(self.d.params(), seed).map_err(err)?;
+        let list = PyList::empty(py);
+        for v in it.take(cycles) {
+            let d = PyDict::new(py);
+            for (name, x) in names.iter().zip(&v) {
+                d.set_item(name, to_int(py, x)?)?;
+            }
+            list.append(d)?;
+        }
+        Ok(list)
+    }
+
+    fn __repr__(&self) -> String {
+        let p: Vec<String> = self
+            .d
+            .unit()
+            .verilog_params(self.d.params())
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        format!(
+            "<wormcast {} ({}) at cycle {}>",
+            self.d.unit().module(),
+            p.join(", "),
+            self.d.edges()
+        )
+    }
+}
+
+/// The bit-string decode unit of seed 000 section 5.3.3 (Verilog twin
+/// `hdl_tests/rtl/bitstring_decode.v`): `nodes` bits per destination
+/// string (`N`), `ports` switch ports (`P`).
+#[pyclass(extends = Unit, unsendable, module = "wormcast")]
+pub struct BitStringDecode;
+
+#[pymethods]
+impl BitStringDecode {
+    #[new]
+    #[pyo3(signature = (nodes=16, ports=6))]
+    fn new(nodes: u32, ports: u32) -> PyResult<PyClassInitializer<Self>> {
+        let p = params(nodes, ports, 8, 16, 4);
+        Ok(PyClassInitializer::from(Unit::make(UnitKind::BitStringDecode, p)?).add_subclass(Self))
+    }
+}
+
+/// The SSR / multi-drop decode unit of seed 000 section 5.2.3 (Verilog
+/// twin `hdl_tests/rtl/ssr_md_decode.v`): `ports` switch ports (`P`),
+/// `switches` switches (`S`).
+#[pyclass(extends = Unit, unsendable, module = "wormcast")]
+pub struct SsrMdDecode;
+
+#[pymethods]
+impl SsrMdDecode {
+    #[new]
+    #[pyo3(signature = (ports=6, switches=8))]
+    fn new(ports: u32, switches: u32) -> PyResult<PyClassInitializer<Self>> {
+        let p = params(16, ports, switches, 16, 4);
+        Ok(PyClassInitializer::from(Unit::make(UnitKind::SsrMdDecode, p)?).add_subclass(Self))
+    }
+}
+
+/// The replication input buffer of seed 000 sections 3.4.2 and 5.1.2
+/// (Verilog twin `hdl_tests/rtl/repl_buffer.v`): `chunks` chunks (`C`) of
+/// `chunk_flits` flits (`K`) with reference counts, `ports` readers (`P`).
+#[pyclass(extends = Unit, unsendable, module = "wormcast")]
+pub struct ReplBuffer;
+
+#[pymethods]
+impl ReplBuffer {
+    #[new]
+    #[pyo3(signature = (chunks=16, chunk_flits=4, ports=6))]
+    fn new(chunks: u32, chunk_flits: u32, ports: u32) -> PyResult<PyClassInitializer<Self>> {
+        let p = params(16, ports, 8, chunks, chunk_flits);
+        Ok(PyClassInitializer::from(Unit::make(UnitKind::ReplBuffer, p)?).add_subclass(Self))
+    }
+}
+
+/// One copy of a message delivered.
+#[pyclass(frozen, eq, module = "wormcast")]
+#[derive(Clone, PartialEq, Eq)]
+pub struct Delivery {
+    /// The message's id (as `Network.send` returned it).
+    #[pyo3(get)]
+    msg: u64,
+    /// Its source node.
+    #[pyo3(get)]
+    src: u32,
+    /// The node this copy reached.
+    #[pyo3(get)]
+    node: u32,
+    /// The cycle the message was sent (created).
+    #[pyo3(get)]
+    created: u64,
+    /// The cycle its first flit entered the network (None where the router
+    /// model does not record it).
+    #[pyo3(get)]
+    injected: Option<u64>,
+    /// The cycle its tail reached the node.
+    #[pyo3(get)]
+    cycle: u64,
+    /// Flits the node received.
+    #[pyo3(get)]
+    flits: u32,
+}
+
+#[pymethods]
+impl Delivery {
+    fn __repr__(&self) -> String {
+        format!(
+            "Delivery(msg={}, src={}, node={}, created={}, injected={}, cycle={}, flits={})",
+            self.msg,
+            self.src,
+            self.node,
+            self.created,
+            self.injected.map_or("None".into(), |i| i.to_string()),
+            self.cycle,
+            self.flits
+        )
+    }
+
+    /// `(node, cycle)`.
+    fn key(&self) -> (u32, u64) {
+        (self.node, self.cycle)
+    }
+}
+
+fn delivery(a: &wormcast::engine::Arrival) -> Delivery {
+    Delivery {
+        msg: a.msg,
+        src: a.src,
+        node: a.node,
+        created: a.created,
+        injected: a.injected,
+        cycle: a.arrived,
+        flits: a.flits,
+    }
+}
+
+/// A network of any router model of the engine, fed one message and
+/// clocked one cycle at a time.
+///
+/// `topology` is a spec (`mesh:8x8`, `torus:8x8x8`, `hypercube:6`,
+/// `irregular:switches=8,ports=8,nodes=32,seed=1`) or a topology file;
+/// `router` is `cut-through`, `wormhole` or `tree` (the topology's default
+/// when None), `routing` and `scheme` the model's (its defaults when None).
+/// `config` names a run configuration file (`wormcast run --config`)
+/// whose network, hardware and output sections are used instead. `vcd`
+/// writes every register (FST when it ends in `.fst`) from the first cycle,
+/// limited to cycles `trace_from..=trace_to` and to the scopes in
+/// `trace_scope`; `close()` ends it and writes the GTKWave and Surfer views.
+#[pyclass(unsendable, module = "wormcast")]
+pub struct Network {
+    s: Session,
+}
+
+#[pymethods]
+impl Network {
+    #[new]
+    #[pyo3(signature = (topology="mesh:8x8", *, router=None, routing=None, scheme=None, config=None, seed=1, vcd=None, trace_from=0, trace_to=None, trace_scope=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        topology: &str,
+        router: Option<&str>,
+        routing: Option<&str>,
+        scheme: Option<&str>,
+        config: Option<PathBuf>,
+        seed: u64,
+        vcd: Option<PathBuf>,
+        trace_from: u64,
+        trace_to: Option<u64>,
+        trace_scope: Option<Vec<String>>,
+    ) -> PyResult<Network> {
+        let limits = TraceLimits {
+            from: trace_from,
+            to: trace_to,
+            scopes: trace_scope.unwrap_or_default(),
+        };
+        if let Some(path) = config {
+            let given = [
+                (router.is_some(), "router"),
+                (routing.is_some(), "routing"),
+                (scheme.is_some(), "scheme"),
+            ];
+            if let Some((_, f)) = given.iter().find(|g| g.0) {
+                return Err(PyValueError::new_err(format!(
+                    "{f}: give it in the configuration file {} ([network] or [traffic])",
+                    path.display()
+                )));
+            }
+            let mut c = RunConfig::load(&path).map_err(err)?;
+            if vcd.is_some() {
+                c.output.vcd = vcd;
+                c.output.trace_from = Some(limits.from);
+                c.output.trace_to = limits.to;
+                c.output.trace_scope = limits.scopes.clone();
+            }
+            return Ok(Network {
+                s: Session::from_config(&c).map_err(err)?,
+            });
+        }
+        let topo = TopoSpec::parse(topology).map_err(err)?;
+        let router = router.map(RouterModel::parse).transpose().map_err(err)?;
+        let o = RunOptions {
+            seed,
+            scheme: scheme.map(str::to_string),
+            ..RunOptions::default()
+        };
+        let mut s = Session::new(&topo, router, routing, &o).map_err(err)?;
+        if let Some(v) = vcd {
+            s.trace(&v, limits, o.sim.cycle_ps()).map_err(err)?;
+        }
+        Ok(Network { s })
+    }
+
+    /// Number of nodes.
+    #[getter]
+    fn nodes(&self) -> u32 {
+        self.s.nodes()
+    }
+
+    /// Cycles simulated so far.
+    #[getter]
+    fn cycle(&self) -> u64 {
+        self.s.cycle()
+    }
+
+    /// The router model.
+    #[getter]
+    fn router(&self) -> &'static str {
+        self.s.router().name()
+    }
+
+    /// The routing function.
+    #[getter]
+    fn routing(&self) -> &'static str {
+        self.s.routing()
+    }
+
+    /// The multicast scheme a message to several nodes takes.
+    #[getter]
+    fn scheme(&self) -> String {
+        self.s.scheme().to_string()
+    }
+
+    /// The topology, as its spec prints.
+    #[getter]
+    fn topology(&self) -> String {
+        self.s.topology().to_string()
+    }
+
+    /// Header flits of a unicast packet (a packet must be longer).
+    #[getter]
+    fn header_flits(&self) -> u32 {
+        self.s.header_flits()
+    }
+
+    /// Copies sent and not yet delivered.
+    #[getter]
+    fn in_flight(&self) -> u64 {
+        self.s.in_flight()
+    }
+
+    /// Queues a message from `src` to `dests` (a node or a list of nodes),
+    /// created in the current cycle: a packet of `flits` flits (header
+    /// included) to one node, or a multicast carrying the payload such a
+    /// packet would, by the network's scheme. Returns its id.
+    #[pyo3(signature = (src, dests, flits=20))]
+    fn send(&mut self, src: u32, dests: &Bound<'_, PyAny>, flits: u32) -> PyResult<u64> {
+        let list: Vec<u32> = match dests.extract::<u32>() {
+            Ok(d) => vec![d],
+            Err(_) => dests
+                .extract()
+                .map_err(|_| PyTypeError::new_err("dests: a node (int) or a sequence of nodes"))?,
+        };
+        self.s.send(src, &list, flits).map_err(err)
+    }
+
+    /// Simulates `cycles` cycles; returns the copies delivered in them.
+    #[pyo3(signature = (cycles=1))]
+    fn step(&mut self, cycles: u64) -> PyResult<Vec<Delivery>> {
+        for _ in 0..cycles {
+            self.s.step().map_err(err)?;
+        }
+        Ok(self.s.take_arrivals().iter().map(delivery).collect())
+    }
+
+    /// Simulates until every copy sent has arrived, at most `max_cycles`
+    /// cycles (`NotDrainedError` past them); returns the cycle reached.
+    #[pyo3(signature = (max_cycles=1_000_000))]
+    fn drain(&mut self, max_cycles: u64) -> PyResult<u64> {
+        self.s.drain(max_cycles).map_err(err)
+    }
+
+    /// Every copy delivered so far, in the order they arrived.
+    fn deliveries(&self) -> Vec<Delivery> {
+        self.s.arrivals().iter().map(delivery).collect()
+    }
+
+    /// Whether every copy of message `msg` has been delivered.
+    fn done(&self, msg: u64) -> bool {
+        self.s.is_done(msg)
+    }
+
+    /// Statistics of the copies delivered so far: counts, and latency
+    /// (creation to tail) and network latency (first flit in to tail) as
+    /// `{count, mean, p50, p99, max}`.
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let (lat, net) = self.s.summaries();
+        let sum = |s: &wormcast::engine::stats::Summary| -> PyResult<Bound<'py, PyDict>> {
+            let d = PyDict::new(py);
+            d.set_item("count", s.count)?;
+            d.set_item("mean", s.mean)?;
+            d.set_item("p50", s.p50)?;
+            d.set_item("p99", s.p99)?;
+            d.set_item("max", s.max)?;
+            Ok(d)
+        };
+        let d = PyDict::new(py);
+        d.set_item("cycle", self.s.cycle())?;
+        d.set_item("messages", self.s.messages())?;
+        d.set_item("delivered", self.s.arrivals().len())?;
+        d.set_item("in_flight", self.s.in_flight())?;
+        d.set_item("latency", sum(&lat)?)?;
+        match net {
+            Some(n) => d.set_item("network_latency", sum(&n)?)?,
+            None => d.set_item("network_latency", py.None())?,
+        }
+        Ok(d)
+    }
+
+    /// Flits each link has carried since cycle 0, as `(name, flits)`.
+    fn links(&self) -> Vec<(String, u64)> {
+        self.s.link_flits()
+    }
+
+    /// Ends the waveform, if one is written, and writes its GTKWave and
+    /// Surfer views beside it; returns its path (None without one).
+    fn close(&mut self) -> PyResult<Option<PathBuf>> {
+        self.s.finish().map_err(err)
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    fn __exit__(
+        &mut self,
+        _t: &Bound<'_, PyAny>,
+        _v: &Bound<'_, PyAny>,
+        _tb: &Bound<'_, PyAny>,
+    ) -> PyResult<bool> {
+        self.close()?;
+        Ok(false)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<wormcast Network {}, {} router ({} routing) at cycle {}>",
+            self.s.topology(),
+            self.s.router(),
+            self.s.routing(),
+            self.s.cycle()
+        )
+    }
+}
+
+/// The units with Verilog twins, by command-line name.
+#[pyfunction]
+fn units() -> Vec<&'static str> {
+    UnitKind::ALL.iter().map(|u| u.name()).collect()
+}
+
+#[pymodule]
+fn _wormcast(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add_class::<Unit>()?;
+    m.add_class::<BitStringDecode>()?;
+    m.add_class::<SsrMdDecode>()?;
+    m.add_class::<ReplBuffer>()?;
+    m.add_class::<Network>()?;
+    m.add_class::<Delivery>()?;
+    m.add_function(wrap_pyfunction!(units, m)?)?;
+    m.add("WormcastError", py.get_type::<WormcastError>())?;
+    m.add("DeadlockError", py.get_type::<DeadlockError>())?;
+    m.add("NotDrainedError", py.get_type::<NotDrainedError>())?;
+    m.add("ModelFault", py.get_type::<ModelFault>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,162 @@
+"""The network model from Python: messages in, copies out, the same cycles as
+the Rust API and the command-line tool report."""
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import wormcast
+
+ROOT = Path(__file__).resolve().parents[2]
+IRREGULAR = "irregular:switches=8,ports=8,nodes=32,seed=1"
+
+
+def wormcast_bin():
+    path = Path(os.environ.get("WORMCAST", ROOT / "target" / "release" / "wormcast"))
+    if not path.exists():
+        pytest.fail(f"the wormcast command is not built at {path} (cargo build --release)")
+    return str(path)
+
+
+def run_json(*args):
+    out = subprocess.run([wormcast_bin(), *args], check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+def test_a_bit_string_multicast_reaches_every_destination_once_at_the_cycles_rust_reports(tmp_path):
+    dests = [4, 7, 20, 31]
+    net = wormcast.Network(IRREGULAR)
+    assert (net.router, net.routing, net.scheme, net.nodes) == ("cut-through", "updown", "bit-string", 32)
+    msg = net.send(3, dests, flits=20)
+    assert msg == 0 and net.in_flight == 4
+    end = net.drain()
+    got = net.deliveries()
+    assert sorted(d.node for d in got) == dests, "every destination exactly once"
+    assert all(d.msg == 0 and d.src == 3 and d.created == 0 for d in got)
+    assert end == max(d.cycle for d in got) and net.done(0) and net.in_flight == 0
+
+    # The Rust API through the command line: the same message as a trace.
+    trace = tmp_path / "one.csv"
+    trace.write_text("0,3,4;7;20;31,20\n")
+    r = run_json("run", "--topology", IRREGULAR, "--trace", str(trace), "--json")
+    assert sorted((node, cycle) for _, node, cycle in r["deliveries"]) == sorted(d.key() for d in got)
+
+    # And seed 000's system driven directly (a bit-string worm of the same
+    # length: a 1-flit unicast header, so 19 payload flits), on the same
+    # network written as a topology file.
+    net_file = tmp_path / "net.toml"
+    subprocess.run(
+        [wormcast_bin(), "topo", "gen", "--switches", "8", "--ports", "8", "--nodes", "32",
+         "--connectivity", "0.8", "--seed", "1", "-o", str(net_file)],
+        check=True, capture_output=True,
+    )
+    worms = run_json("run", "--topology", str(net_file), "--traffic", "worm", "--worm", "bit-string",
+                     "--src", "3", "--dests", "4,7,20,31", "--payload", "19", "--json")
+    assert sorted((w["dst"], w["arrive"]) for w in worms) == sorted(d.key() for d in got)
+    assert {w["len"] for w in worms} == {d.flits for d in got} == {24}
+
+
+@pytest.mark.parametrize(
+    "topology,router,scheme,src,dests",
+    [
+        ("mesh:4x4", "tree", "tree", 5, [0, 3, 12, 15, 6]),
+        ("mesh:4x4", "tree", "pseudo", 5, [0, 3, 12, 15, 6]),
+        ("torus:4x4", "tree", "tree", 0, [5, 10, 15]),
+        ("hypercube:4", "wormhole", "path", 0, [3, 5, 9, 15]),
+        ("mesh:3x3x3", "cut-through", "multi-drop", 0, [26, 13, 8]),
+        ("mesh:3x3x3", "cut-through", "ssr", 0, [26, 13, 8]),
+    ],
+)
+def test_every_router_model_delivers_each_copy_once(topology, router, scheme, src, dests):
+    net = wormcast.Network(topology, router=router, scheme=scheme)
+    assert net.scheme == scheme
+    # 5 flits: a tree multicast's data must fit the 4-flit auxiliary buffers.
+    net.send(src, dests, flits=5)
+    copies = []
+    while net.in_flight:
+        copies += net.step(7)
+        assert net.cycle < 10_000
+    assert sorted(c.node for c in copies) == sorted(dests)
+    assert copies == net.deliveries()
+    s = net.stats()
+    assert (s["messages"], s["delivered"], s["in_flight"]) == (1, len(dests), 0)
+    assert s["latency"]["max"] == max(c.cycle for c in copies)
+
+
+def test_a_run_configuration_builds_the_network_and_its_waveform(tmp_path):
+    vcd = tmp_path / "w.vcd"
+    cfg = tmp_path / "exp.toml"
+    cfg.write_text(
+        '[network]\ntopology = "mesh:4x4"\nrouter = "wormhole"\n'
+        f'[output]\nvcd = "{vcd}"\ntrace_from = 2\ntrace_to = 10\ntrace_scope = ["top.r5"]\n'
+    )
+    with wormcast.Network(config=cfg) as net:
+        assert (net.router, net.topology) == ("wormhole", "mesh:4x4")
+        net.send(5, [10], flits=6)
+        net.drain()
+    text = vcd.read_text()
+    assert "$scope module r5 $end" in text and "$scope module r6 $end" not in text
+    assert vcd.with_suffix(".gtkw").exists() and vcd.with_suffix(".sucl").exists()
+    # Time in units of the timescale, 5 ns a cycle: the window's first
+    # cycle opens the file, the rising edge after its last closes it.
+    unit_ps = {"1ps": 1, "10ps": 10, "100ps": 100, "1ns": 1000}[
+        text.split("$timescale")[1].split("$end")[0].replace(" ", "")
+    ]
+    per_cycle = 5000 // unit_ps
+    stamps = [int(line[1:]) for line in text.splitlines() if line.startswith("#")]
+    assert min(stamps) == 2 * per_cycle and max(stamps) == 11 * per_cycle
+
+
+def test_bad_networks_and_messages_are_refused_with_what_is_wrong(tmp_path):
+    net = wormcast.Network("mesh:4x4")
+    cases = [
+        (lambda: net.send(0, [16]), ValueError, "node 16 does not exist"),
+        (lambda: net.send(0, [0]), ValueError, "the source 0 is among its own destinations"),
+        (lambda: net.send(0, [3, 3]), ValueError, "node 3 is listed twice"),
+        (lambda: net.send(0, [3], flits=1), ValueError, "a packet holds its 1-flit header"),
+        (lambda: net.send(0, "x"), TypeError, "dests: a node (int) or a sequence of nodes"),
+        (lambda: wormcast.Network("mesh:0x4"), ValueError, "mesh"),
+        (lambda: wormcast.Network("ring:8"), ValueError, "ring:8"),
+        (lambda: wormcast.Network("torus:4x4", router="wormhole"), ValueError,
+         "the router models there are tree, cut-through"),
+        (lambda: wormcast.Network("mesh:4x4", scheme="path"), ValueError, "multicasts by tree, pseudo"),
+        (lambda: wormcast.Network(config=tmp_path / "none.toml"), OSError, "none.toml"),
+        (lambda: wormcast.Network("mesh:4x4", vcd=tmp_path / "x.vcd", trace_scope=["top.r99"]),
+         ValueError, "top.r99"),
+    ]
+    for call, kind, text in cases:
+        with pytest.raises(kind) as e:
+            call()
+        assert text in str(e.value), (text, str(e.value))
+    assert net.in_flight == 0 and net.stats()["messages"] == 0
+
+
+def test_a_true_deadlock_is_raised_with_its_cycle(tmp_path):
+    # Seed 003 Fig. 6: two tree multicasts that wait for each other when
+    # pruning is off.
+    cfg = tmp_path / "fig6.toml"
+    cfg.write_text(
+        '[network]\ntopology = "mesh:8x8"\nrouter = "tree"\n'
+        "[tree]\nbuffer_flits = 6\naux_flits = 6\npruning = false\n"
+    )
+    net = wormcast.Network(config=cfg)
+    a = [3 + 8 * 0, 0 + 8 * 5, 3 + 8 * 7]
+    b = [3 + 8 * 6, 1 + 8 * 2, 3 + 8 * 1]
+    # 6 data flits and the header, as `wormcast tree send --data 6 --aux 6`.
+    net.send(6 + 8 * 5, a, flits=7)
+    net.send(6 + 8 * 2, b, flits=7)
+    with pytest.raises(wormcast.DeadlockError) as e:
+        net.drain(100_000)
+    assert "cycle" in str(e.value)
+    assert isinstance(e.value, wormcast.WormcastError)
+
+
+def test_a_drain_that_runs_out_says_so():
+    net = wormcast.Network("mesh:4x4")
+    net.send(0, [15], flits=200)
+    with pytest.raises(wormcast.NotDrainedError) as e:
+        net.drain(10)
+    assert "did not drain within 10 cycles" in str(e.value)
