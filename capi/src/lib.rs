@@ -1,0 +1,791 @@
+//! The C ABI of wormcast, for C and C++ testbenches and for SystemVerilog
+//! through DPI-C (`hdl_tests/dpi/wormcast_dpi.sv` imports every function):
+//! the units with Verilog twins (seed 000's bit-string and SSR /
+//! multi-drop decode units and the replication input buffer, sections
+//! 3.4.2, 5.2.3 and 5.3.3) stepped one rising clock edge per call by their
+//! Verilog port names, and the network of any router model of the engine,
+//! fed messages and clocked one cycle at a time.
+//!
+//! `include/wormcast.h` is generated from this file by cbindgen (the test
+//! `tests/header.rs` keeps it current). Every function returns an error
+//! code ([`WC_OK`] or a negative `WC_E*`) or a null handle on failure, and
+//! [`wc_last_error`] gives the message of the last failure on the calling
+//! thread; nothing aborts the simulator that called it, a panic included
+//! (it is caught and returned as [`WC_EPANIC`]).
+//!
+//! Port values are arrays of 32-bit words, least significant first: the
+//! layout of SystemVerilog's `svBitVecVal` for a packed `bit` vector.
+
+use std::cell::RefCell;
+use std::ffi::{CStr, CString, c_char};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::Path;
+use wormcast::engine::{RouterModel, RunConfig, RunOptions, Session, TopoSpec};
+use wormcast::switch::twin::drive::Driver;
+use wormcast::switch::twin::{Dir, Params, Unit};
+
+/// Success.
+pub const WC_OK: i32 = 0;
+/// A bad argument: a name, a port, a width, a value, a size, a null
+/// pointer, a configuration.
+pub const WC_EINVAL: i32 = -1;
+/// The network's watchdog found a deadlock (the message names its cycle).
+pub const WC_EDEADLOCK: i32 = -2;
+/// A drain ran out of cycles with messages still in the network.
+pub const WC_ENOTDRAINED: i32 = -3;
+/// The model broke one of its own invariants (a bug in wormcast).
+pub const WC_EFAULT: i32 = -4;
+/// A file could not be read or written.
+pub const WC_EIO: i32 = -5;
+/// wormcast panicked; the panic was caught (a bug in wormcast).
+pub const WC_EPANIC: i32 = -6;
+
+thread_local! {
+    static LAST: RefCell<CString> = RefCell::new(CString::default());
+}
+
+fn set_error(text: &str) {
+    let c = CString::new(text.replace('\0', " ")).unwrap_or_default();
+    LAST.with(|l| *l.borrow_mut() = c);
+}
+
+fn code_of(e: &wormcast::Error) -> i32 {
+    use wormcast::Error as E;
+    match e {
+        E::Io { .. } => WC_EIO,
+        E::Deadlock(_) | E::DirectDeadlock(_) | E::TreeDeadlock(_) => WC_EDEADLOCK,
+        E::NotDrained { .. } => WC_ENOTDRAINED,
+        E::Fault { .. } => WC_EFAULT,
+        _ => WC_EINVAL,
+    }
+}
+
+/// A failure: its code and message.
+struct Fail(i32, String);
+
+impl From<wormcast::Error> for Fail {
+    fn from(e: wormcast::Error) -> Fail {
+        Fail(code_of(&e), e.to_string())
+    }
+}
+
+fn invalid(text: impl Into<String>) -> Fail {
+    Fail(WC_EINVAL, text.into())
+}
+
+fn panicked(p: Box<dyn std::any::Any + Send>) {
+    let what = p
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".into());
+    set_error(&format!(
+        "wormcast panicked (a bug, please report it): {what}"
+    ));
+}
+
+/// Runs `f`; on a failure or a panic records the message and returns
+/// `fail`.
+fn guard<T>(fail: T, f: impl FnOnce() -> Result<T, Fail>) -> T {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(v)) => v,
+        Ok(Err(Fail(_, text))) => {
+            set_error(&text);
+            fail
+        }
+        Err(p) => {
+            panicked(p);
+            fail
+        }
+    }
+}
+
+/// Runs `f`; returns [`WC_OK`], or the failure's code (with its message
+/// recorded), or [`WC_EPANIC`].
+fn code(f: impl FnOnce() -> Result<(), Fail>) -> i32 {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(())) => WC_OK,
+        Ok(Err(Fail(k, text))) => {
+            set_error(&text);
+            k
+        }
+        Err(p) => {
+            panicked(p);
+            WC_EPANIC
+        }
+    }
+}
+
+/// A C string argument, `None` when null or empty.
+///
+/// # Safety
+/// `p` is null or a NUL-terminated string.
+unsafe fn text<'a>(p: *const c_char, what: &str) -> Result<Option<&'a str>, Fail> {
+    if p.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: the caller passes a NUL-terminated string.
+    let s = unsafe { CStr::from_ptr(p) }
+        .to_str()
+        .map_err(|_| invalid(format!("{what}: not UTF-8")))?;
+    Ok((!s.is_empty()).then_some(s))
+}
+
+unsafe fn required<'a>(p: *const c_char, what: &str) -> Result<&'a str, Fail> {
+    // SAFETY: as for `text`.
+    unsafe { text(p, what) }?.ok_or_else(|| invalid(format!("{what}: none given")))
+}
+
+/// The message of the last failure on this thread ("" if none), valid
+/// until the next call into wormcast on this thread.
+#[unsafe(no_mangle)]
+pub extern "C" fn wc_last_error() -> *const c_char {
+    LAST.with(|l| l.borrow().as_ptr())
+}
+
+/// A unit with a Verilog twin, driven by its port names (opaque).
+pub struct WcUnit {
+    d: Driver,
+    words: Vec<u64>,
+}
+
+/// A network of the engine fed one message and clocked one cycle at a
+/// time (opaque).
+pub struct WcNet {
+    s: Session,
+    /// Deliveries not yet read by `wc_net_next_delivery`, as indices into
+    /// the session's log.
+    read: usize,
+}
+
+/// One copy of a message delivered.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct WcDelivery {
+    /// The message's id (as `wc_net_send` returned it).
+    pub msg: u64,
+    /// Its source node.
+    pub src: u32,
+    /// The node this copy reached.
+    pub node: u32,
+    /// The cycle the message was sent.
+    pub created: u64,
+    /// The cycle its first flit entered the network, or -1 where the
+    /// router model does not record it.
+    pub injected: i64,
+    /// The cycle its tail reached the node.
+    pub cycle: u64,
+    /// Flits the node received.
+    pub flits: u32,
+}
+
+/// A new unit: `name` is `bitstring-decode` (sizes `nodes`, `ports`),
+/// `ssr-md-decode` (`ports`, `switches`) or `repl-buffer` (`chunks`,
+/// `chunk_flits`, `ports`); the sizes a unit does not use are ignored.
+/// Every input 0. Null on failure (see `wc_last_error`).
+///
+/// # Safety
+/// `name` is a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wc_unit_new(
+    name: *const c_char,
+    nodes: u32,
+    ports: u32,
+    switches: u32,
+    chunks: u32,
+    chunk_flits: u32,
+) -> *mut WcUnit {
+    guard(std::ptr::null_mut(), || {
+        // SAFETY: the caller passes a NUL-terminated string.
+        let name = unsafe { required(name, "unit name") }?;
+        let unit = Unit::from_name(name)?;
+        let p = Params {
+            nodes,
+            ports,
+            switches,
+            chunks,
+            chunk_flits,
+        };
+        let d = Driver::new(unit, &p)?;
+        Ok(Box::into_raw(Box::new(WcUnit {
+            d,
+            words: Vec::new(),
+        })))
+    })
+}
+
+/// Frees a unit (null is ignored).
+///
+/// # Safety
+/// `u` is null or a unit from `wc_unit_new` not yet freed.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wc_unit_free(u: *mut WcUnit) {
+    if !u.is_null() {
+        // SAFETY: the caller passes a unit of ours, freed once.
+        drop(unsafe { Box::from_raw(u) });
+    }
+}
+
+unsafe fn unit_mut<'a>(u: *mut WcUnit) -> Result<&'a mut WcUnit, Fail> {
+    // SAFETY: the caller passes null or a live unit.
+    unsafe { u.as_mut() }.ok_or_else(|| invalid("no unit (a null handle)"))
+}
+
+/// Sets input `port` from `nwords` 32-bit words, least significant first
+/// (the value holds until set again). Words past the port's width must be
+/// 0.
+///
+/// # Safety
+/// `u` is a live unit, `port` a NUL-terminated string, `words` points to
+/// `nwords` words.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wc_unit_set(
+    u: *mut WcUnit,
+    port: *const c_char,
+    words: *const u32,
+    nwords: u32,
+) -> i32 {
+    code(|| {
+        // SAFETY: as documented.
+        let (u, port) = unsafe { (unit_mut(u)?, required(port, "port")?) };
+        if words.is_null() && nwords > 0 {
+            return Err(invalid(format!("{port}: no value (a null pointer)")));
+        }
+        let w: &[u32] = if nwords == 0 {
+            &[]
+        } else {
+            // SAFETY: `words` points to `nwords` words.
+            unsafe { std::slice::from_raw_parts(words, nwords as usize) }
+        };
+        u.words.clear();
+        u.words.extend(
+            w.chunks(2)
+                .map(|c| c[0] as u64 | (c.get(1).copied().unwrap_or(0) as u64) << 32),
+        );
+        u.d.set(port, &u.words)?;
+        Ok(())
+    })
+}
+
+/// One rising clock edge: every input sampled, every output registered.
+///
+/// # Safety
+/// `u` is a live unit.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wc_unit_step(u: *mut WcUnit) -> i32 {
+    code(|| {
+        // SAFETY: as documented.
+        unsafe { unit_mut(u) }?.d.step();
+        Ok(())
+    })
+}
+
+/// Writes port `port` (an output as registered at the last edge, or an
+/// input as last set) into `nwords` 32-bit words, least significant first;
+/// the words past its width are 0. `nwords` must hold the width.
+///
+/// # Safety
+/// `u` is a live unit, `port` a NUL-terminated string, `words` points to
+/// `nwords` writable words.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wc_unit_get(
+    u: *mut WcUnit,
+    port: *const c_char,
+    words: *mut u32,
+    nwords: u32,
+) -> i32 {
+    code(|| {
+        // SAFETY: as documented.
+        let (u, port) = unsafe { (unit_mut(u)?, required(port, "port")?) };
+        let dir = match u.d.ports().iter().find(|p| p.name == port) {
+            Some(p) => p.dir,
+            None => Dir::Out,
+        };
+        let v = match dir {
+            Dir::In => u.d.input(port)?,
+            Dir::Out => u.d.output(port)?,
+        };
+        let need = v.len().div_ceil(32);
+        if (nwords as usize) < need || words.is_null() {
+            return Err(invalid(format!(
+                "{port} is {} bits wide: it needs {need} words, {nwords} given",
+                v.len()
+            )));
+        }
+        // SAFETY: `words` points to `nwords` writable words.
+        let out = unsafe { std::slice::from_raw_parts_mut(words, nwords as usize) };
+        out.fill(0);
+        for (k, w) in v.words().iter().enumerate() {
+            if 2 * k < out.len() {
+                out[2 * k] = *w as u32;
+            }
+            if 2 * k + 1 < out.len() {
+                out[2 * k + 1] = (*w >> 32) as u32;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// The width in bits of port `port`, or a negative error code.
+///
+/// # Safety
+/// `u` is a live unit, `port` a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wc_unit_width(u: *mut WcUnit, port: *const c_char) -> i32 {
+    let mut width = 0;
+    let c = code(|| {
+        // SAFETY: as documented.
+        let (u, port) = unsafe { (unit_mut(u)?, required(port, "port")?) };
+        let p = u.d.ports().iter().find(|p| p.name == port).ok_or_else(|| {
+            let names: Vec<&str> = u.d.ports().iter().map(|p| p.name).collect();
+            invalid(format!(
+                "{}: no port `{port}`; its ports are {}",
+                u.d.unit().name(),
+                names.join(", ")
+            ))
+        })?;
+        width = p.width as i32;
+        Ok(())
+    });
+    if c == WC_OK { width } else { c }
+}
+
+/// Rising edges taken so far.
+///
+/// # Safety
+/// `u` is a live unit.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wc_unit_cycle(u: *mut WcUnit) -> u64 {
+    // SAFETY: as documented.
+    unsafe { u.as_ref() }.map_or(0, |u| u.d.edges())
+}
+
+/// A new network: `topology` a spec (`mesh:8x8`, `torus:8x8x8`,
+/// `hypercube:6`, `irregular:switches=8,ports=8,nodes=32,seed=1`) or a
+/// topology file; `router` (`cut-through`, `wormhole`, `tree`), `routing`
+/// and `scheme` null or "" for the defaults; `seed` the random seed of the
+/// routers that draw. Null on failure.
+///
+/// # Safety
+/// Each string is null or NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wc_net_new(
+    topology: *const c_char,
+    router: *const c_char,
+    routing: *const c_char,
+    scheme: *const c_char,
+    seed: u64,
+) -> *mut WcNet {
+    guard(std::ptr::null_mut(), || {
+        // SAFETY: as documented.
+        let (topology, router, routing, scheme) = unsafe {
+            (
+                required(topology, "topology")?,
+                text(router, "router")?,
+                text(routing, "routing")?,
+                text(scheme, "scheme")?,
+            )
+        };
+        let topo = TopoSpec::parse(topology)?;
+        let router = router.map(RouterModel::parse).transpose()?;
+        let o = RunOptions {
+            seed,
+            scheme: scheme.map(str::to_string),
+            ..RunOptions::default()
+        };
+        let s = Session::new(&topo, router, routing, &o)?;
+        Ok(Box::into_raw(Box::new(WcNet { s, read: 0 })))
+    })
+}
+
+/// A new network from a run configuration file (`wormcast run --config`):
+/// its network, hardware and waveform sections. Null on failure.
+///
+/// # Safety
+/// `path` is a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wc_net_from_config(path: *const c_char) -> *mut WcNet {
+    guard(std::ptr::null_mut(), || {
+        // SAFETY: as documented.
+        let path = unsafe { required(path, "configuration file") }?;
+        let c = RunConfig::load(path)?;
+        let s = Session::from_config(&c)?;
+        Ok(Box::into_raw(Box::new(WcNet { s, read: 0 })))
+    })
+}
+
+/// Frees a network, ending its waveform if one is written (null is
+/// ignored).
+///
+/// # Safety
+/// `n` is null or a network from `wc_net_new` not yet freed.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wc_net_free(n: *mut WcNet) {
+    if !n.is_null() {
+        // SAFETY: the caller passes a network of ours, freed once.
+        let mut b = unsafe { Box::from_raw(n) };
+        let _ = catch_unwind(AssertUnwindSafe(|| b.s.finish()));
+    }
+}
+
+unsafe fn net_mut<'a>(n: *mut WcNet) -> Result<&'a mut WcNet, Fail> {
+    // SAFETY: the caller passes null or a live network.
+    unsafe { n.as_mut() }.ok_or_else(|| invalid("no network (a null handle)"))
+}
+
+/// Writes every register to `path` (FST when it ends in `.fst`, VCD
+/// otherwise), limited to cycles `from` to `to` (`to` 0: to the end);
+/// only before the first cycle. `wc_net_close` ends it.
+///
+/// # Safety
+/// `n` is a live network, `path` a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wc_net_trace(
+    n: *mut WcNet,
+    path: *const c_char,
+    from: u64,
+    to: u64,
+) -> i32 {
+    code(|| {
+        // SAFETY: as documented.
+        let (n, path) = unsafe { (net_mut(n)?, required(path, "waveform path")?) };
+        let limits = wormcast::wave::TraceLimits {
+            from,
+            to: (to != 0).then_some(to),
+            scopes: Vec::new(),
+        };
+        n.s.trace(
+            Path::new(path),
+            limits,
+            RunOptions::default().sim.cycle_ps(),
+        )?;
+        Ok(())
+    })
+}
+
+/// Ends the waveform, if one is written, and writes its GTKWave and Surfer
+/// views beside it.
+///
+/// # Safety
+/// `n` is a live network.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wc_net_close(n: *mut WcNet) -> i32 {
+    code(|| {
+        // SAFETY: as documented.
+        unsafe { net_mut(n) }?.s.finish()?;
+        Ok(())
+    })
+}
+
+/// Number of nodes (0 for a null handle).
+///
+/// # Safety
+/// `n` is null or a live network.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wc_net_nodes(n: *mut WcNet) -> u32 {
+    // SAFETY: as documented.
+    unsafe { n.as_ref() }.map_or(0, |n| n.s.nodes())
+}
+
+/// Cycles simulated so far.
+///
+/// # Safety
+/// `n` is null or a live network.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wc_net_cycle(n: *mut WcNet) -> u64 {
+    // SAFETY: as documented.
+    unsafe { n.as_ref() }.map_or(0, |n| n.s.cycle())
+}
+
+/// Copies sent and not yet delivered.
+///
+/// # Safety
+/// `n` is null or a live network.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wc_net_in_flight(n: *mut WcNet) -> u64 {
+    // SAFETY: as documented.
+    unsafe { n.as_ref() }.map_or(0, |n| n.s.in_flight())
+}
+
+fn send(n: &mut WcNet, src: u32, dests: &[u32], flits: u32) -> Result<i64, Fail> {
+    Ok(n.s.send(src, dests, flits)? as i64)
+}
+
+/// Queues a message from `src` to the `ndests` nodes of `dests`, created
+/// now: a packet of `flits` flits (header included) to one node, or a
+/// multicast carrying the payload such a packet would. Returns its id
+/// (from 0), or a negative error code.
+///
+/// # Safety
+/// `n` is a live network, `dests` points to `ndests` nodes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wc_net_send(
+    n: *mut WcNet,
+    src: u32,
+    dests: *const u32,
+    ndests: u32,
+    flits: u32,
+) -> i64 {
+    let mut id = -1;
+    let c = code(|| {
+        // SAFETY: as documented.
+        let n = unsafe { net_mut(n) }?;
+        if dests.is_null() {
+            return Err(invalid("dests: none given (a null pointer)"));
+        }
+        // SAFETY: `dests` points to `ndests` nodes.
+        let d = unsafe { std::slice::from_raw_parts(dests, ndests as usize) };
+        id = send(n, src, d, flits)?;
+        Ok(())
+    });
+    if c == WC_OK { id } else { c as i64 }
+}
+
+/// [`wc_net_send`] with the destinations as a bit string of `nwords`
+/// 32-bit words (node `i` is bit `i % 32` of word `i / 32`), as a
+/// SystemVerilog `bit` vector passes it; a set bit past the last node is
+/// refused.
+///
+/// # Safety
+/// `n` is a live network, `mask` points to `nwords` words.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wc_net_send_mask(
+    n: *mut WcNet,
+    src: u32,
+    mask: *const u32,
+    nwords: u32,
+    flits: u32,
+) -> i64 {
+    let mut id = -1;
+    let c = code(|| {
+        // SAFETY: as documented.
+        let n = unsafe { net_mut(n) }?;
+        if mask.is_null() {
+            return Err(invalid("dests: none given (a null pointer)"));
+        }
+        // SAFETY: `mask` points to `nwords` words.
+        let m = unsafe { std::slice::from_raw_parts(mask, nwords as usize) };
+        let mut dests = Vec::new();
+        for (k, &w) in m.iter().enumerate() {
+            for b in 0..32 {
+                if w >> b & 1 == 1 {
+                    dests.push((32 * k + b) as u32);
+                }
+            }
+        }
+        id = send(n, src, &dests, flits)?;
+        Ok(())
+    });
+    if c == WC_OK { id } else { c as i64 }
+}
+
+/// Simulates `cycles` cycles.
+///
+/// # Safety
+/// `n` is a live network.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wc_net_step(n: *mut WcNet, cycles: u64) -> i32 {
+    code(|| {
+        // SAFETY: as documented.
+        unsafe { net_mut(n) }?.s.run(cycles)?;
+        Ok(())
+    })
+}
+
+/// Simulates until every copy sent has arrived, at most `max_cycles`
+/// cycles; returns the cycle reached, or a negative error code
+/// ([`WC_ENOTDRAINED`] past them).
+///
+/// # Safety
+/// `n` is a live network.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wc_net_drain(n: *mut WcNet, max_cycles: u64) -> i64 {
+    let mut at = 0;
+    let c = code(|| {
+        // SAFETY: as documented.
+        at = unsafe { net_mut(n) }?.s.drain(max_cycles)? as i64;
+        Ok(())
+    });
+    if c == WC_OK { at } else { c as i64 }
+}
+
+/// Takes the oldest delivery not yet taken into `out`: 1 when there was
+/// one, 0 when there is none, or a negative error code.
+///
+/// # Safety
+/// `n` is a live network, `out` points to a writable `WcDelivery`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wc_net_next_delivery(n: *mut WcNet, out: *mut WcDelivery) -> i32 {
+    let mut got = 0;
+    let c = code(|| {
+        // SAFETY: as documented.
+        let n = unsafe { net_mut(n) }?;
+        // SAFETY: as documented.
+        let out = unsafe { out.as_mut() }.ok_or_else(|| invalid("out: a null pointer"))?;
+        if let Some(a) = n.s.arrivals().get(n.read) {
+            *out = WcDelivery {
+                msg: a.msg,
+                src: a.src,
+                node: a.node,
+                created: a.created,
+                injected: a.injected.map_or(-1, |i| i as i64),
+                cycle: a.arrived,
+                flits: a.flits,
+            };
+            n.read += 1;
+            got = 1;
+        }
+        Ok(())
+    });
+    if c == WC_OK { got } else { c }
+}
+
+/// [`wc_net_next_delivery`] with each field an output argument, for a
+/// DPI-C import (SystemVerilog passes no structs).
+///
+/// # Safety
+/// `n` is a live network; the pointers are writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wc_net_next_delivery_fields(
+    n: *mut WcNet,
+    msg: *mut u64,
+    node: *mut u32,
+    cycle: *mut u64,
+) -> i32 {
+    let mut d = WcDelivery::default();
+    // SAFETY: as documented.
+    let r = unsafe { wc_net_next_delivery(n, &mut d) };
+    if r == 1 {
+        // SAFETY: as documented.
+        unsafe {
+            if let Some(m) = msg.as_mut() {
+                *m = d.msg;
+            }
+            if let Some(x) = node.as_mut() {
+                *x = d.node;
+            }
+            if let Some(c) = cycle.as_mut() {
+                *c = d.cycle;
+            }
+        }
+    }
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn last() -> String {
+        // SAFETY: wc_last_error returns a live NUL-terminated string.
+        unsafe { CStr::from_ptr(wc_last_error()) }
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    #[test]
+    fn a_unit_steps_and_refuses_bad_ports_and_values_with_a_message() {
+        unsafe {
+            let u = wc_unit_new(c"bitstring-decode".as_ptr(), 8, 3, 0, 0, 0);
+            assert!(!u.is_null());
+            let set = |p: &CStr, v: &[u32]| wc_unit_set(u, p.as_ptr(), v.as_ptr(), v.len() as u32);
+            assert_eq!(set(c"total", &[0x3f]), WC_OK);
+            assert_eq!(set(c"restricted", &[0x0f << 8 | 0x30 << 16]), WC_OK);
+            assert_eq!(set(c"up_ports", &[1]), WC_OK);
+            assert_eq!(set(c"hdr_valid", &[1]), WC_OK);
+            assert_eq!(set(c"dests", &[0b0001_0010, 0]), WC_OK);
+            assert_eq!(wc_unit_step(u), WC_OK);
+            let mut w = [7u32; 2];
+            assert_eq!(
+                wc_unit_get(u, c"replicate".as_ptr(), w.as_mut_ptr(), 2),
+                WC_OK
+            );
+            assert_eq!(w, [0b110, 0]);
+            assert_eq!(
+                wc_unit_get(u, c"hdr_out".as_ptr(), w.as_mut_ptr(), 1),
+                WC_OK
+            );
+            assert_eq!(w[0], 0b10 << 8 | 0b1_0000 << 16);
+            assert_eq!(wc_unit_width(u, c"hdr_out".as_ptr()), 24);
+            assert_eq!(wc_unit_cycle(u), 1);
+
+            assert_eq!(set(c"dest", &[1]), WC_EINVAL);
+            assert!(last().contains("no port `dest`"), "{}", last());
+            assert_eq!(set(c"dests", &[1 << 8]), WC_EINVAL);
+            assert_eq!(
+                last(),
+                "bitstring-decode: dests is 8 bits wide; the value given has bit 8 set"
+            );
+            assert_eq!(set(c"dests", &[0, 1]), WC_EINVAL);
+            assert!(last().contains("bit 32 set"), "{}", last());
+            assert_eq!(
+                wc_unit_get(u, c"hdr_out".as_ptr(), w.as_mut_ptr(), 0),
+                WC_EINVAL
+            );
+            assert!(last().contains("needs 1 words, 0 given"), "{}", last());
+            assert_eq!(wc_unit_width(u, c"nope".as_ptr()), WC_EINVAL);
+            assert_eq!(wc_unit_step(std::ptr::null_mut()), WC_EINVAL);
+            assert!(last().contains("null"), "{}", last());
+            wc_unit_free(u);
+
+            assert!(wc_unit_new(c"no-such-unit".as_ptr(), 8, 3, 0, 0, 0).is_null());
+            assert!(
+                last().contains("the units are bitstring-decode"),
+                "{}",
+                last()
+            );
+            assert!(wc_unit_new(c"bitstring-decode".as_ptr(), 0, 3, 0, 0, 0).is_null());
+            assert!(last().contains("nodes = 0"), "{}", last());
+        }
+    }
+
+    #[test]
+    fn a_multicast_is_delivered_once_per_destination() {
+        unsafe {
+            let n = wc_net_new(
+                c"irregular:switches=8,ports=8,nodes=32,seed=1".as_ptr(),
+                std::ptr::null(),
+                c"".as_ptr(),
+                std::ptr::null(),
+                1,
+            );
+            assert!(!n.is_null(), "{}", last());
+            let mask = [1u32 << 4 | 1 << 7 | 1 << 20 | 1 << 31];
+            assert_eq!(wc_net_send_mask(n, 3, mask.as_ptr(), 1, 20), 0);
+            assert_eq!(wc_net_in_flight(n), 4);
+            let end = wc_net_drain(n, 10_000);
+            assert_eq!(end, 46);
+            let mut got = Vec::new();
+            let mut d = WcDelivery::default();
+            while wc_net_next_delivery(n, &mut d) == 1 {
+                got.push((d.node, d.cycle));
+            }
+            got.sort_unstable();
+            assert_eq!(got, [(4, 46), (7, 46), (20, 46), (31, 39)]);
+            assert_eq!(wc_net_send(n, 3, [40u32].as_ptr(), 1, 20), WC_EINVAL as i64);
+            assert!(last().contains("node 40 does not exist"), "{}", last());
+            let (mut m, mut node, mut cyc) = (0u64, 0u32, 0u64);
+            assert_eq!(
+                wc_net_next_delivery_fields(n, &mut m, &mut node, &mut cyc),
+                0
+            );
+            wc_net_free(n);
+            assert!(
+                wc_net_new(
+                    c"torus:4x4".as_ptr(),
+                    c"wormhole".as_ptr(),
+                    std::ptr::null(),
+                    std::ptr::null(),
+                    1
+                )
+                .is_null()
+            );
+            assert!(
+                last().contains("the router models there are tree, cut-through"),
+                "{}",
+                last()
+            );
+        }
+    }
+}
