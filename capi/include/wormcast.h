@@ -141,6 +141,25 @@ void wc_unit_free(struct WcUnit *u);
 int32_t wc_unit_set(struct WcUnit *u, const char *port, const uint32_t *words, uint32_t nwords);
 
 /**
+ * Sets input `port`, at most 64 bits wide, from `value` (the value holds
+ * until set again): the cheap call for the narrow ports a DPI-C
+ * scoreboard sets every cycle.
+ *
+ * # Safety
+ * `u` is a live unit, `port` a NUL-terminated string.
+ */
+int32_t wc_unit_set64(struct WcUnit *u, const char *port, uint64_t value);
+
+/**
+ * Writes port `port`, at most 64 bits wide, into `value` (an output as
+ * registered at the last edge, or an input as last set).
+ *
+ * # Safety
+ * `u` is a live unit, `port` a NUL-terminated string, `value` writable.
+ */
+int32_t wc_unit_get64(struct WcUnit *u, const char *port, uint64_t *value);
+
+/**
  * One rising clock edge: every input sampled, every output registered.
  *
  * # Safety

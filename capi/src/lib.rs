@@ -267,6 +267,57 @@ pub unsafe extern "C" fn wc_unit_set(
     })
 }
 
+/// Sets input `port`, at most 64 bits wide, from `value` (the value holds
+/// until set again): the cheap call for the narrow ports a DPI-C
+/// scoreboard sets every cycle.
+///
+/// # Safety
+/// `u` is a live unit, `port` a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wc_unit_set64(u: *mut WcUnit, port: *const c_char, value: u64) -> i32 {
+    code(|| {
+        // SAFETY: as documented.
+        let (u, port) = unsafe { (unit_mut(u)?, required(port, "port")?) };
+        u.d.set(port, &[value])?;
+        Ok(())
+    })
+}
+
+/// Writes port `port`, at most 64 bits wide, into `value` (an output as
+/// registered at the last edge, or an input as last set).
+///
+/// # Safety
+/// `u` is a live unit, `port` a NUL-terminated string, `value` writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wc_unit_get64(
+    u: *mut WcUnit,
+    port: *const c_char,
+    value: *mut u64,
+) -> i32 {
+    code(|| {
+        // SAFETY: as documented.
+        let (u, port) = unsafe { (unit_mut(u)?, required(port, "port")?) };
+        let dir = match u.d.ports().iter().find(|p| p.name == port) {
+            Some(p) => p.dir,
+            None => Dir::Out,
+        };
+        let v = match dir {
+            Dir::In => u.d.input(port)?,
+            Dir::Out => u.d.output(port)?,
+        };
+        if v.len() > 64 {
+            return Err(invalid(format!(
+                "{port} is {} bits wide: read it with wc_unit_get",
+                v.len()
+            )));
+        }
+        // SAFETY: as documented.
+        let out = unsafe { value.as_mut() }.ok_or_else(|| invalid("value: a null pointer"))?;
+        *out = v.words().first().copied().unwrap_or(0);
+        Ok(())
+    })
+}
+
 /// One rising clock edge: every input sampled, every output registered.
 ///
 /// # Safety
@@ -708,6 +759,13 @@ mod tests {
             );
             assert_eq!(w[0], 0b10 << 8 | 0b1_0000 << 16);
             assert_eq!(wc_unit_width(u, c"hdr_out".as_ptr()), 24);
+            let mut v = 0u64;
+            assert_eq!(wc_unit_get64(u, c"replicate".as_ptr(), &mut v), WC_OK);
+            assert_eq!(v, 0b110);
+            assert_eq!(wc_unit_set64(u, c"dests".as_ptr(), 1), WC_OK);
+            assert_eq!(wc_unit_get64(u, c"dests".as_ptr(), &mut v), WC_OK);
+            assert_eq!(v, 1);
+            assert_eq!(wc_unit_set64(u, c"dests".as_ptr(), 256), WC_EINVAL);
             assert_eq!(wc_unit_cycle(u), 1);
 
             assert_eq!(set(c"dest", &[1]), WC_EINVAL);

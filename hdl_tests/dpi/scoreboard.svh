@@ -13,12 +13,26 @@ integer cyc;
 longint compared = 0;
 chandle model;
 
+// A port of at most 64 bits goes by wc_unit_set64 / wc_unit_get64, a
+// wider one as a wc_vec_t ($bits is a constant: one branch is compiled
+// away).
 `define WC_SET(port) \
-    if (wc_unit_set(model, `"port`", wc_vec_t'(port), WC_WORDS) != WC_OK) \
+    if ($bits(port) <= 64) begin \
+        if (wc_unit_set64(model, `"port`", 64'(port)) != WC_OK) \
+            $fatal(1, "DPI SCOREBOARD ERROR: %s", wc_last_error()); \
+    end else if (wc_unit_set(model, `"port`", wc_vec_t'(port), WC_WORDS) != WC_OK) \
         $fatal(1, "DPI SCOREBOARD ERROR: %s", wc_last_error());
 
 `define WC_CHECK(port) \
-    begin \
+    if ($bits(port) <= 64) begin \
+        longint unsigned want; \
+        if (wc_unit_get64(model, `"port`", want) != WC_OK) \
+            $fatal(1, "DPI SCOREBOARD ERROR: %s", wc_last_error()); \
+        if (64'(port) !== want) \
+            $fatal(1, "DPI SCOREBOARD FAIL cycle %0d: %s = 'h%0h but the model registers 'h%0h", \
+                cyc, `"port`", port, want); \
+        compared = compared + 1; \
+    end else begin \
         wc_vec_t want; \
         if (wc_unit_get(model, `"port`", want, WC_WORDS) != WC_OK) \
             $fatal(1, "DPI SCOREBOARD ERROR: %s", wc_last_error()); \

@@ -5,13 +5,19 @@
 // target/release/libwormcast_capi.a (Verilator: -LDFLAGS
 // "<path>/libwormcast_capi.a -lpthread -ldl -lm").
 //
-// Port values travel as wc_vec_t, a WC_MAXW-bit vector (the C side sees
-// its 32-bit words, least significant first); pass WC_WORDS as the word
-// count. A port wider than WC_MAXW bits is refused with an error. Every
+// A port of at most 64 bits travels as a longint unsigned
+// (wc_unit_set64, wc_unit_get64); a wider one as wc_vec_t, a WC_MAXW-bit
+// vector (the C side sees its 32-bit words, least significant first),
+// with WC_WORDS as the word count. WC_MAXW is 4096 unless the macro
+// WC_MAXW is defined (+define+WC_MAXW=128: less to copy per call); a port
+// wider than WC_MAXW bits is refused with an error. Every
 // function returns WC_OK or a negative WC_E* code, or a null chandle, and
 // wc_last_error() says what went wrong; nothing stops the simulation.
+`ifndef WC_MAXW
+`define WC_MAXW 4096
+`endif
 package wormcast_dpi;
-    parameter int WC_MAXW = 4096;
+    parameter int WC_MAXW = `WC_MAXW;
     parameter int WC_WORDS = WC_MAXW / 32;
     typedef bit [WC_MAXW-1:0] wc_vec_t;
 
@@ -33,9 +39,13 @@ package wormcast_dpi;
     import "DPI-C" function void wc_unit_free(input chandle u);
     import "DPI-C" function int wc_unit_set(input chandle u, input string port,
         input wc_vec_t value, input int unsigned nwords);
+    import "DPI-C" function int wc_unit_set64(input chandle u, input string port,
+        input longint unsigned value);
     import "DPI-C" function int wc_unit_step(input chandle u);
     import "DPI-C" function int wc_unit_get(input chandle u, input string port,
         output wc_vec_t value, input int unsigned nwords);
+    import "DPI-C" function int wc_unit_get64(input chandle u, input string port,
+        output longint unsigned value);
     import "DPI-C" function int wc_unit_width(input chandle u, input string port);
     import "DPI-C" function longint unsigned wc_unit_cycle(input chandle u);
 
