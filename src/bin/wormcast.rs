@@ -21,6 +21,8 @@ mod plan_cmd;
 mod reach_cmd;
 #[path = "wormcast/run_cmd.rs"]
 mod run_cmd;
+#[path = "wormcast/sweep_cmd.rs"]
+mod sweep_cmd;
 #[path = "wormcast/topo_cmd.rs"]
 mod topo_cmd;
 #[path = "wormcast/tree_cmd.rs"]
@@ -135,6 +137,13 @@ enum Cmd {
     Experiment {
         #[command(subcommand)]
         cmd: ExpCmd,
+    },
+    /// Sweeps: every combination of lists of values over a run
+    /// configuration's fields, each a run of the engine; sharded (Slurm
+    /// job arrays too), resumable, merged (docs/engine.md).
+    Sweep {
+        #[command(subcommand)]
+        cmd: sweep_cmd::SweepCmd,
     },
     /// Waveform tools.
     Wave {
@@ -282,6 +291,7 @@ fn run(cli: Cli, given: &[String]) -> Result<bool> {
         Cmd::Multicast(args) => multicast(&args).map(|()| true),
         Cmd::Plan(args) => plan(&args).map(|()| true),
         Cmd::Experiment { cmd } => experiment(cmd).map(|()| true),
+        Cmd::Sweep { cmd } => sweep_cmd::run(cmd),
         Cmd::Reach { file, json } => reach(&file, json).map(|()| true),
         Cmd::Hypercube { cmd } => direct::run(cmd).map(|()| true),
         Cmd::Mesh3d { cmd } => direct::run_mesh(cmd).map(|()| true),

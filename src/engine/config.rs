@@ -284,7 +284,14 @@ impl RunConfig {
     pub fn load(path: impl AsRef<Path>) -> Result<RunConfig> {
         let path = path.as_ref();
         let mut c = crate::error::load_text(path, RunConfig::from_toml_str)?;
-        let dir = path.parent().unwrap_or(Path::new(""));
+        c.resolve_paths(path.parent().unwrap_or(Path::new("")));
+        Ok(c)
+    }
+
+    /// Takes a relative topology, trace or permutation file as relative to
+    /// `dir` (the folder of the file the configuration came from).
+    pub fn resolve_paths(&mut self, dir: &Path) {
+        let c = self;
         let rel = |p: &Path| {
             if p.is_relative() {
                 dir.join(p)
@@ -303,7 +310,6 @@ impl RunConfig {
         if let Some(t) = &c.traffic.trace {
             c.traffic.trace = Some(rel(t));
         }
-        Ok(c)
     }
 
     /// The configuration as TOML (every field set shown; unset ones take

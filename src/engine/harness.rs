@@ -133,6 +133,49 @@ impl Default for RunOptions {
     }
 }
 
+impl RunOptions {
+    /// Checks what does not depend on the network: the load, the batches,
+    /// the measured cycles and the source queue ([`run`] checks the rest
+    /// once the router model is built).
+    pub fn check(&self) -> Result<()> {
+        let o = self;
+        let bad = |field: &'static str, value: String, reason: &str| Error::Config {
+            field,
+            value,
+            reason: reason.into(),
+        };
+        if !(o.load > 0.0 && o.load <= 1.0) {
+            return Err(bad(
+                "load",
+                o.load.to_string(),
+                "an offered load is above 0 and at most 1 flit/node/cycle",
+            ));
+        }
+        if o.batches < 2 {
+            return Err(bad(
+                "batches",
+                o.batches.to_string(),
+                "an interval needs at least 2 batches",
+            ));
+        }
+        if o.cycles < o.batches as u64 {
+            return Err(bad(
+                "cycles",
+                o.cycles.to_string(),
+                "fewer measured cycles than batches",
+            ));
+        }
+        if o.source_queue == 0 {
+            return Err(bad(
+                "source_queue",
+                "0".into(),
+                "a source must be able to hold a message",
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// What a run gave.
 #[derive(Clone, Debug, Serialize)]
 pub struct RunResult {
@@ -393,39 +436,12 @@ pub fn run_traced(
     o: &RunOptions,
     sink: Option<Box<dyn WaveSink>>,
 ) -> Result<(RunResult, Option<Hierarchy>)> {
+    o.check()?;
     let bad = |field: &'static str, value: String, reason: &str| Error::Config {
         field,
         value,
         reason: reason.into(),
     };
-    if !(o.load > 0.0 && o.load <= 1.0) {
-        return Err(bad(
-            "load",
-            o.load.to_string(),
-            "an offered load is above 0 and at most 1 flit/node/cycle",
-        ));
-    }
-    if o.batches < 2 {
-        return Err(bad(
-            "batches",
-            o.batches.to_string(),
-            "an interval needs at least 2 batches",
-        ));
-    }
-    if o.cycles < o.batches as u64 {
-        return Err(bad(
-            "cycles",
-            o.cycles.to_string(),
-            "fewer measured cycles than batches",
-        ));
-    }
-    if o.source_queue == 0 {
-        return Err(bad(
-            "source_queue",
-            "0".into(),
-            "a source must be able to hold a message",
-        ));
-    }
     let (mut e, router, routing) = super::build(topo, router, routing, o)?;
     if let Some(sink) = sink {
         e.attach_tracer(sink, o.sim.cycle_ps())?;

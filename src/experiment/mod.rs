@@ -21,6 +21,7 @@ pub use plot::{PLOT_FORMATS, Panel, Series, caption, panels, tick_decimals, writ
 #[cfg(feature = "plots")]
 pub use plot::{plot, plot_panels};
 pub mod mesh;
+pub mod sweep;
 pub mod tree;
 
 use crate::mcast::PlanScheme;

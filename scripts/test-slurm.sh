@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# The sweep on a real Slurm: starts munge, slurmctld and slurmd on this
+# machine (a one-node cluster in a temporary folder), submits
+# configs/sweeps/mesh4x4-routers.toml as a job array of 4 shards with
+# scripts/slurm-sweep.sh, waits for the merge job, and compares its
+# sweep.csv and sweep.jsonl byte for byte with one unsharded run on this
+# machine. Stops the daemons it started, whatever happens.
+#
+#   scripts/test-slurm.sh [WORMCAST]
+#
+# Needs root (the daemons run as root, munged as munge) and Debian's
+# slurm-wlm and munge (.ci/run installs them). Exit status 0 when the
+# merged results equal the single-machine run; 1 otherwise, or when Slurm
+# cannot be started (the reason is printed).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(dirname "$here")"
+wormcast="$(realpath "${1:-$root/target/release/wormcast}")"
+sweep="$root/configs/sweeps/mesh4x4-routers.toml"
+for t in munged slurmctld slurmd sbatch squeue sinfo; do
+    command -v "$t" >/dev/null 2>&1 || { echo "FAIL: $t is not installed (apt-get install slurm-wlm munge)"; exit 1; }
+done
+[ -x "$wormcast" ] || { echo "FAIL: no wormcast at $wormcast (cargo build --release)"; exit 1; }
+[ "$(id -u)" = 0 ] || { echo "FAIL: the test starts Slurm's daemons and needs root"; exit 1; }
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/wormcast-slurm.XXXXXX")"
+chmod 755 "$work"
+mkdir -p "$work/state" "$work/spool" "$work/log" "$work/munge"
+chown munge:munge "$work/munge"
+host="$(hostname -s)"
+export SLURM_CONF="$work/slurm.conf"
+cat >"$SLURM_CONF" <<EOF
+ClusterName=wormcast-test
+SlurmctldHost=$host
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=$work/munge/munge.socket.2
+StateSaveLocation=$work/state
+SlurmdSpoolDir=$work/spool
+SlurmctldPidFile=$work/slurmctld.pid
+SlurmdPidFile=$work/slurmd.pid
+SlurmctldLogFile=$work/log/slurmctld.log
+SlurmdLogFile=$work/log/slurmd.log
+SlurmctldPort=16817
+SlurmdPort=16818
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+SchedulerType=sched/backfill
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+ReturnToService=2
+MpiDefault=none
+NodeName=$host CPUs=$(nproc) State=UNKNOWN
+PartitionName=test Nodes=$host Default=YES MaxTime=INFINITE State=UP
+EOF
+
+started=()
+stop() {
+    for p in "${started[@]}"; do
+        [ -f "$p" ] && kill "$(cat "$p")" 2>/dev/null || true
+    done
+    sleep 1
+    rm -rf "$work"
+}
+trap stop EXIT
+fail() {
+    echo "FAIL: $1"
+    for f in "$work"/log/*.log "$work"/munge/munged.log; do
+        [ -f "$f" ] && { echo "--- $f"; tail -n 20 "$f"; }
+    done
+    exit 1
+}
+
+# munge: its own socket, key and logs under $work, run as the munge user.
+munge_key=/etc/munge/munge.key
+[ -r "$munge_key" ] || fail "no munge key at $munge_key (the munge package creates it)"
+runuser -u munge -- munged --socket="$work/munge/munge.socket.2" \
+    --pid-file="$work/munge/munged.pid" --log-file="$work/munge/munged.log" \
+    --seed-file="$work/munge/munged.seed" --key-file="$munge_key" \
+    || fail "munged did not start"
+started+=("$work/munge/munged.pid")
+munge --socket="$work/munge/munge.socket.2" -n | unmunge --socket="$work/munge/munge.socket.2" >/dev/null \
+    || fail "munge does not encode and decode a credential"
+
+slurmctld || fail "slurmctld did not start"
+started+=("$work/slurmctld.pid")
+slurmd || fail "slurmd did not start"
+started+=("$work/slurmd.pid")
+for _ in $(seq 60); do
+    state="$(sinfo -h -o %T 2>/dev/null || true)"
+    [ "$state" = idle ] && break
+    sleep 1
+done
+[ "$state" = idle ] || fail "the node did not come up idle (sinfo says '$state')"
+echo "Slurm: $(sinfo -h -o '%P %D node(s) %T') ($(slurmctld -V))"
+
+# The single-machine run.
+"$wormcast" sweep run "$sweep" --out "$work/one" --quiet >/dev/null
+# The job array and its merge.
+ids="$("$here/slurm-sweep.sh" "$sweep" "$work/slurm" 4 "$wormcast")"
+echo "$ids"
+merge="$(awk '/^merge /{print $2}' <<<"$ids")"
+for _ in $(seq 300); do
+    [ -z "$(squeue -h 2>/dev/null)" ] && break
+    sleep 1
+done
+[ -z "$(squeue -h)" ] || fail "the jobs did not finish within 300 s: $(squeue -h)"
+shards=("$work"/slurm/journal.shard-*-of-4.jsonl)
+[ "${#shards[@]}" = 4 ] || fail "expected 4 shard journals, found ${#shards[@]}: ${shards[*]}"
+[ -f "$work/slurm/sweep.csv" ] || fail "the merge job $merge wrote no sweep.csv: $(cat "$work"/slurm/wormcast-merge-*.out 2>/dev/null)"
+for f in sweep.csv sweep.jsonl; do
+    cmp "$work/one/$f" "$work/slurm/$f" || fail "$f of the job array differs from the single-machine run"
+done
+jobs=$(($(wc -l <"$work/one/sweep.csv") - 1))
+echo "ok   Slurm job array of 4 shards, merged: sweep.csv and sweep.jsonl ($jobs jobs) equal to the single-machine run, byte for byte"

@@ -1,0 +1,803 @@
+//! Sweeps: lists of values over the fields of a run configuration
+//! ([`RunConfig`], `wormcast run --config`), every combination one job of
+//! the one engine, so any grid of runs (the papers' load curves among
+//! them) can be spread over many machines.
+//!
+//! A sweep file is a run configuration with a `[sweep]` table:
+//!
+//! ```toml
+//! [network]
+//! topology = "mesh:8x8"
+//! [traffic]
+//! packet = 20
+//! [stats]
+//! cycles = 20000
+//! warmup = 2000
+//! [sweep]
+//! "traffic.load" = [0.05, 0.1, 0.2]
+//! "network.router" = ["tree", "wormhole"]
+//! replicates = 2
+//! ```
+//!
+//! Each key is a field (`section.field`), its list the values it takes;
+//! the jobs are every combination, the first key's values changing
+//! slowest, each `replicates` times (1 by default). A job's traffic seed is
+//! derived from the base seed and its key (its fields' values and its
+//! replicate), so it does not change when values are added elsewhere in
+//! the grid; sweeping `traffic.seed` sets it instead.
+//!
+//! A run appends one JSON line per finished job to a journal in its output
+//! folder (`journal.jsonl`, or `journal.shard-K-of-N.jsonl` for a shard)
+//! and flushes it, so a run that stops is resumed by running it again:
+//! the jobs already in the journal are skipped (a torn last line, from a
+//! run killed while writing, is dropped and its job run again). `merge`
+//! turns journals into `sweep.csv` (one row per job, in job order) and
+//! `sweep.jsonl` (every job's whole result); an unsharded run writes them
+//! the same way, so the shards of a sweep merge into the same bytes as one
+//! run. A job whose run ends in a finding (a deadlock, a network that did
+//! not drain) is recorded with its error; the sweep then exits with 1.
+
+use super::Shard;
+use crate::engine::{self, RunConfig};
+use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::{BufWriter, Write as _};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// The most jobs one sweep may have.
+pub const MAX_JOBS: usize = 1_000_000;
+
+/// A parsed sweep file.
+#[derive(Clone, Debug)]
+pub struct Sweep {
+    /// The configuration without `[sweep]`.
+    base: toml::Table,
+    /// `(field, values)` in file order.
+    axes: Vec<(String, Vec<toml::Value>)>,
+    replicates: u32,
+    /// The folder relative files are taken from.
+    dir: PathBuf,
+    /// Identifies the sweep: a hash of its canonical text.
+    id: String,
+}
+
+/// One job of a sweep.
+#[derive(Clone, Debug)]
+pub struct Job {
+    /// Its index, from 0 in job order.
+    pub index: usize,
+    /// Each swept field and the value it takes, as written.
+    pub params: Vec<(String, String)>,
+    /// Which replicate (from 0).
+    pub replicate: u32,
+    /// Its traffic seed.
+    pub seed: u64,
+    /// The whole run configuration.
+    pub config: RunConfig,
+}
+
+fn bad(value: impl Into<String>, reason: impl Into<String>) -> Error {
+    Error::Config {
+        field: "sweep",
+        value: value.into(),
+        reason: reason.into(),
+    }
+}
+
+/// FNV-1a, 64 bits: a hash that is the same on every machine and build.
+fn fnv(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// splitmix64's finaliser: spreads a seed's bits.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// A TOML value as the CSV and the job key show it: strings bare.
+fn show(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Sets `path` (`section.field`) in `t` to `v`.
+fn assign(t: &mut toml::Table, path: &str, v: toml::Value) -> Result<()> {
+    let parts: Vec<&str> = path.split('.').collect();
+    if parts.iter().any(|p| p.is_empty()) {
+        return Err(bad(
+            path,
+            "a swept field is named section.field, e.g. traffic.load",
+        ));
+    }
+    let mut at = t;
+    for p in &parts[..parts.len() - 1] {
+        let entry = at
+            .entry(p.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        at = entry
+            .as_table_mut()
+            .ok_or_else(|| bad(path, format!("`{p}` is a value, not a section")))?;
+    }
+    at.insert(parts[parts.len() - 1].to_string(), v);
+    Ok(())
+}
+
+impl Sweep {
+    /// Reads a sweep file.
+    pub fn load(path: impl AsRef<Path>) -> Result<Sweep> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let mut s = Sweep::parse(&text)?;
+        s.dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
+        Ok(s)
+    }
+
+    /// Parses a sweep from TOML (relative files are taken from the
+    /// current folder).
+    pub fn parse(text: &str) -> Result<Sweep> {
+        let mut base: toml::Table = text
+            .parse()
+            .map_err(|e: toml::de::Error| bad("the file", format!("not TOML: {e}")))?;
+        let sweep = match base.remove("sweep") {
+            Some(toml::Value::Table(t)) => t,
+            Some(_) => {
+                return Err(bad(
+                    "sweep",
+                    "[sweep] is a table of fields and their values",
+                ));
+            }
+            None => {
+                return Err(bad(
+                    "[sweep]",
+                    "missing: a sweep file is a run configuration with a [sweep] table of field = [values]",
+                ));
+            }
+        };
+        let mut axes = Vec::new();
+        let mut replicates = 1u32;
+        for (k, v) in sweep {
+            if k == "replicates" {
+                replicates = v
+                    .as_integer()
+                    .and_then(|n| u32::try_from(n).ok())
+                    .filter(|&n| n >= 1)
+                    .ok_or_else(|| bad(format!("replicates = {v}"), "a count of 1 or more"))?;
+                continue;
+            }
+            let values = match v {
+                toml::Value::Array(a) if !a.is_empty() => a,
+                _ => {
+                    return Err(bad(
+                        format!("{k} = {v}"),
+                        "each swept field takes a non-empty list of values",
+                    ));
+                }
+            };
+            if k == "output.vcd" || k.starts_with("output.trace") {
+                return Err(bad(
+                    k,
+                    "a sweep writes no waveforms; run one job with wormcast run --config",
+                ));
+            }
+            axes.push((k, values));
+        }
+        if base.get("output").and_then(|o| o.get("vcd")).is_some() {
+            return Err(bad(
+                "output.vcd",
+                "a sweep writes no waveforms; run one job with wormcast run --config",
+            ));
+        }
+        if base.get("traffic").and_then(|t| t.get("trace")).is_some()
+            || axes.iter().any(|(k, _)| k == "traffic.trace")
+        {
+            return Err(bad(
+                "traffic.trace",
+                "a sweep runs open- or closed-loop traffic; replay a trace with wormcast run --config",
+            ));
+        }
+        axes.iter()
+            .try_fold(replicates as usize, |n, (_, v)| n.checked_mul(v.len()))
+            .filter(|&n| n <= MAX_JOBS)
+            .ok_or_else(|| bad("the grid", format!("more than {MAX_JOBS} jobs")))?;
+        let mut canon = toml::to_string(&base).unwrap_or_default();
+        for (k, v) in &axes {
+            let _ = writeln!(canon, "{k} = {}", toml::Value::Array(v.clone()));
+        }
+        let _ = writeln!(canon, "replicates = {replicates}");
+        Ok(Sweep {
+            base,
+            axes,
+            replicates,
+            dir: PathBuf::new(),
+            id: format!("{:016x}", fnv(&canon)),
+        })
+    }
+
+    /// The sweep's identity (a hash of its canonical text): the journals
+    /// of another sweep are refused.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The swept fields, in file order.
+    pub fn fields(&self) -> Vec<&str> {
+        self.axes.iter().map(|(k, _)| k.as_str()).collect()
+    }
+
+    /// Number of jobs.
+    pub fn len(&self) -> usize {
+        self.axes.iter().map(|(_, v)| v.len()).product::<usize>() * self.replicates as usize
+    }
+
+    /// True for a sweep of no jobs (never: every list has a value).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Job `index` (`index < len()`), its configuration checked.
+    pub fn job(&self, index: usize) -> Result<Job> {
+        let mut t = self.base.clone();
+        let mut rest = index / self.replicates as usize;
+        let replicate = (index % self.replicates as usize) as u32;
+        let mut picks = vec![0usize; self.axes.len()];
+        for (a, (_, v)) in self.axes.iter().enumerate().rev() {
+            picks[a] = rest % v.len();
+            rest /= v.len();
+        }
+        let mut params = Vec::with_capacity(self.axes.len());
+        let mut key = String::new();
+        let mut seeded = false;
+        for ((k, v), &p) in self.axes.iter().zip(&picks) {
+            assign(&mut t, k, v[p].clone())?;
+            params.push((k.clone(), show(&v[p])));
+            let _ = write!(key, "{k}={};", v[p]);
+            seeded |= k == "traffic.seed";
+        }
+        let _ = write!(key, "replicate={replicate}");
+        let mut config = RunConfig::deserialize(toml::Value::Table(t)).map_err(|e| {
+            bad(
+                format!("job {index} ({key})"),
+                format!("not a run configuration: {}", e.message()),
+            )
+        })?;
+        config.resolve_paths(&self.dir);
+        let seed = if seeded {
+            config.traffic.seed.unwrap_or(1)
+        } else {
+            // 48 bits: exact in any JSON reader.
+            mix(config.traffic.seed.unwrap_or(1) ^ fnv(&key)) & ((1 << 48) - 1)
+        };
+        config.traffic.seed = Some(seed);
+        config
+            .plan()
+            .and_then(|p| p.options.check())
+            .map_err(|e| bad(format!("job {index} ({key})"), e.to_string()))?;
+        Ok(Job {
+            index,
+            params,
+            replicate,
+            seed,
+            config,
+        })
+    }
+
+    /// Every job, each configuration checked (the first bad one refused).
+    pub fn jobs(&self) -> Result<Vec<Job>> {
+        (0..self.len()).map(|i| self.job(i)).collect()
+    }
+}
+
+/// One line of a journal.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Record {
+    /// The sweep's identity.
+    pub sweep: String,
+    /// How many jobs the sweep has.
+    pub jobs: usize,
+    /// This job's index.
+    pub job: usize,
+    /// Its replicate.
+    pub replicate: u32,
+    /// Its traffic seed.
+    pub seed: u64,
+    /// The swept fields and their values.
+    pub params: Vec<(String, String)>,
+    /// The run's result (`wormcast run --json`), or none with an error.
+    pub result: Option<serde_json::Value>,
+    /// What ended the run, when it found something (a deadlock, a network
+    /// that did not drain).
+    pub error: Option<String>,
+}
+
+/// The journal a run of `shard` keeps in `out`.
+pub fn journal_path(out: &Path, shard: Shard) -> PathBuf {
+    if shard == Shard::ALL {
+        out.join("journal.jsonl")
+    } else {
+        out.join(format!(
+            "journal.shard-{}-of-{}.jsonl",
+            shard.index, shard.count
+        ))
+    }
+}
+
+/// Reads a journal: its records, and the length of its whole lines (a
+/// torn last line is not counted).
+fn read_journal(path: &Path) -> Result<(Vec<Record>, u64)> {
+    let text = match std::fs::read(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
+        Err(e) => return Err(Error::io(path, e)),
+    };
+    let whole = text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let mut out = Vec::new();
+    for (n, line) in text[..whole].split(|&b| b == b'\n').enumerate() {
+        if line.is_empty() {
+            continue;
+        }
+        let r: Record = serde_json::from_slice(line).map_err(|e| Error::Config {
+            field: "journal",
+            value: format!("{}:{}", path.display(), n + 1),
+            reason: format!("not a journal line: {e}"),
+        })?;
+        out.push(r);
+    }
+    Ok((out, whole as u64))
+}
+
+/// What a run did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// Jobs of the shard run now.
+    pub ran: usize,
+    /// Jobs of the shard found finished in the journal.
+    pub skipped: usize,
+    /// Jobs of the shard whose run ended in a finding (a deadlock, a
+    /// network that did not drain), now or before.
+    pub findings: usize,
+    /// The files written (the journal; and the results when unsharded).
+    pub written: Vec<PathBuf>,
+}
+
+/// Runs the jobs of `shard` not yet in its journal in `out`, in parallel,
+/// appending each to the journal as it finishes; calls `progress` after
+/// each. An unsharded run then writes the results (see [`merge`]).
+pub fn run(
+    sweep: &Sweep,
+    out: &Path,
+    shard: Shard,
+    progress: &(dyn Fn() + Sync),
+) -> Result<Outcome> {
+    let jobs: Vec<Job> = (0..sweep.len())
+        .filter(|&j| shard.has(j))
+        .map(|j| sweep.job(j))
+        .collect::<Result<_>>()?;
+    std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
+    let path = journal_path(out, shard);
+    let (done, whole) = read_journal(&path)?;
+    let mut finished = vec![false; sweep.len()];
+    let mut findings = 0;
+    for r in &done {
+        if r.sweep != sweep.id() || r.jobs != sweep.len() {
+            return Err(Error::Config {
+                field: "journal",
+                value: path.display().to_string(),
+                reason: format!(
+                    "it holds results of another sweep (sweep {}, this one {}): give another --out",
+                    r.sweep,
+                    sweep.id()
+                ),
+            });
+        }
+        if r.job < finished.len() {
+            finished[r.job] = true;
+            findings += r.error.is_some() as usize;
+        }
+    }
+    // Drop a torn last line: its job runs again.
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .map_err(|e| Error::io(&path, e))?;
+    if file.metadata().map_err(|e| Error::io(&path, e))?.len() > whole {
+        file.set_len(whole).map_err(|e| Error::io(&path, e))?;
+    }
+    let journal = Mutex::new(BufWriter::new(file));
+    let pending: Vec<Job> = jobs.into_iter().filter(|j| !finished[j.index]).collect();
+    let skipped = (0..sweep.len())
+        .filter(|&j| shard.has(j) && finished[j])
+        .count();
+    let ran = pending.len();
+    let results = crate::par::map_owned(pending, |job| -> Result<bool> {
+        let plan = job.config.plan()?;
+        let r = engine::run(
+            &plan.topology,
+            plan.router,
+            plan.routing.as_deref(),
+            &plan.options,
+        );
+        let (result, error) = match r {
+            Ok(r) => (Some(serde_json::to_value(&r)?), None),
+            Err(
+                e @ (Error::Deadlock(_)
+                | Error::DirectDeadlock(_)
+                | Error::TreeDeadlock(_)
+                | Error::NotDrained { .. }),
+            ) => (None, Some(e.to_string())),
+            Err(e) => return Err(e),
+        };
+        let found = error.is_some();
+        let rec = Record {
+            sweep: sweep.id().to_string(),
+            jobs: sweep.len(),
+            job: job.index,
+            replicate: job.replicate,
+            seed: job.seed,
+            params: job.params,
+            result,
+            error,
+        };
+        let mut line = serde_json::to_vec(&rec)?;
+        line.push(b'\n');
+        let mut w = journal.lock().unwrap_or_else(|p| p.into_inner());
+        w.write_all(&line)
+            .and_then(|()| w.flush())
+            .map_err(|e| Error::io(&path, e))?;
+        drop(w);
+        progress();
+        Ok(found)
+    });
+    for r in results {
+        findings += r? as usize;
+    }
+    let mut written = vec![path.clone()];
+    if shard == Shard::ALL {
+        written.extend(merge(&[path], out)?);
+    }
+    Ok(Outcome {
+        ran,
+        skipped,
+        findings,
+        written,
+    })
+}
+
+/// Columns of `sweep.csv` after the job's own and the swept fields, each
+/// a path into the run's result.
+const COLUMNS: [(&str, &str); 16] = [
+    ("topology", "topology"),
+    ("router", "router"),
+    ("routing", "routing"),
+    ("pattern", "pattern"),
+    ("offered_load", "offered_load"),
+    ("accepted_throughput", "accepted_throughput"),
+    ("latency_mean", "latency.mean"),
+    ("latency_p50", "latency.p50"),
+    ("latency_p99", "latency.p99"),
+    ("latency_max", "latency.max"),
+    ("network_latency_mean", "network_latency.mean"),
+    ("message_latency_mean", "message_latency.mean"),
+    ("half_width", "interval.half_width"),
+    ("generated", "generated"),
+    ("delivered", "delivered"),
+    ("saturated", "saturated"),
+];
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn at<'a>(v: &'a serde_json::Value, path: &str) -> Option<&'a serde_json::Value> {
+    path.split('.').try_fold(v, |v, k| v.get(k))
+}
+
+/// Joins journals (of the shards of one sweep) into `out/sweep.csv` (a row
+/// per job, in job order: the job, its replicate and seed, the swept
+/// fields, then the result's topology, router, load, throughput,
+/// latencies and saturation, and the error of a run that found
+/// something) and `out/sweep.jsonl` (every record, in job order). Every
+/// job must be present, once (a job in two journals must have the same
+/// record in both). Returns the two paths.
+pub fn merge(journals: &[PathBuf], out: &Path) -> Result<Vec<PathBuf>> {
+    let mut all: BTreeMap<usize, Record> = BTreeMap::new();
+    let mut sweep: Option<(String, usize)> = None;
+    for path in journals {
+        let (records, _) = read_journal(path)?;
+        for r in records {
+            match &sweep {
+                None => sweep = Some((r.sweep.clone(), r.jobs)),
+                Some((id, n)) if *id != r.sweep || *n != r.jobs => {
+                    return Err(Error::Config {
+                        field: "journal",
+                        value: path.display().to_string(),
+                        reason: format!(
+                            "its results are of sweep {} ({} jobs), the others' of sweep {id} ({n} jobs)",
+                            r.sweep, r.jobs
+                        ),
+                    });
+                }
+                Some(_) => {}
+            }
+            if let Some(old) = all.get(&r.job) {
+                if *old != r {
+                    return Err(Error::Config {
+                        field: "journal",
+                        value: path.display().to_string(),
+                        reason: format!("job {} is in two journals with different results", r.job),
+                    });
+                }
+                continue;
+            }
+            all.insert(r.job, r);
+        }
+    }
+    let Some((_, jobs)) = sweep else {
+        return Err(Error::Config {
+            field: "journal",
+            value: journals
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(" "),
+            reason: "no finished job in them".into(),
+        });
+    };
+    let missing: Vec<usize> = (0..jobs).filter(|j| !all.contains_key(j)).collect();
+    if !missing.is_empty() {
+        let shown: Vec<String> = missing.iter().take(10).map(|j| j.to_string()).collect();
+        return Err(Error::Config {
+            field: "journal",
+            value: format!("{} of {jobs} jobs", jobs - missing.len()),
+            reason: format!(
+                "jobs {}{} are missing: run their shards (again) and merge every journal",
+                shown.join(", "),
+                if missing.len() > 10 { ", ..." } else { "" }
+            ),
+        });
+    }
+    std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
+    let mut csv = String::from("job,replicate,seed");
+    let first = all.values().next().expect("every job present");
+    for (k, _) in &first.params {
+        csv.push(',');
+        csv.push_str(&csv_field(k));
+    }
+    for (name, _) in COLUMNS {
+        csv.push(',');
+        csv.push_str(name);
+    }
+    csv.push_str(",error\n");
+    let mut jsonl = String::new();
+    for r in all.values() {
+        let _ = write!(csv, "{},{},{}", r.job, r.replicate, r.seed);
+        for (_, v) in &r.params {
+            csv.push(',');
+            csv.push_str(&csv_field(v));
+        }
+        for (_, path) in COLUMNS {
+            csv.push(',');
+            match r.result.as_ref().and_then(|v| at(v, path)) {
+                Some(serde_json::Value::String(s)) => csv.push_str(&csv_field(s)),
+                Some(serde_json::Value::Null) | None => {}
+                Some(v) => csv.push_str(&v.to_string()),
+            }
+        }
+        csv.push(',');
+        csv.push_str(&csv_field(r.error.as_deref().unwrap_or("")));
+        csv.push('\n');
+        jsonl.push_str(&serde_json::to_string(r)?);
+        jsonl.push('\n');
+    }
+    let (c, j) = (out.join("sweep.csv"), out.join("sweep.jsonl"));
+    std::fs::write(&c, csv).map_err(|e| Error::io(&c, e))?;
+    std::fs::write(&j, jsonl).map_err(|e| Error::io(&j, e))?;
+    Ok(vec![c, j])
+}
+
+/// The shard a Slurm job array task runs: `SLURM_ARRAY_TASK_ID` less
+/// `SLURM_ARRAY_TASK_MIN` (0 when unset) of `SLURM_ARRAY_TASK_COUNT`.
+pub fn slurm_shard(env: &dyn Fn(&str) -> Option<String>) -> Result<Shard> {
+    let get = |name: &'static str| -> Result<Option<u32>> {
+        match env(name) {
+            None => Ok(None),
+            Some(v) => v.trim().parse().map(Some).map_err(|_| Error::Config {
+                field: "slurm",
+                value: format!("{name}={v}"),
+                reason: "not a number".into(),
+            }),
+        }
+    };
+    let need = |name: &'static str| -> Result<u32> {
+        get(name)?.ok_or_else(|| Error::Config {
+            field: "slurm",
+            value: name.into(),
+            reason: "not set: --slurm runs inside a Slurm job array (sbatch --array=0-N)".into(),
+        })
+    };
+    let id = need("SLURM_ARRAY_TASK_ID")?;
+    let count = need("SLURM_ARRAY_TASK_COUNT")?;
+    let min = get("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
+    let index = id
+        .checked_sub(min)
+        .filter(|&i| i < count)
+        .ok_or_else(|| Error::Config {
+            field: "slurm",
+            value: format!("task {id} (first {min}) of {count}"),
+            reason: "the array must be contiguous, e.g. --array=0-3".into(),
+        })?;
+    Shard::parse(&format!("{index}/{count}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SMALL: &str = r#"
+[network]
+topology = "mesh:4x4"
+[traffic]
+packet = 6
+[stats]
+cycles = 3000
+warmup = 500
+batches = 2
+[sweep]
+"traffic.load" = [0.02, 0.05]
+"network.router" = ["tree", "wormhole", "cut-through"]
+replicates = 2
+"#;
+
+    #[test]
+    fn jobs_span_the_grid_first_field_slowest_with_stable_seeds() {
+        let s = Sweep::parse(SMALL).unwrap();
+        assert_eq!(
+            (s.len(), s.fields()),
+            (12, vec!["traffic.load", "network.router"])
+        );
+        let jobs = s.jobs().unwrap();
+        let p = |j: &Job| (j.params[0].1.clone(), j.params[1].1.clone(), j.replicate);
+        assert_eq!(p(&jobs[0]), ("0.02".into(), "tree".into(), 0));
+        assert_eq!(p(&jobs[1]), ("0.02".into(), "tree".into(), 1));
+        assert_eq!(p(&jobs[2]), ("0.02".into(), "wormhole".into(), 0));
+        assert_eq!(p(&jobs[11]), ("0.05".into(), "cut-through".into(), 1));
+        assert_eq!(jobs[3].config.network.router.as_deref(), Some("wormhole"));
+        assert_eq!(jobs[6].config.traffic.load, Some(0.05));
+        let seeds: std::collections::HashSet<u64> = jobs.iter().map(|j| j.seed).collect();
+        assert_eq!(seeds.len(), 12, "a seed per job");
+        // Adding a value elsewhere keeps a job's seed.
+        let more = Sweep::parse(&SMALL.replace("[0.02, 0.05]", "[0.02, 0.05, 0.08]")).unwrap();
+        assert_eq!(more.job(0).unwrap().seed, jobs[0].seed);
+        assert_ne!(more.id(), s.id());
+    }
+
+    #[test]
+    fn bad_sweeps_are_refused_by_name() {
+        let e = |t: &str| {
+            Sweep::parse(t)
+                .and_then(|s| s.jobs())
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(e("[network]\n").contains("[sweep]"));
+        assert!(e("[sweep]\n\"traffic.load\" = []\n").contains("non-empty list"));
+        assert!(e("[sweep]\nreplicates = 0\n\"traffic.load\" = [0.1]\n").contains("1 or more"));
+        let x = e("[sweep]\n\"traffic.lod\" = [0.1]\n");
+        assert!(
+            x.contains("job 0") && x.contains("unknown field `lod`"),
+            "{x}"
+        );
+        let x = e("[sweep]\n\"traffic.load\" = [0.1, 2.0]\n");
+        assert!(x.contains("job 1") && x.contains("load"), "{x}");
+        assert!(e("[sweep]\n\"output.vcd\" = [\"a.vcd\"]\n").contains("no waveforms"));
+        assert!(
+            e("[traffic]\ntrace = \"t.csv\"\n[sweep]\n\"traffic.load\" = [0.1]\n")
+                .contains("replay")
+        );
+        let big = format!(
+            "[sweep]\nreplicates = 1000\n\"traffic.seed\" = [{}]\n",
+            vec!["1"; 1001].join(",")
+        );
+        assert!(e(&big).contains("more than 1000000 jobs"));
+    }
+
+    #[test]
+    fn slurm_tasks_map_to_shards() {
+        let env = |vars: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                vars.iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        let s = slurm_shard(&env(&[
+            ("SLURM_ARRAY_TASK_ID", "2"),
+            ("SLURM_ARRAY_TASK_COUNT", "4"),
+        ]))
+        .unwrap();
+        assert_eq!((s.index, s.count), (2, 4));
+        let s = slurm_shard(&env(&[
+            ("SLURM_ARRAY_TASK_ID", "7"),
+            ("SLURM_ARRAY_TASK_MIN", "5"),
+            ("SLURM_ARRAY_TASK_COUNT", "4"),
+        ]))
+        .unwrap();
+        assert_eq!((s.index, s.count), (2, 4));
+        let e = slurm_shard(&env(&[("SLURM_ARRAY_TASK_COUNT", "4")]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("SLURM_ARRAY_TASK_ID") && e.contains("not set"),
+            "{e}"
+        );
+        let e = slurm_shard(&env(&[
+            ("SLURM_ARRAY_TASK_ID", "9"),
+            ("SLURM_ARRAY_TASK_COUNT", "4"),
+        ]))
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("contiguous"), "{e}");
+    }
+
+    #[test]
+    fn shards_merge_into_the_bytes_of_one_run_and_a_rerun_resumes() {
+        let base = std::env::temp_dir().join(format!("wormcast-sweep-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        let s = Sweep::parse(SMALL).unwrap();
+        let one = base.join("one");
+        let o = run(&s, &one, Shard::ALL, &|| {}).unwrap();
+        assert_eq!((o.ran, o.skipped, o.findings), (12, 0, 0));
+        let csv = std::fs::read(one.join("sweep.csv")).unwrap();
+        assert_eq!(String::from_utf8_lossy(&csv).lines().count(), 13);
+        // Again: every job skipped, the same bytes.
+        let o = run(&s, &one, Shard::ALL, &|| {}).unwrap();
+        assert_eq!((o.ran, o.skipped), (0, 12));
+        assert_eq!(std::fs::read(one.join("sweep.csv")).unwrap(), csv);
+        // Four shards, one of them torn mid-line and resumed.
+        let parts = base.join("parts");
+        let mut journals = Vec::new();
+        for k in 0..4 {
+            let shard = Shard { index: k, count: 4 };
+            run(&s, &parts, shard, &|| {}).unwrap();
+            journals.push(journal_path(&parts, shard));
+        }
+        let j = &journals[1];
+        let text = std::fs::read(j).unwrap();
+        std::fs::write(j, &text[..text.len() - 10]).unwrap();
+        let e = merge(&journals, &base.join("short"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("11 of 12 jobs") && e.contains("are missing"),
+            "{e}"
+        );
+        let o = run(&s, &parts, Shard { index: 1, count: 4 }, &|| {}).unwrap();
+        assert_eq!((o.ran, o.skipped), (1, 2));
+        merge(&journals, &base.join("merged")).unwrap();
+        assert_eq!(std::fs::read(base.join("merged/sweep.csv")).unwrap(), csv);
+        assert_eq!(
+            std::fs::read(base.join("merged/sweep.jsonl")).unwrap(),
+            std::fs::read(one.join("sweep.jsonl")).unwrap()
+        );
+        // Another sweep's journal is refused.
+        let other = Sweep::parse(&SMALL.replace("replicates = 2", "replicates = 3")).unwrap();
+        let e = run(&other, &one, Shard::ALL, &|| {})
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("another sweep"), "{e}");
+        let _ = std::fs::remove_dir_all(&base);
+    }
+}

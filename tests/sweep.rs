@@ -1,0 +1,218 @@
+//! `wormcast sweep` as a user runs it: the example sweep, its shards (by
+//! `--shard` and by a Slurm array task's environment) merged into the bytes
+//! of one run, a run resumed, and bad input refused by name.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const SWEEP: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/configs/sweeps/mesh4x4-routers.toml"
+);
+
+fn wormcast(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_wormcast"));
+    c.args(args);
+    for k in [
+        "SLURM_ARRAY_TASK_ID",
+        "SLURM_ARRAY_TASK_COUNT",
+        "SLURM_ARRAY_TASK_MIN",
+    ] {
+        c.env_remove(k);
+    }
+    c.envs(env.iter().copied());
+    c.output().expect("wormcast runs")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("wormcast-sweep-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn read(p: &Path) -> Vec<u8> {
+    std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+#[test]
+fn slurm_tasks_and_shards_merge_into_the_bytes_of_one_run() {
+    let one = tmp("one");
+    let o = wormcast(
+        &[
+            "sweep",
+            "run",
+            SWEEP,
+            "--out",
+            one.to_str().unwrap(),
+            "--quiet",
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let csv = String::from_utf8(read(&one.join("sweep.csv"))).unwrap();
+    let rows: Vec<&str> = csv.lines().collect();
+    assert_eq!(rows.len(), 25, "a header and 24 jobs");
+    assert!(rows[0].starts_with("job,replicate,seed,network.router,traffic.load,topology,router"));
+    // Every router model ran at every load, unsaturated at 0.05.
+    for (k, router) in ["tree", "wormhole", "cut-through"].iter().enumerate() {
+        let row: Vec<&str> = rows[1 + 8 * k].split(',').collect();
+        assert_eq!(
+            (row[3], row[4], row[6]),
+            (*router, "0.05", *router),
+            "{}",
+            rows[1 + 8 * k]
+        );
+        assert_eq!(
+            row[row.len() - 2],
+            "false",
+            "saturated at 0.05: {}",
+            rows[1 + 8 * k]
+        );
+    }
+    // Two tasks of a Slurm array (ids 10 and 11 of an array 10-11) and the
+    // rest by --shard: a sweep in two shards.
+    let parts = tmp("parts");
+    let p = parts.to_str().unwrap();
+    let task = |id: &str| {
+        wormcast(
+            &["sweep", "run", SWEEP, "--out", p, "--slurm", "--quiet"],
+            &[
+                ("SLURM_ARRAY_TASK_ID", id),
+                ("SLURM_ARRAY_TASK_MIN", "10"),
+                ("SLURM_ARRAY_TASK_COUNT", "2"),
+            ],
+        )
+    };
+    let o = task("10");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("shard 0/2: 12 jobs run, 0 already in the journal"),
+        "{}",
+        stderr(&o)
+    );
+    // Merging one shard names what is missing.
+    let j0 = parts.join("journal.shard-0-of-2.jsonl");
+    let j1 = parts.join("journal.shard-1-of-2.jsonl");
+    let o = wormcast(&["sweep", "merge", "--out", p, j0.to_str().unwrap()], &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("12 of 24 jobs") && stderr(&o).contains("jobs 1, 3, 5"),
+        "{}",
+        stderr(&o)
+    );
+    let o = wormcast(
+        &[
+            "sweep", "run", SWEEP, "--out", p, "--shard", "1/2", "--quiet",
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // Task 11 again: its jobs are in the journal already.
+    let o = task("11");
+    assert!(
+        stderr(&o).contains("shard 1/2: 0 jobs run, 12 already in the journal"),
+        "{}",
+        stderr(&o)
+    );
+    let o = wormcast(
+        &[
+            "sweep",
+            "merge",
+            "--out",
+            p,
+            j0.to_str().unwrap(),
+            j1.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(read(&parts.join("sweep.csv")), csv.as_bytes());
+    assert_eq!(
+        read(&parts.join("sweep.jsonl")),
+        read(&one.join("sweep.jsonl"))
+    );
+    let _ = std::fs::remove_dir_all(one);
+    let _ = std::fs::remove_dir_all(parts);
+}
+
+#[test]
+fn bad_sweeps_and_slurm_settings_are_refused_by_name() {
+    let out = tmp("bad");
+    let o_ = out.to_str().unwrap();
+    let o = wormcast(&["sweep", "run", SWEEP, "--out", o_, "--slurm"], &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("SLURM_ARRAY_TASK_ID") && stderr(&o).contains("not set"),
+        "{}",
+        stderr(&o)
+    );
+    let o = wormcast(
+        &["sweep", "run", SWEEP, "--out", o_, "--slurm"],
+        &[
+            ("SLURM_ARRAY_TASK_ID", "x"),
+            ("SLURM_ARRAY_TASK_COUNT", "2"),
+        ],
+    );
+    assert!(
+        stderr(&o).contains("SLURM_ARRAY_TASK_ID=x: not a number"),
+        "{}",
+        stderr(&o)
+    );
+    let o = wormcast(&["sweep", "run", SWEEP, "--out", o_, "--shard", "2/2"], &[]);
+    assert!(stderr(&o).contains("out of range"), "{}", stderr(&o));
+    std::fs::create_dir_all(&out).unwrap();
+    let bad = out.join("bad.toml");
+    std::fs::write(
+        &bad,
+        "[network]\ntopology = \"mesh:4x4\"\n[sweep]\n\"traffic.load\" = [0.1, 1.5]\n",
+    )
+    .unwrap();
+    let o = wormcast(&["sweep", "run", bad.to_str().unwrap(), "--out", o_], &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("job 1 (traffic.load=1.5;replicate=0)"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        !out.join("journal.jsonl").exists(),
+        "nothing runs before every job is checked"
+    );
+    let o = wormcast(&["sweep", "run", "/no/such/sweep.toml"], &[]);
+    assert!(stderr(&o).contains("/no/such/sweep.toml"), "{}", stderr(&o));
+    // A journal of another sweep in --out is refused.
+    let o = wormcast(
+        &[
+            "sweep", "run", SWEEP, "--out", o_, "--shard", "0/8", "--quiet",
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let other = out.join("other.toml");
+    std::fs::write(
+        &other,
+        std::fs::read_to_string(SWEEP)
+            .unwrap()
+            .replace("replicates = 2", "replicates = 1"),
+    )
+    .unwrap();
+    let o = wormcast(
+        &[
+            "sweep",
+            "run",
+            other.to_str().unwrap(),
+            "--out",
+            o_,
+            "--shard",
+            "0/8",
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("another sweep"), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(out);
+}
