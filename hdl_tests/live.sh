@@ -122,7 +122,7 @@ fi
 vbuild() { # $1 dir, $2 top, rest: sources
     local dir="$1" top="$2"
     shift 2
-    verilator --binary -Wno-fatal -Wno-lint -Wno-style --build-jobs 2 -I"$dir" -I"$here/dpi" \
+    verilator --binary -Wno-fatal -Wno-lint -Wno-style --build-jobs 2 -I"$dir" -I"$here/dpi" -I"$here/tb" \
         --top-module "$top" -Mdir "$dir/obj" -o vtb "$here/dpi/wormcast_dpi.sv" "$@" \
         -LDFLAGS "$lib -lpthread -ldl -lm" >"$dir/build.log" 2>&1 \
         || { cat "$dir/build.log"; return 1; }

@@ -231,6 +231,20 @@ unsafe fn unit_mut<'a>(u: *mut WcUnit) -> Result<&'a mut WcUnit, Fail> {
     unsafe { u.as_mut() }.ok_or_else(|| invalid("no unit (a null handle)"))
 }
 
+/// Port `port`: an input as last set, an output as registered at the last
+/// edge (a name the unit lacks is refused, listing its outputs).
+fn port_value<'a>(u: &'a WcUnit, port: &str) -> Result<&'a wormcast::rtl::BitString, Fail> {
+    let is_input =
+        u.d.ports()
+            .iter()
+            .any(|p| p.name == port && p.dir == Dir::In);
+    Ok(if is_input {
+        u.d.input(port)?
+    } else {
+        u.d.output(port)?
+    })
+}
+
 /// Sets input `port` from `nwords` 32-bit words, least significant first
 /// (the value holds until set again). Words past the port's width must be
 /// 0.
@@ -297,14 +311,7 @@ pub unsafe extern "C" fn wc_unit_get64(
     code(|| {
         // SAFETY: as documented.
         let (u, port) = unsafe { (unit_mut(u)?, required(port, "port")?) };
-        let dir = match u.d.ports().iter().find(|p| p.name == port) {
-            Some(p) => p.dir,
-            None => Dir::Out,
-        };
-        let v = match dir {
-            Dir::In => u.d.input(port)?,
-            Dir::Out => u.d.output(port)?,
-        };
+        let v = port_value(u, port)?;
         if v.len() > 64 {
             return Err(invalid(format!(
                 "{port} is {} bits wide: read it with wc_unit_get",
@@ -348,14 +355,7 @@ pub unsafe extern "C" fn wc_unit_get(
     code(|| {
         // SAFETY: as documented.
         let (u, port) = unsafe { (unit_mut(u)?, required(port, "port")?) };
-        let dir = match u.d.ports().iter().find(|p| p.name == port) {
-            Some(p) => p.dir,
-            None => Dir::Out,
-        };
-        let v = match dir {
-            Dir::In => u.d.input(port)?,
-            Dir::Out => u.d.output(port)?,
-        };
+        let v = port_value(u, port)?;
         let need = v.len().div_ceil(32);
         if (nwords as usize) < need || words.is_null() {
             return Err(invalid(format!(

@@ -4,23 +4,7 @@
 `include "vec.vh"
 module tb;
     import wormcast_dpi::*;
-    localparam N = `UNIT_N;
-    localparam P = `UNIT_P;
-    reg clk = 1'b0;
-    reg rst, hdr_valid, ud_in;
-    reg [N-1:0] dests, total;
-    reg [P*N-1:0] restricted;
-    reg [P-1:0] up_ports;
-    wire valid, ud_out;
-    wire [1:0] err;
-    wire [P-1:0] replicate, choice;
-    wire [P*N-1:0] hdr_out;
-
-    bitstring_decode #(.N(N), .P(P)) dut (
-        .clk(clk), .rst(rst), .hdr_valid(hdr_valid), .ud_in(ud_in), .dests(dests),
-        .total(total), .restricted(restricted), .up_ports(up_ports), .valid(valid),
-        .err(err), .ud_out(ud_out), .replicate(replicate), .choice(choice), .hdr_out(hdr_out)
-    );
+    `include "dut_bitstring_decode.vh"
 
     `include "scoreboard.svh"
 

@@ -300,6 +300,38 @@ fn run(cli: Cli, given: &[String]) -> Result<bool> {
     }
 }
 
+/// A pool of `threads` worker threads (every core when none is given).
+fn worker_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.unwrap_or(0))
+        .build()
+        .map_err(|e| Error::Config {
+            field: "threads",
+            value: threads.map_or_else(|| "every core".into(), |t| t.to_string()),
+            reason: e.to_string(),
+        })
+}
+
+/// A bar of `total` jobs labelled `what`, drawn only on a terminal and
+/// never with `quiet`.
+fn jobs_bar(total: u64, what: &str, quiet: bool) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(
+        Some(total),
+        if !quiet && std::io::stderr().is_terminal() {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        },
+    );
+    bar.set_style(
+        ProgressStyle::with_template(&format!(
+            "{what} {{bar:40}} {{pos}}/{{len}} jobs (eta {{eta}})"
+        ))
+        .expect("valid template"),
+    );
+    bar
+}
+
 /// A progress bar that appears only on a terminal, only after a second,
 /// and never with `quiet`.
 struct Progress {

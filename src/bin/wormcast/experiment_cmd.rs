@@ -121,34 +121,13 @@ pub(crate) fn experiment(cmd: ExpCmd) -> Result<()> {
                 Some(s) => ex::Shard::parse(&s)?,
                 None => ex::Shard::ALL,
             };
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads.unwrap_or(0))
-                .build()
-                .map_err(|e| Error::Config {
-                    field: "threads",
-                    value: threads.map_or_else(|| "every core".into(), |t| t.to_string()),
-                    reason: e.to_string(),
-                })?;
+            let pool = worker_pool(threads)?;
             for fig in figs {
                 let total = ex::jobs(fig, &o)
                     .iter()
                     .filter(|j| shard.has(j.index))
                     .count() as u64;
-                let bar = ProgressBar::with_draw_target(
-                    Some(total),
-                    if !quiet && std::io::stderr().is_terminal() {
-                        ProgressDrawTarget::stderr()
-                    } else {
-                        ProgressDrawTarget::hidden()
-                    },
-                );
-                bar.set_style(
-                    ProgressStyle::with_template(&format!(
-                        "{} {{bar:40}} {{pos}}/{{len}} jobs (eta {{eta}})",
-                        fig.name()
-                    ))
-                    .expect("valid template"),
-                );
+                let bar = jobs_bar(total, fig.name(), quiet);
                 let rows = pool.install(|| ex::run(fig, &o, shard, &|| bar.inc(1)))?;
                 bar.finish_and_clear();
                 for f in ex::write_outputs(&out, fig, &o, shard, &rows)? {

@@ -72,27 +72,9 @@ pub(crate) fn run(cmd: SweepCmd) -> Result<bool> {
             };
             // Every job's configuration is checked before any runs.
             s.jobs()?;
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads.unwrap_or(0))
-                .build()
-                .map_err(|e| Error::Config {
-                    field: "threads",
-                    value: threads.map_or_else(|| "every core".into(), |t| t.to_string()),
-                    reason: e.to_string(),
-                })?;
+            let pool = worker_pool(threads)?;
             let total = (0..s.len()).filter(|&j| shard.has(j)).count() as u64;
-            let bar = ProgressBar::with_draw_target(
-                Some(total),
-                if !quiet && std::io::stderr().is_terminal() {
-                    ProgressDrawTarget::stderr()
-                } else {
-                    ProgressDrawTarget::hidden()
-                },
-            );
-            bar.set_style(
-                ProgressStyle::with_template("sweep {bar:40} {pos}/{len} jobs (eta {eta})")
-                    .expect("valid template"),
-            );
+            let bar = jobs_bar(total, "sweep", quiet);
             let o = pool.install(|| sweep::run(&s, &out, shard, &|| bar.inc(1)))?;
             bar.finish_and_clear();
             eprintln!(
