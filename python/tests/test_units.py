@@ -154,3 +154,28 @@ def test_bad_names_widths_and_values_are_refused_with_what_is_wrong():
         assert text in str(e.value), (text, str(e.value))
     # A refused batch changes nothing.
     assert u.cycle == 0 and u.get("dests") == 0
+
+
+def test_the_type_stubs_declare_exactly_what_the_module_has():
+    import ast
+
+    stubs = ast.parse((ROOT / "python" / "wormcast" / "_wormcast.pyi").read_text())
+    declared = {}
+    for node in stubs.body:
+        if isinstance(node, ast.ClassDef):
+            names = {n.name for n in node.body if isinstance(n, ast.FunctionDef)}
+            declared[node.name] = names - {"__init__", "__enter__", "__exit__"}
+        elif isinstance(node, ast.FunctionDef):
+            declared[node.name] = None
+    module = wormcast._wormcast
+    public = {k for k in dir(module) if not k.startswith("_")}
+    assert public == set(declared), (public ^ set(declared))
+    for name, members in declared.items():
+        if members is None:
+            continue
+        cls = getattr(module, name)
+        base = set(dir(Exception)) if issubclass(cls, Exception) else set(dir(object))
+        own = {k for k in dir(cls) if not k.startswith("_")} - base
+        if cls.__bases__[0] is not object and cls.__bases__[0].__module__ == cls.__module__:
+            own -= set(dir(cls.__bases__[0]))
+        assert own == members, (name, own ^ members)
