@@ -271,12 +271,29 @@ pub unsafe extern "C" fn wc_unit_set(
             // SAFETY: `words` points to `nwords` words.
             unsafe { std::slice::from_raw_parts(words, nwords as usize) }
         };
+        let k = u.d.port_index(port, Dir::In)?;
+        // The words the port holds, and one more if any word past them is
+        // set (the driver then names the bit): a wide DPI-C vector costs
+        // only what the port needs.
+        let width = u.d.ports()[k].width;
+        let need = (width as usize).div_ceil(32);
+        if w.len() < need {
+            return Err(invalid(format!(
+                "{port} is {width} bits wide: it needs {need} words, {nwords} given \
+                 (in SystemVerilog, define WC_MAXW to at least {width})"
+            )));
+        }
+        let used = match w[need.min(w.len())..].iter().position(|&x| x != 0) {
+            Some(i) => need + i + 1,
+            None => need.min(w.len()),
+        };
         u.words.clear();
         u.words.extend(
-            w.chunks(2)
+            w[..used]
+                .chunks(2)
                 .map(|c| c[0] as u64 | (c.get(1).copied().unwrap_or(0) as u64) << 32),
         );
-        u.d.set(port, &u.words)?;
+        u.d.set_index(k, &u.words)?;
         Ok(())
     })
 }
@@ -777,6 +794,19 @@ mod tests {
             );
             assert_eq!(set(c"dests", &[0, 1]), WC_EINVAL);
             assert!(last().contains("bit 32 set"), "{}", last());
+            assert_eq!(set(c"hdr_out", &[1]), WC_EINVAL);
+            assert!(last().contains("`hdr_out` is an output"), "{}", last());
+            let u2 = wc_unit_new(c"bitstring-decode".as_ptr(), 40, 3, 0, 0, 0);
+            assert_eq!(
+                wc_unit_set(u2, c"restricted".as_ptr(), [0u32; 2].as_ptr(), 2),
+                WC_EINVAL
+            );
+            assert!(
+                last().contains("restricted is 120 bits wide: it needs 4 words, 2 given"),
+                "{}",
+                last()
+            );
+            wc_unit_free(u2);
             assert_eq!(
                 wc_unit_get(u, c"hdr_out".as_ptr(), w.as_mut_ptr(), 0),
                 WC_EINVAL

@@ -8,13 +8,14 @@
 // A port of at most 64 bits travels as a longint unsigned
 // (wc_unit_set64, wc_unit_get64); a wider one as wc_vec_t, a WC_MAXW-bit
 // vector (the C side sees its 32-bit words, least significant first),
-// with WC_WORDS as the word count. WC_MAXW is 4096 unless the macro
-// WC_MAXW is defined (+define+WC_MAXW=128: less to copy per call); a port
-// wider than WC_MAXW bits is refused with an error. Every
+// with WC_WORDS as the word count. WC_MAXW is 1024 unless the macro
+// WC_MAXW is defined (+define+WC_MAXW=4096 for wider ports,
+// +define+WC_MAXW=128 for less to copy per call); a port wider than
+// WC_MAXW bits is refused with an error that says so. Every
 // function returns WC_OK or a negative WC_E* code, or a null chandle, and
 // wc_last_error() says what went wrong; nothing stops the simulation.
 `ifndef WC_MAXW
-`define WC_MAXW 4096
+`define WC_MAXW 1024
 `endif
 package wormcast_dpi;
     parameter int WC_MAXW = `WC_MAXW;
