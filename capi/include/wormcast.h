@@ -302,6 +302,27 @@ int64_t wc_net_send_mask(struct WcNet *n,
                          uint32_t flits);
 
 /**
+ * Queues a hand-built worm from `src` to the `ndests` nodes of `dests`,
+ * created now: `kind` is `unicast`, `ssr`, `multi-drop` (dropping at the
+ * `npath` switches of `path`, in order) or `bit-string`, carrying
+ * `payload` flits after its header. Only the cut-through switch (seed
+ * 000) takes them. Returns the message's id, or a negative error code.
+ *
+ * # Safety
+ * `n` is a live network, `kind` a NUL-terminated string, `dests` points
+ * to `ndests` nodes and `path` (null when `npath` is 0) to `npath`
+ * switches.
+ */
+int64_t wc_net_send_worm(struct WcNet *n,
+                         uint32_t src,
+                         const char *kind,
+                         const uint32_t *dests,
+                         uint32_t ndests,
+                         const uint32_t *path,
+                         uint32_t npath,
+                         uint32_t payload);
+
+/**
  * Simulates `cycles` cycles.
  *
  * # Safety

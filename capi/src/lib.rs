@@ -648,6 +648,48 @@ pub unsafe extern "C" fn wc_net_send_mask(
     if c == WC_OK { id } else { c as i64 }
 }
 
+/// Queues a hand-built worm from `src` to the `ndests` nodes of `dests`,
+/// created now: `kind` is `unicast`, `ssr`, `multi-drop` (dropping at the
+/// `npath` switches of `path`, in order) or `bit-string`, carrying
+/// `payload` flits after its header. Only the cut-through switch (seed
+/// 000) takes them. Returns the message's id, or a negative error code.
+///
+/// # Safety
+/// `n` is a live network, `kind` a NUL-terminated string, `dests` points
+/// to `ndests` nodes and `path` (null when `npath` is 0) to `npath`
+/// switches.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wc_net_send_worm(
+    n: *mut WcNet,
+    src: u32,
+    kind: *const c_char,
+    dests: *const u32,
+    ndests: u32,
+    path: *const u32,
+    npath: u32,
+    payload: u32,
+) -> i64 {
+    let mut id = -1;
+    let c = code(|| {
+        // SAFETY: as documented.
+        let (n, kind) = unsafe { (net_mut(n)?, required(kind, "worm kind")?) };
+        if dests.is_null() || (path.is_null() && npath > 0) {
+            return Err(invalid("dests or path: a null pointer"));
+        }
+        // SAFETY: as documented.
+        let d = unsafe { std::slice::from_raw_parts(dests, ndests as usize) };
+        let p: &[u32] = if npath == 0 {
+            &[]
+        } else {
+            // SAFETY: as documented.
+            unsafe { std::slice::from_raw_parts(path, npath as usize) }
+        };
+        id = n.s.send_worm(src, kind, d, p, payload)? as i64;
+        Ok(())
+    });
+    if c == WC_OK { id } else { c as i64 }
+}
+
 /// Simulates `cycles` cycles.
 ///
 /// # Safety
@@ -853,6 +895,41 @@ mod tests {
             assert_eq!(got, [(4, 46), (7, 46), (20, 46), (31, 39)]);
             assert_eq!(wc_net_send(n, 3, [40u32].as_ptr(), 1, 20), WC_EINVAL as i64);
             assert!(last().contains("node 40 does not exist"), "{}", last());
+            let path = [7u32, 5];
+            assert_eq!(
+                wc_net_send_worm(
+                    n,
+                    3,
+                    c"multi-drop".as_ptr(),
+                    [29u32, 21].as_ptr(),
+                    2,
+                    path.as_ptr(),
+                    2,
+                    16
+                ),
+                1
+            );
+            assert!(wc_net_drain(n, 10_000) > 46);
+            assert_eq!(
+                wc_net_send_worm(
+                    n,
+                    3,
+                    c"fan".as_ptr(),
+                    [29u32].as_ptr(),
+                    1,
+                    std::ptr::null(),
+                    0,
+                    16
+                ),
+                WC_EINVAL as i64
+            );
+            assert!(last().contains("no worm kind `fan`"), "{}", last());
+            let mut worm = Vec::new();
+            while wc_net_next_delivery(n, &mut d) == 1 {
+                worm.push((d.msg, d.node));
+            }
+            worm.sort_unstable();
+            assert_eq!(worm, [(1, 21), (1, 29)]);
             let (mut m, mut node, mut cyc) = (0u64, 0u32, 0u64);
             assert_eq!(
                 wc_net_next_delivery_fields(n, &mut m, &mut node, &mut cyc),

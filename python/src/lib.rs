@@ -743,6 +743,25 @@ impl Network {
         self.s.send(src, &list, flits).map_err(err)
     }
 
+    /// Queues a hand-built worm from `src`, created now: `kind` is
+    /// `unicast`, `ssr` (replicated at the switch of its first
+    /// destination), `multi-drop` (dropping at the switches of `path`, in
+    /// order) or `bit-string`, carrying `payload` flits after its header.
+    /// Only the cut-through switch (seed 000) takes them. Returns its id.
+    #[pyo3(signature = (src, kind, dests, path=None, payload=16))]
+    fn send_worm(
+        &mut self,
+        src: u32,
+        kind: &str,
+        dests: Vec<u32>,
+        path: Option<Vec<u32>>,
+        payload: u32,
+    ) -> PyResult<u64> {
+        self.s
+            .send_worm(src, kind, &dests, &path.unwrap_or_default(), payload)
+            .map_err(err)
+    }
+
     /// Simulates `cycles` cycles; returns the copies delivered in them.
     #[pyo3(signature = (cycles=1))]
     fn step(&mut self, cycles: u64) -> PyResult<Vec<Delivery>> {

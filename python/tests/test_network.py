@@ -59,6 +59,32 @@ def test_a_bit_string_multicast_reaches_every_destination_once_at_the_cycles_rus
     assert {w["len"] for w in worms} == {d.flits for d in got} == {24}
 
 
+def test_hand_built_worms_arrive_as_the_command_line_sends_them(tmp_path):
+    net_file = tmp_path / "net.toml"
+    subprocess.run(
+        [wormcast_bin(), "topo", "gen", "--switches", "8", "--ports", "8", "--nodes", "32",
+         "--connectivity", "0.8", "--seed", "1", "-o", str(net_file)],
+        check=True, capture_output=True,
+    )
+    for kind, dests, path in [("multi-drop", [29, 21], [7, 5]), ("ssr", [4, 5], None), ("bit-string", [4, 7, 20], None)]:
+        net = wormcast.Network(str(net_file))
+        net.send_worm(3, kind, dests, path=path, payload=16)
+        net.drain()
+        args = ["run", "--topology", str(net_file), "--traffic", "worm", "--worm", kind, "--src", "3",
+                "--dests", ",".join(map(str, dests)), "--payload", "16", "--json"]
+        if path:
+            args += ["--path", ",".join(map(str, path))]
+        worms = run_json(*args)
+        assert sorted((w["dst"], w["arrive"]) for w in worms) == sorted(d.key() for d in net.deliveries()), kind
+    net = wormcast.Network(str(net_file))
+    with pytest.raises(ValueError) as e:
+        net.send_worm(3, "multi-drop", [29])
+    assert "needs a path" in str(e.value)
+    with pytest.raises(ValueError) as e:
+        wormcast.Network("mesh:4x4").send_worm(0, "bit-string", [5])
+    assert "only the cut-through switch" in str(e.value)
+
+
 @pytest.mark.parametrize(
     "topology,router,scheme,src,dests",
     [

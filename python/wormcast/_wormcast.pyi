@@ -137,6 +137,15 @@ class Network:
     def in_flight(self) -> int: ...
     def send(self, src: int, dests: Union[int, Sequence[int]], flits: int = 20) -> int:
         """Queues a message now; returns its id."""
+    def send_worm(
+        self,
+        src: int,
+        kind: Literal["unicast", "ssr", "multi-drop", "bit-string"],
+        dests: Sequence[int],
+        path: Optional[Sequence[int]] = None,
+        payload: int = 16,
+    ) -> int:
+        """Queues a hand-built worm now (cut-through switch only); returns its id."""
     def step(self, cycles: int = 1) -> List[Delivery]:
         """Simulates cycles; returns the copies delivered in them."""
     def drain(self, max_cycles: int = 1000000) -> int:

@@ -193,6 +193,29 @@ impl Session {
         Ok(id)
     }
 
+    /// Queues a hand-built worm created in the current cycle: `kind` is
+    /// `unicast`, `ssr` (replicated at its first destination's switch),
+    /// `multi-drop` (dropping at the switches of `path`, in order) or
+    /// `bit-string`, carrying `payload` flits after its header. Only seed
+    /// 000's cut-through switch takes them. Returns its message id.
+    pub fn send_worm(
+        &mut self,
+        src: u32,
+        kind: &str,
+        dests: &[u32],
+        path: &[u32],
+        payload: u32,
+    ) -> Result<u64> {
+        crate::dests::check(self.nodes(), src, dests)?;
+        let id = self.next_msg;
+        let n = self.engine.send_worm(id, src, kind, dests, path, payload)?;
+        self.next_msg += 1;
+        self.left.insert(id, n);
+        self.copies_in_flight += n as u64;
+        self.sent.push((self.engine.cycle(), src, n));
+        Ok(id)
+    }
+
     fn collect(&mut self) -> Result<()> {
         self.engine.arrivals(&mut self.buf);
         for a in self.buf.drain(..) {
@@ -322,6 +345,40 @@ mod tests {
         );
         assert_eq!(s.take_arrivals().len(), 4);
         assert!(s.take_arrivals().is_empty());
+    }
+
+    #[test]
+    fn a_hand_built_multi_drop_worm_drops_at_each_switch_of_its_path() {
+        let topo = TopoSpec::parse("irregular:switches=8,ports=8,nodes=32,seed=1").unwrap();
+        let net = crate::net::Network::new(&topo.topology().unwrap()).unwrap();
+        let mut s = Session::new(&topo, None, None, &RunOptions::default()).unwrap();
+        // Two destinations on each of two switches, along a legal path
+        // (up*/down* from node 3's switch): the command line's example.
+        let dests = [29, 21];
+        let path: Vec<u32> = dests.iter().map(|&d| net.node_port(d).switch).collect();
+        let id = s.send_worm(3, "multi-drop", &dests, &path, 16).unwrap();
+        s.drain(10_000).unwrap();
+        let mut got: Vec<u32> = s.arrivals().iter().map(|a| a.node).collect();
+        got.sort_unstable();
+        assert_eq!((id, got), (0, vec![21, 29]));
+        let e = s
+            .send_worm(3, "multi-drop", &[29], &[], 16)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("needs a path"), "{e}");
+        let e = s
+            .send_worm(3, "fan", &[29], &[], 16)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("no worm kind `fan`"), "{e}");
+        let mesh = TopoSpec::parse("mesh:4x4").unwrap();
+        let mut t = Session::new(&mesh, None, None, &RunOptions::default()).unwrap();
+        let e = t
+            .send_worm(0, "bit-string", &[5], &[], 4)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("only the cut-through switch"), "{e}");
+        assert_eq!((t.messages(), t.in_flight()), (0, 0));
     }
 
     #[test]

@@ -152,6 +152,29 @@ pub trait Engine {
     /// header): a bit-string worm (cut-through), one worm per destination
     /// (wormhole), a tree message (tree).
     fn send(&mut self, msg: u64, src: u32, dests: &[u32], flits: u32) -> Result<()>;
+    /// Queues message `msg`, a hand-built worm of `kind` (`unicast`,
+    /// `ssr`, `multi-drop` along the switches of `path`, or `bit-string`;
+    /// [`WormSpec::from_request`]) from `src` to `dests` carrying `payload`
+    /// flits, created now; returns its copies. Only seed 000's cut-through
+    /// switch takes hand-built worms; the other models refuse them.
+    fn send_worm(
+        &mut self,
+        msg: u64,
+        src: u32,
+        kind: &str,
+        dests: &[u32],
+        path: &[u32],
+        payload: u32,
+    ) -> Result<u32> {
+        let _ = (msg, src, dests, path, payload);
+        Err(Error::Config {
+            field: "worm",
+            value: kind.into(),
+            reason: "only the cut-through switch (seed 000) takes hand-built worms; \
+                     send messages, which go by the router model's scheme"
+                .into(),
+        })
+    }
     /// Simulates one cycle. A deadlock is an error with its waiting cycle.
     fn step(&mut self) -> Result<()>;
     /// Moves the copies delivered since the last call to `out`.
@@ -388,6 +411,22 @@ impl Engine for CutThrough {
         )?;
         self.ids.insert((id.src, id.seq), (msg, dests.len() as u32));
         Ok(())
+    }
+    fn send_worm(
+        &mut self,
+        msg: u64,
+        src: u32,
+        kind: &str,
+        dests: &[u32],
+        path: &[u32],
+        payload: u32,
+    ) -> Result<u32> {
+        crate::dests::check(self.nodes(), src, dests)?;
+        let spec = WormSpec::from_request(&self.net, kind, dests, path)?;
+        let n = spec.dests() as u32;
+        let id = self.sys.inject_worm(src, &spec, payload)?;
+        self.ids.insert((id.src, id.seq), (msg, n));
+        Ok(n)
     }
     fn step(&mut self) -> Result<()> {
         self.sys.run(1)

@@ -39,6 +39,95 @@ pub enum WormSpec {
     },
 }
 
+impl WormSpec {
+    /// The worm of `kind` (`unicast`, `ssr`, `multi-drop` or `bit-string`)
+    /// to `dests` on `net`, as a user asks for it: an SSR worm replicates
+    /// at the switch of its first destination; a multi-drop worm visits the
+    /// switches of `path` in order, dropping at each the destinations on
+    /// it (every destination must be on a switch of the path). Refused
+    /// with what is wrong: no destination, a node that does not exist, a
+    /// unicast worm to several nodes, a multi-drop worm without a path or
+    /// with a destination off it, an unknown kind.
+    pub fn from_request(
+        net: &Network,
+        kind: &str,
+        dests: &[u32],
+        path: &[u32],
+    ) -> Result<WormSpec> {
+        let bad = |m: String| Err(Error::BadPacket(m));
+        if dests.is_empty() {
+            return bad("a worm needs at least one destination".into());
+        }
+        for &d in dests {
+            if d as usize >= net.num_nodes() {
+                return Err(Error::UnknownNode {
+                    node: d as u64,
+                    nodes: net.num_nodes() as u32,
+                });
+            }
+        }
+        let on = |d: u32| net.node_port(d).switch;
+        Ok(match kind {
+            "unicast" => {
+                if dests.len() != 1 {
+                    return bad(format!(
+                        "a unicast worm has one destination, not {}",
+                        dests.len()
+                    ));
+                }
+                WormSpec::Unicast { dest: dests[0] }
+            }
+            "ssr" => WormSpec::Ssr {
+                switch: on(dests[0]),
+                dests: dests.to_vec(),
+            },
+            "bit-string" => WormSpec::BitString {
+                dests: dests.to_vec(),
+            },
+            "multi-drop" => {
+                if path.is_empty() {
+                    return bad("a multi-drop worm needs a path, the switches it visits".into());
+                }
+                if let Some(&d) = dests.iter().find(|&&d| !path.contains(&on(d))) {
+                    return bad(format!(
+                        "node {d} is on switch {}, which is not on the path",
+                        on(d)
+                    ));
+                }
+                let path = path
+                    .iter()
+                    .map(|&s| {
+                        (
+                            s,
+                            dests
+                                .iter()
+                                .copied()
+                                .filter(|&d| on(d) == s)
+                                .collect::<Vec<_>>(),
+                        )
+                    })
+                    .filter(|(_, d)| !d.is_empty())
+                    .collect();
+                WormSpec::MultiDrop { path }
+            }
+            other => {
+                return bad(format!(
+                    "no worm kind `{other}`; the kinds are unicast, ssr, multi-drop, bit-string"
+                ));
+            }
+        })
+    }
+
+    /// Number of destinations.
+    pub fn dests(&self) -> usize {
+        match self {
+            WormSpec::Unicast { .. } => 1,
+            WormSpec::Ssr { dests, .. } | WormSpec::BitString { dests } => dests.len(),
+            WormSpec::MultiDrop { path } => path.iter().map(|(_, d)| d.len()).sum(),
+        }
+    }
+}
+
 /// A worm checked and encoded.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Worm {

@@ -19,7 +19,7 @@ pub(crate) enum TrafficKind {
     Worm,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum WormKind {
     /// Unicast header (one destination).
     Unicast,
@@ -43,6 +43,16 @@ impl TrafficKind {
 }
 
 impl WormKind {
+    /// The name `WormSpec::from_request` takes.
+    fn name(self) -> &'static str {
+        match self {
+            WormKind::Unicast => "unicast",
+            WormKind::Ssr => "ssr",
+            WormKind::MultiDrop => "multi-drop",
+            WormKind::BitString => "bit-string",
+        }
+    }
+
     fn kind(self) -> Kind {
         match self {
             WormKind::Unicast => Kind::Unicast,
@@ -497,63 +507,17 @@ pub(crate) fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
 
 /// The worm `wormcast run --traffic worm` asks for.
 pub(crate) fn worm_spec(net: &Network, a: &RunArgs) -> Result<WormSpec> {
-    let bad = |m: String| Err(Error::BadPacket(m));
     if a.dests.is_empty() {
-        return bad("--traffic worm needs --dests".into());
+        return Err(Error::BadPacket("--traffic worm needs --dests".into()));
     }
-    for &d in &a.dests {
-        if d as usize >= net.num_nodes() {
-            return Err(Error::UnknownNode {
-                node: d as u64,
-                nodes: net.num_nodes() as u32,
-            });
-        }
+    if a.worm == WormKind::MultiDrop && a.path.is_empty() {
+        return Err(Error::BadPacket(
+            "a multi-drop worm needs --path, the switches it visits".into(),
+        ));
     }
-    let on = |d: u32| net.node_port(d).switch;
-    Ok(match a.worm {
-        WormKind::Unicast => {
-            if a.dests.len() != 1 {
-                return bad(format!(
-                    "a unicast worm has one destination, not {}",
-                    a.dests.len()
-                ));
-            }
-            WormSpec::Unicast { dest: a.dests[0] }
-        }
-        WormKind::Ssr => WormSpec::Ssr {
-            switch: on(a.dests[0]),
-            dests: a.dests.clone(),
-        },
-        WormKind::BitString => WormSpec::BitString {
-            dests: a.dests.clone(),
-        },
-        WormKind::MultiDrop => {
-            if a.path.is_empty() {
-                return bad("a multi-drop worm needs --path, the switches it visits".into());
-            }
-            if let Some(&d) = a.dests.iter().find(|&&d| !a.path.contains(&on(d))) {
-                return bad(format!(
-                    "node {d} is on switch {}, which is not on --path",
-                    on(d)
-                ));
-            }
-            let path = a
-                .path
-                .iter()
-                .map(|&s| {
-                    (
-                        s,
-                        a.dests
-                            .iter()
-                            .copied()
-                            .filter(|&d| on(d) == s)
-                            .collect::<Vec<_>>(),
-                    )
-                })
-                .filter(|(_, d)| !d.is_empty())
-                .collect();
-            WormSpec::MultiDrop { path }
-        }
+    WormSpec::from_request(net, a.worm.name(), &a.dests, &a.path).map_err(|e| match e {
+        Error::BadPacket(m) => Error::BadPacket(m.replace("not on the path", "not on --path")),
+        e => e,
     })
 }
 
