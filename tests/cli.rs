@@ -330,7 +330,7 @@ fn run_sends_one_worm_and_reports_each_destination() {
     let e = worm("multi-drop", &["--path", "2", "--dests", "0"]);
     assert!(
         String::from_utf8_lossy(&e.stderr)
-            .contains("node 0 is on switch 0, which is not on --path")
+            .contains("node 0 is on switch 0, which is not on the path (--path)")
     );
     let e = worm("bit-string", &["--dests", "9"]);
     assert!(String::from_utf8_lossy(&e.stderr).contains("node 9 does not exist"));

@@ -390,20 +390,17 @@ impl Unit {
                 "give the number of cycles, or an input with one value per cycle",
             ));
         };
-        // Check every value before the first edge: a bad one leaves the
-        // unit as it was.
-        let saved: Vec<BitString> = self.d.inputs().to_vec();
+        // Every value is checked before the first edge: a bad one leaves
+        // the unit as it was.
         for (idx, s) in &sources {
             if let Source::Words { stride, words } = s {
-                for c in 0..n {
-                    if let Err(e) = self.d.set_index(*idx, &words[c * stride..(c + 1) * stride]) {
-                        self.d.set_all(&saved).map_err(err)?;
-                        return Err(PyValueError::new_err(format!("cycle {c}: {e}")));
-                    }
+                for (c, v) in words.chunks(*stride).enumerate() {
+                    self.d
+                        .check_index(*idx, v)
+                        .map_err(|e| PyValueError::new_err(format!("cycle {c}: {e}")))?;
                 }
             }
         }
-        self.d.set_all(&saved).map_err(err)?;
         let outs: Vec<(usize, u32)> = ports
             .iter()
             .enumerate()

@@ -133,17 +133,21 @@ impl Default for RunOptions {
     }
 }
 
+/// A configuration value refused.
+fn bad(field: &'static str, value: String, reason: &str) -> Error {
+    Error::Config {
+        field,
+        value,
+        reason: reason.into(),
+    }
+}
+
 impl RunOptions {
     /// Checks what does not depend on the network: the load, the batches,
     /// the measured cycles and the source queue ([`run`] checks the rest
     /// once the router model is built).
     pub fn check(&self) -> Result<()> {
         let o = self;
-        let bad = |field: &'static str, value: String, reason: &str| Error::Config {
-            field,
-            value,
-            reason: reason.into(),
-        };
         if !(o.load > 0.0 && o.load <= 1.0) {
             return Err(bad(
                 "load",
@@ -437,11 +441,6 @@ pub fn run_traced(
     sink: Option<Box<dyn WaveSink>>,
 ) -> Result<(RunResult, Option<Hierarchy>)> {
     o.check()?;
-    let bad = |field: &'static str, value: String, reason: &str| Error::Config {
-        field,
-        value,
-        reason: reason.into(),
-    };
     let (mut e, router, routing) = super::build(topo, router, routing, o)?;
     if let Some(sink) = sink {
         e.attach_tracer(sink, o.sim.cycle_ps())?;

@@ -28,7 +28,6 @@ pub struct Session {
     left: FxHashMap<u64, u32>,
     copies_in_flight: u64,
     next_msg: u64,
-    sent: Vec<(u64, u32, u32)>,
     log: Vec<Arrival>,
     /// Index into `log` of the first arrival [`Session::take_arrivals`] has
     /// not returned.
@@ -59,7 +58,6 @@ impl Session {
             left: FxHashMap::default(),
             copies_in_flight: 0,
             next_msg: 0,
-            sent: Vec::new(),
             log: Vec::new(),
             taken: 0,
             buf: Vec::new(),
@@ -188,8 +186,6 @@ impl Session {
         self.next_msg += 1;
         self.left.insert(id, dests.len() as u32);
         self.copies_in_flight += dests.len() as u64;
-        self.sent
-            .push((self.engine.cycle(), src, dests.len() as u32));
         Ok(id)
     }
 
@@ -212,7 +208,6 @@ impl Session {
         self.next_msg += 1;
         self.left.insert(id, n);
         self.copies_in_flight += n as u64;
-        self.sent.push((self.engine.cycle(), src, n));
         Ok(id)
     }
 

@@ -86,11 +86,13 @@ impl WormSpec {
             },
             "multi-drop" => {
                 if path.is_empty() {
-                    return bad("a multi-drop worm needs a path, the switches it visits".into());
+                    return bad(
+                        "a multi-drop worm needs a path (--path), the switches it visits".into(),
+                    );
                 }
                 if let Some(&d) = dests.iter().find(|&&d| !path.contains(&on(d))) {
                     return bad(format!(
-                        "node {d} is on switch {}, which is not on the path",
+                        "node {d} is on switch {}, which is not on the path (--path)",
                         on(d)
                     ));
                 }

@@ -316,11 +316,10 @@ impl BitString {
         self.0.as_raw_slice()
     }
 
-    /// Sets the string from 64-bit words laid out as [`words`](Self::words)
-    /// gives them (missing words are 0). On a set bit at or past the end
-    /// the string is left unchanged and the lowest such bit returned.
-    pub fn set_words(&mut self, words: &[u64]) -> Result<(), usize> {
-        let n = self.len();
+    /// Whether `words` (laid out as [`words`](Self::words) gives them)
+    /// hold a value of at most `n` bits; if not, the lowest bit set at or
+    /// past `n`.
+    pub fn fits(n: usize, words: &[u64]) -> Result<(), usize> {
         for (k, &w) in words.iter().enumerate() {
             let live = n.saturating_sub(64 * k).min(64);
             let extra = if live == 64 { 0 } else { w >> live };
@@ -328,6 +327,14 @@ impl BitString {
                 return Err(64 * k + live + extra.trailing_zeros() as usize);
             }
         }
+        Ok(())
+    }
+
+    /// Sets the string from 64-bit words laid out as [`words`](Self::words)
+    /// gives them (missing words are 0). On a set bit at or past the end
+    /// the string is left unchanged and the lowest such bit returned.
+    pub fn set_words(&mut self, words: &[u64]) -> Result<(), usize> {
+        Self::fits(self.len(), words)?;
         let raw = self.0.as_raw_mut_slice();
         raw.fill(0);
         for (o, &w) in raw.iter_mut().zip(words) {

@@ -507,18 +507,7 @@ pub(crate) fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
 
 /// The worm `wormcast run --traffic worm` asks for.
 pub(crate) fn worm_spec(net: &Network, a: &RunArgs) -> Result<WormSpec> {
-    if a.dests.is_empty() {
-        return Err(Error::BadPacket("--traffic worm needs --dests".into()));
-    }
-    if a.worm == WormKind::MultiDrop && a.path.is_empty() {
-        return Err(Error::BadPacket(
-            "a multi-drop worm needs --path, the switches it visits".into(),
-        ));
-    }
-    WormSpec::from_request(net, a.worm.name(), &a.dests, &a.path).map_err(|e| match e {
-        Error::BadPacket(m) => Error::BadPacket(m.replace("not on the path", "not on --path")),
-        e => e,
-    })
+    WormSpec::from_request(net, a.worm.name(), &a.dests, &a.path)
 }
 
 /// Prints what a single packet or worm delivered, per destination.

@@ -132,16 +132,25 @@ impl Driver {
     /// from 64-bit words, least significant first; it holds the value until
     /// set again.
     pub fn set_index(&mut self, port: usize, words: &[u64]) -> Result<()> {
+        self.check_index(port, words)?;
+        let slot = self.slot[port];
+        self.ins[slot]
+            .set_words(words)
+            .expect("checked against the port's width");
+        Ok(())
+    }
+
+    /// Checks that `words` fit input `port` (an index from
+    /// [`port_index`](Self::port_index)), changing nothing.
+    pub fn check_index(&self, port: usize, words: &[u64]) -> Result<()> {
         let p = &self.ports[port];
         debug_assert_eq!(p.dir, Dir::In);
-        let (name, width) = (p.name, p.width);
-        let slot = self.slot[port];
-        if let Err(bit) = self.ins[slot].set_words(words) {
-            return Err(self.error(format!(
-                "{name} is {width} bits wide; the value given has bit {bit} set"
-            )));
-        }
-        Ok(())
+        BitString::fits(p.width as usize, words).map_err(|bit| {
+            self.error(format!(
+                "{} is {} bits wide; the value given has bit {bit} set",
+                p.name, p.width
+            ))
+        })
     }
 
     /// Sets input `name` from 64-bit words, least significant first.
