@@ -69,6 +69,20 @@ pub enum Error {
         /// The limit.
         max: usize,
     },
+    /// A network whose routing tables would not fit in memory.
+    #[error(
+        "the routing tables of {switches} switches take {} MB (2 x switches² port masks), more than the {} MB of memory available",
+        bytes / 1_000_000,
+        available / 1_000_000
+    )]
+    TablesTooLarge {
+        /// Its switches.
+        switches: usize,
+        /// Bytes the tables need.
+        bytes: u128,
+        /// Bytes of memory available.
+        available: u64,
+    },
     /// A switch with an unusable number of ports.
     #[error("{item}: switch {id} has {ports} ports; a switch has 1 to 64 ports")]
     BadPortCount {

@@ -293,6 +293,7 @@ impl Reference<'_> {
 /// The decoders of every switch of `net`.
 fn decoders(net: &Network) -> (UpDown, Formats, Vec<Decoder>) {
     let (ud, rt) = RoutingTables::for_network(net);
+    let rt = std::sync::Arc::new(rt);
     let formats = Formats::new(
         net.num_nodes() as u32,
         net.num_switches() as u32,
@@ -300,7 +301,7 @@ fn decoders(net: &Network) -> (UpDown, Formats, Vec<Decoder>) {
     );
     let reach = Reachability::new(net, &ud);
     let decs = (0..net.num_switches() as u32)
-        .map(|s| Decoder::of_switch(net, &ud, &rt, &reach, formats, s))
+        .map(|s| Decoder::of_switch(net, &ud, &rt, Some(&reach), formats, s))
         .collect();
     (ud, formats, decs)
 }

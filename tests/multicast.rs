@@ -157,7 +157,7 @@ fn fig17b_an_unmodified_header_would_reach_node_7_twice() {
     let (ud, rt) = RoutingTables::for_network(&net);
     let reach = Reachability::new(&net, &ud);
     let f = Formats::new(8, 8, 6);
-    let dec = Decoder::of_switch(&net, &ud, &rt, &reach, f, 4);
+    let dec = Decoder::of_switch(&net, &ud, &std::sync::Arc::new(rt), Some(&reach), f, 4);
     let mut reg = DecodeReg::new(8, 6);
     let mut hdr = vec![0; f.bitstring_len()];
     f.write_bitstring(false, &BitString::from_indices(8, [4, 7]), &mut hdr);

@@ -49,19 +49,34 @@ fn errors_from_a_file_name_the_file_and_the_line() {
     assert!(e.to_string().starts_with("/nonexistent/x.toml: "), "{e}");
 }
 
-#[test]
-fn a_network_too_large_for_the_model_is_refused() {
+fn switches(n: u32) -> Topology {
     let mut t = Topology::default();
-    for id in 0..1025 {
+    for id in 0..n {
         t.switches.push(wormcast::net::SwitchSpec { id, ports: 2 });
     }
     t.nodes.push(wormcast::net::NodeSpec {
         id: 0,
         at: wormcast::net::PortRef::new(0, 0),
     });
+    t
+}
+
+#[test]
+fn a_network_too_large_for_the_model_is_refused() {
     assert_eq!(
-        Network::new(&t).unwrap_err().to_string(),
-        "the topology has 1025 switches; wormcast handles at most 1024"
+        Network::new(&switches((1 << 20) + 1))
+            .unwrap_err()
+            .to_string(),
+        "the topology has 1048577 switches; wormcast handles at most 1048576"
+    );
+    // Below the count limit, memory decides: a million switches' routing
+    // tables take 2 TB.
+    let e = Network::new(&switches(1_000_000)).unwrap_err().to_string();
+    assert!(
+        e.starts_with(
+            "the routing tables of 1000000 switches take 2000000 MB (2 x switches² port masks), more than the "
+        ) && e.ends_with(" MB of memory available"),
+        "{e}"
     );
 }
 

@@ -4,11 +4,13 @@ use crate::header::Kind;
 use crate::rtl::BitString;
 use serde::Serialize;
 
-/// Bits of a packet tag that number the source's packet slots.
+/// Bits of a packet tag that number the source's packet slots in a network
+/// of at most 4,096 nodes; a larger network gives its tags the bits its
+/// node numbers need and its slots the rest (see [`PacketTable::new`]).
 pub const SLOT_BITS: u32 = 20;
-/// Largest number of nodes a tag can name: exactly the most a network may
-/// have.
-pub const MAX_NODES: usize = 1 << (32 - SLOT_BITS);
+/// Largest number of nodes a tag can name (leaving 4,096 packets in flight
+/// per source): exactly the most a network may have.
+pub const MAX_NODES: usize = 1 << 20;
 const _: () = assert!(MAX_NODES == crate::net::MAX_NODES);
 
 /// No destination group: a unicast packet.
@@ -92,27 +94,45 @@ struct Slots {
 pub struct PacketTable {
     srcs: Vec<Slots>,
     live: u64,
+    /// Bits of a tag that number a source's slots.
+    slot_bits: u32,
 }
 
 impl PacketTable {
-    /// A table for `nodes` sources.
+    /// A table for `nodes` sources. A tag is the source's number over its
+    /// slot's: [`SLOT_BITS`] bits of slot up to 4,096 nodes (2^20 packets in
+    /// flight per source), fewer for a larger network (32 minus the bits of
+    /// its largest node number).
     pub fn new(nodes: usize) -> Self {
         assert!(nodes <= MAX_NODES);
+        let src_bits = usize::BITS - nodes.saturating_sub(1).leading_zeros();
         PacketTable {
             srcs: vec![Slots::default(); nodes],
             live: 0,
+            slot_bits: SLOT_BITS.min(32 - src_bits),
         }
     }
 
     /// Source node of a tag.
     #[inline]
-    pub fn src_of(tag: u32) -> u32 {
-        tag >> SLOT_BITS
+    pub fn src_of(&self, tag: u32) -> u32 {
+        tag >> self.slot_bits
+    }
+
+    #[inline]
+    fn slot_of(&self, tag: u32) -> usize {
+        (tag & ((1 << self.slot_bits) - 1)) as usize
+    }
+
+    /// Most packets one source may have in flight (`2^slot bits`).
+    pub fn max_in_flight(&self) -> u64 {
+        1 << self.slot_bits
     }
 
     /// Stores a packet of `src` and returns its tag, or `None` when the
-    /// source has 2^20 packets in flight.
+    /// source has [`PacketTable::max_in_flight`] packets in flight.
     pub fn alloc(&mut self, src: u32, rec: PacketRecord) -> Option<u32> {
+        let bits = self.slot_bits;
         let s = &mut self.srcs[src as usize];
         let slot = match s.free.pop() {
             Some(slot) => {
@@ -120,7 +140,7 @@ impl PacketTable {
                 slot
             }
             None => {
-                if s.recs.len() >= 1 << SLOT_BITS {
+                if s.recs.len() >= 1 << bits {
                     return None;
                 }
                 s.recs.push(rec);
@@ -128,11 +148,11 @@ impl PacketTable {
             }
         };
         self.live += 1;
-        Some(src << SLOT_BITS | slot)
+        Some(src << bits | slot)
     }
 
     /// Stores a worm of `src` for the destinations `dests` and returns its
-    /// tag, or `None` when the source has 2^20 packets in flight.
+    /// tag, or `None` when the source has [`PacketTable::max_in_flight`] packets in flight.
     pub fn alloc_worm(
         &mut self,
         src: u32,
@@ -164,7 +184,8 @@ impl PacketTable {
         if g == NO_GROUP {
             return None;
         }
-        self.srcs[(tag >> SLOT_BITS) as usize]
+        let src = self.src_of(tag) as usize;
+        self.srcs[src]
             .groups
             .get_mut(g as usize)
     }
@@ -173,18 +194,16 @@ impl PacketTable {
     #[inline]
     pub fn get(&self, tag: u32) -> Option<&PacketRecord> {
         self.srcs
-            .get((tag >> SLOT_BITS) as usize)?
+            .get(self.src_of(tag) as usize)?
             .recs
-            .get((tag & ((1 << SLOT_BITS) - 1)) as usize)
+            .get(self.slot_of(tag))
     }
 
     /// The record of a live tag, for update.
     #[inline]
     pub fn get_mut(&mut self, tag: u32) -> Option<&mut PacketRecord> {
-        self.srcs
-            .get_mut((tag >> SLOT_BITS) as usize)?
-            .recs
-            .get_mut((tag & ((1 << SLOT_BITS) - 1)) as usize)
+        let (src, slot) = (self.src_of(tag) as usize, self.slot_of(tag));
+        self.srcs.get_mut(src)?.recs.get_mut(slot)
     }
 
     /// Checks that the packet whose head flit `tag` reached node `node` is
@@ -241,8 +260,9 @@ impl PacketTable {
 
     /// Releases a tag (and its destination group).
     pub fn free(&mut self, tag: u32) {
-        let slot = tag & ((1 << SLOT_BITS) - 1);
-        let s = &mut self.srcs[(tag >> SLOT_BITS) as usize];
+        let slot = self.slot_of(tag) as u32;
+        let src = self.src_of(tag) as usize;
+        let s = &mut self.srcs[src];
         let g = s.recs[slot as usize].group;
         if g != NO_GROUP {
             s.free_groups.push(g);

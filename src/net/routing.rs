@@ -8,6 +8,13 @@
 //! are legal. A switch learns the phase from the port a packet arrived on
 //! ([`UpDown::arrived_down`]). The switch picks one port of the set
 //! adaptively when the packet is routed.
+//!
+//! The tables are `2 s²` port masks for `s` switches, so their size decides
+//! how large a network can be: each mask takes as many bytes as the widest
+//! switch needs (one byte up to 8 ports), laid out destination by
+//! destination, and one backward breadth-first search per destination fills
+//! its column (the columns are built in parallel). Distances are not stored:
+//! [`RoutingTables::distance`] follows the tables' route.
 
 use super::topology::{Network, PortConn};
 use super::updown::UpDown;
@@ -30,26 +37,138 @@ impl Phase {
     }
 }
 
+/// Port masks stored in the narrowest width that holds the widest switch.
+#[derive(Clone, Debug)]
+enum Masks {
+    B8(Vec<u8>),
+    B16(Vec<u16>),
+    B32(Vec<u32>),
+    B64(Vec<u64>),
+}
+
+impl Masks {
+    fn new(len: usize, ports: u32) -> Masks {
+        match ports {
+            0..=8 => Masks::B8(vec![0; len]),
+            9..=16 => Masks::B16(vec![0; len]),
+            17..=32 => Masks::B32(vec![0; len]),
+            _ => Masks::B64(vec![0; len]),
+        }
+    }
+
+    #[inline]
+    fn get(&self, i: usize) -> PortMask {
+        PortMask(match self {
+            Masks::B8(v) => v[i] as u64,
+            Masks::B16(v) => v[i] as u64,
+            Masks::B32(v) => v[i] as u64,
+            Masks::B64(v) => v[i],
+        })
+    }
+
+    fn set(&mut self, i: usize, m: PortMask) {
+        let fits = match self {
+            Masks::B8(_) => m.0 <= u8::MAX as u64,
+            Masks::B16(_) => m.0 <= u16::MAX as u64,
+            Masks::B32(_) => m.0 <= u32::MAX as u64,
+            Masks::B64(_) => true,
+        };
+        if !fits {
+            // A port beyond the widest switch (a what-if entry): keep it.
+            *self = Masks::B64((0..self.len()).map(|j| self.get(j).0).collect());
+        }
+        match self {
+            Masks::B8(v) => v[i] = m.0 as u8,
+            Masks::B16(v) => v[i] = m.0 as u16,
+            Masks::B32(v) => v[i] = m.0 as u32,
+            Masks::B64(v) => v[i] = m.0,
+        }
+    }
+
+    /// Fills the columns of every destination, `col` entries each, in
+    /// parallel: `fill(d, column)` writes the masks of destination `d`.
+    fn fill_columns(&mut self, col: usize, fill: impl Fn(usize, &mut [u64]) + Sync + Send) {
+        fn each<T: Copy + Send + TryFrom<u64>>(
+            v: &mut [T],
+            col: usize,
+            fill: &(impl Fn(usize, &mut [u64]) + Sync + Send),
+        ) {
+            let write = |(d, out): (usize, &mut [T])| {
+                let mut tmp = vec![0u64; col];
+                fill(d, &mut tmp);
+                for (o, m) in out.iter_mut().zip(tmp) {
+                    *o = T::try_from(m).ok().expect("a mask fits the switch width");
+                }
+            };
+            #[cfg(feature = "parallel")]
+            {
+                use rayon::prelude::*;
+                v.par_chunks_mut(col).enumerate().for_each(write);
+            }
+            #[cfg(not(feature = "parallel"))]
+            v.chunks_mut(col).enumerate().for_each(write);
+        }
+        match self {
+            Masks::B8(v) => each(v, col, &fill),
+            Masks::B16(v) => each(v, col, &fill),
+            Masks::B32(v) => each(v, col, &fill),
+            Masks::B64(v) => each(v, col, &fill),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Masks::B8(v) => v.len(),
+            Masks::B16(v) => v.len(),
+            Masks::B32(v) => v.len(),
+            Masks::B64(v) => v.len(),
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        match self {
+            Masks::B8(v) => v.len(),
+            Masks::B16(v) => 2 * v.len(),
+            Masks::B32(v) => 4 * v.len(),
+            Masks::B64(v) => 8 * v.len(),
+        }
+    }
+}
+
 /// Routing tables of a whole network.
 #[derive(Clone, Debug)]
 pub struct RoutingTables {
     switches: usize,
-    masks: Vec<PortMask>,
-    dist: Vec<u32>,
+    /// By `(destination * switches + switch) * 2 + phase`.
+    masks: Masks,
     node_at: Vec<(u32, u32)>,
     up_ports: Vec<PortMask>,
+    /// The switch at the far end of each port (`u32::MAX`: none), by
+    /// `first_port[switch] + port`.
+    peer: Vec<u32>,
+    first_port: Vec<u32>,
 }
 
 /// Distance of a state that cannot reach the destination.
 const UNREACHABLE: u32 = u32::MAX;
 
+/// Bytes of the tables of a network of `switches` switches of at most
+/// `ports` ports (what [`RoutingTables::new`] allocates for them).
+pub fn table_bytes(switches: usize, ports: u32) -> u128 {
+    let width = match ports {
+        0..=8 => 1,
+        9..=16 => 2,
+        17..=32 => 4,
+        _ => 8,
+    };
+    switches as u128 * switches as u128 * 2 * width
+}
+
 impl RoutingTables {
     /// Builds the tables of `net` with the directions of `ud`.
     pub fn new(net: &Network, ud: &UpDown) -> RoutingTables {
         let s = net.num_switches();
-        let mut masks = vec![PortMask::EMPTY; s * s * 2];
-        let mut dist = vec![UNREACHABLE; s * s * 2];
-        // Incoming links of each switch: (from switch, from port, goes up).
+        // Incoming links of each switch: (from switch, the link goes up).
         let incoming: Vec<Vec<(u32, bool)>> = (0..s as u32)
             .map(|x| {
                 net.ports_of(x)
@@ -62,17 +181,28 @@ impl RoutingTables {
                     .collect()
             })
             .collect();
-        let mut queue = std::collections::VecDeque::new();
-        for d in 0..s {
-            let at = |x: usize, ph: usize| (x * s + d) * 2 + ph;
+        // Outgoing links of each switch: (port, peer switch, goes up).
+        let outgoing: Vec<Vec<(u32, u32, bool)>> = (0..s as u32)
+            .map(|x| {
+                net.ports_of(x)
+                    .filter_map(|(p, c)| match c {
+                        PortConn::Link { peer, .. } => Some((p, peer.switch, ud.goes_up(x, p))),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut masks = Masks::new(s * s * 2, net.max_ports());
+        masks.fill_columns(2 * s, |d, out| {
             // Backward BFS over (switch, phase) states from the destination.
-            dist[at(d, 0)] = 0;
-            dist[at(d, 1)] = 0;
-            queue.clear();
+            let mut dist = vec![UNREACHABLE; 2 * s];
+            let mut queue = std::collections::VecDeque::with_capacity(2 * s);
+            dist[2 * d] = 0;
+            dist[2 * d + 1] = 0;
             queue.push_back((d, 0usize));
             queue.push_back((d, 1usize));
             while let Some((x, ph)) = queue.pop_front() {
-                let dx = dist[at(x, ph)];
+                let dx = dist[2 * x + ph];
                 for &(from, up) in &incoming[x] {
                     let from = from as usize;
                     // An up move leads to phase Up and is legal only from Up;
@@ -83,8 +213,8 @@ impl RoutingTables {
                         _ => &[],
                     };
                     for &pp in preds {
-                        if dist[at(from, pp)] == UNREACHABLE {
-                            dist[at(from, pp)] = dx + 1;
+                        if dist[2 * from + pp] == UNREACHABLE {
+                            dist[2 * from + pp] = dx + 1;
                             queue.push_back((from, pp));
                         }
                     }
@@ -95,31 +225,36 @@ impl RoutingTables {
                     continue;
                 }
                 for ph in 0..2 {
-                    let dx = dist[at(x, ph)];
+                    let dx = dist[2 * x + ph];
                     if dx == UNREACHABLE {
                         continue;
                     }
-                    let mut m = PortMask::EMPTY;
-                    for (p, c) in net.ports_of(x as u32) {
-                        if let PortConn::Link { peer, .. } = c {
-                            let up = ud.goes_up(x as u32, p);
-                            if up && ph == 1 {
-                                continue;
-                            }
-                            let next = at(peer.switch as usize, if up { 0 } else { 1 });
-                            if dist[next] != UNREACHABLE && dist[next] + 1 == dx {
-                                m.insert(p as usize);
-                            }
+                    let mut m = 0u64;
+                    for &(p, peer, up) in &outgoing[x] {
+                        if up && ph == 1 {
+                            continue;
+                        }
+                        let next = dist[2 * peer as usize + if up { 0 } else { 1 }];
+                        if next != UNREACHABLE && next + 1 == dx {
+                            m |= 1 << p;
                         }
                     }
-                    masks[at(x, ph)] = m;
+                    out[2 * x + ph] = m;
                 }
             }
+        });
+        let mut first_port = Vec::with_capacity(s);
+        let mut peer = Vec::new();
+        for x in 0..s as u32 {
+            first_port.push(peer.len() as u32);
+            peer.extend(net.ports_of(x).map(|(_, c)| match c {
+                PortConn::Link { peer, .. } => peer.switch,
+                _ => u32::MAX,
+            }));
         }
         RoutingTables {
             switches: s,
             masks,
-            dist,
             node_at: (0..net.num_nodes() as u32)
                 .map(|n| {
                     let p = net.node_port(n);
@@ -127,6 +262,8 @@ impl RoutingTables {
                 })
                 .collect(),
             up_ports: (0..s as u32).map(|x| ud.up_ports(x)).collect(),
+            peer,
+            first_port,
         }
     }
 
@@ -139,7 +276,7 @@ impl RoutingTables {
 
     #[inline]
     fn at(&self, s: u32, d: u32, ph: Phase) -> usize {
-        (s as usize * self.switches + d as usize) * 2 + ph as usize
+        (d as usize * self.switches + s as usize) * 2 + ph as usize
     }
 
     /// Number of switches covered.
@@ -152,11 +289,16 @@ impl RoutingTables {
         self.node_at.len()
     }
 
+    /// Bytes the port masks take.
+    pub fn table_bytes(&self) -> usize {
+        self.masks.bytes()
+    }
+
     /// Output ports of switch `s` on a shortest legal route to switch `d` (empty when
     /// `s == d` or no legal route exists in that phase).
     #[inline]
     pub fn switch_candidates(&self, s: u32, d: u32, ph: Phase) -> PortMask {
-        self.masks[self.at(s, d, ph)]
+        self.masks.get(self.at(s, d, ph))
     }
 
     /// Output ports of switch `s` toward node `n`: the node's own port on its
@@ -171,11 +313,29 @@ impl RoutingTables {
         }
     }
 
-    /// Number of inter-switch links on a shortest legal route from `s` to
-    /// `d` in phase `ph`, if there is one.
+    /// Number of inter-switch links on the route the tables give from `s`
+    /// to `d` in phase `ph` (each step by the lowest candidate port), if
+    /// they give one: the shortest legal up*/down* distance unless a table
+    /// entry was replaced ([`RoutingTables::set_switch_candidates`]).
     pub fn distance(&self, s: u32, d: u32, ph: Phase) -> Option<u32> {
-        let x = self.dist[self.at(s, d, ph)];
-        (x != UNREACHABLE).then_some(x)
+        let (mut x, mut ph) = (s, ph);
+        for hops in 0..=2 * self.switches as u32 {
+            if x == d {
+                return Some(hops);
+            }
+            let m = self.switch_candidates(x, d, ph);
+            let p = m.iter().next()?;
+            let up = self.up_ports[x as usize].contains(p);
+            if up && ph == Phase::Down {
+                return None;
+            }
+            x = self.peer[self.first_port[x as usize] as usize + p];
+            if x == u32::MAX {
+                return None;
+            }
+            ph = Phase::from_arrival(!up);
+        }
+        None
     }
 
     /// The switch a node is attached to.
@@ -192,7 +352,7 @@ impl RoutingTables {
     /// check the model catches an illegal route.
     pub fn set_switch_candidates(&mut self, s: u32, d: u32, ph: Phase, ports: PortMask) {
         let i = self.at(s, d, ph);
-        self.masks[i] = ports;
+        self.masks.set(i, ports);
     }
 }
 

@@ -61,12 +61,24 @@ impl fmt::Display for PortRef {
     }
 }
 
-/// Most switches a network may have (the routing tables grow with the
-/// square of the number of switches).
-pub const MAX_SWITCHES: usize = 1024;
+/// Most switches a network may have. The real bound is memory: the routing
+/// tables take `2 s²` port masks (one byte each up to 8 ports), and a
+/// network whose tables would not fit the memory available is refused
+/// ([`Network::new`]).
+pub const MAX_SWITCHES: usize = 1 << 20;
 
-/// Most nodes a network may have (a packet tag names its source in 12 bits).
-pub const MAX_NODES: usize = 4096;
+/// Most nodes a network may have (a packet tag names its source in at most
+/// 20 of its 32 bits).
+pub const MAX_NODES: usize = 1 << 20;
+
+/// Bytes of memory available to a new process (`MemAvailable` of
+/// `/proc/meminfo`), where the system says.
+fn available_memory() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = s.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
 
 /// A `[[switch]]` entry.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -279,6 +291,17 @@ impl Network {
             if count > max {
                 return Err(Error::TooLarge { what, count, max });
             }
+        }
+        let widest = t.switches.iter().map(|s| s.ports).max().unwrap_or(0);
+        let tables = super::routing::table_bytes(t.switches.len(), widest);
+        if let Some(avail) = available_memory()
+            && tables > avail as u128
+        {
+            return Err(Error::TablesTooLarge {
+                switches: t.switches.len(),
+                bytes: tables,
+                available: avail,
+            });
         }
         // Switch ids: unique, 0..s-1, sane port counts.
         let s = t.switches.len();

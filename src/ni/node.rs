@@ -1038,7 +1038,7 @@ impl NiNode {
             ));
             return;
         }
-        let from = crate::link::PacketTable::src_of(f.tag);
+        let from = io.packets.src_of(f.tag);
         if io.packets.served(f.tag, node) {
             io.retired.push(f.tag);
         }
@@ -1179,7 +1179,11 @@ impl NiNode {
             };
             let Some(tag) = tag else {
                 io.link
-                    .fault(format!("NI {} has 2^20 packets in flight", self.node));
+                    .fault(format!(
+                    "NI {} has {} packets in flight, the most a tag can number",
+                    self.node,
+                    io.packets.max_in_flight()
+                ));
                 return;
             };
             self.tx_cur = Some(TxCur {

@@ -7,7 +7,7 @@
 
 use crate::header::{Formats, Kind};
 use crate::link::{
-    Delivery, EndpointIo, EndpointWiring, NO_GROUP, PacketRecord, PacketTable, Worm, WormBuilder,
+    Delivery, EndpointIo, EndpointWiring, NO_GROUP, PacketRecord, Worm, WormBuilder,
     check_header,
 };
 use crate::rtl::trace::{Sampler, ScopeBuilder, Traced};
@@ -358,7 +358,11 @@ impl Endpoint {
         };
         let Some(tag) = tag else {
             io.link
-                .fault(format!("node {} has 2^20 packets in flight", self.node));
+                .fault(format!(
+                    "node {} has {} packets in flight, the most a tag can number",
+                    self.node,
+                    io.packets.max_in_flight()
+                ));
             return;
         };
         let worm = p.worm.is_some();
@@ -558,7 +562,7 @@ impl Endpoint {
             }
             if let Some(d) = &mut self.deliveries {
                 d.push(Delivery {
-                    src: PacketTable::src_of(f.tag),
+                    src: io.packets.src_of(f.tag),
                     seq: rec.seq,
                     dst: node,
                     kind: rec.kind,

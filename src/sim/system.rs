@@ -322,14 +322,18 @@ impl System {
             chunk_flits: cfg.chunk_flits,
             check_updown: cfg.check_updown,
         };
-        let reach = Reachability::new(net, ud);
+        // The reachability strings take switches x ports x nodes bits; a
+        // network whose bit-string headers do not fit its buffers can never
+        // carry a bit-string worm, and is built without them.
+        let reach = (formats.bitstring_len() < cfg.buffer_flits as usize)
+            .then(|| Reachability::new(net, ud));
+        let routes = Arc::new(routes);
         let switches: Vec<Switch> = (0..n_sw as u32)
             .map(|s| {
-                let dec = Decoder::of_switch(net, ud, &routes, &reach, formats, s);
+                let dec = Decoder::of_switch(net, ud, &routes, reach.as_ref(), formats, s);
                 Switch::new(s, params, dec, &wiring[s as usize])
             })
             .collect();
-        let routes = Arc::new(routes);
         let worms = Arc::new(WormBuilder::new(net, routes.clone(), formats));
         let endpoints: Vec<Terminal> = ep_wiring
             .into_iter()
@@ -999,7 +1003,7 @@ impl System {
         let report = |s: &Stall| StallReport {
             packet: s.tag.and_then(|t| {
                 self.packets.get(t).map(|r| PacketInfo {
-                    src: PacketTable::src_of(t),
+                    src: self.packets.src_of(t),
                     dst: (r.dst != u32::MAX).then_some(r.dst),
                     len: r.len,
                     generated: r.created,

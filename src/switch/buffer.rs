@@ -103,13 +103,16 @@ pub enum WriteError {
 #[derive(Clone, Debug)]
 pub struct InputBuffer {
     k: u16,
-    ram: Box<[Flit]>,
-    chunks: Box<[Chunk]>,
+    /// Chunks the buffer has (its size in hardware).
+    cap: u16,
+    /// The memory, grown as chunks are first taken (see [`InputBuffer::new`]).
+    ram: Vec<Flit>,
+    chunks: Vec<Chunk>,
     /// Free chunks, a stack: the chunk freed last is reused first, as a
     /// hardware free list kept as a LIFO would do (and it keeps the working
     /// set of a lightly loaded buffer small).
     free: Vec<u16>,
-    pkts: Box<[PacketEntry]>,
+    pkts: Vec<PacketEntry>,
     free_pkts: Vec<u16>,
     flits: u32,
 }
@@ -117,31 +120,58 @@ pub struct InputBuffer {
 impl InputBuffer {
     /// A buffer of `chunks` chunks of `k` flits each. Needs `1 <= k` and
     /// `1 <= chunks < 65535`.
+    ///
+    /// The model allocates the memory of a chunk (and of a packet entry)
+    /// only when it is first taken. Free chunks are taken last-freed first
+    /// and never-used ones in index order, so the memory held is the most
+    /// the buffer has ever held, not its size: what lets a network of
+    /// thousands of lightly loaded switches fit in memory. Nothing a switch
+    /// does depends on it.
     pub fn new(chunks: u16, k: u16) -> Self {
         assert!(
             k >= 1 && (1..NONE).contains(&chunks),
             "input buffer of {chunks} chunks of {k} flits"
         );
-        let n = chunks as usize;
         // Reversed so that chunk 0 and entry 0 are taken first.
         let free: Vec<u16> = (0..chunks).rev().collect();
         let free_pkts: Vec<u16> = (0..chunks).rev().collect();
         InputBuffer {
             k,
-            ram: vec![Flit::default(); n * k as usize].into_boxed_slice(),
-            chunks: vec![
-                Chunk {
-                    next: NONE,
-                    refs: 0
-                };
-                n
-            ]
-            .into_boxed_slice(),
+            cap: chunks,
+            ram: Vec::new(),
+            chunks: Vec::new(),
             free,
-            pkts: vec![PacketEntry::default(); n].into_boxed_slice(),
+            pkts: Vec::new(),
             free_pkts,
             flits: 0,
         }
+    }
+
+    /// Takes a free chunk, allocating its memory on its first use.
+    #[inline]
+    fn take_chunk(&mut self) -> Option<u16> {
+        let c = self.free.pop()?;
+        if c as usize >= self.chunks.len() {
+            self.grow_chunks(c);
+        }
+        Some(c)
+    }
+
+    #[cold]
+    fn grow_chunks(&mut self, c: u16) {
+        let n = c as usize + 1;
+        self.chunks.resize(n, Chunk { next: NONE, refs: 0 });
+        self.ram.resize(n * self.k as usize, Flit::default());
+    }
+
+    /// Takes a free packet entry, allocating it on its first use.
+    #[inline]
+    fn take_entry(&mut self) -> u16 {
+        let pkt = self.free_pkts.pop().expect("no more packets than chunks");
+        if pkt as usize >= self.pkts.len() {
+            self.pkts.resize(pkt as usize + 1, PacketEntry::default());
+        }
+        pkt
     }
 
     /// Flits per chunk.
@@ -151,7 +181,7 @@ impl InputBuffer {
 
     /// Number of chunks.
     pub fn num_chunks(&self) -> usize {
-        self.chunks.len()
+        self.cap as usize
     }
 
     /// Free chunks.
@@ -169,7 +199,7 @@ impl InputBuffer {
     /// Packets held.
     #[inline]
     pub fn packets_held(&self) -> usize {
-        self.pkts.len() - self.free_pkts.len()
+        self.cap as usize - self.free_pkts.len()
     }
 
     /// The entry of packet `pkt`.
@@ -183,8 +213,8 @@ impl InputBuffer {
     /// chunks, so an entry is free whenever a chunk is.
     #[inline]
     pub fn open(&mut self, head: Flit) -> Result<u16, WriteError> {
-        let c = self.free.pop().ok_or(WriteError::NoChunk)?;
-        let pkt = self.free_pkts.pop().expect("no more packets than chunks");
+        let c = self.take_chunk().ok_or(WriteError::NoChunk)?;
+        let pkt = self.take_entry();
         self.chunks[c as usize] = Chunk {
             next: NONE,
             refs: 0,
@@ -210,9 +240,9 @@ impl InputBuffer {
     #[inline]
     pub fn append(&mut self, pkt: u16, flit: Flit) -> Result<(), WriteError> {
         let k = self.k;
-        let e = &mut self.pkts[pkt as usize];
-        if e.off == k {
-            let c = self.free.pop().ok_or(WriteError::NoChunk)?;
+        if self.pkts[pkt as usize].off == k {
+            let c = self.take_chunk().ok_or(WriteError::NoChunk)?;
+            let e = &mut self.pkts[pkt as usize];
             self.chunks[c as usize] = Chunk {
                 next: NONE,
                 refs: e.fanout,
@@ -221,6 +251,7 @@ impl InputBuffer {
             e.last = c;
             e.off = 0;
         }
+        let e = &mut self.pkts[pkt as usize];
         let at = e.last as usize * k as usize + e.off as usize;
         self.ram[at] = flit;
         e.off += 1;

@@ -44,6 +44,24 @@ impl BitStringUnit {
         }
     }
 
+    /// No unit: a switch built without reachability strings (see
+    /// [`BitStringUnit::built`]).
+    pub fn absent() -> Self {
+        BitStringUnit {
+            total: BitString::zeros(0),
+            restricted: Vec::new(),
+            up_ports: PortMask::EMPTY,
+        }
+    }
+
+    /// Whether the unit holds strings: a network whose bit-string headers
+    /// cannot fit its input buffers is built without them, which keeps
+    /// large networks small (the strings take switches x ports x nodes
+    /// bits).
+    pub fn built(&self) -> bool {
+        !self.total.is_empty()
+    }
+
     /// The unit of switch `s` of a network.
     pub fn of_switch(reach: &Reachability, s: u32, ports: u32, up_ports: PortMask) -> Self {
         BitStringUnit {

@@ -27,6 +27,7 @@ use crate::net::{Network, Phase, PortConn, Reachability, RoutingTables, UpDown};
 use crate::rtl::{BitString, PortMask};
 use bitstring::BitStringUnit;
 use std::fmt;
+use std::sync::Arc;
 
 /// Why a header could not be routed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,6 +71,12 @@ pub enum DecodeError {
     },
     /// A bit-string header with no destination.
     NoDestinations,
+    /// A bit-string header at a switch built without its bit-string unit
+    /// (no bit-string worm fits the network's buffers).
+    NoBitStringUnit {
+        /// The switch.
+        switch: u32,
+    },
     /// A bit-string worm travelling down with destinations this switch does
     /// not reach.
     Unreachable {
@@ -114,6 +121,10 @@ impl fmt::Display for DecodeError {
                 )
             }
             DecodeError::NoDestinations => write!(f, "bit-string header with no destination"),
+            DecodeError::NoBitStringUnit { switch } => write!(
+                f,
+                "bit-string header at switch {switch}, which has no bit-string unit (the network's bit-string headers are longer than its input buffers, so none was built)"
+            ),
             DecodeError::Unreachable { dests } => write!(
                 f,
                 "bit-string worm travelling down holds {dests} destination(s) this switch does not reach"
@@ -168,12 +179,16 @@ pub struct DecodeReg {
     pub ud_in: bool,
     /// Bit-string: the up-down bit of the copies.
     pub ud_out: bool,
-    /// Bit-string: the destinations that arrived.
+    /// Bit-string: the destinations that arrived (sized to the network's
+    /// nodes at the first bit-string header; empty before).
     pub dests: BitString,
-    /// Bit-string: each replicated port's destinations.
+    /// Bit-string: each replicated port's destinations (sized with
+    /// `dests`).
     pub branch: Vec<BitString>,
     /// Multi-drop: the header without its first pair.
     pub stripped: Vec<u8>,
+    nodes: usize,
+    ports: usize,
 }
 
 impl DecodeReg {
@@ -203,9 +218,22 @@ impl DecodeReg {
             choice_hdr: HdrOut::Same,
             ud_in: false,
             ud_out: false,
-            dests: BitString::zeros(nodes),
-            branch: vec![BitString::zeros(nodes); ports],
+            dests: BitString::zeros(0),
+            branch: Vec::new(),
             stripped: Vec::new(),
+            nodes,
+            ports,
+        }
+    }
+
+    /// Sizes the bit-string registers (`nodes` bits, one per port) before
+    /// their first use: a unit that never sees a bit-string header holds
+    /// none, which keeps large networks small.
+    #[inline]
+    fn size_bits(&mut self) {
+        if self.dests.len() != self.nodes {
+            self.dests = BitString::zeros(self.nodes);
+            self.branch = vec![BitString::zeros(self.nodes); self.ports];
         }
     }
 
@@ -241,16 +269,54 @@ impl DecodeReg {
     }
 }
 
+/// Where a decode unit's routing rows come from.
+///
+/// In hardware every switch holds its own rows of the up*/down* tables.
+/// The model stores them once for the whole network (the rows are the same
+/// either way), so that memory grows with the square of the switches rather
+/// than with its cube; a unit given its memories directly (a Verilog twin's
+/// table inputs) keeps its own.
+#[derive(Clone, Debug)]
+pub enum Rows {
+    /// This switch's rows of the network's tables.
+    Network(Arc<RoutingTables>),
+    /// Own memories: candidate ports by `2 * node + phase` and by
+    /// `2 * switch + phase`.
+    Own {
+        /// Candidate ports by `2 * node + phase`.
+        node: Box<[PortMask]>,
+        /// Candidate ports by `2 * switch + phase`.
+        switch: Box<[PortMask]>,
+    },
+}
+
+impl Rows {
+    /// Candidate ports of switch `me` toward node `dest`.
+    #[inline]
+    pub fn node(&self, me: u32, dest: u32, phase: Phase) -> PortMask {
+        match self {
+            Rows::Network(rt) => rt.candidates(me, dest, phase),
+            Rows::Own { node, .. } => unicast::candidates(node, dest, phase),
+        }
+    }
+
+    /// Candidate ports of switch `me` toward switch `target`.
+    #[inline]
+    pub fn switch(&self, me: u32, target: u32, phase: Phase) -> PortMask {
+        match self {
+            Rows::Network(rt) => rt.switch_candidates(me, target, phase),
+            Rows::Own { switch, .. } => switch[2 * target as usize + phase as usize],
+        }
+    }
+}
+
 /// The decode logic of one switch, with its routing tables and reachability
 /// strings.
 #[derive(Clone, Debug)]
 pub struct Decoder {
     switch: u32,
     formats: Formats,
-    /// Candidate ports by `2 * node + phase`.
-    node_table: Box<[PortMask]>,
-    /// Candidate ports by `2 * switch + phase`.
-    switch_table: Box<[PortMask]>,
+    rows: Rows,
     node_ports: PortMask,
     bits: BitStringUnit,
 }
@@ -261,19 +327,17 @@ impl Decoder {
     pub fn new(
         switch: u32,
         formats: Formats,
-        routes: &RoutingTables,
+        routes: Arc<RoutingTables>,
         node_ports: PortMask,
         bits: BitStringUnit,
     ) -> Self {
-        let node_table = (0..routes.num_nodes() as u32)
-            .flat_map(|n| [Phase::Up, Phase::Down].map(|ph| routes.candidates(switch, n, ph)))
-            .collect();
-        let switch_table = (0..routes.num_switches() as u32)
-            .flat_map(|d| {
-                [Phase::Up, Phase::Down].map(|ph| routes.switch_candidates(switch, d, ph))
-            })
-            .collect();
-        Decoder::from_tables(switch, formats, node_table, switch_table, node_ports, bits)
+        Decoder {
+            switch,
+            formats,
+            rows: Rows::Network(routes),
+            node_ports,
+            bits,
+        }
     }
 
     /// A decoder with its tables given directly: candidate ports by
@@ -290,20 +354,23 @@ impl Decoder {
         Decoder {
             switch,
             formats,
-            node_table,
-            switch_table,
+            rows: Rows::Own {
+                node: node_table,
+                switch: switch_table,
+            },
             node_ports,
             bits,
         }
     }
 
     /// The decoder of switch `s` of `net`: its rows of the routing tables,
-    /// its node ports, and its reachability strings.
+    /// its node ports, and its reachability strings (`None`: a switch
+    /// without a bit-string unit, which refuses bit-string headers).
     pub fn of_switch(
         net: &Network,
         ud: &UpDown,
-        routes: &RoutingTables,
-        reach: &Reachability,
+        routes: &Arc<RoutingTables>,
+        reach: Option<&Reachability>,
         formats: Formats,
         s: u32,
     ) -> Self {
@@ -312,8 +379,16 @@ impl Decoder {
             .filter(|(_, c)| matches!(c, PortConn::Node(_)))
             .map(|(p, _)| p as usize)
             .collect();
-        let bits = BitStringUnit::of_switch(reach, s, net.num_ports(s), ud.up_ports(s));
-        Decoder::new(s, formats, routes, node_ports, bits)
+        let bits = match reach {
+            Some(r) => BitStringUnit::of_switch(r, s, net.num_ports(s), ud.up_ports(s)),
+            None => BitStringUnit::absent(),
+        };
+        Decoder::new(s, formats, routes.clone(), node_ports, bits)
+    }
+
+    /// The unit's routing rows.
+    pub fn rows(&self) -> &Rows {
+        &self.rows
     }
 
     /// The header encodings.
@@ -341,7 +416,7 @@ impl Decoder {
         reg: &mut DecodeReg,
     ) -> Result<(), DecodeError> {
         let dest = self.formats.unicast().decode_word(word)?;
-        let c = unicast::candidates(&self.node_table, dest, phase);
+        let c = self.rows.node(self.switch, dest, phase);
         if c.is_empty() {
             return Err(DecodeError::NoRoute {
                 switch: self.switch,
@@ -386,7 +461,7 @@ impl Decoder {
                 match ssr::step(
                     self.switch,
                     self.node_ports,
-                    &self.switch_table,
+                    &self.rows,
                     target,
                     ports,
                     phase,
@@ -417,7 +492,7 @@ impl Decoder {
                 let s = multidrop::step_pairs(
                     self.switch,
                     self.node_ports,
-                    &self.switch_table,
+                    &self.rows,
                     first_pair,
                     next,
                     phase,
@@ -430,9 +505,15 @@ impl Decoder {
                 }
             }
             Kind::BitString => {
+                reg.size_bits();
                 self.formats.read_dests(header, &mut reg.dests)?;
                 reg.target = 0;
                 reg.ud_in = self.formats.up_of(first);
+                if !self.bits.built() {
+                    return Err(DecodeError::NoBitStringUnit {
+                        switch: self.switch,
+                    });
+                }
                 let s = self.bits.step(&reg.dests, reg.ud_in, &mut reg.branch)?;
                 reg.ud_out = s.ud_out;
                 reg.replicate = s.ports;

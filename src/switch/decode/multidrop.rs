@@ -28,12 +28,12 @@ pub struct MultiDropStep {
 pub fn step_pairs(
     me: u32,
     node_ports: PortMask,
-    switch_table: &[PortMask],
+    rows: &super::Rows,
     first: (u32, PortMask),
     next: Option<u32>,
     phase: Phase,
 ) -> Result<MultiDropStep, DecodeError> {
-    match step(me, node_ports, switch_table, first.0, first.1, phase)? {
+    match step(me, node_ports, rows, first.0, first.1, phase)? {
         SsrStep::Forward(c) => Ok(MultiDropStep {
             deliver: PortMask::EMPTY,
             forward: c,
@@ -42,7 +42,7 @@ pub fn step_pairs(
         SsrStep::Deliver(ports) => {
             let forward = match next {
                 None => PortMask::EMPTY,
-                Some(s) => match step(me, node_ports, switch_table, s, PortMask::EMPTY, phase) {
+                Some(s) => match step(me, node_ports, rows, s, PortMask::EMPTY, phase) {
                     Ok(SsrStep::Forward(c)) => c,
                     Ok(SsrStep::Deliver(_)) | Err(DecodeError::NoPorts { .. }) => {
                         return Err(DecodeError::RepeatedSwitch { switch: me });

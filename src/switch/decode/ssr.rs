@@ -20,12 +20,12 @@ pub enum SsrStep {
 }
 
 /// Decides for switch `me` (whose node ports are `node_ports`) a header
-/// naming switch `target` and ports `ports`, in phase `phase`; `switch_table`
-/// has rows `2 * switch + phase`.
+/// naming switch `target` and ports `ports`, in phase `phase`, with the
+/// unit's routing rows `rows`.
 pub fn step(
     me: u32,
     node_ports: PortMask,
-    switch_table: &[PortMask],
+    rows: &super::Rows,
     target: u32,
     ports: PortMask,
     phase: Phase,
@@ -43,7 +43,7 @@ pub fn step(
         }
         Ok(SsrStep::Deliver(ports))
     } else {
-        let c = switch_table[2 * target as usize + phase as usize];
+        let c = rows.switch(me, target, phase);
         if c.is_empty() {
             return Err(DecodeError::NoRouteToSwitch {
                 switch: me,

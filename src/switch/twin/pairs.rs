@@ -123,7 +123,9 @@ fn code(e: &DecodeError) -> u64 {
         DecodeError::NotNodePorts { .. } => 6,
         DecodeError::RepeatedSwitch { .. } => 7,
         DecodeError::NoRouteToSwitch { .. } | DecodeError::NoRoute { .. } => 8,
-        DecodeError::NoDestinations | DecodeError::Unreachable { .. } => 1,
+        DecodeError::NoDestinations
+        | DecodeError::Unreachable { .. }
+        | DecodeError::NoBitStringUnit { .. } => 1,
     }
 }
 
