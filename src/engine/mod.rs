@@ -177,6 +177,21 @@ pub trait Engine {
     }
     /// Simulates one cycle. A deadlock is an error with its waiting cycle.
     fn step(&mut self) -> Result<()>;
+    /// Cycles from now, up to `horizon`, in which stepping would change
+    /// nothing but the clock (no traffic in the network, nothing scheduled,
+    /// nothing traced); 0 when unknown. A model that does not know answers
+    /// 0 and is stepped every cycle.
+    fn quiet(&self, _horizon: u64) -> u64 {
+        0
+    }
+    /// Advances `cycles` cycles at most [`Engine::quiet`]: the same as as
+    /// many steps.
+    fn skip(&mut self, cycles: u64) -> Result<()> {
+        for _ in 0..cycles {
+            self.step()?;
+        }
+        Ok(())
+    }
     /// Moves the copies delivered since the last call to `out`.
     fn arrivals(&mut self, out: &mut Vec<Arrival>);
     /// Header flits of a unicast packet.
@@ -429,7 +444,14 @@ impl Engine for CutThrough {
         Ok(n)
     }
     fn step(&mut self) -> Result<()> {
-        self.sys.run(1)
+        self.sys.tick()
+    }
+    fn quiet(&self, horizon: u64) -> u64 {
+        self.sys.quiet_cycles(horizon)
+    }
+    fn skip(&mut self, cycles: u64) -> Result<()> {
+        self.sys.skip(cycles);
+        Ok(())
     }
     fn arrivals(&mut self, out: &mut Vec<Arrival>) {
         self.sys.take_deliveries(&mut self.buf);

@@ -13,6 +13,8 @@ pub(crate) struct Wheel {
     far: BinaryHeap<Reverse<(u64, u32)>>,
     /// The pending wake-up of each component (u64::MAX: none).
     at: Vec<u64>,
+    /// Components with a pending wake-up.
+    pending: usize,
 }
 
 impl Wheel {
@@ -21,6 +23,7 @@ impl Wheel {
             slots: vec![Vec::new(); SLOTS],
             far: BinaryHeap::new(),
             at: vec![u64::MAX; components],
+            pending: 0,
         }
     }
 
@@ -30,6 +33,9 @@ impl Wheel {
         debug_assert!(when > now);
         if self.at[c as usize] == when {
             return;
+        }
+        if self.at[c as usize] == u64::MAX {
+            self.pending += 1;
         }
         self.at[c as usize] = when;
         if when - now < SLOTS as u64 {
@@ -55,10 +61,35 @@ impl Wheel {
         for &c in slot.iter() {
             if self.at[c as usize] == now {
                 self.at[c as usize] = u64::MAX;
+                self.pending -= 1;
                 wake(c);
             }
         }
         slot.clear();
+    }
+}
+
+impl Wheel {
+    /// The first cycle from `now` on with a component due, or `None` when
+    /// none is scheduled; a cycle past `now + horizon` may be answered as
+    /// `now + horizon`, and a stale entry in the far heap (rescheduled
+    /// since) may answer early: never late.
+    pub(crate) fn next_due(&self, now: u64, horizon: u64) -> Option<u64> {
+        if self.pending == 0 {
+            return None;
+        }
+        for t in now..now + horizon.min(SLOTS as u64) {
+            if self.slots[t as usize % SLOTS]
+                .iter()
+                .any(|&c| self.at[c as usize] == t)
+            {
+                return Some(t);
+            }
+        }
+        if horizon < SLOTS as u64 {
+            return Some(now + horizon);
+        }
+        self.far.peek().map(|&Reverse((when, _))| when.max(now))
     }
 }
 
@@ -78,5 +109,25 @@ mod tests {
             w.due(t, |c| seen.push((t, c)));
         }
         assert_eq!(seen, vec![(5, 0), (9, 2), (5000, 1)]);
+    }
+
+    #[test]
+    fn next_due_finds_the_first_live_entry() {
+        let mut w = Wheel::new(3);
+        assert_eq!(w.next_due(0, u64::MAX), None);
+        w.schedule(0, 0, 7);
+        w.schedule(0, 0, 9); // the entry at 7 is stale
+        w.schedule(0, 1, 5000);
+        assert_eq!(w.next_due(0, u64::MAX), Some(9));
+        assert_eq!(w.next_due(0, 5), Some(5), "no further than asked");
+        assert_eq!(w.next_due(9, u64::MAX), Some(9));
+        for t in 9..11 {
+            w.due(t, |_| {});
+        }
+        assert_eq!(w.next_due(10, u64::MAX), Some(5000));
+        for t in 11..=5000 {
+            w.due(t, |_| {});
+        }
+        assert_eq!(w.next_due(5001, u64::MAX), None);
     }
 }
