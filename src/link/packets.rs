@@ -185,9 +185,7 @@ impl PacketTable {
             return None;
         }
         let src = self.src_of(tag) as usize;
-        self.srcs[src]
-            .groups
-            .get_mut(g as usize)
+        self.srcs[src].groups.get_mut(g as usize)
     }
 
     /// The record of a live tag.

@@ -1178,8 +1178,7 @@ impl NiNode {
                 None => io.packets.alloc(self.node, rec),
             };
             let Some(tag) = tag else {
-                io.link
-                    .fault(format!(
+                io.link.fault(format!(
                     "NI {} has {} packets in flight, the most a tag can number",
                     self.node,
                     io.packets.max_in_flight()

@@ -1,51 +1,113 @@
-//! Which components run in a cycle: one bit per component.
+//! Which components run in a cycle: one bit per component, with a summary
+//! bit per word of them, so that a cycle costs in proportion to the
+//! components that run rather than to the size of the network.
+
+/// A set of components: component `c` is bit `c % 64` of word `c / 64`,
+/// and bit `w % 64` of summary word `w / 64` is set when word `w` is not
+/// empty.
+#[derive(Clone, Debug)]
+pub(crate) struct Bits {
+    words: Vec<u64>,
+    sum: Vec<u64>,
+}
+
+impl Bits {
+    fn new(components: usize) -> Self {
+        let words = components.div_ceil(64).max(1);
+        Bits {
+            words: vec![0; words],
+            sum: vec![0; words.div_ceil(64)],
+        }
+    }
+
+    /// Adds `c`.
+    #[inline]
+    pub(crate) fn insert(&mut self, c: u32) {
+        let w = (c >> 6) as usize;
+        self.words[w] |= 1 << (c & 63);
+        self.sum[w >> 6] |= 1 << (w & 63);
+    }
+
+    /// True when empty.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.sum.iter().all(|&s| s == 0)
+    }
+
+    /// Calls `f` with every component, in index order.
+    #[inline]
+    pub(crate) fn for_each(&self, mut f: impl FnMut(u32)) {
+        for (si, &s) in self.sum.iter().enumerate() {
+            let mut ws = s;
+            while ws != 0 {
+                let w = (si << 6) | ws.trailing_zeros() as usize;
+                ws &= ws - 1;
+                let mut bits = self.words[w];
+                while bits != 0 {
+                    let b = bits.trailing_zeros();
+                    bits &= bits - 1;
+                    f((w as u32) << 6 | b);
+                }
+            }
+        }
+    }
+
+    /// Empties the set, touching only the words in use.
+    #[inline]
+    fn clear(&mut self) {
+        for (si, s) in self.sum.iter_mut().enumerate() {
+            let mut ws = *s;
+            while ws != 0 {
+                self.words[(si << 6) | ws.trailing_zeros() as usize] = 0;
+                ws &= ws - 1;
+            }
+            *s = 0;
+        }
+    }
+}
 
 /// The components to evaluate this cycle and those already known to run
-/// next cycle, as bit sets (component `c` is bit `c % 64` of word `c / 64`).
-/// Components are evaluated in index order, switches first.
+/// next cycle. Components are evaluated in index order, switches first.
 #[derive(Clone, Debug)]
 pub(crate) struct Active {
-    now: Vec<u64>,
-    next: Vec<u64>,
+    now: Bits,
+    next: Bits,
 }
 
 impl Active {
     pub(crate) fn new(components: usize) -> Self {
-        let words = components.div_ceil(64).max(1);
         Active {
-            now: vec![0; words],
-            next: vec![0; words],
+            now: Bits::new(components),
+            next: Bits::new(components),
         }
     }
 
     /// Runs `c` this cycle.
     #[inline]
     pub(crate) fn wake_now(&mut self, c: u32) {
-        self.now[(c >> 6) as usize] |= 1 << (c & 63);
+        self.now.insert(c);
     }
 
     /// Runs `c` next cycle.
     #[inline]
-    pub(crate) fn wake_next(next: &mut [u64], c: u32) {
-        next[(c >> 6) as usize] |= 1 << (c & 63);
+    pub(crate) fn wake_next(next: &mut Bits, c: u32) {
+        next.insert(c);
     }
 
     /// True when nothing runs this cycle.
     pub(crate) fn is_empty(&self) -> bool {
-        self.now.iter().all(|&w| w == 0)
+        self.now.is_empty()
     }
 
     /// The components of this cycle, in index order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        self.now
-            .iter()
-            .enumerate()
-            .flat_map(|(w, &bits)| crate::rtl::PortIter(bits).map(move |b| (w * 64 + b) as u32))
+        let mut v = Vec::new();
+        self.now.for_each(|c| v.push(c));
+        v.into_iter()
     }
 
     /// This cycle's set (read) and next cycle's set (to fill).
     #[inline]
-    pub(crate) fn split(&mut self) -> (&[u64], &mut [u64]) {
+    pub(crate) fn split(&mut self) -> (&Bits, &mut Bits) {
         (&self.now, &mut self.next)
     }
 
@@ -53,6 +115,28 @@ impl Active {
     #[inline]
     pub(crate) fn advance(&mut self) {
         std::mem::swap(&mut self.now, &mut self.next);
-        self.next.fill(0);
+        self.next.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sets_iterate_in_index_order_and_clear() {
+        let mut a = Active::new(5000);
+        assert!(a.is_empty());
+        for c in [4999, 3, 64, 63, 4096, 3] {
+            a.wake_now(c);
+        }
+        assert_eq!(a.iter().collect::<Vec<_>>(), vec![3, 63, 64, 4096, 4999]);
+        let (_, next) = a.split();
+        Active::wake_next(next, 70);
+        a.advance();
+        assert_eq!(a.iter().collect::<Vec<_>>(), vec![70]);
+        a.advance();
+        assert!(a.is_empty());
+        assert_eq!(a.iter().count(), 0);
     }
 }

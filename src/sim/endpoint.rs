@@ -7,8 +7,7 @@
 
 use crate::header::{Formats, Kind};
 use crate::link::{
-    Delivery, EndpointIo, EndpointWiring, NO_GROUP, PacketRecord, Worm, WormBuilder,
-    check_header,
+    Delivery, EndpointIo, EndpointWiring, NO_GROUP, PacketRecord, Worm, WormBuilder, check_header,
 };
 use crate::rtl::trace::{Sampler, ScopeBuilder, Traced};
 use crate::rtl::{Clocked, Next};
@@ -357,12 +356,11 @@ impl Endpoint {
             None => io.packets.alloc(self.node, rec),
         };
         let Some(tag) = tag else {
-            io.link
-                .fault(format!(
-                    "node {} has {} packets in flight, the most a tag can number",
-                    self.node,
-                    io.packets.max_in_flight()
-                ));
+            io.link.fault(format!(
+                "node {} has {} packets in flight, the most a tag can number",
+                self.node,
+                io.packets.max_in_flight()
+            ));
             return;
         };
         let worm = p.worm.is_some();

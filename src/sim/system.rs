@@ -1,6 +1,6 @@
 //! A whole network as one clocked system.
 
-use super::active::Active;
+use super::active::{Active, Bits};
 use super::config::{NodeModel, SimConfig, Traffic};
 use super::endpoint::{Endpoint, EndpointStats};
 use super::report::RunReport;
@@ -130,7 +130,7 @@ struct Ctx<'a> {
     retired: &'a mut Vec<u32>,
     faults: &'a mut Vec<Fault>,
     /// Components that run next cycle.
-    later: &'a mut [u64],
+    later: &'a mut Bits,
     wheel: &'a mut Wheel,
 }
 
@@ -742,21 +742,10 @@ impl System {
             wheel,
         };
         match order {
-            None => {
-                for (wi, &word) in now.iter().enumerate() {
-                    let mut bits = word;
-                    while bits != 0 {
-                        let b = bits.trailing_zeros();
-                        bits &= bits - 1;
-                        ctx.eval((wi as u32) << 6 | b);
-                    }
-                }
-            }
+            None => now.for_each(|c| ctx.eval(c)),
             Some((rng, all)) => {
                 all.clear();
-                for (wi, &word) in now.iter().enumerate() {
-                    all.extend(crate::rtl::PortIter(word).map(|b| (wi as u32) << 6 | b as u32));
-                }
+                now.for_each(|c| all.push(c));
                 all.shuffle(rng);
                 for &c in all.iter() {
                     ctx.eval(c);
@@ -900,7 +889,11 @@ impl System {
     /// (at most [`System::quiet_cycles`]): what as many ticks would do, in
     /// one step.
     pub fn skip(&mut self, cycles: u64) {
-        debug_assert_eq!(self.quiet_cycles(cycles), cycles, "skipping an active network");
+        debug_assert_eq!(
+            self.quiet_cycles(cycles),
+            cycles,
+            "skipping an active network"
+        );
         self.cycle += cycles;
     }
 

@@ -78,7 +78,10 @@ impl Wheel {
         if self.pending == 0 {
             return None;
         }
-        for t in now..now + horizon.min(SLOTS as u64) {
+        // A far entry not yet moved to its slot may come before any slot's.
+        let far = self.far.peek().map(|&Reverse((when, _))| when.max(now));
+        let end = now + horizon.min(SLOTS as u64);
+        for t in now..far.map_or(end, |f| f.min(end)) {
             if self.slots[t as usize % SLOTS]
                 .iter()
                 .any(|&c| self.at[c as usize] == t)
@@ -86,10 +89,11 @@ impl Wheel {
                 return Some(t);
             }
         }
-        if horizon < SLOTS as u64 {
-            return Some(now + horizon);
+        match far {
+            Some(f) if f < end => Some(f),
+            _ if horizon < SLOTS as u64 => Some(end),
+            _ => far,
         }
-        self.far.peek().map(|&Reverse((when, _))| when.max(now))
     }
 }
 
@@ -129,5 +133,11 @@ mod tests {
             w.due(t, |_| {});
         }
         assert_eq!(w.next_due(5001, u64::MAX), None);
+        // A far entry that has come within the slots' reach before the
+        // wheel moved it comes before a later slot entry.
+        let mut w = Wheel::new(2);
+        w.schedule(0, 0, 1500);
+        w.schedule(1000, 1, 1800);
+        assert_eq!(w.next_due(1000, u64::MAX), Some(1500));
     }
 }

@@ -160,7 +160,13 @@ impl InputBuffer {
     #[cold]
     fn grow_chunks(&mut self, c: u16) {
         let n = c as usize + 1;
-        self.chunks.resize(n, Chunk { next: NONE, refs: 0 });
+        self.chunks.resize(
+            n,
+            Chunk {
+                next: NONE,
+                refs: 0,
+            },
+        );
         self.ram.resize(n * self.k as usize, Flit::default());
     }
 

@@ -629,6 +629,10 @@ impl Switch {
     /// waits for.
     pub fn stalls(&self, now: u64, bound: u64) -> Vec<Stall> {
         let mut out = Vec::new();
+        if self.granted == 0 && self.holding == 0 {
+            // Nothing granted, nothing held: nothing can wait.
+            return out;
+        }
         for (o, u) in self.outputs.iter().enumerate() {
             let Some(g) = u.grant else { continue };
             if now.saturating_sub(u.since) <= bound {

@@ -1,0 +1,114 @@
+//! How the cost grows with the network (docs/performance.md, "Scale"):
+//! generated irregular networks of 8-port switches with 4 nodes each (seed
+//! 000 section 6.3's generator, seed 1), 20-flit uniform unicast traffic at
+//! about half of each size's saturation load.
+//!
+//! - `setup/S`: generating, checking and building a network of S switches
+//!   (routing tables included), ready to run.
+//! - `flit_hop/S`: 20,000 cycles from a cold start; throughput in flit-hops
+//!   (the time per element is the cost per flit-hop).
+//! - `idle/1024`: 1,000,000 cycles of a 1,024-switch network with no
+//!   traffic (skipped while nothing is scheduled), and of the same network
+//!   at 0.00001 flits/node/cycle (a packet every 2,500 cycles or so).
+//!
+//! `cargo bench --bench scale`; `cargo run --release --example scale` prints
+//! the same cases in one go.
+
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use wormcast::net::{IrregularParams, Network};
+use wormcast::sim::{SimConfig, System, Traffic};
+
+fn network(switches: u32) -> Network {
+    let p = IrregularParams {
+        switches,
+        ports: 8,
+        nodes: 4 * switches,
+        connectivity: 0.8,
+        seed: 1,
+    };
+    Network::new(&p.generate().expect("generated")).expect("valid")
+}
+
+/// About half of the saturation load of each size (flits/node/cycle).
+fn light_load(switches: u32) -> f64 {
+    match switches {
+        0..=8 => 0.1,
+        9..=64 => 0.02,
+        65..=256 => 0.005,
+        _ => 0.0015,
+    }
+}
+
+fn setup(c: &mut Criterion) {
+    let mut g = c.benchmark_group("scale_setup");
+    g.sample_size(10);
+    for s in [1024u32, 4096] {
+        g.bench_function(s.to_string(), |b| {
+            b.iter(|| {
+                let net = network(s);
+                System::new(&net, &SimConfig::default(), &Traffic::Idle).expect("system")
+            })
+        });
+    }
+    g.finish();
+}
+
+fn flit_hop(c: &mut Criterion) {
+    let mut g = c.benchmark_group("scale_flit_hop");
+    g.sample_size(10);
+    const CYCLES: u64 = 20_000;
+    for s in [8u32, 64, 256, 1024] {
+        let net = network(s);
+        let traffic = Traffic::uniform(light_load(s), 20);
+        let build = || System::new(&net, &SimConfig::default(), &traffic).expect("system");
+        let mut probe = build();
+        probe.run(CYCLES).expect("runs");
+        g.throughput(Throughput::Elements(probe.flit_hops()));
+        g.bench_function(s.to_string(), |b| {
+            b.iter_batched(
+                build,
+                |mut sys| {
+                    sys.run(CYCLES).expect("runs");
+                    // Returned, so that freeing it is not timed.
+                    sys
+                },
+                BatchSize::LargeInput,
+            )
+        });
+    }
+    g.finish();
+}
+
+fn idle(c: &mut Criterion) {
+    let mut g = c.benchmark_group("scale_idle_1024");
+    g.sample_size(10);
+    const CYCLES: u64 = 1_000_000;
+    g.throughput(Throughput::Elements(CYCLES));
+    let net = network(1024);
+    for (name, traffic) in [
+        ("no_traffic", Traffic::Idle),
+        ("load_1e-5", Traffic::uniform(1e-5, 20)),
+    ] {
+        g.bench_function(name, |b| {
+            b.iter_batched(
+                || System::new(&net, &SimConfig::default(), &traffic).expect("system"),
+                |mut sys| {
+                    sys.run(CYCLES).expect("runs");
+                    // Returned, so that freeing it is not timed.
+                    sys
+                },
+                BatchSize::LargeInput,
+            )
+        });
+    }
+    g.finish();
+}
+
+// Criterion's own charts need a system font that plotters, built here with
+// an embedded font only, cannot find; the figures are in the text report.
+criterion_group! {
+    name = benches;
+    config = Criterion::default().without_plots();
+    targets = setup, flit_hop, idle
+}
+criterion_main!(benches);

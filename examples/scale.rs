@@ -1,0 +1,86 @@
+//! How the cost of a simulation grows with the network: generated irregular
+//! networks of 8-port switches with 4 nodes each (seed 000 section 6.3's
+//! generator), 20-flit uniform unicast traffic at about half of each size's
+//! saturation load. Prints the setup time (generating, checking and
+//! building the network), the cost per flit-hop, and the cost of an idle
+//! and of a nearly idle cycle.
+//!
+//! `cargo run --release --example scale [switches ...]` (default: 8 64 256
+//! 1024 4096); `benches/scale.rs` measures the same cases with criterion.
+//! Peak memory is a whole-process figure: run `wormcast run` on the same
+//! network under `/usr/bin/time -v` (docs/performance.md).
+
+use std::time::Instant;
+use wormcast::net::{IrregularParams, Network};
+use wormcast::sim::{SimConfig, System, Traffic};
+
+/// Offered load (flits/node/cycle) at about half of saturation.
+fn light_load(switches: u32) -> f64 {
+    match switches {
+        0..=8 => 0.1,
+        9..=64 => 0.02,
+        65..=256 => 0.005,
+        257..=1024 => 0.0015,
+        _ => 0.0004,
+    }
+}
+
+fn network(switches: u32) -> Network {
+    let p = IrregularParams {
+        switches,
+        ports: 8,
+        nodes: 4 * switches,
+        connectivity: 0.8,
+        seed: 1,
+    };
+    Network::new(&p.generate().expect("generated")).expect("valid")
+}
+
+fn main() -> wormcast::Result<()> {
+    let sizes: Vec<u32> = std::env::args()
+        .skip(1)
+        .map(|a| a.parse().expect("a number of switches"))
+        .collect();
+    let sizes = if sizes.is_empty() {
+        vec![8, 64, 256, 1024, 4096]
+    } else {
+        sizes
+    };
+    println!(
+        "{:>8} {:>8} {:>10} {:>14} {:>12} {:>14} {:>16}",
+        "switches", "load", "setup s", "ns/flit-hop", "flit-hops", "idle ns/cycle", "1e-5 ns/cycle"
+    );
+    for s in sizes {
+        let t = Instant::now();
+        let net = network(s);
+        let mut sys = System::new(&net, &SimConfig::default(), &Traffic::Idle)?;
+        let setup = t.elapsed().as_secs_f64();
+        let idle_cycles = 10_000_000;
+        let t = Instant::now();
+        sys.run(idle_cycles)?;
+        let idle = t.elapsed().as_secs_f64() * 1e9 / idle_cycles as f64;
+        let load = light_load(s);
+        let cycles = 20_000;
+        let mut sys = System::new(&net, &SimConfig::default(), &Traffic::uniform(load, 20))?;
+        let t = Instant::now();
+        sys.run(cycles)?;
+        let busy = t.elapsed().as_secs_f64();
+        let hops = sys.flit_hops();
+        let sparse_cycles = 200_000;
+        let mut sys = System::new(&net, &SimConfig::default(), &Traffic::uniform(1e-5, 20))?;
+        let t = Instant::now();
+        sys.run(sparse_cycles)?;
+        let sparse = t.elapsed().as_secs_f64() * 1e9 / sparse_cycles as f64;
+        println!(
+            "{:>8} {:>8} {:>10.3} {:>14.1} {:>12} {:>14.2} {:>16.1}",
+            s,
+            load,
+            setup,
+            busy * 1e9 / hops as f64,
+            hops,
+            idle,
+            sparse
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,175 @@
+//! Large networks and idle cycles: the routing tables are exactly the
+//! shortest legal up*/down* routes an independent search finds, networks
+//! of thousands of switches deliver on the documented timing, and skipping
+//! the cycles in which nothing can happen changes nothing.
+
+use proptest::prelude::*;
+use std::collections::VecDeque;
+use wormcast::link::WormSpec;
+use wormcast::net::{IrregularParams, Network, Phase, PortConn, RoutingTables, UpDown};
+use wormcast::sim::{SimConfig, System, Traffic};
+
+fn irregular(switches: u32, nodes: u32, seed: u64) -> Network {
+    let p = IrregularParams {
+        switches,
+        ports: 8,
+        nodes,
+        connectivity: 0.8,
+        seed,
+    };
+    Network::new(&p.generate().unwrap()).unwrap()
+}
+
+/// Shortest legal up*/down* hop counts from `(s, phase)` to every switch,
+/// by a forward search over (switch, phase) states.
+fn forward(net: &Network, ud: &UpDown, s: u32, phase: Phase) -> Vec<Option<u32>> {
+    let n = net.num_switches();
+    let mut dist = vec![[None::<u32>; 2]; n];
+    let mut q = VecDeque::new();
+    dist[s as usize][phase as usize] = Some(0);
+    q.push_back((s, phase));
+    while let Some((x, ph)) = q.pop_front() {
+        let d = dist[x as usize][ph as usize].unwrap();
+        for (p, c) in net.ports_of(x) {
+            if let PortConn::Link { peer, .. } = c {
+                let up = ud.goes_up(x, p);
+                if up && ph == Phase::Down {
+                    continue;
+                }
+                let nph = if up { Phase::Up } else { Phase::Down };
+                let slot = &mut dist[peer.switch as usize][nph as usize];
+                if slot.is_none() {
+                    *slot = Some(d + 1);
+                    q.push_back((peer.switch, nph));
+                }
+            }
+        }
+    }
+    dist.iter()
+        .map(|[a, b]| match (a, b) {
+            (Some(a), Some(b)) => Some(*a.min(b)),
+            (a, b) => a.or(*b),
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// Every distance the tables give is the shortest legal one, and every
+    /// candidate port leads one hop closer.
+    #[test]
+    fn tables_hold_exactly_the_shortest_legal_routes(
+        switches in 2u32..40,
+        per_switch in 1u32..3,
+        topo_seed in any::<u64>(),
+    ) {
+        let p = IrregularParams { switches, ports: 8, nodes: switches * per_switch, connectivity: 0.8, seed: topo_seed };
+        let Ok(t) = p.generate() else { return Ok(()) };
+        let net = Network::new(&t).unwrap();
+        let (ud, rt) = RoutingTables::for_network(&net);
+        prop_assert_eq!(rt.table_bytes(), (switches * switches * 2) as usize);
+        for s in 0..switches {
+            for ph in [Phase::Up, Phase::Down] {
+                let want = forward(&net, &ud, s, ph);
+                for d in 0..switches {
+                    prop_assert_eq!(rt.distance(s, d, ph), want[d as usize], "{} -> {} {:?}", s, d, ph);
+                    let Some(h) = want[d as usize] else { continue };
+                    for port in rt.switch_candidates(s, d, ph).iter() {
+                        let PortConn::Link { peer, .. } = net.conn(s, port as u32) else {
+                            panic!("candidate {port} of switch {s} is not a link");
+                        };
+                        let up = ud.goes_up(s, port as u32);
+                        prop_assert!(!(up && ph == Phase::Down));
+                        let nph = if up { Phase::Up } else { Phase::Down };
+                        prop_assert_eq!(
+                            forward(&net, &ud, peer.switch, nph)[d as usize],
+                            Some(h - 1)
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `System::run` skips quiet cycles; ticking every cycle must give the
+/// same deliveries, at the same cycles, and the same report.
+#[test]
+fn running_with_skips_equals_ticking_every_cycle() {
+    let net = irregular(16, 48, 5);
+    let cfg = SimConfig {
+        record_deliveries: true,
+        seed: 9,
+        ..Default::default()
+    };
+    for load in [0.0005, 0.005, 0.05] {
+        let traffic = Traffic::uniform(load, 20);
+        let mut a = System::new(&net, &cfg, &traffic).unwrap();
+        let mut b = System::new(&net, &cfg, &traffic).unwrap();
+        if load < 0.001 {
+            assert!(a.quiet_cycles(u64::MAX) > 1, "nothing to do at cycle 0");
+        }
+        a.run(40_000).unwrap();
+        for _ in 0..40_000 {
+            b.tick().unwrap();
+        }
+        assert_eq!(a.cycle(), b.cycle());
+        assert!(!a.deliveries().is_empty());
+        assert_eq!(a.deliveries(), b.deliveries(), "load {load}");
+        assert_eq!(
+            format!("{:?}", a.report()),
+            format!("{:?}", b.report()),
+            "load {load}"
+        );
+    }
+}
+
+/// 4,096 switches and 16,384 nodes (past the old fixed limits): packets
+/// between far corners arrive at the idle-network latency, and the
+/// routing tables take one byte per entry.
+#[test]
+fn a_network_of_4096_switches_delivers_on_time() {
+    let net = irregular(4096, 16384, 1);
+    let cfg = SimConfig {
+        record_deliveries: true,
+        ..Default::default()
+    };
+    let mut sys = System::new(&net, &cfg, &Traffic::Idle).unwrap();
+    let (_, rt) = RoutingTables::for_network(&net);
+    assert_eq!(rt.table_bytes(), 4096 * 4096 * 2);
+    for (src, dst) in [(0, 16383), (16383, 0), (5000, 7), (12345, 12346)] {
+        let at = sys.cycle();
+        sys.inject(src, dst, 20).unwrap();
+        sys.drain(100_000).unwrap();
+        let d: Vec<_> = sys
+            .deliveries()
+            .into_iter()
+            .filter(|d| d.created == at)
+            .collect();
+        assert_eq!(d.len(), 1);
+        assert_eq!((d[0].src, d[0].dst), (src, dst));
+        assert_eq!(d[0].arrive - d[0].created, sys.idle_latency(src, dst, 20));
+    }
+    sys.check_quiescent().unwrap();
+}
+
+/// With 16,384 nodes a bit-string header (2,049 flits) cannot fit the
+/// 640-flit buffers: the switches are built without reachability strings,
+/// and a bit-string worm is refused when it is sent.
+#[test]
+fn bit_string_worms_that_cannot_fit_are_refused() {
+    let net = irregular(2048, 8192, 2);
+    let mut sys = System::new(&net, &SimConfig::default(), &Traffic::Idle).unwrap();
+    let e = sys
+        .inject_worm(
+            0,
+            &WormSpec::BitString {
+                dests: vec![1, 2, 3],
+            },
+            4,
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("640"), "{e}");
+}
