@@ -86,33 +86,48 @@ impl Masks {
     }
 
     /// Fills the columns of every destination, `col` entries each, in
-    /// parallel: `fill(d, column)` writes the masks of destination `d`.
-    fn fill_columns(&mut self, col: usize, fill: impl Fn(usize, &mut [u64]) + Sync + Send) {
-        fn each<T: Copy + Send + TryFrom<u64>>(
+    /// parallel: `fill(d, scratch, column)` writes the masks of destination
+    /// `d`, with a scratch value `init` made once per thread.
+    fn fill_columns<S>(
+        &mut self,
+        col: usize,
+        init: impl Fn() -> S + Sync + Send,
+        fill: impl Fn(usize, &mut S, &mut [u64]) + Sync + Send,
+    ) {
+        fn each<T: Copy + Send + TryFrom<u64>, S>(
             v: &mut [T],
             col: usize,
-            fill: &(impl Fn(usize, &mut [u64]) + Sync + Send),
+            init: &(impl Fn() -> S + Sync + Send),
+            fill: &(impl Fn(usize, &mut S, &mut [u64]) + Sync + Send),
         ) {
-            let write = |(d, out): (usize, &mut [T])| {
-                let mut tmp = vec![0u64; col];
-                fill(d, &mut tmp);
-                for (o, m) in out.iter_mut().zip(tmp) {
+            let start = || (vec![0u64; col], init());
+            let write = |(tmp, scratch): &mut (Vec<u64>, S), (d, out): (usize, &mut [T])| {
+                tmp.fill(0);
+                fill(d, scratch, tmp);
+                for (o, &m) in out.iter_mut().zip(tmp.iter()) {
                     *o = T::try_from(m).ok().expect("a mask fits the switch width");
                 }
             };
             #[cfg(feature = "parallel")]
             {
                 use rayon::prelude::*;
-                v.par_chunks_mut(col).enumerate().for_each(write);
+                v.par_chunks_mut(col)
+                    .enumerate()
+                    .for_each_init(start, write);
             }
             #[cfg(not(feature = "parallel"))]
-            v.chunks_mut(col).enumerate().for_each(write);
+            {
+                let mut st = start();
+                v.chunks_mut(col)
+                    .enumerate()
+                    .for_each(|x| write(&mut st, x));
+            }
         }
         match self {
-            Masks::B8(v) => each(v, col, &fill),
-            Masks::B16(v) => each(v, col, &fill),
-            Masks::B32(v) => each(v, col, &fill),
-            Masks::B64(v) => each(v, col, &fill),
+            Masks::B8(v) => each(v, col, &init, &fill),
+            Masks::B16(v) => each(v, col, &init, &fill),
+            Masks::B32(v) => each(v, col, &init, &fill),
+            Masks::B64(v) => each(v, col, &init, &fill),
         }
     }
 
@@ -193,56 +208,78 @@ impl RoutingTables {
             })
             .collect();
         let mut masks = Masks::new(s * s * 2, net.max_ports());
-        masks.fill_columns(2 * s, |d, out| {
-            // Backward BFS over (switch, phase) states from the destination.
-            let mut dist = vec![UNREACHABLE; 2 * s];
-            let mut queue = std::collections::VecDeque::with_capacity(2 * s);
-            dist[2 * d] = 0;
-            dist[2 * d + 1] = 0;
-            queue.push_back((d, 0usize));
-            queue.push_back((d, 1usize));
-            while let Some((x, ph)) = queue.pop_front() {
-                let dx = dist[2 * x + ph];
-                for &(from, up) in &incoming[x] {
-                    let from = from as usize;
-                    // An up move leads to phase Up and is legal only from Up;
-                    // a down move leads to phase Down and is legal from both.
-                    let preds: &[usize] = match (ph, up) {
-                        (0, true) => &[0],
-                        (1, false) => &[0, 1],
-                        _ => &[],
-                    };
-                    for &pp in preds {
-                        if dist[2 * from + pp] == UNREACHABLE {
-                            dist[2 * from + pp] = dx + 1;
-                            queue.push_back((from, pp));
+        // Incoming links as flat arrays (switch x's are
+        // `inc[inc_at[x]..inc_at[x + 1]]`): the search's inner loop.
+        let mut inc_at = vec![0u32];
+        let mut inc = Vec::new();
+        for v in &incoming {
+            inc.extend(v.iter().map(|&(from, up)| (from, up)));
+            inc_at.push(inc.len() as u32);
+        }
+        masks.fill_columns(
+            2 * s,
+            || (vec![UNREACHABLE; 2 * s], Vec::<u32>::with_capacity(2 * s)),
+            |d, (dist, queue), out| {
+                // Backward BFS over (switch, phase) states from the
+                // destination; state `2 * x + phase`.
+                dist.fill(UNREACHABLE);
+                queue.clear();
+                dist[2 * d] = 0;
+                dist[2 * d + 1] = 0;
+                queue.push(2 * d as u32);
+                queue.push(2 * d as u32 + 1);
+                let mut head = 0;
+                while head < queue.len() {
+                    let st = queue[head] as usize;
+                    head += 1;
+                    let (x, ph) = (st / 2, st % 2);
+                    let dx = dist[st] + 1;
+                    for &(from, up) in &inc[inc_at[x] as usize..inc_at[x + 1] as usize] {
+                        let from = 2 * from as usize;
+                        // An up move leads to phase Up and is legal only
+                        // from Up; a down move leads to phase Down and is
+                        // legal from both.
+                        match (ph, up) {
+                            (0, true) if dist[from] == UNREACHABLE => {
+                                dist[from] = dx;
+                                queue.push(from as u32);
+                            }
+                            (1, false) => {
+                                for pp in [from, from + 1] {
+                                    if dist[pp] == UNREACHABLE {
+                                        dist[pp] = dx;
+                                        queue.push(pp as u32);
+                                    }
+                                }
+                            }
+                            _ => {}
                         }
                     }
                 }
-            }
-            for x in 0..s {
-                if x == d {
-                    continue;
-                }
-                for ph in 0..2 {
-                    let dx = dist[2 * x + ph];
-                    if dx == UNREACHABLE {
+                for x in 0..s {
+                    if x == d {
                         continue;
                     }
-                    let mut m = 0u64;
-                    for &(p, peer, up) in &outgoing[x] {
-                        if up && ph == 1 {
+                    for ph in 0..2 {
+                        let dx = dist[2 * x + ph];
+                        if dx == UNREACHABLE {
                             continue;
                         }
-                        let next = dist[2 * peer as usize + if up { 0 } else { 1 }];
-                        if next != UNREACHABLE && next + 1 == dx {
-                            m |= 1 << p;
+                        let mut m = 0u64;
+                        for &(p, peer, up) in &outgoing[x] {
+                            if up && ph == 1 {
+                                continue;
+                            }
+                            let next = dist[2 * peer as usize + if up { 0 } else { 1 }];
+                            if next != UNREACHABLE && next + 1 == dx {
+                                m |= 1 << p;
+                            }
                         }
+                        out[2 * x + ph] = m;
                     }
-                    out[2 * x + ph] = m;
                 }
-            }
-        });
+            },
+        );
         let mut first_port = Vec::with_capacity(s);
         let mut peer = Vec::new();
         for x in 0..s as u32 {
