@@ -250,7 +250,7 @@ pub struct RunResult {
     /// `latency_growing`) or the backlog did (`backlog_growing`).
     pub saturated: bool,
     /// Messages outstanding at the start of the window (the end of the
-    /// warm-up).
+    /// warm-up; with no warm-up, the end of the first batch).
     pub in_flight_at_warmup: u64,
     /// Messages outstanding at the end of the window, before any drain.
     pub in_flight_at_window_end: u64,
@@ -558,11 +558,24 @@ fn drive(
     let mut links_at_warmup = Vec::new();
     let mut events_at_warmup = Vec::new();
     let mut in_flight_at_warmup = 0u64;
+    // The backlog's reference: the end of the warm-up, or with none, the
+    // end of the first batch (rounded up to the harness's next look at the
+    // arrivals, every 64 cycles): a cold network has no backlog to compare
+    // with, and a large one at light load holds more than the slack.
+    let backlog_at = if o.warmup > 0 {
+        o.warmup
+    } else {
+        batch_len.next_multiple_of(64)
+    };
     while cycle < end {
         if cycle == o.warmup {
             links_at_warmup = e.link_flits();
             events_at_warmup = e.events();
             book.take(&mut e);
+            in_flight_at_warmup = book.msgs.len() as u64;
+        }
+        if o.warmup == 0 && cycle == backlog_at {
+            // The arrivals were taken at the end of the last cycle.
             in_flight_at_warmup = book.msgs.len() as u64;
         }
         while let Some(&Reverse((t, n))) = next.peek() {
@@ -627,8 +640,8 @@ fn drive(
         if let Some(&Reverse((t, _))) = next.peek() {
             horizon = horizon.min(t - cycle);
         }
-        if cycle < o.warmup {
-            horizon = horizon.min(o.warmup - cycle);
+        if cycle < backlog_at {
+            horizon = horizon.min(backlog_at - cycle);
         }
         if o.stop_rule.is_some() {
             let since = cycle.saturating_sub(o.warmup);
