@@ -100,7 +100,7 @@ pub struct PacketTable {
 
 impl PacketTable {
     /// A table for `nodes` sources. A tag is the source's number over its
-    /// slot's: [`SLOT_BITS`] bits of slot up to 4,096 nodes (2^20 packets in
+    /// slot's: 20 bits of slot up to 4,096 nodes (2^20 packets in
     /// flight per source), fewer for a larger network (32 minus the bits of
     /// its largest node number).
     pub fn new(nodes: usize) -> Self {
