@@ -19,12 +19,11 @@ use wormcast::net::{IrregularParams, Network};
 use wormcast::sim::{SimConfig, System, Traffic};
 
 fn network(switches: u32) -> Network {
+    // The paper's 8-port switches, 80% connectivity, seed 1; 4 nodes each.
     let p = IrregularParams {
         switches,
-        ports: 8,
         nodes: 4 * switches,
-        connectivity: 0.8,
-        seed: 1,
+        ..IrregularParams::default()
     };
     Network::new(&p.generate().expect("generated")).expect("valid")
 }
