@@ -2,10 +2,12 @@
 //!
 //! The destination selects a row of the switch's up*/down* routing table for
 //! the phase the input port implies; the row is the set of candidate output
-//! ports, of which the switch grants one. The table is the switch's own
-//! memory, one port mask per destination and phase, filled from the
-//! network's [`RoutingTables`](crate::net::RoutingTables) when the switch is
-//! built.
+//! ports, of which the switch grants one. In hardware the table is the
+//! switch's own memory, one port mask per destination and phase; the model
+//! reads the switch's rows of the network's
+//! [`RoutingTables`](crate::net::RoutingTables), stored once for every
+//! switch (`Rows::Network`), or a unit's own memories as a Verilog twin
+//! receives them (`Rows::Own`).
 
 use crate::net::Phase;
 use crate::rtl::PortMask;
