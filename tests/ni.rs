@@ -828,3 +828,58 @@ fn poc_ordering_reduces_contention() {
     assert!(poc.1 * 4 < by_id.1 && by_id.1 * 4 < random.1, "{tot:?}");
     assert!(poc.2 * 4 < by_id.2 && by_id.2 * 4 < random.2, "{tot:?}");
 }
+
+/// A packet names its multicast's group in 16 bits: a group's slot is
+/// reused once every destination's host has the multicast, so a run may
+/// start any number of multicasts, and at most 65,535 are in flight.
+#[test]
+fn group_slots_are_reused_once_every_destination_has_the_multicast() {
+    let net = star(3);
+    let cfg = SimConfig {
+        ni: NiParams {
+            t_hs: 2,
+            packet_flits: 16,
+            ..Default::default()
+        },
+        ..ni_config()
+    };
+    let tree = Tree::binomial(&[0, 1, 2]).unwrap();
+    let mut sys = System::new(&net, &cfg, &Traffic::Idle).unwrap();
+    let first = run_multicast(&mut sys, &tree, 1, FPFS);
+    let took = first.latency.unwrap();
+    let mut got = Vec::new();
+    sys.take_host_deliveries(&mut got);
+    assert_eq!(got.len(), 2, "both destinations, once each");
+    for id in 1..70_000u64 {
+        let start = sys.cycle();
+        assert_eq!(sys.multicast(tree.clone(), 1, FPFS).unwrap(), id);
+        let r = sys.finish_multicast(id, 10_000).unwrap();
+        assert_eq!(r.latency, Some(took), "multicast {id} on an idle network");
+        assert_eq!(r.start, start);
+        got.clear();
+        sys.take_host_deliveries(&mut got);
+        let mut who: Vec<(u32, Option<u64>)> = got.iter().map(|(x, d)| (*x, d.group)).collect();
+        who.sort_unstable();
+        assert_eq!(who, [(1, Some(id)), (2, Some(id))]);
+    }
+    // Every result is still there, by its number.
+    assert_eq!(sys.multicast_result(0).unwrap(), first);
+    assert_eq!(
+        sys.multicast_result(69_999).unwrap().latency,
+        Some(took),
+        "the last"
+    );
+
+    // 65,535 in flight at once, and no more until one is done.
+    let mut sys = System::new(&net, &cfg, &Traffic::Idle).unwrap();
+    for _ in 0..65_535 {
+        sys.multicast(tree.clone(), 1, FPFS).unwrap();
+    }
+    let e = sys
+        .multicast(tree.clone(), 1, FPFS)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("65535 multicasts in flight already"), "{e}");
+    sys.finish_multicast(0, 10_000).unwrap();
+    assert_eq!(sys.multicast(tree.clone(), 1, FPFS).unwrap(), 65_535);
+}

@@ -69,7 +69,7 @@ fn run_scheme(
     })?;
     let mut next: Vec<f64> = (0..n).map(|_| gap.sample(&mut rng)).collect();
     // (group, created, phases) of the multicasts created in the window.
-    let mut started: Vec<(u16, u64, u32)> = Vec::new();
+    let mut started: Vec<(u64, u64, u32)> = Vec::new();
     let mut refused = 0u64;
     let packets = s.packets();
     let mut others: Vec<u32> = Vec::with_capacity(n as usize);

@@ -60,8 +60,13 @@ pub struct EndpointIo<'a, G> {
     pub retired: &'a mut Vec<u32>,
     /// First cycle of the measurement window.
     pub window: u64,
-    /// The multicast groups (their trees are in every member NI's memory).
+    /// The multicast groups (their trees are in every member NI's memory),
+    /// by the slot their packets name.
     pub groups: &'a [G],
+    /// The messages hosts received whole this cycle: (node, group slot, or
+    /// `u16::MAX` for a message outside any group). A traffic endpoint has
+    /// no host and logs nothing.
+    pub hosts: &'a mut Vec<(u32, u16)>,
 }
 
 /// Checks a whole header received by node `node` on port `at.1` of switch

@@ -270,6 +270,10 @@ impl std::fmt::Display for Scheme {
 /// before the multicast) and how it is carried out.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Group {
+    /// The multicast's number, in the order the system started them (its
+    /// slot, which packets carry in two control bytes, is reused once
+    /// every destination's host has it).
+    pub id: u64,
     /// The tree: with [`Scheme::Worms`], every destination's parent is the
     /// member that sends the worm covering it.
     pub tree: Tree,

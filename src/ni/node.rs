@@ -185,8 +185,9 @@ pub struct HostDelivery {
     pub origin: u32,
     /// Its message number at that node.
     pub msg: u16,
-    /// The multicast group, if any.
-    pub group: Option<u16>,
+    /// The multicast, by the number the system gave it when it started
+    /// ([`Group::id`]), if the message is part of one.
+    pub group: Option<u64>,
     /// Cycle the host finished receiving it (after `t_hr`).
     pub cycle: u64,
 }
@@ -304,6 +305,8 @@ pub struct NiNode {
     since: u64,
     stats: NiStats,
     deliveries: Vec<HostDelivery>,
+    /// Deliveries already taken ([`NiNode::take_new_deliveries`]).
+    taken: usize,
 }
 
 fn take<T>(v: &mut Vec<Option<T>>, free: &mut Vec<u32>, x: T) -> u32 {
@@ -370,6 +373,7 @@ impl NiNode {
             since: 0,
             stats: NiStats::default(),
             deliveries: Vec::new(),
+            taken: 0,
         }
     }
 
@@ -386,6 +390,12 @@ impl NiNode {
     /// Messages its host received, in order.
     pub fn deliveries(&self) -> &[HostDelivery] {
         &self.deliveries
+    }
+
+    /// The messages received whole since the last call.
+    pub fn take_new_deliveries(&mut self) -> &[HostDelivery] {
+        let from = std::mem::replace(&mut self.taken, self.deliveries.len());
+        &self.deliveries[from..]
     }
 
     /// Messages the host has still to send or receive, the one under way
@@ -517,16 +527,16 @@ impl NiNode {
 
     /// Finishes the host's job ending now and starts the next one; a job
     /// of no cycles (`t_hr = 0`) finishes in the cycle it starts.
-    fn host_step(&mut self, t: u64, groups: &[Group]) {
+    fn host_step(&mut self, t: u64, groups: &[Group], hosts: &mut Vec<(u32, u16)>) {
         loop {
-            self.host_finish(t, groups);
+            self.host_finish(t, groups, hosts);
             if self.host_op.is_some() || !self.host_start(t) {
                 return;
             }
         }
     }
 
-    fn host_finish(&mut self, t: u64, groups: &[Group]) {
+    fn host_finish(&mut self, t: u64, groups: &[Group], hosts: &mut Vec<(u32, u16)>) {
         if let Some((job, until)) = self.host_op
             && until == t
         {
@@ -595,12 +605,14 @@ impl NiNode {
                         }
                     }
                     msg.delivered = true;
+                    let in_group = msg.group != NO_GROUP as u16;
                     self.deliveries.push(HostDelivery {
                         origin: msg.origin,
                         msg: msg.id,
-                        group: (msg.group != NO_GROUP as u16).then_some(msg.group),
+                        group: in_group.then(|| groups[msg.group as usize].id),
                         cycle: t,
                     });
+                    hosts.push((self.node, msg.group));
                     self.stats.messages_received += 1;
                     if msg.kind == KIND_CONV {
                         // Conventional multicast: the host sends the whole
@@ -1340,7 +1352,7 @@ impl Clocked for NiNode {
             self.receive(f, io);
         }
         self.bus_finish(t);
-        self.host_step(t, io.groups);
+        self.host_step(t, io.groups, io.hosts);
         self.proc_step(t, node);
         if self.bus_cur.is_none()
             && let Some(k) = self.next_xfer()

@@ -8,11 +8,11 @@ use super::terminal::Terminal;
 use super::wheel::Wheel;
 use crate::deadlock::{DeadlockReport, LongWait, PacketInfo, StallReport};
 use crate::header::{Formats, Kind};
-use crate::link::{Delivery, EndpointIo, EndpointWiring, PacketId, PacketTable};
+use crate::link::{Delivery, EndpointIo, EndpointWiring, NO_GROUP, PacketId, PacketTable};
 use crate::link::{Worm, WormBuilder, WormSpec};
 use crate::mcast::Tree;
 use crate::net::{Network, PortConn, Reachability, RoutingTables, UpDown};
-use crate::ni::{Group, NiNode, NiTiming, Scheme};
+use crate::ni::{Group, HostDelivery, NiNode, NiTiming, Scheme};
 use crate::rtl::trace::{Hierarchy, TraceState, Traced, WaveSink};
 use crate::rtl::{ChannelId, Clocked, Next, Sink};
 use crate::switch::{
@@ -53,10 +53,82 @@ struct Tracing {
     list: Vec<u32>,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct McastStart {
     start: u64,
     packets: u8,
+    /// The destinations (the tree's nodes but its root).
+    dests: Box<[u32]>,
+    /// (destination, cycle its host had it) in the order they did.
+    got: Vec<(u32, u64)>,
+}
+
+/// The multicast groups in NI memory, by slot: a packet names its group's
+/// slot in two control bytes, and a slot is reused once every destination's
+/// host has the multicast.
+#[derive(Default)]
+struct Groups {
+    slots: Vec<Group>,
+    /// Hosts each slot's multicast still owes (0: free).
+    owed: Vec<u32>,
+    free: Vec<u16>,
+    /// Messages hosts received whole this cycle: (node, slot).
+    log: Vec<(u32, u16)>,
+    /// Nodes whose hosts received messages not yet taken, and a flag per
+    /// node that it is listed.
+    unread: Vec<u32>,
+    listed: Vec<bool>,
+}
+
+impl Groups {
+    /// A slot for `g`, which owes its tree's members but the root.
+    fn take(&mut self, g: Group) -> Result<u16> {
+        let owed = g.tree.len() as u32 - 1;
+        let slot = match self.free.pop() {
+            Some(s) => {
+                self.slots[s as usize] = g;
+                s
+            }
+            None if self.slots.len() >= NO_GROUP as u16 as usize => {
+                return Err(Error::BadTree(format!(
+                    "{} multicasts in flight already: a packet names its group in 16 bits, \
+                     and a group's slot is free again once every destination's host has it",
+                    self.slots.len()
+                )));
+            }
+            None => {
+                self.slots.push(g);
+                self.owed.push(0);
+                (self.slots.len() - 1) as u16
+            }
+        };
+        self.owed[slot as usize] = owed;
+        Ok(slot)
+    }
+
+    /// Counts the messages hosts received this cycle: a slot whose last
+    /// destination has its multicast is free from the next cycle.
+    fn settle(&mut self, nodes: u32, cycle: u64, mcasts: &mut [McastStart]) {
+        if self.listed.is_empty() {
+            self.listed = vec![false; nodes as usize];
+        }
+        for (x, slot) in self.log.drain(..) {
+            if slot != NO_GROUP as u16 {
+                mcasts[self.slots[slot as usize].id as usize]
+                    .got
+                    .push((x, cycle));
+                let o = &mut self.owed[slot as usize];
+                *o -= 1;
+                if *o == 0 {
+                    self.free.push(slot);
+                }
+            }
+            if !self.listed[x as usize] {
+                self.listed[x as usize] = true;
+                self.unread.push(x);
+            }
+        }
+    }
 }
 
 /// What a multicast did.
@@ -96,7 +168,7 @@ pub struct System {
     worms: Arc<WormBuilder>,
     switches: Vec<Switch>,
     endpoints: Vec<Terminal>,
-    groups: Vec<Group>,
+    groups: Groups,
     mcasts: Vec<McastStart>,
     ni_timing: Option<NiTiming>,
     routes: Arc<RoutingTables>,
@@ -124,6 +196,7 @@ struct Ctx<'a> {
     switches: &'a mut [Switch],
     endpoints: &'a mut [Terminal],
     groups: &'a [Group],
+    hosts: &'a mut Vec<(u32, u16)>,
     ch: &'a mut Channels,
     inbox: &'a mut [u64],
     packets: &'a mut PacketTable,
@@ -166,6 +239,7 @@ impl Ctx<'_> {
                 retired: &mut *self.retired,
                 window: self.window,
                 groups: self.groups,
+                hosts: &mut *self.hosts,
             });
             let w = match n {
                 Next::Busy => next,
@@ -369,7 +443,7 @@ impl System {
             worms,
             switches,
             endpoints,
-            groups: Vec::new(),
+            groups: Groups::default(),
             mcasts: Vec::new(),
             ni_timing,
             routes,
@@ -732,7 +806,8 @@ impl System {
             n_sw,
             switches,
             endpoints,
-            groups,
+            groups: &groups.slots,
+            hosts: &mut groups.log,
             ch,
             inbox,
             packets,
@@ -768,6 +843,9 @@ impl System {
                 packets.free(tag);
             }
             retired.clear();
+        }
+        if !self.groups.log.is_empty() {
+            self.groups.settle(self.nodes, cycle, &mut self.mcasts);
         }
         if !self.faults.is_empty() {
             let more = self.faults.len() - 1;
@@ -1181,7 +1259,7 @@ impl System {
     /// to every other node of `tree` now, by `scheme`. The tree is set up
     /// in the memory of every member's NI first (no time is charged for
     /// that). Returns the multicast's id for [`System::multicast_result`].
-    pub fn multicast(&mut self, tree: Tree, packets: u32, scheme: Scheme) -> Result<u16> {
+    pub fn multicast(&mut self, tree: Tree, packets: u32, scheme: Scheme) -> Result<u64> {
         tree.check_nodes(self.nodes)?;
         if tree.is_empty() {
             return Err(Error::BadTree(
@@ -1194,6 +1272,7 @@ impl System {
         }
         self.start_group(
             Group {
+                id: 0,
                 tree,
                 scheme,
                 sends: Vec::new(),
@@ -1209,7 +1288,7 @@ impl System {
     /// set up in its NI's memory first (no time is charged for that), and
     /// each member's host sends its worms, one message each, once it has
     /// the whole message. Returns the multicast's id.
-    pub fn multicast_plan(&mut self, plan: &crate::mcast::Plan) -> Result<u16> {
+    pub fn multicast_plan(&mut self, plan: &crate::mcast::Plan) -> Result<u64> {
         use crate::mcast::PlanScheme;
         let tree = plan.tree()?;
         match plan.scheme {
@@ -1249,6 +1328,7 @@ impl System {
         }
         self.start_group(
             Group {
+                id: 0,
                 tree,
                 scheme: Scheme::Worms,
                 sends,
@@ -1257,24 +1337,37 @@ impl System {
         )
     }
 
-    fn start_group(&mut self, g: Group, m: u8) -> Result<u16> {
-        if self.groups.len() >= u16::MAX as usize {
-            return Err(Error::BadTree("65,535 multicast groups already".into()));
-        }
-        let gid = self.groups.len() as u16;
+    fn start_group(&mut self, mut g: Group, m: u8) -> Result<u64> {
+        let id = self.mcasts.len() as u64;
+        g.id = id;
         let src = g.tree.root();
-        self.groups.push(g);
+        let dests: Box<[u32]> = g.tree.nodes()[1..].into();
+        let slot = self.groups.take(g)?;
         let now = self.cycle;
         let ni = self.endpoints[src as usize]
             .ni_mut()
             .expect("checked: NI nodes");
-        ni.send(now, m, src, Some((gid, &self.groups[gid as usize])));
+        ni.send(now, m, src, Some((slot, &self.groups.slots[slot as usize])));
         self.mcasts.push(McastStart {
             start: now,
             packets: m,
+            dests,
+            got: Vec::new(),
         });
         self.wake_now((self.n_sw + src as usize) as u32);
-        Ok(gid)
+        Ok(id)
+    }
+
+    /// Moves the messages hosts have received whole since the last call to
+    /// `out`, as (node, delivery), nodes in the order they first received
+    /// one. The NIs keep them too ([`NiNode::deliveries`]).
+    pub fn take_host_deliveries(&mut self, out: &mut Vec<(u32, HostDelivery)>) {
+        for x in self.groups.unread.drain(..) {
+            self.groups.listed[x as usize] = false;
+            if let Some(ni) = self.endpoints[x as usize].ni_mut() {
+                out.extend(ni.take_new_deliveries().iter().map(|&d| (x, d)));
+            }
+        }
     }
 
     /// Cycles from the first flit of a `flits`-flit packet leaving node `a`
@@ -1309,25 +1402,16 @@ impl System {
 
     /// When multicast `id` reached each destination's host (after its
     /// `t_hr`), and its latency from the call to the last one.
-    pub fn multicast_result(&self, id: u16) -> Option<McastResult> {
-        let g = self.groups.get(id as usize)?;
-        let start = self.mcasts[id as usize].start;
-        let mut deliveries: Vec<(u32, u64)> = g.tree.nodes()[1..]
-            .iter()
-            .filter_map(|&x| {
-                let ni = self.endpoints[x as usize].ni()?;
-                ni.deliveries()
-                    .iter()
-                    .find(|d| d.group == Some(id))
-                    .map(|d| (x, d.cycle))
-            })
-            .collect();
+    pub fn multicast_result(&self, id: u64) -> Option<McastResult> {
+        let mc = self.mcasts.get(usize::try_from(id).ok()?)?;
+        let start = mc.start;
+        let mut deliveries = mc.got.clone();
         deliveries.sort_unstable();
-        let done = deliveries.len() + 1 == g.tree.len();
+        let done = deliveries.len() == mc.dests.len();
         let latency = done.then(|| deliveries.iter().map(|d| d.1).max().unwrap_or(start) - start);
         Some(McastResult {
             start,
-            packets: self.mcasts[id as usize].packets as u32,
+            packets: mc.packets as u32,
             deliveries,
             latency,
         })
@@ -1335,35 +1419,22 @@ impl System {
 
     /// Runs until multicast `id` has reached every destination's host, for
     /// at most `max_cycles` more cycles, and returns its result.
-    pub fn finish_multicast(&mut self, id: u16, max_cycles: u64) -> Result<McastResult> {
+    pub fn finish_multicast(&mut self, id: u64, max_cycles: u64) -> Result<McastResult> {
         let start = self.cycle;
-        let Some(g) = self.groups.get(id as usize) else {
+        let Some(i) = usize::try_from(id).ok().filter(|&i| i < self.mcasts.len()) else {
             return Err(Error::BadTree(format!("no multicast {id} was started")));
         };
-        let total = g.tree.len() - 1;
-        // Checked every cycle, so kept cheap: the hosts still owed it, of
-        // which only the first is looked at until it has it.
-        let mut owed: std::collections::VecDeque<u32> =
-            g.tree.nodes()[1..].iter().copied().collect();
-        let has = |sys: &System, x: u32| {
-            let ni = sys.endpoints[x as usize]
-                .ni()
-                .expect("multicasts run on NI nodes");
-            ni.deliveries().iter().any(|d| d.group == Some(id))
-        };
+        let total = self.mcasts[i].dests.len();
         loop {
-            while owed.front().is_some_and(|&x| has(self, x)) {
-                owed.pop_front();
-            }
-            if owed.is_empty() {
+            let got = self.mcasts[i].got.len();
+            if got == total {
                 return Ok(self.multicast_result(id).expect("started"));
             }
             if self.cycle - start >= max_cycles {
                 return Err(Error::Fault {
                     cycle: self.cycle,
                     what: format!(
-                        "multicast {id} did not finish within {max_cycles} cycles ({} of {total} destinations)",
-                        self.multicast_result(id).expect("started").deliveries.len()
+                        "multicast {id} did not finish within {max_cycles} cycles ({got} of {total} destinations)"
                     ),
                 });
             }
