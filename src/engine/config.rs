@@ -456,6 +456,7 @@ impl RunConfig {
             wormhole_startup: self.wormhole.startup,
             tree: self.tree.config(),
             drain: s.drain,
+            finish: None,
         };
         Ok(Plan {
             topology,

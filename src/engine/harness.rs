@@ -102,6 +102,13 @@ pub struct RunOptions {
     /// nothing was lost. The latencies then include the window's messages
     /// that arrived while draining; the throughput does not.
     pub drain: Option<u64>,
+    /// Without a drain: after the measured cycles, stop generating and run
+    /// on while messages are outstanding, at most this many cycles, so that
+    /// the window's last messages arrive and count in the latencies (the
+    /// throughput and the saturation rule stay those of the window). Unlike
+    /// a drain, messages still out after them are no error: past
+    /// saturation some never arrive.
+    pub finish: Option<u64>,
 }
 
 impl Default for RunOptions {
@@ -129,6 +136,7 @@ impl Default for RunOptions {
             wormhole_startup: 0,
             tree: TreeConfig::default(),
             drain: None,
+            finish: None,
         }
     }
 }
@@ -721,6 +729,21 @@ fn drive(
             book.take(&mut e);
         }
         drained = Some(cycle - start);
+    } else if let Some(limit) = o.finish {
+        let start = cycle;
+        while !book.msgs.is_empty() && cycle - start < limit {
+            match e.quiet(limit - (cycle - start)) {
+                0 => {
+                    e.step()?;
+                    cycle += 1;
+                }
+                q => {
+                    e.skip(q)?;
+                    cycle += q;
+                }
+            }
+            book.take(&mut e);
+        }
     }
     let hierarchy = e.finish_trace()?;
     let measured = end - o.warmup;
@@ -738,7 +761,7 @@ fn drive(
         routing,
         scheme: o
             .multicast
-            .map(|_| super::scheme_of(router, topo, routing, o.scheme.as_deref())),
+            .map(|_| super::scheme_of(router, topo, routing, o)),
         pattern: {
             let p = match o.multicast {
                 Some((lo, hi)) if lo == hi => format!("multicast to {lo} destinations"),

@@ -48,7 +48,7 @@ impl Session {
         o: &RunOptions,
     ) -> Result<Session> {
         let (engine, router, routing) = super::build(topo, router, routing, o)?;
-        let scheme = super::scheme_of(router, topo, routing, o.scheme.as_deref()).to_string();
+        let scheme = super::scheme_of(router, topo, routing, o).to_string();
         Ok(Session {
             engine,
             topology: topo.to_string(),
@@ -240,12 +240,23 @@ impl Session {
         self.collect()
     }
 
-    /// Simulates `cycles` cycles.
+    /// Simulates `cycles` cycles (those in which nothing can happen in
+    /// one go).
     pub fn run(&mut self, cycles: u64) -> Result<()> {
-        for _ in 0..cycles {
-            self.step()?;
+        let end = self.cycle() + cycles;
+        while self.cycle() < end {
+            self.advance(end - self.cycle())?;
         }
         Ok(())
+    }
+
+    /// Simulates one cycle, or as many as [`Engine::quiet`] allows up to
+    /// `horizon`.
+    fn advance(&mut self, horizon: u64) -> Result<()> {
+        match self.engine.quiet(horizon) {
+            0 => self.step(),
+            q => self.engine.skip(q),
+        }
     }
 
     /// Simulates until every copy sent has arrived, at most `max_cycles`
@@ -261,7 +272,7 @@ impl Session {
                     what: "messages",
                 });
             }
-            self.step()?;
+            self.advance(max_cycles - (self.cycle() - start))?;
         }
         Ok(self.cycle())
     }

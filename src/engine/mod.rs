@@ -39,11 +39,12 @@ use crate::direct::{
     Routing, Scheme, TreeConfig, TreeNet, check_list,
 };
 use crate::mcast::hamilton::{self, HamAlgo};
-use crate::mcast::{path_covers, poc_order};
+use crate::mcast::{Plan, PlanScheme, path_covers, poc_order};
 use crate::net::Network;
 use crate::net::UpDown;
+use crate::ni::HostDelivery;
 use crate::rtl::trace::{Hierarchy, WaveSink};
-use crate::sim::{Delivery, SimConfig, System, Traffic, WormSpec};
+use crate::sim::{Delivery, NodeModel, SimConfig, System, Traffic, WormSpec};
 use crate::{Error, Result};
 use rustc_hash::FxHashMap;
 use std::fmt;
@@ -134,6 +135,27 @@ impl RouterModel {
     }
 }
 
+/// The multicast schemes of seed 000's hosts with network interfaces
+/// (`node_model = "ni"`) on the cut-through switch, the default first:
+/// `tree` (one bit-string worm from the source's NI), the multi-phase
+/// schemes of section 5 whose members forward (`path-lg`, `path-g`:
+/// multi-drop worms; `ssr-lg`, `ssr-g`: single-switch-replication worms; a
+/// Less Greedy or Greedy schedule, each member's host sending its worms
+/// once it has the message), `ni-kbinomial` (smart NIs forwarding each
+/// packet over the optimal k-binomial tree, first packet first served),
+/// `binomial` (hosts forwarding whole messages over the binomial tree) and
+/// `unicast` (one message per destination).
+pub const NI_SCHEMES: &[&str] = &[
+    "tree",
+    "path-lg",
+    "path-g",
+    "ssr-lg",
+    "ssr-g",
+    "ni-kbinomial",
+    "binomial",
+    "unicast",
+];
+
 impl fmt::Display for RouterModel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -213,17 +235,28 @@ pub trait Engine {
 
 /// The scheme `asked` names (or the default) among `router`'s on `topo`
 /// under `routing`; the name as the model lists it.
-fn scheme_of(
-    router: RouterModel,
-    topo: &TopoSpec,
-    routing: &str,
-    asked: Option<&str>,
-) -> &'static str {
-    let s = router.schemes(topo, routing);
+fn scheme_of(router: RouterModel, topo: &TopoSpec, routing: &str, o: &RunOptions) -> &'static str {
+    let asked = o.scheme.as_deref();
+    let s = schemes_of(router, topo, routing, o);
     asked
         .and_then(|a| s.iter().find(|&&x| x == a))
         .copied()
         .unwrap_or(s[0])
+}
+
+/// The schemes of `router` with `routing` on `topo` under the nodes `o`
+/// asks for.
+fn schemes_of(
+    router: RouterModel,
+    topo: &TopoSpec,
+    routing: &str,
+    o: &RunOptions,
+) -> &'static [&'static str] {
+    if router == RouterModel::CutThrough && o.sim.node_model == NodeModel::Ni {
+        NI_SCHEMES
+    } else {
+        router.schemes(topo, routing)
+    }
 }
 
 /// Builds `router` (default: the topology's first) with `routing`
@@ -262,7 +295,17 @@ pub fn build(
                 ),
             })?,
     };
-    let schemes = router.schemes(topo, routing);
+    if o.sim.node_model == NodeModel::Ni && router != RouterModel::CutThrough {
+        return Err(Error::Config {
+            field: "node_model",
+            value: "ni".into(),
+            reason: format!(
+                "hosts with network interfaces are seed 000's nodes, on the cut-through \
+                 switch; the {router} router has its own processors"
+            ),
+        });
+    }
+    let schemes = schemes_of(router, topo, routing, o);
     let scheme = match &o.scheme {
         None => schemes[0],
         Some(x) => *schemes
@@ -285,6 +328,15 @@ pub fn build(
                 seed: o.seed,
                 ..o.sim.clone()
             };
+            let ni = (cfg.node_model == NodeModel::Ni).then(|| Hosts {
+                scheme: PlanScheme::parse(scheme).ok(),
+                packet: cfg.ni.packet_flits,
+                groups: FxHashMap::default(),
+                msgs: FxHashMap::default(),
+                buf: Vec::new(),
+                multicasts: 0,
+                phases: 0,
+            });
             Box::new(CutThrough {
                 sys: System::new(&net, &cfg, &Traffic::Idle)?,
                 buf: Vec::new(),
@@ -293,7 +345,8 @@ pub fn build(
                 switch_of: (0..net.num_nodes() as u32)
                     .map(|n| net.node_port(n).switch)
                     .collect(),
-                ud: (scheme == "multi-drop").then(|| UpDown::new(&net)),
+                ud: (scheme == "multi-drop" || ni.is_some()).then(|| UpDown::new(&net)),
+                ni,
                 net,
             })
         }
@@ -359,9 +412,59 @@ struct CutThrough {
     scheme: &'static str,
     /// Each node's switch.
     switch_of: Vec<u32>,
-    /// The network and its up*/down* directions (for multi-drop covers).
+    /// The network and its up*/down* directions (for multi-drop covers
+    /// and the NIs' plans).
     net: Network,
     ud: Option<UpDown>,
+    /// With hosts and network interfaces at the nodes: their messages.
+    ni: Option<Hosts>,
+}
+
+/// The messages of seed 000's hosts with network interfaces, as the engine
+/// sends them: a message of `flits` flits is `flits / packet_flits`
+/// packets (rounded up), a multicast one group planned by the scheme.
+struct Hosts {
+    /// The scheme (`None`: one message per destination).
+    scheme: Option<PlanScheme>,
+    /// Packet length, flits.
+    packet: u32,
+    /// Each multicast's message, the copies still to arrive, its length
+    /// and creation cycle, by the system's multicast number.
+    groups: FxHashMap<u64, (u64, u32, u32, u64)>,
+    /// The same for each message to one destination, by (source, message
+    /// number at the source).
+    msgs: FxHashMap<(u32, u16), (u64, u32, u32, u64)>,
+    buf: Vec<(u32, HostDelivery)>,
+    /// Multicasts started, and the phases of their plans.
+    multicasts: u64,
+    phases: u64,
+}
+
+impl CutThrough {
+    /// Sends message `msg` through the hosts and NIs.
+    fn send_ni(&mut self, msg: u64, src: u32, dests: &[u32], flits: u32) -> Result<()> {
+        crate::dests::check(self.nodes(), src, dests)?;
+        let h = self.ni.as_mut().expect("NI nodes");
+        let packets = flits.div_ceil(h.packet).max(1);
+        let now = self.sys.cycle();
+        match h.scheme {
+            Some(scheme) if dests.len() > 1 => {
+                let ud = self.ud.as_ref().expect("built with NIs");
+                let plan = Plan::new(&self.net, ud, self.sys.worms(), scheme, src, dests, packets)?;
+                let id = self.sys.multicast_plan(&plan)?;
+                h.multicasts += 1;
+                h.phases += plan.phases as u64;
+                h.groups.insert(id, (msg, dests.len() as u32, flits, now));
+            }
+            _ => {
+                for &d in dests {
+                    let id = self.sys.send_message(src, d, packets)?;
+                    h.msgs.insert((src, id), (msg, 1, flits, now));
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 impl Engine for CutThrough {
@@ -372,6 +475,9 @@ impl Engine for CutThrough {
         self.sys.cycle()
     }
     fn send(&mut self, msg: u64, src: u32, dests: &[u32], flits: u32) -> Result<()> {
+        if self.ni.is_some() {
+            return self.send_ni(msg, src, dests, flits);
+        }
         let payload = flits.saturating_sub(self.header_flits());
         if dests.len() == 1 || self.scheme == "unicast" {
             crate::dests::check(self.nodes(), src, dests)?;
@@ -454,6 +560,25 @@ impl Engine for CutThrough {
         Ok(())
     }
     fn arrivals(&mut self, out: &mut Vec<Arrival>) {
+        if let Some(h) = &mut self.ni {
+            self.sys.take_host_deliveries(&mut h.buf);
+            for (node, d) in h.buf.drain(..) {
+                let (msg, flits, created) = match d.group {
+                    Some(g) => host_arrived(&mut h.groups, g),
+                    None => host_arrived(&mut h.msgs, (d.origin, d.msg)),
+                };
+                out.push(Arrival {
+                    msg,
+                    src: d.origin,
+                    node,
+                    created,
+                    injected: None,
+                    arrived: d.cycle,
+                    flits,
+                });
+            }
+            return;
+        }
         self.sys.take_deliveries(&mut self.buf);
         let ids = &mut self.ids;
         out.extend(self.buf.drain(..).map(|d| Arrival {
@@ -472,6 +597,12 @@ impl Engine for CutThrough {
     fn link_flits(&self) -> Vec<(String, u64)> {
         self.sys.link_flits()
     }
+    fn events(&self) -> Vec<(&'static str, u64)> {
+        match &self.ni {
+            Some(h) => vec![("multicasts", h.multicasts), ("phases", h.phases)],
+            None => Vec::new(),
+        }
+    }
     fn attach_tracer(&mut self, sink: Box<dyn WaveSink>, _cycle_ps: u64) -> Result<()> {
         // The switch network's clock is its configuration's cycle_ns.
         self.sys.attach_tracer(sink)
@@ -481,6 +612,21 @@ impl Engine for CutThrough {
         self.sys.finish_trace()?;
         Ok(h)
     }
+}
+
+/// The message, length and creation cycle of a host's message that
+/// arrived under id `k`; the id is forgotten with its last copy.
+fn host_arrived<K: std::hash::Hash + Eq>(
+    ids: &mut FxHashMap<K, (u64, u32, u32, u64)>,
+    k: K,
+) -> (u64, u32, u64) {
+    let e = ids.get_mut(&k).expect("a message the harness sent");
+    let r = (e.0, e.2, e.3);
+    e.1 -= 1;
+    if e.1 == 0 {
+        ids.remove(&k);
+    }
+    r
 }
 
 /// The message of a copy that arrived under engine id `k`; the id is

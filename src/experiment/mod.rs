@@ -1,8 +1,9 @@
-//! The experiments of seed 000 section 6 on the cycle model: single
-//! multicast latency against the number of destinations (section 6.4,
-//! Figs. 19-25) and multicast latency against effective applied load
-//! (section 6.5, Figs. 26-28), for the NI-based, path-based and tree-based
-//! schemes (and any other [`PlanScheme`]).
+//! The experiments of seed 000 section 6 on the cycle model, through the
+//! one engine ([`crate::engine`]) with hosts and network interfaces at the
+//! nodes: single multicast latency against the number of destinations
+//! (section 6.4, Figs. 19-25) and multicast latency against effective
+//! applied load (section 6.5, Figs. 26-28), for the NI-based, path-based
+//! and tree-based schemes (and any other [`PlanScheme`]).
 //!
 //! An experiment is a list of *jobs*, each fully determined by its index
 //! (topology seed, source, destinations and load all derive from it), so
@@ -436,10 +437,11 @@ pub struct Row {
     pub generated: u64,
     /// Of those, completed by the end of the run (1 for single).
     pub completed: u64,
-    /// Load runs: the latency kept growing over the window (the multicasts
-    /// created in its last quarter took more than twice as long, on
-    /// average, as those of its first quarter; false for single).
-    pub growing: bool,
+    /// Load runs: the engine's saturation rule found the latency growing
+    /// over the window, the backlog growing, or sources refusing
+    /// multicasts (its accepted-throughput clause is replaced by the
+    /// completed share; false for single).
+    pub saturated: bool,
 }
 
 /// The share of a load run's multicasts that must complete for its point
@@ -546,7 +548,7 @@ pub(crate) fn mix(parts: &[u64]) -> u64 {
 }
 
 const RAW_HEADER: &str =
-    "job,setting,x,topology,set,scheme,latency,phases,generated,completed,growing";
+    "job,setting,x,topology,set,scheme,latency,phases,generated,completed,saturated";
 
 /// The raw CSV of `rows`: a comment line naming the experiment, a header,
 /// one line per row.
@@ -591,7 +593,7 @@ pub fn raw_csv(fig: Figure, o: &Options, shard: Shard, rows: &[Row]) -> String {
             r.phases,
             r.generated,
             r.completed,
-            r.growing
+            r.saturated
         );
     }
     t
@@ -656,10 +658,15 @@ pub fn parse_raw(text: &str, name: &str) -> Result<(Figure, Options, Shard, Vec<
             phases: num(f[7])?,
             generated: num(f[8])? as u64,
             completed: num(f[9])? as u64,
-            growing: match f[10] {
+            saturated: match f[10] {
                 "true" => true,
                 "false" => false,
-                x => return Err(bad(i + 3, format!("growing = {x:?} is not true or false"))),
+                x => {
+                    return Err(bad(
+                        i + 3,
+                        format!("saturated = {x:?} is not true or false"),
+                    ));
+                }
             },
         });
     }
@@ -745,7 +752,7 @@ pub struct Point {
     /// Mean phases.
     pub phases: f64,
     /// Load runs: some run completed fewer than [`COMPLETED_SHARE`] of its
-    /// multicasts, its latency kept growing over the window, or the window
+    /// multicasts, the engine's saturation rule held for it, or the window
     /// is shorter than [`WINDOW_LATENCIES`] mean latencies.
     pub saturated: bool,
 }
@@ -794,7 +801,7 @@ pub fn summarize(fig: Figure, o: &Options, rows: &[Row]) -> Vec<Point> {
                     phases: rs.iter().map(|r| r.phases).sum::<f64>() / rs.len() as f64,
                     saturated: ok.is_empty()
                         || rs.iter().any(|r| {
-                            r.growing
+                            r.saturated
                                 || (r.completed as f64) < COMPLETED_SHARE * r.generated as f64
                                 || (fig.is_loaded() && r.latency * WINDOW_LATENCIES > window)
                         }),

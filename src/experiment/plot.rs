@@ -121,7 +121,7 @@ pub fn caption(fig: Figure, o: &Options) -> String {
         ));
     }
     if fig.is_loaded() {
-        c.push_str(" x on the axis: saturated (fewer than 95% of the multicasts finished, latency growing, or a window under 5 mean latencies).");
+        c.push_str(" x on the axis: saturated (fewer than 95% of the multicasts finished, latency or backlog growing, sources refusing, or a window under 5 mean latencies).");
     }
     c
 }

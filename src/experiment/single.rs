@@ -1,10 +1,12 @@
 //! Single multicasts on an idle network (seed 000 section 6.4): one
-//! multicast at a time, every scheme on the same source and destinations.
+//! multicast at a time, every scheme on the same source and destinations,
+//! each sent through the engine's live session ([`Session`]) on seed 000's
+//! cut-through switches with hosts and network interfaces.
 
 use super::{Figure, Job, Options, Row, Setting, mix};
-use crate::mcast::Planner;
-use crate::net::{IrregularParams, Network};
-use crate::sim::{NodeModel, SimConfig, System, Traffic};
+use crate::engine::{RouterModel, RunOptions, Session, TopoSpec};
+use crate::net::IrregularParams;
+use crate::sim::{NodeModel, SimConfig};
 use crate::{Error, Result};
 use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
@@ -12,15 +14,14 @@ use rand::seq::SliceRandom;
 
 /// The network of a setting's topology `t` (seeds `seed + t`), at the
 /// paper's 80% connectivity.
-pub(crate) fn network(s: &Setting, o: &Options, t: u32) -> Result<Network> {
-    let p = IrregularParams {
+pub(crate) fn spec(s: &Setting, o: &Options, t: u32) -> TopoSpec {
+    TopoSpec::Irregular(IrregularParams {
         switches: s.switches,
         ports: s.ports,
         nodes: s.nodes,
         connectivity: 0.8,
         seed: o.seed + t as u64,
-    };
-    Network::new(&p.generate()?)
+    })
 }
 
 /// The configuration of a setting: hosts with NIs. Past saturation a
@@ -41,8 +42,8 @@ pub(crate) fn config(s: &Setting, seed: u64) -> SimConfig {
 }
 
 pub(super) fn run_job(fig: Figure, s: &Setting, j: &Job, o: &Options) -> Result<Vec<Row>> {
-    let net = network(s, o, j.topology)?;
-    let n = net.num_nodes() as u32;
+    let topo = spec(s, o, j.topology);
+    let n = s.nodes;
     let d = j.x as u32;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(mix(&[
         o.seed,
@@ -55,32 +56,38 @@ pub(super) fn run_job(fig: Figure, s: &Setting, j: &Job, o: &Options) -> Result<
     let mut nodes: Vec<u32> = (0..n).collect();
     nodes.shuffle(&mut rng);
     let (src, dests) = (nodes[0], &nodes[1..=d as usize]);
-    let planner = Planner::new(&net);
-    let cfg = config(s, o.seed);
     let mut rows = Vec::with_capacity(o.schemes.len());
     for &scheme in &o.schemes {
-        let plan = planner.plan(scheme, src, dests, s.packets())?;
-        let mut sys = System::new(&net, &cfg, &Traffic::Idle)?;
-        let id = sys.multicast_plan(&plan)?;
-        let r = sys
-            .finish_multicast(id, 50_000_000)
-            .map_err(|e| Error::Fault {
-                cycle: sys.cycle(),
-                what: format!(
-                    "{} job {} ({}, {scheme}, {d} destinations): {e}",
-                    fig.name(),
-                    j.index,
-                    s.label
-                ),
-            })?;
+        let ro = RunOptions {
+            scheme: Some(scheme.name().into()),
+            sim: config(s, o.seed),
+            ..RunOptions::default()
+        };
+        let mut session = Session::new(&topo, Some(RouterModel::CutThrough), None, &ro)?;
+        session.send(src, dests, s.message_flits)?;
+        session.drain(50_000_000).map_err(|e| Error::Fault {
+            cycle: session.cycle(),
+            what: format!(
+                "{} job {} ({}, {scheme}, {d} destinations): {e}",
+                fig.name(),
+                j.index,
+                s.label
+            ),
+        })?;
+        let last = session.arrivals().iter().map(|a| a.arrived).max();
+        let phases = session
+            .events()
+            .iter()
+            .find(|e| e.0 == "phases")
+            .map_or(1, |e| e.1);
         rows.push(Row {
             job: j.index,
             scheme,
-            latency: r.latency.expect("finished") as f64,
-            phases: plan.phases as f64,
+            latency: last.expect("every destination has it") as f64,
+            phases: phases as f64,
             generated: 1,
             completed: 1,
-            growing: false,
+            saturated: false,
         });
     }
     Ok(rows)

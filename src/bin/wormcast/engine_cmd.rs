@@ -8,6 +8,7 @@ use std::time::Instant;
 use wormcast::direct::Release;
 use wormcast::engine::config::Plan;
 use wormcast::engine::{self, RunConfig, RunResult, trace};
+use wormcast::sim::NodeModel;
 use wormcast::{Error, Result};
 
 #[derive(Serialize)]
@@ -50,6 +51,7 @@ const CONFIG_FIELDS: &[(&str, &str)] = &[
     ("links", "output.per_link"),
     ("buffer", "switch.buffer_flits"),
     ("chunk", "switch.chunk_flits"),
+    ("node_model", "switch.node_model"),
     ("ports", "wormhole.ports"),
     ("startup", "wormhole.startup"),
     ("no_prune", "tree.pruning"),
@@ -108,6 +110,12 @@ pub fn config_of(a: &RunArgs, file: Option<RunConfig>, given: &[String]) -> Resu
             "output.per_link" => out.per_link = a.links,
             "switch.buffer_flits" => c.switch.buffer_flits = a.buffer.unwrap_or_default(),
             "switch.chunk_flits" => c.switch.chunk_flits = a.chunk.unwrap_or_default(),
+            "switch.node_model" => {
+                c.switch.node_model = match a.node_model.as_deref() {
+                    Some("ni") => NodeModel::Ni,
+                    _ => NodeModel::Endpoint,
+                }
+            }
             "wormhole.ports" => c.wormhole.ports = a.ports.clone().unwrap_or_default(),
             "wormhole.startup" => {
                 // The start-up applies to whichever router model runs.
@@ -230,10 +238,17 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
                 );
             }
         }
+        None if c.switch.node_model == NodeModel::Ni => println!(
+            "network latency: none, messages go host to host (hosts with network interfaces)"
+        ),
         None => println!(
             "network latency: not recorded by the {} router model",
             r.router
         ),
+    }
+    if !r.events.is_empty() {
+        let ev: Vec<String> = r.events.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        println!("events after the warm-up: {}", ev.join(", "));
     }
     println!(
         "generated {} packets, delivered {}, refused {} at full sources, {} in flight at the end{}",

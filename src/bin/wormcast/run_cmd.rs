@@ -78,8 +78,15 @@ pub(crate) struct RunArgs {
     /// --config) and run nothing.
     #[arg(long)]
     pub(crate) print_config: bool,
+    /// What sits at each node with the cut-through router: endpoint
+    /// (traffic endpoints, default) or ni (seed 000's hosts with network
+    /// interfaces: a message is split into packets, hosts and NIs pay
+    /// their overheads, and multicast members forward).
+    #[arg(long, value_parser = ["endpoint", "ni"])]
+    pub(crate) node_model: Option<String>,
     /// Multicast scheme on the engine: bit-string, ssr, multi-drop or
-    /// unicast (cut-through); unicast, path (hypercube), tp, sp or gtdmpm
+    /// unicast (cut-through); with --node-model ni tree, path-lg, path-g,
+    /// ssr-lg, ssr-g, ni-kbinomial, binomial or unicast; unicast, path (hypercube), tp, sp or gtdmpm
     /// (mesh with --routing hamiltonian) for wormhole; tree or pseudo (tree). Default:
     /// the first.
     #[arg(long)]
@@ -408,6 +415,7 @@ pub(crate) fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
         "trace",
         "degree_max",
         "packet_alt",
+        "node_model",
     ];
     let wants_engine = !matches!(spec, TopoSpec::File(_))
         || given.iter().any(|g| engine_only.contains(&g.as_str()))
