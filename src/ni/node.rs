@@ -1251,18 +1251,44 @@ impl NiNode {
         }
     }
 
+    /// True when the receive queue holds packets and each of them still has
+    /// copies to send (forwarding, smart NIs): no space frees in it until
+    /// the send engine sends, so a switch waiting for this NI's credits
+    /// waits on the send engine. A packet that only waits for the host
+    /// frees its space without the network.
+    pub fn receive_waits_on_send(&self) -> bool {
+        let receiving = self.rx_tag.map(|_| self.rx_slot);
+        let mut any = false;
+        for (i, s) in self.slots.iter().enumerate() {
+            let Some(s) = s else { continue };
+            if s.send_queue || receiving == Some(i as u32) {
+                continue;
+            }
+            if s.copies == 0 && s.sends_left == 0 {
+                return false;
+            }
+            any = true;
+        }
+        any
+    }
+
     /// The copy waiting for credits longer than `bound`, if any.
     pub fn stall(&self, now: u64, bound: u64) -> Option<Stall> {
         let tx = self.tx_cur.as_ref()?;
         if now.saturating_sub(self.since) <= bound {
             return None;
         }
+        let full = if self.receive_waits_on_send() {
+            "; its receive queue holds only packets still to be forwarded"
+        } else {
+            ""
+        };
         Some(Stall {
             at: StallAt::Node,
             location: format!("NI {} send engine", self.node),
             tag: Some(tx.tag),
             waiting: format!(
-                "credits to send flit {} of {} (its switch input buffer is full)",
+                "credits to send flit {} of {} (its switch input buffer is full){full}",
                 tx.idx, self.t.packet
             ),
             since: self.since,

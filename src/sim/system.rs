@@ -1094,11 +1094,20 @@ impl System {
                                 place(from.component, StallAt::Node)
                             }
                         }
-                        // A node's receive side keeps consuming: live.
+                        // A node's receive side keeps consuming (live),
+                        // but for an NI whose receive queue holds only
+                        // packets it has still to forward: that waits on
+                        // its send engine.
                         WaitOn::Credits(ch) => {
                             let to = self.ch.flits.sink(ch);
-                            (to.component < n_sw)
-                                .then(|| place(to.component, StallAt::Input(to.port)))?
+                            if to.component < n_sw {
+                                place(to.component, StallAt::Input(to.port))
+                            } else {
+                                let e = &self.endpoints[(to.component - n_sw) as usize];
+                                e.ni()
+                                    .is_some_and(NiNode::receive_waits_on_send)
+                                    .then(|| place(to.component, StallAt::Node))?
+                            }
                         }
                         WaitOn::Output(o) => place(*c, StallAt::Output(o)),
                     })
