@@ -798,7 +798,13 @@ pub fn summarize(fig: Figure, o: &Options, rows: &[Row]) -> Vec<Point> {
                     min,
                     max: ok.iter().copied().fold(0.0, f64::max),
                     std: var.sqrt(),
-                    phases: rs.iter().map(|r| r.phases).sum::<f64>() / rs.len() as f64,
+                    // A deadlocked run started multicasts but reports no
+                    // phases: the mean is over the runs that do.
+                    phases: {
+                        let p: Vec<f64> =
+                            rs.iter().map(|r| r.phases).filter(|&p| p > 0.0).collect();
+                        p.iter().sum::<f64>() / p.len().max(1) as f64
+                    },
                     saturated: ok.is_empty()
                         || rs.iter().any(|r| {
                             r.saturated
