@@ -712,11 +712,17 @@ fn drive(
     let accepted_flits = book.window_flits;
     let in_flight_at_end = book.msgs.len() as u64;
     let backlog_growing = 2 * in_flight_at_end > 3 * in_flight_at_warmup + 2 * BACKLOG_SLACK;
+    // A drain, or a finish: the sources are stopped and the network runs
+    // on (in one go where nothing can happen) while messages are out.
     let mut drained = None;
-    if let Some(limit) = o.drain {
+    if let Some(limit) = o.drain.or(o.finish) {
         let start = cycle;
         while !book.msgs.is_empty() {
-            if cycle - start >= limit {
+            let left = limit - (cycle - start);
+            if left == 0 {
+                if o.drain.is_none() {
+                    break;
+                }
                 return Err(Error::NotDrained {
                     cycle,
                     limit,
@@ -724,15 +730,7 @@ fn drive(
                     what: "messages",
                 });
             }
-            e.step()?;
-            cycle += 1;
-            book.take(&mut e);
-        }
-        drained = Some(cycle - start);
-    } else if let Some(limit) = o.finish {
-        let start = cycle;
-        while !book.msgs.is_empty() && cycle - start < limit {
-            match e.quiet(limit - (cycle - start)) {
+            match e.quiet(left) {
                 0 => {
                     e.step()?;
                     cycle += 1;
@@ -743,6 +741,9 @@ fn drive(
                 }
             }
             book.take(&mut e);
+        }
+        if o.drain.is_some() {
+            drained = Some(cycle - start);
         }
     }
     let hierarchy = e.finish_trace()?;

@@ -420,6 +420,10 @@ struct CutThrough {
     ni: Option<Hosts>,
 }
 
+/// A host's message as the engine sent it: (message, length in flits,
+/// creation cycle).
+type HostMsg = (u64, u32, u64);
+
 /// The messages of seed 000's hosts with network interfaces, as the engine
 /// sends them: a message of `flits` flits is `flits / packet_flits`
 /// packets (rounded up), a multicast one group planned by the scheme.
@@ -428,12 +432,12 @@ struct Hosts {
     scheme: Option<PlanScheme>,
     /// Packet length, flits.
     packet: u32,
-    /// Each multicast's message, the copies still to arrive, its length
-    /// and creation cycle, by the system's multicast number.
-    groups: FxHashMap<u64, (u64, u32, u32, u64)>,
+    /// Each multicast's (message, length, creation cycle) and the copies
+    /// still to arrive, by the system's multicast number.
+    groups: FxHashMap<u64, (HostMsg, u32)>,
     /// The same for each message to one destination, by (source, message
     /// number at the source).
-    msgs: FxHashMap<(u32, u16), (u64, u32, u32, u64)>,
+    msgs: FxHashMap<(u32, u16), (HostMsg, u32)>,
     buf: Vec<(u32, HostDelivery)>,
     /// Multicasts started, and the phases of their plans.
     multicasts: u64,
@@ -454,12 +458,12 @@ impl CutThrough {
                 let id = self.sys.multicast_plan(&plan)?;
                 h.multicasts += 1;
                 h.phases += plan.phases as u64;
-                h.groups.insert(id, (msg, dests.len() as u32, flits, now));
+                h.groups.insert(id, ((msg, flits, now), dests.len() as u32));
             }
             _ => {
                 for &d in dests {
                     let id = self.sys.send_message(src, d, packets)?;
-                    h.msgs.insert((src, id), (msg, 1, flits, now));
+                    h.msgs.insert((src, id), ((msg, flits, now), 1));
                 }
             }
         }
@@ -564,8 +568,8 @@ impl Engine for CutThrough {
             self.sys.take_host_deliveries(&mut h.buf);
             for (node, d) in h.buf.drain(..) {
                 let (msg, flits, created) = match d.group {
-                    Some(g) => host_arrived(&mut h.groups, g),
-                    None => host_arrived(&mut h.msgs, (d.origin, d.msg)),
+                    Some(g) => copy_arrived(&mut h.groups, g),
+                    None => copy_arrived(&mut h.msgs, (d.origin, d.msg)),
                 };
                 out.push(Arrival {
                     msg,
@@ -614,31 +618,17 @@ impl Engine for CutThrough {
     }
 }
 
-/// The message, length and creation cycle of a host's message that
-/// arrived under id `k`; the id is forgotten with its last copy.
-fn host_arrived<K: std::hash::Hash + Eq>(
-    ids: &mut FxHashMap<K, (u64, u32, u32, u64)>,
-    k: K,
-) -> (u64, u32, u64) {
+/// What is kept of the message of a copy that arrived under engine id
+/// `k` (its number; on hosts also its length and creation cycle); the id
+/// is forgotten with its last copy.
+fn copy_arrived<K: std::hash::Hash + Eq, V: Copy>(ids: &mut FxHashMap<K, (V, u32)>, k: K) -> V {
     let e = ids.get_mut(&k).expect("a message the harness sent");
-    let r = (e.0, e.2, e.3);
+    let v = e.0;
     e.1 -= 1;
     if e.1 == 0 {
         ids.remove(&k);
     }
-    r
-}
-
-/// The message of a copy that arrived under engine id `k`; the id is
-/// forgotten with its last copy.
-fn copy_arrived<K: std::hash::Hash + Eq>(ids: &mut FxHashMap<K, (u64, u32)>, k: K) -> u64 {
-    let e = ids.get_mut(&k).expect("a message the harness sent");
-    let msg = e.0;
-    e.1 -= 1;
-    if e.1 == 0 {
-        ids.remove(&k);
-    }
-    msg
+    v
 }
 
 /// Seeds 001/002's wormhole routers and processors.
