@@ -5,6 +5,7 @@
 
 mod common;
 
+use wormcast::header::Kind;
 use wormcast::sim::{EvalOrder, RunReport, SimConfig, System, Traffic};
 use wormcast::wave::VcdWriter;
 
@@ -96,13 +97,23 @@ fn untraced_runs_match_traced_runs() {
 
 #[test]
 fn sampling_only_the_components_that_may_change_loses_no_change() {
-    // The tracer samples a component only in cycles it was evaluated or a
-    // channel it drives or reads changed; sampling everything every cycle
-    // must give the same bytes.
+    // The tracer samples a switch's port only in cycles a stage of the
+    // switch worked on it or a channel it drives or reads changed, and
+    // another component only in cycles it was evaluated or one of its
+    // channels changed; sampling everything every cycle must give the same
+    // bytes. Every header encoding (the decode unit's signals differ by
+    // kind), headers alone in their packets (2 flits: nothing else arrives
+    // while they decode), and loads from light to past saturation.
     for t in [
         Traffic::uniform(0.3, 20),
         Traffic::uniform(0.05, 3),
+        Traffic::uniform(0.2, 2),
         Traffic::uniform(1.0, 9),
+        Traffic::multicast(0.1, 16, 4, Kind::BitString),
+        Traffic::multicast(0.05, 1, 6, Kind::BitString),
+        Traffic::multicast(0.1, 4, 4, Kind::Ssr),
+        Traffic::multicast(0.1, 4, 4, Kind::MultiDrop),
+        Traffic::multicast(0.6, 16, 6, Kind::BitString),
     ] {
         let (a, _) = traced_with(11, EvalOrder::Natural, &t, 4_000, false);
         let (b, _) = traced_with(11, EvalOrder::Natural, &t, 4_000, true);

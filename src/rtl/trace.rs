@@ -177,6 +177,17 @@ pub trait Traced {
     /// Writes the current value of every declared signal, in declaration
     /// order.
     fn sample(&self, env: &Self::Env, s: &mut Sampler<'_>);
+
+    /// Like [`sample`](Self::sample), for the units (a switch's ports, say)
+    /// in the mask `units` only: bit `u` stands for unit `u`, and a unit's
+    /// signals are one contiguous run of the declaration. The signals of
+    /// the other units are skipped ([`Sampler::skip`]), so the caller must
+    /// know they did not change. The default has one unit, the whole
+    /// component, and samples everything.
+    fn sample_units(&self, env: &Self::Env, units: u64, s: &mut Sampler<'_>) {
+        let _ = units;
+        self.sample(env, s)
+    }
 }
 
 /// The value of one signal.
@@ -280,6 +291,27 @@ impl TraceState {
         if changed {
             self.changed.push(i as u32);
         }
+    }
+
+    /// Sets a signal's value (of its width) and records it as changed,
+    /// without comparing it with the last: for a copy of another state fed
+    /// only with that state's changes.
+    pub fn set(&mut self, sig: SignalId, v: SignalValue<'_>) {
+        let i = sig.0 as usize;
+        match v {
+            SignalValue::Unknown => self.unknown[i] = true,
+            SignalValue::Narrow(x) => {
+                self.unknown[i] = false;
+                self.narrow[i] = x;
+            }
+            SignalValue::Wide(ws) => {
+                self.unknown[i] = false;
+                let at = self.wide_at[i] as usize;
+                let n = self.widths[i].div_ceil(64) as usize;
+                self.wide[at..at + n].copy_from_slice(ws);
+            }
+        }
+        self.changed.push(i as u32);
     }
 
     /// Current value of a signal.
@@ -414,7 +446,18 @@ impl Sampler<'_> {
         }
     }
 
-    /// Checks that every declared signal was written.
+    /// Skips the next `n` signals: they keep their values and are not
+    /// changes.
+    #[inline]
+    pub fn skip(&mut self, n: u32) {
+        assert!(
+            self.end - self.next >= n,
+            "component skipped more signals than it declared"
+        );
+        self.next += n;
+    }
+
+    /// Checks that every declared signal was written or skipped.
     pub fn finish(self) {
         assert_eq!(
             self.next, self.end,

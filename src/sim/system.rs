@@ -50,6 +50,9 @@ struct Tracing {
     first: Vec<u32>,
     count: Vec<u32>,
     stamp: Vec<u64>,
+    /// Per component, the units to sample this cycle (see
+    /// [`Traced::sample_units`]); valid where `stamp` is this cycle.
+    units: Vec<u64>,
     list: Vec<u32>,
 }
 
@@ -253,6 +256,11 @@ impl Ctx<'_> {
             }
         }
     }
+}
+
+/// The unit mask of a channel's end at `port` ([`Traced::sample_units`]).
+fn unit_bit(port: u16) -> u64 {
+    1u64.checked_shl(port as u32).unwrap_or(u64::MAX)
 }
 
 impl System {
@@ -729,6 +737,7 @@ impl System {
             first,
             count,
             stamp: vec![u64::MAX; total],
+            units: vec![0; total],
             list: Vec::new(),
         };
         for c in 0..total {
@@ -871,44 +880,57 @@ impl System {
         Ok(())
     }
 
-    /// Samples the components that may have changed at the edge into `next`:
-    /// those evaluated, the drivers of channels that changed, and the
-    /// readers of credit counters that changed (their credit signals are
-    /// derived from the counters, and a counter wakes no one).
+    /// Samples the units that may have changed at the edge into `next`: the
+    /// ports a switch worked on ([`Switch::take_touched`]), every other
+    /// component evaluated, and the units at either end of a channel that
+    /// changed (a flit channel's driver shows it; both ends of a credit
+    /// counter derive signals from it, and a counter wakes no one).
     fn trace_cycle(&mut self, next: u64) -> Result<()> {
         let mut t = self.tracing.take().expect("checked by the caller");
         t.list.clear();
-        let ids = self
-            .active
-            .iter()
-            .chain(
-                self.ch
-                    .flits
-                    .changed()
-                    .iter()
-                    .map(|&i| self.ch.flits.source(ChannelId(i)).component),
-            )
-            .chain(self.ch.credits.changed().iter().flat_map(|&i| {
-                let id = ChannelId(i);
-                [
-                    self.ch.credits.source(id).component,
-                    self.ch.credits.sink(id).component,
-                ]
-            }));
+        let n_sw = self.n_sw;
         if t.every {
-            t.list.extend(0..(self.n_sw + self.nodes as usize) as u32);
+            t.list.extend(0..(n_sw + self.nodes as usize) as u32);
+            t.units.fill(u64::MAX);
         } else {
-            for c in ids {
-                if t.stamp[c as usize] != next {
-                    t.stamp[c as usize] = next;
-                    t.list.push(c);
+            let Tracing {
+                stamp, units, list, ..
+            } = &mut t;
+            let mut mark = |c: u32, bits: u64| {
+                let c = c as usize;
+                if stamp[c] != next {
+                    stamp[c] = next;
+                    units[c] = 0;
+                    list.push(c as u32);
+                }
+                units[c] |= bits;
+            };
+            let switches = &mut self.switches;
+            self.active.now().for_each(|c| {
+                let bits = match switches.get_mut(c as usize) {
+                    Some(sw) => sw.take_touched(),
+                    None => u64::MAX,
+                };
+                mark(c, bits);
+            });
+            for &i in self.ch.flits.changed() {
+                let s = self.ch.flits.source(ChannelId(i));
+                mark(s.component, unit_bit(s.port));
+            }
+            for &i in self.ch.credits.changed() {
+                let id = ChannelId(i);
+                for s in [self.ch.credits.source(id), self.ch.credits.sink(id)] {
+                    mark(s.component, unit_bit(s.port));
                 }
             }
         }
         t.list.sort_unstable();
         let list = std::mem::take(&mut t.list);
         for &c in &list {
-            self.sample(&mut t, c as usize);
+            let c = c as usize;
+            let mut s = t.state.sampler(t.first[c], t.count[c]);
+            self.traced(c).sample_units(&self.ch, t.units[c], &mut s);
+            s.finish();
         }
         t.list = list;
         let r = t.sink.cycle(next, &t.state, t.state.changed());

@@ -229,6 +229,16 @@ pub struct Switch {
     /// Header bytes read for decoding.
     scratch: Vec<u8>,
     flit_hops: u64,
+    /// Ports whose input or output unit a stage has worked on since the
+    /// tracer last asked ([`Switch::take_touched`]): the only ports whose
+    /// traced registers can have changed, besides the channels'.
+    touched: u64,
+    /// Inputs whose decode register or pending copies changed since the
+    /// tracer last asked (a subset of `touched`).
+    dec_touched: u64,
+    /// `dec_touched` as of the tracer's last call: the decode units
+    /// [`Traced::sample_units`] samples.
+    dec_sample: u64,
 }
 
 impl Switch {
@@ -314,7 +324,19 @@ impl Switch {
             req: vec![0; k].into_boxed_slice(),
             scratch: vec![0; max_hdr],
             flit_hops: 0,
+            touched: 0,
+            dec_touched: 0,
+            dec_sample: u64::MAX,
         }
+    }
+
+    /// The ports whose input or output unit any stage worked on since the
+    /// last call, as a mask, and forgets them: what a tracer must sample
+    /// besides the ports whose channels changed (see
+    /// [`Traced::sample_units`]).
+    pub fn take_touched(&mut self) -> u64 {
+        self.dec_sample = std::mem::take(&mut self.dec_touched);
+        std::mem::take(&mut self.touched)
     }
 
     /// The switch id.
@@ -398,6 +420,8 @@ impl Switch {
 
     /// Gives output `o` to the next copy of input `i`'s decoded packet.
     fn grant(&mut self, io: &mut LinkIo<'_>, i: usize, o: usize) {
+        self.touched |= 1 << i | 1 << o;
+        self.dec_touched |= 1 << i;
         let out = &mut self.outputs[o];
         let inp = &mut self.inputs[i];
         if inp.pending.contains(o) {
@@ -456,6 +480,7 @@ impl Switch {
             let out = &mut self.outputs[o];
             let g = out.grant.as_mut().expect("granted bit set");
             let i = g.input as usize;
+            self.touched |= 1 << i | 1 << o;
             let inp = &mut self.inputs[i];
             let from_hdr = g.sent < g.hdr_len;
             if !from_hdr && !inp.buf.can_read(&g.rp) {
@@ -765,6 +790,8 @@ impl Clocked for Switch {
         if io.inbox != 0 {
             self.write_inputs(io);
         }
+        self.touched |= ready | io.inbox | self.freed;
+        self.dec_touched |= ready;
         for i in PortIter(self.freed) {
             let inp = &self.inputs[i];
             io.publish(inp.credit_out, inp.freed);
@@ -778,6 +805,11 @@ impl Clocked for Switch {
     }
 }
 
+/// Signals of an input unit (`in{p}`).
+const INPUT_SIGNALS: u32 = 4;
+/// Signals of an output unit (`out{p}`).
+const OUTPUT_SIGNALS: u32 = 7;
+
 impl Traced for Switch {
     type Env = Channels;
 
@@ -790,12 +822,14 @@ impl Traced for Switch {
         let n = f.nodes();
         let k = self.k as u32;
         for p in PortIter(self.wired) {
+            let before = s.signal_count();
             s.scope(&format!("in{p}"), |s| {
                 s.signal("buf_count", nb);
                 s.signal("free_chunks", nc);
                 s.signal("packets", nc);
                 s.signal("chunks_freed", 16);
             });
+            assert_eq!(s.signal_count() - before, INPUT_SIGNALS);
             s.scope(&format!("dec{p}"), |s| {
                 s.signal("valid", 1);
                 s.signal("kind", 2);
@@ -813,6 +847,7 @@ impl Traced for Switch {
                 }
             });
             let cw = bits_for(self.outputs[p].credit.cap);
+            let at_out = s.signal_count();
             s.scope(&format!("out{p}"), |s| {
                 s.signal("busy", 1);
                 s.signal("grant_in", kb);
@@ -822,69 +857,128 @@ impl Traced for Switch {
                 s.signal("head", 1);
                 s.signal("tail", 1);
             });
+            // `sample_units` skips a port, or its parts, by these counts.
+            assert_eq!(s.signal_count() - at_out, OUTPUT_SIGNALS);
+            assert_eq!(s.signal_count() - before, self.port_signals());
         }
     }
 
     fn sample(&self, ch: &Channels, s: &mut Sampler<'_>) {
         for p in PortIter(self.wired) {
-            let inp = &self.inputs[p];
-            s.value(inp.buf.flits_held() as u64);
-            s.value(inp.buf.free_chunks() as u64);
-            s.value(inp.buf.packets_held() as u64);
-            s.value(ch.credits.q(inp.credit_out) as u64 & 0xffff);
-            match self.decode_register(p) {
-                Some(d) => {
-                    let bits = d.kind == Kind::BitString;
-                    s.bit(true);
-                    s.value(d.kind.code());
-                    s.maybe((!bits).then_some(d.target as u64));
-                    s.bit(d.phase == Phase::Down);
-                    let pairs = matches!(d.kind, Kind::Ssr | Kind::MultiDrop);
-                    s.maybe(pairs.then_some(d.ports_in.0));
-                    if bits {
-                        s.bits(&d.dests);
-                    } else {
-                        s.unknown();
-                    }
-                    s.maybe(bits.then_some(d.ud_in as u64));
-                    s.value(d.replicate.0);
-                    s.value(d.choice.0);
-                    s.value(inp.pending.0);
-                    s.maybe(bits.then_some(d.ud_out as u64));
-                    for q in PortIter(self.wired) {
-                        if bits && d.replicate.contains(q) {
-                            s.bits(&d.branch[q]);
-                        } else {
-                            s.unknown();
-                        }
-                    }
+            self.sample_port(p, ch, s);
+        }
+    }
+
+    /// A unit is a port: its input unit, decode unit and output unit
+    /// (`in{p}`, `dec{p}`, `out{p}`), declared one after the other. Of a
+    /// port in `units`, the decode unit is sampled only when a stage
+    /// changed it since the switch was last asked
+    /// ([`Switch::take_touched`]), or when `units` is every port (`!0`):
+    /// its registers change once or twice per packet, the rest of the
+    /// port with every flit.
+    fn sample_units(&self, ch: &Channels, units: u64, s: &mut Sampler<'_>) {
+        let n = self.port_signals();
+        let dec = if units == u64::MAX {
+            u64::MAX
+        } else {
+            self.dec_sample
+        };
+        for p in PortIter(self.wired) {
+            if units >> p & 1 == 0 {
+                s.skip(n);
+                continue;
+            }
+            self.sample_input(p, ch, s);
+            if dec >> p & 1 == 1 {
+                self.sample_decode(p, s);
+            } else {
+                s.skip(n - INPUT_SIGNALS - OUTPUT_SIGNALS);
+            }
+            self.sample_output(p, ch, s);
+        }
+    }
+}
+
+impl Switch {
+    /// Signals declared per port (in `declare`'s order).
+    fn port_signals(&self) -> u32 {
+        INPUT_SIGNALS + 11 + self.wired.count_ones() + OUTPUT_SIGNALS
+    }
+
+    fn sample_port(&self, p: usize, ch: &Channels, s: &mut Sampler<'_>) {
+        self.sample_input(p, ch, s);
+        self.sample_decode(p, s);
+        self.sample_output(p, ch, s);
+    }
+
+    /// `in{p}`: [`INPUT_SIGNALS`] signals.
+    fn sample_input(&self, p: usize, ch: &Channels, s: &mut Sampler<'_>) {
+        let inp = &self.inputs[p];
+        s.value(inp.buf.flits_held() as u64);
+        s.value(inp.buf.free_chunks() as u64);
+        s.value(inp.buf.packets_held() as u64);
+        s.value(ch.credits.q(inp.credit_out) as u64 & 0xffff);
+    }
+
+    /// `dec{p}`.
+    fn sample_decode(&self, p: usize, s: &mut Sampler<'_>) {
+        let inp = &self.inputs[p];
+        match self.decode_register(p) {
+            Some(d) => {
+                let bits = d.kind == Kind::BitString;
+                s.bit(true);
+                s.value(d.kind.code());
+                s.maybe((!bits).then_some(d.target as u64));
+                s.bit(d.phase == Phase::Down);
+                let pairs = matches!(d.kind, Kind::Ssr | Kind::MultiDrop);
+                s.maybe(pairs.then_some(d.ports_in.0));
+                if bits {
+                    s.bits(&d.dests);
+                } else {
+                    s.unknown();
                 }
-                None => {
-                    s.bit(false);
-                    s.unknown();
-                    s.unknown();
-                    s.unknown();
-                    s.unknown();
-                    s.unknown();
-                    s.unknown();
-                    s.value(0);
-                    s.value(0);
-                    s.value(0);
-                    s.unknown();
-                    for _ in PortIter(self.wired) {
+                s.maybe(bits.then_some(d.ud_in as u64));
+                s.value(d.replicate.0);
+                s.value(d.choice.0);
+                s.value(inp.pending.0);
+                s.maybe(bits.then_some(d.ud_out as u64));
+                for q in PortIter(self.wired) {
+                    if bits && d.replicate.contains(q) {
+                        s.bits(&d.branch[q]);
+                    } else {
                         s.unknown();
                     }
                 }
             }
-            let out = &self.outputs[p];
-            s.bit(out.grant.is_some());
-            s.maybe(out.grant.map(|g| g.input as u64));
-            s.value(out.credit.available(ch.credits.q(out.credit_in)) as u64);
-            let f = ch.flits.q(out.link_out);
-            s.bit(f.is_valid());
-            s.value(f.data as u64);
-            s.bit(f.is_head());
-            s.bit(f.is_tail());
+            None => {
+                s.bit(false);
+                s.unknown();
+                s.unknown();
+                s.unknown();
+                s.unknown();
+                s.unknown();
+                s.unknown();
+                s.value(0);
+                s.value(0);
+                s.value(0);
+                s.unknown();
+                for _ in PortIter(self.wired) {
+                    s.unknown();
+                }
+            }
         }
+    }
+
+    /// `out{p}`: [`OUTPUT_SIGNALS`] signals.
+    fn sample_output(&self, p: usize, ch: &Channels, s: &mut Sampler<'_>) {
+        let out = &self.outputs[p];
+        s.bit(out.grant.is_some());
+        s.maybe(out.grant.map(|g| g.input as u64));
+        s.value(out.credit.available(ch.credits.q(out.credit_in)) as u64);
+        let f = ch.flits.q(out.link_out);
+        s.bit(f.is_valid());
+        s.value(f.data as u64);
+        s.bit(f.is_head());
+        s.bit(f.is_tail());
     }
 }
