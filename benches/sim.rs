@@ -9,8 +9,12 @@
 //! delivered).
 //!
 //! Tracing variants: `off` (no tracer: the cost the model pays for having
-//! tracing at all), `null` (every change sampled, nothing written) and
-//! `vcd` (every register written as VCD to a discarding sink).
+//! tracing at all), `null` (every change sampled, nothing written), `vcd`
+//! (every register written as VCD to a discarding sink, encoded on the
+//! simulation's thread), `vcd_thread` (the same, encoded on a thread of its
+//! own), `fst` and `fst_thread` (every register written to an FST file in
+//! the temporary directory; `fst_thread` is what `wormcast run --vcd
+//! x.fst` does). Every traced case includes finishing the waveform.
 //!
 //! NI multicast: one multicast from node 0 to the other 31 nodes through
 //! hosts and network interfaces (seed 000 section 4, defaults of section
@@ -27,7 +31,7 @@ use wormcast::header::Kind;
 use wormcast::net::Network;
 use wormcast::rtl::trace::NullSink;
 use wormcast::sim::{SimConfig, System, Traffic};
-use wormcast::wave::VcdWriter;
+use wormcast::wave::{Background, FstWriter, VcdWriter};
 
 const CYCLES: u64 = 100_000;
 
@@ -44,6 +48,13 @@ enum Tracing {
     Off,
     Null,
     Vcd,
+    VcdThread,
+    Fst,
+    FstThread,
+}
+
+fn fst_path() -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("wormcast-bench-{}.fst", std::process::id()))
 }
 
 /// `len` flits: a unicast packet; 0: bit-string worms instead.
@@ -60,6 +71,19 @@ fn system(net: &Network, len: u32, tracing: Tracing) -> System {
         Tracing::Vcd => sys
             .attach_tracer(Box::new(VcdWriter::new(std::io::sink())))
             .expect("tracer"),
+        Tracing::VcdThread => sys
+            .attach_tracer(Box::new(Background::new(Box::new(VcdWriter::new(
+                std::io::sink(),
+            )))))
+            .expect("tracer"),
+        Tracing::Fst => sys
+            .attach_tracer(Box::new(FstWriter::create(fst_path()).expect("file")))
+            .expect("tracer"),
+        Tracing::FstThread => sys
+            .attach_tracer(Box::new(Background::new(Box::new(
+                FstWriter::create(fst_path()).expect("file"),
+            ))))
+            .expect("tracer"),
     }
     sys
 }
@@ -74,7 +98,11 @@ fn speed(c: &mut Criterion) {
         ("1flit/tracing_off", 1, Tracing::Off),
         ("20flit/tracing_null", 20, Tracing::Null),
         ("20flit/tracing_vcd", 20, Tracing::Vcd),
+        ("20flit/tracing_vcd_thread", 20, Tracing::VcdThread),
+        ("20flit/tracing_fst", 20, Tracing::Fst),
+        ("20flit/tracing_fst_thread", 20, Tracing::FstThread),
         ("1flit/tracing_vcd", 1, Tracing::Vcd),
+        ("1flit/tracing_vcd_thread", 1, Tracing::VcdThread),
         ("bitstring_deg4/tracing_off", 0, Tracing::Off),
     ] {
         g.bench_function(name, |b| {
@@ -82,6 +110,7 @@ fn speed(c: &mut Criterion) {
                 || system(&net, len, tracing),
                 |mut sys| {
                     sys.run(CYCLES).expect("runs");
+                    sys.finish_trace().expect("waveform finished");
                     black_box(sys.flit_hops())
                 },
                 BatchSize::LargeInput,
@@ -89,6 +118,7 @@ fn speed(c: &mut Criterion) {
         });
     }
     g.finish();
+    let _ = std::fs::remove_file(fst_path());
 }
 
 fn ni_multicast(c: &mut Criterion) {

@@ -20,7 +20,7 @@ use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
 /// Value changes buffered before a value-change block is written.
-const FLUSH_BYTES: usize = 64 << 20;
+const FLUSH_BYTES: usize = 4 << 20;
 
 fn fst(e: fst_writer::FstWriteError) -> Error {
     Error::Wave(format!("FST: {e}"))
@@ -223,16 +223,18 @@ impl WaveSink for FstWriter {
 }
 
 /// A waveform writer for `path`: FST when the name ends in `.fst`, VCD
-/// otherwise; `comment` goes into the file (the run and its seed).
+/// otherwise; `comment` goes into the file (the run and its seed). It
+/// encodes on a thread of its own ([`super::Background`]).
 pub fn create(path: &Path, comment: &str) -> Result<Box<dyn WaveSink>> {
     let is_fst = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("fst"));
-    Ok(if is_fst {
+    let sink: Box<dyn WaveSink + Send> = if is_fst {
         Box::new(FstWriter::create(path)?.with_comment(comment))
     } else {
         Box::new(VcdWriter::create(path)?.with_comment(comment))
-    })
+    };
+    Ok(Box::new(super::Background::new(sink)))
 }
 
 /// Writes the views beside the waveform at `wave`: `<name>.gtkw` for

@@ -10,6 +10,7 @@
 //! when they change, vectors with their widths and `[msb:lsb]` ranges, most
 //! significant bit first, `x` for values that are not meaningful.
 
+mod background;
 mod convert;
 mod cosim;
 mod diff;
@@ -50,6 +51,7 @@ mod report;
 mod stream;
 mod writer;
 
+pub use background::Background;
 pub use convert::{open_isolated, write_vcd};
 pub use cosim::{CosimOptions, cosim};
 pub use diff::{DiffOptions, diff, diff_files};

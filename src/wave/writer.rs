@@ -168,19 +168,50 @@ pub(crate) fn edge_time(cycle: u64, ts: &Timescale) -> Result<u64> {
         })
 }
 
+/// Each byte's eight bits as characters, most significant first.
+const BYTE_CHARS: [[u8; 8]; 256] = {
+    let mut t = [[b'0'; 8]; 256];
+    let mut v = 0;
+    while v < 256 {
+        let mut j = 0;
+        while j < 8 {
+            t[v][j] = b'0' + (v >> (7 - j) & 1) as u8;
+            j += 1;
+        }
+        v += 1;
+    }
+    t
+};
+
+/// Appends the low `width` bits of `x` (at most 64), most significant
+/// first.
+fn push_word(buf: &mut Vec<u8>, width: usize, x: u64) {
+    let top = width % 8;
+    for b in (width - top..width).rev() {
+        buf.push(b'0' + (x >> b & 1) as u8);
+    }
+    let mut b = width - top;
+    while b > 0 {
+        b -= 8;
+        buf.extend_from_slice(&BYTE_CHARS[(x >> b & 0xff) as usize]);
+    }
+}
+
 /// Appends a value's bits as `width` characters, most significant first
 /// (`x`s when unknown).
 pub(crate) fn push_bits(buf: &mut Vec<u8>, width: u32, v: SignalValue<'_>) {
+    let width = width as usize;
     match v {
-        SignalValue::Unknown => buf.extend(std::iter::repeat_n(b'x', width as usize)),
-        SignalValue::Narrow(x) => {
-            for b in (0..width).rev() {
-                buf.push(b'0' + (x >> b & 1) as u8);
-            }
-        }
+        SignalValue::Unknown => buf.extend(std::iter::repeat_n(b'x', width)),
+        SignalValue::Narrow(x) => push_word(buf, width, x),
         SignalValue::Wide(words) => {
-            for b in (0..width as usize).rev() {
-                buf.push(b'0' + (words[b / 64] >> (b % 64) & 1) as u8);
+            let top = width % 64;
+            let full = width / 64;
+            if top > 0 {
+                push_word(buf, top, words[full]);
+            }
+            for w in words[..full].iter().rev() {
+                push_word(buf, 64, *w);
             }
         }
     }
@@ -320,5 +351,41 @@ mod tests {
                 period: 10
             }
         );
+    }
+
+    /// The bit-at-a-time reference `push_bits` replaced.
+    fn reference(width: usize, v: SignalValue<'_>) -> Vec<u8> {
+        match v {
+            SignalValue::Unknown => vec![b'x'; width],
+            SignalValue::Narrow(x) => (0..width)
+                .rev()
+                .map(|b| b'0' + (x >> b & 1) as u8)
+                .collect(),
+            SignalValue::Wide(words) => (0..width)
+                .rev()
+                .map(|b| b'0' + (words[b / 64] >> (b % 64) & 1) as u8)
+                .collect(),
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn push_bits_writes_every_bit_most_significant_first(
+            width in 1usize..=200,
+            words in proptest::collection::vec(proptest::prelude::any::<u64>(), 4),
+        ) {
+            let mut buf = Vec::new();
+            let v = if width <= 64 {
+                let mask = if width == 64 { u64::MAX } else { (1 << width) - 1 };
+                SignalValue::Narrow(words[0] & mask)
+            } else {
+                SignalValue::Wide(&words[..width.div_ceil(64)])
+            };
+            push_bits(&mut buf, width as u32, v);
+            proptest::prop_assert_eq!(&buf, &reference(width, v));
+            buf.clear();
+            push_bits(&mut buf, width as u32, SignalValue::Unknown);
+            proptest::prop_assert_eq!(buf, reference(width, SignalValue::Unknown));
+        }
     }
 }

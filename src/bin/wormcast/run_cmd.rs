@@ -480,13 +480,12 @@ pub(crate) fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
         sys.run_with_progress(a.cycles - a.warmup, |c| bar.set(w + c))?;
     }
     bar.done();
+    // The waveform's last block is written as it finishes: part of the run.
+    let h = sys.trace_hierarchy().cloned();
+    sys.finish_trace()?;
     let wall = t0.elapsed().as_secs_f64();
-    if let Some(v) = &a.vcd {
-        let h = sys.trace_hierarchy().cloned();
-        sys.finish_trace()?;
-        if let Some(h) = h {
-            a.window.views(v, &h)?;
-        }
+    if let (Some(v), Some(h)) = (&a.vcd, h) {
+        a.window.views(v, &h)?;
     }
     let report = sys.report();
     if single {

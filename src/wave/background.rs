@@ -1,0 +1,238 @@
+//! Encoding a waveform on its own thread: the simulation samples its
+//! registers and hands each cycle's value changes over in batches; a second
+//! thread keeps a copy of every signal's value and feeds the same calls to
+//! the real writer (VCD or FST) that it would have had on the simulation's
+//! thread. The file is byte for byte the one written without the thread.
+//!
+//! This is how a traced run uses a second core (the speed issue's "encoding
+//! off the simulation thread"): the simulation thread's cost per change is
+//! a copy of the value into a batch. At most [`IN_FLIGHT`] batches wait for
+//! the writer, so a writer slower than the simulation holds the simulation
+//! back instead of growing memory without bound.
+
+use crate::rtl::trace::{Hierarchy, SignalId, SignalValue, TraceState, WaveSink};
+use crate::{Error, Result};
+use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, sync_channel};
+use std::thread::JoinHandle;
+
+/// Value changes in a batch before it is handed to the writer.
+const BATCH_CHANGES: usize = 1 << 16;
+/// Cycles in a batch before it is handed over (for cycles without changes).
+const BATCH_CYCLES: usize = 1 << 14;
+/// Batches handed over and not yet written, at most.
+pub const IN_FLIGHT: usize = 4;
+
+/// Bit of a signal id in a batch that marks the value unknown.
+const UNKNOWN: u32 = 1 << 31;
+
+/// The changes of consecutive cycles.
+#[derive(Default)]
+struct Batch {
+    /// Per cycle: its number and the end of its changes in `ids`.
+    cycles: Vec<(u64, u32)>,
+    /// Signals that changed, with [`UNKNOWN`] set for `x`.
+    ids: Vec<u32>,
+    /// Their values in order: one word for a narrow signal, a wide
+    /// signal's words, none for an unknown value.
+    words: Vec<u64>,
+}
+
+impl Batch {
+    fn clear(&mut self) {
+        self.cycles.clear();
+        self.ids.clear();
+        self.words.clear();
+    }
+
+    fn full(&self) -> bool {
+        self.ids.len() >= BATCH_CHANGES || self.cycles.len() >= BATCH_CYCLES
+    }
+}
+
+/// The writer thread's side: its copy of every value, and the real sink.
+struct Writer {
+    state: TraceState,
+    sink: Box<dyn WaveSink + Send>,
+}
+
+impl Writer {
+    fn write(&mut self, b: &Batch) -> Result<()> {
+        let (mut at, mut w) = (0usize, 0usize);
+        for &(cycle, end) in &b.cycles {
+            for &id in &b.ids[at..end as usize] {
+                let s = SignalId(id & !UNKNOWN);
+                if id & UNKNOWN != 0 {
+                    self.state.set(s, SignalValue::Unknown);
+                } else {
+                    let n = self.state.width(s).div_ceil(64) as usize;
+                    let v = if n == 1 {
+                        SignalValue::Narrow(b.words[w])
+                    } else {
+                        SignalValue::Wide(&b.words[w..w + n])
+                    };
+                    self.state.set(s, v);
+                    w += n;
+                }
+            }
+            at = end as usize;
+            self.sink.cycle(cycle, &self.state, self.state.changed())?;
+            self.state.clear_changes();
+        }
+        Ok(())
+    }
+}
+
+enum Stage {
+    /// Before `begin`: the sink, on this thread.
+    Idle(Box<dyn WaveSink + Send>),
+    /// Writing: batches go to the thread.
+    Running {
+        to: SyncSender<Batch>,
+        back: Receiver<Batch>,
+        thread: JoinHandle<Result<Writer>>,
+    },
+    /// Finished, or failed.
+    Done,
+}
+
+/// A [`WaveSink`] that runs another on a thread of its own. Errors of the
+/// writer (a full disk, say) come back at the next call after they happen,
+/// at the latest from [`finish`](WaveSink::finish).
+pub struct Background {
+    stage: Stage,
+    batch: Batch,
+}
+
+impl Background {
+    /// `sink`, to be written on its own thread from `begin` on.
+    pub fn new(sink: Box<dyn WaveSink + Send>) -> Self {
+        Background {
+            stage: Stage::Idle(sink),
+            batch: Batch::default(),
+        }
+    }
+
+    /// Ends the thread once it has written what it was given, and returns
+    /// the writer (`None` when there is no thread), or the writer's error.
+    fn join(&mut self) -> Result<Option<Writer>> {
+        match std::mem::replace(&mut self.stage, Stage::Done) {
+            Stage::Running { to, thread, .. } => {
+                drop(to);
+                match thread.join() {
+                    Ok(r) => r.map(Some),
+                    Err(_) => Err(Error::Wave("the waveform writer's thread panicked".into())),
+                }
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// Hands the current batch to the thread.
+    fn hand_over(&mut self) -> Result<()> {
+        let Stage::Running { to, back, .. } = &self.stage else {
+            return Err(Error::Wave("waveform written after it ended".into()));
+        };
+        let next = match back.try_recv() {
+            Ok(b) => b,
+            Err(TryRecvError::Empty | TryRecvError::Disconnected) => Batch::default(),
+        };
+        let full = std::mem::replace(&mut self.batch, next);
+        if to.send(full).is_err() {
+            // The thread stopped: it failed, and says why.
+            return match self.join() {
+                Err(e) => Err(e),
+                Ok(_) => Err(Error::Wave("the waveform writer stopped early".into())),
+            };
+        }
+        Ok(())
+    }
+}
+
+impl WaveSink for Background {
+    fn begin(&mut self, h: &Hierarchy, cycle_ps: u64, state: &TraceState) -> Result<()> {
+        self.begin_at(h, cycle_ps, state, 0)
+    }
+
+    fn begin_at(
+        &mut self,
+        h: &Hierarchy,
+        cycle_ps: u64,
+        state: &TraceState,
+        first: u64,
+    ) -> Result<()> {
+        let Stage::Idle(mut sink) = std::mem::replace(&mut self.stage, Stage::Done) else {
+            return Err(Error::Wave("waveform begun twice".into()));
+        };
+        // On this thread, so that a refusal comes back at once.
+        sink.begin_at(h, cycle_ps, state, first)?;
+        let mut w = Writer {
+            state: state.clone(),
+            sink,
+        };
+        w.state.clear_changes();
+        let (to, from) = sync_channel::<Batch>(IN_FLIGHT);
+        let (give_back, back) = sync_channel::<Batch>(IN_FLIGHT + 1);
+        let thread = std::thread::Builder::new()
+            .name("wave-writer".into())
+            .spawn(move || {
+                for mut b in from {
+                    w.write(&b)?;
+                    b.clear();
+                    // Back for reuse; when the simulation has not taken
+                    // the last ones back yet, this one is dropped.
+                    let _ = give_back.try_send(b);
+                }
+                Ok(w)
+            })
+            .map_err(|e| Error::Wave(format!("cannot start the waveform writer's thread: {e}")))?;
+        self.stage = Stage::Running { to, back, thread };
+        Ok(())
+    }
+
+    fn cycle(&mut self, cycle: u64, state: &TraceState, changed: &[u32]) -> Result<()> {
+        let b = &mut self.batch;
+        for &i in changed {
+            match state.value(SignalId(i)) {
+                SignalValue::Unknown => b.ids.push(i | UNKNOWN),
+                SignalValue::Narrow(v) => {
+                    b.ids.push(i);
+                    b.words.push(v);
+                }
+                SignalValue::Wide(ws) => {
+                    b.ids.push(i);
+                    b.words.extend_from_slice(ws);
+                }
+            }
+        }
+        b.cycles.push((cycle, b.ids.len() as u32));
+        if b.full() {
+            self.hand_over()?;
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, last_cycle: u64) -> Result<()> {
+        if !matches!(self.stage, Stage::Running { .. }) {
+            return Ok(());
+        }
+        if !self.batch.cycles.is_empty() {
+            self.hand_over()?;
+        }
+        match self.join()? {
+            Some(mut w) => w.sink.finish(last_cycle),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Background {
+    /// Ended without `finish` (the run failed): what was sampled is still
+    /// written, as far as the writer writes without being finished (a VCD
+    /// up to the last cycle; an FST is unreadable without its end).
+    fn drop(&mut self) {
+        if matches!(self.stage, Stage::Running { .. }) && !self.batch.cycles.is_empty() {
+            let _ = self.hand_over();
+        }
+        let _ = self.join();
+    }
+}

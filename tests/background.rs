@@ -1,0 +1,162 @@
+//! Waveforms encoded on their own thread ([`wormcast::wave::Background`]):
+//! the same bytes as on the simulation's thread, for VCD and FST, whole or
+//! limited to a window and some scopes; a writer's failure comes back as
+//! an error naming it; a run that fails still leaves its VCD behind.
+
+mod common;
+
+use std::io::Write;
+use wormcast::header::Kind;
+use wormcast::rtl::trace::WaveSink;
+use wormcast::sim::{SimConfig, System, Traffic};
+use wormcast::wave::{Background, FstWriter, TraceLimits, VcdWriter};
+
+/// Runs 3,000 cycles of `traffic` on the default network into `sink`.
+fn run(traffic: &Traffic, sink: Box<dyn WaveSink>) -> wormcast::Result<()> {
+    let net = common::default_net();
+    let cfg = SimConfig {
+        seed: 4,
+        ..Default::default()
+    };
+    let mut sys = System::new(&net, &cfg, traffic)?;
+    sys.attach_tracer(sink)?;
+    sys.run(3_000)?;
+    sys.finish_trace()?;
+    Ok(())
+}
+
+fn traffics() -> [Traffic; 3] {
+    [
+        Traffic::uniform(0.3, 20),
+        Traffic::uniform(0.2, 2),
+        Traffic::multicast(0.1, 16, 4, Kind::BitString),
+    ]
+}
+
+#[test]
+fn a_vcd_written_on_its_own_thread_has_the_same_bytes() {
+    for t in traffics() {
+        let (here, there) = (common::Shared::default(), common::Shared::default());
+        run(&t, Box::new(VcdWriter::new(here.clone()))).unwrap();
+        run(
+            &t,
+            Box::new(Background::new(Box::new(VcdWriter::new(there.clone())))),
+        )
+        .unwrap();
+        let (a, b) = (here.bytes(), there.bytes());
+        assert!(a.len() > 50_000, "{t:?}: {} bytes", a.len());
+        assert!(a == b, "{t:?}: the thread changed the VCD");
+    }
+}
+
+#[test]
+fn an_fst_written_on_its_own_thread_has_the_same_bytes() {
+    let dir = std::env::temp_dir().join(format!("wormcast-background-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (k, t) in traffics().iter().enumerate() {
+        let (a, b) = (
+            dir.join(format!("here{k}.fst")),
+            dir.join(format!("there{k}.fst")),
+        );
+        run(t, Box::new(FstWriter::create(&a).unwrap())).unwrap();
+        run(
+            t,
+            Box::new(Background::new(Box::new(FstWriter::create(&b).unwrap()))),
+        )
+        .unwrap();
+        let (a, b) = (std::fs::read(a).unwrap(), std::fs::read(b).unwrap());
+        assert!(a.len() > 10_000, "{t:?}: {} bytes", a.len());
+        assert!(a == b, "{t:?}: the thread changed the FST");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_window_of_some_scopes_on_its_own_thread_has_the_same_bytes() {
+    let limits = TraceLimits {
+        from: 1_000,
+        to: Some(2_000),
+        scopes: vec!["top.sw2".into(), "top.ep5".into()],
+    };
+    let t = Traffic::uniform(0.3, 20);
+    let (here, there) = (common::Shared::default(), common::Shared::default());
+    run(
+        &t,
+        limits.wrap(Box::new(VcdWriter::new(here.clone()))).unwrap(),
+    )
+    .unwrap();
+    // The window's filter on the simulation's thread, the writer behind it.
+    run(
+        &t,
+        limits
+            .wrap(Box::new(Background::new(Box::new(VcdWriter::new(
+                there.clone(),
+            )))))
+            .unwrap(),
+    )
+    .unwrap();
+    let (a, b) = (here.bytes(), there.bytes());
+    assert!(a.len() > 5_000, "{} bytes", a.len());
+    assert!(a == b, "the thread changed the limited VCD");
+}
+
+/// A `Write` that takes `room` bytes and then fails like a full disk.
+struct Full {
+    room: usize,
+}
+
+impl Write for Full {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        if self.room == 0 {
+            return Err(std::io::Error::other("no space left on the test's disk"));
+        }
+        let n = b.len().min(self.room);
+        self.room -= n;
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn the_writers_failure_comes_back_as_an_error_that_names_it() {
+    let t = Traffic::uniform(0.3, 20);
+    for room in [100, 20_000, 200_000] {
+        let sink = Background::new(Box::new(VcdWriter::new(Full { room })));
+        let err = run(&t, Box::new(sink)).expect_err("the disk fills up");
+        let msg = err.to_string();
+        assert!(
+            msg.contains("no space left on the test's disk"),
+            "room {room}: {msg}"
+        );
+    }
+    // The same failure on the simulation's thread says the same.
+    let err = run(&t, Box::new(VcdWriter::new(Full { room: 20_000 }))).unwrap_err();
+    assert!(err.to_string().contains("no space left on the test's disk"));
+}
+
+#[test]
+fn a_run_that_ends_without_finishing_still_leaves_what_it_sampled() {
+    // A system dropped mid-run (its caller hit an error): everything up to
+    // the last cycle sampled reaches the VCD, as it would have without the
+    // thread.
+    let t = Traffic::uniform(0.3, 20);
+    let net = common::default_net();
+    let (here, there) = (common::Shared::default(), common::Shared::default());
+    for (out, threaded) in [(&here, false), (&there, true)] {
+        let mut sys = System::new(&net, &SimConfig::default(), &t).unwrap();
+        let w = VcdWriter::new(out.clone());
+        let sink: Box<dyn WaveSink> = if threaded {
+            Box::new(Background::new(Box::new(w)))
+        } else {
+            Box::new(w)
+        };
+        sys.attach_tracer(sink).unwrap();
+        sys.run(1_500).unwrap();
+        drop(sys);
+    }
+    let (a, b) = (here.bytes(), there.bytes());
+    assert!(a.len() > 20_000, "{} bytes", a.len());
+    assert!(a == b, "the thread lost the end of an unfinished VCD");
+}
