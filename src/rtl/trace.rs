@@ -201,14 +201,21 @@ pub enum SignalValue<'a> {
     Wide(&'a [u64]),
 }
 
+/// One signal's last value: its bits (a signal of at most 64 bits) and
+/// whether it is unknown, side by side so that a sample reads one place.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Slot {
+    v: u64,
+    unknown: bool,
+}
+
 /// Last value of every signal and the signals that changed this cycle.
 #[derive(Clone, Debug)]
 pub struct TraceState {
     widths: Vec<u32>,
-    narrow: Vec<u64>,
+    slots: Vec<Slot>,
     wide_at: Vec<u32>,
     wide: Vec<u64>,
-    unknown: Vec<bool>,
     changed: Vec<u32>,
 }
 
@@ -227,20 +234,30 @@ impl TraceState {
         }
         TraceState {
             widths: h.signals.iter().map(|s| s.width).collect(),
-            narrow: vec![0; h.signals.len()],
+            slots: vec![
+                Slot {
+                    v: 0,
+                    unknown: true
+                };
+                h.signals.len()
+            ],
             wide_at,
             wide: vec![0; words as usize],
-            unknown: vec![true; h.signals.len()],
             changed: Vec::new(),
         }
     }
 
     /// A sampler that writes signals `first..first + count`.
     pub fn sampler(&mut self, first: u32, count: u32) -> Sampler<'_> {
+        let range = first as usize..(first + count) as usize;
         Sampler {
-            st: self,
-            next: first,
-            end: first + count,
+            slots: &mut self.slots[range.clone()],
+            widths: &self.widths[range.clone()],
+            wide_at: &self.wide_at[range],
+            wide: &mut self.wide,
+            changed: &mut self.changed,
+            first,
+            k: 0,
         }
     }
 
@@ -275,8 +292,8 @@ impl TraceState {
     pub fn copy_from(&mut self, to: SignalId, from: &TraceState, src: SignalId) {
         let (i, j) = (to.0 as usize, src.0 as usize);
         debug_assert_eq!(self.widths[i], from.widths[j]);
-        let mut changed = self.unknown[i] != from.unknown[j];
-        self.unknown[i] = from.unknown[j];
+        let mut changed = self.slots[i].unknown != from.slots[j].unknown;
+        self.slots[i].unknown = from.slots[j].unknown;
         if self.widths[i] > 64 {
             let n = self.widths[i].div_ceil(64) as usize;
             let (a, b) = (self.wide_at[i] as usize, from.wide_at[j] as usize);
@@ -284,8 +301,8 @@ impl TraceState {
                 self.wide[a..a + n].copy_from_slice(&from.wide[b..b + n]);
                 changed = true;
             }
-        } else if self.narrow[i] != from.narrow[j] {
-            self.narrow[i] = from.narrow[j];
+        } else if self.slots[i].v != from.slots[j].v {
+            self.slots[i].v = from.slots[j].v;
             changed = true;
         }
         if changed {
@@ -299,13 +316,15 @@ impl TraceState {
     pub fn set(&mut self, sig: SignalId, v: SignalValue<'_>) {
         let i = sig.0 as usize;
         match v {
-            SignalValue::Unknown => self.unknown[i] = true,
+            SignalValue::Unknown => self.slots[i].unknown = true,
             SignalValue::Narrow(x) => {
-                self.unknown[i] = false;
-                self.narrow[i] = x;
+                self.slots[i] = Slot {
+                    v: x,
+                    unknown: false,
+                }
             }
             SignalValue::Wide(ws) => {
-                self.unknown[i] = false;
+                self.slots[i].unknown = false;
                 let at = self.wide_at[i] as usize;
                 let n = self.widths[i].div_ceil(64) as usize;
                 self.wide[at..at + n].copy_from_slice(ws);
@@ -317,13 +336,14 @@ impl TraceState {
     /// Current value of a signal.
     pub fn value(&self, sig: SignalId) -> SignalValue<'_> {
         let i = sig.0 as usize;
-        if self.unknown[i] {
+        let slot = self.slots[i];
+        if slot.unknown {
             SignalValue::Unknown
         } else if self.widths[i] > 64 {
             let at = self.wide_at[i] as usize;
             SignalValue::Wide(&self.wide[at..at + self.widths[i].div_ceil(64) as usize])
         } else {
-            SignalValue::Narrow(self.narrow[i])
+            SignalValue::Narrow(slot.v)
         }
     }
 
@@ -354,57 +374,72 @@ impl TraceState {
 /// Writes the values of one component's signals, in declaration order, and
 /// records which changed.
 pub struct Sampler<'a> {
-    st: &'a mut TraceState,
-    next: u32,
-    end: u32,
+    /// The component's signals.
+    slots: &'a mut [Slot],
+    widths: &'a [u32],
+    wide_at: &'a [u32],
+    wide: &'a mut Vec<u64>,
+    changed: &'a mut Vec<u32>,
+    /// Id of the component's first signal.
+    first: u32,
+    /// The next signal, from `first`.
+    k: usize,
+}
+
+#[cold]
+#[inline(never)]
+fn sampled_too_many() -> ! {
+    panic!("component sampled more signals than it declared")
 }
 
 impl Sampler<'_> {
-    #[inline]
+    /// The next signal's slot and index among the component's.
+    #[inline(always)]
     fn take(&mut self) -> usize {
-        assert!(
-            self.next < self.end,
-            "component sampled more signals than it declared"
-        );
-        let i = self.next as usize;
-        self.next += 1;
-        i
+        let k = self.k;
+        if k >= self.slots.len() {
+            sampled_too_many()
+        }
+        self.k = k + 1;
+        k
     }
 
     /// The next signal's value (`v` must fit its width).
-    #[inline]
+    #[inline(always)]
     pub fn value(&mut self, v: u64) {
-        let i = self.take();
+        let k = self.take();
         debug_assert!(
-            self.st.widths[i] >= 64 || v >> self.st.widths[i] == 0,
-            "value {v} does not fit signal {i} of {} bits",
-            self.st.widths[i]
+            self.widths[k] >= 64 || v >> self.widths[k] == 0,
+            "value {v} does not fit signal {} of {} bits",
+            self.first as usize + k,
+            self.widths[k]
         );
-        if self.st.unknown[i] || self.st.narrow[i] != v {
-            self.st.unknown[i] = false;
-            self.st.narrow[i] = v;
-            self.st.changed.push(i as u32);
+        let slot = &mut self.slots[k];
+        if slot.v != v || slot.unknown {
+            *slot = Slot { v, unknown: false };
+            self.changed.push(self.first + k as u32);
         }
     }
 
     /// The next signal's value, one bit.
-    #[inline]
+    #[inline(always)]
     pub fn bit(&mut self, b: bool) {
         self.value(b as u64)
     }
 
     /// The next signal is unknown (`x`).
-    #[inline]
+    #[inline(always)]
     pub fn unknown(&mut self) {
-        let i = self.take();
-        if !self.st.unknown[i] {
-            self.st.unknown[i] = true;
-            self.st.changed.push(i as u32);
+        let k = self.take();
+        let slot = &mut self.slots[k];
+        if !slot.unknown {
+            slot.unknown = true;
+            self.changed.push(self.first + k as u32);
         }
     }
 
     /// The next signal's value, or `x` for `None`.
-    #[inline]
+    #[inline(always)]
     pub fn maybe(&mut self, v: Option<u64>) {
         match v {
             Some(v) => self.value(v),
@@ -414,8 +449,8 @@ impl Sampler<'_> {
 
     /// The next signal's value as a bit string (any width).
     pub fn bits(&mut self, b: &BitString) {
-        let i = self.take();
-        let w = self.st.widths[i] as usize;
+        let k = self.take();
+        let w = self.widths[k] as usize;
         assert_eq!(
             b.len(),
             w,
@@ -423,26 +458,26 @@ impl Sampler<'_> {
             b.len()
         );
         let words = b.as_bitslice();
-        let mut changed = self.st.unknown[i];
+        let mut changed = self.slots[k].unknown;
         if w > 64 {
-            let at = self.st.wide_at[i] as usize;
-            for (k, chunk) in words.chunks(64).enumerate() {
+            let at = self.wide_at[k] as usize;
+            for (n, chunk) in words.chunks(64).enumerate() {
                 let v = chunk.iter_ones().fold(0u64, |acc, j| acc | 1 << j);
-                if self.st.wide[at + k] != v {
-                    self.st.wide[at + k] = v;
+                if self.wide[at + n] != v {
+                    self.wide[at + n] = v;
                     changed = true;
                 }
             }
         } else {
             let v = words.iter_ones().fold(0u64, |acc, j| acc | 1 << j);
-            if self.st.narrow[i] != v {
-                self.st.narrow[i] = v;
+            if self.slots[k].v != v {
+                self.slots[k].v = v;
                 changed = true;
             }
         }
         if changed {
-            self.st.unknown[i] = false;
-            self.st.changed.push(i as u32);
+            self.slots[k].unknown = false;
+            self.changed.push(self.first + k as u32);
         }
     }
 
@@ -451,16 +486,17 @@ impl Sampler<'_> {
     #[inline]
     pub fn skip(&mut self, n: u32) {
         assert!(
-            self.end - self.next >= n,
+            self.slots.len() - self.k >= n as usize,
             "component skipped more signals than it declared"
         );
-        self.next += n;
+        self.k += n as usize;
     }
 
     /// Checks that every declared signal was written or skipped.
     pub fn finish(self) {
         assert_eq!(
-            self.next, self.end,
+            self.k,
+            self.slots.len(),
             "component sampled fewer signals than it declared"
         );
     }
