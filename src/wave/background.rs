@@ -12,7 +12,7 @@
 
 use crate::rtl::trace::{Hierarchy, SignalId, SignalValue, TraceState, WaveSink};
 use crate::{Error, Result};
-use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, sync_channel};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::thread::JoinHandle;
 
 /// Value changes in a batch before it is handed to the writer.
@@ -132,10 +132,8 @@ impl Background {
         let Stage::Running { to, back, .. } = &self.stage else {
             return Err(Error::Wave("waveform written after it ended".into()));
         };
-        let next = match back.try_recv() {
-            Ok(b) => b,
-            Err(TryRecvError::Empty | TryRecvError::Disconnected) => Batch::default(),
-        };
+        // A batch the writer is done with, or a new one.
+        let next: Batch = back.try_recv().unwrap_or_default();
         let full = std::mem::replace(&mut self.batch, next);
         if to.send(full).is_err() {
             // The thread stopped: it failed, and says why.
