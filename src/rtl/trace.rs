@@ -711,6 +711,42 @@ mod tests {
     }
 
     #[test]
+    fn skipped_signals_keep_their_values_and_are_not_changes() {
+        let mut h = Hierarchy::new("top");
+        for name in ["a", "b", "c"] {
+            h.root().signal(name, 8);
+        }
+        let mut st = TraceState::new(&h);
+        {
+            let mut s = st.sampler(0, 3);
+            s.value(1);
+            s.value(2);
+            s.value(3);
+            s.finish();
+        }
+        st.clear_changes();
+        {
+            let mut s = st.sampler(0, 3);
+            s.value(9);
+            s.skip(1);
+            s.value(3);
+            s.finish();
+        }
+        assert_eq!(st.changed(), &[0]);
+        assert_eq!(st.value(SignalId(1)), SignalValue::Narrow(2));
+    }
+
+    #[test]
+    #[should_panic(expected = "skipped more signals")]
+    fn skipping_past_the_components_signals_is_caught() {
+        let mut h = Hierarchy::new("top");
+        h.root().signal("a", 1);
+        let mut st = TraceState::new(&h);
+        let mut s = st.sampler(0, 1);
+        s.skip(2);
+    }
+
+    #[test]
     #[should_panic(expected = "fewer signals")]
     fn sampling_fewer_signals_than_declared_is_caught() {
         let mut h = Hierarchy::new("top");

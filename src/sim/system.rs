@@ -741,7 +741,7 @@ impl System {
             list: Vec::new(),
         };
         for c in 0..total {
-            self.sample(&mut t, c);
+            self.sample(&mut t, c, None);
         }
         t.sink.begin(&t.hier, self.cfg.cycle_ps(), &t.state)?;
         t.state.clear_changes();
@@ -751,9 +751,14 @@ impl System {
         Ok(())
     }
 
-    fn sample(&self, t: &mut Tracing, c: usize) {
+    /// Samples component `c`: the units in `units`
+    /// ([`Traced::sample_units`]), or everything for `None`.
+    fn sample(&self, t: &mut Tracing, c: usize, units: Option<u64>) {
         let mut s = t.state.sampler(t.first[c], t.count[c]);
-        self.traced(c).sample(&self.ch, &mut s);
+        match units {
+            Some(u) => self.traced(c).sample_units(&self.ch, u, &mut s),
+            None => self.traced(c).sample(&self.ch, &mut s),
+        }
         s.finish();
     }
 
@@ -888,10 +893,8 @@ impl System {
     fn trace_cycle(&mut self, next: u64) -> Result<()> {
         let mut t = self.tracing.take().expect("checked by the caller");
         t.list.clear();
-        let n_sw = self.n_sw;
         if t.every {
-            t.list.extend(0..(n_sw + self.nodes as usize) as u32);
-            t.units.fill(u64::MAX);
+            t.list.extend(0..(self.n_sw + self.nodes as usize) as u32);
         } else {
             let Tracing {
                 stamp, units, list, ..
@@ -928,9 +931,8 @@ impl System {
         let list = std::mem::take(&mut t.list);
         for &c in &list {
             let c = c as usize;
-            let mut s = t.state.sampler(t.first[c], t.count[c]);
-            self.traced(c).sample_units(&self.ch, t.units[c], &mut s);
-            s.finish();
+            let units = (!t.every).then(|| t.units[c]);
+            self.sample(&mut t, c, units);
         }
         t.list = list;
         let r = t.sink.cycle(next, &t.state, t.state.changed());

@@ -872,17 +872,12 @@ impl Traced for Switch {
     /// A unit is a port: its input unit, decode unit and output unit
     /// (`in{p}`, `dec{p}`, `out{p}`), declared one after the other. Of a
     /// port in `units`, the decode unit is sampled only when a stage
-    /// changed it since the switch was last asked
-    /// ([`Switch::take_touched`]), or when `units` is every port (`!0`):
-    /// its registers change once or twice per packet, the rest of the
-    /// port with every flit.
+    /// changed it before the switch was last asked
+    /// ([`Switch::take_touched`]): its registers change once or twice per
+    /// packet, the rest of the port with every flit.
     fn sample_units(&self, ch: &Channels, units: u64, s: &mut Sampler<'_>) {
         let n = self.port_signals();
-        let dec = if units == u64::MAX {
-            u64::MAX
-        } else {
-            self.dec_sample
-        };
+        let dec = self.dec_sample;
         for p in PortIter(self.wired) {
             if units >> p & 1 == 0 {
                 s.skip(n);

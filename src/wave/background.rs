@@ -20,7 +20,7 @@ const BATCH_CHANGES: usize = 1 << 16;
 /// Cycles in a batch before it is handed over (for cycles without changes).
 const BATCH_CYCLES: usize = 1 << 14;
 /// Batches handed over and not yet written, at most.
-pub const IN_FLIGHT: usize = 4;
+const IN_FLIGHT: usize = 4;
 
 /// Bit of a signal id in a batch that marks the value unknown.
 const UNKNOWN: u32 = 1 << 31;
@@ -158,6 +158,13 @@ impl WaveSink for Background {
         state: &TraceState,
         first: u64,
     ) -> Result<()> {
+        if state.len() >= UNKNOWN as usize {
+            return Err(Error::Wave(format!(
+                "{} signals: a waveform written on its own thread holds at most {}",
+                state.len(),
+                UNKNOWN - 1
+            )));
+        }
         let Stage::Idle(mut sink) = std::mem::replace(&mut self.stage, Stage::Done) else {
             return Err(Error::Wave("waveform begun twice".into()));
         };
