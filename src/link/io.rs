@@ -39,12 +39,14 @@ impl EndpointWiring {
 
     /// Samples what [`EndpointWiring::declare_link`] declared.
     pub(crate) fn sample_link(&self, credit: &CreditCounter, ch: &Channels, s: &mut Sampler<'_>) {
-        s.value(credit.available(ch.credits.q(self.credit_in)) as u64);
+        let mut r = s.run::<5>();
+        r.value(credit.available(ch.credits.q(self.credit_in)) as u64);
         let f = ch.flits.q(self.tx);
-        s.bit(f.is_valid());
-        s.value(f.data as u64);
-        s.bit(f.is_head());
-        s.bit(f.is_tail());
+        r.bit(f.is_valid());
+        r.value(f.data as u64);
+        r.bit(f.is_head());
+        r.bit(f.is_tail());
+        r.finish();
     }
 }
 

@@ -178,15 +178,36 @@ pub trait Traced {
     /// order.
     fn sample(&self, env: &Self::Env, s: &mut Sampler<'_>);
 
-    /// Like [`sample`](Self::sample), for the units (a switch's ports, say)
-    /// in the mask `units` only: bit `u` stands for unit `u`, and a unit's
-    /// signals are one contiguous run of the declaration. The signals of
-    /// the other units are skipped ([`Sampler::skip`]), so the caller must
-    /// know they did not change. The default has one unit, the whole
-    /// component, and samples everything.
-    fn sample_units(&self, env: &Self::Env, units: u64, s: &mut Sampler<'_>) {
+    /// Like [`sample`](Self::sample), for the units in the mask `units`
+    /// only: bit `u` stands for unit `u`, and a unit's signals are one
+    /// contiguous run of the declaration. The signals of the other units
+    /// are skipped ([`Sampler::skip`], [`Sampler::seek`]), so the caller
+    /// must know they did not change. A component with ports has two units
+    /// per port: unit `p` ([`in_unit`]) is what port `p` receives and keeps
+    /// (a switch's input buffer and decode unit), unit `64 + p`
+    /// ([`out_unit`]) what it sends (the output unit and its link). The
+    /// default has one unit, the whole component, and samples everything.
+    fn sample_units(&self, env: &Self::Env, units: u128, s: &mut Sampler<'_>) {
         let _ = units;
         self.sample(env, s)
+    }
+}
+
+/// The unit mask ([`Traced::sample_units`]) of what port `port` receives:
+/// every unit when the port is past 63.
+#[inline]
+pub fn in_unit(port: u16) -> u128 {
+    if port < 64 { 1 << port } else { u128::MAX }
+}
+
+/// The unit mask ([`Traced::sample_units`]) of what port `port` sends:
+/// every unit when the port is past 63.
+#[inline]
+pub fn out_unit(port: u16) -> u128 {
+    if port < 64 {
+        1 << (64 + port)
+    } else {
+        u128::MAX
     }
 }
 
@@ -481,6 +502,39 @@ impl Sampler<'_> {
         }
     }
 
+    /// Takes the next `N` signals at once, for a unit whose signals are
+    /// written one after the other: one bounds check for all of them.
+    #[inline(always)]
+    pub fn run<const N: usize>(&mut self) -> Run<'_, N> {
+        let k = self.k;
+        if self.slots.len() - k < N {
+            sampled_too_many()
+        }
+        self.k = k + N;
+        let slots: &mut [Slot; N] = (&mut self.slots[k..k + N]).try_into().expect("N slots");
+        let widths: &[u32; N] = self.widths[k..k + N].try_into().expect("N widths");
+        Run {
+            slots,
+            widths,
+            changed: self.changed,
+            first: self.first + k as u32,
+            k: 0,
+        }
+    }
+
+    /// Moves to the component's `k`-th signal (counted from its first):
+    /// the signals passed over keep their values and are not changes.
+    #[inline]
+    pub fn seek(&mut self, k: u32) {
+        assert!(
+            k as usize >= self.k && k as usize <= self.slots.len(),
+            "component sought signal {k} from {} of {}",
+            self.k,
+            self.slots.len()
+        );
+        self.k = k as usize;
+    }
+
     /// Skips the next `n` signals: they keep their values and are not
     /// changes.
     #[inline]
@@ -499,6 +553,73 @@ impl Sampler<'_> {
             self.slots.len(),
             "component sampled fewer signals than it declared"
         );
+    }
+}
+
+/// `N` consecutive signals of a component, taken at once from a
+/// [`Sampler`] ([`Sampler::run`]) and written in order like the sampler's.
+/// Written in straight-line code, the position is known where each value
+/// is written, so no value pays a bounds check.
+pub struct Run<'s, const N: usize> {
+    slots: &'s mut [Slot; N],
+    widths: &'s [u32; N],
+    changed: &'s mut Vec<u32>,
+    /// Id of the run's first signal.
+    first: u32,
+    /// The next signal, from `first`.
+    k: usize,
+}
+
+impl<const N: usize> Run<'_, N> {
+    /// The next signal's value (`v` must fit its width).
+    #[inline(always)]
+    pub fn value(&mut self, v: u64) {
+        let k = self.k;
+        self.k = k + 1;
+        debug_assert!(
+            self.widths[k] >= 64 || v >> self.widths[k] == 0,
+            "value {v} does not fit signal {} of {} bits",
+            self.first as usize + k,
+            self.widths[k]
+        );
+        let slot = &mut self.slots[k];
+        if slot.v != v || slot.unknown {
+            *slot = Slot { v, unknown: false };
+            self.changed.push(self.first + k as u32);
+        }
+    }
+
+    /// The next signal's value, one bit.
+    #[inline(always)]
+    pub fn bit(&mut self, b: bool) {
+        self.value(b as u64)
+    }
+
+    /// The next signal is unknown (`x`).
+    #[inline(always)]
+    pub fn unknown(&mut self) {
+        let k = self.k;
+        self.k = k + 1;
+        let slot = &mut self.slots[k];
+        if !slot.unknown {
+            slot.unknown = true;
+            self.changed.push(self.first + k as u32);
+        }
+    }
+
+    /// The next signal's value, or `x` for `None`.
+    #[inline(always)]
+    pub fn maybe(&mut self, v: Option<u64>) {
+        match v {
+            Some(v) => self.value(v),
+            None => self.unknown(),
+        }
+    }
+
+    /// Checks that all `N` signals were written.
+    #[inline(always)]
+    pub fn finish(self) {
+        assert_eq!(self.k, N, "a run of {N} signals wrote {}", self.k);
     }
 }
 
@@ -756,5 +877,86 @@ mod tests {
         let mut s = st.sampler(0, 2);
         s.bit(true);
         s.finish();
+    }
+
+    fn four_signals() -> TraceState {
+        let mut h = Hierarchy::new("top");
+        for name in ["a", "b", "c", "d"] {
+            h.root().signal(name, 8);
+        }
+        TraceState::new(&h)
+    }
+
+    #[test]
+    fn a_run_records_only_changes_at_the_right_ids() {
+        let mut st = four_signals();
+        {
+            let mut s = st.sampler(0, 4);
+            s.value(1);
+            let mut r = s.run::<3>();
+            r.value(2);
+            r.unknown();
+            r.maybe(Some(4));
+            r.finish();
+            s.finish();
+        }
+        assert_eq!(st.changed(), &[0, 1, 3], "c stays unknown: no change");
+        st.clear_changes();
+        {
+            let mut s = st.sampler(0, 4);
+            s.skip(1);
+            let mut r = s.run::<3>();
+            r.value(2);
+            r.bit(true);
+            r.maybe(None);
+            r.finish();
+            s.finish();
+        }
+        assert_eq!(st.changed(), &[2, 3]);
+        assert_eq!(st.value(SignalId(2)), SignalValue::Narrow(1));
+        assert_eq!(st.value(SignalId(3)), SignalValue::Unknown);
+    }
+
+    #[test]
+    fn seeking_passes_over_signals_without_changing_them() {
+        let mut st = four_signals();
+        {
+            let mut s = st.sampler(0, 4);
+            s.seek(2);
+            s.value(7);
+            s.seek(4);
+            s.finish();
+        }
+        assert_eq!(st.changed(), &[2]);
+        assert_eq!(st.value(SignalId(0)), SignalValue::Unknown);
+    }
+
+    #[test]
+    #[should_panic(expected = "sampled more signals")]
+    fn a_run_past_the_components_signals_is_caught() {
+        let mut st = four_signals();
+        let mut s = st.sampler(0, 4);
+        s.value(0);
+        let _ = s.run::<4>();
+    }
+
+    #[test]
+    #[should_panic(expected = "a run of 3 signals wrote 2")]
+    fn a_run_left_short_is_caught() {
+        let mut st = four_signals();
+        let mut s = st.sampler(0, 4);
+        let mut r = s.run::<3>();
+        r.value(0);
+        r.value(0);
+        r.finish();
+    }
+
+    #[test]
+    #[should_panic(expected = "sought signal 1 from 2")]
+    fn seeking_back_is_caught() {
+        let mut st = four_signals();
+        let mut s = st.sampler(0, 4);
+        s.seek(2);
+        s.seek(1);
     }
 }

@@ -633,11 +633,15 @@ impl Traced for Endpoint {
     }
 
     fn sample(&self, ch: &Channels, s: &mut Sampler<'_>) {
-        s.value(self.queue.len() as u64 & 0xffff_ffff);
-        s.bit(self.cur.is_some());
+        let mut r = s.run::<2>();
+        r.value(self.queue.len() as u64 & 0xffff_ffff);
+        r.bit(self.cur.is_some());
+        r.finish();
         self.w.sample_link(&self.credit, ch, s);
-        s.value(self.stats.received_flits & 0xffff_ffff);
-        s.value(self.stats.received_packets & 0xffff_ffff);
-        s.value(ch.credits.q(self.w.credit_out) as u64 & 0xffff);
+        let mut r = s.run::<3>();
+        r.value(self.stats.received_flits & 0xffff_ffff);
+        r.value(self.stats.received_packets & 0xffff_ffff);
+        r.value(ch.credits.q(self.w.credit_out) as u64 & 0xffff);
+        r.finish();
     }
 }

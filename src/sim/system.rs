@@ -13,7 +13,7 @@ use crate::link::{Worm, WormBuilder, WormSpec};
 use crate::mcast::Tree;
 use crate::net::{Network, PortConn, Reachability, RoutingTables, UpDown};
 use crate::ni::{Group, HostDelivery, NiNode, NiTiming, Scheme};
-use crate::rtl::trace::{Hierarchy, TraceState, Traced, WaveSink};
+use crate::rtl::trace::{Hierarchy, TraceState, Traced, WaveSink, in_unit, out_unit};
 use crate::rtl::{ChannelId, Clocked, Next, Sink};
 use crate::switch::{
     Channels, Decoder, Fault, LinkIo, PortWiring, Stall, StallAt, Switch, SwitchParams, WaitOn,
@@ -49,11 +49,25 @@ struct Tracing {
     sink: Box<dyn WaveSink>,
     first: Vec<u32>,
     count: Vec<u32>,
-    stamp: Vec<u64>,
     /// Per component, the units to sample this cycle (see
-    /// [`Traced::sample_units`]); valid where `stamp` is this cycle.
-    units: Vec<u64>,
+    /// [`Traced::sample_units`]); zero for a component not in `list`.
+    units: Vec<u128>,
+    /// The components with units to sample this cycle.
     list: Vec<u32>,
+    /// Per flit channel, the unit its change marks: its driver's output
+    /// unit.
+    flit_marks: Vec<Mark>,
+    /// Per credit counter, the units its change marks: the input unit of
+    /// the port that returns the credits, and the output unit that reads
+    /// them.
+    credit_marks: Vec<[Mark; 2]>,
+}
+
+/// A unit of a component to sample ([`Traced::sample_units`]).
+#[derive(Clone, Copy)]
+struct Mark {
+    component: u32,
+    units: u128,
 }
 
 #[derive(Clone, Debug)]
@@ -186,7 +200,8 @@ pub struct System {
     cycle: u64,
     window: u64,
     order: Option<(Xoshiro256PlusPlus, Vec<u32>)>,
-    tracing: Option<Tracing>,
+    /// Boxed: a cycle takes it out and puts it back, a pointer's move.
+    tracing: Option<Box<Tracing>>,
     receiver_chunks: Vec<Vec<u16>>,
     longest_wait: Option<LongWait>,
 }
@@ -256,11 +271,6 @@ impl Ctx<'_> {
             }
         }
     }
-}
-
-/// The unit mask of a channel's end at `port` ([`Traced::sample_units`]).
-fn unit_bit(port: u16) -> u64 {
-    1u64.checked_shl(port as u32).unwrap_or(u64::MAX)
 }
 
 impl System {
@@ -729,17 +739,41 @@ impl System {
                 count.push(root.signal_count() - before);
             }
         }
-        let mut t = Tracing {
+        let mut t = Box::new(Tracing {
             every: false,
             state: TraceState::new(&hier),
             hier,
             sink,
             first,
             count,
-            stamp: vec![u64::MAX; total],
             units: vec![0; total],
             list: Vec::new(),
-        };
+            flit_marks: (0..self.ch.flits.len())
+                .map(|i| {
+                    let s = self.ch.flits.source(ChannelId(i as u32));
+                    Mark {
+                        component: s.component,
+                        units: out_unit(s.port),
+                    }
+                })
+                .collect(),
+            credit_marks: (0..self.ch.credits.len())
+                .map(|i| {
+                    let id = ChannelId(i as u32);
+                    let (s, k) = (self.ch.credits.source(id), self.ch.credits.sink(id));
+                    [
+                        Mark {
+                            component: s.component,
+                            units: in_unit(s.port),
+                        },
+                        Mark {
+                            component: k.component,
+                            units: out_unit(k.port),
+                        },
+                    ]
+                })
+                .collect(),
+        });
         for c in 0..total {
             self.sample(&mut t, c, None);
         }
@@ -753,7 +787,7 @@ impl System {
 
     /// Samples component `c`: the units in `units`
     /// ([`Traced::sample_units`]), or everything for `None`.
-    fn sample(&self, t: &mut Tracing, c: usize, units: Option<u64>) {
+    fn sample(&self, t: &mut Tracing, c: usize, units: Option<u128>) {
         let mut s = t.state.sampler(t.first[c], t.count[c]);
         match units {
             Some(u) => self.traced(c).sample_units(&self.ch, u, &mut s),
@@ -895,46 +929,51 @@ impl System {
         t.list.clear();
         if t.every {
             t.list.extend(0..(self.n_sw + self.nodes as usize) as u32);
+            let list = std::mem::take(&mut t.list);
+            for &c in &list {
+                self.sample(&mut t, c as usize, None);
+            }
+            t.list = list;
         } else {
             let Tracing {
-                stamp, units, list, ..
-            } = &mut t;
-            let mut mark = |c: u32, bits: u64| {
-                let c = c as usize;
-                if stamp[c] != next {
-                    stamp[c] = next;
-                    units[c] = 0;
-                    list.push(c as u32);
+                units,
+                list,
+                flit_marks,
+                credit_marks,
+                ..
+            } = &mut *t;
+            let mut mark = |c: u32, bits: u128| {
+                let u = &mut units[c as usize];
+                if *u == 0 && bits != 0 {
+                    list.push(c);
                 }
-                units[c] |= bits;
+                *u |= bits;
             };
             let switches = &mut self.switches;
             self.active.now().for_each(|c| {
                 let bits = match switches.get_mut(c as usize) {
                     Some(sw) => sw.take_touched(),
-                    None => u64::MAX,
+                    None => u128::MAX,
                 };
                 mark(c, bits);
             });
             for &i in self.ch.flits.changed() {
-                let s = self.ch.flits.source(ChannelId(i));
-                mark(s.component, unit_bit(s.port));
+                let m = flit_marks[i as usize];
+                mark(m.component, m.units);
             }
             for &i in self.ch.credits.changed() {
-                let id = ChannelId(i);
-                for s in [self.ch.credits.source(id), self.ch.credits.sink(id)] {
-                    mark(s.component, unit_bit(s.port));
+                for m in credit_marks[i as usize] {
+                    mark(m.component, m.units);
                 }
             }
+            t.list.sort_unstable();
+            let list = std::mem::take(&mut t.list);
+            for &c in &list {
+                let units = std::mem::take(&mut t.units[c as usize]);
+                self.sample(&mut t, c as usize, Some(units));
+            }
+            t.list = list;
         }
-        t.list.sort_unstable();
-        let list = std::mem::take(&mut t.list);
-        for &c in &list {
-            let c = c as usize;
-            let units = (!t.every).then(|| t.units[c]);
-            self.sample(&mut t, c, units);
-        }
-        t.list = list;
         let r = t.sink.cycle(next, &t.state, t.state.changed());
         t.state.clear_changes();
         self.tracing = Some(t);

@@ -229,12 +229,15 @@ pub struct Switch {
     /// Header bytes read for decoding.
     scratch: Vec<u8>,
     flit_hops: u64,
-    /// Ports whose input or output unit a stage has worked on since the
-    /// tracer last asked ([`Switch::take_touched`]): the only ports whose
-    /// traced registers can have changed, besides the channels'.
-    touched: u64,
+    /// Ports whose input unit (buffer and decode unit) a stage has worked
+    /// on since the tracer last asked ([`Switch::take_touched`]).
+    touched_in: u64,
+    /// Ports whose output unit a stage has worked on since the tracer last
+    /// asked. With `touched_in`, the only units whose traced registers can
+    /// have changed, besides the channels'.
+    touched_out: u64,
     /// Inputs whose decode register or pending copies changed since the
-    /// tracer last asked (a subset of `touched`).
+    /// tracer last asked (a subset of `touched_in`).
     dec_touched: u64,
     /// `dec_touched` as of the tracer's last call: the decode units
     /// [`Traced::sample_units`] samples.
@@ -324,19 +327,22 @@ impl Switch {
             req: vec![0; k].into_boxed_slice(),
             scratch: vec![0; max_hdr],
             flit_hops: 0,
-            touched: 0,
+            touched_in: 0,
+            touched_out: 0,
             dec_touched: 0,
             dec_sample: u64::MAX,
         }
     }
 
-    /// The ports whose input or output unit any stage worked on since the
+    /// The units (a port's input and output units, numbered as
+    /// [`Traced::sample_units`] numbers them) any stage worked on since the
     /// last call, as a mask, and forgets them: what a tracer must sample
-    /// besides the ports whose channels changed (see
-    /// [`Traced::sample_units`]).
-    pub fn take_touched(&mut self) -> u64 {
+    /// besides the units whose channels changed.
+    pub fn take_touched(&mut self) -> u128 {
         self.dec_sample = std::mem::take(&mut self.dec_touched);
-        std::mem::take(&mut self.touched)
+        let ins = std::mem::take(&mut self.touched_in) as u128;
+        let outs = std::mem::take(&mut self.touched_out) as u128;
+        ins | outs << 64
     }
 
     /// The switch id.
@@ -420,7 +426,8 @@ impl Switch {
 
     /// Gives output `o` to the next copy of input `i`'s decoded packet.
     fn grant(&mut self, io: &mut LinkIo<'_>, i: usize, o: usize) {
-        self.touched |= 1 << i | 1 << o;
+        self.touched_in |= 1 << i;
+        self.touched_out |= 1 << o;
         self.dec_touched |= 1 << i;
         let out = &mut self.outputs[o];
         let inp = &mut self.inputs[i];
@@ -480,7 +487,8 @@ impl Switch {
             let out = &mut self.outputs[o];
             let g = out.grant.as_mut().expect("granted bit set");
             let i = g.input as usize;
-            self.touched |= 1 << i | 1 << o;
+            self.touched_in |= 1 << i;
+            self.touched_out |= 1 << o;
             let inp = &mut self.inputs[i];
             let from_hdr = g.sent < g.hdr_len;
             if !from_hdr && !inp.buf.can_read(&g.rp) {
@@ -790,7 +798,7 @@ impl Clocked for Switch {
         if io.inbox != 0 {
             self.write_inputs(io);
         }
-        self.touched |= ready | io.inbox | self.freed;
+        self.touched_in |= ready | io.inbox | self.freed;
         self.dec_touched |= ready;
         for i in PortIter(self.freed) {
             let inp = &self.inputs[i];
@@ -869,28 +877,43 @@ impl Traced for Switch {
         }
     }
 
-    /// A unit is a port: its input unit, decode unit and output unit
-    /// (`in{p}`, `dec{p}`, `out{p}`), declared one after the other. Of a
-    /// port in `units`, the decode unit is sampled only when a stage
-    /// changed it before the switch was last asked
-    /// ([`Switch::take_touched`]): its registers change once or twice per
-    /// packet, the rest of the port with every flit.
-    fn sample_units(&self, ch: &Channels, units: u64, s: &mut Sampler<'_>) {
+    /// A port has two units ([`Traced::sample_units`]): unit `p`, its input
+    /// and decode units (`in{p}`, `dec{p}`), and unit `64 + p`, its output
+    /// unit (`out{p}`). Of a port whose unit `p` is in `units`, the decode
+    /// unit is sampled only when a stage changed it before the switch was
+    /// last asked ([`Switch::take_touched`]): its registers change once or
+    /// twice per packet, the rest of the port with every flit.
+    fn sample_units(&self, ch: &Channels, units: u128, s: &mut Sampler<'_>) {
         let n = self.port_signals();
+        let ins = units as u64 & self.wired;
+        let outs = (units >> 64) as u64 & self.wired;
         let dec = self.dec_sample;
-        for p in PortIter(self.wired) {
-            if units >> p & 1 == 0 {
-                s.skip(n);
-                continue;
-            }
-            self.sample_input(p, ch, s);
-            if dec >> p & 1 == 1 {
-                self.sample_decode(p, s);
+        // Ports wired from 0 up, as a switch usually is: a port's rank
+        // among the wired ports is its number.
+        let dense = self.wired & self.wired.wrapping_add(1) == 0;
+        for p in PortIter(ins | outs) {
+            // The port's rank among the wired ports: where its signals begin.
+            let rank = if dense {
+                p as u32
             } else {
-                s.skip(n - INPUT_SIGNALS - OUTPUT_SIGNALS);
+                (self.wired & ((1u64 << p) - 1)).count_ones()
+            };
+            s.seek(rank * n);
+            if ins >> p & 1 == 1 {
+                self.sample_input(p, ch, s);
+                if dec >> p & 1 == 1 {
+                    self.sample_decode(p, s);
+                } else {
+                    s.skip(n - INPUT_SIGNALS - OUTPUT_SIGNALS);
+                }
+            } else {
+                s.skip(n - OUTPUT_SIGNALS);
             }
-            self.sample_output(p, ch, s);
+            if outs >> p & 1 == 1 {
+                self.sample_output(p, ch, s);
+            }
         }
+        s.seek(self.wired.count_ones() * n);
     }
 }
 
@@ -909,10 +932,12 @@ impl Switch {
     /// `in{p}`: [`INPUT_SIGNALS`] signals.
     fn sample_input(&self, p: usize, ch: &Channels, s: &mut Sampler<'_>) {
         let inp = &self.inputs[p];
-        s.value(inp.buf.flits_held() as u64);
-        s.value(inp.buf.free_chunks() as u64);
-        s.value(inp.buf.packets_held() as u64);
-        s.value(ch.credits.q(inp.credit_out) as u64 & 0xffff);
+        let mut r = s.run::<{ INPUT_SIGNALS as usize }>();
+        r.value(inp.buf.flits_held() as u64);
+        r.value(inp.buf.free_chunks() as u64);
+        r.value(inp.buf.packets_held() as u64);
+        r.value(ch.credits.q(inp.credit_out) as u64 & 0xffff);
+        r.finish();
     }
 
     /// `dec{p}`.
@@ -967,13 +992,15 @@ impl Switch {
     /// `out{p}`: [`OUTPUT_SIGNALS`] signals.
     fn sample_output(&self, p: usize, ch: &Channels, s: &mut Sampler<'_>) {
         let out = &self.outputs[p];
-        s.bit(out.grant.is_some());
-        s.maybe(out.grant.map(|g| g.input as u64));
-        s.value(out.credit.available(ch.credits.q(out.credit_in)) as u64);
+        let mut r = s.run::<{ OUTPUT_SIGNALS as usize }>();
+        r.bit(out.grant.is_some());
+        r.maybe(out.grant.map(|g| g.input as u64));
+        r.value(out.credit.available(ch.credits.q(out.credit_in)) as u64);
         let f = ch.flits.q(out.link_out);
-        s.bit(f.is_valid());
-        s.value(f.data as u64);
-        s.bit(f.is_head());
-        s.bit(f.is_tail());
+        r.bit(f.is_valid());
+        r.value(f.data as u64);
+        r.bit(f.is_head());
+        r.bit(f.is_tail());
+        r.finish();
     }
 }
