@@ -391,3 +391,83 @@ fn mutated_ghw_files_never_crash_the_tool() {
     assert!(read > 0 && refused > 0, "{read} read, {refused} refused");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The value-change blocks of an FST file, as (start time, end time).
+fn fst_blocks(path: &Path) -> Vec<(u64, u64)> {
+    let d = std::fs::read(path).unwrap();
+    let be = |at: usize| u64::from_be_bytes(d[at..at + 8].try_into().unwrap());
+    let (mut at, mut out) = (0, Vec::new());
+    while at < d.len() {
+        if d[at] == 8 {
+            out.push((be(at + 9), be(at + 17)));
+        }
+        at += 1 + be(at + 1) as usize;
+    }
+    out
+}
+
+/// The model's own FST files, read back by GTKWave's `fst2vcd` (the
+/// reference implementation of the format), hold exactly what the VCD of
+/// the same run holds: a long run written in several value-change blocks,
+/// and a window of some scopes that starts past cycle 0.
+#[test]
+#[cfg_attr(not(have_fst2vcd), ignore = "needs GTKWave's fst2vcd")]
+fn gtkwave_reads_the_models_fst_as_its_vcd() {
+    let dir = workdir("model-fst");
+    let net = root().join("benches/anynet8x4.toml").display().to_string();
+    let cases: [(&str, &[&str], u64); 2] = [
+        // The clock and every register of 8 switches and 32 endpoints.
+        ("whole", &["--cycles", "30000"], 1949),
+        (
+            "window",
+            &[
+                "--cycles",
+                "3000",
+                "--trace-from",
+                "1000",
+                "--trace-to",
+                "1500",
+                "--trace-scope",
+                "top.sw3,top.ep5",
+            ],
+            // The clock; the switch's 7 wired ports, each 4 input, 11 + 7
+            // decode and 7 output signals; the endpoint's 10.
+            1 + 7 * (4 + 11 + 7 + 7) + 10,
+        ),
+    ];
+    for (name, args, signals) in cases {
+        for ext in ["vcd", "fst"] {
+            let file = format!("{name}.{ext}");
+            let mut a = vec![
+                "run",
+                "--topology",
+                &net,
+                "--traffic",
+                "uniform",
+                "--load",
+                "0.1",
+                "--packet",
+                "20",
+                "--warmup",
+                "0",
+                "--quiet",
+                "--vcd",
+                &file,
+            ];
+            a.extend_from_slice(args);
+            tool(&dir, env!("CARGO_BIN_EXE_wormcast"), &a);
+        }
+        let blocks = fst_blocks(&dir.join(format!("{name}.fst")));
+        if name == "whole" {
+            assert!(blocks.len() >= 3, "{blocks:?}");
+            for w in blocks.windows(2) {
+                assert_eq!(w[0].1, w[1].0, "blocks follow each other: {blocks:?}");
+            }
+        }
+        let text = tool(&dir, "fst2vcd", &[&format!("{name}.fst")]);
+        std::fs::write(dir.join(format!("{name}.fst.vcd")), text).unwrap();
+        let vcd = format!("{name}.vcd");
+        assert_eq!(same(&dir, &vcd, &format!("{name}.fst"), &[]), signals);
+        assert_eq!(same(&dir, &vcd, &format!("{name}.fst.vcd"), &[]), signals);
+    }
+}

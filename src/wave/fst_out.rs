@@ -1,43 +1,41 @@
-//! The FST writer (through the `fst-writer` crate): the model's waveform in
-//! GTKWave's compressed format, with the same hierarchy, clock, timescale
-//! and values as [`super::VcdWriter`] writes, so that `wormcast wave diff`
-//! finds no difference between the two dumps of one run.
+//! The FST writer: the model's waveform in GTKWave's compressed format,
+//! with the same hierarchy, clock, timescale and values as
+//! [`super::VcdWriter`] writes, so that `wormcast wave diff` finds no
+//! difference between the two dumps of one run. The blocks are encoded by
+//! [`super::fst_enc`].
 //!
 //! [`create`] picks the format from the file name (`.fst`, else VCD) and
 //! [`write_views`] writes the GTKWave save file and the Surfer command
 //! file beside a waveform.
 
+use super::fst_enc::{Encoder, HierarchyRecords, Info};
 use super::gtkw::{gtkw_text, surfer_text};
 use super::writer::{Timescale, VcdWriter, push_bits};
-use crate::rtl::trace::{Hierarchy, SignalId, TraceState, WaveSink};
+use crate::rtl::trace::{Hierarchy, SignalId, SignalValue, TraceState, WaveSink};
 use crate::{Error, Result};
-use fst_writer::{
-    FstBodyWriter, FstFileType, FstHeaderWriter, FstInfo, FstScopeType, FstSignalId, FstSignalType,
-    FstVarDirection, FstVarType,
-};
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
-/// Value changes buffered before a value-change block is written.
+/// Bytes of value changes collected before a value-change block is
+/// written. A reader decompresses a block whole; 4 MB keeps that quick.
 const FLUSH_BYTES: usize = 4 << 20;
-
-fn fst(e: fst_writer::FstWriteError) -> Error {
-    Error::Wave(format!("FST: {e}"))
-}
 
 enum State {
     Start(PathBuf),
-    Body(Box<FstBodyWriter<BufWriter<File>>>),
+    Body(Box<Encoder<BufWriter<File>>>),
     Done,
 }
 
 /// Writes an FST file from the tracer's value changes.
 pub struct FstWriter {
     state: State,
-    ids: Vec<FstSignalId>,
-    widths: Vec<u32>,
-    clk: Option<FstSignalId>,
+    path: PathBuf,
+    /// Per signal, its handle index.
+    ids: Vec<u32>,
+    /// Per handle index, its signal (`u32::MAX` for the clock).
+    by_handle: Vec<u32>,
+    clk: u32,
     ts: Option<Timescale>,
     buf: Vec<u8>,
     comment: String,
@@ -53,10 +51,11 @@ impl FstWriter {
             source,
         })?;
         Ok(FstWriter {
-            state: State::Start(path),
+            state: State::Start(path.clone()),
+            path,
             ids: Vec::new(),
-            widths: Vec::new(),
-            clk: None,
+            by_handle: Vec::new(),
+            clk: 0,
             ts: None,
             buf: Vec::new(),
             comment: String::new(),
@@ -69,36 +68,60 @@ impl FstWriter {
         self
     }
 
-    fn body(&mut self) -> &mut FstBodyWriter<BufWriter<File>> {
+    fn io(&self, source: std::io::Error) -> Error {
+        Error::Io {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    fn enc(&mut self) -> &mut Encoder<BufWriter<File>> {
         match &mut self.state {
             State::Body(b) => b,
             _ => panic!("FstWriter used before begin or after finish"),
         }
     }
 
-    fn value(&mut self, id: FstSignalId, bits: &[u8]) -> Result<()> {
-        self.body().signal_change(id, bits).map_err(fst)
-    }
-
-    fn write_changes(&mut self, state: &TraceState, changed: &[u32]) -> Result<()> {
-        let mut buf = std::mem::take(&mut self.buf);
+    /// One cycle: the rising edge at `t` with the changes, the falling edge
+    /// half a period later; a full block is written after the cycle.
+    fn edge(&mut self, t: u64, state: &TraceState, changed: &[u32]) -> Result<()> {
+        let half = self.ts.expect("begin called first").period / 2;
+        let (clk, ids) = (self.clk, std::mem::take(&mut self.ids));
+        let e = self.enc();
+        e.time(t);
+        e.change(clk, SignalValue::Narrow(1));
         for &i in changed {
-            buf.clear();
-            push_bits(&mut buf, self.widths[i as usize], state.value(SignalId(i)));
-            let id = self.ids[i as usize];
-            self.value(id, &buf)?;
+            e.change(ids[i as usize], state.value(SignalId(i)));
         }
-        self.buf = buf;
-        if self.body().size() > FLUSH_BYTES {
-            self.body().flush().map_err(fst)?;
+        e.time(t + half);
+        e.change(clk, SignalValue::Narrow(0));
+        self.ids = ids;
+        if self.enc().pending() > FLUSH_BYTES {
+            self.flush(state)?;
         }
         Ok(())
     }
 
-    fn clock(&mut self, t: u64, level: u8) -> Result<()> {
-        self.body().time_change(t).map_err(fst)?;
-        let clk = self.clk.expect("declared");
-        self.value(clk, &[level])
+    /// Writes the block so far; the next starts from the values in `state`
+    /// and the clock low.
+    fn flush(&mut self, state: &TraceState) -> Result<()> {
+        let by_handle = std::mem::take(&mut self.by_handle);
+        let mut buf = std::mem::take(&mut self.buf);
+        let r = self.enc().flush(|e| {
+            for (h, &sig) in by_handle.iter().enumerate() {
+                buf.clear();
+                if sig == u32::MAX {
+                    buf.push(b'0');
+                } else {
+                    let s = SignalId(sig);
+                    push_bits(&mut buf, state.width(s), state.value(s));
+                }
+                e.frame_slot(h as u32).copy_from_slice(&buf);
+            }
+        });
+        self.by_handle = by_handle;
+        self.buf = buf;
+        r.map_err(|e| self.io(e))
     }
 }
 
@@ -138,36 +161,22 @@ impl WaveSink for FstWriter {
         let ts = Timescale::for_cycle(cycle_ps);
         self.ts = Some(ts);
         let t0 = super::writer::edge_time(first, &ts)?;
-        let info = FstInfo {
-            start_time: t0,
-            timescale_exponent: exponent(&ts),
-            version: concat!("wormcast ", env!("CARGO_PKG_VERSION")).into(),
-            date: self.comment.chars().take(100).collect(),
-            file_type: FstFileType::Verilog,
-        };
-        let mut w = FstHeaderWriter::open(&path, &info).map_err(fst)?;
-        let mut ids: Vec<Option<FstSignalId>> = vec![None; h.signals.len()];
+        let mut rec = HierarchyRecords::default();
+        let mut ids = vec![u32::MAX; h.signals.len()];
+        let mut by_handle = Vec::with_capacity(h.signals.len() + 1);
         // Scopes depth first, each scope's own signals before its children,
         // the clock first in the root: the VCD writer's order.
         fn emit(
-            w: &mut FstHeaderWriter<BufWriter<File>>,
+            rec: &mut HierarchyRecords,
             h: &Hierarchy,
             scope: u32,
-            ids: &mut [Option<FstSignalId>],
-            clk: &mut Option<FstSignalId>,
-        ) -> fst_writer::Result<()> {
-            w.scope(&h.scopes[scope as usize].name, "", FstScopeType::Module)?;
-            let var = |w: &mut FstHeaderWriter<_>, name: &str, width: u32| {
-                w.var(
-                    name,
-                    FstSignalType::bit_vec(width),
-                    FstVarType::Wire,
-                    FstVarDirection::Implicit,
-                    None,
-                )
-            };
+            ids: &mut [u32],
+            by_handle: &mut Vec<u32>,
+        ) {
+            rec.scope(&h.scopes[scope as usize].name);
             if scope == 0 {
-                *clk = Some(var(w, "clk", 1)?);
+                rec.var("clk", 1);
+                by_handle.push(u32::MAX);
             }
             for s in h.scope_signals(scope) {
                 let d = &h.signals[s.0 as usize];
@@ -176,45 +185,52 @@ impl WaveSink for FstWriter {
                 } else {
                     d.name.clone()
                 };
-                ids[s.0 as usize] = Some(var(w, &name, d.width)?);
+                ids[s.0 as usize] = rec.var(&name, d.width);
+                by_handle.push(s.0);
             }
             let children: Vec<u32> = h.child_scopes(scope).collect();
             for c in children {
-                emit(w, h, c, ids, clk)?;
+                emit(rec, h, c, ids, by_handle);
             }
-            w.up_scope()
+            rec.up();
         }
-        emit(&mut w, h, 0, &mut ids, &mut self.clk).map_err(fst)?;
-        let mut body = w.finish().map_err(fst)?;
-        // The tracer already writes only changes.
-        body.set_deduplicate(false);
-        self.state = State::Body(Box::new(body));
-        self.ids = ids
-            .into_iter()
-            .map(|i| i.expect("every signal is in a scope"))
-            .collect();
-        self.widths = h.signals.iter().map(|s| s.width).collect();
-        self.clock(t0, b'1')?;
+        emit(&mut rec, h, 0, &mut ids, &mut by_handle);
+        assert!(
+            ids.iter().all(|&i| i != u32::MAX),
+            "every signal is in a scope"
+        );
+        let date: String = self.comment.chars().take(100).collect();
+        let info = Info {
+            timescale: exponent(&ts),
+            version: concat!("wormcast ", env!("CARGO_PKG_VERSION")),
+            date: &date,
+            start: t0,
+        };
+        let file = File::create(&path).map_err(|e| self.io(e))?;
+        let enc = Encoder::new(BufWriter::new(file), &info, rec).map_err(|e| self.io(e))?;
+        self.state = State::Body(Box::new(enc));
+        self.ids = ids;
+        self.by_handle = by_handle;
+        self.clk = 0;
+        // The first block starts with every value unknown; the values at
+        // the first edge are its first changes.
         let all: Vec<u32> = (0..h.signals.len() as u32).collect();
-        self.write_changes(state, &all)?;
-        self.clock(t0 + ts.period / 2, b'0')
+        self.edge(t0, state, &all)
     }
 
     fn cycle(&mut self, cycle: u64, state: &TraceState, changed: &[u32]) -> Result<()> {
         let ts = self.ts.expect("begin called first");
         let t = super::writer::edge_time(cycle, &ts)?;
-        self.clock(t, b'1')?;
-        self.write_changes(state, changed)?;
-        self.clock(t + ts.period / 2, b'0')
+        self.edge(t, state, changed)
     }
 
     fn finish(&mut self, last_cycle: u64) -> Result<()> {
         match std::mem::replace(&mut self.state, State::Done) {
-            State::Body(mut b) => {
+            State::Body(mut e) => {
                 let ts = self.ts.expect("begin called first");
                 // Close the last cycle so viewers show it whole.
-                b.time_change((last_cycle + 1) * ts.period).map_err(fst)?;
-                b.finish().map_err(fst)?;
+                e.time((last_cycle + 1) * ts.period);
+                e.finish().map_err(|e| self.io(e))?;
                 Ok(())
             }
             _ => Ok(()),

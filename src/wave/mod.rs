@@ -16,6 +16,7 @@ mod cosim;
 mod diff;
 mod fst;
 mod fst_diff;
+mod fst_enc;
 mod fst_out;
 #[cfg(feature = "ghw")]
 mod ghw;
