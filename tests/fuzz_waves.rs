@@ -299,3 +299,18 @@ fn broken_data_of_a_signal_not_compared_is_refused_by_both_paths() {
     assert_eq!(fast, slow);
     assert!(slow.starts_with("error: malformed FST"), "{slow}");
 }
+
+/// A signal's data that is marked LZ4-packed but decompresses to nothing
+/// (found by the fuzz test above: a flipped bit turned a "stored as it is"
+/// length of 0 into 1) is refused by both paths, as the streaming reader
+/// finds no first time delta in it.
+#[test]
+fn a_signal_whose_data_unpacks_to_nothing_is_refused_by_both_paths() {
+    let b = fst();
+    assert_eq!(b.len(), 62142, "the dump changed: find another byte");
+    // The length byte before one signal's single data byte.
+    let m = apply(b, &[Edit::Flip(43229, 0)]);
+    let (fast, slow) = both_ways(b, &m, &DiffOptions::default());
+    assert_eq!(fast, slow);
+    assert_eq!(slow, "error: malformed FST: Failed to read FST file.");
+}

@@ -320,6 +320,12 @@ impl Parsed {
                     .map_err(|_| fail("a zlib block does not inflate"))?;
                 &owned
             };
+            // The streaming reader reads a first time delta from every
+            // signal's data, so it refuses data that is empty (an LZ4
+            // block can decompress to nothing); so must this path.
+            if data.is_empty() {
+                return Err(fail("a signal's changes are empty"));
+            }
             decode(data, g, blk, self.little, out)?;
         }
         Ok(())
