@@ -26,18 +26,24 @@ pub fn check(nodes: u32, src: u32, dests: &[u32]) -> Result<()> {
             "a multicast needs at least one destination".into(),
         ));
     }
-    // A sorted copy finds repeats in any size of system without a table of
-    // every node.
-    let mut sorted = dests.to_vec();
-    sorted.sort_unstable();
-    for w in sorted.windows(2) {
-        if w[0] == w[1] {
-            exists(w[0])?;
-            return Err(Error::BadDests(format!(
-                "node {} is listed twice among the destinations",
-                w[0]
-            )));
-        }
+    // The smallest node listed twice. A short list (every unicast) is
+    // searched pair by pair; a longer one through a sorted copy, which
+    // finds repeats in any size of system without a table of every node.
+    let twice = if dests.len() <= 16 {
+        (1..dests.len())
+            .filter(|&i| dests[..i].contains(&dests[i]))
+            .map(|i| dests[i])
+            .min()
+    } else {
+        let mut sorted = dests.to_vec();
+        sorted.sort_unstable();
+        sorted.windows(2).find(|w| w[0] == w[1]).map(|w| w[0])
+    };
+    if let Some(x) = twice {
+        exists(x)?;
+        return Err(Error::BadDests(format!(
+            "node {x} is listed twice among the destinations"
+        )));
     }
     for &d in dests {
         exists(d)?;
@@ -64,5 +70,56 @@ mod tests {
         assert!(e(0, &[9]).contains("9"), "{}", e(0, &[9]));
         assert!(e(8, &[1]).contains("8"), "{}", e(8, &[1]));
         assert!(e(0, &[9, 9]).contains("9"));
+    }
+
+    /// The check through a sorted copy, for every length: what the
+    /// pair-by-pair search of short lists must agree with.
+    fn reference(nodes: u32, src: u32, dests: &[u32]) -> Result<()> {
+        let exists = |x: u32| {
+            if x < nodes {
+                Ok(())
+            } else {
+                Err(Error::UnknownNode {
+                    node: x as u64,
+                    nodes,
+                })
+            }
+        };
+        exists(src)?;
+        if dests.is_empty() {
+            return Err(Error::BadDests(
+                "a multicast needs at least one destination".into(),
+            ));
+        }
+        let mut sorted = dests.to_vec();
+        sorted.sort_unstable();
+        if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+            exists(w[0])?;
+            return Err(Error::BadDests(format!(
+                "node {} is listed twice among the destinations",
+                w[0]
+            )));
+        }
+        for &d in dests {
+            exists(d)?;
+            if d == src {
+                return Err(Error::BadDests(format!(
+                    "the source {src} is among its own destinations"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn short_and_long_lists_are_checked_alike(
+            src in 0u32..24,
+            dests in proptest::collection::vec(0u32..24, 0..24),
+        ) {
+            let got = check(20, src, &dests).map_err(|e| e.to_string());
+            let want = reference(20, src, &dests).map_err(|e| e.to_string());
+            proptest::prop_assert_eq!(got, want);
+        }
     }
 }

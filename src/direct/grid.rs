@@ -135,7 +135,13 @@ impl Grid {
     /// The node one hop from `node` through `port`; `None` past a mesh edge
     /// or along a dimension of side 1.
     pub fn neighbor(&self, node: u32, port: usize) -> Option<u32> {
-        let mut c = self.coords(node);
+        self.step_coords(self.coords(node), port)
+            .map(|c| self.id(c))
+    }
+
+    /// The coordinates one hop from `c` through `port`, as
+    /// [`Grid::neighbor`] gives them.
+    fn step_coords(&self, mut c: [u32; 3], port: usize) -> Option<[u32; 3]> {
         let d = port / 2;
         if d >= 3 || self.k[d] == 1 {
             return None;
@@ -146,9 +152,9 @@ impl Grid {
             } else {
                 (c[d] + self.k[d] - 1) % self.k[d]
             };
-            return Some(self.id(c));
+            return Some(c);
         }
-        step(c, self.k, port).map(|c| self.id(c))
+        step(c, self.k, port)
     }
 
     /// The dimension-order hop from `u` toward `v`; `None` when `u == v`.
@@ -176,7 +182,11 @@ impl Grid {
 
     /// Minimal hop count from `u` to `v`.
     pub fn distance(&self, u: u32, v: u32) -> u32 {
-        let (a, b) = (self.coords(u), self.coords(v));
+        self.coord_distance(self.coords(u), self.coords(v))
+    }
+
+    /// [`Grid::distance`] between two nodes given by their coordinates.
+    fn coord_distance(&self, a: [u32; 3], b: [u32; 3]) -> u32 {
         (0..3)
             .map(|d| {
                 let diff = a[d].abs_diff(b[d]);
@@ -218,18 +228,24 @@ impl Grid {
                 self.node_name(dest)
             ))
         };
-        if port >= self.ports() || self.neighbor(node, port).is_none() {
+        // Coordinates throughout: each node's are found once (a division
+        // per dimension), as this runs at every header hop.
+        let next = if port < self.ports() {
+            self.step_coords(a, port)
+        } else {
+            None
+        };
+        let Some(next) = next else {
             return fail("no such channel");
-        }
+        };
         if (hop.vc as usize) >= self.vcs() {
             return fail("no such virtual channel");
         }
         if (0..d).any(|e| a[e] != b[e]) {
             return fail("a lower dimension is not done");
         }
-        let next = self.coords(self.neighbor(node, port).unwrap());
-        let before = self.distance(node, dest);
-        let after = self.distance(self.id(next), dest);
+        let before = self.coord_distance(a, b);
+        let after = self.coord_distance(next, b);
         if after + 1 != before {
             return fail("the hop does not shorten the distance");
         }

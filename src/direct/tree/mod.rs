@@ -789,19 +789,19 @@ impl TreeNet {
     fn create(&mut self, src: u32, dests: &[u32], data: u16, scheme: Scheme) -> u32 {
         let mcast = self.next_mcast;
         self.next_mcast += 1;
-        let groups: Vec<Vec<u32>> = match scheme {
-            Scheme::Tree => vec![dests.to_vec()],
-            Scheme::Pseudo => dests.iter().map(|&d| vec![d]).collect(),
+        let (one, each) = match scheme {
+            Scheme::Tree => (Some(dests.to_vec()), &[][..]),
+            Scheme::Pseudo => (None, dests),
         };
         self.mcasts.insert(
             mcast,
             Mcast {
                 created: self.cycle,
-                left: groups.len() as u32,
+                left: one.is_some() as u32 + each.len() as u32,
                 src,
             },
         );
-        for g in groups {
+        for g in one.into_iter().chain(each.iter().map(|&d| vec![d])) {
             let id = self.next_msg;
             self.next_msg = self.next_msg.wrapping_add(1);
             self.msgs.insert(
