@@ -441,6 +441,9 @@ struct Tables {
     n: u32,
     ports: usize,
     vcs: usize,
+    /// `vcs` is 1 or 2: an index divides by it as a shift (a division
+    /// by a run-time value costs tens of cycles on every flit).
+    vc_shift: u32,
     n_in: usize,
     /// Index of the consumption output (and of the injection input).
     ej: usize,
@@ -472,8 +475,8 @@ impl Tables {
 
     fn hop(&self, o: usize) -> GridHop {
         GridHop {
-            port: (o / self.vcs) as u8,
-            vc: (o % self.vcs) as u8,
+            port: (o >> self.vc_shift) as u8,
+            vc: (o & (self.vcs - 1)) as u8,
         }
     }
 
@@ -557,6 +560,7 @@ impl TreeNet {
             return Err(bad("watchdog", "0".into(), "the watchdog needs a bound"));
         }
         let (n, ports, vcs) = (grid.nodes(), grid.ports(), grid.vcs());
+        assert!(vcs.is_power_of_two(), "{vcs} virtual channels");
         let ej = ports * vcs;
         let n_in = ej + 1;
         let nbr: Vec<u32> = (0..n)
@@ -620,6 +624,7 @@ impl TreeNet {
                 n,
                 ports,
                 vcs,
+                vc_shift: vcs.trailing_zeros(),
                 n_in,
                 ej,
                 nbr,
@@ -1318,9 +1323,9 @@ impl TreeNet {
                     if i == t.ej {
                         continue;
                     }
-                    let p = i / t.vcs;
+                    let p = i >> t.vc_shift;
                     let up = t.nbr[r as usize * t.ports + p];
-                    let o = (p ^ 1) * t.vcs + i % t.vcs;
+                    let o = (p ^ 1) * t.vcs + (i & (t.vcs - 1));
                     let owner = self.routers[up as usize].outs[o].owner;
                     if owner != NONE8 {
                         next[k] = key(up, owner as usize);
@@ -1394,7 +1399,11 @@ fn eval_router(t: &Tables, cfg: &TreeConfig, r: u32, router: &mut TreeRouter, ev
     let n_in = t.n_in;
     router.wanted = std::mem::take(&mut router.wanted_next);
     let start = router.rr as usize;
-    router.rr = ((start + 1) % n_in) as u8;
+    router.rr = if start + 1 == n_in {
+        0
+    } else {
+        start as u8 + 1
+    };
     let mut used: u32 = 0;
     // The active inputs from `start` up, then those below it.
     let low = (1u32 << start) - 1;
@@ -1416,7 +1425,7 @@ fn port_bit(t: &Tables, o: usize) -> u32 {
     if o == t.ej {
         1 << t.ports
     } else {
-        1 << (o / t.vcs)
+        1 << (o >> t.vc_shift)
     }
 }
 
@@ -1467,9 +1476,10 @@ fn pop(t: &Tables, r: u32, router: &mut TreeRouter, i: usize, ev: &mut Events) -
     if i == t.ej {
         ev.ni_credits.push(r);
     } else {
-        let p = i / t.vcs;
+        let p = i >> t.vc_shift;
         let up = t.nbr[r as usize * t.ports + p];
-        ev.credits.push((up, ((p ^ 1) * t.vcs + i % t.vcs) as u8));
+        ev.credits
+            .push((up, ((p ^ 1) * t.vcs + (i & (t.vcs - 1))) as u8));
     }
     f
 }
@@ -1599,9 +1609,10 @@ fn eval_input(
         if let Pruning::Selective { .. } = t.pruning {
             let iv = &router.ins[i];
             if i != t.ej && iv.msg != NONE32 && iv.branches & router.wanted != 0 {
-                let p = i / t.vcs;
+                let p = i >> t.vc_shift;
                 let up = t.nbr[r as usize * t.ports + p];
-                ev.wants.push((up, ((p ^ 1) * t.vcs + i % t.vcs) as u8));
+                ev.wants
+                    .push((up, ((p ^ 1) * t.vcs + (i & (t.vcs - 1))) as u8));
             }
         }
         return;
