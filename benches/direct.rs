@@ -11,6 +11,10 @@
 //! saturation (0.05 multicasts per node per cycle), 5,000 cycles from a
 //! cold start.
 //!
+//! Uniform unicast on the 8x8 mesh through the engine (`mesh8x8_tree_...`),
+//! the tree router, 0.1 flits per node per cycle, 20-flit and 2-flit
+//! packets, 100,000 cycles from a cold start.
+//!
 //! `cargo bench --bench direct`
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
@@ -19,6 +23,7 @@ use wormcast::direct::{
     CubeFabric, DirectConfig, DirectSystem, DirectTraffic, Grid, Hypercube, PortModel, Routing,
     Scheme, TreeConfig, TreeNet, TreeTraffic,
 };
+use wormcast::engine;
 
 const CYCLES: u64 = 20_000;
 
@@ -112,11 +117,44 @@ fn tree(c: &mut Criterion) {
     g.finish();
 }
 
+/// Uniform unicast on the 8x8 mesh through the engine, as `wormcast run
+/// --topology mesh:8x8 --router tree --traffic uniform --load 0.1 --packet
+/// N --cycles 100000 --warmup 0` runs it: the issue's mesh case, 20-flit
+/// packets and the shortest (a header and one data flit).
+fn mesh_unicast(c: &mut Criterion) {
+    const CYCLES: u64 = 100_000;
+    let mut g = c.benchmark_group("mesh8x8_tree_uniform_0.1");
+    g.throughput(Throughput::Elements(CYCLES));
+    g.sample_size(10);
+    for len in [20, 2] {
+        let text = format!(
+            "[network]\ntopology = \"mesh:8x8\"\nrouter = \"tree\"\n\
+             [traffic]\npattern = \"uniform\"\nload = 0.1\npacket = {len}\n\
+             [stats]\ncycles = {CYCLES}\nwarmup = 0\n"
+        );
+        let plan = engine::RunConfig::from_toml_str(&text)
+            .and_then(|c| c.plan())
+            .expect("the mesh case");
+        g.bench_function(format!("{len}flit"), |b| {
+            b.iter(|| {
+                engine::run(
+                    &plan.topology,
+                    plan.router,
+                    plan.routing.as_deref(),
+                    &plan.options,
+                )
+                .expect("runs")
+            })
+        });
+    }
+    g.finish();
+}
+
 // Criterion's own charts need a system font that plotters, built here with
 // an embedded font only, cannot find; the figures are in the text report.
 criterion_group! {
     name = benches;
     config = Criterion::default().without_plots();
-    targets = cube, tree
+    targets = cube, tree, mesh_unicast
 }
 criterion_main!(benches);
