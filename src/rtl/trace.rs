@@ -407,6 +407,29 @@ pub struct Sampler<'a> {
     k: usize,
 }
 
+/// Writes `v` into signal `id`'s slot (of `width` bits), recording a
+/// change when it differs from the last value.
+#[inline(always)]
+fn put(slot: &mut Slot, width: u32, id: u32, v: u64, changed: &mut Vec<u32>) {
+    debug_assert!(
+        width >= 64 || v >> width == 0,
+        "value {v} does not fit signal {id} of {width} bits"
+    );
+    if slot.v != v || slot.unknown {
+        *slot = Slot { v, unknown: false };
+        changed.push(id);
+    }
+}
+
+/// Makes signal `id` unknown, recording a change when it was known.
+#[inline(always)]
+fn put_unknown(slot: &mut Slot, id: u32, changed: &mut Vec<u32>) {
+    if !slot.unknown {
+        slot.unknown = true;
+        changed.push(id);
+    }
+}
+
 #[cold]
 #[inline(never)]
 fn sampled_too_many() -> ! {
@@ -429,17 +452,8 @@ impl Sampler<'_> {
     #[inline(always)]
     pub fn value(&mut self, v: u64) {
         let k = self.take();
-        debug_assert!(
-            self.widths[k] >= 64 || v >> self.widths[k] == 0,
-            "value {v} does not fit signal {} of {} bits",
-            self.first as usize + k,
-            self.widths[k]
-        );
-        let slot = &mut self.slots[k];
-        if slot.v != v || slot.unknown {
-            *slot = Slot { v, unknown: false };
-            self.changed.push(self.first + k as u32);
-        }
+        let id = self.first + k as u32;
+        put(&mut self.slots[k], self.widths[k], id, v, self.changed);
     }
 
     /// The next signal's value, one bit.
@@ -452,11 +466,7 @@ impl Sampler<'_> {
     #[inline(always)]
     pub fn unknown(&mut self) {
         let k = self.take();
-        let slot = &mut self.slots[k];
-        if !slot.unknown {
-            slot.unknown = true;
-            self.changed.push(self.first + k as u32);
-        }
+        put_unknown(&mut self.slots[k], self.first + k as u32, self.changed);
     }
 
     /// The next signal's value, or `x` for `None`.
@@ -576,17 +586,8 @@ impl<const N: usize> Run<'_, N> {
     pub fn value(&mut self, v: u64) {
         let k = self.k;
         self.k = k + 1;
-        debug_assert!(
-            self.widths[k] >= 64 || v >> self.widths[k] == 0,
-            "value {v} does not fit signal {} of {} bits",
-            self.first as usize + k,
-            self.widths[k]
-        );
-        let slot = &mut self.slots[k];
-        if slot.v != v || slot.unknown {
-            *slot = Slot { v, unknown: false };
-            self.changed.push(self.first + k as u32);
-        }
+        let id = self.first + k as u32;
+        put(&mut self.slots[k], self.widths[k], id, v, self.changed);
     }
 
     /// The next signal's value, one bit.
@@ -600,11 +601,7 @@ impl<const N: usize> Run<'_, N> {
     pub fn unknown(&mut self) {
         let k = self.k;
         self.k = k + 1;
-        let slot = &mut self.slots[k];
-        if !slot.unknown {
-            slot.unknown = true;
-            self.changed.push(self.first + k as u32);
-        }
+        put_unknown(&mut self.slots[k], self.first + k as u32, self.changed);
     }
 
     /// The next signal's value, or `x` for `None`.

@@ -474,21 +474,27 @@ mod tests {
         assert_eq!(v, b"abc\0");
     }
 
-    #[test]
-    fn values_are_packed_most_significant_bit_first() {
+    /// An encoder to memory starting at `start`, and the handles of `vars`
+    /// (name, width) in one scope.
+    fn encoder(vars: &[(&str, u32)], start: u64) -> (Encoder<std::io::Cursor<Vec<u8>>>, Vec<u32>) {
         let mut h = HierarchyRecords::default();
         h.scope("top");
-        let a = h.var("a", 10);
-        let b = h.var("b", 1);
-        let c = h.var("c", 70);
+        let ids = vars.iter().map(|&(n, w)| h.var(n, w)).collect();
         h.up();
         let info = Info {
             timescale: -9,
             version: "t",
-            date: "",
-            start: 0,
+            date: "d",
+            start,
         };
-        let mut e = Encoder::new(std::io::Cursor::new(Vec::new()), &info, h).unwrap();
+        let e = Encoder::new(std::io::Cursor::new(Vec::new()), &info, h).unwrap();
+        (e, ids)
+    }
+
+    #[test]
+    fn values_are_packed_most_significant_bit_first() {
+        let (mut e, ids) = encoder(&[("a", 10), ("b", 1), ("c", 70)], 0);
+        let (a, b, c) = (ids[0], ids[1], ids[2]);
         e.time(0);
         e.change(a, SignalValue::Narrow(0b10_0000_0011));
         e.change(b, SignalValue::Narrow(1));
@@ -516,18 +522,8 @@ mod tests {
     /// read from the second block's start, the values its frame holds.
     #[test]
     fn blocks_and_frames_read_back() {
-        let mut h = HierarchyRecords::default();
-        h.scope("top");
-        let a = h.var("a", 12);
-        let b = h.var("b", 1);
-        h.up();
-        let info = Info {
-            timescale: -9,
-            version: "t",
-            date: "d",
-            start: 10,
-        };
-        let mut e = Encoder::new(std::io::Cursor::new(Vec::new()), &info, h).unwrap();
+        let (mut e, ids) = encoder(&[("a", 12), ("b", 1)], 10);
+        let (a, b) = (ids[0], ids[1]);
         e.time(10);
         e.change(a, SignalValue::Narrow(0xabc));
         e.change(b, SignalValue::Narrow(1));
