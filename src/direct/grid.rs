@@ -218,7 +218,21 @@ impl Grid {
     /// done, a step that shortens the distance (the positive way at a tie
     /// on a torus ring), and on a torus the virtual channel of the dateline.
     pub fn check_hop(&self, node: u32, hop: GridHop, dest: u32) -> std::result::Result<(), String> {
-        let (a, b) = (self.coords(node), self.coords(dest));
+        self.check_hop_at(node, self.coords(node), hop, dest, self.coords(dest))
+    }
+
+    /// [`Grid::check_hop`] for a caller that holds both nodes' coordinates
+    /// (`a` of `node`, `b` of `dest`), as a router's tables do: the check
+    /// then costs no division.
+    pub(crate) fn check_hop_at(
+        &self,
+        node: u32,
+        a: [u32; 3],
+        hop: GridHop,
+        dest: u32,
+        b: [u32; 3],
+    ) -> std::result::Result<(), String> {
+        debug_assert!(a == self.coords(node) && b == self.coords(dest));
         let port = hop.port as usize;
         let d = port / 2;
         let fail = |why: &str| {
@@ -228,8 +242,7 @@ impl Grid {
                 self.node_name(dest)
             ))
         };
-        // Coordinates throughout: each node's are found once (a division
-        // per dimension), as this runs at every header hop.
+        // Coordinates throughout, as this runs at every header hop.
         let next = if port < self.ports() {
             self.step_coords(a, port)
         } else {
@@ -244,9 +257,17 @@ impl Grid {
         if (0..d).any(|e| a[e] != b[e]) {
             return fail("a lower dimension is not done");
         }
-        let before = self.coord_distance(a, b);
-        let after = self.coord_distance(next, b);
-        if after + 1 != before {
+        // The hop moves along dimension `d` only, so it shortens the
+        // distance exactly when it shortens it along `d`.
+        let along = |x: u32, y: u32| {
+            let diff = x.abs_diff(y);
+            if self.torus {
+                diff.min(self.k[d] - diff)
+            } else {
+                diff
+            }
+        };
+        if along(next[d], b[d]) + 1 != along(a[d], b[d]) {
             return fail("the hop does not shorten the distance");
         }
         if self.torus {
@@ -356,6 +377,38 @@ mod tests {
                         g.check_hop(at, h, v).unwrap();
                         assert!(h.port / 2 >= last);
                         last = h.port / 2;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The check accepts exactly the hop [`Grid::route`] takes: every other
+    /// channel and virtual channel, at every node toward every destination,
+    /// is refused with a reason.
+    #[test]
+    fn the_check_accepts_the_route_and_nothing_else() {
+        for g in [
+            Grid::mesh(4, 3, 1).unwrap(),
+            Grid::mesh(3, 2, 3).unwrap(),
+            Grid::torus(5, 4, 1).unwrap(),
+            Grid::torus(4, 3, 3).unwrap(),
+            Grid::torus(6, 1, 1).unwrap(),
+        ] {
+            for u in 0..g.nodes() {
+                for v in 0..g.nodes() {
+                    let want = g.route(u, v);
+                    for port in 0..7u8 {
+                        for vc in 0..3u8 {
+                            let h = GridHop { port, vc };
+                            let got = g.check_hop(u, h, v);
+                            if Some(h) == want {
+                                assert_eq!(got, Ok(()), "{g} {u} -> {v} {h:?}");
+                            } else {
+                                let e = got.expect_err("a hop off the route");
+                                assert!(e.contains("not the dimension-order hop"), "{e}");
+                            }
+                        }
                     }
                 }
             }

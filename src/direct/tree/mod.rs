@@ -66,6 +66,7 @@ use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
+use smallvec::SmallVec;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
@@ -395,8 +396,9 @@ struct Msg {
     data: u16,
     /// Cycle its header entered the source's injection channel.
     injected: u64,
-    dests: Vec<u32>,
-    got: Vec<bool>,
+    /// Held inline up to two (a unicast's one): no allocation per message.
+    dests: SmallVec<[u32; 2]>,
+    got: SmallVec<[bool; 8]>,
     left: u32,
 }
 
@@ -471,6 +473,13 @@ impl Tables {
             }
         }
         self.ej
+    }
+
+    /// [`Grid::check_hop`] with the coordinates the tables hold.
+    #[inline]
+    fn check_hop(&self, r: u32, h: GridHop, dest: u32) -> std::result::Result<(), String> {
+        let c = |n: u32| self.coords[n as usize].map(u32::from);
+        self.grid.check_hop_at(r, c(r), h, dest, c(dest))
     }
 
     fn hop(&self, o: usize) -> GridHop {
@@ -795,7 +804,7 @@ impl TreeNet {
         let mcast = self.next_mcast;
         self.next_mcast += 1;
         let (one, each) = match scheme {
-            Scheme::Tree => (Some(dests.to_vec()), &[][..]),
+            Scheme::Tree => (Some(SmallVec::from_slice(dests)), &[][..]),
             Scheme::Pseudo => (None, dests),
         };
         self.mcasts.insert(
@@ -806,7 +815,10 @@ impl TreeNet {
                 src,
             },
         );
-        for g in one.into_iter().chain(each.iter().map(|&d| vec![d])) {
+        for g in one
+            .into_iter()
+            .chain(each.iter().map(|&d| SmallVec::from_slice(&[d])))
+        {
             let id = self.next_msg;
             self.next_msg = self.next_msg.wrapping_add(1);
             self.msgs.insert(
@@ -815,7 +827,7 @@ impl TreeNet {
                     mcast,
                     data,
                     injected: u64::MAX,
-                    got: vec![false; g.len()],
+                    got: smallvec::smallvec![false; g.len()],
                     left: g.len() as u32,
                     dests: g,
                 },
@@ -1461,7 +1473,7 @@ fn send(
         .push((w, ((h.port as usize ^ 1) * t.vcs + h.vc as usize) as u8, f));
     if !f.is_data()
         && ev.fault.is_none()
-        && let Err(e) = t.grid.check_hop(r, h, f.dest())
+        && let Err(e) = t.check_hop(r, h, f.dest())
     {
         ev.fault = Some(e);
     }
