@@ -409,11 +409,55 @@ struct Mcast {
     src: u32,
 }
 
+/// A flit sent this cycle, written into router `router`'s input `input` at
+/// the clock edge. Four aligned words: a tuple holding a [`Flit`] was laid
+/// out with odd offsets, and building it on the stack stalled every send on
+/// a store read back before it was forwarded.
+#[derive(Clone, Copy, Debug)]
+struct LinkFlit {
+    router: u32,
+    input: u32,
+    msg: u32,
+    word: u32,
+}
+
+impl LinkFlit {
+    /// The flit as the receiving FIFO holds it (no close noted yet).
+    fn flit(self) -> Flit {
+        Flit {
+            msg: self.msg,
+            word: self.word,
+            end: false,
+        }
+    }
+}
+
+/// A set of routers or interfaces, one bit each, visited in index order.
+#[derive(Clone, Debug)]
+struct NodeSet(Vec<u64>);
+
+impl NodeSet {
+    fn new(n: u32) -> Self {
+        NodeSet(vec![0; (n as usize).div_ceil(64)])
+    }
+
+    #[inline]
+    fn insert(&mut self, i: u32) {
+        self.0[(i >> 6) as usize] |= 1 << (i & 63);
+    }
+
+    #[inline]
+    fn remove(&mut self, i: u32) {
+        self.0[(i >> 6) as usize] &= !(1 << (i & 63));
+    }
+}
+
 /// What phase 1 (every router) asks phase 2 to apply at the clock edge.
 #[derive(Debug, Default)]
 struct Events {
-    sends: Vec<(u32, u8, Flit)>,
-    ejects: Vec<(u32, Flit)>,
+    sends: Vec<LinkFlit>,
+    /// Flits into a consumption channel (`input` unused).
+    ejects: Vec<LinkFlit>,
     closes: Vec<(u32, u8)>,
     credits: Vec<(u32, u8)>,
     ni_credits: Vec<u32>,
@@ -505,6 +549,10 @@ pub struct TreeNet {
     cfg: TreeConfig,
     routers: Vec<TreeRouter>,
     nis: Vec<Ni>,
+    /// Routers with an active input: those a cycle evaluates.
+    live_routers: NodeSet,
+    /// Interfaces with a worm being injected or queued.
+    live_nis: NodeSet,
     ev: Events,
     cycle: u64,
     last_move: u64,
@@ -647,6 +695,8 @@ impl TreeNet {
             cfg,
             routers: vec![router; n as usize],
             nis: vec![ni; n as usize],
+            live_routers: NodeSet::new(n),
+            live_nis: NodeSet::new(n),
             ev: Events {
                 link_count: vec![0; n as usize * (ports + 2)],
                 ..Events::default()
@@ -833,6 +883,7 @@ impl TreeNet {
                 },
             );
             self.nis[src as usize].queue.push_back(id);
+            self.live_nis.insert(src);
         }
         self.nis[src as usize].pending += 1;
         self.stats.created += 1;
@@ -950,15 +1001,19 @@ impl TreeNet {
     pub fn step(&mut self) -> Result<()> {
         self.generate();
         self.ev.moved = false;
-        for r in 0..self.t.n as usize {
-            if self.routers[r].active != 0 {
-                eval_router(
-                    &self.t,
-                    &self.cfg,
-                    r as u32,
-                    &mut self.routers[r],
-                    &mut self.ev,
-                );
+        // In index order, as a scan of every router would; a router is in
+        // the set exactly when one of its inputs is active, and evaluating
+        // one never wakes another (that waits for the edge).
+        for w in 0..self.live_routers.0.len() {
+            let mut bits = self.live_routers.0[w];
+            while bits != 0 {
+                let r = w << 6 | bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let router = &mut self.routers[r];
+                eval_router(&self.t, &self.cfg, r as u32, router, &mut self.ev);
+                if router.active == 0 {
+                    self.live_routers.remove(r as u32);
+                }
             }
         }
         if let Some(what) = self.ev.fault.take() {
@@ -996,9 +1051,10 @@ impl TreeNet {
             // active and registers the request at its next evaluation.
             self.routers[r as usize].wanted_next |= 1 << o;
         }
-        for (r, i, f) in ev.sends.drain(..) {
+        for s in ev.sends.drain(..) {
+            let (r, i) = (s.router, s.input);
             let router = &mut self.routers[r as usize];
-            if router.ins[i as usize].fifo.push(f).is_err() {
+            if router.ins[i as usize].fifo.push(s.flit()).is_err() {
                 return Err(fault(format!(
                     "flow control overrun at {} {}",
                     self.t.grid.node_name(r),
@@ -1006,6 +1062,7 @@ impl TreeNet {
                 )));
             }
             router.active |= 1 << i;
+            self.live_routers.insert(r);
         }
         for (r, i) in ev.closes.drain(..) {
             let iv = &mut self.routers[r as usize].ins[i as usize];
@@ -1014,6 +1071,7 @@ impl TreeNet {
                 None => iv.end_now = true,
             }
             self.routers[r as usize].active |= 1 << i;
+            self.live_routers.insert(r);
         }
         for (r, o) in ev.credits.drain(..) {
             self.routers[r as usize].outs[o as usize].credits += 1;
@@ -1039,8 +1097,8 @@ impl TreeNet {
             self.routes.entry((mcast, dest)).or_default().push((r, h));
         }
         let ejects = std::mem::take(&mut ev.ejects);
-        for &(r, f) in &ejects {
-            self.eject(r, f)?;
+        for &e in &ejects {
+            self.eject(e.router, e.flit())?;
         }
         self.ev.ejects = ejects;
         self.ev.ejects.clear();
@@ -1143,62 +1201,80 @@ impl TreeNet {
     }
 
     fn inject(&mut self) -> Result<()> {
+        // In index order, as a scan of every interface would.
+        for w in 0..self.live_nis.0.len() {
+            let mut bits = self.live_nis.0[w];
+            while bits != 0 {
+                let node = w << 6 | bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                self.inject_at(node)?;
+                let ni = &self.nis[node];
+                if ni.cur == NONE32 && ni.queue.is_empty() {
+                    self.live_nis.remove(node as u32);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One cycle of interface `node`'s injection channel.
+    #[inline]
+    fn inject_at(&mut self, node: usize) -> Result<()> {
         let inj = self.t.ej;
         let startup = self.cfg.startup;
-        for node in 0..self.t.n as usize {
-            let ni = &mut self.nis[node];
-            // The next worm starts when a credit lets it, or at once when
-            // it first pays its start-up.
-            if ni.cur == NONE32 && !ni.queue.is_empty() && (ni.credits > 0 || startup > 0) {
-                ni.cur = ni.queue.pop_front().unwrap();
-                ni.pos = 0;
-                ni.start_at = self.cycle + startup;
-                self.stats.worms += 1;
+        let ni = &mut self.nis[node];
+        // The next worm starts when a credit lets it, or at once when
+        // it first pays its start-up.
+        if ni.cur == NONE32 && !ni.queue.is_empty() && (ni.credits > 0 || startup > 0) {
+            ni.cur = ni.queue.pop_front().unwrap();
+            ni.pos = 0;
+            ni.start_at = self.cycle + startup;
+            self.stats.worms += 1;
+        }
+        if ni.cur == NONE32 || ni.credits == 0 || self.cycle < ni.start_at {
+            return Ok(());
+        }
+        let id = ni.cur;
+        let m = &self.msgs[&id];
+        let data = m.data as u32;
+        let pos = ni.pos;
+        let mut f = if pos == 0 {
+            Flit::header(ni.cur, m.dests[0])
+        } else if pos <= data {
+            Flit::data(ni.cur, (pos - 1) as u16, pos == data)
+        } else {
+            Flit::header(ni.cur, m.dests[(pos - data) as usize])
+        };
+        let len = m.dests.len() as u32 + data;
+        ni.pos += 1;
+        ni.credits -= 1;
+        if ni.pos == len {
+            f.end = true;
+            let next_same = ni
+                .queue
+                .front()
+                .is_some_and(|n| self.msgs[n].mcast == m.mcast);
+            if !next_same {
+                ni.pending -= 1;
             }
-            if ni.cur == NONE32 || ni.credits == 0 || self.cycle < ni.start_at {
-                continue;
-            }
-            let id = ni.cur;
-            let m = &self.msgs[&id];
-            let data = m.data as u32;
-            let pos = ni.pos;
-            let mut f = if pos == 0 {
-                Flit::header(ni.cur, m.dests[0])
-            } else if pos <= data {
-                Flit::data(ni.cur, (pos - 1) as u16, pos == data)
-            } else {
-                Flit::header(ni.cur, m.dests[(pos - data) as usize])
-            };
-            let len = m.dests.len() as u32 + data;
-            ni.pos += 1;
-            ni.credits -= 1;
-            if ni.pos == len {
-                f.end = true;
-                let next_same = ni
-                    .queue
-                    .front()
-                    .is_some_and(|n| self.msgs[n].mcast == m.mcast);
-                if !next_same {
-                    ni.pending -= 1;
-                }
-                ni.cur = NONE32;
-            }
-            let router = &mut self.routers[node];
-            if router.ins[inj].fifo.push(f).is_err() {
-                return Err(Error::Fault {
-                    cycle: self.cycle,
-                    what: format!(
-                        "injection overrun at {}",
-                        self.t.grid.node_name(node as u32)
-                    ),
-                });
-            }
-            router.active |= 1 << inj;
-            self.ev.moved = true;
-            self.ev.link_count[node * (self.t.ports + 2) + self.t.ports + 1] += 1;
-            if pos == 0 {
-                self.msgs.get_mut(&id).expect("queued").injected = self.cycle;
-            }
+            ni.cur = NONE32;
+        }
+        let router = &mut self.routers[node];
+        if router.ins[inj].fifo.push(f).is_err() {
+            return Err(Error::Fault {
+                cycle: self.cycle,
+                what: format!(
+                    "injection overrun at {}",
+                    self.t.grid.node_name(node as u32)
+                ),
+            });
+        }
+        router.active |= 1 << inj;
+        self.live_routers.insert(node as u32);
+        self.ev.moved = true;
+        self.ev.link_count[node * (self.t.ports + 2) + self.t.ports + 1] += 1;
+        if pos == 0 {
+            self.msgs.get_mut(&id).expect("queued").injected = self.cycle;
         }
         Ok(())
     }
@@ -1417,17 +1493,23 @@ fn eval_router(t: &Tables, cfg: &TreeConfig, r: u32, router: &mut TreeRouter, ev
         start as u8 + 1
     };
     let mut used: u32 = 0;
-    // The active inputs from `start` up, then those below it.
-    let low = (1u32 << start) - 1;
-    for mut todo in [router.active & !low, router.active & low] {
-        while todo != 0 {
-            let i = todo.trailing_zeros() as usize;
-            todo &= todo - 1;
-            eval_input(t, cfg, r, router, i, &mut used, ev);
-            let iv = &router.ins[i];
-            if iv.fifo.is_empty() && iv.msg == NONE32 {
-                router.active &= !(1 << i);
-            }
+    // The active inputs from `start` up, then those below it: the mask
+    // rotated right by `start` within its `n_in` bits, so that bit `k`
+    // stands for input `start + k` (mod `n_in`).
+    let a = router.active as u64;
+    let mut todo = (a >> start) | (a << (n_in - start)) & ((1u64 << n_in) - 1);
+    while todo != 0 {
+        let k = todo.trailing_zeros() as usize;
+        todo &= todo - 1;
+        let i = if k + start >= n_in {
+            k + start - n_in
+        } else {
+            k + start
+        };
+        eval_input(t, cfg, r, router, i, &mut used, ev);
+        let iv = &router.ins[i];
+        if iv.fifo.is_empty() && iv.msg == NONE32 {
+            router.active &= !(1 << i);
         }
     }
 }
@@ -1445,6 +1527,7 @@ fn can_send(t: &Tables, router: &TreeRouter, used: u32, o: usize) -> bool {
     used & port_bit(t, o) == 0 && (o == t.ej || router.outs[o].credits > 0)
 }
 
+#[inline(always)]
 fn send(
     t: &Tables,
     r: u32,
@@ -1459,8 +1542,14 @@ fn send(
     if ev.trace {
         ev.link_log.push((r, o as u8, f));
     }
+    let lf = |router: u32, input: usize| LinkFlit {
+        router,
+        input: input as u32,
+        msg: f.msg,
+        word: f.word,
+    };
     if o == t.ej {
-        ev.ejects.push((r, f));
+        ev.ejects.push(lf(r, 0));
         ev.link_count[r as usize * (t.ports + 2) + t.ports] += 1;
         return;
     }
@@ -1470,7 +1559,7 @@ fn send(
     ev.link_count[r as usize * (t.ports + 2) + h.port as usize] += 1;
     let w = t.nbr[r as usize * t.ports + h.port as usize];
     ev.sends
-        .push((w, ((h.port as usize ^ 1) * t.vcs + h.vc as usize) as u8, f));
+        .push(lf(w, (h.port as usize ^ 1) * t.vcs + h.vc as usize));
     if !f.is_data()
         && ev.fault.is_none()
         && let Err(e) = t.check_hop(r, h, f.dest())
@@ -1483,6 +1572,7 @@ fn send(
 }
 
 /// Takes the head flit off input `i` and returns its credit upstream.
+#[inline(always)]
 fn pop(t: &Tables, r: u32, router: &mut TreeRouter, i: usize, ev: &mut Events) -> Flit {
     let f = router.ins[i].fifo.pop().expect("a head flit");
     if i == t.ej {
