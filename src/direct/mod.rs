@@ -35,7 +35,8 @@ pub use dor::{DorMesh, pseudo_multicast};
 pub use grid::{Grid, GridHop};
 pub use mesh::{Coord, Mesh, MeshFabric};
 pub use tree::{
-    PruneEvent, Pruning, Release, Scheme, TreeConfig, TreeDelivery, TreeNet, TreeStats, TreeTraffic,
+    MAX_THREADS, PruneEvent, Pruning, Release, Scheme, TreeConfig, TreeDelivery, TreeNet,
+    TreeStats, TreeTraffic,
 };
 pub use wormhole::{
     Delivery, DirectConfig, DirectSystem, DirectTraffic, Hop, InState, Planner, PortModel, Router,

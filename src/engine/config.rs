@@ -208,6 +208,9 @@ pub struct TreeSection {
     /// Start-up latency per worm at its source, cycles, one worm at a
     /// time (0): pseudo-multicast pays it per unicast.
     pub startup: u64,
+    /// Threads evaluating the routers (1); the results and waveforms are
+    /// the same for any count.
+    pub threads: usize,
 }
 
 impl Default for TreeSection {
@@ -221,6 +224,7 @@ impl Default for TreeSection {
             selective: false,
             release: Release::AtEnd,
             startup: 0,
+            threads: d.threads,
         }
     }
 }
@@ -242,6 +246,7 @@ impl TreeSection {
             },
             startup: self.startup,
             release: self.release,
+            threads: self.threads,
             ..TreeConfig::default()
         }
     }

@@ -280,6 +280,16 @@ pub fn build(
             ),
         });
     }
+    if o.tree.threads != 1 && router != RouterModel::Tree {
+        return Err(Error::Config {
+            field: "threads",
+            value: o.tree.threads.to_string(),
+            reason: format!(
+                "only the tree router evaluates its routers on several threads; the {router} \
+                 router runs on one"
+            ),
+        });
+    }
     let routings = router.routings(topo);
     let routing = match routing {
         None => routings[0],

@@ -58,6 +58,7 @@ const CONFIG_FIELDS: &[(&str, &str)] = &[
     ("stall_limit", "tree.stall_limit"),
     ("selective_prune", "tree.selective"),
     ("release", "tree.release"),
+    ("threads", "tree.threads"),
 ];
 
 /// The run configuration `a` asks for: the file's (or the defaults), with
@@ -125,6 +126,7 @@ pub fn config_of(a: &RunArgs, file: Option<RunConfig>, given: &[String]) -> Resu
             "tree.pruning" => c.tree.pruning = !a.no_prune,
             "tree.stall_limit" => c.tree.stall_limit = a.stall_limit.unwrap_or(1),
             "tree.selective" => c.tree.selective = a.selective_prune,
+            "tree.threads" => c.tree.threads = a.threads.unwrap_or(1),
             "tree.release" => {
                 c.tree.release = match a.release.as_deref() {
                     Some("turn") => Release::OnTurn,

@@ -112,6 +112,11 @@ pub(crate) struct RunArgs {
     /// leaves by another output).
     #[arg(long, value_parser = ["end", "turn"])]
     pub(crate) release: Option<String>,
+    /// Threads that evaluate the tree router's routers (default 1): the
+    /// routers are cut into ranges of 64 or more, and the results and
+    /// waveforms are the same for any count.
+    #[arg(long)]
+    pub(crate) threads: Option<usize>,
     /// Print every link's utilisation over the measured cycles, busiest
     /// first (the engine; without it, the mean and the busiest).
     #[arg(long)]
@@ -400,6 +405,7 @@ pub(crate) fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
         "stall_limit",
         "selective_prune",
         "release",
+        "threads",
         "scheme",
         "links",
         "closed_loop",

@@ -70,10 +70,13 @@ use smallvec::SmallVec;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
+mod par;
 mod trace;
 use trace::{declare_router, sample_all};
 
 const NONE8: u8 = u8::MAX;
+/// The most threads a network may ask for.
+pub const MAX_THREADS: usize = 256;
 const NONE32: u32 = u32::MAX;
 const DATA: u32 = 1 << 31;
 const LAST: u32 = 1 << 30;
@@ -227,6 +230,11 @@ pub struct TreeConfig {
     pub startup: u64,
     /// When a branch releases its output virtual channel.
     pub release: Release,
+    /// Threads that evaluate the routers (1: the calling thread alone).
+    /// The routers are cut into contiguous ranges of 64 at least, one per
+    /// thread, and the results and waveforms are the same for every count
+    /// (see `par`).
+    pub threads: usize,
 }
 
 impl Default for TreeConfig {
@@ -241,6 +249,7 @@ impl Default for TreeConfig {
             seed: 1,
             startup: 0,
             release: Release::AtEnd,
+            threads: 1,
         }
     }
 }
@@ -421,6 +430,23 @@ struct LinkFlit {
     word: u32,
 }
 
+impl Events {
+    fn new(n: u32, ports: usize) -> Events {
+        Events {
+            link_count: vec![0; n as usize * (ports + 2)],
+            ..Events::default()
+        }
+    }
+
+    /// Records a fault; the first of a cycle is the one reported (the
+    /// lowest router's, on any number of threads).
+    fn fail(&mut self, what: String) {
+        if self.fault.is_none() {
+            self.fault = Some(what);
+        }
+    }
+}
+
 impl LinkFlit {
     /// The flit as the receiving FIFO holds it (no close noted yet).
     fn flit(self) -> Flit {
@@ -432,28 +458,55 @@ impl LinkFlit {
     }
 }
 
-/// A set of routers or interfaces, one bit each, visited in index order.
+/// A set of routers or interfaces, one bit each, visited in index order:
+/// bit `i % 64` of word `i / 64`, the words in cache lines of their own so
+/// that threads working on ranges of 512 never write the same line.
 #[derive(Clone, Debug)]
-struct NodeSet(Vec<u64>);
+struct NodeSet(Vec<Line>);
+
+/// Eight words of a [`NodeSet`], one cache line.
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(C, align(64))]
+struct Line([u64; 8]);
 
 impl NodeSet {
     fn new(n: u32) -> Self {
-        NodeSet(vec![0; (n as usize).div_ceil(64)])
+        NodeSet(vec![Line::default(); (n as usize).div_ceil(512)])
+    }
+
+    /// The number of words.
+    fn words(&self) -> usize {
+        self.0.len() * 8
+    }
+
+    #[inline]
+    fn word(&self, w: usize) -> u64 {
+        self.0[w >> 3].0[w & 7]
+    }
+
+    /// The words, in order.
+    fn as_mut_ptr(&mut self) -> *mut u64 {
+        // A line is exactly eight words with no padding (`repr(C)`).
+        self.0.as_mut_ptr().cast()
     }
 
     #[inline]
     fn insert(&mut self, i: u32) {
-        self.0[(i >> 6) as usize] |= 1 << (i & 63);
+        self.0[(i >> 9) as usize].0[(i >> 6 & 7) as usize] |= 1 << (i & 63);
     }
 
     #[inline]
     fn remove(&mut self, i: u32) {
-        self.0[(i >> 6) as usize] &= !(1 << (i & 63));
+        self.0[(i >> 9) as usize].0[(i >> 6 & 7) as usize] &= !(1 << (i & 63));
     }
 }
 
 /// What phase 1 (every router) asks phase 2 to apply at the clock edge.
+/// Aligned to two cache lines: the records of two threads' ranges sit side
+/// by side, and a line shared between them (one thread's counters, the
+/// next one's vectors) made every flit sent cross between the cores.
 #[derive(Debug, Default)]
+#[repr(align(128))]
 struct Events {
     sends: Vec<LinkFlit>,
     /// Flits into a consumption channel (`input` unused).
@@ -478,6 +531,9 @@ struct Events {
     close_log: Vec<(u32, u8)>,
     moved: bool,
     fault: Option<String>,
+    /// The edge's writes that go to another range's routers, in order,
+    /// for the calling thread to apply once every range is done.
+    cross: Vec<Write>,
 }
 
 /// The fixed tables the routers read.
@@ -553,7 +609,15 @@ pub struct TreeNet {
     live_routers: NodeSet,
     /// Interfaces with a worm being injected or queued.
     live_nis: NodeSet,
-    ev: Events,
+    /// What each range of routers asks the edge to apply, in range order
+    /// (one range on one thread); the first also holds the interfaces'.
+    evs: Vec<Events>,
+    /// Per range, the first fault its thread met applying the edge: its
+    /// place (record, flit) and what it is.
+    edge_faults: Vec<Option<(u32, String)>>,
+    /// The live-router set's words each range covers (`lo..hi`), in order.
+    ranges: Vec<(usize, usize)>,
+    crew: Option<par::Crew>,
     cycle: u64,
     last_move: u64,
     next_msg: u32,
@@ -616,6 +680,35 @@ impl TreeNet {
         if cfg.watchdog == 0 {
             return Err(bad("watchdog", "0".into(), "the watchdog needs a bound"));
         }
+        if !(1..=MAX_THREADS).contains(&cfg.threads) {
+            return Err(bad(
+                "threads",
+                cfg.threads.to_string(),
+                &format!("1 to {MAX_THREADS} threads"),
+            ));
+        }
+        // Contiguous ranges of the live-router set's words, one per thread
+        // (no more threads than words: a range holds 64 routers at least).
+        let words = (grid.nodes() as usize).div_ceil(64);
+        let parts = cfg.threads.min(words);
+        // Cut at whole lines of the set (512 routers) when there are
+        // enough, so that no two threads write one line.
+        let unit = if words >= 8 * parts { 8 } else { 1 };
+        let units = words.div_ceil(unit);
+        let ranges: Vec<(usize, usize)> = (0..parts)
+            .map(|k| {
+                let (lo, hi) = (k * units / parts * unit, (k + 1) * units / parts * unit);
+                (lo, hi.min(words))
+            })
+            .collect();
+        let crew = match parts {
+            1 => None,
+            k => Some(par::Crew::new(k - 1).map_err(|e| Error::Config {
+                field: "threads",
+                value: cfg.threads.to_string(),
+                reason: format!("cannot start a thread: {e}"),
+            })?),
+        };
         let (n, ports, vcs) = (grid.nodes(), grid.ports(), grid.vcs());
         assert!(vcs.is_power_of_two(), "{vcs} virtual channels");
         let ej = ports * vcs;
@@ -697,10 +790,10 @@ impl TreeNet {
             nis: vec![ni; n as usize],
             live_routers: NodeSet::new(n),
             live_nis: NodeSet::new(n),
-            ev: Events {
-                link_count: vec![0; n as usize * (ports + 2)],
-                ..Events::default()
-            },
+            evs: (0..ranges.len()).map(|_| Events::new(n, ports)).collect(),
+            edge_faults: vec![None; ranges.len()],
+            crew,
+            ranges,
             cycle: 0,
             last_move: 0,
             next_msg: 0,
@@ -729,16 +822,22 @@ impl TreeNet {
     /// `(1,2) injection` for its node's channels.
     pub fn link_flits(&self) -> Vec<(String, u64)> {
         let p = self.t.ports;
+        let mut count = self.evs[0].link_count.clone();
+        for ev in &self.evs[1..] {
+            for (c, k) in count.iter_mut().zip(&ev.link_count) {
+                *c += k;
+            }
+        }
         let mut out = Vec::new();
         for r in 0..self.t.n {
             let name = self.t.grid.node_name(r);
             for (port, dir) in PORT_NAMES.iter().enumerate().take(p) {
                 if self.t.nbr[r as usize * p + port] != u32::MAX {
-                    let c = self.ev.link_count[r as usize * (p + 2) + port];
+                    let c = count[r as usize * (p + 2) + port];
                     out.push((format!("{name} {dir}"), c));
                 }
             }
-            let c = &self.ev.link_count[r as usize * (p + 2) + p..][..2];
+            let c = &count[r as usize * (p + 2) + p..][..2];
             out.push((format!("{name} ejection"), c[0]));
             out.push((format!("{name} injection"), c[1]));
         }
@@ -1000,30 +1099,26 @@ impl TreeNet {
     /// applied at the edge.
     pub fn step(&mut self) -> Result<()> {
         self.generate();
-        self.ev.moved = false;
-        // In index order, as a scan of every router would; a router is in
-        // the set exactly when one of its inputs is active, and evaluating
-        // one never wakes another (that waits for the edge).
-        for w in 0..self.live_routers.0.len() {
-            let mut bits = self.live_routers.0[w];
-            while bits != 0 {
-                let r = w << 6 | bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                let router = &mut self.routers[r];
-                eval_router(&self.t, &self.cfg, r as u32, router, &mut self.ev);
-                if router.active == 0 {
-                    self.live_routers.remove(r as u32);
-                }
+        self.evs[0].moved = false;
+        // Every live router, in index order within each range: a router is
+        // in the set exactly when one of its inputs is active, and
+        // evaluating one never wakes another (that waits for the edge).
+        self.run_ranges();
+        let (first, rest) = self.evs.split_at_mut(1);
+        for ev in rest {
+            first[0].moved |= std::mem::take(&mut ev.moved);
+            if first[0].fault.is_none() {
+                first[0].fault = ev.fault.take();
             }
         }
-        if let Some(what) = self.ev.fault.take() {
+        if let Some(what) = self.evs[0].fault.take() {
             return Err(Error::Fault {
                 cycle: self.cycle,
                 what,
             });
         }
         self.edge()?;
-        if self.ev.moved {
+        if self.evs[0].moved {
             self.last_move = self.cycle;
         }
         self.cycle += 1;
@@ -1036,72 +1131,100 @@ impl TreeNet {
         Ok(())
     }
 
+    /// Runs every range on its thread: phase 1, then the edge's writes
+    /// that stay within the range.
+    fn run_ranges(&mut self) {
+        let (t, cfg) = (&self.t as *const Tables, &self.cfg as *const TreeConfig);
+        let routers = self.routers.as_mut_ptr();
+        let words = self.live_routers.as_mut_ptr();
+        let records = self.evs.as_mut_ptr();
+        let n_records = self.evs.len();
+        let faults = self.edge_faults.as_mut_ptr();
+        let ranges = &self.ranges;
+        let job = |k: usize| par::Job {
+            t,
+            cfg,
+            routers,
+            words,
+            range: ranges[k],
+            records,
+            k,
+            // SAFETY: `k` is in range.
+            fault: unsafe { faults.add(k) },
+        };
+        match self.crew.as_mut() {
+            None => {
+                // SAFETY: one thread, and the pointers are fresh.
+                unsafe { job(0).run() };
+            }
+            Some(crew) => {
+                let jobs: Vec<par::Job> = (0..n_records).map(job).collect();
+                // The ranges are disjoint, and `run` returns only when
+                // every thread is done with its own.
+                crew.run(&jobs);
+            }
+        }
+    }
+
     fn edge(&mut self) -> Result<()> {
         let cycle = self.cycle;
-        let fault = |what: String| Error::Fault { cycle, what };
-        let ev = &mut self.ev;
-        self.stats.link_flits += std::mem::take(&mut ev.link_flits);
-        self.stats.replayed += std::mem::take(&mut ev.replayed);
-        self.stats.early_releases += std::mem::take(&mut ev.early_releases);
-        for (r, o) in ev.releases.drain(..) {
-            self.routers[r as usize].outs[o as usize].owner = NONE8;
-        }
-        for (r, o) in ev.wants.drain(..) {
-            // The branch's input has its segment open, so the router is
-            // active and registers the request at its next evaluation.
-            self.routers[r as usize].wanted_next |= 1 << o;
-        }
-        for s in ev.sends.drain(..) {
-            let (r, i) = (s.router, s.input);
-            let router = &mut self.routers[r as usize];
-            if router.ins[i as usize].fifo.push(s.flit()).is_err() {
-                return Err(fault(format!(
-                    "flow control overrun at {} {}",
-                    self.t.grid.node_name(r),
-                    self.t.input_name(i as usize)
-                )));
+        // Each range has written what stays within it (`run_ranges`); the
+        // writes that cross from one range to another go in here.
+        let mut first = None;
+        for (k, ev) in self.evs.iter_mut().enumerate() {
+            let mut first_here = self.edge_faults[k].take();
+            for w in ev.cross.drain(..) {
+                let router = &mut self.routers[w.router() as usize];
+                // SAFETY: every range is done; this thread alone writes.
+                let f = unsafe { w.apply(&self.t, router, self.live_routers.as_mut_ptr()) };
+                if let (Some(what), Write::Send(_, j)) = (f, w)
+                    && first_here.as_ref().is_none_or(|&(i, _)| j < i)
+                {
+                    first_here = Some((j, what));
+                }
             }
-            router.active |= 1 << i;
-            self.live_routers.insert(r);
-        }
-        for (r, i) in ev.closes.drain(..) {
-            let iv = &mut self.routers[r as usize].ins[i as usize];
-            match iv.fifo.back_mut() {
-                Some(f) => f.end = true,
-                None => iv.end_now = true,
+            if first.is_none() {
+                first = first_here;
             }
-            self.routers[r as usize].active |= 1 << i;
-            self.live_routers.insert(r);
         }
-        for (r, o) in ev.credits.drain(..) {
-            self.routers[r as usize].outs[o as usize].credits += 1;
+        if let Some((_, what)) = first {
+            return Err(Error::Fault { cycle, what });
         }
-        for r in ev.ni_credits.drain(..) {
-            self.nis[r as usize].credits += 1;
-        }
-        for (r, msg, cut) in ev.prunes.drain(..) {
-            self.stats.prunes += 1;
-            self.stats.branches_cut += cut as u64;
-            if self.cfg.keep_deliveries {
+        // The rest on this thread, each range's record in turn: the order
+        // one thread would have made them in.
+        for ev in &mut self.evs {
+            self.stats.link_flits += std::mem::take(&mut ev.link_flits);
+            self.stats.replayed += std::mem::take(&mut ev.replayed);
+            self.stats.early_releases += std::mem::take(&mut ev.early_releases);
+            for r in ev.ni_credits.drain(..) {
+                self.nis[r as usize].credits += 1;
+            }
+            for (r, msg, cut) in ev.prunes.drain(..) {
+                self.stats.prunes += 1;
+                self.stats.branches_cut += cut as u64;
+                if self.cfg.keep_deliveries {
+                    let mcast = self.msgs.get(&msg).map_or(NONE32, |m| m.mcast);
+                    self.prune_log.push(PruneEvent {
+                        cycle,
+                        node: r,
+                        mcast,
+                        cut,
+                    });
+                }
+            }
+            for (msg, dest, r, h) in ev.hops.drain(..) {
                 let mcast = self.msgs.get(&msg).map_or(NONE32, |m| m.mcast);
-                self.prune_log.push(PruneEvent {
-                    cycle,
-                    node: r,
-                    mcast,
-                    cut,
-                });
+                self.routes.entry((mcast, dest)).or_default().push((r, h));
             }
         }
-        for (msg, dest, r, h) in ev.hops.drain(..) {
-            let mcast = self.msgs.get(&msg).map_or(NONE32, |m| m.mcast);
-            self.routes.entry((mcast, dest)).or_default().push((r, h));
+        for k in 0..self.evs.len() {
+            let ejects = std::mem::take(&mut self.evs[k].ejects);
+            for &e in &ejects {
+                self.eject(e.router, e.flit())?;
+            }
+            self.evs[k].ejects = ejects;
+            self.evs[k].ejects.clear();
         }
-        let ejects = std::mem::take(&mut ev.ejects);
-        for &e in &ejects {
-            self.eject(e.router, e.flit())?;
-        }
-        self.ev.ejects = ejects;
-        self.ev.ejects.clear();
         self.inject()?;
         Ok(())
     }
@@ -1202,8 +1325,8 @@ impl TreeNet {
 
     fn inject(&mut self) -> Result<()> {
         // In index order, as a scan of every interface would.
-        for w in 0..self.live_nis.0.len() {
-            let mut bits = self.live_nis.0[w];
+        for w in 0..self.live_nis.words() {
+            let mut bits = self.live_nis.word(w);
             while bits != 0 {
                 let node = w << 6 | bits.trailing_zeros() as usize;
                 bits &= bits - 1;
@@ -1271,8 +1394,8 @@ impl TreeNet {
         }
         router.active |= 1 << inj;
         self.live_routers.insert(node as u32);
-        self.ev.moved = true;
-        self.ev.link_count[node * (self.t.ports + 2) + self.t.ports + 1] += 1;
+        self.evs[0].moved = true;
+        self.evs[0].link_count[node * (self.t.ports + 2) + self.t.ports + 1] += 1;
         if pos == 0 {
             self.msgs.get_mut(&id).expect("queued").injected = self.cycle;
         }
@@ -1322,7 +1445,9 @@ impl TreeNet {
         tr.sink.begin(&hier, cycle_ps, &tr.state)?;
         tr.state.clear_changes();
         self.tracing = Some(Box::new(tr));
-        self.ev.trace = true;
+        for ev in &mut self.evs {
+            ev.trace = true;
+        }
         Ok(())
     }
 
@@ -1336,7 +1461,9 @@ impl TreeNet {
         if let Some(mut tr) = self.tracing.take() {
             tr.sink.finish(self.cycle)?;
         }
-        self.ev.trace = false;
+        for ev in &mut self.evs {
+            ev.trace = false;
+        }
         Ok(())
     }
 
@@ -1349,15 +1476,17 @@ impl TreeNet {
             tr.links[k] = None;
             tr.closes[k] = false;
         }
-        for (r, o, f) in self.ev.link_log.drain(..) {
-            let k = r as usize * n_in + o as usize;
-            tr.links[k] = Some(f);
-            tr.touched.push(k);
-        }
-        for (r, o) in self.ev.close_log.drain(..) {
-            let k = r as usize * n_in + o as usize;
-            tr.closes[k] = true;
-            tr.touched.push(k);
+        for ev in &mut self.evs {
+            for (r, o, f) in ev.link_log.drain(..) {
+                let k = r as usize * n_in + o as usize;
+                tr.links[k] = Some(f);
+                tr.touched.push(k);
+            }
+            for (r, o) in ev.close_log.drain(..) {
+                let k = r as usize * n_in + o as usize;
+                tr.closes[k] = true;
+                tr.touched.push(k);
+            }
         }
         sample_all(&self.t, &self.routers, tr);
         tr.sink.cycle(self.cycle, &tr.state, tr.state.changed())?;
@@ -1514,6 +1643,137 @@ fn eval_router(t: &Tables, cfg: &TreeConfig, r: u32, router: &mut TreeRouter, ev
     }
 }
 
+/// One write of the clock edge into a router's registers.
+#[derive(Clone, Copy, Debug)]
+enum Write {
+    /// An output virtual channel is free again.
+    Release(u32, u8),
+    /// A prune request on an output's wire.
+    Want(u32, u8),
+    /// A flit into an input FIFO (the position of the flit in its record,
+    /// to report the first overrun).
+    Send(LinkFlit, u32),
+    /// A close on an input.
+    Close(u32, u8),
+    /// A credit back to an output.
+    Credit(u32, u8),
+}
+
+impl Write {
+    fn router(self) -> u32 {
+        match self {
+            Write::Send(s, _) => s.router,
+            Write::Release(r, _) | Write::Want(r, _) | Write::Close(r, _) | Write::Credit(r, _) => {
+                r
+            }
+        }
+    }
+
+    /// Writes it into router `r` (its router), waking the router in the
+    /// live set `words`; an overrun is a fault.
+    ///
+    /// # Safety
+    /// `router` is its router, and `words` the live set's words, with no
+    /// other thread touching either.
+    #[inline(always)]
+    unsafe fn apply(self, t: &Tables, router: &mut TreeRouter, words: *mut u64) -> Option<String> {
+        let r = self.router();
+        // SAFETY: by the caller.
+        let wake = || unsafe { *words.add((r >> 6) as usize) |= 1 << (r & 63) };
+        match self {
+            Write::Release(_, o) => router.outs[o as usize].owner = NONE8,
+            // The branch's input has its segment open, so the router is
+            // active and registers the request at its next evaluation.
+            Write::Want(_, o) => router.wanted_next |= 1 << o,
+            Write::Send(s, _) => {
+                let i = s.input as usize;
+                if router.ins[i].fifo.push(s.flit()).is_err() {
+                    return Some(format!(
+                        "flow control overrun at {} {}",
+                        t.grid.node_name(r),
+                        t.input_name(i)
+                    ));
+                }
+                router.active |= 1 << i;
+                wake();
+            }
+            Write::Close(_, i) => {
+                let iv = &mut router.ins[i as usize];
+                match iv.fifo.back_mut() {
+                    Some(f) => f.end = true,
+                    None => iv.end_now = true,
+                }
+                router.active |= 1 << i;
+                wake();
+            }
+            Write::Credit(_, o) => router.outs[o as usize].credits += 1,
+        }
+        None
+    }
+}
+
+/// Applies the edge's writes of a range's record `ev` that go to routers of
+/// the range (set words `lo..hi`), in the record's order, and keeps those
+/// that cross to another range in `ev.cross` for the calling thread.
+/// Returns the first overrun: its flit's place in the record, and what.
+///
+/// # Safety
+/// `routers` and `words` are valid, and no other thread touches this
+/// range's routers and words, or `ev`, while it runs.
+unsafe fn apply_range(
+    t: &Tables,
+    routers: *mut TreeRouter,
+    words: *mut u64,
+    (lo, hi): (usize, usize),
+    ev: &mut Events,
+) -> Option<(u32, String)> {
+    let (first, end) = ((lo << 6) as u32, (hi << 6) as u32);
+    let mut fault = None;
+    // Each kind in turn, in the record's order: a loop per kind keeps the
+    // common case (every write in the range) a straight run.
+    let mut put = |w: Write, cross: &mut Vec<Write>| {
+        let r = w.router();
+        if !(first..end).contains(&r) {
+            cross.push(w);
+            return true;
+        }
+        // SAFETY: by the caller, router `r` is this range's.
+        let router = unsafe { &mut *routers.add(r as usize) };
+        // SAFETY: as above.
+        match unsafe { w.apply(t, router, words) } {
+            None => true,
+            Some(what) => {
+                let Write::Send(_, j) = w else {
+                    unreachable!("only a flit overruns")
+                };
+                fault = Some((j, what));
+                false
+            }
+        }
+    };
+    let cross = &mut ev.cross;
+    let _ = ev
+        .releases
+        .iter()
+        .all(|&(r, o)| put(Write::Release(r, o), cross))
+        && ev.wants.iter().all(|&(r, o)| put(Write::Want(r, o), cross))
+        && (ev.sends.iter().enumerate()).all(|(j, &s)| put(Write::Send(s, j as u32), cross))
+        && ev
+            .closes
+            .iter()
+            .all(|&(r, i)| put(Write::Close(r, i), cross))
+        && ev
+            .credits
+            .iter()
+            .all(|&(r, o)| put(Write::Credit(r, o), cross));
+    ev.releases.clear();
+    ev.wants.clear();
+    ev.sends.clear();
+    ev.closes.clear();
+    ev.credits.clear();
+    fault
+}
+
 /// The physical port bit an output uses (the consumption channel has its own).
 fn port_bit(t: &Tables, o: usize) -> u32 {
     if o == t.ej {
@@ -1564,7 +1824,7 @@ fn send(
         && ev.fault.is_none()
         && let Err(e) = t.check_hop(r, h, f.dest())
     {
-        ev.fault = Some(e);
+        ev.fail(e);
     }
     if t.keep_routes && !f.is_data() {
         ev.hops.push((f.msg, f.dest(), r, h));
@@ -1722,7 +1982,7 @@ fn eval_input(
     let iv = &mut router.ins[i];
     if iv.msg == NONE32 {
         if f.is_data() {
-            ev.fault = Some(format!(
+            ev.fail(format!(
                 "a data flit opens a message at {} {}",
                 t.grid.node_name(r),
                 t.input_name(i)
@@ -1731,7 +1991,7 @@ fn eval_input(
         }
         iv.msg = f.msg;
     } else if f.msg != iv.msg {
-        ev.fault = Some(format!(
+        ev.fail(format!(
             "message {} interleaved with message {} at {} {}",
             f.msg,
             iv.msg,
@@ -1800,7 +2060,7 @@ fn eval_input(
             iv.first = o as u8;
         } else {
             if iv.aux as usize > cfg.aux_flits || iv.aux == 0 {
-                ev.fault = Some(format!(
+                ev.fail(format!(
                     "{} {} must replay {} data flits with a {}-flit auxiliary buffer",
                     t.grid.node_name(r),
                     t.input_name(i),

@@ -1,0 +1,218 @@
+//! Phase 1 of a cycle on several threads: the routers are cut into
+//! contiguous ranges, each evaluated by one thread into its own record of
+//! what to apply at the clock edge.
+//!
+//! A router's evaluation reads and writes only that router's registers and
+//! appends to its thread's record (the links, closes and credits it drives
+//! are applied at the edge, section 3 of the seed-003 model), so the ranges
+//! share nothing while they run: the cut is at the registered channels.
+//! The records are then applied in range order, which is the order one
+//! thread would have made them in, so a run gives the same results (and
+//! waveform bytes) whatever the thread count.
+//!
+//! The helper threads live as long as the network. Each waits for the next
+//! cycle's epoch (spinning briefly, then parked), evaluates its range, and
+//! publishes the epoch it finished; the calling thread evaluates the first
+//! range meanwhile and then waits for the others.
+
+use super::{Events, Tables, TreeConfig, TreeRouter, apply_range, eval_router};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::thread::JoinHandle;
+
+/// One range's work for a cycle: raw pointers, as the ranges are disjoint
+/// parts of the same vectors that the threads work on at once.
+#[derive(Clone, Copy)]
+pub(super) struct Job {
+    pub(super) t: *const Tables,
+    pub(super) cfg: *const TreeConfig,
+    pub(super) routers: *mut TreeRouter,
+    /// The words of the live-router set.
+    pub(super) words: *mut u64,
+    /// The range: words `lo..hi` of the set (routers `64 lo` to `64 hi`).
+    pub(super) range: (usize, usize),
+    /// Every range's record.
+    pub(super) records: *mut Events,
+    /// This range's index.
+    pub(super) k: usize,
+    /// Where the edge's first fault goes.
+    pub(super) fault: *mut Option<(u32, String)>,
+}
+
+impl Job {
+    /// Evaluates the range's routers (phase 1), then writes into them what
+    /// the range's own routers drive at the clock edge; what goes to
+    /// another range is kept in the record's `cross` for the caller.
+    ///
+    /// # Safety
+    /// The pointers are valid. While it runs, no other thread touches the
+    /// range's routers and set words, its fault, or (in phase 1) its
+    /// record.
+    pub(super) unsafe fn run(&self) {
+        // SAFETY: by the caller.
+        let (t, cfg) = unsafe { (&*self.t, &*self.cfg) };
+        // SAFETY: by the caller, this range's record is its alone.
+        let ev = unsafe { &mut *self.records.add(self.k) };
+        for w in self.range.0..self.range.1 {
+            // SAFETY: word `w` is in the range.
+            let word = unsafe { &mut *self.words.add(w) };
+            let mut bits = *word;
+            while bits != 0 {
+                let b = bits.trailing_zeros();
+                bits &= bits - 1;
+                let r = w << 6 | b as usize;
+                // SAFETY: router `r` is in the range.
+                let router = unsafe { &mut *self.routers.add(r) };
+                eval_router(t, cfg, r as u32, router, ev);
+                if router.active == 0 {
+                    *word &= !(1 << b);
+                }
+            }
+        }
+        // Every router of the range has been evaluated, and no other
+        // thread reads them: the edge's writes into them can go in now.
+        // SAFETY: by the caller.
+        let f = unsafe { apply_range(t, self.routers, self.words, self.range, ev) };
+        // SAFETY: by the caller.
+        unsafe { *self.fault = f };
+    }
+}
+
+// SAFETY: a job is handed to exactly one thread per cycle, points into
+// ranges no other thread touches during that cycle, and the calling thread
+// waits for every helper to finish before it touches them again.
+unsafe impl Send for Job {}
+
+struct Slot {
+    /// Last epoch published to this helper.
+    go: AtomicU64,
+    /// Last epoch this helper finished.
+    done: AtomicU64,
+    /// The helper is (about to be) parked.
+    sleeping: AtomicBool,
+    stop: AtomicBool,
+    job: std::sync::Mutex<Option<Job>>,
+}
+
+/// The helper threads.
+pub(super) struct Crew {
+    slots: Vec<Arc<Slot>>,
+    handles: Vec<JoinHandle<()>>,
+    epoch: u64,
+}
+
+impl std::fmt::Debug for Crew {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Crew({} helpers)", self.slots.len())
+    }
+}
+
+/// Spins before a helper parks, or before the caller yields while waiting.
+const SPINS: u32 = 1 << 14;
+
+impl Crew {
+    /// `helpers` threads (the caller is one more).
+    pub(super) fn new(helpers: usize) -> std::io::Result<Crew> {
+        let mut crew = Crew {
+            slots: Vec::new(),
+            handles: Vec::new(),
+            epoch: 0,
+        };
+        for k in 0..helpers {
+            let slot = Arc::new(Slot {
+                go: AtomicU64::new(0),
+                done: AtomicU64::new(0),
+                sleeping: AtomicBool::new(false),
+                stop: AtomicBool::new(false),
+                job: std::sync::Mutex::new(None),
+            });
+            let s = slot.clone();
+            let h = std::thread::Builder::new()
+                .name(format!("wormcast-tree-{}", k + 1))
+                .spawn(move || helper(&s))?;
+            crew.slots.push(slot);
+            crew.handles.push(h);
+        }
+        Ok(crew)
+    }
+
+    /// Runs `jobs[0]` here and `jobs[k]` on helper `k - 1`, and returns when
+    /// all are done.
+    pub(super) fn run(&mut self, jobs: &[Job]) {
+        debug_assert_eq!(jobs.len(), self.slots.len() + 1);
+        self.epoch += 1;
+        let e = self.epoch;
+        for (k, slot) in self.slots.iter().enumerate() {
+            *slot.job.lock().unwrap_or_else(|p| p.into_inner()) = Some(jobs[k + 1]);
+            slot.go.store(e, Ordering::SeqCst);
+            if slot.sleeping.load(Ordering::SeqCst) {
+                self.handles[k].thread().unpark();
+            }
+        }
+        // SAFETY: the first range is this thread's alone for the cycle.
+        unsafe { jobs[0].run() };
+        for slot in &self.slots {
+            let mut spins = 0u32;
+            while slot.done.load(Ordering::Acquire) != e {
+                if spins < SPINS {
+                    spins += 1;
+                    std::hint::spin_loop();
+                } else {
+                    std::thread::yield_now();
+                }
+            }
+        }
+    }
+}
+
+impl Drop for Crew {
+    fn drop(&mut self) {
+        for (k, slot) in self.slots.iter().enumerate() {
+            slot.stop.store(true, Ordering::SeqCst);
+            slot.go.store(u64::MAX, Ordering::SeqCst);
+            self.handles[k].thread().unpark();
+        }
+        for h in self.handles.drain(..) {
+            let _ = h.join();
+        }
+    }
+}
+
+fn helper(slot: &Slot) {
+    let mut last = 0u64;
+    loop {
+        let mut spins = 0u32;
+        let e = loop {
+            let e = slot.go.load(Ordering::Acquire);
+            if e != last {
+                break e;
+            }
+            if spins < SPINS {
+                spins += 1;
+                std::hint::spin_loop();
+                continue;
+            }
+            // Park; the caller unparks after publishing an epoch when it
+            // sees the flag, and either sees it or this thread sees the
+            // epoch (both sequentially consistent).
+            slot.sleeping.store(true, Ordering::SeqCst);
+            if slot.go.load(Ordering::SeqCst) == last {
+                std::thread::park();
+            }
+            slot.sleeping.store(false, Ordering::SeqCst);
+        };
+        if slot.stop.load(Ordering::SeqCst) {
+            return;
+        }
+        last = e;
+        let job = slot
+            .job
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+            .expect("a job with every epoch");
+        // SAFETY: see `Job`.
+        unsafe { job.run() };
+        slot.done.store(e, Ordering::Release);
+    }
+}

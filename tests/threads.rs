@@ -1,0 +1,228 @@
+//! The tree router's routers evaluated on several threads: the same
+//! deliveries, prunes, counters, link loads and waveform bytes as on one
+//! thread, cycle for cycle, whatever the thread count; bad counts refused.
+
+mod common;
+
+use wormcast::Error;
+use wormcast::direct::{
+    Grid, MAX_THREADS, Pruning, Release, Scheme, TreeConfig, TreeNet, TreeTraffic,
+};
+use wormcast::wave::VcdWriter;
+
+/// Everything a run reports, and its VCD.
+#[derive(Debug, PartialEq)]
+struct Outcome {
+    deliveries: String,
+    prunes: String,
+    stats: String,
+    links: Vec<(String, u64)>,
+    vcd: Vec<u8>,
+}
+
+fn run(grid: Grid, cfg: TreeConfig, traffic: TreeTraffic, cycles: u64) -> Outcome {
+    let mut net = TreeNet::new(grid, cfg).unwrap();
+    let vcd = common::Shared::default();
+    net.attach_tracer(Box::new(VcdWriter::new(vcd.clone())), 1000)
+        .unwrap();
+    net.set_traffic(traffic).unwrap();
+    net.run(cycles).unwrap();
+    net.finish_trace().unwrap();
+    Outcome {
+        deliveries: format!("{:?}", net.deliveries()),
+        prunes: format!("{:?}", net.prunes()),
+        stats: format!("{:?}", net.stats()),
+        links: net.link_flits(),
+        vcd: vcd.bytes(),
+    }
+}
+
+fn cases() -> Vec<(&'static str, Grid, TreeConfig, TreeTraffic)> {
+    let cfg = TreeConfig {
+        keep_deliveries: true,
+        seed: 3,
+        ..TreeConfig::default()
+    };
+    let tree = TreeTraffic {
+        rate: 0.004,
+        min_dests: 1,
+        max_dests: 12,
+        data: 4,
+        scheme: Scheme::Tree,
+        queue_cap: 4,
+    };
+    vec![
+        // 256 routers: four set words, two per thread at 2 threads.
+        (
+            "mesh 16x16, tree, pruning",
+            Grid::mesh(16, 16, 1).unwrap(),
+            cfg.clone(),
+            tree,
+        ),
+        (
+            "mesh 16x16, selective pruning, release on turn",
+            Grid::mesh(16, 16, 1).unwrap(),
+            TreeConfig {
+                pruning: Pruning::Selective { stall_limit: 2 },
+                release: Release::OnTurn,
+                ..cfg.clone()
+            },
+            tree,
+        ),
+        // 147 routers: three words, cut unevenly.
+        (
+            "torus 7x7x3, pseudo-multicast",
+            Grid::torus(7, 7, 3).unwrap(),
+            cfg.clone(),
+            TreeTraffic {
+                rate: 0.01,
+                scheme: Scheme::Pseudo,
+                ..tree
+            },
+        ),
+    ]
+}
+
+#[test]
+fn any_thread_count_gives_the_same_run_and_waveform() {
+    for (name, grid, cfg, traffic) in cases() {
+        let one = run(grid, cfg.clone(), traffic, 1_500);
+        assert!(one.vcd.len() > 100_000, "{name}: {} bytes", one.vcd.len());
+        assert!(one.deliveries.len() > 1_000, "{name}: too few deliveries");
+        for threads in [2, 3, 8] {
+            let many = run(
+                grid,
+                TreeConfig {
+                    threads,
+                    ..cfg.clone()
+                },
+                traffic,
+                1_500,
+            );
+            assert!(one == many, "{name}: {threads} threads differ from one");
+        }
+    }
+}
+
+#[test]
+fn pruning_happens_in_the_compared_runs() {
+    // The comparison above covers the pruning paths only if they run.
+    let (_, grid, cfg, traffic) = cases().remove(0);
+    let o = run(grid, TreeConfig { threads: 2, ..cfg }, traffic, 1_500);
+    assert_ne!(o.prunes, "[]", "no prune in 1,500 cycles");
+}
+
+#[test]
+fn a_deadlock_is_reported_alike_on_any_thread_count() {
+    // Without pruning, tree multicasts deadlock (seed 003 Fig. 6); the
+    // watchdog's report walks every router's registers, so it checks the
+    // state the threads left, not only the results.
+    let grid = Grid::mesh(16, 16, 1).unwrap();
+    let deadlock = |threads| {
+        let mut net = TreeNet::new(
+            grid,
+            TreeConfig {
+                threads,
+                pruning: Pruning::Off,
+                watchdog: 300,
+                ..TreeConfig::default()
+            },
+        )
+        .unwrap();
+        net.set_traffic(TreeTraffic {
+            rate: 0.02,
+            min_dests: 4,
+            max_dests: 12,
+            data: 4,
+            scheme: Scheme::Tree,
+            queue_cap: 4,
+        })
+        .unwrap();
+        let e = net.run(20_000).map(|_| net.cycle()).unwrap_err();
+        assert!(matches!(e, Error::TreeDeadlock(_)), "{e}");
+        e.to_string()
+    };
+    let one = deadlock(1);
+    for threads in [2, 4] {
+        assert_eq!(deadlock(threads), one);
+    }
+}
+
+#[test]
+fn bad_thread_counts_are_refused_by_name() {
+    for threads in [0, MAX_THREADS + 1] {
+        let e = TreeNet::new(
+            Grid::mesh(4, 4, 1).unwrap(),
+            TreeConfig {
+                threads,
+                ..TreeConfig::default()
+            },
+        )
+        .err()
+        .expect("refused");
+        match e {
+            Error::Config { field, value, .. } => {
+                assert_eq!((field, value), ("threads", threads.to_string()));
+            }
+            e => panic!("{e}"),
+        }
+    }
+}
+
+fn wormcast(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_wormcast"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn the_run_command_takes_a_thread_count_for_the_tree_router_only() {
+    let run = |router: &str, threads: &str| {
+        wormcast(&[
+            "run",
+            "--topology",
+            "mesh:16x16",
+            "--router",
+            router,
+            "--traffic",
+            "uniform",
+            "--load",
+            "0.05",
+            "--packet",
+            "6",
+            "--cycles",
+            "3000",
+            "--warmup",
+            "300",
+            "--json",
+            "--threads",
+            threads,
+        ])
+    };
+    // The report without its two wall-clock figures.
+    let report = |o: &std::process::Output| {
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let mut v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let m = v.as_object_mut().unwrap();
+        assert!(m.remove("wall_seconds").is_some());
+        assert!(m.remove("cycles_per_second").is_some());
+        v
+    };
+    let one = report(&run("tree", "1"));
+    assert!(one["latency"]["count"].as_u64().unwrap() > 1_000, "{one}");
+    assert_eq!(report(&run("tree", "2")), one);
+    for (router, threads, why) in [
+        (
+            "wormhole",
+            "2",
+            "only the tree router evaluates its routers on several threads",
+        ),
+        ("tree", "0", "threads = 0: 1 to 256 threads"),
+    ] {
+        let o = run(router, threads);
+        assert_eq!(o.status.code(), Some(2));
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(e.contains(why), "{e}");
+    }
+}
