@@ -395,8 +395,15 @@ struct Ni {
     pending: usize,
     /// The worm in `cur` may not start before this cycle (its start-up).
     start_at: u64,
-    ej_msg: u32,
-    ej_got: u16,
+}
+
+/// The consumption side of a network interface: the message being
+/// received and its data flits so far. Kept apart from [`Ni`], which the
+/// thread of the node's range writes while this one's is the caller's.
+#[derive(Clone, Copy, Debug)]
+struct NiEject {
+    msg: u32,
+    got: u16,
 }
 
 #[derive(Clone, Debug)]
@@ -474,16 +481,6 @@ impl NodeSet {
         NodeSet(vec![Line::default(); (n as usize).div_ceil(512)])
     }
 
-    /// The number of words.
-    fn words(&self) -> usize {
-        self.0.len() * 8
-    }
-
-    #[inline]
-    fn word(&self, w: usize) -> u64 {
-        self.0[w >> 3].0[w & 7]
-    }
-
     /// The words, in order.
     fn as_mut_ptr(&mut self) -> *mut u64 {
         // A line is exactly eight words with no padding (`repr(C)`).
@@ -493,11 +490,6 @@ impl NodeSet {
     #[inline]
     fn insert(&mut self, i: u32) {
         self.0[(i >> 9) as usize].0[(i >> 6 & 7) as usize] |= 1 << (i & 63);
-    }
-
-    #[inline]
-    fn remove(&mut self, i: u32) {
-        self.0[(i >> 9) as usize].0[(i >> 6 & 7) as usize] &= !(1 << (i & 63));
     }
 }
 
@@ -534,6 +526,12 @@ struct Events {
     /// The edge's writes that go to another range's routers, in order,
     /// for the calling thread to apply once every range is done.
     cross: Vec<Write>,
+    /// Worms started by the range's interfaces.
+    worms: u64,
+    /// Messages whose header entered the network this cycle.
+    started: Vec<u32>,
+    /// The first injection overrun of the range.
+    inject_fault: Option<String>,
 }
 
 /// The fixed tables the routers read.
@@ -605,6 +603,7 @@ pub struct TreeNet {
     cfg: TreeConfig,
     routers: Vec<TreeRouter>,
     nis: Vec<Ni>,
+    ejs: Vec<NiEject>,
     /// Routers with an active input: those a cycle evaluates.
     live_routers: NodeSet,
     /// Interfaces with a worm being injected or queued.
@@ -765,7 +764,6 @@ impl TreeNet {
         let ni = Ni {
             cur: NONE32,
             credits: cfg.buffer_flits as u16,
-            ej_msg: NONE32,
             ..Ni::default()
         };
         Ok(TreeNet {
@@ -788,6 +786,13 @@ impl TreeNet {
             cfg,
             routers: vec![router; n as usize],
             nis: vec![ni; n as usize],
+            ejs: vec![
+                NiEject {
+                    msg: NONE32,
+                    got: 0
+                };
+                n as usize
+            ],
             live_routers: NodeSet::new(n),
             live_nis: NodeSet::new(n),
             evs: (0..ranges.len()).map(|_| Events::new(n, ports)).collect(),
@@ -1141,9 +1146,17 @@ impl TreeNet {
         let n_records = self.evs.len();
         let faults = self.edge_faults.as_mut_ptr();
         let ranges = &self.ranges;
+        let nis = self.nis.as_mut_ptr();
+        let ni_words = self.live_nis.as_mut_ptr();
+        let msgs = &self.msgs as *const FxHashMap<u32, Msg>;
+        let cycle = self.cycle;
         let job = |k: usize| par::Job {
             t,
             cfg,
+            nis,
+            ni_words,
+            msgs,
+            cycle,
             routers,
             words,
             range: ranges[k],
@@ -1196,8 +1209,9 @@ impl TreeNet {
             self.stats.link_flits += std::mem::take(&mut ev.link_flits);
             self.stats.replayed += std::mem::take(&mut ev.replayed);
             self.stats.early_releases += std::mem::take(&mut ev.early_releases);
-            for r in ev.ni_credits.drain(..) {
-                self.nis[r as usize].credits += 1;
+            self.stats.worms += std::mem::take(&mut ev.worms);
+            for id in ev.started.drain(..) {
+                self.msgs.get_mut(&id).expect("queued").injected = cycle;
             }
             for (r, msg, cut) in ev.prunes.drain(..) {
                 self.stats.prunes += 1;
@@ -1225,7 +1239,10 @@ impl TreeNet {
             self.evs[k].ejects = ejects;
             self.evs[k].ejects.clear();
         }
-        self.inject()?;
+        // The interfaces injected in their ranges' threads (`par::Job`).
+        if let Some(what) = self.evs.iter_mut().find_map(|ev| ev.inject_fault.take()) {
+            return Err(Error::Fault { cycle, what });
+        }
         Ok(())
     }
 
@@ -1236,7 +1253,7 @@ impl TreeNet {
         // cost a fifth of a run's instructions.
         let grid = &self.t.grid;
         let name = || grid.node_name(node);
-        let ni = &mut self.nis[node as usize];
+        let ni = &mut self.ejs[node as usize];
         if !f.is_data() {
             if f.dest() != node {
                 return fault(format!(
@@ -1245,17 +1262,17 @@ impl TreeNet {
                     name()
                 ));
             }
-            if ni.ej_msg != NONE32 {
+            if ni.msg != NONE32 {
                 return fault(format!(
                     "a second header entered the consumption channel of {} during a copy",
                     name()
                 ));
             }
-            ni.ej_msg = f.msg;
-            ni.ej_got = 0;
+            ni.msg = f.msg;
+            ni.got = 0;
             return Ok(());
         }
-        if ni.ej_msg != f.msg || f.idx() != ni.ej_got {
+        if ni.msg != f.msg || f.idx() != ni.got {
             return fault(format!(
                 "data flit {} of message {} reached {} out of place",
                 f.idx(),
@@ -1263,12 +1280,12 @@ impl TreeNet {
                 name()
             ));
         }
-        ni.ej_got += 1;
+        ni.got += 1;
         if !f.is_last_data() {
             return Ok(());
         }
-        ni.ej_msg = NONE32;
-        let got = ni.ej_got;
+        ni.msg = NONE32;
+        let got = ni.got;
         let Some(m) = self.msgs.get_mut(&f.msg) else {
             return fault(format!(
                 "a copy of finished message {} reached {}",
@@ -1319,85 +1336,6 @@ impl TreeNet {
                     self.stats.latency_max = self.stats.latency_max.max(lat);
                 }
             }
-        }
-        Ok(())
-    }
-
-    fn inject(&mut self) -> Result<()> {
-        // In index order, as a scan of every interface would.
-        for w in 0..self.live_nis.words() {
-            let mut bits = self.live_nis.word(w);
-            while bits != 0 {
-                let node = w << 6 | bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                self.inject_at(node)?;
-                let ni = &self.nis[node];
-                if ni.cur == NONE32 && ni.queue.is_empty() {
-                    self.live_nis.remove(node as u32);
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// One cycle of interface `node`'s injection channel.
-    #[inline]
-    fn inject_at(&mut self, node: usize) -> Result<()> {
-        let inj = self.t.ej;
-        let startup = self.cfg.startup;
-        let ni = &mut self.nis[node];
-        // The next worm starts when a credit lets it, or at once when
-        // it first pays its start-up.
-        if ni.cur == NONE32 && !ni.queue.is_empty() && (ni.credits > 0 || startup > 0) {
-            ni.cur = ni.queue.pop_front().unwrap();
-            ni.pos = 0;
-            ni.start_at = self.cycle + startup;
-            self.stats.worms += 1;
-        }
-        if ni.cur == NONE32 || ni.credits == 0 || self.cycle < ni.start_at {
-            return Ok(());
-        }
-        let id = ni.cur;
-        let m = &self.msgs[&id];
-        let data = m.data as u32;
-        let pos = ni.pos;
-        let mut f = if pos == 0 {
-            Flit::header(ni.cur, m.dests[0])
-        } else if pos <= data {
-            Flit::data(ni.cur, (pos - 1) as u16, pos == data)
-        } else {
-            Flit::header(ni.cur, m.dests[(pos - data) as usize])
-        };
-        let len = m.dests.len() as u32 + data;
-        ni.pos += 1;
-        ni.credits -= 1;
-        if ni.pos == len {
-            f.end = true;
-            let next_same = ni
-                .queue
-                .front()
-                .is_some_and(|n| self.msgs[n].mcast == m.mcast);
-            if !next_same {
-                ni.pending -= 1;
-            }
-            ni.cur = NONE32;
-        }
-        let router = &mut self.routers[node];
-        if router.ins[inj].fifo.push(f).is_err() {
-            return Err(Error::Fault {
-                cycle: self.cycle,
-                what: format!(
-                    "injection overrun at {}",
-                    self.t.grid.node_name(node as u32)
-                ),
-            });
-        }
-        router.active |= 1 << inj;
-        self.live_routers.insert(node as u32);
-        self.evs[0].moved = true;
-        self.evs[0].link_count[node * (self.t.ports + 2) + self.t.ports + 1] += 1;
-        if pos == 0 {
-            self.msgs.get_mut(&id).expect("queued").injected = self.cycle;
         }
         Ok(())
     }
@@ -1641,6 +1579,70 @@ fn eval_router(t: &Tables, cfg: &TreeConfig, r: u32, router: &mut TreeRouter, ev
             router.active &= !(1 << i);
         }
     }
+}
+
+/// One cycle of interface `node`'s injection channel: starts its next worm
+/// when it may, and sends a flit of the current one into its router's
+/// injection input when a credit allows. Returns whether a flit entered,
+/// or the fault.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn inject_node(
+    t: &Tables,
+    startup: u64,
+    cycle: u64,
+    node: usize,
+    ni: &mut Ni,
+    router: &mut TreeRouter,
+    msgs: &FxHashMap<u32, Msg>,
+    ev: &mut Events,
+) -> std::result::Result<bool, String> {
+    // The next worm starts when a credit lets it, or at once when it first
+    // pays its start-up.
+    if ni.cur == NONE32 && !ni.queue.is_empty() && (ni.credits > 0 || startup > 0) {
+        ni.cur = ni.queue.pop_front().unwrap();
+        ni.pos = 0;
+        ni.start_at = cycle + startup;
+        ev.worms += 1;
+    }
+    if ni.cur == NONE32 || ni.credits == 0 || cycle < ni.start_at {
+        return Ok(false);
+    }
+    let id = ni.cur;
+    let m = &msgs[&id];
+    let data = m.data as u32;
+    let pos = ni.pos;
+    let mut f = if pos == 0 {
+        Flit::header(ni.cur, m.dests[0])
+    } else if pos <= data {
+        Flit::data(ni.cur, (pos - 1) as u16, pos == data)
+    } else {
+        Flit::header(ni.cur, m.dests[(pos - data) as usize])
+    };
+    let len = m.dests.len() as u32 + data;
+    ni.pos += 1;
+    ni.credits -= 1;
+    if ni.pos == len {
+        f.end = true;
+        let next_same = ni.queue.front().is_some_and(|n| msgs[n].mcast == m.mcast);
+        if !next_same {
+            ni.pending -= 1;
+        }
+        ni.cur = NONE32;
+    }
+    if router.ins[t.ej].fifo.push(f).is_err() {
+        return Err(format!(
+            "injection overrun at {}",
+            t.grid.node_name(node as u32)
+        ));
+    }
+    router.active |= 1 << t.ej;
+    ev.moved = true;
+    ev.link_count[node * (t.ports + 2) + t.ports + 1] += 1;
+    if pos == 0 {
+        ev.started.push(id);
+    }
+    Ok(true)
 }
 
 /// One write of the clock edge into a router's registers.

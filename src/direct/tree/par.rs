@@ -15,7 +15,10 @@
 //! publishes the epoch it finished; the calling thread evaluates the first
 //! range meanwhile and then waits for the others.
 
-use super::{Events, Tables, TreeConfig, TreeRouter, apply_range, eval_router};
+use super::{
+    Events, Msg, NONE32, Ni, Tables, TreeConfig, TreeRouter, apply_range, eval_router, inject_node,
+};
+use rustc_hash::FxHashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread::JoinHandle;
@@ -26,6 +29,13 @@ use std::thread::JoinHandle;
 pub(super) struct Job {
     pub(super) t: *const Tables,
     pub(super) cfg: *const TreeConfig,
+    /// The network interfaces (those of the range's nodes are its own).
+    pub(super) nis: *mut Ni,
+    /// The words of the set of interfaces with a worm.
+    pub(super) ni_words: *mut u64,
+    /// The messages, only read while the ranges run.
+    pub(super) msgs: *const FxHashMap<u32, Msg>,
+    pub(super) cycle: u64,
     pub(super) routers: *mut TreeRouter,
     /// The words of the live-router set.
     pub(super) words: *mut u64,
@@ -75,6 +85,40 @@ impl Job {
         let f = unsafe { apply_range(t, self.routers, self.words, self.range, ev) };
         // SAFETY: by the caller.
         unsafe { *self.fault = f };
+        // SAFETY: by the caller, only read.
+        let msgs = unsafe { &*self.msgs };
+        // The interfaces of the range's nodes (node `i` is router `i`'s):
+        // the credits their routers returned, then a flit each.
+        for r in ev.ni_credits.drain(..) {
+            // SAFETY: a credit comes from the node's own router, in range.
+            unsafe { (*self.nis.add(r as usize)).credits += 1 };
+        }
+        for w in self.range.0..self.range.1 {
+            // SAFETY: word `w` is in the range.
+            let word = unsafe { &mut *self.ni_words.add(w) };
+            let mut bits = *word;
+            while bits != 0 {
+                let b = bits.trailing_zeros();
+                bits &= bits - 1;
+                let node = w << 6 | b as usize;
+                // SAFETY: node `node` and router `node` are in the range.
+                let (ni, router) =
+                    unsafe { (&mut *self.nis.add(node), &mut *self.routers.add(node)) };
+                match inject_node(t, cfg.startup, self.cycle, node, ni, router, msgs, ev) {
+                    Ok(true) => {
+                        // SAFETY: word `w` of the routers' set is the range's.
+                        unsafe { *self.words.add(w) |= 1 << b };
+                    }
+                    Ok(false) => {}
+                    Err(what) => {
+                        ev.inject_fault.get_or_insert(what);
+                    }
+                }
+                if ni.cur == NONE32 && ni.queue.is_empty() {
+                    *word &= !(1 << b);
+                }
+            }
+        }
     }
 }
 
