@@ -1677,7 +1677,6 @@ impl Write {
     /// # Safety
     /// `router` is its router, and `words` the live set's words, with no
     /// other thread touching either.
-    #[inline(always)]
     unsafe fn apply(self, t: &Tables, router: &mut TreeRouter, words: *mut u64) -> Option<String> {
         let r = self.router();
         // SAFETY: by the caller.
@@ -1730,44 +1729,81 @@ unsafe fn apply_range(
     ev: &mut Events,
 ) -> Option<(u32, String)> {
     let (first, end) = ((lo << 6) as u32, (hi << 6) as u32);
+    let mine = |r: u32| (first..end).contains(&r);
+    // SAFETY: by the caller, for a router of the range.
+    let router = |r: u32| unsafe { &mut *routers.add(r as usize) };
+    // SAFETY: by the caller, for a router of the range.
+    let wake = |r: u32| unsafe { *words.add((r >> 6) as usize) |= 1 << (r & 63) };
+    let Events {
+        releases,
+        wants,
+        sends,
+        closes,
+        credits,
+        cross,
+        ..
+    } = ev;
+    // Each kind in turn, in the record's order, as `Write::apply` would
+    // (written out here: this is every flit's path).
     let mut fault = None;
-    // Each kind in turn, in the record's order: a loop per kind keeps the
-    // common case (every write in the range) a straight run.
-    let mut put = |w: Write, cross: &mut Vec<Write>| {
-        let r = w.router();
-        if !(first..end).contains(&r) {
-            cross.push(w);
-            return true;
+    for &(r, o) in releases.iter() {
+        if mine(r) {
+            router(r).outs[o as usize].owner = NONE8;
+        } else {
+            cross.push(Write::Release(r, o));
         }
-        // SAFETY: by the caller, router `r` is this range's.
-        let router = unsafe { &mut *routers.add(r as usize) };
-        // SAFETY: as above.
-        match unsafe { w.apply(t, router, words) } {
-            None => true,
-            Some(what) => {
-                let Write::Send(_, j) = w else {
-                    unreachable!("only a flit overruns")
-                };
-                fault = Some((j, what));
-                false
+    }
+    for &(r, o) in wants.iter() {
+        // The branch's input has its segment open, so the router is
+        // active and registers the request at its next evaluation.
+        if mine(r) {
+            router(r).wanted_next |= 1 << o;
+        } else {
+            cross.push(Write::Want(r, o));
+        }
+    }
+    for (j, &s) in sends.iter().enumerate() {
+        let (r, i) = (s.router, s.input as usize);
+        if !mine(r) {
+            cross.push(Write::Send(s, j as u32));
+            continue;
+        }
+        let router = router(r);
+        if router.ins[i].fifo.push(s.flit()).is_err() {
+            let what = format!(
+                "flow control overrun at {} {}",
+                t.grid.node_name(r),
+                t.input_name(i)
+            );
+            fault = Some((j as u32, what));
+            break;
+        }
+        router.active |= 1 << i;
+        wake(r);
+    }
+    if fault.is_none() {
+        for &(r, i) in closes.iter() {
+            if !mine(r) {
+                cross.push(Write::Close(r, i));
+                continue;
+            }
+            let router = router(r);
+            let iv = &mut router.ins[i as usize];
+            match iv.fifo.back_mut() {
+                Some(f) => f.end = true,
+                None => iv.end_now = true,
+            }
+            router.active |= 1 << i;
+            wake(r);
+        }
+        for &(r, o) in credits.iter() {
+            if mine(r) {
+                router(r).outs[o as usize].credits += 1;
+            } else {
+                cross.push(Write::Credit(r, o));
             }
         }
-    };
-    let cross = &mut ev.cross;
-    let _ = ev
-        .releases
-        .iter()
-        .all(|&(r, o)| put(Write::Release(r, o), cross))
-        && ev.wants.iter().all(|&(r, o)| put(Write::Want(r, o), cross))
-        && (ev.sends.iter().enumerate()).all(|(j, &s)| put(Write::Send(s, j as u32), cross))
-        && ev
-            .closes
-            .iter()
-            .all(|&(r, i)| put(Write::Close(r, i), cross))
-        && ev
-            .credits
-            .iter()
-            .all(|&(r, o)| put(Write::Credit(r, o), cross));
+    }
     ev.releases.clear();
     ev.wants.clear();
     ev.sends.clear();
