@@ -15,6 +15,13 @@
 //! the tree router, 0.1 flits per node per cycle, 20-flit and 2-flit
 //! packets, 100,000 cycles from a cold start.
 //!
+//! A 32x32 mesh (1,024 routers) through the engine on one and two threads
+//! (`mesh32x32_tree_uniform_0.03/threads_N`): the tree router, uniform
+//! unicast at 0.03 flits per node per cycle (about a third of its
+//! saturation load), 20-flit packets, 20,000 cycles from a cold start. The
+//! two give the same results; the ratio of their times is the speed-up of
+//! one simulation on two cores.
+//!
 //! `cargo bench --bench direct`
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
@@ -150,11 +157,44 @@ fn mesh_unicast(c: &mut Criterion) {
     g.finish();
 }
 
+/// One large network on one and on two threads: `wormcast run --topology
+/// mesh:32x32 --router tree --traffic uniform --load 0.03 --packet 20
+/// --cycles 20000 --warmup 0 --threads N`.
+fn mesh_threads(c: &mut Criterion) {
+    const CYCLES: u64 = 20_000;
+    let mut g = c.benchmark_group("mesh32x32_tree_uniform_0.03");
+    g.throughput(Throughput::Elements(CYCLES));
+    g.sample_size(10);
+    for threads in [1, 2] {
+        let text = format!(
+            "[network]\ntopology = \"mesh:32x32\"\nrouter = \"tree\"\n\
+             [tree]\nthreads = {threads}\n\
+             [traffic]\npattern = \"uniform\"\nload = 0.03\npacket = 20\n\
+             [stats]\ncycles = {CYCLES}\nwarmup = 0\n"
+        );
+        let plan = engine::RunConfig::from_toml_str(&text)
+            .and_then(|c| c.plan())
+            .expect("the mesh case");
+        g.bench_function(format!("threads_{threads}"), |b| {
+            b.iter(|| {
+                engine::run(
+                    &plan.topology,
+                    plan.router,
+                    plan.routing.as_deref(),
+                    &plan.options,
+                )
+                .expect("runs")
+            })
+        });
+    }
+    g.finish();
+}
+
 // Criterion's own charts need a system font that plotters, built here with
 // an embedded font only, cannot find; the figures are in the text report.
 criterion_group! {
     name = benches;
     config = Criterion::default().without_plots();
-    targets = cube, tree, mesh_unicast
+    targets = cube, tree, mesh_unicast, mesh_threads
 }
 criterion_main!(benches);

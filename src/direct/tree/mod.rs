@@ -497,11 +497,17 @@ impl NodeSet {
 /// Aligned to two cache lines: the records of two threads' ranges sit side
 /// by side, and a line shared between them (one thread's counters, the
 /// next one's vectors) made every flit sent cross between the cores.
+///
+/// The record is its range's thread's alone while the network runs: the
+/// calling thread reads only its [`Outbox`] each cycle (and the counters
+/// and link counts when asked for them), so the lines the range's thread
+/// writes for every flit stay in its core's cache.
 #[derive(Debug, Default)]
 #[repr(align(128))]
 struct Events {
     sends: Vec<LinkFlit>,
-    /// Flits into a consumption channel (`input` unused).
+    /// Flits into a consumption channel (`input` unused), checked by the
+    /// range's thread at the edge ([`eject_range`]).
     ejects: Vec<LinkFlit>,
     closes: Vec<(u32, u8)>,
     credits: Vec<(u32, u8)>,
@@ -509,29 +515,70 @@ struct Events {
     releases: Vec<(u32, u8)>,
     /// Prune requests sent upstream (router, its output) this cycle.
     wants: Vec<(u32, u8)>,
-    prunes: Vec<(u32, u32, u32)>,
-    hops: Vec<(u32, u32, u32, GridHop)>,
+    /// Flits carried over external channels since cycle 0.
     link_flits: u64,
     /// Flits carried per router and physical port, then its ejection and
     /// injection channels (`ports + 2` per router).
     link_count: Vec<u64>,
+    /// Data flits replayed since cycle 0.
     replayed: u64,
+    /// Branches closed early since cycle 0.
     early_releases: u64,
+    /// Worms started by the range's interfaces since cycle 0.
+    worms: u64,
     /// Tracing: the flits sent and the closes raised this cycle.
     trace: bool,
     link_log: Vec<(u32, u8, Flit)>,
     close_log: Vec<(u32, u8)>,
+    /// A flit moved this cycle (published in [`Outbox::moved`]).
     moved: bool,
+    /// Phase 1's first fault (published in [`Outbox::fault`]).
     fault: Option<String>,
+    out: Outbox,
+}
+
+/// What a range's thread hands the calling thread at the end of a cycle,
+/// on cache lines of its own. Besides `moved`, everything here is rare (a
+/// write that crosses to another range, a worm started, a copy delivered,
+/// a prune, a fault), and `any` says whether there is any of it, so the
+/// calling thread writes these lines only in a cycle that has some.
+#[derive(Debug, Default)]
+#[repr(align(128))]
+struct Outbox {
+    /// A flit moved in the range this cycle.
+    moved: bool,
+    /// Something below is set or non-empty.
+    any: bool,
+    /// Phase 1's first fault.
+    fault: Option<String>,
+    /// The first fault applying the edge within the range: its place
+    /// (flit in `sends`) and what it is.
+    edge_fault: Option<(u32, String)>,
     /// The edge's writes that go to another range's routers, in order,
     /// for the calling thread to apply once every range is done.
     cross: Vec<Write>,
-    /// Worms started by the range's interfaces.
-    worms: u64,
+    /// Copies whose last data flit reached their consumption channel, in
+    /// the order of the range's ejections.
+    copies: Vec<Arrived>,
+    /// The first fault of a flit reaching a consumption channel (the
+    /// range's ejections stop there; `copies` are those before it).
+    eject_fault: Option<String>,
     /// Messages whose header entered the network this cycle.
     started: Vec<u32>,
+    prunes: Vec<(u32, u32, u32)>,
+    hops: Vec<(u32, u32, u32, GridHop)>,
     /// The first injection overrun of the range.
     inject_fault: Option<String>,
+}
+
+/// A copy of a message complete at a node's consumption channel, with the
+/// data flits it brought; checked against the message by the calling
+/// thread ([`TreeNet::deliver`]).
+#[derive(Clone, Copy, Debug)]
+struct Arrived {
+    node: u32,
+    msg: u32,
+    got: u16,
 }
 
 /// The fixed tables the routers read.
@@ -611,9 +658,6 @@ pub struct TreeNet {
     /// What each range of routers asks the edge to apply, in range order
     /// (one range on one thread); the first also holds the interfaces'.
     evs: Vec<Events>,
-    /// Per range, the first fault its thread met applying the edge: its
-    /// place (record, flit) and what it is.
-    edge_faults: Vec<Option<(u32, String)>>,
     /// The live-router set's words each range covers (`lo..hi`), in order.
     ranges: Vec<(usize, usize)>,
     crew: Option<par::Crew>,
@@ -796,7 +840,6 @@ impl TreeNet {
             live_routers: NodeSet::new(n),
             live_nis: NodeSet::new(n),
             evs: (0..ranges.len()).map(|_| Events::new(n, ports)).collect(),
-            edge_faults: vec![None; ranges.len()],
             crew,
             ranges,
             cycle: 0,
@@ -855,8 +898,16 @@ impl TreeNet {
     }
 
     /// The counters.
-    pub fn stats(&self) -> &TreeStats {
-        &self.stats
+    pub fn stats(&self) -> TreeStats {
+        // The counters each range's thread keeps in its own record.
+        let mut s = self.stats.clone();
+        for ev in &self.evs {
+            s.link_flits += ev.link_flits;
+            s.replayed += ev.replayed;
+            s.early_releases += ev.early_releases;
+            s.worms += ev.worms;
+        }
+        s
     }
 
     /// Every delivery so far (kept when `keep_deliveries` is set).
@@ -1104,26 +1155,27 @@ impl TreeNet {
     /// applied at the edge.
     pub fn step(&mut self) -> Result<()> {
         self.generate();
-        self.evs[0].moved = false;
         // Every live router, in index order within each range: a router is
         // in the set exactly when one of its inputs is active, and
         // evaluating one never wakes another (that waits for the edge).
         self.run_ranges();
-        let (first, rest) = self.evs.split_at_mut(1);
-        for ev in rest {
-            first[0].moved |= std::mem::take(&mut ev.moved);
-            if first[0].fault.is_none() {
-                first[0].fault = ev.fault.take();
+        // The first range's fault is the lowest router's.
+        let mut moved = false;
+        let mut fault = None;
+        for ev in &mut self.evs {
+            moved |= ev.out.moved;
+            if fault.is_none() && ev.out.any {
+                fault = ev.out.fault.take();
             }
         }
-        if let Some(what) = self.evs[0].fault.take() {
+        if let Some(what) = fault {
             return Err(Error::Fault {
                 cycle: self.cycle,
                 what,
             });
         }
         self.edge()?;
-        if self.evs[0].moved {
+        if moved {
             self.last_move = self.cycle;
         }
         self.cycle += 1;
@@ -1136,17 +1188,17 @@ impl TreeNet {
         Ok(())
     }
 
-    /// Runs every range on its thread: phase 1, then the edge's writes
-    /// that stay within the range.
+    /// Runs every range on its thread: phase 1, then the edge's writes,
+    /// ejections and injections that stay within the range.
     fn run_ranges(&mut self) {
         let (t, cfg) = (&self.t as *const Tables, &self.cfg as *const TreeConfig);
         let routers = self.routers.as_mut_ptr();
         let words = self.live_routers.as_mut_ptr();
         let records = self.evs.as_mut_ptr();
         let n_records = self.evs.len();
-        let faults = self.edge_faults.as_mut_ptr();
         let ranges = &self.ranges;
         let nis = self.nis.as_mut_ptr();
+        let ejs = self.ejs.as_mut_ptr();
         let ni_words = self.live_nis.as_mut_ptr();
         let msgs = &self.msgs as *const FxHashMap<u32, Msg>;
         let cycle = self.cycle;
@@ -1154,6 +1206,7 @@ impl TreeNet {
             t,
             cfg,
             nis,
+            ejs,
             ni_words,
             msgs,
             cycle,
@@ -1162,8 +1215,6 @@ impl TreeNet {
             range: ranges[k],
             records,
             k,
-            // SAFETY: `k` is in range.
-            fault: unsafe { faults.add(k) },
         };
         match self.crew.as_mut() {
             None => {
@@ -1179,14 +1230,23 @@ impl TreeNet {
         }
     }
 
+    /// The rest of the clock edge, on the calling thread, from each range's
+    /// outbox in range order (the order one thread makes them in): the
+    /// writes that cross from one range to another, the worms started,
+    /// prunes and routes, and the copies delivered.
     fn edge(&mut self) -> Result<()> {
         let cycle = self.cycle;
-        // Each range has written what stays within it (`run_ranges`); the
-        // writes that cross from one range to another go in here.
+        if !self.evs.iter().any(|ev| ev.out.any) {
+            return Ok(());
+        }
         let mut first = None;
-        for (k, ev) in self.evs.iter_mut().enumerate() {
-            let mut first_here = self.edge_faults[k].take();
-            for w in ev.cross.drain(..) {
+        for ev in &mut self.evs {
+            let out = &mut ev.out;
+            if !out.any {
+                continue;
+            }
+            let mut first_here = out.edge_fault.take();
+            for w in out.cross.drain(..) {
                 let router = &mut self.routers[w.router() as usize];
                 // SAFETY: every range is done; this thread alone writes.
                 let f = unsafe { w.apply(&self.t, router, self.live_routers.as_mut_ptr()) };
@@ -1203,17 +1263,15 @@ impl TreeNet {
         if let Some((_, what)) = first {
             return Err(Error::Fault { cycle, what });
         }
-        // The rest on this thread, each range's record in turn: the order
-        // one thread would have made them in.
         for ev in &mut self.evs {
-            self.stats.link_flits += std::mem::take(&mut ev.link_flits);
-            self.stats.replayed += std::mem::take(&mut ev.replayed);
-            self.stats.early_releases += std::mem::take(&mut ev.early_releases);
-            self.stats.worms += std::mem::take(&mut ev.worms);
-            for id in ev.started.drain(..) {
+            let out = &mut ev.out;
+            if !out.any {
+                continue;
+            }
+            for id in out.started.drain(..) {
                 self.msgs.get_mut(&id).expect("queued").injected = cycle;
             }
-            for (r, msg, cut) in ev.prunes.drain(..) {
+            for (r, msg, cut) in out.prunes.drain(..) {
                 self.stats.prunes += 1;
                 self.stats.branches_cut += cut as u64;
                 if self.cfg.keep_deliveries {
@@ -1226,70 +1284,50 @@ impl TreeNet {
                     });
                 }
             }
-            for (msg, dest, r, h) in ev.hops.drain(..) {
+            for (msg, dest, r, h) in out.hops.drain(..) {
                 let mcast = self.msgs.get(&msg).map_or(NONE32, |m| m.mcast);
                 self.routes.entry((mcast, dest)).or_default().push((r, h));
             }
         }
         for k in 0..self.evs.len() {
-            let ejects = std::mem::take(&mut self.evs[k].ejects);
-            for &e in &ejects {
-                self.eject(e.router, e.flit())?;
+            if !self.evs[k].out.any {
+                continue;
             }
-            self.evs[k].ejects = ejects;
-            self.evs[k].ejects.clear();
+            let copies = std::mem::take(&mut self.evs[k].out.copies);
+            for &c in &copies {
+                self.deliver(c)?;
+            }
+            self.evs[k].out.copies = copies;
+            self.evs[k].out.copies.clear();
+            if let Some(what) = self.evs[k].out.eject_fault.take() {
+                return Err(Error::Fault { cycle, what });
+            }
         }
         // The interfaces injected in their ranges' threads (`par::Job`).
-        if let Some(what) = self.evs.iter_mut().find_map(|ev| ev.inject_fault.take()) {
+        let inject_fault = self
+            .evs
+            .iter_mut()
+            .find_map(|ev| ev.out.inject_fault.take());
+        for ev in &mut self.evs {
+            ev.out.any = false;
+        }
+        if let Some(what) = inject_fault {
             return Err(Error::Fault { cycle, what });
         }
         Ok(())
     }
 
-    fn eject(&mut self, node: u32, f: Flit) -> Result<()> {
+    /// A copy complete at node `c.node`: checked against its message, and
+    /// counted (the multicast completes with its last copy).
+    fn deliver(&mut self, c: Arrived) -> Result<()> {
         let cycle = self.cycle;
         let fault = |what: String| Err(Error::Fault { cycle, what });
-        // The node's name only for a fault: building it for every flit
-        // cost a fifth of a run's instructions.
+        let Arrived { node, msg, got } = c;
         let grid = &self.t.grid;
         let name = || grid.node_name(node);
-        let ni = &mut self.ejs[node as usize];
-        if !f.is_data() {
-            if f.dest() != node {
-                return fault(format!(
-                    "a header for {} was consumed at {}",
-                    grid.node_name(f.dest()),
-                    name()
-                ));
-            }
-            if ni.msg != NONE32 {
-                return fault(format!(
-                    "a second header entered the consumption channel of {} during a copy",
-                    name()
-                ));
-            }
-            ni.msg = f.msg;
-            ni.got = 0;
-            return Ok(());
-        }
-        if ni.msg != f.msg || f.idx() != ni.got {
+        let Some(m) = self.msgs.get_mut(&msg) else {
             return fault(format!(
-                "data flit {} of message {} reached {} out of place",
-                f.idx(),
-                f.msg,
-                name()
-            ));
-        }
-        ni.got += 1;
-        if !f.is_last_data() {
-            return Ok(());
-        }
-        ni.msg = NONE32;
-        let got = ni.got;
-        let Some(m) = self.msgs.get_mut(&f.msg) else {
-            return fault(format!(
-                "a copy of finished message {} reached {}",
-                f.msg,
+                "a copy of finished message {msg} reached {}",
                 name()
             ));
         };
@@ -1297,14 +1335,10 @@ impl TreeNet {
             return fault(format!("{} got {got} of {} data flits", name(), m.data));
         }
         let Some(k) = m.dests.iter().position(|&d| d == node) else {
-            return fault(format!(
-                "{} is not a destination of message {}",
-                name(),
-                f.msg
-            ));
+            return fault(format!("{} is not a destination of message {msg}", name(),));
         };
         if std::mem::replace(&mut m.got[k], true) {
-            return fault(format!("{} got message {} twice", name(), f.msg));
+            return fault(format!("{} got message {msg} twice", name()));
         }
         m.left -= 1;
         self.stats.deliveries += 1;
@@ -1323,7 +1357,7 @@ impl TreeNet {
             });
         }
         if m.left == 0 {
-            self.msgs.remove(&f.msg);
+            self.msgs.remove(&msg);
             let mc = self.mcasts.get_mut(&mcast).expect("a message's multicast");
             mc.left -= 1;
             if mc.left == 0 {
@@ -1640,9 +1674,64 @@ fn inject_node(
     ev.moved = true;
     ev.link_count[node * (t.ports + 2) + t.ports + 1] += 1;
     if pos == 0 {
-        ev.started.push(id);
+        ev.out.started.push(id);
     }
     Ok(true)
+}
+
+/// The flits that reached the consumption channels of a range's nodes this
+/// cycle, in order: each is checked against its node's copy in progress
+/// (right node, data in order), and a copy whose last data flit arrived
+/// goes to the outbox for the calling thread to check against its message
+/// ([`TreeNet::deliver`]). Stops at the first fault, which goes there too.
+fn eject_range(t: &Tables, ejs: &mut [NiEject], base: u32, ev: &mut Events) {
+    let Events { ejects, out, .. } = ev;
+    for e in ejects.drain(..) {
+        let (node, f) = (e.router, e.flit());
+        let ni = &mut ejs[(node - base) as usize];
+        let grid = &t.grid;
+        // The node's name only for a fault: building it for every flit
+        // cost a fifth of a run's instructions.
+        let name = || grid.node_name(node);
+        let what = if !f.is_data() {
+            if f.dest() != node {
+                format!(
+                    "a header for {} was consumed at {}",
+                    grid.node_name(f.dest()),
+                    name()
+                )
+            } else if ni.msg != NONE32 {
+                format!(
+                    "a second header entered the consumption channel of {} during a copy",
+                    name()
+                )
+            } else {
+                ni.msg = f.msg;
+                ni.got = 0;
+                continue;
+            }
+        } else if ni.msg != f.msg || f.idx() != ni.got {
+            format!(
+                "data flit {} of message {} reached {} out of place",
+                f.idx(),
+                f.msg,
+                name()
+            )
+        } else {
+            ni.got += 1;
+            if f.is_last_data() {
+                ni.msg = NONE32;
+                out.copies.push(Arrived {
+                    node,
+                    msg: f.msg,
+                    got: ni.got,
+                });
+            }
+            continue;
+        };
+        out.eject_fault = Some(what);
+        return;
+    }
 }
 
 /// One write of the clock edge into a router's registers.
@@ -1715,7 +1804,7 @@ impl Write {
 
 /// Applies the edge's writes of a range's record `ev` that go to routers of
 /// the range (set words `lo..hi`), in the record's order, and keeps those
-/// that cross to another range in `ev.cross` for the calling thread.
+/// that cross to another range in `ev.out.cross` for the calling thread.
 /// Returns the first overrun: its flit's place in the record, and what.
 ///
 /// # Safety
@@ -1740,9 +1829,10 @@ unsafe fn apply_range(
         sends,
         closes,
         credits,
-        cross,
+        out,
         ..
     } = ev;
+    let cross = &mut out.cross;
     // Each kind in turn, in the record's order, as `Write::apply` would
     // (written out here: this is every flit's path).
     let mut fault = None;
@@ -1865,7 +1955,7 @@ fn send(
         ev.fail(e);
     }
     if t.keep_routes && !f.is_data() {
-        ev.hops.push((f.msg, f.dest(), r, h));
+        ev.out.hops.push((f.msg, f.dest(), r, h));
     }
 }
 
@@ -1931,7 +2021,7 @@ fn prune(
     }
     iv.branches &= !cut;
     release_all(t, r, cut, ev);
-    ev.prunes.push((r, iv.msg, cut.count_ones()));
+    ev.out.prunes.push((r, iv.msg, cut.count_ones()));
 }
 
 /// Releases (and closes) every output in `mask`.

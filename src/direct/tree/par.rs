@@ -16,7 +16,8 @@
 //! range meanwhile and then waits for the others.
 
 use super::{
-    Events, Msg, NONE32, Ni, Tables, TreeConfig, TreeRouter, apply_range, eval_router, inject_node,
+    Events, Msg, NONE32, Ni, NiEject, Tables, TreeConfig, TreeRouter, apply_range, eject_range,
+    eval_router, inject_node,
 };
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
@@ -31,6 +32,8 @@ pub(super) struct Job {
     pub(super) cfg: *const TreeConfig,
     /// The network interfaces (those of the range's nodes are its own).
     pub(super) nis: *mut Ni,
+    /// The consumption sides of the interfaces (likewise).
+    pub(super) ejs: *mut NiEject,
     /// The words of the set of interfaces with a worm.
     pub(super) ni_words: *mut u64,
     /// The messages, only read while the ranges run.
@@ -45,8 +48,6 @@ pub(super) struct Job {
     pub(super) records: *mut Events,
     /// This range's index.
     pub(super) k: usize,
-    /// Where the edge's first fault goes.
-    pub(super) fault: *mut Option<(u32, String)>,
 }
 
 impl Job {
@@ -56,8 +57,7 @@ impl Job {
     ///
     /// # Safety
     /// The pointers are valid. While it runs, no other thread touches the
-    /// range's routers and set words, its fault, or (in phase 1) its
-    /// record.
+    /// range's routers, interfaces and set words, or its record.
     pub(super) unsafe fn run(&self) {
         // SAFETY: by the caller.
         let (t, cfg) = unsafe { (&*self.t, &*self.cfg) };
@@ -82,9 +82,12 @@ impl Job {
         // Every router of the range has been evaluated, and no other
         // thread reads them: the edge's writes into them can go in now.
         // SAFETY: by the caller.
-        let f = unsafe { apply_range(t, self.routers, self.words, self.range, ev) };
-        // SAFETY: by the caller.
-        unsafe { *self.fault = f };
+        ev.out.edge_fault = unsafe { apply_range(t, self.routers, self.words, self.range, ev) };
+        // The consumption channels of the range's nodes.
+        let (first, end) = (self.range.0 << 6, (self.range.1 << 6).min(t.n as usize));
+        // SAFETY: by the caller, the range's interfaces are its alone.
+        let ejs = unsafe { std::slice::from_raw_parts_mut(self.ejs.add(first), end - first) };
+        eject_range(t, ejs, first as u32, ev);
         // SAFETY: by the caller, only read.
         let msgs = unsafe { &*self.msgs };
         // The interfaces of the range's nodes (node `i` is router `i`'s):
@@ -111,7 +114,7 @@ impl Job {
                     }
                     Ok(false) => {}
                     Err(what) => {
-                        ev.inject_fault.get_or_insert(what);
+                        ev.out.inject_fault.get_or_insert(what);
                     }
                 }
                 if ni.cur == NONE32 && ni.queue.is_empty() {
@@ -119,6 +122,20 @@ impl Job {
                 }
             }
         }
+        // Publish the cycle: one write of the outbox's first line, and the
+        // rest only when there is something for the calling thread.
+        let out = &mut ev.out;
+        out.moved = std::mem::take(&mut ev.moved);
+        out.fault = ev.fault.take();
+        out.any = out.fault.is_some()
+            || out.edge_fault.is_some()
+            || !out.cross.is_empty()
+            || !out.copies.is_empty()
+            || out.eject_fault.is_some()
+            || !out.started.is_empty()
+            || !out.prunes.is_empty()
+            || !out.hops.is_empty()
+            || out.inject_fault.is_some();
     }
 }
 
@@ -128,15 +145,35 @@ impl Job {
 unsafe impl Send for Job {}
 
 struct Slot {
-    /// Last epoch published to this helper.
-    go: AtomicU64,
+    /// What the calling thread writes for the helper: the epoch and, before
+    /// it, the job. On a cache line of its own, apart from `done`, which
+    /// the helper writes: the two would otherwise cross between the cores
+    /// twice more per cycle.
+    give: Padded<Give>,
     /// Last epoch this helper finished.
-    done: AtomicU64,
+    done: Padded<AtomicU64>,
     /// The helper is (about to be) parked.
     sleeping: AtomicBool,
     stop: AtomicBool,
-    job: std::sync::Mutex<Option<Job>>,
 }
+
+/// One cache line (two on processors that fetch lines in pairs).
+#[repr(align(128))]
+struct Padded<T>(T);
+
+struct Give {
+    /// Last epoch published to this helper.
+    go: AtomicU64,
+    /// The job of epoch `go`: written by the calling thread before it
+    /// publishes the epoch (release), read by the helper after it sees it
+    /// (acquire), and not written again before the helper's `done`.
+    job: std::cell::UnsafeCell<Option<Job>>,
+}
+
+// SAFETY: `job` is handed over by the epoch protocol above: one writer at a
+// time, and every read ordered after the write by the epoch's
+// release/acquire pair.
+unsafe impl Sync for Give {}
 
 /// The helper threads.
 pub(super) struct Crew {
@@ -164,11 +201,13 @@ impl Crew {
         };
         for k in 0..helpers {
             let slot = Arc::new(Slot {
-                go: AtomicU64::new(0),
-                done: AtomicU64::new(0),
+                give: Padded(Give {
+                    go: AtomicU64::new(0),
+                    job: std::cell::UnsafeCell::new(None),
+                }),
+                done: Padded(AtomicU64::new(0)),
                 sleeping: AtomicBool::new(false),
                 stop: AtomicBool::new(false),
-                job: std::sync::Mutex::new(None),
             });
             let s = slot.clone();
             let h = std::thread::Builder::new()
@@ -187,8 +226,10 @@ impl Crew {
         self.epoch += 1;
         let e = self.epoch;
         for (k, slot) in self.slots.iter().enumerate() {
-            *slot.job.lock().unwrap_or_else(|p| p.into_inner()) = Some(jobs[k + 1]);
-            slot.go.store(e, Ordering::SeqCst);
+            // SAFETY: the helper finished the last epoch (`run` waited for
+            // it) and reads the job only once it sees this one.
+            unsafe { *slot.give.0.job.get() = Some(jobs[k + 1]) };
+            slot.give.0.go.store(e, Ordering::SeqCst);
             if slot.sleeping.load(Ordering::SeqCst) {
                 self.handles[k].thread().unpark();
             }
@@ -197,7 +238,7 @@ impl Crew {
         unsafe { jobs[0].run() };
         for slot in &self.slots {
             let mut spins = 0u32;
-            while slot.done.load(Ordering::Acquire) != e {
+            while slot.done.0.load(Ordering::Acquire) != e {
                 if spins < SPINS {
                     spins += 1;
                     std::hint::spin_loop();
@@ -213,7 +254,7 @@ impl Drop for Crew {
     fn drop(&mut self) {
         for (k, slot) in self.slots.iter().enumerate() {
             slot.stop.store(true, Ordering::SeqCst);
-            slot.go.store(u64::MAX, Ordering::SeqCst);
+            slot.give.0.go.store(u64::MAX, Ordering::SeqCst);
             self.handles[k].thread().unpark();
         }
         for h in self.handles.drain(..) {
@@ -227,7 +268,7 @@ fn helper(slot: &Slot) {
     loop {
         let mut spins = 0u32;
         let e = loop {
-            let e = slot.go.load(Ordering::Acquire);
+            let e = slot.give.0.go.load(Ordering::Acquire);
             if e != last {
                 break e;
             }
@@ -240,7 +281,7 @@ fn helper(slot: &Slot) {
             // sees the flag, and either sees it or this thread sees the
             // epoch (both sequentially consistent).
             slot.sleeping.store(true, Ordering::SeqCst);
-            if slot.go.load(Ordering::SeqCst) == last {
+            if slot.give.0.go.load(Ordering::SeqCst) == last {
                 std::thread::park();
             }
             slot.sleeping.store(false, Ordering::SeqCst);
@@ -249,14 +290,10 @@ fn helper(slot: &Slot) {
             return;
         }
         last = e;
-        let job = slot
-            .job
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take()
-            .expect("a job with every epoch");
+        // SAFETY: the epoch was published after its job (see `Give`).
+        let job = unsafe { *slot.give.0.job.get() }.expect("a job with every epoch");
         // SAFETY: see `Job`.
         unsafe { job.run() };
-        slot.done.store(e, Ordering::Release);
+        slot.done.0.store(e, Ordering::Release);
     }
 }
