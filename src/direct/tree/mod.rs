@@ -2213,3 +2213,77 @@ fn eval_input(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The consumption checks of a range ([`eject_range`]) on a 4x4 mesh:
+    /// node (1,1) (5) receives in a range that starts at node 4.
+    fn eject(flits: &[(u32, Flit)]) -> (Vec<(u32, u32, u16)>, Option<String>, Vec<NiEject>) {
+        let net = TreeNet::new(Grid::mesh(4, 4, 1).unwrap(), TreeConfig::default()).unwrap();
+        let mut ejs = vec![NiEject { msg: NONE32, got: 0 }; 8];
+        let mut ev = Events::new(16, net.t.ports);
+        for &(node, f) in flits {
+            ev.ejects.push(LinkFlit {
+                router: node,
+                input: 0,
+                msg: f.msg,
+                word: f.word,
+            });
+        }
+        eject_range(&net.t, &mut ejs, 4, &mut ev);
+        assert!(ev.ejects.is_empty(), "every flit taken");
+        let copies = ev.out.copies.iter().map(|c| (c.node, c.msg, c.got)).collect();
+        (copies, ev.out.eject_fault.take(), ejs)
+    }
+
+    #[test]
+    fn a_whole_copy_is_handed_on_with_its_data_count() {
+        let (copies, fault, ejs) = eject(&[
+            (5, Flit::header(7, 5)),
+            (6, Flit::header(9, 6)),
+            (5, Flit::data(7, 0, false)),
+            (5, Flit::data(7, 1, true)),
+            (6, Flit::data(9, 0, false)),
+        ]);
+        assert_eq!(copies, vec![(5, 7, 2)]);
+        assert_eq!(fault, None);
+        // Node 5 is free again; node 6 is one flit into message 9.
+        assert_eq!((ejs[1].msg, ejs[2].msg, ejs[2].got), (NONE32, 9, 1));
+    }
+
+    #[test]
+    fn the_first_bad_flit_stops_the_range_after_the_copies_before_it() {
+        let (copies, fault, _) = eject(&[
+            (5, Flit::header(7, 5)),
+            (5, Flit::data(7, 0, true)),
+            (6, Flit::header(9, 5)),
+            (6, Flit::header(9, 6)),
+        ]);
+        assert_eq!(copies, vec![(5, 7, 1)]);
+        assert_eq!(
+            fault.as_deref(),
+            Some("a header for (1,1) was consumed at (2,1)")
+        );
+        let cases: [(&[(u32, Flit)], &str); 3] = [
+            (
+                &[(5, Flit::header(7, 5)), (5, Flit::header(8, 5))],
+                "a second header entered the consumption channel of (1,1) during a copy",
+            ),
+            (
+                &[(5, Flit::header(7, 5)), (5, Flit::data(7, 1, true))],
+                "data flit 1 of message 7 reached (1,1) out of place",
+            ),
+            (
+                &[(5, Flit::data(7, 0, true))],
+                "data flit 0 of message 7 reached (1,1) out of place",
+            ),
+        ];
+        for (flits, what) in cases {
+            let (copies, fault, _) = eject(flits);
+            assert!(copies.is_empty());
+            assert_eq!(fault.as_deref(), Some(what));
+        }
+    }
+}
