@@ -2220,9 +2220,19 @@ mod tests {
 
     /// The consumption checks of a range ([`eject_range`]) on a 4x4 mesh:
     /// node (1,1) (5) receives in a range that starts at node 4.
-    fn eject(flits: &[(u32, Flit)]) -> (Vec<(u32, u32, u16)>, Option<String>, Vec<NiEject>) {
+    /// What a range's consumption checks gave: the copies (node, message,
+    /// data flits), the fault, and the interfaces' state.
+    struct Ejected(Vec<(u32, u32, u16)>, Option<String>, Vec<NiEject>);
+
+    fn eject(flits: &[(u32, Flit)]) -> Ejected {
         let net = TreeNet::new(Grid::mesh(4, 4, 1).unwrap(), TreeConfig::default()).unwrap();
-        let mut ejs = vec![NiEject { msg: NONE32, got: 0 }; 8];
+        let mut ejs = vec![
+            NiEject {
+                msg: NONE32,
+                got: 0
+            };
+            8
+        ];
         let mut ev = Events::new(16, net.t.ports);
         for &(node, f) in flits {
             ev.ejects.push(LinkFlit {
@@ -2234,13 +2244,18 @@ mod tests {
         }
         eject_range(&net.t, &mut ejs, 4, &mut ev);
         assert!(ev.ejects.is_empty(), "every flit taken");
-        let copies = ev.out.copies.iter().map(|c| (c.node, c.msg, c.got)).collect();
-        (copies, ev.out.eject_fault.take(), ejs)
+        let copies = ev
+            .out
+            .copies
+            .iter()
+            .map(|c| (c.node, c.msg, c.got))
+            .collect();
+        Ejected(copies, ev.out.eject_fault.take(), ejs)
     }
 
     #[test]
     fn a_whole_copy_is_handed_on_with_its_data_count() {
-        let (copies, fault, ejs) = eject(&[
+        let Ejected(copies, fault, ejs) = eject(&[
             (5, Flit::header(7, 5)),
             (6, Flit::header(9, 6)),
             (5, Flit::data(7, 0, false)),
@@ -2255,7 +2270,7 @@ mod tests {
 
     #[test]
     fn the_first_bad_flit_stops_the_range_after_the_copies_before_it() {
-        let (copies, fault, _) = eject(&[
+        let Ejected(copies, fault, _) = eject(&[
             (5, Flit::header(7, 5)),
             (5, Flit::data(7, 0, true)),
             (6, Flit::header(9, 5)),
@@ -2281,7 +2296,7 @@ mod tests {
             ),
         ];
         for (flits, what) in cases {
-            let (copies, fault, _) = eject(flits);
+            let Ejected(copies, fault, _) = eject(flits);
             assert!(copies.is_empty());
             assert_eq!(fault.as_deref(), Some(what));
         }
