@@ -173,3 +173,45 @@ fn bit_string_worms_that_cannot_fit_are_refused() {
         .to_string();
     assert!(e.contains("640"), "{e}");
 }
+
+/// Taking the deliveries visits only the endpoints that recorded one, and
+/// gives exactly what a scan of every endpoint gives: each look's new
+/// deliveries, destination by destination in node order, each in arrival
+/// order.
+#[test]
+fn taking_deliveries_gives_what_a_scan_of_every_endpoint_gives() {
+    let net = irregular(16, 64, 4);
+    let cfg = SimConfig {
+        record_deliveries: true,
+        ..SimConfig::default()
+    };
+    let traffic = Traffic::uniform(0.05, 6);
+    let mut taken = System::new(&net, &cfg, &traffic).unwrap();
+    let mut scanned = System::new(&net, &cfg, &traffic).unwrap();
+    let (mut got, mut want) = (Vec::new(), Vec::new());
+    let mut seen = vec![0usize; 64];
+    let mut busy_looks = 0;
+    for _ in 0..300 {
+        taken.run(37).unwrap();
+        scanned.run(37).unwrap();
+        let before = got.len();
+        taken.take_deliveries(&mut got);
+        let all = scanned.deliveries();
+        let mut nodes = 0;
+        for n in 0..64u32 {
+            let mine: Vec<_> = all.iter().filter(|d| d.dst == n).collect();
+            nodes += (mine.len() > seen[n as usize]) as u32;
+            want.extend(mine[seen[n as usize]..].iter().copied());
+            seen[n as usize] = mine.len();
+        }
+        assert_eq!(got.len() - before, want.len() - before);
+        busy_looks += (nodes > 1) as u32;
+    }
+    assert_eq!(got, want);
+    // Many looks found several endpoints to take from.
+    assert!(
+        got.len() > 2000 && busy_looks > 200,
+        "{} {busy_looks}",
+        got.len()
+    );
+}

@@ -69,6 +69,10 @@ pub struct EndpointIo<'a, G> {
     /// `u16::MAX` for a message outside any group). A traffic endpoint has
     /// no host and logs nothing.
     pub hosts: &'a mut Vec<(u32, u16)>,
+    /// The traffic endpoints that recorded a delivery since the system
+    /// last took them (a node is added with its first one), so that taking
+    /// them visits those endpoints alone.
+    pub delivered: &'a mut Vec<u32>,
 }
 
 /// Checks a whole header received by node `node` on port `at.1` of switch

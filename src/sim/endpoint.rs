@@ -559,6 +559,9 @@ impl Endpoint {
                 self.stats.window_net_latency_sum += arrive - rec.inject;
             }
             if let Some(d) = &mut self.deliveries {
+                if d.is_empty() {
+                    io.delivered.push(node);
+                }
                 d.push(Delivery {
                     src: io.packets.src_of(f.tag),
                     seq: rec.seq,

@@ -186,6 +186,9 @@ pub struct System {
     switches: Vec<Switch>,
     endpoints: Vec<Terminal>,
     groups: Groups,
+    /// Traffic endpoints with deliveries not yet taken
+    /// ([`System::take_deliveries`]).
+    delivered: Vec<u32>,
     mcasts: Vec<McastStart>,
     ni_timing: Option<NiTiming>,
     routes: Arc<RoutingTables>,
@@ -215,6 +218,7 @@ struct Ctx<'a> {
     endpoints: &'a mut [Terminal],
     groups: &'a [Group],
     hosts: &'a mut Vec<(u32, u16)>,
+    delivered: &'a mut Vec<u32>,
     ch: &'a mut Channels,
     inbox: &'a mut [u64],
     packets: &'a mut PacketTable,
@@ -258,6 +262,7 @@ impl Ctx<'_> {
                 window: self.window,
                 groups: self.groups,
                 hosts: &mut *self.hosts,
+                delivered: &mut *self.delivered,
             });
             let w = match n {
                 Next::Busy => next,
@@ -462,6 +467,7 @@ impl System {
             switches,
             endpoints,
             groups: Groups::default(),
+            delivered: Vec::new(),
             mcasts: Vec::new(),
             ni_timing,
             routes,
@@ -836,6 +842,7 @@ impl System {
             switches,
             endpoints,
             groups,
+            delivered,
             ch,
             inbox,
             active,
@@ -856,6 +863,7 @@ impl System {
             endpoints,
             groups: &groups.slots,
             hosts: &mut groups.log,
+            delivered,
             ch,
             inbox,
             packets,
@@ -1255,9 +1263,17 @@ impl System {
     /// the end of `out`, by destination, leaving none: a long run's harness
     /// reads them as they come.
     pub fn take_deliveries(&mut self, out: &mut Vec<Delivery>) {
-        for e in self.endpoints.iter_mut().filter_map(Terminal::endpoint_mut) {
-            e.take_deliveries(out);
+        // Only the endpoints that recorded one, in node order (the order
+        // of a scan of every endpoint, which a large network cannot afford
+        // at every look).
+        self.delivered.sort_unstable();
+        self.delivered.dedup();
+        for &x in &self.delivered {
+            if let Some(e) = self.endpoints[x as usize].endpoint_mut() {
+                e.take_deliveries(out);
+            }
         }
+        self.delivered.clear();
     }
 
     /// Flits sent on any link so far (node to switch, switch to switch,
