@@ -124,25 +124,17 @@ fn tree(c: &mut Criterion) {
     g.finish();
 }
 
-/// Uniform unicast on the 8x8 mesh through the engine, as `wormcast run
-/// --topology mesh:8x8 --router tree --traffic uniform --load 0.1 --packet
-/// N --cycles 100000 --warmup 0` runs it: the issue's mesh case, 20-flit
-/// packets and the shortest (a header and one data flit).
-fn mesh_unicast(c: &mut Criterion) {
-    const CYCLES: u64 = 100_000;
-    let mut g = c.benchmark_group("mesh8x8_tree_uniform_0.1");
-    g.throughput(Throughput::Elements(CYCLES));
+/// Benches one engine run per case of `group`: each case is its name and
+/// the run's configuration file.
+fn engine_runs(c: &mut Criterion, group: &str, cycles: u64, cases: &[(String, String)]) {
+    let mut g = c.benchmark_group(group);
+    g.throughput(Throughput::Elements(cycles));
     g.sample_size(10);
-    for len in [20, 2] {
-        let text = format!(
-            "[network]\ntopology = \"mesh:8x8\"\nrouter = \"tree\"\n\
-             [traffic]\npattern = \"uniform\"\nload = 0.1\npacket = {len}\n\
-             [stats]\ncycles = {CYCLES}\nwarmup = 0\n"
-        );
-        let plan = engine::RunConfig::from_toml_str(&text)
+    for (name, text) in cases {
+        let plan = engine::RunConfig::from_toml_str(text)
             .and_then(|c| c.plan())
-            .expect("the mesh case");
-        g.bench_function(format!("{len}flit"), |b| {
+            .expect("the bench's configuration");
+        g.bench_function(name, |b| {
             b.iter(|| {
                 engine::run(
                     &plan.topology,
@@ -157,37 +149,38 @@ fn mesh_unicast(c: &mut Criterion) {
     g.finish();
 }
 
+/// Uniform unicast on the 8x8 mesh through the engine, as `wormcast run
+/// --topology mesh:8x8 --router tree --traffic uniform --load 0.1 --packet
+/// N --cycles 100000 --warmup 0` runs it: the issue's mesh case, 20-flit
+/// packets and the shortest (a header and one data flit).
+fn mesh_unicast(c: &mut Criterion) {
+    const CYCLES: u64 = 100_000;
+    let cases = [20, 2].map(|len| {
+        let text = format!(
+            "[network]\ntopology = \"mesh:8x8\"\nrouter = \"tree\"\n\
+             [traffic]\npattern = \"uniform\"\nload = 0.1\npacket = {len}\n\
+             [stats]\ncycles = {CYCLES}\nwarmup = 0\n"
+        );
+        (format!("{len}flit"), text)
+    });
+    engine_runs(c, "mesh8x8_tree_uniform_0.1", CYCLES, &cases);
+}
+
 /// One large network on one and on two threads: `wormcast run --topology
 /// mesh:32x32 --router tree --traffic uniform --load 0.03 --packet 20
 /// --cycles 20000 --warmup 0 --threads N`.
 fn mesh_threads(c: &mut Criterion) {
     const CYCLES: u64 = 20_000;
-    let mut g = c.benchmark_group("mesh32x32_tree_uniform_0.03");
-    g.throughput(Throughput::Elements(CYCLES));
-    g.sample_size(10);
-    for threads in [1, 2] {
+    let cases = [1, 2].map(|threads| {
         let text = format!(
             "[network]\ntopology = \"mesh:32x32\"\nrouter = \"tree\"\n\
              [tree]\nthreads = {threads}\n\
              [traffic]\npattern = \"uniform\"\nload = 0.03\npacket = 20\n\
              [stats]\ncycles = {CYCLES}\nwarmup = 0\n"
         );
-        let plan = engine::RunConfig::from_toml_str(&text)
-            .and_then(|c| c.plan())
-            .expect("the mesh case");
-        g.bench_function(format!("threads_{threads}"), |b| {
-            b.iter(|| {
-                engine::run(
-                    &plan.topology,
-                    plan.router,
-                    plan.routing.as_deref(),
-                    &plan.options,
-                )
-                .expect("runs")
-            })
-        });
-    }
-    g.finish();
+        (format!("threads_{threads}"), text)
+    });
+    engine_runs(c, "mesh32x32_tree_uniform_0.03", CYCLES, &cases);
 }
 
 // Criterion's own charts need a system font that plotters, built here with
