@@ -176,6 +176,43 @@ fn wormcast(args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// The text report says how many threads ran when more than one was
+/// asked for, and why fewer did.
+#[test]
+fn the_text_report_names_the_threads_used() {
+    let run = |topo: &str, threads: &str| {
+        let o = wormcast(&[
+            "run",
+            "--topology",
+            topo,
+            "--traffic",
+            "uniform",
+            "--load",
+            "0.05",
+            "--packet",
+            "6",
+            "--cycles",
+            "500",
+            "--warmup",
+            "0",
+            "--threads",
+            threads,
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let text = String::from_utf8(o.stdout).unwrap();
+        text.lines()
+            .filter(|l| l.starts_with("threads"))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(run("mesh:16x16", "1"), Vec::<String>::new());
+    assert_eq!(run("mesh:16x16", "2"), ["threads 2"]);
+    assert_eq!(
+        run("mesh:8x8", "3"),
+        ["threads 1 (of 3 asked: a thread takes 64 routers at least)"]
+    );
+}
+
 #[test]
 fn the_run_command_takes_a_thread_count_for_the_tree_router_only() {
     let run = |router: &str, threads: &str| {
@@ -200,18 +237,21 @@ fn the_run_command_takes_a_thread_count_for_the_tree_router_only() {
             threads,
         ])
     };
-    // The report without its two wall-clock figures.
-    let report = |o: &std::process::Output| {
+    // The report without its two wall-clock figures and the threads used.
+    let report = |o: &std::process::Output, threads: u64| {
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         let mut v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
         let m = v.as_object_mut().unwrap();
         assert!(m.remove("wall_seconds").is_some());
         assert!(m.remove("cycles_per_second").is_some());
+        assert_eq!(m.remove("threads"), Some(threads.into()));
         v
     };
-    let one = report(&run("tree", "1"));
+    let one = report(&run("tree", "1"), 1);
     assert!(one["latency"]["count"].as_u64().unwrap() > 1_000, "{one}");
-    assert_eq!(report(&run("tree", "2")), one);
+    assert_eq!(report(&run("tree", "2"), 2), one);
+    // 256 routers make four ranges of 64 at most.
+    assert_eq!(report(&run("tree", "9"), 4), one);
     for (router, threads, why) in [
         (
             "wormhole",

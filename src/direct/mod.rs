@@ -36,7 +36,7 @@ pub use grid::{Grid, GridHop};
 pub use mesh::{Coord, Mesh, MeshFabric};
 pub use tree::{
     MAX_THREADS, PruneEvent, Pruning, Release, Scheme, TreeConfig, TreeDelivery, TreeNet,
-    TreeStats, TreeTraffic,
+    TreeStats, TreeTraffic, threads_used,
 };
 pub use wormhole::{
     Delivery, DirectConfig, DirectSystem, DirectTraffic, Hop, InState, Planner, PortModel, Router,

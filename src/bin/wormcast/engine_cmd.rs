@@ -17,6 +17,9 @@ struct Out<'a> {
     result: &'a RunResult,
     wall_seconds: f64,
     cycles_per_second: f64,
+    /// Threads the routers were evaluated on (a figure of the run, like
+    /// its wall time: the results are the same for any count).
+    threads: usize,
 }
 
 /// The options of `run` that are fields of a run configuration, with the
@@ -177,11 +180,14 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
         wormcast::wave::write_views(v, &window.view(h)?)?;
     }
     let cycles = r.warmup + r.measured_cycles;
+    // Only the tree router takes more than one (the others refuse it).
+    let threads = wormcast::direct::threads_used(r.nodes, o.tree.threads);
     if c.output.json {
         let out = Out {
             result: &r,
             wall_seconds: wall,
             cycles_per_second: cycles as f64 / wall.max(1e-9),
+            threads,
         };
         println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
@@ -287,6 +293,17 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
         "wall time {wall:.3} s ({:.0} cycles/s)",
         cycles as f64 / wall.max(1e-9)
     );
+    if o.tree.threads > 1 {
+        let why = if threads < o.tree.threads {
+            format!(
+                " (of {} asked: a thread takes 64 routers at least)",
+                o.tree.threads
+            )
+        } else {
+            String::new()
+        };
+        println!("threads {threads}{why}");
+    }
     Ok(())
 }
 

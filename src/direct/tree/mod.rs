@@ -691,6 +691,13 @@ struct TreeTracing {
     touched: Vec<usize>,
 }
 
+/// The threads a network of `routers` routers runs on when `asked` are
+/// asked for ([`TreeConfig::threads`]): no more than one per 64 routers,
+/// the least a thread's range holds.
+pub fn threads_used(routers: u32, asked: usize) -> usize {
+    asked.min((routers as usize).div_ceil(64)).max(1)
+}
+
 impl TreeNet {
     /// Builds the routers and interfaces of `grid`.
     pub fn new(grid: Grid, cfg: TreeConfig) -> Result<TreeNet> {
@@ -733,7 +740,7 @@ impl TreeNet {
         // Contiguous ranges of the live-router set's words, one per thread
         // (no more threads than words: a range holds 64 routers at least).
         let words = (grid.nodes() as usize).div_ceil(64);
-        let parts = cfg.threads.min(words);
+        let parts = threads_used(grid.nodes(), cfg.threads);
         // Cut at whole lines of the set (512 routers) when there are
         // enough, so that no two threads write one line.
         let unit = if words >= 8 * parts { 8 } else { 1 };
@@ -857,6 +864,11 @@ impl TreeNet {
             prune_log: Vec::new(),
             tracing: None,
         })
+    }
+
+    /// The threads its routers are evaluated on ([`threads_used`]).
+    pub fn threads(&self) -> usize {
+        self.ranges.len()
     }
 
     /// The topology.
