@@ -2314,3 +2314,45 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod thread_tests {
+    use super::*;
+
+    /// A network on two threads whose router `r` cannot reach its outputs
+    /// (a stand-in for a bug of the model), with a message through it.
+    fn broken_at(r: u32) -> TreeNet {
+        let cfg = TreeConfig {
+            threads: 2,
+            ..TreeConfig::default()
+        };
+        let mut net = TreeNet::new(Grid::mesh(16, 16, 1).unwrap(), cfg).unwrap();
+        assert_eq!(
+            net.ranges,
+            vec![(0, 2), (2, 4)],
+            "routers 128 up on the helper"
+        );
+        net.send(r, &[r + 1], 2, Scheme::Tree).unwrap();
+        net.routers[r as usize].outs.clear();
+        net
+    }
+
+    /// A panic in a range's evaluation, on the helper thread or on the
+    /// calling one, reaches the caller once every thread is done: no hang,
+    /// and the network can still be dropped (its helper joined).
+    #[test]
+    fn a_panic_on_either_thread_reaches_the_caller() {
+        for r in [200, 20] {
+            let mut net = broken_at(r);
+            let got = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| net.run(50)));
+            let p = got.expect_err("the broken router panics");
+            let what = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            assert!(what.contains("out of bounds"), "router {r}: {what}");
+            drop(net);
+        }
+    }
+}

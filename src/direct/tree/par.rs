@@ -155,6 +155,10 @@ struct Slot {
     /// The helper is (about to be) parked.
     sleeping: AtomicBool,
     stop: AtomicBool,
+    /// The helper's job panicked (a bug of the model): the payload, for
+    /// the calling thread to raise again once every thread is done.
+    panicked: AtomicBool,
+    panic: std::sync::Mutex<Option<Box<dyn std::any::Any + Send>>>,
 }
 
 /// One cache line (two on processors that fetch lines in pairs).
@@ -208,6 +212,8 @@ impl Crew {
                 done: Padded(AtomicU64::new(0)),
                 sleeping: AtomicBool::new(false),
                 stop: AtomicBool::new(false),
+                panicked: AtomicBool::new(false),
+                panic: std::sync::Mutex::new(None),
             });
             let s = slot.clone();
             let h = std::thread::Builder::new()
@@ -220,7 +226,9 @@ impl Crew {
     }
 
     /// Runs `jobs[0]` here and `jobs[k]` on helper `k - 1`, and returns when
-    /// all are done.
+    /// all are done. A job that panics (on any thread) is raised here once
+    /// every thread has finished its own: no helper is left working on the
+    /// network while the panic unwinds through it.
     pub(super) fn run(&mut self, jobs: &[Job]) {
         debug_assert_eq!(jobs.len(), self.slots.len() + 1);
         self.epoch += 1;
@@ -234,11 +242,38 @@ impl Crew {
                 self.handles[k].thread().unpark();
             }
         }
-        // SAFETY: the first range is this thread's alone for the cycle.
-        unsafe { jobs[0].run() };
+        {
+            // Waits for the helpers when it goes, whether this thread's
+            // range returns or panics.
+            let _wait = WaitAll {
+                slots: &self.slots,
+                epoch: e,
+            };
+            // SAFETY: the first range is this thread's alone for the cycle.
+            unsafe { jobs[0].run() };
+        }
         for slot in &self.slots {
+            if slot.panicked.load(Ordering::Acquire) {
+                let p = slot.panic.lock().unwrap_or_else(|p| p.into_inner()).take();
+                std::panic::resume_unwind(
+                    p.unwrap_or_else(|| Box::new("a helper thread panicked")),
+                );
+            }
+        }
+    }
+}
+
+/// Waits, when dropped, until every helper has finished epoch `epoch`.
+struct WaitAll<'a> {
+    slots: &'a [Arc<Slot>],
+    epoch: u64,
+}
+
+impl Drop for WaitAll<'_> {
+    fn drop(&mut self) {
+        for slot in self.slots {
             let mut spins = 0u32;
-            while slot.done.0.load(Ordering::Acquire) != e {
+            while slot.done.0.load(Ordering::Acquire) != self.epoch {
                 if spins < SPINS {
                     spins += 1;
                     std::hint::spin_loop();
@@ -293,7 +328,11 @@ fn helper(slot: &Slot) {
         // SAFETY: the epoch was published after its job (see `Give`).
         let job = unsafe { *slot.give.0.job.get() }.expect("a job with every epoch");
         // SAFETY: see `Job`.
-        unsafe { job.run() };
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe { job.run() }));
+        if let Err(p) = ran {
+            *slot.panic.lock().unwrap_or_else(|p| p.into_inner()) = Some(p);
+            slot.panicked.store(true, Ordering::Release);
+        }
         slot.done.0.store(e, Ordering::Release);
     }
 }
