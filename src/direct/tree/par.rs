@@ -1,19 +1,25 @@
-//! Phase 1 of a cycle on several threads: the routers are cut into
-//! contiguous ranges, each evaluated by one thread into its own record of
-//! what to apply at the clock edge.
+//! The tree router's cycle on several threads (seed 003's routers, section
+//! 3, evaluated as the one-thread model does, cut at the registered
+//! channels between them).
 //!
-//! A router's evaluation reads and writes only that router's registers and
-//! appends to its thread's record (the links, closes and credits it drives
-//! are applied at the edge, section 3 of the seed-003 model), so the ranges
-//! share nothing while they run: the cut is at the registered channels.
-//! The records are then applied in range order, which is the order one
-//! thread would have made them in, so a run gives the same results (and
-//! waveform bytes) whatever the thread count.
+//! The routers are cut into contiguous ranges, one per thread. For the
+//! length of a cycle a range's thread owns its routers, their network
+//! interfaces (injection and consumption sides), their words of the live
+//! sets and its own record ([`Events`]). It evaluates its live routers
+//! (each reads and writes only itself and appends to the record), then
+//! applies the clock edge's writes that land in its own routers (no other
+//! thread reads them), checks the flits that reached its nodes' consumption
+//! channels, returns its interfaces' credits and injects their next flits.
+//! What concerns the rest of the network (a write into another range's
+//! router, a copy delivered, a worm started, a prune, a fault) goes to the
+//! record's outbox, which the calling thread applies afterwards in range
+//! order: the order one thread makes them in, so a run gives the same
+//! results and waveform bytes whatever the thread count.
 //!
 //! The helper threads live as long as the network. Each waits for the next
-//! cycle's epoch (spinning briefly, then parked), evaluates its range, and
-//! publishes the epoch it finished; the calling thread evaluates the first
-//! range meanwhile and then waits for the others.
+//! cycle's epoch (spinning briefly, then parked), runs its range, and
+//! publishes the epoch it finished; the calling thread runs the first range
+//! meanwhile and then waits for the others.
 
 use super::{
     Events, Msg, NONE32, Ni, NiEject, Tables, TreeConfig, TreeRouter, apply_range, eject_range,
