@@ -355,6 +355,7 @@ impl TraceState {
     }
 
     /// Current value of a signal.
+    #[inline]
     pub fn value(&self, sig: SignalId) -> SignalValue<'_> {
         let i = sig.0 as usize;
         let slot = self.slots[i];

@@ -261,6 +261,59 @@ impl<W: Write + Seek> Encoder<W> {
     /// Records handle `h`'s new value at the current time step.
     #[inline]
     pub fn change(&mut self, h: u32, v: SignalValue<'_>) {
+        match v {
+            SignalValue::Narrow(x) => self.change_narrow(h, x),
+            v => self.change_other(h, v),
+        }
+    }
+
+    /// Records handle `h`'s new value `x`, of at most 64 bits (the common
+    /// case, kept short: every change of a traced run comes through here).
+    #[inline(always)]
+    pub fn change_narrow(&mut self, h: u32, x: u64) {
+        debug_assert!(self.steps > 0, "a change before the first time step");
+        let idx = self.steps - 1;
+        let hi = h as usize;
+        let delta = (idx - self.prev[hi]) as u64;
+        self.prev[hi] = idx;
+        let w = self.widths[hi];
+        debug_assert!(w <= 64, "a narrow value for a signal of {w} bits");
+        self.log.push((h, self.data.len() as u32));
+        // A varint (at most ten bytes) and at most eight value bytes,
+        // built in place and appended at once.
+        let mut buf = [0u8; 18];
+        let (mut v, mut n) = (
+            if w == 1 {
+                delta << 2 | (x & 1) << 1
+            } else {
+                delta << 1
+            },
+            0,
+        );
+        while v >= 0x80 {
+            buf[n] = v as u8 | 0x80;
+            v >>= 7;
+            n += 1;
+        }
+        buf[n] = v as u8;
+        n += 1;
+        if w > 1 {
+            // Most significant bit first, the last byte padded with zeros
+            // on the right.
+            let bytes = w.div_ceil(8) as usize;
+            buf[n..n + 8].copy_from_slice(&(x << (64 - w)).to_be_bytes());
+            n += bytes;
+        }
+        // All 18 bytes, then the length cut back: a copy of a fixed size
+        // is a few moves, one of a variable size a call.
+        let len = self.data.len();
+        self.data.extend_from_slice(&buf);
+        self.data.truncate(len + n);
+    }
+
+    /// Records an unknown or a wide value.
+    #[inline(never)]
+    fn change_other(&mut self, h: u32, v: SignalValue<'_>) {
         debug_assert!(self.steps > 0, "a change before the first time step");
         let idx = self.steps - 1;
         let hi = h as usize;
@@ -489,6 +542,35 @@ mod tests {
         };
         let e = Encoder::new(std::io::Cursor::new(Vec::new()), &info, h).unwrap();
         (e, ids)
+    }
+
+    proptest::proptest! {
+        /// The short path for values of at most 64 bits writes exactly
+        /// what the general path writes, for any width, value and time
+        /// between changes (varints of one to several bytes).
+        #[test]
+        fn the_narrow_path_writes_what_the_general_one_does(
+            changes in proptest::collection::vec((0usize..6, proptest::num::u64::ANY, 0u64..300), 1..60)
+        ) {
+            let widths = [1u32, 2, 8, 9, 33, 64];
+            let vars: Vec<(String, u32)> =
+                widths.iter().enumerate().map(|(i, &w)| (format!("s{i}"), w)).collect();
+            let named: Vec<(&str, u32)> = vars.iter().map(|(n, w)| (n.as_str(), *w)).collect();
+            let (mut fast, ids) = encoder(&named, 0);
+            let (mut slow, _) = encoder(&named, 0);
+            let mut t = 0;
+            for (k, x, gap) in changes {
+                t += gap;
+                let w = widths[k];
+                let x = if w == 64 { x } else { x & ((1 << w) - 1) };
+                fast.time(t);
+                slow.time(t);
+                fast.change_narrow(ids[k], x);
+                slow.change_other(ids[k], SignalValue::Narrow(x));
+            }
+            proptest::prop_assert_eq!(&fast.data, &slow.data);
+            proptest::prop_assert_eq!(&fast.log, &slow.log);
+        }
     }
 
     #[test]
