@@ -176,21 +176,29 @@ fn wormcast(args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// `wormcast run` with uniform 6-flit traffic at 0.05 and `args`.
+fn uniform(args: &[&str]) -> std::process::Output {
+    let mut all = vec![
+        "run",
+        "--traffic",
+        "uniform",
+        "--load",
+        "0.05",
+        "--packet",
+        "6",
+    ];
+    all.extend_from_slice(args);
+    wormcast(&all)
+}
+
 /// The text report says how many threads ran when more than one was
 /// asked for, and why fewer did.
 #[test]
 fn the_text_report_names_the_threads_used() {
     let run = |topo: &str, threads: &str| {
-        let o = wormcast(&[
-            "run",
+        let o = uniform(&[
             "--topology",
             topo,
-            "--traffic",
-            "uniform",
-            "--load",
-            "0.05",
-            "--packet",
-            "6",
             "--cycles",
             "500",
             "--warmup",
@@ -216,18 +224,11 @@ fn the_text_report_names_the_threads_used() {
 #[test]
 fn the_run_command_takes_a_thread_count_for_the_tree_router_only() {
     let run = |router: &str, threads: &str| {
-        wormcast(&[
-            "run",
+        uniform(&[
             "--topology",
             "mesh:16x16",
             "--router",
             router,
-            "--traffic",
-            "uniform",
-            "--load",
-            "0.05",
-            "--packet",
-            "6",
             "--cycles",
             "3000",
             "--warmup",

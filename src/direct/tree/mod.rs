@@ -909,7 +909,8 @@ impl TreeNet {
         self.cycle
     }
 
-    /// The counters.
+    /// The counters so far (a copy: each range's thread keeps some of them
+    /// in its own record).
     pub fn stats(&self) -> TreeStats {
         // The counters each range's thread keeps in its own record.
         let mut s = self.stats.clone();
@@ -1347,7 +1348,7 @@ impl TreeNet {
             return fault(format!("{} got {got} of {} data flits", name(), m.data));
         }
         let Some(k) = m.dests.iter().position(|&d| d == node) else {
-            return fault(format!("{} is not a destination of message {msg}", name(),));
+            return fault(format!("{} is not a destination of message {msg}", name()));
         };
         if std::mem::replace(&mut m.got[k], true) {
             return fault(format!("{} got message {msg} twice", name()));
@@ -2230,12 +2231,12 @@ fn eval_input(
 mod tests {
     use super::*;
 
-    /// The consumption checks of a range ([`eject_range`]) on a 4x4 mesh:
-    /// node (1,1) (5) receives in a range that starts at node 4.
     /// What a range's consumption checks gave: the copies (node, message,
     /// data flits), the fault, and the interfaces' state.
     struct Ejected(Vec<(u32, u32, u16)>, Option<String>, Vec<NiEject>);
 
+    /// The consumption checks of a range ([`eject_range`]) on a 4x4 mesh:
+    /// node (1,1) (5) receives in a range that starts at node 4.
     fn eject(flits: &[(u32, Flit)]) -> Ejected {
         let net = TreeNet::new(Grid::mesh(4, 4, 1).unwrap(), TreeConfig::default()).unwrap();
         let mut ejs = vec![
