@@ -72,6 +72,44 @@ fn an_fst_written_on_its_own_thread_has_the_same_bytes() {
 }
 
 #[test]
+fn values_wider_than_64_bits_come_through_the_thread_unchanged() {
+    // 96 nodes: every decode unit's destination and branch registers are
+    // 96-bit bit strings, handed over as words of their own.
+    let net = wormcast::net::Network::new(
+        &wormcast::net::IrregularParams {
+            switches: 24,
+            nodes: 96,
+            ..Default::default()
+        }
+        .generate()
+        .unwrap(),
+    )
+    .unwrap();
+    let t = Traffic::multicast(0.05, 8, 6, Kind::BitString);
+    let (here, there) = (common::Shared::default(), common::Shared::default());
+    for (out, threaded) in [(&here, false), (&there, true)] {
+        let mut sys = System::new(&net, &SimConfig::default(), &t).unwrap();
+        let w = VcdWriter::new(out.clone());
+        let sink: Box<dyn WaveSink> = if threaded {
+            Box::new(Background::new(Box::new(w)))
+        } else {
+            Box::new(w)
+        };
+        sys.attach_tracer(sink).unwrap();
+        sys.run(1_500).unwrap();
+        sys.finish_trace().unwrap();
+    }
+    let (a, b) = (here.bytes(), there.bytes());
+    // A 96-bit value change in the VCD: 'b', 96 digits, a space.
+    let wide = String::from_utf8_lossy(&a)
+        .lines()
+        .filter(|l| l.starts_with('b') && l.split(' ').next().unwrap().len() == 97)
+        .count();
+    assert!(wide > 100, "{wide} changes of 96-bit values");
+    assert!(a == b, "the thread changed the VCD");
+}
+
+#[test]
 fn a_window_of_some_scopes_on_its_own_thread_has_the_same_bytes() {
     let limits = TraceLimits {
         from: 1_000,

@@ -228,6 +228,9 @@ pub enum SignalValue<'a> {
 struct Slot {
     v: u64,
     unknown: bool,
+    /// The signal is wider than 64 bits: its value is in
+    /// [`TraceState::wide`], not in `v`.
+    wide: bool,
 }
 
 /// Last value of every signal and the signals that changed this cycle.
@@ -255,13 +258,15 @@ impl TraceState {
         }
         TraceState {
             widths: h.signals.iter().map(|s| s.width).collect(),
-            slots: vec![
-                Slot {
+            slots: h
+                .signals
+                .iter()
+                .map(|s| Slot {
                     v: 0,
-                    unknown: true
-                };
-                h.signals.len()
-            ],
+                    unknown: true,
+                    wide: s.width > 64,
+                })
+                .collect(),
             wide_at,
             wide: vec![0; words as usize],
             changed: Vec::new(),
@@ -342,6 +347,7 @@ impl TraceState {
                 self.slots[i] = Slot {
                     v: x,
                     unknown: false,
+                    wide: false,
                 }
             }
             SignalValue::Wide(ws) => {
@@ -367,6 +373,45 @@ impl TraceState {
         } else {
             SignalValue::Narrow(slot.v)
         }
+    }
+
+    /// Appends the values of the signals in `changed` (ids of this state's
+    /// signals), for a sink that hands them on, one entry per signal in
+    /// `ids` and `words`: the id, with `unknown` or'ed in when the value
+    /// is unknown; and the value of a signal of at most 64 bits, or for a
+    /// wider one the index in `wide` where its words (least significant
+    /// first) are appended (the word of an unknown value means nothing).
+    /// The same as calling [`value`](Self::value) for each, in two
+    /// straight passes.
+    pub fn export_changes(
+        &self,
+        changed: &[u32],
+        unknown: u32,
+        ids: &mut Vec<u32>,
+        words: &mut Vec<u64>,
+        wide: &mut Vec<u64>,
+    ) {
+        let slots = &self.slots[..];
+        ids.extend(changed.iter().map(|&i| {
+            let flag = if slots[i as usize].unknown {
+                unknown
+            } else {
+                0
+            };
+            i | flag
+        }));
+        words.extend(changed.iter().map(|&i| {
+            let slot = slots[i as usize];
+            if slot.wide && !slot.unknown {
+                let at = wide.len();
+                let from = self.wide_at[i as usize] as usize;
+                let n = self.widths[i as usize].div_ceil(64) as usize;
+                wide.extend_from_slice(&self.wide[from..from + n]);
+                at as u64
+            } else {
+                slot.v
+            }
+        }));
     }
 
     /// Current value as binary text, most significant bit first, `x` when
@@ -416,8 +461,13 @@ fn put(slot: &mut Slot, width: u32, id: u32, v: u64, changed: &mut Vec<u32>) {
         width >= 64 || v >> width == 0,
         "value {v} does not fit signal {id} of {width} bits"
     );
+    debug_assert!(!slot.wide, "signal {id} of {width} bits written as a word");
     if slot.v != v || slot.unknown {
-        *slot = Slot { v, unknown: false };
+        *slot = Slot {
+            v,
+            unknown: false,
+            wide: false,
+        };
         changed.push(id);
     }
 }
@@ -827,6 +877,56 @@ mod tests {
         }
         assert_eq!(st.changed(), &[0, 1]);
         assert_eq!(st.value(SignalId(0)), SignalValue::Unknown);
+    }
+
+    #[test]
+    fn exported_changes_give_what_value_gives() {
+        let mut h = Hierarchy::new("top");
+        for (name, w) in [("a", 4), ("w", 70), ("b", 1), ("v", 130), ("c", 64)] {
+            h.root().signal(name, w);
+        }
+        let mut st = TraceState::new(&h);
+        let w70 = BitString::from_indices(70, (0..70).filter(|i| i % 3 == 0));
+        let w130 = BitString::from_indices(130, (0..130).filter(|i| i % 5 == 1));
+        let mut s = st.sampler(0, 5);
+        s.value(9);
+        s.bits(&w70);
+        s.unknown(); // was unknown: no change
+        s.bits(&w130);
+        s.value(u64::MAX);
+        s.finish();
+        let mut s = st.sampler(0, 5);
+        s.unknown();
+        s.skip(1);
+        s.bit(true);
+        s.skip(2);
+        s.finish();
+        // Changes out of order and repeated, as a caller may list them.
+        let changed = [4, 0, 3, 2, 1, 1];
+        let (mut ids, mut words, mut wide) = (vec![7], vec![70], vec![1, 2]);
+        st.export_changes(&changed, 1 << 31, &mut ids, &mut words, &mut wide);
+        assert_eq!(ids, [7, 4, 1 << 31, 3, 2, 1, 1]);
+        assert_eq!(words.len(), ids.len());
+        for (k, &i) in changed.iter().enumerate() {
+            let w = words[k + 1];
+            match st.value(SignalId(i)) {
+                SignalValue::Unknown => assert_eq!(ids[k + 1], i | 1 << 31),
+                SignalValue::Narrow(v) => assert_eq!(w, v, "signal {i}"),
+                SignalValue::Wide(ws) => {
+                    assert_eq!(&wide[w as usize..w as usize + ws.len()], ws, "signal {i}")
+                }
+            }
+        }
+        // The wide values' words follow those already there, in order.
+        assert_eq!(
+            (words[1], words[3], words[4], words[5], words[6]),
+            (u64::MAX, 2, 1, 5, 7)
+        );
+        let mut expect = vec![1, 2];
+        expect.extend_from_slice(w130.words());
+        expect.extend_from_slice(w70.words());
+        expect.extend_from_slice(w70.words());
+        assert_eq!(wide, expect);
     }
 
     #[test]

@@ -32,9 +32,12 @@ struct Batch {
     cycles: Vec<(u64, u32)>,
     /// Signals that changed, with [`UNKNOWN`] set for `x`.
     ids: Vec<u32>,
-    /// Their values in order: one word for a narrow signal, a wide
-    /// signal's words, none for an unknown value.
+    /// Their values, one word each ([`TraceState::export_changes`]): the
+    /// value of a signal of at most 64 bits, the index in `wide` of a
+    /// wider signal's words.
     words: Vec<u64>,
+    /// The words of the values wider than 64 bits.
+    wide: Vec<u64>,
 }
 
 impl Batch {
@@ -42,6 +45,7 @@ impl Batch {
         self.cycles.clear();
         self.ids.clear();
         self.words.clear();
+        self.wide.clear();
     }
 
     fn full(&self) -> bool {
@@ -57,21 +61,21 @@ struct Writer {
 
 impl Writer {
     fn write(&mut self, b: &Batch) -> Result<()> {
-        let (mut at, mut w) = (0usize, 0usize);
+        let mut at = 0usize;
         for &(cycle, end) in &b.cycles {
-            for &id in &b.ids[at..end as usize] {
+            let range = at..end as usize;
+            for (&id, &w) in b.ids[range.clone()].iter().zip(&b.words[range]) {
                 let s = SignalId(id & !UNKNOWN);
                 if id & UNKNOWN != 0 {
                     self.state.set(s, SignalValue::Unknown);
                 } else {
                     let n = self.state.width(s).div_ceil(64) as usize;
                     let v = if n == 1 {
-                        SignalValue::Narrow(b.words[w])
+                        SignalValue::Narrow(w)
                     } else {
-                        SignalValue::Wide(&b.words[w..w + n])
+                        SignalValue::Wide(&b.wide[w as usize..w as usize + n])
                     };
                     self.state.set(s, v);
-                    w += n;
                 }
             }
             at = end as usize;
@@ -196,19 +200,7 @@ impl WaveSink for Background {
 
     fn cycle(&mut self, cycle: u64, state: &TraceState, changed: &[u32]) -> Result<()> {
         let b = &mut self.batch;
-        for &i in changed {
-            match state.value(SignalId(i)) {
-                SignalValue::Unknown => b.ids.push(i | UNKNOWN),
-                SignalValue::Narrow(v) => {
-                    b.ids.push(i);
-                    b.words.push(v);
-                }
-                SignalValue::Wide(ws) => {
-                    b.ids.push(i);
-                    b.words.extend_from_slice(ws);
-                }
-            }
-        }
+        state.export_changes(changed, UNKNOWN, &mut b.ids, &mut b.words, &mut b.wide);
         b.cycles.push((cycle, b.ids.len() as u32));
         if b.full() {
             self.hand_over()?;
