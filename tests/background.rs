@@ -71,6 +71,32 @@ fn an_fst_written_on_its_own_thread_has_the_same_bytes() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The VCDs of 1,500 cycles of `traffic` on `net` written on the
+/// simulation's thread and on a thread of their own; `finish`: the run is
+/// finished, otherwise the system is dropped without finishing the trace.
+fn vcd_here_and_there(
+    net: &wormcast::net::Network,
+    traffic: &Traffic,
+    finish: bool,
+) -> (Vec<u8>, Vec<u8>) {
+    let (here, there) = (common::Shared::default(), common::Shared::default());
+    for (out, threaded) in [(&here, false), (&there, true)] {
+        let mut sys = System::new(net, &SimConfig::default(), traffic).unwrap();
+        let w = VcdWriter::new(out.clone());
+        let sink: Box<dyn WaveSink> = if threaded {
+            Box::new(Background::new(Box::new(w)))
+        } else {
+            Box::new(w)
+        };
+        sys.attach_tracer(sink).unwrap();
+        sys.run(1_500).unwrap();
+        if finish {
+            sys.finish_trace().unwrap();
+        }
+    }
+    (here.bytes(), there.bytes())
+}
+
 #[test]
 fn values_wider_than_64_bits_come_through_the_thread_unchanged() {
     // 96 nodes: every decode unit's destination and branch registers are
@@ -86,20 +112,7 @@ fn values_wider_than_64_bits_come_through_the_thread_unchanged() {
     )
     .unwrap();
     let t = Traffic::multicast(0.05, 8, 6, Kind::BitString);
-    let (here, there) = (common::Shared::default(), common::Shared::default());
-    for (out, threaded) in [(&here, false), (&there, true)] {
-        let mut sys = System::new(&net, &SimConfig::default(), &t).unwrap();
-        let w = VcdWriter::new(out.clone());
-        let sink: Box<dyn WaveSink> = if threaded {
-            Box::new(Background::new(Box::new(w)))
-        } else {
-            Box::new(w)
-        };
-        sys.attach_tracer(sink).unwrap();
-        sys.run(1_500).unwrap();
-        sys.finish_trace().unwrap();
-    }
-    let (a, b) = (here.bytes(), there.bytes());
+    let (a, b) = vcd_here_and_there(&net, &t, true);
     // A 96-bit value change in the VCD: 'b', 96 digits, a space.
     let wide = String::from_utf8_lossy(&a)
         .lines()
@@ -180,21 +193,7 @@ fn a_run_that_ends_without_finishing_still_leaves_what_it_sampled() {
     // the last cycle sampled reaches the VCD, as it would have without the
     // thread.
     let t = Traffic::uniform(0.3, 20);
-    let net = common::default_net();
-    let (here, there) = (common::Shared::default(), common::Shared::default());
-    for (out, threaded) in [(&here, false), (&there, true)] {
-        let mut sys = System::new(&net, &SimConfig::default(), &t).unwrap();
-        let w = VcdWriter::new(out.clone());
-        let sink: Box<dyn WaveSink> = if threaded {
-            Box::new(Background::new(Box::new(w)))
-        } else {
-            Box::new(w)
-        };
-        sys.attach_tracer(sink).unwrap();
-        sys.run(1_500).unwrap();
-        drop(sys);
-    }
-    let (a, b) = (here.bytes(), there.bytes());
+    let (a, b) = vcd_here_and_there(&common::default_net(), &t, false);
     assert!(a.len() > 20_000, "{} bytes", a.len());
     assert!(a == b, "the thread lost the end of an unfinished VCD");
 }
