@@ -14,7 +14,7 @@ use crate::mcast::Tree;
 use crate::net::{Network, PortConn, Reachability, RoutingTables, UpDown};
 use crate::ni::{Group, HostDelivery, NiNode, NiTiming, Scheme};
 use crate::rtl::trace::{Hierarchy, TraceState, Traced, WaveSink, in_unit, out_unit};
-use crate::rtl::{ChannelId, Clocked, Next, Sink};
+use crate::rtl::{ChannelId, Clocked, Next, PortIter, Sink};
 use crate::switch::{
     Channels, Decoder, Fault, LinkIo, PortWiring, Stall, StallAt, Switch, SwitchParams, WaitOn,
 };
@@ -50,10 +50,11 @@ struct Tracing {
     first: Vec<u32>,
     count: Vec<u32>,
     /// Per component, the units to sample this cycle (see
-    /// [`Traced::sample_units`]); zero for a component not in `list`.
+    /// [`Traced::sample_units`]); zero for a component not marked.
     units: Vec<u128>,
-    /// The components with units to sample this cycle.
-    list: Vec<u32>,
+    /// The components with units to sample this cycle, a bit each: taken
+    /// in component order, as the waveform's change order needs.
+    marked: Vec<u64>,
     /// Per flit channel, the unit its change marks: its driver's output
     /// unit.
     flit_marks: Vec<Mark>,
@@ -753,7 +754,7 @@ impl System {
             first,
             count,
             units: vec![0; total],
-            list: Vec::new(),
+            marked: vec![0; total.div_ceil(64)],
             flit_marks: (0..self.ch.flits.len())
                 .map(|i| {
                     let s = self.ch.flits.source(ChannelId(i as u32));
@@ -934,28 +935,23 @@ impl System {
     /// counter derive signals from it, and a counter wakes no one).
     fn trace_cycle(&mut self, next: u64) -> Result<()> {
         let mut t = self.tracing.take().expect("checked by the caller");
-        t.list.clear();
         if t.every {
-            t.list.extend(0..(self.n_sw + self.nodes as usize) as u32);
-            let list = std::mem::take(&mut t.list);
-            for &c in &list {
-                self.sample(&mut t, c as usize, None);
+            for c in 0..self.n_sw + self.nodes as usize {
+                self.sample(&mut t, c, None);
             }
-            t.list = list;
         } else {
             let Tracing {
                 units,
-                list,
+                marked,
                 flit_marks,
                 credit_marks,
                 ..
             } = &mut *t;
             let mut mark = |c: u32, bits: u128| {
-                let u = &mut units[c as usize];
-                if *u == 0 && bits != 0 {
-                    list.push(c);
+                if bits != 0 {
+                    units[c as usize] |= bits;
+                    marked[(c >> 6) as usize] |= 1 << (c & 63);
                 }
-                *u |= bits;
             };
             let switches = &mut self.switches;
             self.active.now().for_each(|c| {
@@ -974,13 +970,23 @@ impl System {
                     mark(m.component, m.units);
                 }
             }
-            t.list.sort_unstable();
-            let list = std::mem::take(&mut t.list);
-            for &c in &list {
-                let units = std::mem::take(&mut t.units[c as usize]);
-                self.sample(&mut t, c as usize, Some(units));
+            for w in 0..t.marked.len() {
+                let word = std::mem::take(&mut t.marked[w]);
+                for b in PortIter(word) {
+                    let c = w << 6 | b;
+                    let units = std::mem::take(&mut t.units[c]);
+                    // Switches and terminals called directly (no dynamic
+                    // call): this is every traced cycle's path.
+                    let mut s = t.state.sampler(t.first[c], t.count[c]);
+                    match self.switches.get(c) {
+                        Some(sw) => sw.sample_units(&self.ch, units, &mut s),
+                        None => {
+                            self.endpoints[c - self.n_sw].sample_units(&self.ch, units, &mut s)
+                        }
+                    }
+                    s.finish();
+                }
             }
-            t.list = list;
         }
         let r = t.sink.cycle(next, &t.state, t.state.changed());
         t.state.clear_changes();
