@@ -483,6 +483,12 @@ fn put_unknown(slot: &mut Slot, id: u32, changed: &mut Vec<u32>) {
 
 #[cold]
 #[inline(never)]
+fn run_out_of_place(k: usize, n: usize, at: usize, len: usize) -> ! {
+    panic!("component took {n} signals from signal {k}, at signal {at} of {len}")
+}
+
+#[cold]
+#[inline(never)]
 fn sampled_too_many() -> ! {
     panic!("component sampled more signals than it declared")
 }
@@ -581,6 +587,27 @@ impl Sampler<'_> {
             first: self.first + k as u32,
             k: 0,
         }
+    }
+
+    /// Takes the `N` signals from the component's `k`-th (counted from its
+    /// first) at once, like [`seek`](Self::seek) to `k` and then
+    /// [`run`](Self::run): the signals passed over keep their values and
+    /// are not changes.
+    #[inline(always)]
+    pub fn run_at<const N: usize>(&mut self, k: u32) -> Run<'_, N> {
+        let k = k as usize;
+        if k < self.k || k > self.slots.len() || self.slots.len() - k < N {
+            run_out_of_place(k, N, self.k, self.slots.len())
+        }
+        self.k = k;
+        self.run::<N>()
+    }
+
+    /// The next signal's place among the component's (counted from its
+    /// first).
+    #[inline]
+    pub fn at(&self) -> u32 {
+        self.k as u32
     }
 
     /// Moves to the component's `k`-th signal (counted from its first):
@@ -1056,5 +1083,37 @@ mod tests {
         let mut s = st.sampler(0, 4);
         s.seek(2);
         s.seek(1);
+    }
+
+    #[test]
+    fn a_run_at_a_place_writes_there_and_passes_over_the_rest() {
+        let mut st = four_signals();
+        let mut s = st.sampler(0, 4);
+        s.value(1);
+        let mut r = s.run_at::<2>(2);
+        r.value(5);
+        r.value(6);
+        r.finish();
+        assert_eq!(s.at(), 4);
+        s.finish();
+        assert_eq!(st.changed(), &[0, 2, 3]);
+        assert_eq!(st.value(SignalId(1)), SignalValue::Unknown);
+        assert_eq!(st.value(SignalId(3)), SignalValue::Narrow(6));
+    }
+
+    #[test]
+    #[should_panic(expected = "took 2 signals from signal 0, at signal 1 of 4")]
+    fn a_run_at_a_place_already_passed_is_caught() {
+        let mut st = four_signals();
+        let mut s = st.sampler(0, 4);
+        s.value(1);
+        s.run_at::<2>(0);
+    }
+
+    #[test]
+    #[should_panic(expected = "took 2 signals from signal 3, at signal 0 of 4")]
+    fn a_run_at_past_the_components_signals_is_caught() {
+        let mut st = four_signals();
+        st.sampler(0, 4).run_at::<2>(3);
     }
 }

@@ -980,9 +980,7 @@ impl System {
                     let mut s = t.state.sampler(t.first[c], t.count[c]);
                     match self.switches.get(c) {
                         Some(sw) => sw.sample_units(&self.ch, units, &mut s),
-                        None => {
-                            self.endpoints[c - self.n_sw].sample_units(&self.ch, units, &mut s)
-                        }
+                        None => self.endpoints[c - self.n_sw].sample_units(&self.ch, units, &mut s),
                     }
                     s.finish();
                 }

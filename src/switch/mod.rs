@@ -898,19 +898,15 @@ impl Traced for Switch {
             } else {
                 (self.wired & ((1u64 << p) - 1)).count_ones()
             };
-            s.seek(rank * n);
+            let base = rank * n;
             if ins >> p & 1 == 1 {
-                self.sample_input(p, ch, s);
+                self.sample_input(p, ch, s, base);
                 if dec >> p & 1 == 1 {
                     self.sample_decode(p, s);
-                } else {
-                    s.skip(n - INPUT_SIGNALS - OUTPUT_SIGNALS);
                 }
-            } else {
-                s.skip(n - OUTPUT_SIGNALS);
             }
             if outs >> p & 1 == 1 {
-                self.sample_output(p, ch, s);
+                self.sample_output(p, ch, s, base + n - OUTPUT_SIGNALS);
             }
         }
         s.seek(self.wired.count_ones() * n);
@@ -924,15 +920,16 @@ impl Switch {
     }
 
     fn sample_port(&self, p: usize, ch: &Channels, s: &mut Sampler<'_>) {
-        self.sample_input(p, ch, s);
+        self.sample_input(p, ch, s, s.at());
         self.sample_decode(p, s);
-        self.sample_output(p, ch, s);
+        self.sample_output(p, ch, s, s.at());
     }
 
-    /// `in{p}`: [`INPUT_SIGNALS`] signals.
-    fn sample_input(&self, p: usize, ch: &Channels, s: &mut Sampler<'_>) {
+    /// `in{p}`: [`INPUT_SIGNALS`] signals, from the component's signal
+    /// `at`.
+    fn sample_input(&self, p: usize, ch: &Channels, s: &mut Sampler<'_>, at: u32) {
         let inp = &self.inputs[p];
-        let mut r = s.run::<{ INPUT_SIGNALS as usize }>();
+        let mut r = s.run_at::<{ INPUT_SIGNALS as usize }>(at);
         r.value(inp.buf.flits_held() as u64);
         r.value(inp.buf.free_chunks() as u64);
         r.value(inp.buf.packets_held() as u64);
@@ -989,10 +986,11 @@ impl Switch {
         }
     }
 
-    /// `out{p}`: [`OUTPUT_SIGNALS`] signals.
-    fn sample_output(&self, p: usize, ch: &Channels, s: &mut Sampler<'_>) {
+    /// `out{p}`: [`OUTPUT_SIGNALS`] signals, from the component's signal
+    /// `at`.
+    fn sample_output(&self, p: usize, ch: &Channels, s: &mut Sampler<'_>, at: u32) {
         let out = &self.outputs[p];
-        let mut r = s.run::<{ OUTPUT_SIGNALS as usize }>();
+        let mut r = s.run_at::<{ OUTPUT_SIGNALS as usize }>(at);
         r.bit(out.grant.is_some());
         r.maybe(out.grant.map(|g| g.input as u64));
         r.value(out.credit.available(ch.credits.q(out.credit_in)) as u64);
