@@ -40,13 +40,24 @@ impl EndpointWiring {
     /// Samples what [`EndpointWiring::declare_link`] declared.
     pub(crate) fn sample_link(&self, credit: &CreditCounter, ch: &Channels, s: &mut Sampler<'_>) {
         let mut r = s.run::<5>();
-        r.value(credit.available(ch.credits.q(self.credit_in)) as u64);
-        let f = ch.flits.q(self.tx);
-        r.bit(f.is_valid());
-        r.value(f.data as u64);
-        r.bit(f.is_head());
-        r.bit(f.is_tail());
+        for v in self.link_values(credit, ch) {
+            r.value(v);
+        }
         r.finish();
+    }
+
+    /// The values of what [`EndpointWiring::declare_link`] declared, in
+    /// its order, for a component that writes them in a run of its own.
+    #[inline(always)]
+    pub(crate) fn link_values(&self, credit: &CreditCounter, ch: &Channels) -> [u64; 5] {
+        let f = ch.flits.q(self.tx);
+        [
+            credit.available(ch.credits.q(self.credit_in)) as u64,
+            f.is_valid() as u64,
+            f.data as u64,
+            f.is_head() as u64,
+            f.is_tail() as u64,
+        ]
     }
 }
 

@@ -636,12 +636,13 @@ impl Traced for Endpoint {
     }
 
     fn sample(&self, ch: &Channels, s: &mut Sampler<'_>) {
-        let mut r = s.run::<2>();
+        // Every signal in one run (`declare`'s order).
+        let mut r = s.run::<10>();
         r.value(self.queue.len() as u64 & 0xffff_ffff);
         r.bit(self.cur.is_some());
-        r.finish();
-        self.w.sample_link(&self.credit, ch, s);
-        let mut r = s.run::<3>();
+        for v in self.w.link_values(&self.credit, ch) {
+            r.value(v);
+        }
         r.value(self.stats.received_flits & 0xffff_ffff);
         r.value(self.stats.received_packets & 0xffff_ffff);
         r.value(ch.credits.q(self.w.credit_out) as u64 & 0xffff);
