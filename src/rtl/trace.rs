@@ -229,7 +229,8 @@ struct Slot {
     v: u64,
     unknown: bool,
     /// The signal is wider than 64 bits: its value is in
-    /// [`TraceState::wide`], not in `v`.
+    /// [`TraceState::wide`], not in `v` (what its width says, kept here so
+    /// that reading a value takes one place).
     wide: bool,
 }
 
@@ -320,7 +321,7 @@ impl TraceState {
         debug_assert_eq!(self.widths[i], from.widths[j]);
         let mut changed = self.slots[i].unknown != from.slots[j].unknown;
         self.slots[i].unknown = from.slots[j].unknown;
-        if self.widths[i] > 64 {
+        if self.slots[i].wide {
             let n = self.widths[i].div_ceil(64) as usize;
             let (a, b) = (self.wide_at[i] as usize, from.wide_at[j] as usize);
             if self.wide[a..a + n] != from.wide[b..b + n] {
@@ -367,7 +368,7 @@ impl TraceState {
         let slot = self.slots[i];
         if slot.unknown {
             SignalValue::Unknown
-        } else if self.widths[i] > 64 {
+        } else if slot.wide {
             let at = self.wide_at[i] as usize;
             SignalValue::Wide(&self.wide[at..at + self.widths[i].div_ceil(64) as usize])
         } else {

@@ -793,12 +793,17 @@ impl System {
     }
 
     /// Samples component `c`: the units in `units`
-    /// ([`Traced::sample_units`]), or everything for `None`.
+    /// ([`Traced::sample_units`]), or everything for `None`. Switches and
+    /// terminals are called directly, without a dynamic call: this is
+    /// every traced cycle's path.
+    #[inline(always)]
     fn sample(&self, t: &mut Tracing, c: usize, units: Option<u128>) {
         let mut s = t.state.sampler(t.first[c], t.count[c]);
-        match units {
-            Some(u) => self.traced(c).sample_units(&self.ch, u, &mut s),
-            None => self.traced(c).sample(&self.ch, &mut s),
+        match (self.switches.get(c), units) {
+            (Some(sw), Some(u)) => sw.sample_units(&self.ch, u, &mut s),
+            (Some(sw), None) => sw.sample(&self.ch, &mut s),
+            (None, Some(u)) => self.endpoints[c - self.n_sw].sample_units(&self.ch, u, &mut s),
+            (None, None) => self.endpoints[c - self.n_sw].sample(&self.ch, &mut s),
         }
         s.finish();
     }
@@ -975,14 +980,7 @@ impl System {
                 for b in PortIter(word) {
                     let c = w << 6 | b;
                     let units = std::mem::take(&mut t.units[c]);
-                    // Switches and terminals called directly (no dynamic
-                    // call): this is every traced cycle's path.
-                    let mut s = t.state.sampler(t.first[c], t.count[c]);
-                    match self.switches.get(c) {
-                        Some(sw) => sw.sample_units(&self.ch, units, &mut s),
-                        None => self.endpoints[c - self.n_sw].sample_units(&self.ch, units, &mut s),
-                    }
-                    s.finish();
+                    self.sample(&mut t, c, Some(units));
                 }
             }
         }
