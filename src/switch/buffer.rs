@@ -217,7 +217,7 @@ impl InputBuffer {
     /// Starts a packet with its head flit: takes a packet entry and its
     /// first chunk, and writes the flit. There are as many entries as
     /// chunks, so an entry is free whenever a chunk is.
-    #[inline]
+    #[inline(always)]
     pub fn open(&mut self, head: Flit) -> Result<u16, WriteError> {
         let c = self.take_chunk().ok_or(WriteError::NoChunk)?;
         let pkt = self.take_entry();
@@ -243,7 +243,7 @@ impl InputBuffer {
 
     /// Appends the next flit of packet `pkt`, taking a new chunk at every
     /// multiple of `K` flits.
-    #[inline]
+    #[inline(always)]
     pub fn append(&mut self, pkt: u16, flit: Flit) -> Result<(), WriteError> {
         let k = self.k;
         if self.pkts[pkt as usize].off == k {
@@ -350,7 +350,7 @@ impl InputBuffer {
 
     /// Reads the reader's next flit (which must be written) and drops the
     /// references the reader no longer needs.
-    #[inline]
+    #[inline(always)]
     pub fn read(&mut self, rp: &mut ReadPtr) -> Read {
         debug_assert!(self.can_read(rp));
         let mut freed = 0;
@@ -381,7 +381,7 @@ impl InputBuffer {
     /// A reader that has read its packet's tail releases the tail's chunk
     /// (which holds what the packet wrote into its last chunk); returns the
     /// chunks freed and whether every reader is now done.
-    #[inline]
+    #[inline(always)]
     fn finish(&mut self, rp: &ReadPtr) -> (u8, bool) {
         let freed = self.release(rp.chunk, rp.off) as u8;
         let e = &mut self.pkts[rp.pkt as usize];
