@@ -927,6 +927,7 @@ impl Switch {
 
     /// `in{p}`: [`INPUT_SIGNALS`] signals, from the component's signal
     /// `at`.
+    #[inline(always)]
     fn sample_input(&self, p: usize, ch: &Channels, s: &mut Sampler<'_>, at: u32) {
         let inp = &self.inputs[p];
         let mut r = s.run_at::<{ INPUT_SIGNALS as usize }>(at);
@@ -988,6 +989,7 @@ impl Switch {
 
     /// `out{p}`: [`OUTPUT_SIGNALS`] signals, from the component's signal
     /// `at`.
+    #[inline(always)]
     fn sample_output(&self, p: usize, ch: &Channels, s: &mut Sampler<'_>, at: u32) {
         let out = &self.outputs[p];
         let mut r = s.run_at::<{ OUTPUT_SIGNALS as usize }>(at);
