@@ -70,6 +70,39 @@ fn svarint(out: &mut Vec<u8>, mut v: i64) {
     }
 }
 
+/// The characters (one per bit, most significant first) of the value a
+/// change record (as [`Encoder::change`] writes it) at the start of `rec`
+/// gives, into `out` (the signal's width).
+fn frame_chars(rec: &[u8], out: &mut [u8]) {
+    let (mut v, mut n, mut shift) = (0u64, 0usize, 0);
+    loop {
+        let b = rec[n];
+        n += 1;
+        v |= ((b & 0x7f) as u64) << shift;
+        if b & 0x80 == 0 {
+            break;
+        }
+        shift += 7;
+    }
+    let rest = &rec[n..];
+    if out.len() == 1 {
+        out[0] = if v & 1 == 1 {
+            // A value other than 0 and 1: its code, in this order.
+            b"xzhuwl-?"[(v >> 1 & 7) as usize]
+        } else {
+            b'0' + (v >> 1 & 1) as u8
+        };
+    } else if v & 1 == 1 {
+        // Stored as characters.
+        out.copy_from_slice(&rest[..out.len()]);
+    } else {
+        // Packed, most significant bit first.
+        for (i, c) in out.iter_mut().enumerate() {
+            *c = b'0' + (rest[i / 8] >> (7 - i % 8) & 1);
+        }
+    }
+}
+
 fn c_str(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(s.as_bytes());
     out.push(0);
@@ -143,7 +176,8 @@ impl HierarchyRecords {
 
 /// Writes an FST file: [`Encoder::new`] writes everything up to the first
 /// value change; then times ([`Encoder::time`]) and changes
-/// ([`Encoder::change`]) are collected into blocks ([`Encoder::flush`]),
+/// ([`Encoder::change`]) are collected into blocks ([`Encoder::flush`],
+/// each starting from the values the last one left),
 /// and [`Encoder::finish`] writes the last block and completes the header.
 pub(crate) struct Encoder<W: Write + Seek> {
     out: W,
@@ -372,19 +406,10 @@ impl<W: Write + Seek> Encoder<W> {
         self.data.len() + self.log.len() * 8
     }
 
-    /// Writes the current block; the next starts with the values `frame`
-    /// gives (one character per bit, in handle order: write handle `h`'s
-    /// characters at [`frame_slot`](Self::frame_slot)).
-    pub fn flush(&mut self, frame: impl FnOnce(&mut Self)) -> std::io::Result<()> {
-        self.write_block()?;
-        frame(self);
-        Ok(())
-    }
-
-    /// The characters of handle `h` in the next block's frame.
-    pub fn frame_slot(&mut self, h: u32) -> &mut [u8] {
-        let at = self.frame_at[h as usize] as usize;
-        &mut self.frame[at..at + self.widths[h as usize] as usize]
+    /// Writes the current block; the next starts with the values the
+    /// block's changes left (its frame, kept by the encoder).
+    pub fn flush(&mut self) -> std::io::Result<()> {
+        self.write_block()
     }
 
     fn write_block(&mut self) -> std::io::Result<()> {
@@ -396,9 +421,12 @@ impl<W: Write + Seek> Encoder<W> {
         // narrow change) is moved as one fixed-size copy, not a call.
         let end = self.data.len();
         let mut size = vec![0usize; n];
+        // Per handle, where its last record in the block starts.
+        let mut last = vec![u32::MAX; n];
         for (k, &(h, off)) in self.log.iter().enumerate() {
             let next = self.log.get(k + 1).map_or(end, |e| e.1 as usize);
             size[h as usize] += next - off as usize;
+            last[h as usize] = off;
         }
         let mut start = Vec::with_capacity(n);
         let mut total = 0usize;
@@ -497,6 +525,14 @@ impl<W: Write + Seek> Encoder<W> {
         b[mem_at..mem_at + 8].copy_from_slice(&memory.to_be_bytes());
         self.out.write_all(b)?;
 
+        // The next block starts from the values this one left.
+        for (h, &off) in last.iter().enumerate() {
+            if off != u32::MAX {
+                let at = self.frame_at[h] as usize;
+                let w = self.widths[h] as usize;
+                frame_chars(&self.data[off as usize..], &mut self.frame[at..at + w]);
+            }
+        }
         self.blocks += 1;
         self.start = self.last;
         self.steps = 0;
@@ -636,11 +672,7 @@ mod tests {
         e.change(b, SignalValue::Narrow(1));
         e.time(20);
         e.change(a, SignalValue::Unknown);
-        e.flush(|e| {
-            e.frame_slot(a).fill(b'x');
-            e.frame_slot(b).copy_from_slice(b"1");
-        })
-        .unwrap();
+        e.flush().unwrap();
         e.time(30);
         e.change(b, SignalValue::Narrow(0));
         e.change(a, SignalValue::Narrow(5));
@@ -723,12 +755,11 @@ mod tests {
             let mut t = 0;
             for (j, &(k, a, b, c, unknown, gap)) in changes.iter().enumerate() {
                 if j == split {
-                    e.flush(|e| {
-                        for (h, v) in now.iter().enumerate() {
-                            e.frame_slot(ids[h]).copy_from_slice(v.as_bytes());
-                        }
-                    })
-                    .unwrap();
+                    e.flush().unwrap();
+                    // The frame of the block that starts: what the
+                    // changes so far left.
+                    let frame: Vec<u8> = now.iter().flat_map(|v| v.bytes()).collect();
+                    proptest::prop_assert_eq!(&e.frame, &frame);
                 }
                 t += gap;
                 e.time(t);

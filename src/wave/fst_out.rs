@@ -10,7 +10,7 @@
 
 use super::fst_enc::{Encoder, HierarchyRecords, Info};
 use super::gtkw::{gtkw_text, surfer_text};
-use super::writer::{Timescale, VcdWriter, push_bits};
+use super::writer::{Timescale, VcdWriter};
 use crate::rtl::trace::{Hierarchy, SignalId, SignalValue, TraceState, WaveSink};
 use crate::{Error, Result};
 use std::fs::File;
@@ -33,11 +33,8 @@ pub struct FstWriter {
     path: PathBuf,
     /// Per signal, its handle index.
     ids: Vec<u32>,
-    /// Per handle index, its signal (`u32::MAX` for the clock).
-    by_handle: Vec<u32>,
     clk: u32,
     ts: Option<Timescale>,
-    buf: Vec<u8>,
     comment: String,
 }
 
@@ -54,10 +51,8 @@ impl FstWriter {
             state: State::Start(path.clone()),
             path,
             ids: Vec::new(),
-            by_handle: Vec::new(),
             clk: 0,
             ts: None,
-            buf: Vec::new(),
             comment: String::new(),
         })
     }
@@ -97,31 +92,10 @@ impl FstWriter {
         e.change(clk, SignalValue::Narrow(0));
         self.ids = ids;
         if self.enc().pending() > FLUSH_BYTES {
-            self.flush(state)?;
+            let r = self.enc().flush();
+            r.map_err(|e| self.io(e))?;
         }
         Ok(())
-    }
-
-    /// Writes the block so far; the next starts from the values in `state`
-    /// and the clock low.
-    fn flush(&mut self, state: &TraceState) -> Result<()> {
-        let by_handle = std::mem::take(&mut self.by_handle);
-        let mut buf = std::mem::take(&mut self.buf);
-        let r = self.enc().flush(|e| {
-            for (h, &sig) in by_handle.iter().enumerate() {
-                buf.clear();
-                if sig == u32::MAX {
-                    buf.push(b'0');
-                } else {
-                    let s = SignalId(sig);
-                    push_bits(&mut buf, state.width(s), state.value(s));
-                }
-                e.frame_slot(h as u32).copy_from_slice(&buf);
-            }
-        });
-        self.by_handle = by_handle;
-        self.buf = buf;
-        r.map_err(|e| self.io(e))
     }
 }
 
@@ -163,20 +137,12 @@ impl WaveSink for FstWriter {
         let t0 = super::writer::edge_time(first, &ts)?;
         let mut rec = HierarchyRecords::default();
         let mut ids = vec![u32::MAX; h.signals.len()];
-        let mut by_handle = Vec::with_capacity(h.signals.len() + 1);
         // Scopes depth first, each scope's own signals before its children,
         // the clock first in the root: the VCD writer's order.
-        fn emit(
-            rec: &mut HierarchyRecords,
-            h: &Hierarchy,
-            scope: u32,
-            ids: &mut [u32],
-            by_handle: &mut Vec<u32>,
-        ) {
+        fn emit(rec: &mut HierarchyRecords, h: &Hierarchy, scope: u32, ids: &mut [u32]) {
             rec.scope(&h.scopes[scope as usize].name);
             if scope == 0 {
                 rec.var("clk", 1);
-                by_handle.push(u32::MAX);
             }
             for s in h.scope_signals(scope) {
                 let d = &h.signals[s.0 as usize];
@@ -186,15 +152,14 @@ impl WaveSink for FstWriter {
                     d.name.clone()
                 };
                 ids[s.0 as usize] = rec.var(&name, d.width);
-                by_handle.push(s.0);
             }
             let children: Vec<u32> = h.child_scopes(scope).collect();
             for c in children {
-                emit(rec, h, c, ids, by_handle);
+                emit(rec, h, c, ids);
             }
             rec.up();
         }
-        emit(&mut rec, h, 0, &mut ids, &mut by_handle);
+        emit(&mut rec, h, 0, &mut ids);
         assert!(
             ids.iter().all(|&i| i != u32::MAX),
             "every signal is in a scope"
@@ -210,7 +175,6 @@ impl WaveSink for FstWriter {
         let enc = Encoder::new(BufWriter::new(file), &info, rec).map_err(|e| self.io(e))?;
         self.state = State::Body(Box::new(enc));
         self.ids = ids;
-        self.by_handle = by_handle;
         self.clk = 0;
         // The first block starts with every value unknown; the values at
         // the first edge are its first changes.
