@@ -120,6 +120,31 @@ fn values_wider_than_64_bits_come_through_the_thread_unchanged() {
         .count();
     assert!(wide > 100, "{wide} changes of 96-bit values");
     assert!(a == b, "the thread changed the VCD");
+
+    // The FST writer takes the batch's words as they come, with no copy
+    // of every value on its thread (`WaveSink::takes_exported`): the wide
+    // values' words are found through the batch's side array.
+    let dir = std::env::temp_dir().join(format!("wormcast-wide-fst-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut files = Vec::new();
+    for threaded in [false, true] {
+        let path = dir.join(format!("wide-{threaded}.fst"));
+        let mut sys = System::new(&net, &SimConfig::default(), &t).unwrap();
+        let w = FstWriter::create(&path).unwrap();
+        assert!(w.takes_exported());
+        let sink: Box<dyn WaveSink> = if threaded {
+            Box::new(Background::new(Box::new(w)))
+        } else {
+            Box::new(w)
+        };
+        sys.attach_tracer(sink).unwrap();
+        sys.run(1_500).unwrap();
+        sys.finish_trace().unwrap();
+        files.push(std::fs::read(&path).unwrap());
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(files[0].len() > 10_000, "{} bytes", files[0].len());
+    assert!(files[0] == files[1], "the thread changed the FST");
 }
 
 #[test]

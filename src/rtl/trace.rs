@@ -726,6 +726,36 @@ pub trait WaveSink {
     /// The values that changed at the clock edge that starts `cycle`.
     fn cycle(&mut self, cycle: u64, state: &TraceState, changed: &[u32]) -> Result<()>;
 
+    /// True when the sink takes a cycle's changes as exported words
+    /// ([`cycle_exported`](Self::cycle_exported)) and keeps no copy of
+    /// every value of its own: a waveform written on its own thread
+    /// ([`crate::wave::Background`]) then keeps none either. The default
+    /// is false.
+    fn takes_exported(&self) -> bool {
+        false
+    }
+
+    /// The values that changed at the clock edge that starts `cycle`, as
+    /// [`TraceState::export_changes`] gives them: the signals in `ids`
+    /// (with `unknown` or'ed in for an unknown value) and one word each in
+    /// `words` (the value of a signal of at most 64 bits, or the index in
+    /// `wide` of a wider one's words). Called only on a sink whose
+    /// [`takes_exported`](Self::takes_exported) is true; the default
+    /// refuses.
+    fn cycle_exported(
+        &mut self,
+        cycle: u64,
+        ids: &[u32],
+        words: &[u64],
+        wide: &[u64],
+        unknown: u32,
+    ) -> Result<()> {
+        let _ = (cycle, ids, words, wide, unknown);
+        Err(crate::Error::Wave(
+            "this waveform sink takes changes only with a copy of every value".into(),
+        ))
+    }
+
     /// Called once at the end; flushes.
     fn finish(&mut self, last_cycle: u64) -> Result<()>;
 }

@@ -1,7 +1,10 @@
 //! Encoding a waveform on its own thread: the simulation samples its
 //! registers and hands each cycle's value changes over in batches; a second
-//! thread keeps a copy of every signal's value and feeds the same calls to
-//! the real writer (VCD or FST) that it would have had on the simulation's
+//! thread feeds them to the real writer. A writer that takes the changes
+//! as they come ([`WaveSink::takes_exported`]: the FST writer, which keeps
+//! its blocks' starting values itself) gets the batch's words directly;
+//! for any other (VCD) the thread keeps a copy of every signal's value and
+//! makes the same calls the writer would have had on the simulation's
 //! thread. The file is byte for byte the one written without the thread.
 //!
 //! This is how a traced run uses a second core (the speed issue's "encoding
@@ -53,34 +56,51 @@ impl Batch {
     }
 }
 
-/// The writer thread's side: its copy of every value, and the real sink.
+/// The writer thread's side: its copy of every value (none for a sink
+/// that takes the changes as they come, [`WaveSink::takes_exported`]),
+/// and the real sink.
 struct Writer {
-    state: TraceState,
+    state: Option<TraceState>,
     sink: Box<dyn WaveSink + Send>,
 }
 
 impl Writer {
     fn write(&mut self, b: &Batch) -> Result<()> {
+        let Some(state) = &mut self.state else {
+            let mut at = 0usize;
+            for &(cycle, end) in &b.cycles {
+                let range = at..end as usize;
+                self.sink.cycle_exported(
+                    cycle,
+                    &b.ids[range.clone()],
+                    &b.words[range],
+                    &b.wide,
+                    UNKNOWN,
+                )?;
+                at = end as usize;
+            }
+            return Ok(());
+        };
         let mut at = 0usize;
         for &(cycle, end) in &b.cycles {
             let range = at..end as usize;
             for (&id, &w) in b.ids[range.clone()].iter().zip(&b.words[range]) {
                 let s = SignalId(id & !UNKNOWN);
                 if id & UNKNOWN != 0 {
-                    self.state.set(s, SignalValue::Unknown);
+                    state.set(s, SignalValue::Unknown);
                 } else {
-                    let n = self.state.width(s).div_ceil(64) as usize;
+                    let n = state.width(s).div_ceil(64) as usize;
                     let v = if n == 1 {
                         SignalValue::Narrow(w)
                     } else {
                         SignalValue::Wide(&b.wide[w as usize..w as usize + n])
                     };
-                    self.state.set(s, v);
+                    state.set(s, v);
                 }
             }
             at = end as usize;
-            self.sink.cycle(cycle, &self.state, self.state.changed())?;
-            self.state.clear_changes();
+            self.sink.cycle(cycle, state, state.changed())?;
+            state.clear_changes();
         }
         Ok(())
     }
@@ -174,11 +194,12 @@ impl WaveSink for Background {
         };
         // On this thread, so that a refusal comes back at once.
         sink.begin_at(h, cycle_ps, state, first)?;
-        let mut w = Writer {
-            state: state.clone(),
-            sink,
-        };
-        w.state.clear_changes();
+        let copy = (!sink.takes_exported()).then(|| {
+            let mut s = state.clone();
+            s.clear_changes();
+            s
+        });
+        let mut w = Writer { state: copy, sink };
         let (to, from) = sync_channel::<Batch>(IN_FLIGHT);
         let (give_back, back) = sync_channel::<Batch>(IN_FLIGHT + 1);
         let thread = std::thread::Builder::new()

@@ -298,6 +298,12 @@ impl<W: Write + Seek> Encoder<W> {
         self.last = t;
     }
 
+    /// Handle `h`'s width in bits.
+    #[inline]
+    pub fn width(&self, h: u32) -> u32 {
+        self.widths[h as usize]
+    }
+
     /// Records handle `h`'s new value at the current time step.
     #[inline]
     pub fn change(&mut self, h: u32, v: SignalValue<'_>) {

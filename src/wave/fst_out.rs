@@ -80,14 +80,53 @@ impl FstWriter {
     /// One cycle: the rising edge at `t` with the changes, the falling edge
     /// half a period later; a full block is written after the cycle.
     fn edge(&mut self, t: u64, state: &TraceState, changed: &[u32]) -> Result<()> {
+        self.edge_with(t, |e, ids| {
+            for &i in changed {
+                e.change(ids[i as usize], state.value(SignalId(i)));
+            }
+        })
+    }
+
+    /// [`edge`](Self::edge) with the changes as exported words
+    /// ([`WaveSink::cycle_exported`]).
+    fn edge_exported(
+        &mut self,
+        t: u64,
+        changed: &[u32],
+        words: &[u64],
+        wide: &[u64],
+        unknown: u32,
+    ) -> Result<()> {
+        self.edge_with(t, |e, ids| {
+            for (&id, &w) in changed.iter().zip(words) {
+                let h = ids[(id & !unknown) as usize];
+                let bits = e.width(h);
+                if id & unknown != 0 {
+                    e.change(h, SignalValue::Unknown);
+                } else if bits <= 64 {
+                    e.change_narrow(h, w);
+                } else {
+                    let n = bits.div_ceil(64) as usize;
+                    e.change(h, SignalValue::Wide(&wide[w as usize..w as usize + n]));
+                }
+            }
+        })
+    }
+
+    /// The clock's rising edge at `t`, the changes `changes` records, the
+    /// falling edge; then the block, when full.
+    #[inline(always)]
+    fn edge_with(
+        &mut self,
+        t: u64,
+        changes: impl FnOnce(&mut Encoder<BufWriter<File>>, &[u32]),
+    ) -> Result<()> {
         let half = self.ts.expect("begin called first").period / 2;
         let (clk, ids) = (self.clk, std::mem::take(&mut self.ids));
         let e = self.enc();
         e.time(t);
         e.change(clk, SignalValue::Narrow(1));
-        for &i in changed {
-            e.change(ids[i as usize], state.value(SignalId(i)));
-        }
+        changes(e, &ids);
         e.time(t + half);
         e.change(clk, SignalValue::Narrow(0));
         self.ids = ids;
@@ -186,6 +225,23 @@ impl WaveSink for FstWriter {
         let ts = self.ts.expect("begin called first");
         let t = super::writer::edge_time(cycle, &ts)?;
         self.edge(t, state, changed)
+    }
+
+    fn takes_exported(&self) -> bool {
+        true
+    }
+
+    fn cycle_exported(
+        &mut self,
+        cycle: u64,
+        ids: &[u32],
+        words: &[u64],
+        wide: &[u64],
+        unknown: u32,
+    ) -> Result<()> {
+        let ts = self.ts.expect("begin called first");
+        let t = super::writer::edge_time(cycle, &ts)?;
+        self.edge_exported(t, ids, words, wide, unknown)
     }
 
     fn finish(&mut self, last_cycle: u64) -> Result<()> {
