@@ -71,6 +71,15 @@ fn an_fst_written_on_its_own_thread_has_the_same_bytes() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `w`, on a thread of its own when `threaded`.
+fn on_thread(w: Box<dyn WaveSink + Send>, threaded: bool) -> Box<dyn WaveSink> {
+    if threaded {
+        Box::new(Background::new(w))
+    } else {
+        w
+    }
+}
+
 /// The VCDs of 1,500 cycles of `traffic` on `net` written on the
 /// simulation's thread and on a thread of their own; `finish`: the run is
 /// finished, otherwise the system is dropped without finishing the trace.
@@ -82,12 +91,7 @@ fn vcd_here_and_there(
     let (here, there) = (common::Shared::default(), common::Shared::default());
     for (out, threaded) in [(&here, false), (&there, true)] {
         let mut sys = System::new(net, &SimConfig::default(), traffic).unwrap();
-        let w = VcdWriter::new(out.clone());
-        let sink: Box<dyn WaveSink> = if threaded {
-            Box::new(Background::new(Box::new(w)))
-        } else {
-            Box::new(w)
-        };
+        let sink = on_thread(Box::new(VcdWriter::new(out.clone())), threaded);
         sys.attach_tracer(sink).unwrap();
         sys.run(1_500).unwrap();
         if finish {
@@ -132,12 +136,7 @@ fn values_wider_than_64_bits_come_through_the_thread_unchanged() {
         let mut sys = System::new(&net, &SimConfig::default(), &t).unwrap();
         let w = FstWriter::create(&path).unwrap();
         assert!(w.takes_exported());
-        let sink: Box<dyn WaveSink> = if threaded {
-            Box::new(Background::new(Box::new(w)))
-        } else {
-            Box::new(w)
-        };
-        sys.attach_tracer(sink).unwrap();
+        sys.attach_tracer(on_thread(Box::new(w), threaded)).unwrap();
         sys.run(1_500).unwrap();
         sys.finish_trace().unwrap();
         files.push(std::fs::read(&path).unwrap());
