@@ -51,6 +51,17 @@ impl Batch {
         self.wide.clear();
     }
 
+    /// Each cycle's number and the range of its changes in `ids` and
+    /// `words`.
+    fn each_cycle(&self) -> impl Iterator<Item = (u64, std::ops::Range<usize>)> + '_ {
+        let mut at = 0usize;
+        self.cycles.iter().map(move |&(cycle, end)| {
+            let range = at..end as usize;
+            at = end as usize;
+            (cycle, range)
+        })
+    }
+
     fn full(&self) -> bool {
         self.ids.len() >= BATCH_CHANGES || self.cycles.len() >= BATCH_CYCLES
     }
@@ -67,23 +78,14 @@ struct Writer {
 impl Writer {
     fn write(&mut self, b: &Batch) -> Result<()> {
         let Some(state) = &mut self.state else {
-            let mut at = 0usize;
-            for &(cycle, end) in &b.cycles {
-                let range = at..end as usize;
-                self.sink.cycle_exported(
-                    cycle,
-                    &b.ids[range.clone()],
-                    &b.words[range],
-                    &b.wide,
-                    UNKNOWN,
-                )?;
-                at = end as usize;
+            for (cycle, range) in b.each_cycle() {
+                let (ids, words) = (&b.ids[range.clone()], &b.words[range]);
+                self.sink
+                    .cycle_exported(cycle, ids, words, &b.wide, UNKNOWN)?;
             }
             return Ok(());
         };
-        let mut at = 0usize;
-        for &(cycle, end) in &b.cycles {
-            let range = at..end as usize;
+        for (cycle, range) in b.each_cycle() {
             for (&id, &w) in b.ids[range.clone()].iter().zip(&b.words[range]) {
                 let s = SignalId(id & !UNKNOWN);
                 if id & UNKNOWN != 0 {
@@ -98,7 +100,6 @@ impl Writer {
                     state.set(s, v);
                 }
             }
-            at = end as usize;
             self.sink.cycle(cycle, state, state.changed())?;
             state.clear_changes();
         }

@@ -103,7 +103,7 @@ impl<R: Read + Seek> View<'_, R> {
 }
 
 /// An unsigned LEB128 number at the start of `b` and its length.
-fn varint(b: &[u8]) -> Option<(u64, u64)> {
+pub(super) fn varint(b: &[u8]) -> Option<(u64, u64)> {
     let mut v = 0u64;
     for (i, &c) in b.iter().take(10).enumerate() {
         v |= u64::from(c & 0x7f).checked_shl(7 * i as u32)?;

@@ -74,17 +74,8 @@ fn svarint(out: &mut Vec<u8>, mut v: i64) {
 /// change record (as [`Encoder::change`] writes it) at the start of `rec`
 /// gives, into `out` (the signal's width).
 fn frame_chars(rec: &[u8], out: &mut [u8]) {
-    let (mut v, mut n, mut shift) = (0u64, 0usize, 0);
-    loop {
-        let b = rec[n];
-        n += 1;
-        v |= ((b & 0x7f) as u64) << shift;
-        if b & 0x80 == 0 {
-            break;
-        }
-        shift += 7;
-    }
-    let rest = &rec[n..];
+    let (v, n) = super::fst::varint(rec).expect("a record this encoder wrote");
+    let rest = &rec[n as usize..];
     if out.len() == 1 {
         out[0] = if v & 1 == 1 {
             // A value other than 0 and 1: its code, in this order.
@@ -415,10 +406,6 @@ impl<W: Write + Seek> Encoder<W> {
     /// Writes the current block; the next starts with the values the
     /// block's changes left (its frame, kept by the encoder).
     pub fn flush(&mut self) -> std::io::Result<()> {
-        self.write_block()
-    }
-
-    fn write_block(&mut self) -> std::io::Result<()> {
         let n = self.widths.len();
         // The changes, grouped per handle: a counting sort of the log,
         // keeping each handle's changes in time order. Each handle's run
@@ -551,7 +538,7 @@ impl<W: Write + Seek> Encoder<W> {
 
     /// Writes the last block, completes the header and flushes the output.
     pub fn finish(mut self) -> std::io::Result<W> {
-        self.write_block()?;
+        self.flush()?;
         self.out.seek(SeekFrom::Start(1 + 2 * 8))?;
         self.out.write_all(&self.last.to_be_bytes())?;
         self.out.seek(SeekFrom::Current(2 * 8))?;
