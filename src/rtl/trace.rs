@@ -234,6 +234,55 @@ struct Slot {
     wide: bool,
 }
 
+/// The signals that changed since the log was last cleared, with their
+/// new values as they were written: what a sink that hands changes on
+/// ([`TraceState::exported`]) copies as it is, instead of reading every
+/// changed signal's value back.
+#[derive(Clone, Debug, Default)]
+struct ChangeLog {
+    /// The signals, in the order they changed.
+    ids: Vec<u32>,
+    /// Per change: the value of a signal of at most 64 bits, the index in
+    /// `wide` of a wider one's words, 0 for an unknown value.
+    words: Vec<u64>,
+    /// The changes (places in `ids`) to an unknown value.
+    unknown_at: Vec<u32>,
+    /// The changes (places in `ids`) of signals wider than 64 bits.
+    wide_at: Vec<u32>,
+    /// The words of the wide values, least significant first.
+    wide: Vec<u64>,
+}
+
+impl ChangeLog {
+    #[inline(always)]
+    fn value(&mut self, id: u32, v: u64) {
+        self.ids.push(id);
+        self.words.push(v);
+    }
+
+    #[inline(always)]
+    fn unknown(&mut self, id: u32) {
+        self.unknown_at.push(self.ids.len() as u32);
+        self.ids.push(id);
+        self.words.push(0);
+    }
+
+    fn wide(&mut self, id: u32, ws: &[u64]) {
+        self.wide_at.push(self.ids.len() as u32);
+        self.ids.push(id);
+        self.words.push(self.wide.len() as u64);
+        self.wide.extend_from_slice(ws);
+    }
+
+    fn clear(&mut self) {
+        self.ids.clear();
+        self.words.clear();
+        self.unknown_at.clear();
+        self.wide_at.clear();
+        self.wide.clear();
+    }
+}
+
 /// Last value of every signal and the signals that changed this cycle.
 #[derive(Clone, Debug)]
 pub struct TraceState {
@@ -241,7 +290,7 @@ pub struct TraceState {
     slots: Vec<Slot>,
     wide_at: Vec<u32>,
     wide: Vec<u64>,
-    changed: Vec<u32>,
+    log: ChangeLog,
 }
 
 impl TraceState {
@@ -270,7 +319,7 @@ impl TraceState {
                 .collect(),
             wide_at,
             wide: vec![0; words as usize],
-            changed: Vec::new(),
+            log: ChangeLog::default(),
         }
     }
 
@@ -282,7 +331,7 @@ impl TraceState {
             widths: &self.widths[range.clone()],
             wide_at: &self.wide_at[range],
             wide: &mut self.wide,
-            changed: &mut self.changed,
+            changed: &mut self.log,
             first,
             k: 0,
         }
@@ -290,12 +339,12 @@ impl TraceState {
 
     /// Signals that changed since [`clear_changes`](Self::clear_changes).
     pub fn changed(&self) -> &[u32] {
-        &self.changed
+        &self.log.ids
     }
 
     /// Forgets the changes of the last cycle.
     pub fn clear_changes(&mut self) {
-        self.changed.clear();
+        self.log.clear();
     }
 
     /// Width of a signal.
@@ -333,7 +382,21 @@ impl TraceState {
             changed = true;
         }
         if changed {
-            self.changed.push(i as u32);
+            self.log_change(i);
+        }
+    }
+
+    /// Records signal `i`'s current value as a change.
+    fn log_change(&mut self, i: usize) {
+        let slot = self.slots[i];
+        if slot.unknown {
+            self.log.unknown(i as u32);
+        } else if slot.wide {
+            let at = self.wide_at[i] as usize;
+            let n = self.widths[i].div_ceil(64) as usize;
+            self.log.wide(i as u32, &self.wide[at..at + n]);
+        } else {
+            self.log.value(i as u32, slot.v);
         }
     }
 
@@ -358,7 +421,7 @@ impl TraceState {
                 self.wide[at..at + n].copy_from_slice(ws);
             }
         }
-        self.changed.push(i as u32);
+        self.log_change(i);
     }
 
     /// Current value of a signal.
@@ -415,6 +478,34 @@ impl TraceState {
         }));
     }
 
+    /// Appends the changes since [`clear_changes`](Self::clear_changes),
+    /// all of [`changed`](Self::changed) in its order, as
+    /// [`export_changes`](Self::export_changes) gives them (an unknown
+    /// value's word is 0). The values were logged as they were written, so
+    /// this copies three arrays instead of reading every changed signal
+    /// back: the cheap way to hand a cycle's changes to another thread.
+    pub fn exported(
+        &self,
+        unknown: u32,
+        ids: &mut Vec<u32>,
+        words: &mut Vec<u64>,
+        wide: &mut Vec<u64>,
+    ) {
+        let log = &self.log;
+        let (base, wide_base) = (ids.len(), wide.len() as u64);
+        ids.extend_from_slice(&log.ids);
+        words.extend_from_slice(&log.words);
+        for &k in &log.unknown_at {
+            ids[base + k as usize] |= unknown;
+        }
+        if !log.wide_at.is_empty() {
+            wide.extend_from_slice(&log.wide);
+            for &k in &log.wide_at {
+                words[base + k as usize] += wide_base;
+            }
+        }
+    }
+
     /// Current value as binary text, most significant bit first, `x` when
     /// unknown (as a VCD vector would show it).
     pub fn format(&self, sig: SignalId) -> String {
@@ -447,7 +538,7 @@ pub struct Sampler<'a> {
     widths: &'a [u32],
     wide_at: &'a [u32],
     wide: &'a mut Vec<u64>,
-    changed: &'a mut Vec<u32>,
+    changed: &'a mut ChangeLog,
     /// Id of the component's first signal.
     first: u32,
     /// The next signal, from `first`.
@@ -457,7 +548,7 @@ pub struct Sampler<'a> {
 /// Writes `v` into signal `id`'s slot (of `width` bits), recording a
 /// change when it differs from the last value.
 #[inline(always)]
-fn put(slot: &mut Slot, width: u32, id: u32, v: u64, changed: &mut Vec<u32>) {
+fn put(slot: &mut Slot, width: u32, id: u32, v: u64, changed: &mut ChangeLog) {
     debug_assert!(
         width >= 64 || v >> width == 0,
         "value {v} does not fit signal {id} of {width} bits"
@@ -469,16 +560,16 @@ fn put(slot: &mut Slot, width: u32, id: u32, v: u64, changed: &mut Vec<u32>) {
             unknown: false,
             wide: false,
         };
-        changed.push(id);
+        changed.value(id, v);
     }
 }
 
 /// Makes signal `id` unknown, recording a change when it was known.
 #[inline(always)]
-fn put_unknown(slot: &mut Slot, id: u32, changed: &mut Vec<u32>) {
+fn put_unknown(slot: &mut Slot, id: u32, changed: &mut ChangeLog) {
     if !slot.unknown {
         slot.unknown = true;
-        changed.push(id);
+        changed.unknown(id);
     }
 }
 
@@ -486,6 +577,12 @@ fn put_unknown(slot: &mut Slot, id: u32, changed: &mut Vec<u32>) {
 #[inline(never)]
 fn run_out_of_place(k: usize, n: usize, at: usize, len: usize) -> ! {
     panic!("component took {n} signals from signal {k}, at signal {at} of {len}")
+}
+
+#[cold]
+#[inline(never)]
+fn sampled_too_few() -> ! {
+    panic!("component sampled fewer signals than it declared")
 }
 
 #[cold]
@@ -548,6 +645,7 @@ impl Sampler<'_> {
         );
         let words = b.as_bitslice();
         let mut changed = self.slots[k].unknown;
+        let id = self.first + k as u32;
         if w > 64 {
             let at = self.wide_at[k] as usize;
             for (n, chunk) in words.chunks(64).enumerate() {
@@ -557,16 +655,20 @@ impl Sampler<'_> {
                     changed = true;
                 }
             }
+            if changed {
+                self.slots[k].unknown = false;
+                self.changed.wide(id, &self.wide[at..at + w.div_ceil(64)]);
+            }
         } else {
             let v = words.iter_ones().fold(0u64, |acc, j| acc | 1 << j);
             if self.slots[k].v != v {
                 self.slots[k].v = v;
                 changed = true;
             }
-        }
-        if changed {
-            self.slots[k].unknown = false;
-            self.changed.push(self.first + k as u32);
+            if changed {
+                self.slots[k].unknown = false;
+                self.changed.value(id, v);
+            }
         }
     }
 
@@ -636,12 +738,16 @@ impl Sampler<'_> {
     }
 
     /// Checks that every declared signal was written or skipped.
-    pub fn finish(self) {
-        assert_eq!(
-            self.k,
-            self.slots.len(),
-            "component sampled fewer signals than it declared"
-        );
+    ///
+    /// By reference and inline: taken by value, the sampler (ten words)
+    /// was copied right after the component's sampling had stored its
+    /// position, a copy that waits for that store on every component
+    /// sampled.
+    #[inline(always)]
+    pub fn finish(&self) {
+        if self.k != self.slots.len() {
+            sampled_too_few()
+        }
     }
 }
 
@@ -652,7 +758,7 @@ impl Sampler<'_> {
 pub struct Run<'s, const N: usize> {
     slots: &'s mut [Slot; N],
     widths: &'s [u32; N],
-    changed: &'s mut Vec<u32>,
+    changed: &'s mut ChangeLog,
     /// Id of the run's first signal.
     first: u32,
     /// The next signal, from `first`.
@@ -985,6 +1091,102 @@ mod tests {
         expect.extend_from_slice(w70.words());
         expect.extend_from_slice(w70.words());
         assert_eq!(wide, expect);
+    }
+
+    /// One signal's write in a cycle of the proptest below.
+    #[derive(Clone, Debug)]
+    enum Op {
+        Skip,
+        Unknown,
+        Value(u64),
+        Bits(Vec<u16>),
+        Set(u64),
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The log copied as it is ([`TraceState::exported`]) gives what
+        /// reading every changed signal back ([`TraceState::export_changes`])
+        /// gives, cycle after cycle into one batch, whatever the widths and
+        /// the mix of values, unknowns, wide values and direct sets.
+        #[test]
+        fn the_log_exports_what_reading_back_exports(
+            widths in proptest::collection::vec(1u32..200, 1..10),
+            cycles in proptest::collection::vec(
+                proptest::collection::vec(
+                    prop_oneof![
+                        Just(Op::Skip),
+                        Just(Op::Unknown),
+                        any::<u64>().prop_map(Op::Value),
+                        proptest::collection::vec(0u16..200, 0..6).prop_map(Op::Bits),
+                        any::<u64>().prop_map(Op::Set),
+                    ],
+                    10,
+                ),
+                1..6,
+            ),
+        ) {
+            let mut h = Hierarchy::new("top");
+            for (k, &w) in widths.iter().enumerate() {
+                h.root().signal(&format!("s{k}"), w);
+            }
+            let n = widths.len() as u32;
+            let mut st = TraceState::new(&h);
+            let (mut a_ids, mut a_words, mut a_wide) = (vec![3], vec![9], vec![1]);
+            let (mut b_ids, mut b_words, mut b_wide) = (vec![3], vec![9], vec![1]);
+            for ops in &cycles {
+                let mut sets = Vec::new();
+                {
+                    let mut s = st.sampler(0, n);
+                    for (k, &w) in widths.iter().enumerate() {
+                        match &ops[k] {
+                            Op::Skip => s.skip(1),
+                            Op::Unknown => s.unknown(),
+                            Op::Value(v) if w <= 64 => s.value(v & (u64::MAX >> (64 - w))),
+                            Op::Value(_) => s.unknown(),
+                            Op::Bits(ix) => s.bits(&BitString::from_indices(
+                                w as usize,
+                                ix.iter().map(|&i| i as usize % w as usize),
+                            )),
+                            Op::Set(v) => {
+                                s.skip(1);
+                                sets.push((k, v));
+                            }
+                        }
+                    }
+                    s.finish();
+                }
+                for (k, v) in sets {
+                    let w = widths[k];
+                    if w <= 64 {
+                        st.set(SignalId(k as u32), SignalValue::Narrow(v & (u64::MAX >> (64 - w))));
+                    } else {
+                        let words: Vec<u64> = (0..w.div_ceil(64) as u64)
+                            .map(|j| v.rotate_left(j as u32 * 7) & if (j + 1) * 64 > w as u64 { u64::MAX >> ((j + 1) * 64 - w as u64) } else { u64::MAX })
+                            .collect();
+                        st.set(SignalId(k as u32), SignalValue::Wide(&words));
+                    }
+                }
+                let from = a_ids.len();
+                st.exported(1 << 31, &mut a_ids, &mut a_words, &mut a_wide);
+                st.export_changes(st.changed(), 1 << 31, &mut b_ids, &mut b_words, &mut b_wide);
+                prop_assert_eq!(&a_ids, &b_ids);
+                for k in from..a_ids.len() {
+                    if a_ids[k] & 1 << 31 != 0 {
+                        continue; // an unknown value's word means nothing
+                    }
+                    if widths[a_ids[k] as usize] > 64 {
+                        let len = widths[a_ids[k] as usize].div_ceil(64) as usize;
+                        let (x, y) = (a_words[k] as usize, b_words[k] as usize);
+                        prop_assert_eq!(&a_wide[x..x + len], &b_wide[y..y + len]);
+                    } else {
+                        prop_assert_eq!(a_words[k], b_words[k]);
+                    }
+                }
+                st.clear_changes();
+            }
+        }
     }
 
     #[test]

@@ -214,6 +214,9 @@ pub struct Switch {
     inputs: Box<[InputUnit]>,
     outputs: Box<[OutputUnit]>,
     wired: u64,
+    /// Number of wired ports (`wired`'s bits, counted once: sampling asks
+    /// on every traced cycle).
+    n_wired: u32,
     /// Inputs holding at least one packet.
     holding: u64,
     /// Inputs with packets waiting for decode.
@@ -319,6 +322,7 @@ impl Switch {
             inputs: inputs.into_boxed_slice(),
             outputs: outputs.into_boxed_slice(),
             wired,
+            n_wired: wired.count_ones(),
             holding: 0,
             waiting: 0,
             decoded: 0,
@@ -909,14 +913,14 @@ impl Traced for Switch {
                 self.sample_output(p, ch, s, base + n - OUTPUT_SIGNALS);
             }
         }
-        s.seek(self.wired.count_ones() * n);
+        s.seek(self.n_wired * n);
     }
 }
 
 impl Switch {
     /// Signals declared per port (in `declare`'s order).
     fn port_signals(&self) -> u32 {
-        INPUT_SIGNALS + 11 + self.wired.count_ones() + OUTPUT_SIGNALS
+        INPUT_SIGNALS + 11 + self.n_wired + OUTPUT_SIGNALS
     }
 
     fn sample_port(&self, p: usize, ch: &Channels, s: &mut Sampler<'_>) {
