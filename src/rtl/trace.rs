@@ -327,9 +327,9 @@ impl TraceState {
     pub fn sampler(&mut self, first: u32, count: u32) -> Sampler<'_> {
         let range = first as usize..(first + count) as usize;
         Sampler {
-            slots: &mut self.slots[range.clone()],
-            widths: &self.widths[range.clone()],
-            wide_at: &self.wide_at[range],
+            slots: &mut self.slots[range],
+            widths: &self.widths,
+            wide_at: &self.wide_at,
             wide: &mut self.wide,
             changed: &mut self.log,
             first,
@@ -535,6 +535,8 @@ impl TraceState {
 pub struct Sampler<'a> {
     /// The component's signals.
     slots: &'a mut [Slot],
+    /// Every signal's width and place in `wide` (indexed from `first`, not
+    /// sliced: a value's write reads neither but where it checks).
     widths: &'a [u32],
     wide_at: &'a [u32],
     wide: &'a mut Vec<u64>,
@@ -545,15 +547,17 @@ pub struct Sampler<'a> {
     k: usize,
 }
 
-/// Writes `v` into signal `id`'s slot (of `width` bits), recording a
-/// change when it differs from the last value.
+/// True when `v` fits a signal of `width` bits, at most 64 (what a debug
+/// build checks of every value written).
+fn fits(width: u32, v: u64) -> bool {
+    width <= 64 && (width == 64 || v >> width == 0)
+}
+
+/// Writes `v` into signal `id`'s slot, recording a change when it differs
+/// from the last value.
 #[inline(always)]
-fn put(slot: &mut Slot, width: u32, id: u32, v: u64, changed: &mut ChangeLog) {
-    debug_assert!(
-        width >= 64 || v >> width == 0,
-        "value {v} does not fit signal {id} of {width} bits"
-    );
-    debug_assert!(!slot.wide, "signal {id} of {width} bits written as a word");
+fn put(slot: &mut Slot, id: u32, v: u64, changed: &mut ChangeLog) {
+    debug_assert!(!slot.wide, "wide signal {id} written as a word");
     if slot.v != v || slot.unknown {
         *slot = Slot {
             v,
@@ -608,7 +612,12 @@ impl Sampler<'_> {
     pub fn value(&mut self, v: u64) {
         let k = self.take();
         let id = self.first + k as u32;
-        put(&mut self.slots[k], self.widths[k], id, v, self.changed);
+        debug_assert!(
+            fits(self.widths[id as usize], v),
+            "value {v} does not fit signal {id} of {} bits",
+            self.widths[id as usize]
+        );
+        put(&mut self.slots[k], id, v, self.changed);
     }
 
     /// The next signal's value, one bit.
@@ -636,7 +645,7 @@ impl Sampler<'_> {
     /// The next signal's value as a bit string (any width).
     pub fn bits(&mut self, b: &BitString) {
         let k = self.take();
-        let w = self.widths[k] as usize;
+        let w = self.widths[self.first as usize + k] as usize;
         assert_eq!(
             b.len(),
             w,
@@ -647,7 +656,7 @@ impl Sampler<'_> {
         let mut changed = self.slots[k].unknown;
         let id = self.first + k as u32;
         if w > 64 {
-            let at = self.wide_at[k] as usize;
+            let at = self.wide_at[self.first as usize + k] as usize;
             for (n, chunk) in words.chunks(64).enumerate() {
                 let v = chunk.iter_ones().fold(0u64, |acc, j| acc | 1 << j);
                 if self.wide[at + n] != v {
@@ -682,10 +691,9 @@ impl Sampler<'_> {
         }
         self.k = k + N;
         let slots: &mut [Slot; N] = (&mut self.slots[k..k + N]).try_into().expect("N slots");
-        let widths: &[u32; N] = self.widths[k..k + N].try_into().expect("N widths");
         Run {
             slots,
-            widths,
+            widths: self.widths,
             changed: self.changed,
             first: self.first + k as u32,
             k: 0,
@@ -757,7 +765,8 @@ impl Sampler<'_> {
 /// is written, so no value pays a bounds check.
 pub struct Run<'s, const N: usize> {
     slots: &'s mut [Slot; N],
-    widths: &'s [u32; N],
+    /// Every signal's width (indexed by id), for a debug build's checks.
+    widths: &'s [u32],
     changed: &'s mut ChangeLog,
     /// Id of the run's first signal.
     first: u32,
@@ -772,7 +781,12 @@ impl<const N: usize> Run<'_, N> {
         let k = self.k;
         self.k = k + 1;
         let id = self.first + k as u32;
-        put(&mut self.slots[k], self.widths[k], id, v, self.changed);
+        debug_assert!(
+            fits(self.widths[id as usize], v),
+            "value {v} does not fit signal {id} of {} bits",
+            self.widths[id as usize]
+        );
+        put(&mut self.slots[k], id, v, self.changed);
     }
 
     /// The next signal's value, one bit.

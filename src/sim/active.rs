@@ -28,6 +28,12 @@ impl Bits {
         self.sum[w >> 6] |= 1 << (w & 63);
     }
 
+    /// Components `64 w .. 64 w + 63`, a bit each (none past the end).
+    #[inline]
+    pub(crate) fn word(&self, w: usize) -> u64 {
+        self.words.get(w).copied().unwrap_or(0)
+    }
+
     /// True when empty.
     pub(crate) fn is_empty(&self) -> bool {
         self.sum.iter().all(|&s| s == 0)

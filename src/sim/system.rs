@@ -953,19 +953,9 @@ impl System {
                 ..
             } = &mut *t;
             let mut mark = |c: u32, bits: u128| {
-                if bits != 0 {
-                    units[c as usize] |= bits;
-                    marked[(c >> 6) as usize] |= 1 << (c & 63);
-                }
+                units[c as usize] |= bits;
+                marked[(c >> 6) as usize] |= 1 << (c & 63);
             };
-            let switches = &mut self.switches;
-            self.active.now().for_each(|c| {
-                let bits = match switches.get_mut(c as usize) {
-                    Some(sw) => sw.take_touched(),
-                    None => u128::MAX,
-                };
-                mark(c, bits);
-            });
             for &i in self.ch.flits.changed() {
                 let m = flit_marks[i as usize];
                 mark(m.component, m.units);
@@ -975,12 +965,24 @@ impl System {
                     mark(m.component, m.units);
                 }
             }
+            // The components evaluated, with those the channels marked, in
+            // component order: an evaluated switch's units are the ports it
+            // worked on, every unit of any other component evaluated.
             for w in 0..t.marked.len() {
-                let word = std::mem::take(&mut t.marked[w]);
+                let ran = self.active.now().word(w);
+                let word = std::mem::take(&mut t.marked[w]) | ran;
                 for b in PortIter(word) {
                     let c = w << 6 | b;
-                    let units = std::mem::take(&mut t.units[c]);
-                    self.sample(&mut t, c, Some(units));
+                    let mut units = std::mem::take(&mut t.units[c]);
+                    if ran >> b & 1 == 1 {
+                        units |= match self.switches.get_mut(c) {
+                            Some(sw) => sw.take_touched(),
+                            None => u128::MAX,
+                        };
+                    }
+                    if units != 0 {
+                        self.sample(&mut t, c, Some(units));
+                    }
                 }
             }
         }
