@@ -942,28 +942,33 @@ impl Switch {
         r.finish();
     }
 
-    /// `dec{p}`.
+    /// `dec{p}`: two runs of five signals around `dests`, then a
+    /// `hdr_out` per wired port.
     fn sample_decode(&self, p: usize, s: &mut Sampler<'_>) {
         let inp = &self.inputs[p];
         match self.decode_register(p) {
             Some(d) => {
                 let bits = d.kind == Kind::BitString;
-                s.bit(true);
-                s.value(d.kind.code());
-                s.maybe((!bits).then_some(d.target as u64));
-                s.bit(d.phase == Phase::Down);
                 let pairs = matches!(d.kind, Kind::Ssr | Kind::MultiDrop);
-                s.maybe(pairs.then_some(d.ports_in.0));
+                let mut r = s.run::<5>();
+                r.bit(true);
+                r.value(d.kind.code());
+                r.maybe((!bits).then_some(d.target as u64));
+                r.bit(d.phase == Phase::Down);
+                r.maybe(pairs.then_some(d.ports_in.0));
+                r.finish();
                 if bits {
                     s.bits(&d.dests);
                 } else {
                     s.unknown();
                 }
-                s.maybe(bits.then_some(d.ud_in as u64));
-                s.value(d.replicate.0);
-                s.value(d.choice.0);
-                s.value(inp.pending.0);
-                s.maybe(bits.then_some(d.ud_out as u64));
+                let mut r = s.run::<5>();
+                r.maybe(bits.then_some(d.ud_in as u64));
+                r.value(d.replicate.0);
+                r.value(d.choice.0);
+                r.value(inp.pending.0);
+                r.maybe(bits.then_some(d.ud_out as u64));
+                r.finish();
                 for q in PortIter(self.wired) {
                     if bits && d.replicate.contains(q) {
                         s.bits(&d.branch[q]);
@@ -973,17 +978,21 @@ impl Switch {
                 }
             }
             None => {
-                s.bit(false);
+                let mut r = s.run::<5>();
+                r.bit(false);
+                r.unknown();
+                r.unknown();
+                r.unknown();
+                r.unknown();
+                r.finish();
                 s.unknown();
-                s.unknown();
-                s.unknown();
-                s.unknown();
-                s.unknown();
-                s.unknown();
-                s.value(0);
-                s.value(0);
-                s.value(0);
-                s.unknown();
+                let mut r = s.run::<5>();
+                r.unknown();
+                r.value(0);
+                r.value(0);
+                r.value(0);
+                r.unknown();
+                r.finish();
                 for _ in PortIter(self.wired) {
                     s.unknown();
                 }
