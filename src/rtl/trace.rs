@@ -236,7 +236,7 @@ struct Slot {
 
 /// The signals that changed since the log was last cleared, with their
 /// new values as they were written: what a sink that hands changes on
-/// ([`TraceState::exported`]) copies as it is, instead of reading every
+/// ([`TraceState::export_changes`] of the state's own changes) copies as it is, instead of reading every
 /// changed signal's value back.
 #[derive(Clone, Debug, Default)]
 struct ChangeLog {
@@ -445,8 +445,12 @@ impl TraceState {
     /// is unknown; and the value of a signal of at most 64 bits, or for a
     /// wider one the index in `wide` where its words (least significant
     /// first) are appended (the word of an unknown value means nothing).
-    /// The same as calling [`value`](Self::value) for each, in two
-    /// straight passes.
+    /// The same as calling [`value`](Self::value) for each. When `changed`
+    /// is this state's own [`changed`](Self::changed) (as a simulation
+    /// passes it to its sink), the values logged as they were written are
+    /// copied as they are (an unknown value's word is then 0), instead of
+    /// every changed signal being read back: the cheap way to hand a
+    /// cycle's changes to another thread.
     pub fn export_changes(
         &self,
         changed: &[u32],
@@ -455,6 +459,11 @@ impl TraceState {
         words: &mut Vec<u64>,
         wide: &mut Vec<u64>,
     ) {
+        let own = &self.log.ids;
+        if changed.as_ptr() == own.as_ptr() && changed.len() == own.len() {
+            return self.copy_log(unknown, ids, words, wide);
+        }
+        // Any other list: two straight passes over the values.
         let slots = &self.slots[..];
         ids.extend(changed.iter().map(|&i| {
             let flag = if slots[i as usize].unknown {
@@ -478,13 +487,10 @@ impl TraceState {
         }));
     }
 
-    /// Appends the changes since [`clear_changes`](Self::clear_changes),
-    /// all of [`changed`](Self::changed) in its order, as
-    /// [`export_changes`](Self::export_changes) gives them (an unknown
-    /// value's word is 0). The values were logged as they were written, so
-    /// this copies three arrays instead of reading every changed signal
-    /// back: the cheap way to hand a cycle's changes to another thread.
-    pub fn exported(
+    /// [`export_changes`](Self::export_changes) of this state's own
+    /// changes: the log copied, and its few unknown and wide entries fixed
+    /// up for where they land.
+    fn copy_log(
         &self,
         unknown: u32,
         ids: &mut Vec<u32>,
@@ -1120,9 +1126,9 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
-        /// The log copied as it is ([`TraceState::exported`]) gives what
-        /// reading every changed signal back ([`TraceState::export_changes`])
-        /// gives, cycle after cycle into one batch, whatever the widths and
+        /// The log copied as it is (the state's own changes given to
+        /// [`TraceState::export_changes`]) gives what reading every changed
+        /// signal back (any other list of them) gives, cycle after cycle into one batch, whatever the widths and
         /// the mix of values, unknowns, wide values and direct sets.
         #[test]
         fn the_log_exports_what_reading_back_exports(
@@ -1183,8 +1189,11 @@ mod tests {
                     }
                 }
                 let from = a_ids.len();
-                st.exported(1 << 31, &mut a_ids, &mut a_words, &mut a_wide);
-                st.export_changes(st.changed(), 1 << 31, &mut b_ids, &mut b_words, &mut b_wide);
+                // The state's own list copies the log; a copy of the list
+                // reads every value back.
+                st.export_changes(st.changed(), 1 << 31, &mut a_ids, &mut a_words, &mut a_wide);
+                let listed = st.changed().to_vec();
+                st.export_changes(&listed, 1 << 31, &mut b_ids, &mut b_words, &mut b_wide);
                 prop_assert_eq!(&a_ids, &b_ids);
                 for k in from..a_ids.len() {
                     if a_ids[k] & 1 << 31 != 0 {

@@ -35,7 +35,7 @@ struct Batch {
     cycles: Vec<(u64, u32)>,
     /// Signals that changed, with [`UNKNOWN`] set for `x`.
     ids: Vec<u32>,
-    /// Their values, one word each ([`TraceState::exported`]): the
+    /// Their values, one word each ([`TraceState::export_changes`]): the
     /// value of a signal of at most 64 bits, the index in `wide` of a
     /// wider signal's words.
     words: Vec<u64>,
@@ -222,14 +222,7 @@ impl WaveSink for Background {
 
     fn cycle(&mut self, cycle: u64, state: &TraceState, changed: &[u32]) -> Result<()> {
         let b = &mut self.batch;
-        let own = state.changed();
-        if changed.as_ptr() == own.as_ptr() && changed.len() == own.len() {
-            // The state's own changes (as a simulation passes them): their
-            // values as they were logged, copied as they are.
-            state.exported(UNKNOWN, &mut b.ids, &mut b.words, &mut b.wide);
-        } else {
-            state.export_changes(changed, UNKNOWN, &mut b.ids, &mut b.words, &mut b.wide);
-        }
+        state.export_changes(changed, UNKNOWN, &mut b.ids, &mut b.words, &mut b.wide);
         b.cycles.push((cycle, b.ids.len() as u32));
         if b.full() {
             self.hand_over()?;
