@@ -9,7 +9,10 @@
 //! delivered).
 //!
 //! Tracing variants: `off` (no tracer: the cost the model pays for having
-//! tracing at all), `null` (every change sampled, nothing written), `vcd`
+//! tracing at all), `null` (every change sampled, nothing written),
+//! `handover` (every change sampled and handed to a thread that discards
+//! it: what a waveform on its own thread costs the simulation's thread
+//! before any encoding), `vcd`
 //! (every register written as VCD to a discarding sink, encoded on the
 //! simulation's thread), `vcd_thread` (the same, encoded on a thread of its
 //! own), `fst` and `fst_thread` (every register written to an FST file in
@@ -47,6 +50,7 @@ fn network() -> Network {
 enum Tracing {
     Off,
     Null,
+    HandOver,
     Vcd,
     VcdThread,
     Fst,
@@ -68,6 +72,9 @@ fn system(net: &Network, len: u32, tracing: Tracing) -> System {
     match tracing {
         Tracing::Off => {}
         Tracing::Null => sys.attach_tracer(Box::new(NullSink)).expect("tracer"),
+        Tracing::HandOver => sys
+            .attach_tracer(Box::new(Background::new(Box::new(NullSink))))
+            .expect("tracer"),
         Tracing::Vcd => sys
             .attach_tracer(Box::new(VcdWriter::new(std::io::sink())))
             .expect("tracer"),
@@ -97,6 +104,7 @@ fn speed(c: &mut Criterion) {
         ("20flit/tracing_off", 20, Tracing::Off),
         ("1flit/tracing_off", 1, Tracing::Off),
         ("20flit/tracing_null", 20, Tracing::Null),
+        ("20flit/tracing_handover", 20, Tracing::HandOver),
         ("20flit/tracing_vcd", 20, Tracing::Vcd),
         ("20flit/tracing_vcd_thread", 20, Tracing::VcdThread),
         ("20flit/tracing_fst", 20, Tracing::Fst),

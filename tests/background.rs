@@ -25,6 +25,17 @@ fn run(traffic: &Traffic, sink: Box<dyn WaveSink>) -> wormcast::Result<()> {
     Ok(())
 }
 
+#[test]
+fn a_null_sink_on_its_own_thread_takes_every_change_and_drops_it() {
+    // What `benches/sim.rs` measures as the hand-over alone: the sink must
+    // take the changes as exported words, not refuse them.
+    let null = wormcast::rtl::trace::NullSink;
+    assert!(null.takes_exported());
+    for t in traffics() {
+        run(&t, Box::new(Background::new(Box::new(null)))).unwrap_or_else(|e| panic!("{t:?}: {e}"));
+    }
+}
+
 fn traffics() -> [Traffic; 3] {
     [
         Traffic::uniform(0.3, 20),

@@ -886,7 +886,9 @@ pub trait WaveSink {
     fn finish(&mut self, last_cycle: u64) -> Result<()>;
 }
 
-/// A sink that discards everything (measures the cost of sampling alone).
+/// A sink that discards everything (measures the cost of sampling alone;
+/// behind [`crate::wave::Background`], of sampling and handing every change
+/// to another thread, which takes them as exported words).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct NullSink;
 
@@ -898,6 +900,12 @@ impl WaveSink for NullSink {
         Ok(())
     }
     fn cycle(&mut self, _: u64, _: &TraceState, _: &[u32]) -> Result<()> {
+        Ok(())
+    }
+    fn takes_exported(&self) -> bool {
+        true
+    }
+    fn cycle_exported(&mut self, _: u64, _: &[u32], _: &[u64], _: &[u64], _: u32) -> Result<()> {
         Ok(())
     }
     fn finish(&mut self, _: u64) -> Result<()> {
