@@ -648,6 +648,20 @@ impl Sampler<'_> {
         }
     }
 
+    /// The next `n` signals are unknown (`x`): one bounds check for all.
+    #[inline]
+    pub fn unknowns(&mut self, n: u32) {
+        let (k, n) = (self.k, n as usize);
+        if k + n > self.slots.len() {
+            sampled_too_many()
+        }
+        self.k = k + n;
+        let first = self.first + k as u32;
+        for (j, slot) in self.slots[k..k + n].iter_mut().enumerate() {
+            put_unknown(slot, first + j as u32, self.changed);
+        }
+    }
+
     /// The next signal's value as a bit string (any width).
     pub fn bits(&mut self, b: &BitString) {
         let k = self.take();
@@ -692,7 +706,7 @@ impl Sampler<'_> {
     #[inline(always)]
     pub fn run<const N: usize>(&mut self) -> Run<'_, N> {
         let k = self.k;
-        if self.slots.len() - k < N {
+        if k + N > self.slots.len() {
             sampled_too_many()
         }
         self.k = k + N;
@@ -712,12 +726,22 @@ impl Sampler<'_> {
     /// are not changes.
     #[inline(always)]
     pub fn run_at<const N: usize>(&mut self, k: u32) -> Run<'_, N> {
+        // `k` is a `u32`: `k + N` cannot overflow, and one comparison
+        // checks both that the run starts within the component and that
+        // it ends there.
         let k = k as usize;
-        if k < self.k || k > self.slots.len() || self.slots.len() - k < N {
+        if k < self.k || k + N > self.slots.len() {
             run_out_of_place(k, N, self.k, self.slots.len())
         }
-        self.k = k;
-        self.run::<N>()
+        self.k = k + N;
+        let slots: &mut [Slot; N] = (&mut self.slots[k..k + N]).try_into().expect("N slots");
+        Run {
+            slots,
+            widths: self.widths,
+            changed: self.changed,
+            first: self.first + k as u32,
+            k: 0,
+        }
     }
 
     /// The next signal's place among the component's (counted from its
@@ -1244,6 +1268,59 @@ mod tests {
         }
         assert_eq!(st.changed(), &[0]);
         assert_eq!(st.value(SignalId(1)), SignalValue::Narrow(2));
+    }
+
+    #[test]
+    fn unknowns_logs_only_the_signals_that_were_known() {
+        let mut h = Hierarchy::new("top");
+        for name in ["a", "b", "c", "d"] {
+            h.root().signal(name, 8);
+        }
+        let mut st = TraceState::new(&h);
+        {
+            let mut s = st.sampler(0, 4);
+            s.value(1);
+            s.unknown();
+            s.value(3);
+            s.value(4);
+            s.finish();
+        }
+        st.clear_changes();
+        {
+            let mut s = st.sampler(0, 4);
+            s.value(1);
+            s.unknowns(2);
+            s.value(4);
+            s.finish();
+        }
+        // b was unknown already: only c changes.
+        assert_eq!(st.changed(), &[2]);
+        assert_eq!(st.value(SignalId(1)), SignalValue::Unknown);
+        assert_eq!(st.value(SignalId(2)), SignalValue::Unknown);
+        assert_eq!(st.value(SignalId(3)), SignalValue::Narrow(4));
+    }
+
+    #[test]
+    #[should_panic(expected = "sampled more signals")]
+    fn unknowns_past_the_components_signals_is_caught() {
+        let mut h = Hierarchy::new("top");
+        h.root().signal("a", 1);
+        h.root().signal("b", 1);
+        let mut st = TraceState::new(&h);
+        let mut s = st.sampler(0, 2);
+        s.value(0);
+        s.unknowns(2);
+    }
+
+    #[test]
+    #[should_panic(expected = "took 2 signals from signal 1")]
+    fn a_run_ending_past_the_component_is_caught() {
+        let mut h = Hierarchy::new("top");
+        h.root().signal("a", 1);
+        h.root().signal("b", 1);
+        let mut st = TraceState::new(&h);
+        let mut s = st.sampler(0, 2);
+        s.run_at::<2>(1);
     }
 
     #[test]

@@ -969,12 +969,16 @@ impl Switch {
                 r.value(inp.pending.0);
                 r.maybe(bits.then_some(d.ud_out as u64));
                 r.finish();
-                for q in PortIter(self.wired) {
-                    if bits && d.replicate.contains(q) {
-                        s.bits(&d.branch[q]);
-                    } else {
-                        s.unknown();
+                if bits {
+                    for q in PortIter(self.wired) {
+                        if d.replicate.contains(q) {
+                            s.bits(&d.branch[q]);
+                        } else {
+                            s.unknown();
+                        }
                     }
+                } else {
+                    s.unknowns(self.n_wired);
                 }
             }
             None => {
@@ -993,9 +997,7 @@ impl Switch {
                 r.value(0);
                 r.unknown();
                 r.finish();
-                for _ in PortIter(self.wired) {
-                    s.unknown();
-                }
+                s.unknowns(self.n_wired);
             }
         }
     }
