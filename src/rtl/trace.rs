@@ -1300,13 +1300,18 @@ mod tests {
         assert_eq!(st.value(SignalId(3)), SignalValue::Narrow(4));
     }
 
-    #[test]
-    #[should_panic(expected = "sampled more signals")]
-    fn unknowns_past_the_components_signals_is_caught() {
+    /// A state of two one-bit signals, `a` and `b`.
+    fn two_bits() -> TraceState {
         let mut h = Hierarchy::new("top");
         h.root().signal("a", 1);
         h.root().signal("b", 1);
-        let mut st = TraceState::new(&h);
+        TraceState::new(&h)
+    }
+
+    #[test]
+    #[should_panic(expected = "sampled more signals")]
+    fn unknowns_past_the_components_signals_is_caught() {
+        let mut st = two_bits();
         let mut s = st.sampler(0, 2);
         s.value(0);
         s.unknowns(2);
@@ -1315,10 +1320,7 @@ mod tests {
     #[test]
     #[should_panic(expected = "took 2 signals from signal 1")]
     fn a_run_ending_past_the_component_is_caught() {
-        let mut h = Hierarchy::new("top");
-        h.root().signal("a", 1);
-        h.root().signal("b", 1);
-        let mut st = TraceState::new(&h);
+        let mut st = two_bits();
         let mut s = st.sampler(0, 2);
         s.run_at::<2>(1);
     }
@@ -1336,10 +1338,7 @@ mod tests {
     #[test]
     #[should_panic(expected = "fewer signals")]
     fn sampling_fewer_signals_than_declared_is_caught() {
-        let mut h = Hierarchy::new("top");
-        h.root().signal("a", 1);
-        h.root().signal("b", 1);
-        let mut st = TraceState::new(&h);
+        let mut st = two_bits();
         let mut s = st.sampler(0, 2);
         s.bit(true);
         s.finish();
