@@ -709,6 +709,13 @@ impl Sampler<'_> {
         if k + N > self.slots.len() {
             sampled_too_many()
         }
+        self.run_from(k)
+    }
+
+    /// The run of `N` signals from the component's `k`-th, which the
+    /// caller has checked lies within the component.
+    #[inline(always)]
+    fn run_from<const N: usize>(&mut self, k: usize) -> Run<'_, N> {
         self.k = k + N;
         let slots: &mut [Slot; N] = (&mut self.slots[k..k + N]).try_into().expect("N slots");
         Run {
@@ -733,15 +740,7 @@ impl Sampler<'_> {
         if k < self.k || k + N > self.slots.len() {
             run_out_of_place(k, N, self.k, self.slots.len())
         }
-        self.k = k + N;
-        let slots: &mut [Slot; N] = (&mut self.slots[k..k + N]).try_into().expect("N slots");
-        Run {
-            slots,
-            widths: self.widths,
-            changed: self.changed,
-            first: self.first + k as u32,
-            k: 0,
-        }
+        self.run_from(k)
     }
 
     /// The next signal's place among the component's (counted from its
@@ -1272,11 +1271,7 @@ mod tests {
 
     #[test]
     fn unknowns_logs_only_the_signals_that_were_known() {
-        let mut h = Hierarchy::new("top");
-        for name in ["a", "b", "c", "d"] {
-            h.root().signal(name, 8);
-        }
-        let mut st = TraceState::new(&h);
+        let mut st = four_signals();
         {
             let mut s = st.sampler(0, 4);
             s.value(1);
@@ -1300,29 +1295,23 @@ mod tests {
         assert_eq!(st.value(SignalId(3)), SignalValue::Narrow(4));
     }
 
-    /// A state of two one-bit signals, `a` and `b`.
-    fn two_bits() -> TraceState {
-        let mut h = Hierarchy::new("top");
-        h.root().signal("a", 1);
-        h.root().signal("b", 1);
-        TraceState::new(&h)
-    }
-
     #[test]
     #[should_panic(expected = "sampled more signals")]
     fn unknowns_past_the_components_signals_is_caught() {
-        let mut st = two_bits();
-        let mut s = st.sampler(0, 2);
+        let mut st = four_signals();
+        let mut s = st.sampler(0, 4);
+        s.value(0);
+        s.value(0);
         s.value(0);
         s.unknowns(2);
     }
 
     #[test]
-    #[should_panic(expected = "took 2 signals from signal 1")]
+    #[should_panic(expected = "took 2 signals from signal 3")]
     fn a_run_ending_past_the_component_is_caught() {
-        let mut st = two_bits();
-        let mut s = st.sampler(0, 2);
-        s.run_at::<2>(1);
+        let mut st = four_signals();
+        let mut s = st.sampler(0, 4);
+        s.run_at::<2>(3);
     }
 
     #[test]
@@ -1338,7 +1327,10 @@ mod tests {
     #[test]
     #[should_panic(expected = "fewer signals")]
     fn sampling_fewer_signals_than_declared_is_caught() {
-        let mut st = two_bits();
+        let mut h = Hierarchy::new("top");
+        h.root().signal("a", 1);
+        h.root().signal("b", 1);
+        let mut st = TraceState::new(&h);
         let mut s = st.sampler(0, 2);
         s.bit(true);
         s.finish();
