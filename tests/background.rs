@@ -232,3 +232,83 @@ fn a_run_that_ends_without_finishing_still_leaves_what_it_sampled() {
     assert!(a.len() > 20_000, "{} bytes", a.len());
     assert!(a == b, "the thread lost the end of an unfinished VCD");
 }
+
+/// Counts the changes a run's cycles bring.
+struct CountChanges(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl WaveSink for CountChanges {
+    fn begin(
+        &mut self,
+        _: &wormcast::rtl::trace::Hierarchy,
+        _: u64,
+        _: &wormcast::rtl::trace::TraceState,
+    ) -> wormcast::Result<()> {
+        Ok(())
+    }
+    fn cycle(
+        &mut self,
+        _: u64,
+        _: &wormcast::rtl::trace::TraceState,
+        changed: &[u32],
+    ) -> wormcast::Result<()> {
+        self.0
+            .fetch_add(changed.len(), std::sync::atomic::Ordering::Relaxed);
+        Ok(())
+    }
+    fn finish(&mut self, _: u64) -> wormcast::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_long_quiet_run_has_the_same_bytes_across_many_batches() {
+    // Few changes a cycle: the simulation's log is handed over every
+    // 16,384 cycles rather than when it holds 65,536 changes, four times
+    // in the run, and the rest at the end.
+    let t = Traffic::uniform(0.003, 4);
+    let cycles = 70_000;
+    let count = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let (here, there) = (common::Shared::default(), common::Shared::default());
+    let sinks: [Box<dyn WaveSink>; 3] = [
+        Box::new(CountChanges(count.clone())),
+        Box::new(VcdWriter::new(here.clone())),
+        Box::new(Background::new(Box::new(VcdWriter::new(there.clone())))),
+    ];
+    for sink in sinks {
+        let mut sys = System::new(&common::default_net(), &SimConfig::default(), &t).unwrap();
+        sys.attach_tracer(sink).unwrap();
+        sys.run(cycles).unwrap();
+        sys.finish_trace().unwrap();
+    }
+    let changes = count.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(
+        (10_000..65_536 * 4).contains(&changes),
+        "{changes} changes in {cycles} cycles"
+    );
+    let (a, b) = (here.bytes(), there.bytes());
+    assert!(a == b, "the thread changed a long VCD");
+}
+
+#[test]
+fn cycles_given_both_copied_and_logged_are_refused() {
+    use wormcast::rtl::trace::{Hierarchy, TraceState};
+    let mut h = Hierarchy::new("top");
+    h.root().signal("a", 8);
+    for logged_first in [true, false] {
+        let mut st = TraceState::new(&h);
+        let mut sink = Background::new(Box::new(wormcast::rtl::trace::NullSink));
+        sink.begin(&h, 1000, &st).unwrap();
+        let err = if logged_first {
+            sink.cycle_logged(1, &mut st).unwrap();
+            sink.cycle(2, &st, &[]).unwrap_err()
+        } else {
+            sink.cycle(1, &st, &[]).unwrap();
+            sink.cycle_logged(2, &mut st).unwrap_err()
+        };
+        assert!(
+            err.to_string()
+                .contains("both as copies and in the change log"),
+            "{err}"
+        );
+    }
+}

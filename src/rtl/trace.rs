@@ -488,6 +488,34 @@ impl TraceState {
     }
 
     /// [`export_changes`](Self::export_changes) of this state's own
+    /// changes followed by [`clear_changes`](Self::clear_changes), without
+    /// the copy when `ids`, `words` and `wide` are empty: the log's
+    /// vectors are handed over as they are (the unknown values flagged in
+    /// place) and the state logs on in the empty vectors it gets in
+    /// exchange. For a log that collected the changes of many cycles.
+    pub fn take_changes(
+        &mut self,
+        unknown: u32,
+        ids: &mut Vec<u32>,
+        words: &mut Vec<u64>,
+        wide: &mut Vec<u64>,
+    ) {
+        if !(ids.is_empty() && words.is_empty() && wide.is_empty()) {
+            self.copy_log(unknown, ids, words, wide);
+            self.log.clear();
+            return;
+        }
+        let log = &mut self.log;
+        for &k in &log.unknown_at {
+            log.ids[k as usize] |= unknown;
+        }
+        std::mem::swap(&mut log.ids, ids);
+        std::mem::swap(&mut log.words, words);
+        std::mem::swap(&mut log.wide, wide);
+        log.clear();
+    }
+
+    /// [`export_changes`](Self::export_changes) of this state's own
     /// changes: the log copied, and its few unknown and wide entries fixed
     /// up for where they land.
     fn copy_log(
@@ -907,6 +935,30 @@ pub trait WaveSink {
 
     /// Called once at the end; flushes.
     fn finish(&mut self, last_cycle: u64) -> Result<()>;
+
+    /// The changes at the clock edge that starts `cycle`, as they stand in
+    /// `state`'s change log ([`TraceState::changed`]), which is the sink's
+    /// to clear or to keep. The default hands them to
+    /// [`cycle`](Self::cycle) and clears the log. A sink that keeps the
+    /// log lets it collect the changes of many cycles and then takes them
+    /// all at once ([`TraceState::take_changes`]), instead of copying each
+    /// cycle's: a waveform written on its own thread
+    /// ([`crate::wave::Background`]). A caller that uses this method ends
+    /// with [`finish_logged`](Self::finish_logged), so that the changes
+    /// still in the log are not lost.
+    fn cycle_logged(&mut self, cycle: u64, state: &mut TraceState) -> Result<()> {
+        let r = self.cycle(cycle, state, state.changed());
+        state.clear_changes();
+        r
+    }
+
+    /// [`finish`](Self::finish), after [`cycle_logged`](Self::cycle_logged)
+    /// calls: `state` is the one those calls logged into. The default
+    /// finishes.
+    fn finish_logged(&mut self, last_cycle: u64, state: &mut TraceState) -> Result<()> {
+        let _ = state;
+        self.finish(last_cycle)
+    }
 }
 
 /// A sink that discards everything (measures the cost of sampling alone;
@@ -1182,43 +1234,15 @@ mod tests {
             for (k, &w) in widths.iter().enumerate() {
                 h.root().signal(&format!("s{k}"), w);
             }
-            let n = widths.len() as u32;
             let mut st = TraceState::new(&h);
+            // The same writes into a state whose log is kept over every
+            // cycle and taken at the end ([`TraceState::take_changes`]).
+            let mut kept = st.clone();
             let (mut a_ids, mut a_words, mut a_wide) = (vec![3], vec![9], vec![1]);
             let (mut b_ids, mut b_words, mut b_wide) = (vec![3], vec![9], vec![1]);
             for ops in &cycles {
-                let mut sets = Vec::new();
-                {
-                    let mut s = st.sampler(0, n);
-                    for (k, &w) in widths.iter().enumerate() {
-                        match &ops[k] {
-                            Op::Skip => s.skip(1),
-                            Op::Unknown => s.unknown(),
-                            Op::Value(v) if w <= 64 => s.value(v & (u64::MAX >> (64 - w))),
-                            Op::Value(_) => s.unknown(),
-                            Op::Bits(ix) => s.bits(&BitString::from_indices(
-                                w as usize,
-                                ix.iter().map(|&i| i as usize % w as usize),
-                            )),
-                            Op::Set(v) => {
-                                s.skip(1);
-                                sets.push((k, v));
-                            }
-                        }
-                    }
-                    s.finish();
-                }
-                for (k, v) in sets {
-                    let w = widths[k];
-                    if w <= 64 {
-                        st.set(SignalId(k as u32), SignalValue::Narrow(v & (u64::MAX >> (64 - w))));
-                    } else {
-                        let words: Vec<u64> = (0..w.div_ceil(64) as u64)
-                            .map(|j| v.rotate_left(j as u32 * 7) & if (j + 1) * 64 > w as u64 { u64::MAX >> ((j + 1) * 64 - w as u64) } else { u64::MAX })
-                            .collect();
-                        st.set(SignalId(k as u32), SignalValue::Wide(&words));
-                    }
-                }
+                apply(&mut st, &widths, ops);
+                apply(&mut kept, &widths, ops);
                 let from = a_ids.len();
                 // The state's own list copies the log; a copy of the list
                 // reads every value back.
@@ -1239,6 +1263,81 @@ mod tests {
                     }
                 }
                 st.clear_changes();
+            }
+            let (mut c_ids, mut c_words, mut c_wide) = (vec![], vec![], vec![]);
+            kept.take_changes(1 << 31, &mut c_ids, &mut c_words, &mut c_wide);
+            prop_assert!(kept.changed().is_empty());
+            prop_assert_eq!(&c_ids[..], &a_ids[1..]);
+            for (k, &id) in c_ids.iter().enumerate() {
+                let w = widths[(id & !(1 << 31)) as usize];
+                if id & 1 << 31 != 0 {
+                    prop_assert_eq!(c_words[k], 0);
+                } else if w > 64 {
+                    let len = w.div_ceil(64) as usize;
+                    let (x, y) = (c_words[k] as usize, a_words[k + 1] as usize);
+                    prop_assert_eq!(&c_wide[x..x + len], &a_wide[y..y + len]);
+                } else {
+                    prop_assert_eq!(c_words[k], a_words[k + 1]);
+                }
+            }
+            // Taken into vectors that are not empty: appended, as
+            // `export_changes` appends.
+            apply(&mut kept, &widths, &cycles[0]);
+            let (mut d_ids, mut d_words, mut d_wide) = (vec![3], vec![9], vec![1]);
+            let listed = kept.changed().to_vec();
+            kept.export_changes(&listed, 1 << 31, &mut d_ids, &mut d_words, &mut d_wide);
+            let (mut e_ids, mut e_words, mut e_wide) = (vec![3], vec![9], vec![1]);
+            kept.take_changes(1 << 31, &mut e_ids, &mut e_words, &mut e_wide);
+            prop_assert!(kept.changed().is_empty());
+            prop_assert_eq!(&e_ids, &d_ids);
+            prop_assert_eq!(e_words.len(), d_words.len());
+            prop_assert_eq!(e_wide.len(), d_wide.len());
+        }
+    }
+
+    /// One cycle of the proptest's writes into `st`.
+    fn apply(st: &mut TraceState, widths: &[u32], ops: &[Op]) {
+        let n = widths.len() as u32;
+        let mut sets = Vec::new();
+        {
+            let mut s = st.sampler(0, n);
+            for (k, &w) in widths.iter().enumerate() {
+                match &ops[k] {
+                    Op::Skip => s.skip(1),
+                    Op::Unknown => s.unknown(),
+                    Op::Value(v) if w <= 64 => s.value(v & (u64::MAX >> (64 - w))),
+                    Op::Value(_) => s.unknown(),
+                    Op::Bits(ix) => s.bits(&BitString::from_indices(
+                        w as usize,
+                        ix.iter().map(|&i| i as usize % w as usize),
+                    )),
+                    Op::Set(v) => {
+                        s.skip(1);
+                        sets.push((k, v));
+                    }
+                }
+            }
+            s.finish();
+        }
+        for (k, v) in sets {
+            let w = widths[k];
+            if w <= 64 {
+                st.set(
+                    SignalId(k as u32),
+                    SignalValue::Narrow(v & (u64::MAX >> (64 - w))),
+                );
+            } else {
+                let words: Vec<u64> = (0..w.div_ceil(64) as u64)
+                    .map(|j| {
+                        v.rotate_left(j as u32 * 7)
+                            & if (j + 1) * 64 > w as u64 {
+                                u64::MAX >> ((j + 1) * 64 - w as u64)
+                            } else {
+                                u64::MAX
+                            }
+                    })
+                    .collect();
+                st.set(SignalId(k as u32), SignalValue::Wide(&words));
             }
         }
     }

@@ -828,7 +828,7 @@ impl System {
         self.ch.credits.set_track_changes(false);
         match self.tracing.take() {
             Some(mut t) => {
-                t.sink.finish(self.cycle)?;
+                t.sink.finish_logged(self.cycle, &mut t.state)?;
                 Ok(Some(t.sink))
             }
             None => Ok(None),
@@ -986,8 +986,7 @@ impl System {
                 }
             }
         }
-        let r = t.sink.cycle(next, &t.state, t.state.changed());
-        t.state.clear_changes();
+        let r = t.sink.cycle_logged(next, &mut t.state);
         self.tracing = Some(t);
         r
     }
@@ -1594,7 +1593,7 @@ impl System {
 impl Drop for System {
     fn drop(&mut self) {
         if let Some(t) = &mut self.tracing {
-            let _ = t.sink.finish(self.cycle);
+            let _ = t.sink.finish_logged(self.cycle, &mut t.state);
         }
     }
 }

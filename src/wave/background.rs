@@ -9,7 +9,11 @@
 //!
 //! This is how a traced run uses a second core (the speed issue's "encoding
 //! off the simulation thread"): the simulation thread's cost per change is
-//! a copy of the value into a batch. At most [`IN_FLIGHT`] batches wait for
+//! its entry in the change log. A simulation that lets the sink keep the
+//! log ([`WaveSink::cycle_logged`], as [`crate::sim::System`] does) hands
+//! the log itself over once it holds a batch, and logs on in the vectors
+//! of a batch the writer is done with; any other caller's changes are
+//! copied into the batch cycle by cycle. At most [`IN_FLIGHT`] batches wait for
 //! the writer, so a writer slower than the simulation holds the simulation
 //! back instead of growing memory without bound.
 
@@ -126,6 +130,10 @@ enum Stage {
 pub struct Background {
     stage: Stage,
     batch: Batch,
+    /// Driven by [`WaveSink::cycle_logged`]: the changes of the cycles in
+    /// `batch.cycles` are still in the simulation's change log, which the
+    /// batch takes when it is full.
+    logged: bool,
 }
 
 impl Background {
@@ -134,6 +142,7 @@ impl Background {
         Background {
             stage: Stage::Idle(sink),
             batch: Batch::default(),
+            logged: false,
         }
     }
 
@@ -221,6 +230,9 @@ impl WaveSink for Background {
     }
 
     fn cycle(&mut self, cycle: u64, state: &TraceState, changed: &[u32]) -> Result<()> {
+        if self.logged {
+            return Err(mixed_calls());
+        }
         let b = &mut self.batch;
         state.export_changes(changed, UNKNOWN, &mut b.ids, &mut b.words, &mut b.wide);
         b.cycles.push((cycle, b.ids.len() as u32));
@@ -228,6 +240,28 @@ impl WaveSink for Background {
             self.hand_over()?;
         }
         Ok(())
+    }
+
+    /// The cycle's end in the log is noted; the log itself is taken, with
+    /// no copy, once it holds a batch.
+    fn cycle_logged(&mut self, cycle: u64, state: &mut TraceState) -> Result<()> {
+        if !self.logged && !self.batch.cycles.is_empty() {
+            return Err(mixed_calls());
+        }
+        self.logged = true;
+        let end = state.changed().len();
+        let b = &mut self.batch;
+        b.cycles.push((cycle, end as u32));
+        if end >= BATCH_CHANGES || b.cycles.len() >= BATCH_CYCLES {
+            state.take_changes(UNKNOWN, &mut b.ids, &mut b.words, &mut b.wide);
+            self.hand_over()?;
+        }
+        Ok(())
+    }
+
+    fn finish_logged(&mut self, last_cycle: u64, state: &mut TraceState) -> Result<()> {
+        self.take_logged(state);
+        self.finish(last_cycle)
     }
 
     fn finish(&mut self, last_cycle: u64) -> Result<()> {
@@ -242,6 +276,24 @@ impl WaveSink for Background {
             None => Ok(()),
         }
     }
+}
+
+impl Background {
+    /// Moves the changes the simulation's log holds for the batch's
+    /// cycles into the batch.
+    fn take_logged(&mut self, state: &mut TraceState) {
+        if self.logged && !self.batch.cycles.is_empty() {
+            let b = &mut self.batch;
+            state.take_changes(UNKNOWN, &mut b.ids, &mut b.words, &mut b.wide);
+        }
+    }
+}
+
+/// A [`Background`] given cycles both ways, copied and logged.
+fn mixed_calls() -> Error {
+    Error::Wave(
+        "a waveform on its own thread was given cycles both as copies and in the change log".into(),
+    )
 }
 
 impl Drop for Background {
