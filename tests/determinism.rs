@@ -6,7 +6,7 @@
 mod common;
 
 use wormcast::header::Kind;
-use wormcast::sim::{EvalOrder, RunReport, SimConfig, System, Traffic};
+use wormcast::sim::{EvalOrder, NodeModel, RunReport, SimConfig, System, Traffic};
 use wormcast::wave::VcdWriter;
 
 fn traced(seed: u64, order: EvalOrder, traffic: &Traffic, cycles: u64) -> (Vec<u8>, RunReport) {
@@ -20,12 +20,22 @@ fn traced_with(
     cycles: u64,
     every: bool,
 ) -> (Vec<u8>, RunReport) {
-    let net = common::default_net();
     let cfg = SimConfig {
         seed,
         ..Default::default()
     };
-    let mut sys = System::new(&net, &cfg, traffic).unwrap();
+    traced_as(&cfg, order, traffic, cycles, every)
+}
+
+fn traced_as(
+    cfg: &SimConfig,
+    order: EvalOrder,
+    traffic: &Traffic,
+    cycles: u64,
+    every: bool,
+) -> (Vec<u8>, RunReport) {
+    let net = common::default_net();
+    let mut sys = System::new(&net, cfg, traffic).unwrap();
     sys.set_eval_order(order);
     let out = common::Shared::default();
     sys.attach_tracer(Box::new(VcdWriter::new(out.clone())))
@@ -119,4 +129,38 @@ fn sampling_only_the_components_that_may_change_loses_no_change() {
         let (b, _) = traced_with(11, EvalOrder::Natural, &t, 4_000, true);
         assert!(a == b, "{t:?}: selective and full sampling differ");
     }
+}
+
+#[test]
+fn sampling_only_what_may_change_loses_no_change_with_network_interfaces() {
+    // Hosts with network interfaces at the nodes instead of traffic
+    // endpoints: messages of one to three packets between scattered pairs.
+    let waves = [false, true].map(|every| {
+        let cfg = SimConfig {
+            node_model: NodeModel::Ni,
+            ..Default::default()
+        };
+        let mut sys = System::new(&common::default_net(), &cfg, &Traffic::Idle).unwrap();
+        let out = common::Shared::default();
+        sys.attach_tracer(Box::new(VcdWriter::new(out.clone())))
+            .unwrap();
+        sys.trace_every_component(every);
+        let n = sys.num_nodes();
+        for k in 0..3_000u32 {
+            if k % 23 == 0 {
+                let (src, dst) = (k % n, (k * 7 + 3) % n);
+                if src != dst {
+                    sys.send_message(src, dst, 1 + k % 3).unwrap();
+                }
+            }
+            sys.run(1).unwrap();
+        }
+        sys.finish_trace().unwrap();
+        out.bytes()
+    });
+    assert!(waves[0].len() > 100_000, "{} bytes", waves[0].len());
+    assert!(
+        waves[0] == waves[1],
+        "with network interfaces, selective and full sampling differ"
+    );
 }

@@ -26,6 +26,8 @@ pub struct Sink {
 struct WriteLog {
     written: Vec<u32>,
     changed: Vec<u32>,
+    /// How many of `changed`, from its start, went back to idle.
+    idle: usize,
     track: bool,
 }
 
@@ -44,6 +46,7 @@ impl WriteLog {
     fn set_track(&mut self, on: bool) {
         self.track = on;
         self.changed.clear();
+        self.idle = 0;
     }
 
     /// At the edge: when tracking, the channels that change are `idle` (going
@@ -53,6 +56,7 @@ impl WriteLog {
         if self.track {
             self.changed.clear();
             self.changed.extend_from_slice(idle);
+            self.idle = idle.len();
             self.changed.extend_from_slice(&self.written);
         }
     }
@@ -171,6 +175,14 @@ impl<T: Copy + Default> ChannelBank<T> {
         &self.log.changed
     }
 
+    /// Of [`changed`](Self::changed), the channels that held a value
+    /// before the last edge (the first part of the list): those that went
+    /// back to idle, and those driven again. The rest of the list are the
+    /// channels driven before the edge, whose writers know they wrote.
+    pub fn were_live(&self) -> &[u32] {
+        &self.log.changed[..self.log.idle]
+    }
+
     /// The clock edge: every channel written this cycle shows its value for
     /// the next cycle and `deliver` is told its sink; every other channel goes
     /// idle.
@@ -218,6 +230,27 @@ mod tests {
         assert_eq!(bank.q(b), 0);
         bank.edge(|_| panic!("nothing was written"));
         assert_eq!(bank.q(a), 0, "a pulse lasts one cycle");
+    }
+
+    #[test]
+    fn the_channels_live_before_an_edge_come_first() {
+        let mut bank: ChannelBank<u8> = ChannelBank::new();
+        let a = bank.add(sink(0), sink(1));
+        let b = bank.add(sink(1), sink(0));
+        bank.set_track_changes(true);
+        bank.write(a, 1);
+        bank.edge(|_| {});
+        assert!(bank.were_live().is_empty());
+        bank.write(b, 2);
+        bank.write(a, 3);
+        bank.edge(|_| {});
+        assert_eq!(bank.changed(), &[0, 1, 0]);
+        assert_eq!(bank.were_live(), &[0]);
+        bank.edge(|_| {});
+        assert_eq!(bank.changed(), &[1, 0]);
+        assert_eq!(bank.were_live(), &[1, 0]);
+        bank.edge(|_| {});
+        assert!(bank.were_live().is_empty());
     }
 
     #[test]

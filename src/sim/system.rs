@@ -956,7 +956,13 @@ impl System {
                 units[c as usize] |= bits;
                 marked[(c >> 6) as usize] |= 1 << (c & 63);
             };
-            for &i in self.ch.flits.changed() {
+            // A flit channel driven before the edge was driven by a
+            // component that ran, and sampling a component that ran covers
+            // what it drove (a switch's output unit is touched in every
+            // cycle it holds a grant, the only cycles it sends): only the
+            // channels live before the edge, which may have gone back to
+            // idle with no one running, are marked.
+            for &i in self.ch.flits.were_live() {
                 let m = flit_marks[i as usize];
                 mark(m.component, m.units);
             }
