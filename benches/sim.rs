@@ -35,7 +35,7 @@
 //! `cargo bench --bench sim`; `cargo run --release --example speed` prints
 //! the same cases with flit-hops per second and peak memory.
 
-use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BatchSize, Bencher, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use wormcast::header::Kind;
 use wormcast::net::Network;
@@ -102,6 +102,20 @@ fn system(net: &Network, len: u32, tracing: Tracing) -> System {
     sys
 }
 
+/// Times `cycles` cycles of a new system (built outside the timing) and
+/// finishing its waveform.
+fn run_from_cold(b: &mut Bencher, net: &Network, len: u32, tracing: Tracing, cycles: u64) {
+    b.iter_batched(
+        || system(net, len, tracing),
+        |mut sys| {
+            sys.run(cycles).expect("runs");
+            sys.finish_trace().expect("waveform finished");
+            black_box(sys.flit_hops())
+        },
+        BatchSize::LargeInput,
+    )
+}
+
 fn speed(c: &mut Criterion) {
     let net = network();
     let mut g = c.benchmark_group("anynet8x4_uniform_0.1");
@@ -120,17 +134,7 @@ fn speed(c: &mut Criterion) {
         ("1flit/tracing_vcd_thread", 1, Tracing::VcdThread),
         ("bitstring_deg4/tracing_off", 0, Tracing::Off),
     ] {
-        g.bench_function(name, |b| {
-            b.iter_batched(
-                || system(&net, len, tracing),
-                |mut sys| {
-                    sys.run(CYCLES).expect("runs");
-                    sys.finish_trace().expect("waveform finished");
-                    black_box(sys.flit_hops())
-                },
-                BatchSize::LargeInput,
-            )
-        });
+        g.bench_function(name, |b| run_from_cold(b, &net, len, tracing, CYCLES));
     }
     g.finish();
     let _ = std::fs::remove_file(fst_path());
@@ -146,15 +150,7 @@ fn long_traced(c: &mut Criterion) {
     g.sample_size(10);
     g.measurement_time(std::time::Duration::from_secs(12));
     g.bench_function("20flit/tracing_fst_thread", |b| {
-        b.iter_batched(
-            || system(&net, 20, Tracing::FstThread),
-            |mut sys| {
-                sys.run(LONG_CYCLES).expect("runs");
-                sys.finish_trace().expect("waveform finished");
-                black_box(sys.flit_hops())
-            },
-            BatchSize::LargeInput,
-        )
+        run_from_cold(b, &net, 20, Tracing::FstThread, LONG_CYCLES)
     });
     g.finish();
     let _ = std::fs::remove_file(fst_path());
