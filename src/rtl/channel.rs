@@ -26,7 +26,8 @@ pub struct Sink {
 struct WriteLog {
     written: Vec<u32>,
     changed: Vec<u32>,
-    /// How many of `changed`, from its start, went back to idle.
+    /// How many of `changed`, from its start, held a value before the
+    /// edge (they went back to idle or were driven again).
     idle: usize,
     track: bool,
 }
