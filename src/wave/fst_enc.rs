@@ -94,6 +94,31 @@ fn frame_chars(rec: &[u8], out: &mut [u8]) {
     }
 }
 
+/// `input` compressed as an LZ4 block into `out` (grown as needed, never
+/// cleared: the compressor writes what it returns). The same bytes as
+/// `lz4_flex::compress`, which picks the table with 16-bit entries below
+/// 64 KB and the one with 32-bit entries above, without its two zeroed
+/// allocations per call. `None` if the compressor fails, which it does
+/// not with room for its worst case.
+fn lz4<'a>(
+    input: &[u8],
+    out: &'a mut Vec<u8>,
+    small: &mut lz4_flex::block::CompressTable,
+    large: &mut lz4_flex::block::CompressTable,
+) -> Option<&'a [u8]> {
+    let max = lz4_flex::block::get_maximum_output_size(input.len());
+    if out.len() < max {
+        out.resize(max, 0);
+    }
+    let table = if input.len() < u16::MAX as usize {
+        small
+    } else {
+        large
+    };
+    let n = lz4_flex::block::compress_into_with_table(input, &mut out[..max], table).ok()?;
+    Some(&out[..n])
+}
+
 fn c_str(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(s.as_bytes());
     out.push(0);
@@ -196,6 +221,12 @@ pub(crate) struct Encoder<W: Write + Seek> {
     block: Vec<u8>,
     /// Scratch: the block's changes grouped per handle.
     sorted: Vec<u8>,
+    /// Scratch for LZ4: a signal's compressed changes, and the
+    /// compressor's hash tables for inputs under and over 64 KB, kept
+    /// across calls (each call would otherwise allocate and zero both).
+    packed: Vec<u8>,
+    lz4_small: lz4_flex::block::CompressTable,
+    lz4_large: lz4_flex::block::CompressTable,
 }
 
 impl<W: Write + Seek> Encoder<W> {
@@ -269,6 +300,9 @@ impl<W: Write + Seek> Encoder<W> {
             data: Vec::new(),
             block: Vec::new(),
             sorted: Vec::new(),
+            packed: Vec::new(),
+            lz4_small: lz4_flex::block::CompressTable::small(),
+            lz4_large: lz4_flex::block::CompressTable::large(),
         })
     }
 
@@ -481,13 +515,15 @@ impl<W: Write + Seek> Encoder<W> {
             }
             let here = b.len() as i64;
             memory += s.len() as u64;
-            let packed = (s.len() >= MIN_COMPRESS)
-                .then(|| lz4_flex::compress(s))
-                .filter(|p| p.len() < s.len());
-            match packed {
+            let packed = if s.len() >= MIN_COMPRESS {
+                lz4(s, &mut self.packed, &mut self.lz4_small, &mut self.lz4_large)
+            } else {
+                None
+            };
+            match packed.filter(|p| p.len() < s.len()) {
                 Some(p) => {
                     varint(b, s.len() as u64);
-                    b.extend_from_slice(&p);
+                    b.extend_from_slice(p);
                 }
                 None => {
                     varint(b, 0);
@@ -569,6 +605,31 @@ mod tests {
         svarint(&mut s, -1);
         svarint(&mut s, -65);
         assert_eq!(s, [63, 0xc0, 0, 0x7f, 0xbf, 0x7f]);
+    }
+
+    #[test]
+    fn lz4_with_kept_tables_gives_the_crates_bytes() {
+        let mut out = Vec::new();
+        let mut small = lz4_flex::block::CompressTable::small();
+        let mut large = lz4_flex::block::CompressTable::large();
+        // Repetitive and not, under and over the 64 KB where the crate
+        // changes tables, large before small so that a table left over
+        // from a larger input would show; each table reused dirty.
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let noise: Vec<u8> = (0..200_000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x % 7) as u8
+            })
+            .collect();
+        for len in [100_000, 32, 1_000, 65_534, 65_535, 65_536, 200_000, 40, 5_000] {
+            for input in [&noise[..len], &vec![7u8; len][..]] {
+                let got = lz4(input, &mut out, &mut small, &mut large).unwrap();
+                assert_eq!(got, lz4_flex::compress(input), "{len} bytes");
+            }
+        }
     }
 
     #[test]
