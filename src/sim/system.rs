@@ -13,7 +13,7 @@ use crate::link::{Worm, WormBuilder, WormSpec};
 use crate::mcast::Tree;
 use crate::net::{Network, PortConn, Reachability, RoutingTables, UpDown};
 use crate::ni::{Group, HostDelivery, NiNode, NiTiming, Scheme};
-use crate::rtl::trace::{Hierarchy, TraceState, Traced, WaveSink, in_unit, out_unit};
+use crate::rtl::trace::{Hierarchy, TraceState, Traced, WaveSink, out_unit};
 use crate::rtl::{ChannelId, Clocked, Next, PortIter, Sink};
 use crate::switch::{
     Channels, Decoder, Fault, LinkIo, PortWiring, Stall, StallAt, Switch, SwitchParams, WaitOn,
@@ -58,10 +58,10 @@ struct Tracing {
     /// Per flit channel, the unit its change marks: its driver's output
     /// unit.
     flit_marks: Vec<Mark>,
-    /// Per credit counter, the units its change marks: the input unit of
-    /// the port that returns the credits, and the output unit that reads
-    /// them.
-    credit_marks: Vec<[Mark; 2]>,
+    /// Per credit counter, the unit its change marks: the output unit
+    /// that reads it. (The port that returns the credits wrote the counter
+    /// in a cycle it ran, and is sampled for that.)
+    credit_marks: Vec<Mark>,
 }
 
 /// A unit of a component to sample ([`Traced::sample_units`]).
@@ -766,18 +766,11 @@ impl System {
                 .collect(),
             credit_marks: (0..self.ch.credits.len())
                 .map(|i| {
-                    let id = ChannelId(i as u32);
-                    let (s, k) = (self.ch.credits.source(id), self.ch.credits.sink(id));
-                    [
-                        Mark {
-                            component: s.component,
-                            units: in_unit(s.port),
-                        },
-                        Mark {
-                            component: k.component,
-                            units: out_unit(k.port),
-                        },
-                    ]
+                    let k = self.ch.credits.sink(ChannelId(i as u32));
+                    Mark {
+                        component: k.component,
+                        units: out_unit(k.port),
+                    }
                 })
                 .collect(),
         });
@@ -935,9 +928,10 @@ impl System {
 
     /// Samples the units that may have changed at the edge into `next`: the
     /// ports a switch worked on ([`Switch::take_touched`]), every other
-    /// component evaluated, and the units at either end of a channel that
-    /// changed (a flit channel's driver shows it; both ends of a credit
-    /// counter derive signals from it, and a counter wakes no one).
+    /// component evaluated, and the units that show a channel which
+    /// changed with no writer running: a flit channel's driver (for a
+    /// channel that went idle) and a credit counter's reader (a counter
+    /// wakes no one).
     fn trace_cycle(&mut self, next: u64) -> Result<()> {
         let mut t = self.tracing.take().expect("checked by the caller");
         if t.every {
@@ -966,10 +960,12 @@ impl System {
                 let m = flit_marks[i as usize];
                 mark(m.component, m.units);
             }
+            // A credit counter changes only when the port returning the
+            // credits writes it, in a cycle its component ran: only the
+            // reader is marked.
             for &i in self.ch.credits.changed() {
-                for m in credit_marks[i as usize] {
-                    mark(m.component, m.units);
-                }
+                let m = credit_marks[i as usize];
+                mark(m.component, m.units);
             }
             // The components evaluated, with those the channels marked, in
             // component order: an evaluated switch's units are the ports it
