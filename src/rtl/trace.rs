@@ -487,6 +487,15 @@ impl TraceState {
         }));
     }
 
+    /// Makes room in the change log for `n` changes in all, for a sink
+    /// that lets it collect many cycles before it takes them
+    /// ([`take_changes`](Self::take_changes)).
+    pub fn reserve_changes(&mut self, n: usize) {
+        let log = &mut self.log;
+        log.ids.reserve(n.saturating_sub(log.ids.len()));
+        log.words.reserve(n.saturating_sub(log.words.len()));
+    }
+
     /// [`export_changes`](Self::export_changes) of this state's own
     /// changes followed by [`clear_changes`](Self::clear_changes), without
     /// the copy when `ids`, `words` and `wide` are empty: the log's

@@ -26,6 +26,9 @@ use std::thread::JoinHandle;
 const BATCH_CHANGES: usize = 1 << 16;
 /// Cycles in a batch before it is handed over (for cycles without changes).
 const BATCH_CYCLES: usize = 1 << 14;
+/// Changes a new batch has room for: a full batch and the cycle that
+/// filled it, in most cycles.
+const BATCH_ROOM: usize = BATCH_CHANGES + (1 << 12);
 /// Batches handed over and not yet written, at most.
 const IN_FLIGHT: usize = 4;
 
@@ -48,6 +51,19 @@ struct Batch {
 }
 
 impl Batch {
+    /// An empty batch with room for the changes of a full one, so that a
+    /// log that takes its vectors does not grow them from nothing (the
+    /// first batches of a run; later ones come back from the writer with
+    /// their room).
+    fn reserved() -> Self {
+        Batch {
+            cycles: Vec::new(),
+            ids: Vec::with_capacity(BATCH_ROOM),
+            words: Vec::with_capacity(BATCH_ROOM),
+            wide: Vec::new(),
+        }
+    }
+
     fn clear(&mut self) {
         self.cycles.clear();
         self.ids.clear();
@@ -167,7 +183,7 @@ impl Background {
             return Err(Error::Wave("waveform written after it ended".into()));
         };
         // A batch the writer is done with, or a new one.
-        let next: Batch = back.try_recv().unwrap_or_default();
+        let next: Batch = back.try_recv().unwrap_or_else(|_| Batch::reserved());
         let full = std::mem::replace(&mut self.batch, next);
         if to.send(full).is_err() {
             // The thread stopped: it failed, and says why.
@@ -248,7 +264,12 @@ impl WaveSink for Background {
         if !self.logged && !self.batch.cycles.is_empty() {
             return Err(mixed_calls());
         }
-        self.logged = true;
+        if !self.logged {
+            // The log collects a batch before it is first taken.
+            state.reserve_changes(BATCH_ROOM);
+            self.batch = Batch::reserved();
+            self.logged = true;
+        }
         let end = state.changed().len();
         let b = &mut self.batch;
         b.cycles.push((cycle, end as u32));

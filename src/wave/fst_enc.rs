@@ -432,6 +432,15 @@ impl<W: Write + Seek> Encoder<W> {
         }
     }
 
+    /// Makes room for a block of about `bytes` ([`pending`](Self::pending)
+    /// counts them), so that the first block does not grow its buffers
+    /// from nothing, copying them at each doubling.
+    pub fn reserve(&mut self, bytes: usize) {
+        // A change is a log entry of 8 bytes and a record of about 3.
+        self.log.reserve(bytes / 8);
+        self.data.reserve(bytes / 2);
+    }
+
     /// Bytes of changes collected in the current block.
     pub fn pending(&self) -> usize {
         self.data.len() + self.log.len() * 8

@@ -211,7 +211,8 @@ impl WaveSink for FstWriter {
             start: t0,
         };
         let file = File::create(&path).map_err(|e| self.io(e))?;
-        let enc = Encoder::new(BufWriter::new(file), &info, rec).map_err(|e| self.io(e))?;
+        let mut enc = Encoder::new(BufWriter::new(file), &info, rec).map_err(|e| self.io(e))?;
+        enc.reserve(FLUSH_BYTES);
         self.state = State::Body(Box::new(enc));
         self.ids = ids;
         self.clk = 0;
