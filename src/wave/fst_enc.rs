@@ -525,7 +525,12 @@ impl<W: Write + Seek> Encoder<W> {
             let here = b.len() as i64;
             memory += s.len() as u64;
             let packed = if s.len() >= MIN_COMPRESS {
-                lz4(s, &mut self.packed, &mut self.lz4_small, &mut self.lz4_large)
+                lz4(
+                    s,
+                    &mut self.packed,
+                    &mut self.lz4_small,
+                    &mut self.lz4_large,
+                )
             } else {
                 None
             };
@@ -633,7 +638,9 @@ mod tests {
                 (x % 7) as u8
             })
             .collect();
-        for len in [100_000, 32, 1_000, 65_534, 65_535, 65_536, 200_000, 40, 5_000] {
+        for len in [
+            100_000, 32, 1_000, 65_534, 65_535, 65_536, 200_000, 40, 5_000,
+        ] {
             for input in [&noise[..len], &vec![7u8; len][..]] {
                 let got = lz4(input, &mut out, &mut small, &mut large).unwrap();
                 assert_eq!(got, lz4_flex::compress(input), "{len} bytes");
