@@ -68,6 +68,17 @@ fn fst_path() -> std::path::PathBuf {
     std::env::temp_dir().join(format!("wormcast-bench-{}.fst", std::process::id()))
 }
 
+/// A writer to a new file at [`fst_path`]: the last iteration's file is
+/// removed first. Truncating it instead would make ext4 write the whole
+/// new file out when it is closed (`auto_da_alloc`, its guard for files
+/// replaced by truncation), a cost of overwriting a file on that file
+/// system, not of tracing (docs/performance.md).
+fn new_fst() -> FstWriter {
+    let path = fst_path();
+    let _ = std::fs::remove_file(&path);
+    FstWriter::create(path).expect("file")
+}
+
 /// `len` flits: a unicast packet; 0: bit-string worms instead.
 fn system(net: &Network, len: u32, tracing: Tracing) -> System {
     let traffic = if len == 0 {
@@ -90,13 +101,9 @@ fn system(net: &Network, len: u32, tracing: Tracing) -> System {
                 std::io::sink(),
             )))))
             .expect("tracer"),
-        Tracing::Fst => sys
-            .attach_tracer(Box::new(FstWriter::create(fst_path()).expect("file")))
-            .expect("tracer"),
+        Tracing::Fst => sys.attach_tracer(Box::new(new_fst())).expect("tracer"),
         Tracing::FstThread => sys
-            .attach_tracer(Box::new(Background::new(Box::new(
-                FstWriter::create(fst_path()).expect("file"),
-            ))))
+            .attach_tracer(Box::new(Background::new(Box::new(new_fst()))))
             .expect("tracer"),
     }
     sys
