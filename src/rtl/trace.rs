@@ -226,6 +226,10 @@ pub enum SignalValue<'a> {
 /// whether it is unknown, side by side so that a sample reads one place.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Slot {
+    /// The value; [`UNKNOWN_V`] while the signal is unknown. A value that
+    /// fits fewer than 64 bits is never [`UNKNOWN_V`], so a sample that
+    /// finds its value here learns the signal is known without reading
+    /// `unknown` ([`put`]).
     v: u64,
     unknown: bool,
     /// The signal is wider than 64 bits: its value is in
@@ -233,6 +237,10 @@ struct Slot {
     /// that reading a value takes one place).
     wide: bool,
 }
+
+/// What an unknown signal's [`Slot::v`] holds: all ones, a value no signal
+/// narrower than 64 bits can take.
+const UNKNOWN_V: u64 = u64::MAX;
 
 /// The signals that changed since the log was last cleared, with their
 /// new values as they were written: what a sink that hands changes on
@@ -312,7 +320,7 @@ impl TraceState {
                 .signals
                 .iter()
                 .map(|s| Slot {
-                    v: 0,
+                    v: UNKNOWN_V,
                     unknown: true,
                     wide: s.width > 64,
                 })
@@ -406,7 +414,10 @@ impl TraceState {
     pub fn set(&mut self, sig: SignalId, v: SignalValue<'_>) {
         let i = sig.0 as usize;
         match v {
-            SignalValue::Unknown => self.slots[i].unknown = true,
+            SignalValue::Unknown => {
+                self.slots[i].unknown = true;
+                self.slots[i].v = UNKNOWN_V;
+            }
             SignalValue::Narrow(x) => {
                 self.slots[i] = Slot {
                     v: x,
@@ -601,7 +612,10 @@ fn fits(width: u32, v: u64) -> bool {
 #[inline(always)]
 fn put(slot: &mut Slot, id: u32, v: u64, changed: &mut ChangeLog) {
     debug_assert!(!slot.wide, "wide signal {id} written as a word");
-    if slot.v != v || slot.unknown {
+    // An unknown slot holds `UNKNOWN_V`: only a value of all ones (of a
+    // 64-bit signal) needs `unknown` read, and for most values the
+    // compiler knows it is not that.
+    if slot.v != v || (v == UNKNOWN_V && slot.unknown) {
         *slot = Slot {
             v,
             unknown: false,
@@ -616,6 +630,7 @@ fn put(slot: &mut Slot, id: u32, v: u64, changed: &mut ChangeLog) {
 fn put_unknown(slot: &mut Slot, id: u32, changed: &mut ChangeLog) {
     if !slot.unknown {
         slot.unknown = true;
+        slot.v = UNKNOWN_V;
         changed.unknown(id);
     }
 }
@@ -1153,6 +1168,51 @@ mod tests {
         }
         assert_eq!(st.changed(), &[0, 1]);
         assert_eq!(st.value(SignalId(0)), SignalValue::Unknown);
+    }
+
+    /// An unknown slot holds all ones: a 64-bit signal whose value is all
+    /// ones must still be told apart from unknown, both ways, through a
+    /// sampler, a run and `set`.
+    #[test]
+    fn all_ones_of_64_bits_is_not_unknown() {
+        let mut h = Hierarchy::new("top");
+        h.root().signal("w", 64);
+        h.root().signal("n", 8);
+        let mut st = TraceState::new(&h);
+        let mut step = |st: &mut TraceState, v: Option<u64>, n: Option<u64>| {
+            st.clear_changes();
+            let mut s = st.sampler(0, 2);
+            let mut r = s.run::<2>();
+            r.maybe(v);
+            r.maybe(n);
+            r.finish();
+            s.finish();
+            st.changed().to_vec()
+        };
+        assert_eq!(step(&mut st, None, None), Vec::<u32>::new());
+        assert_eq!(step(&mut st, Some(u64::MAX), Some(255)), [0, 1]);
+        assert_eq!(st.value(SignalId(0)), SignalValue::Narrow(u64::MAX));
+        assert_eq!(step(&mut st, Some(u64::MAX), Some(255)), Vec::<u32>::new());
+        assert_eq!(step(&mut st, None, None), [0, 1]);
+        assert_eq!(st.value(SignalId(0)), SignalValue::Unknown);
+        assert_eq!(step(&mut st, Some(u64::MAX), None), [0]);
+        assert_eq!(step(&mut st, Some(0), Some(0)), [0, 1]);
+        assert_eq!(step(&mut st, None, None), [0, 1]);
+        assert_eq!(step(&mut st, Some(0), Some(0)), [0, 1], "known again");
+        // `set` keeps the same two states apart.
+        st.set(SignalId(0), SignalValue::Unknown);
+        assert_eq!(step(&mut st, Some(u64::MAX), Some(0)), [0]);
+        st.set(SignalId(0), SignalValue::Narrow(u64::MAX));
+        assert_eq!(step(&mut st, Some(u64::MAX), Some(0)), Vec::<u32>::new());
+        assert_eq!(step(&mut st, None, Some(0)), [0]);
+        // And a copy of one state into another.
+        let mut other = TraceState::new(&h);
+        other.copy_from(SignalId(0), &st, SignalId(0));
+        assert!(other.changed().is_empty(), "unknown copied onto unknown");
+        assert_eq!(step(&mut st, Some(u64::MAX), Some(0)), [0]);
+        other.copy_from(SignalId(0), &st, SignalId(0));
+        assert_eq!(other.changed(), &[0]);
+        assert_eq!(other.value(SignalId(0)), SignalValue::Narrow(u64::MAX));
     }
 
     #[test]
