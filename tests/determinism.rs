@@ -113,11 +113,14 @@ fn sampling_only_the_components_that_may_change_loses_no_change() {
     // channels changed; sampling everything every cycle must give the same
     // bytes. Every header encoding (the decode unit's signals differ by
     // kind), headers alone in their packets (2 flits: nothing else arrives
-    // while they decode), and loads from light to past saturation.
+    // while they decode), and loads from light to past saturation, packets from one flit up.
     for t in [
         Traffic::uniform(0.3, 20),
         Traffic::uniform(0.05, 3),
         Traffic::uniform(0.2, 2),
+        // Packets of one flit: an endpoint starts and ends a packet in one
+        // cycle, on a link idle before it.
+        Traffic::uniform(0.2, 1),
         Traffic::uniform(1.0, 9),
         Traffic::multicast(0.1, 16, 4, Kind::BitString),
         Traffic::multicast(0.05, 1, 6, Kind::BitString),
