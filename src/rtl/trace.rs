@@ -1179,7 +1179,7 @@ mod tests {
         h.root().signal("w", 64);
         h.root().signal("n", 8);
         let mut st = TraceState::new(&h);
-        let mut step = |st: &mut TraceState, v: Option<u64>, n: Option<u64>| {
+        let step = |st: &mut TraceState, v: Option<u64>, n: Option<u64>| {
             st.clear_changes();
             let mut s = st.sampler(0, 2);
             let mut r = s.run::<2>();
