@@ -113,7 +113,8 @@ fn sampling_only_the_components_that_may_change_loses_no_change() {
     // channels changed; sampling everything every cycle must give the same
     // bytes. Every header encoding (the decode unit's signals differ by
     // kind), headers alone in their packets (2 flits: nothing else arrives
-    // while they decode), and loads from light to past saturation, packets from one flit up.
+    // while they decode), loads from light to past saturation, and packets
+    // from one flit up.
     for t in [
         Traffic::uniform(0.3, 20),
         Traffic::uniform(0.05, 3),

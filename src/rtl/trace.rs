@@ -1172,7 +1172,7 @@ mod tests {
 
     /// An unknown slot holds all ones: a 64-bit signal whose value is all
     /// ones must still be told apart from unknown, both ways, through a
-    /// sampler, a run and `set`.
+    /// run of a sampler, `set` and `copy_from`.
     #[test]
     fn all_ones_of_64_bits_is_not_unknown() {
         let mut h = Hierarchy::new("top");
