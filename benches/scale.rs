@@ -7,6 +7,9 @@
 //!   (routing tables included), ready to run.
 //! - `flit_hop/S`: 20,000 cycles from a cold start; throughput in flit-hops
 //!   (the time per element is the cost per flit-hop).
+//! - `flit_hop_warm/S` (8 and 1,024): the next 20,000 cycles of a network
+//!   that has run 20,000 already (untimed): the cost per flit-hop in the
+//!   steady state.
 //! - `idle/1024`: 1,000,000 cycles of a 1,024-switch network with no
 //!   traffic (skipped while nothing is scheduled), and of the same network
 //!   at 0.00001 flits/node/cycle (a packet every 2,500 cycles or so).
@@ -78,6 +81,39 @@ fn flit_hop(c: &mut Criterion) {
     g.finish();
 }
 
+/// The cost per flit-hop of a network already running: 20,000 cycles
+/// after 20,000 of warm-up (untimed), so that neither the buffers' first
+/// growth nor the network filling from empty is in the figure.
+fn flit_hop_warm(c: &mut Criterion) {
+    let mut g = c.benchmark_group("scale_flit_hop_warm");
+    g.sample_size(10);
+    const CYCLES: u64 = 20_000;
+    for s in [8u32, 1024] {
+        let net = network(s);
+        let traffic = Traffic::uniform(light_load(s), 20);
+        let warm = || {
+            let mut sys = System::new(&net, &SimConfig::default(), &traffic).expect("system");
+            sys.run(CYCLES).expect("runs");
+            sys
+        };
+        let mut probe = warm();
+        let before = probe.flit_hops();
+        probe.run(CYCLES).expect("runs");
+        g.throughput(Throughput::Elements(probe.flit_hops() - before));
+        g.bench_function(s.to_string(), |b| {
+            b.iter_batched(
+                warm,
+                |mut sys| {
+                    sys.run(CYCLES).expect("runs");
+                    sys
+                },
+                BatchSize::LargeInput,
+            )
+        });
+    }
+    g.finish();
+}
+
 fn idle(c: &mut Criterion) {
     let mut g = c.benchmark_group("scale_idle_1024");
     g.sample_size(10);
@@ -108,6 +144,6 @@ fn idle(c: &mut Criterion) {
 criterion_group! {
     name = benches;
     config = Criterion::default().without_plots();
-    targets = setup, flit_hop, idle
+    targets = setup, flit_hop, flit_hop_warm, idle
 }
 criterion_main!(benches);
