@@ -55,7 +55,9 @@ impl Timescale {
 /// formatted once, which keeps tracing of every register affordable.
 pub struct VcdWriter<W: Write> {
     out: Option<vcd::Writer<W>>,
-    codes: Vec<Vec<u8>>,
+    /// What follows each signal's value on its line: its identifier code
+    /// (after a space for a vector) and the newline.
+    tails: Vec<Tail>,
     widths: Vec<u32>,
     clk: Vec<u8>,
     ts: Option<Timescale>,
@@ -84,7 +86,7 @@ impl<W: Write> VcdWriter<W> {
     pub fn new(w: W) -> Self {
         VcdWriter {
             out: Some(vcd::Writer::new(w)),
-            codes: Vec::new(),
+            tails: Vec::new(),
             widths: Vec::new(),
             clk: Vec::new(),
             ts: None,
@@ -108,14 +110,21 @@ impl<W: Write> VcdWriter<W> {
         self.out.as_mut().expect("writer present until dropped")
     }
 
-    fn push_value(buf: &mut Vec<u8>, width: u32, v: SignalValue<'_>, code: &[u8]) {
+    /// Appends a value change: the value and `tail` (the signal's code
+    /// and the newline).
+    #[inline]
+    fn push_value(buf: &mut Vec<u8>, width: u32, v: SignalValue<'_>, tail: &Tail) {
+        if let SignalValue::Narrow(x) = v
+            && width <= 64
+        {
+            return push_narrow(buf, width, x, tail);
+        }
         if width == 1 {
             buf.push(match v {
                 SignalValue::Unknown => b'x',
                 SignalValue::Narrow(b) => b'0' + (b & 1) as u8,
                 SignalValue::Wide(w) => b'0' + (w[0] & 1) as u8,
             });
-            buf.extend_from_slice(code);
         } else {
             buf.push(b'b');
             match v {
@@ -123,34 +132,70 @@ impl<W: Write> VcdWriter<W> {
                 SignalValue::Unknown => buf.push(b'x'),
                 v => push_bits(buf, width, v),
             }
-            buf.push(b' ');
-            buf.extend_from_slice(code);
         }
+        buf.extend_from_slice(tail.bytes());
+    }
+
+    /// Appends the values of the signals in `changed` to `buf`.
+    fn push_changes(&self, buf: &mut Vec<u8>, state: &TraceState, changed: &[u32]) {
+        for &i in changed {
+            Self::push_value(
+                buf,
+                self.widths[i as usize],
+                state.value(SignalId(i)),
+                &self.tails[i as usize],
+            );
+        }
+    }
+
+    /// Appends the changes a simulation exported
+    /// ([`TraceState::export_changes`]) to `buf`.
+    fn push_exported(
+        &self,
+        buf: &mut Vec<u8>,
+        ids: &[u32],
+        words: &[u64],
+        wide: &[u64],
+        unknown: u32,
+    ) {
+        for (&id, &w) in ids.iter().zip(words) {
+            let i = (id & !unknown) as usize;
+            let width = self.widths[i];
+            let v = if id & unknown != 0 {
+                SignalValue::Unknown
+            } else if width <= 64 {
+                SignalValue::Narrow(w)
+            } else {
+                let at = w as usize;
+                SignalValue::Wide(&wide[at..at + width.div_ceil(64) as usize])
+            };
+            Self::push_value(buf, width, v, &self.tails[i]);
+        }
+    }
+
+    /// Appends the clock's edge at time `t`: the time and the clock's new
+    /// `level`.
+    fn push_clock(&self, buf: &mut Vec<u8>, t: u64, level: u8) {
+        buf.push(b'#');
+        buf.extend_from_slice(itoa::Buffer::new().format(t).as_bytes());
+        buf.push(b'\n');
+        buf.push(level);
+        buf.extend_from_slice(&self.clk);
         buf.push(b'\n');
     }
 
-    fn write_changes(&mut self, state: &TraceState, changed: &[u32]) -> Result<()> {
+    /// Writes one cycle: the rising edge at `t`, the changes `push` appends,
+    /// the falling edge, in one write.
+    fn write_cycle(&mut self, t: u64, push: impl FnOnce(&Self, &mut Vec<u8>)) -> Result<()> {
+        let ts = self.ts.expect("begin called first");
         let mut buf = std::mem::take(&mut self.buf);
-        for &i in changed {
-            buf.clear();
-            Self::push_value(
-                &mut buf,
-                self.widths[i as usize],
-                state.value(SignalId(i)),
-                &self.codes[i as usize],
-            );
-            self.w().writer().write_all(&buf).map_err(io)?;
-        }
+        buf.clear();
+        self.push_clock(&mut buf, t, b'1');
+        push(self, &mut buf);
+        self.push_clock(&mut buf, t + ts.period / 2, b'0');
+        let r = self.w().writer().write_all(&buf).map_err(io);
         self.buf = buf;
-        Ok(())
-    }
-
-    fn clock(&mut self, t: u64, level: u8) -> Result<()> {
-        let mut line = format!("#{t}\n").into_bytes();
-        line.push(level);
-        line.extend_from_slice(&self.clk);
-        line.push(b'\n');
-        self.w().writer().write_all(&line).map_err(io)
+        r
     }
 }
 
@@ -182,6 +227,72 @@ const BYTE_CHARS: [[u8; 8]; 256] = {
     }
     t
 };
+
+/// What follows a signal's value on its line in a VCD: the identifier
+/// code (after a space for a vector) and the newline, at most 7 bytes (a
+/// code has at most 5 characters for the 2^32 signals a waveform can
+/// hold), kept in 8 so that it is copied as one word.
+#[derive(Clone, Copy, Debug)]
+struct Tail {
+    bytes: [u8; 8],
+    len: u8,
+}
+
+impl Tail {
+    /// The tail of a signal of `width` bits with identifier code `code`.
+    fn new(width: u32, code: &str) -> Tail {
+        let text = if width == 1 {
+            format!("{code}\n")
+        } else {
+            format!(" {code}\n")
+        };
+        let mut bytes = [0u8; 8];
+        assert!(
+            text.len() <= bytes.len(),
+            "VCD identifier code {code:?} is longer than any of 2^32 signals"
+        );
+        bytes[..text.len()].copy_from_slice(text.as_bytes());
+        Tail {
+            bytes,
+            len: text.len() as u8,
+        }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        &self.bytes[..self.len as usize]
+    }
+}
+
+/// Appends the change of a signal of at most 64 bits to the known value
+/// `x`: built in a buffer on the stack, eight characters at a time from
+/// the least significant end, and appended in one copy.
+#[inline]
+fn push_narrow(buf: &mut Vec<u8>, width: u32, x: u64, tail: &Tail) {
+    // Room before the value for the first chunk's characters above the
+    // signal's width (overwritten by the `b`), and after it for the tail
+    // copied as a word.
+    const PAD: usize = 8;
+    let mut line = [0u8; PAD + 1 + 64 + 8];
+    let w = width as usize;
+    if w == 1 {
+        line[PAD] = b'0' + (x & 1) as u8;
+    } else {
+        let mut end = PAD + 1 + w;
+        let mut rest = x;
+        loop {
+            line[end - 8..end].copy_from_slice(&BYTE_CHARS[(rest & 0xff) as usize]);
+            if end - 8 <= PAD + 1 {
+                break;
+            }
+            rest >>= 8;
+            end -= 8;
+        }
+        line[PAD] = b'b';
+    }
+    let n = PAD + 1 + if w == 1 { 0 } else { w };
+    line[n..n + 8].copy_from_slice(&tail.bytes);
+    buf.extend_from_slice(&line[PAD..n + tail.len as usize]);
+}
 
 /// Appends the low `width` bits of `x` (at most 64), most significant
 /// first.
@@ -278,13 +389,10 @@ impl<W: Write> WaveSink for VcdWriter<W> {
         }
         emit(w, h, 0, &mut codes, &mut clk).map_err(io)?;
         w.enddefinitions().map_err(io)?;
-        self.codes = codes
+        self.tails = codes
             .into_iter()
-            .map(|c| {
-                c.expect("every signal is in a scope")
-                    .to_string()
-                    .into_bytes()
-            })
+            .zip(&h.signals)
+            .map(|(c, d)| Tail::new(d.width, &c.expect("every signal is in a scope").to_string()))
             .collect();
         self.widths = h.signals.iter().map(|s| s.width).collect();
         self.clk = clk.expect("root scope declared").to_string().into_bytes();
@@ -293,21 +401,50 @@ impl<W: Write> WaveSink for VcdWriter<W> {
         let w = self.w();
         w.timestamp(t0).map_err(io)?;
         w.begin(SimulationCommand::Dumpvars).map_err(io)?;
-        let clk = self.clk.clone();
-        self.w().writer().write_all(b"1").map_err(io)?;
-        self.w().writer().write_all(&clk).map_err(io)?;
-        self.w().writer().write_all(b"\n").map_err(io)?;
-        self.write_changes(state, &all)?;
+        let mut buf = std::mem::take(&mut self.buf);
+        buf.clear();
+        buf.push(b'1');
+        buf.extend_from_slice(&self.clk);
+        buf.push(b'\n');
+        self.push_changes(&mut buf, state, &all);
+        let r = self.w().writer().write_all(&buf).map_err(io);
+        self.buf = buf;
+        r?;
         self.w().end().map_err(io)?;
-        self.clock(t0 + ts.period / 2, b'0')
+        let mut buf = std::mem::take(&mut self.buf);
+        buf.clear();
+        // The first falling edge: a time and the clock's level.
+        self.push_clock(&mut buf, t0 + ts.period / 2, b'0');
+        let r = self.w().writer().write_all(&buf).map_err(io);
+        self.buf = buf;
+        r
     }
 
     fn cycle(&mut self, cycle: u64, state: &TraceState, changed: &[u32]) -> Result<()> {
         let ts = self.ts.expect("begin called first");
         let t = edge_time(cycle, &ts)?;
-        self.clock(t, b'1')?;
-        self.write_changes(state, changed)?;
-        self.clock(t + ts.period / 2, b'0')
+        self.write_cycle(t, |me, buf| me.push_changes(buf, state, changed))
+    }
+
+    /// The changes come as words, so that a writer on its own thread
+    /// ([`super::Background`]) need not keep a copy of every value.
+    fn takes_exported(&self) -> bool {
+        true
+    }
+
+    fn cycle_exported(
+        &mut self,
+        cycle: u64,
+        ids: &[u32],
+        words: &[u64],
+        wide: &[u64],
+        unknown: u32,
+    ) -> Result<()> {
+        let ts = self.ts.expect("begin called first");
+        let t = edge_time(cycle, &ts)?;
+        self.write_cycle(t, |me, buf| {
+            me.push_exported(buf, ids, words, wide, unknown)
+        })
     }
 
     fn finish(&mut self, last_cycle: u64) -> Result<()> {
@@ -386,6 +523,37 @@ mod tests {
             buf.clear();
             push_bits(&mut buf, width as u32, SignalValue::Unknown);
             proptest::prop_assert_eq!(buf, reference(width, SignalValue::Unknown));
+        }
+
+        /// A value change line: `<bit><code>` for one bit, `b<bits> <code>`
+        /// for a vector, `bx <code>` for an unknown vector, whichever way
+        /// it is built (the stack buffer of a known value of at most 64
+        /// bits, or the general path), after text already in the buffer.
+        #[test]
+        fn a_value_change_is_its_bits_then_its_code(
+            width in 1u32..=200,
+            words in proptest::collection::vec(proptest::prelude::any::<u64>(), 4),
+            code in "[!-~]{1,5}",
+            unknown in proptest::prelude::any::<bool>(),
+        ) {
+            let v = if unknown {
+                SignalValue::Unknown
+            } else if width <= 64 {
+                let mask = if width == 64 { u64::MAX } else { (1 << width) - 1 };
+                SignalValue::Narrow(words[0] & mask)
+            } else {
+                SignalValue::Wide(&words[..width.div_ceil(64) as usize])
+            };
+            let tail = Tail::new(width, &code);
+            let mut buf = b"#10\n".to_vec();
+            VcdWriter::<Vec<u8>>::push_value(&mut buf, width, v, &tail);
+            let bits = reference(width as usize, v);
+            let want = match (width, v) {
+                (1, _) => format!("#10\n{}{code}\n", bits[0] as char),
+                (_, SignalValue::Unknown) => format!("#10\nbx {code}\n"),
+                _ => format!("#10\nb{} {code}\n", String::from_utf8(bits).unwrap()),
+            };
+            proptest::prop_assert_eq!(String::from_utf8(buf).unwrap(), want);
         }
     }
 }
