@@ -2,10 +2,12 @@
 //! registers and hands each cycle's value changes over in batches; a second
 //! thread feeds them to the real writer. A writer that takes the changes
 //! as they come ([`WaveSink::takes_exported`]: the FST writer, which keeps
-//! its blocks' starting values itself) gets the batch's words directly;
-//! for any other (VCD) the thread keeps a copy of every signal's value and
-//! makes the same calls the writer would have had on the simulation's
-//! thread. The file is byte for byte the one written without the thread.
+//! its blocks' starting values itself, and the VCD writer, which needs only
+//! the values that changed) gets the batch's words directly; for any other
+//! (a sink of the caller's own that reads values from the state) the
+//! thread keeps a copy of every signal's value and makes the same calls
+//! the writer would have had on the simulation's thread. The file is byte
+//! for byte the one written without the thread.
 //!
 //! This is how a traced run uses a second core (the speed issue's "encoding
 //! off the simulation thread"): the simulation thread's cost per change is
