@@ -1,7 +1,8 @@
 //! Waveforms encoded on their own thread ([`wormcast::wave::Background`]):
 //! the same bytes as on the simulation's thread, for VCD and FST, whole or
-//! limited to a window and some scopes; a writer's failure comes back as
-//! an error naming it; a run that fails still leaves its VCD behind.
+//! limited to a window and some scopes, taken as exported words or with a
+//! copy of every value on the thread; a writer's failure comes back as an
+//! error naming it; a run that fails still leaves its VCD behind.
 
 mod common;
 
@@ -44,19 +45,68 @@ fn traffics() -> [Traffic; 3] {
     ]
 }
 
+/// A sink that hides how `S` takes changes: it takes them only with a
+/// copy of every value ([`WaveSink::takes_exported`] false), so that a
+/// [`Background`] around it keeps that copy on its thread and calls
+/// [`WaveSink::cycle`], as it does for a sink of a caller's own.
+struct ByState<S>(S);
+
+impl<S: WaveSink> WaveSink for ByState<S> {
+    fn begin(
+        &mut self,
+        h: &wormcast::rtl::trace::Hierarchy,
+        cycle_ps: u64,
+        state: &wormcast::rtl::trace::TraceState,
+    ) -> wormcast::Result<()> {
+        self.0.begin(h, cycle_ps, state)
+    }
+
+    fn cycle(
+        &mut self,
+        cycle: u64,
+        state: &wormcast::rtl::trace::TraceState,
+        changed: &[u32],
+    ) -> wormcast::Result<()> {
+        self.0.cycle(cycle, state, changed)
+    }
+
+    fn finish(&mut self, last_cycle: u64) -> wormcast::Result<()> {
+        self.0.finish(last_cycle)
+    }
+}
+
 #[test]
 fn a_vcd_written_on_its_own_thread_has_the_same_bytes() {
+    // The VCD writer takes the batch's words as they come; the same writer
+    // behind `ByState` is given a copy of every value on the thread.
+    assert!(VcdWriter::in_memory().takes_exported());
+    assert!(!ByState(VcdWriter::in_memory()).takes_exported());
     for t in traffics() {
-        let (here, there) = (common::Shared::default(), common::Shared::default());
+        let (here, there, copied) = (
+            common::Shared::default(),
+            common::Shared::default(),
+            common::Shared::default(),
+        );
         run(&t, Box::new(VcdWriter::new(here.clone()))).unwrap();
         run(
             &t,
             Box::new(Background::new(Box::new(VcdWriter::new(there.clone())))),
         )
         .unwrap();
-        let (a, b) = (here.bytes(), there.bytes());
+        run(
+            &t,
+            Box::new(Background::new(Box::new(ByState(VcdWriter::new(
+                copied.clone(),
+            ))))),
+        )
+        .unwrap();
+        let (a, b, c) = (here.bytes(), there.bytes(), copied.bytes());
         assert!(a.len() > 50_000, "{t:?}: {} bytes", a.len());
         assert!(a == b, "{t:?}: the thread changed the VCD");
+        assert!(
+            a == c,
+            "{t:?}: the thread's copy of every value changed the VCD"
+        );
     }
 }
 
@@ -99,16 +149,35 @@ fn vcd_here_and_there(
     traffic: &Traffic,
     finish: bool,
 ) -> (Vec<u8>, Vec<u8>) {
-    let (here, there) = (common::Shared::default(), common::Shared::default());
-    for (out, threaded) in [(&here, false), (&there, true)] {
+    let (here, there, copied) = (
+        common::Shared::default(),
+        common::Shared::default(),
+        common::Shared::default(),
+    );
+    for (out, threaded, by_state) in [
+        (&here, false, false),
+        (&there, true, false),
+        (&copied, true, true),
+    ] {
         let mut sys = System::new(net, &SimConfig::default(), traffic).unwrap();
-        let sink = on_thread(Box::new(VcdWriter::new(out.clone())), threaded);
+        let w = VcdWriter::new(out.clone());
+        let sink = if by_state {
+            on_thread(Box::new(ByState(w)), threaded)
+        } else {
+            on_thread(Box::new(w), threaded)
+        };
         sys.attach_tracer(sink).unwrap();
         sys.run(1_500).unwrap();
         if finish {
             sys.finish_trace().unwrap();
         }
     }
+    // The thread with a copy of every value writes what the thread
+    // without one does.
+    assert!(
+        there.bytes() == copied.bytes(),
+        "the thread's copy of every value changed the VCD"
+    );
     (here.bytes(), there.bytes())
 }
 
