@@ -681,6 +681,21 @@ fn the_command_line_limits_a_waveform() {
         e.contains("top.sw3") && e.contains("no scope or signal") && e.contains("r0, r1"),
         "{e}"
     );
+    // A path without the root scope: the error gives the path with it.
+    let o = run(&["--trace-scope", "r3.in_inj"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("no scope or signal") && e.contains("(paths start at top: top.r3.in_inj)"),
+        "{e}"
+    );
+    // No hint when the rooted path names nothing either.
+    let o = run(&["--trace-scope", "r99"]);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("no scope or signal") && !e.contains("paths start at"),
+        "{e}"
+    );
     let o = run(&["--trace-from", "900", "--trace-to", "800"]);
     assert!(String::from_utf8_lossy(&o.stderr).contains("the window is empty"));
     std::fs::remove_dir_all(&dir).unwrap();

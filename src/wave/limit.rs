@@ -103,11 +103,19 @@ impl TraceLimits {
                 } else {
                     ""
                 };
+                // Paths start at the root scope: the path the user left it
+                // off, when that names something.
+                let rooted = format!("{root}.{sel}");
+                let hint = if paths.iter().any(|p| under(p, &rooted)) || h.find(&rooted).is_some() {
+                    format!(" (paths start at {root}: {rooted})")
+                } else {
+                    String::new()
+                };
                 return Err(Error::Config {
                     field: "trace-scope",
                     value: sel.to_string(),
                     reason: format!(
-                        "no scope or signal of the waveform has that path; {root} holds {}{more}",
+                        "no scope or signal of the waveform has that path{hint}; {root} holds {}{more}",
                         children.join(", ")
                     ),
                 });
