@@ -471,9 +471,14 @@ impl<W: Write + Seek> Encoder<W> {
             total += s + PAD;
         }
         self.data.resize(end + PAD, 0);
+        // Only grown, never cleared: every byte read below is written by
+        // the sort first (a handle's run), and the slack after each run,
+        // which may hold an earlier block's bytes, is never read. Zeroing
+        // the whole buffer for each block cost a pass over its megabytes.
         let sorted = &mut self.sorted;
-        sorted.clear();
-        sorted.resize(total, 0);
+        if sorted.len() < total {
+            sorted.resize(total, 0);
+        }
         let mut fill = start.clone();
         for (k, &(h, off)) in self.log.iter().enumerate() {
             let off = off as usize;
