@@ -56,55 +56,40 @@ fn setup(c: &mut Criterion) {
 }
 
 fn flit_hop(c: &mut Criterion) {
-    let mut g = c.benchmark_group("scale_flit_hop");
-    g.sample_size(10);
-    const CYCLES: u64 = 20_000;
-    for s in [8u32, 64, 256, 1024] {
-        let net = network(s);
-        let traffic = Traffic::uniform(light_load(s), 20);
-        let build = || System::new(&net, &SimConfig::default(), &traffic).expect("system");
-        let mut probe = build();
-        probe.run(CYCLES).expect("runs");
-        g.throughput(Throughput::Elements(probe.flit_hops()));
-        g.bench_function(s.to_string(), |b| {
-            b.iter_batched(
-                build,
-                |mut sys| {
-                    sys.run(CYCLES).expect("runs");
-                    // Returned, so that freeing it is not timed.
-                    sys
-                },
-                BatchSize::LargeInput,
-            )
-        });
-    }
-    g.finish();
+    flit_hops(c, "scale_flit_hop", &[8, 64, 256, 1024], 0);
 }
 
 /// The cost per flit-hop of a network already running: 20,000 cycles
 /// after 20,000 of warm-up (untimed), so that neither the buffers' first
 /// growth nor the network filling from empty is in the figure.
 fn flit_hop_warm(c: &mut Criterion) {
-    let mut g = c.benchmark_group("scale_flit_hop_warm");
+    flit_hops(c, "scale_flit_hop_warm", &[8, 1024], 20_000);
+}
+
+/// Group `name`: per size, 20,000 cycles timed after `warmup` cycles run
+/// in the untimed setup; throughput in the flit-hops of the timed cycles.
+fn flit_hops(c: &mut Criterion, name: &str, sizes: &[u32], warmup: u64) {
+    let mut g = c.benchmark_group(name);
     g.sample_size(10);
     const CYCLES: u64 = 20_000;
-    for s in [8u32, 1024] {
+    for &s in sizes {
         let net = network(s);
         let traffic = Traffic::uniform(light_load(s), 20);
-        let warm = || {
+        let build = || {
             let mut sys = System::new(&net, &SimConfig::default(), &traffic).expect("system");
-            sys.run(CYCLES).expect("runs");
+            sys.run(warmup).expect("runs");
             sys
         };
-        let mut probe = warm();
+        let mut probe = build();
         let before = probe.flit_hops();
         probe.run(CYCLES).expect("runs");
         g.throughput(Throughput::Elements(probe.flit_hops() - before));
         g.bench_function(s.to_string(), |b| {
             b.iter_batched(
-                warm,
+                build,
                 |mut sys| {
                     sys.run(CYCLES).expect("runs");
+                    // Returned, so that freeing it is not timed.
                     sys
                 },
                 BatchSize::LargeInput,

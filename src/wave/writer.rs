@@ -187,12 +187,20 @@ impl<W: Write> VcdWriter<W> {
     /// Writes one cycle: the rising edge at `t`, the changes `push` appends,
     /// the falling edge, in one write.
     fn write_cycle(&mut self, t: u64, push: impl FnOnce(&Self, &mut Vec<u8>)) -> Result<()> {
-        let ts = self.ts.expect("begin called first");
+        let half = self.ts.expect("begin called first").period / 2;
+        self.write_built(|me, buf| {
+            me.push_clock(buf, t, b'1');
+            push(me, buf);
+            me.push_clock(buf, t + half, b'0');
+        })
+    }
+
+    /// Writes what `build` appends to the (emptied) line buffer, in one
+    /// write.
+    fn write_built(&mut self, build: impl FnOnce(&Self, &mut Vec<u8>)) -> Result<()> {
         let mut buf = std::mem::take(&mut self.buf);
         buf.clear();
-        self.push_clock(&mut buf, t, b'1');
-        push(self, &mut buf);
-        self.push_clock(&mut buf, t + ts.period / 2, b'0');
+        build(self, &mut buf);
         let r = self.w().writer().write_all(&buf).map_err(io);
         self.buf = buf;
         r
@@ -401,23 +409,15 @@ impl<W: Write> WaveSink for VcdWriter<W> {
         let w = self.w();
         w.timestamp(t0).map_err(io)?;
         w.begin(SimulationCommand::Dumpvars).map_err(io)?;
-        let mut buf = std::mem::take(&mut self.buf);
-        buf.clear();
-        buf.push(b'1');
-        buf.extend_from_slice(&self.clk);
-        buf.push(b'\n');
-        self.push_changes(&mut buf, state, &all);
-        let r = self.w().writer().write_all(&buf).map_err(io);
-        self.buf = buf;
-        r?;
+        self.write_built(|me, buf| {
+            buf.push(b'1');
+            buf.extend_from_slice(&me.clk);
+            buf.push(b'\n');
+            me.push_changes(buf, state, &all);
+        })?;
         self.w().end().map_err(io)?;
-        let mut buf = std::mem::take(&mut self.buf);
-        buf.clear();
         // The first falling edge: a time and the clock's level.
-        self.push_clock(&mut buf, t0 + ts.period / 2, b'0');
-        let r = self.w().writer().write_all(&buf).map_err(io);
-        self.buf = buf;
-        r
+        self.write_built(|me, buf| me.push_clock(buf, t0 + ts.period / 2, b'0'))
     }
 
     fn cycle(&mut self, cycle: u64, state: &TraceState, changed: &[u32]) -> Result<()> {
