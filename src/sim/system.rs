@@ -210,21 +210,16 @@ pub struct System {
     longest_wait: Option<LongWait>,
 }
 
-/// Evaluation context shared by every component of a cycle.
+/// Evaluation context shared by every component of a cycle. The
+/// endpoints' view of the cycle is built once and lent to every component
+/// (a switch sees its `link` part), with only the receive mask set per
+/// component.
 struct Ctx<'a> {
-    cycle: u64,
-    window: u64,
     n_sw: u32,
     switches: &'a mut [Switch],
     endpoints: &'a mut [Terminal],
-    groups: &'a [Group],
-    hosts: &'a mut Vec<(u32, u16)>,
-    delivered: &'a mut Vec<u32>,
-    ch: &'a mut Channels,
+    io: EndpointIo<'a, crate::ni::Group>,
     inbox: &'a mut [u64],
-    packets: &'a mut PacketTable,
-    retired: &'a mut Vec<u32>,
-    faults: &'a mut Vec<Fault>,
     /// Components that run next cycle.
     later: &'a mut Bits,
     wheel: &'a mut Wheel,
@@ -234,37 +229,17 @@ impl Ctx<'_> {
     /// Evaluates component `c` and schedules it.
     #[inline(always)]
     fn eval(&mut self, c: u32) {
-        let next = self.cycle + 1;
+        let cycle = self.io.link.cycle;
+        let next = cycle + 1;
+        self.io.link.inbox = std::mem::take(&mut self.inbox[c as usize]);
         if c < self.n_sw {
-            let s = &mut self.switches[c as usize];
-            let inbox = std::mem::take(&mut self.inbox[c as usize]);
-            let n = s.eval(&mut LinkIo {
-                cycle: self.cycle,
-                inbox,
-                ch: &mut *self.ch,
-                faults: &mut *self.faults,
-            });
+            let n = self.switches[c as usize].eval(&mut self.io.link);
             // A switch is either busy or waits for a flit.
             if n == Next::Busy {
                 Active::wake_next(self.later, c);
             }
         } else {
-            let e = &mut self.endpoints[(c - self.n_sw) as usize];
-            let inbox = std::mem::take(&mut self.inbox[c as usize]);
-            let n = e.eval(&mut EndpointIo {
-                link: LinkIo {
-                    cycle: self.cycle,
-                    inbox,
-                    ch: &mut *self.ch,
-                    faults: &mut *self.faults,
-                },
-                packets: &mut *self.packets,
-                retired: &mut *self.retired,
-                window: self.window,
-                groups: self.groups,
-                hosts: &mut *self.hosts,
-                delivered: &mut *self.delivered,
-            });
+            let n = self.endpoints[(c - self.n_sw) as usize].eval(&mut self.io);
             let w = match n {
                 Next::Busy => next,
                 Next::SleepUntil(w) => w,
@@ -273,7 +248,7 @@ impl Ctx<'_> {
             if w <= next {
                 Active::wake_next(self.later, c);
             } else {
-                self.wheel.schedule(self.cycle, c, w);
+                self.wheel.schedule(cycle, c, w);
             }
         }
     }
@@ -855,19 +830,24 @@ impl System {
         } = self;
         let (now, later) = active.split();
         let mut ctx = Ctx {
-            cycle,
-            window: *window,
             n_sw,
             switches,
             endpoints,
-            groups: &groups.slots,
-            hosts: &mut groups.log,
-            delivered,
-            ch,
+            io: EndpointIo {
+                link: LinkIo {
+                    cycle,
+                    inbox: 0,
+                    ch,
+                    faults,
+                },
+                packets,
+                retired,
+                window: *window,
+                groups: &groups.slots,
+                hosts: &mut groups.log,
+                delivered,
+            },
             inbox,
-            packets,
-            retired,
-            faults,
             later,
             wheel,
         };
@@ -883,7 +863,16 @@ impl System {
             }
         }
         let Ctx {
-            ch, inbox, later, ..
+            io:
+                EndpointIo {
+                    link: LinkIo { ch, .. },
+                    packets,
+                    retired,
+                    ..
+                },
+            inbox,
+            later,
+            ..
         } = ctx;
         // The clock edge. Switches and endpoints commit in place (their
         // stages are evaluated consumer-first); the channels commit here.
