@@ -28,6 +28,14 @@ impl Bits {
         self.sum[w >> 6] |= 1 << (w & 63);
     }
 
+    /// The set's words and summary words, for a loop that adds many
+    /// components ([`insert_into`]): held as slices, their addresses stay
+    /// in registers across the loop's stores.
+    #[inline]
+    pub(crate) fn parts(&mut self) -> (&mut [u64], &mut [u64]) {
+        (&mut self.words, &mut self.sum)
+    }
+
     /// Components `64 w .. 64 w + 63`, a bit each (none past the end).
     #[inline]
     pub(crate) fn word(&self, w: usize) -> u64 {
@@ -69,6 +77,14 @@ impl Bits {
             *s = 0;
         }
     }
+}
+
+/// Adds `c` to the set whose [`Bits::parts`] are `words` and `sum`.
+#[inline]
+pub(crate) fn insert_into(words: &mut [u64], sum: &mut [u64], c: u32) {
+    let w = (c >> 6) as usize;
+    words[w] |= 1 << (c & 63);
+    sum[w >> 6] |= 1 << (w & 63);
 }
 
 /// The components to evaluate this cycle and those already known to run

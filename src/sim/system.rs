@@ -876,9 +876,10 @@ impl System {
         } = ctx;
         // The clock edge. Switches and endpoints commit in place (their
         // stages are evaluated consumer-first); the channels commit here.
+        let (words, sum) = later.parts();
         ch.flits.edge(|s| {
             inbox[s.component as usize] |= 1 << s.port;
-            Active::wake_next(later, s.component);
+            crate::sim::active::insert_into(words, sum, s.component);
         });
         ch.credits.edge();
         if !retired.is_empty() {
