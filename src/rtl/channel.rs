@@ -63,13 +63,16 @@ impl WriteLog {
     }
 }
 
-/// One channel of a [`ChannelBank`]: its pipeline register and its ends.
+/// One channel of a [`ChannelBank`]: its pipeline register and its reader.
 #[derive(Clone, Copy, Debug)]
 struct Slot<T> {
     q: T,
     d: T,
     sink: Sink,
-    source: Sink,
+    /// The bank's edge count at which `q` is the output: at any other, the
+    /// output is idle. A channel driven again keeps `q` valid for one more
+    /// edge; one left undriven goes idle with no work at the edge.
+    at: u64,
     /// Values carried so far (the link's utilisation counter).
     carried: u64,
 }
@@ -87,17 +90,24 @@ struct Slot<T> {
 #[derive(Debug)]
 pub struct ChannelBank<T: Copy + Default> {
     slots: Vec<Slot<T>>,
+    /// Each channel's writer (read only to report), apart from the slots
+    /// the edge touches.
+    sources: Vec<Sink>,
     log: WriteLog,
     /// Channels whose output is valid this cycle.
     live: Vec<u32>,
+    /// Edges so far: a slot's output is valid while its `at` equals this.
+    now: u64,
 }
 
 impl<T: Copy + Default> Default for ChannelBank<T> {
     fn default() -> Self {
         ChannelBank {
             slots: Vec::new(),
+            sources: Vec::new(),
             log: WriteLog::default(),
             live: Vec::new(),
+            now: 0,
         }
     }
 }
@@ -115,9 +125,10 @@ impl<T: Copy + Default> ChannelBank<T> {
             q: T::default(),
             d: T::default(),
             sink,
-            source,
+            at: u64::MAX,
             carried: 0,
         });
+        self.sources.push(source);
         self.log.written.reserve(1);
         self.live.reserve(1);
         id
@@ -136,7 +147,22 @@ impl<T: Copy + Default> ChannelBank<T> {
     /// The channel's output in the current cycle.
     #[inline]
     pub fn q(&self, id: ChannelId) -> T {
-        self.slots[id.index()].q
+        let s = &self.slots[id.index()];
+        if s.at == self.now { s.q } else { T::default() }
+    }
+
+    /// The output of a channel that was driven before the last edge (its
+    /// reader was told so at the edge): [`q`](Self::q) without the check
+    /// that it is not idle.
+    #[inline]
+    pub fn q_delivered(&self, id: ChannelId) -> T {
+        let s = &self.slots[id.index()];
+        debug_assert_eq!(
+            s.at, self.now,
+            "channel {} read as delivered while idle",
+            id.0
+        );
+        s.q
     }
 
     /// Values the channel has carried since it was made (one per cycle it
@@ -153,7 +179,7 @@ impl<T: Copy + Default> ChannelBank<T> {
 
     /// The component and port that drive the channel.
     pub fn source(&self, id: ChannelId) -> Sink {
-        self.slots[id.index()].source
+        self.sources[id.index()]
     }
 
     /// Drives `value` into channel `id`; its reader sees it next cycle. A
@@ -190,15 +216,17 @@ impl<T: Copy + Default> ChannelBank<T> {
     #[inline]
     pub fn edge(&mut self, mut deliver: impl FnMut(Sink)) {
         self.log.record_edge(&self.live);
+        // The channels live before the edge and not driven again go idle
+        // by the count alone: their `at` falls behind it.
+        let now = self.now + 1;
+        self.now = now;
         let slots = &mut self.slots[..];
-        for &c in &self.live {
-            slots[c as usize].q = T::default();
-        }
         self.live.clear();
         for &c in &self.log.written {
             let s = &mut slots[c as usize];
             s.q = s.d;
             s.d = T::default();
+            s.at = now;
             s.carried += 1;
             deliver(s.sink);
         }
@@ -252,6 +280,50 @@ mod tests {
         assert_eq!(bank.were_live(), &[1, 0]);
         bank.edge(|_| {});
         assert!(bank.were_live().is_empty());
+    }
+
+    proptest::proptest! {
+        /// Against a bank that clears every output at each edge: what each
+        /// channel shows, whom each edge tells, and the counts carried,
+        /// through any pattern of writes (a channel driven in a row of
+        /// cycles, left idle for many, driven again).
+        #[test]
+        fn outputs_match_a_bank_that_clears_every_edge(
+            cycles in proptest::collection::vec(
+                proptest::collection::vec(proptest::option::of(1u8..), 4),
+                1..60,
+            ),
+        ) {
+            let mut bank: ChannelBank<u8> = ChannelBank::new();
+            let ids: Vec<ChannelId> = (0..4).map(|c| bank.add(sink(9), sink(c))).collect();
+            let mut shown = [0u8; 4];
+            let mut carried = [0u64; 4];
+            for writes in &cycles {
+                for (c, w) in writes.iter().enumerate() {
+                    if let Some(v) = *w {
+                        bank.write(ids[c], v);
+                    }
+                }
+                let mut told = Vec::new();
+                bank.edge(|s| told.push(s.component));
+                let mut expect_told = Vec::new();
+                for (c, w) in writes.iter().enumerate() {
+                    shown[c] = w.unwrap_or(0);
+                    if w.is_some() {
+                        carried[c] += 1;
+                        expect_told.push(c as u32);
+                    }
+                }
+                proptest::prop_assert_eq!(told, expect_told);
+                for (c, &id) in ids.iter().enumerate() {
+                    proptest::prop_assert_eq!(bank.q(id), shown[c]);
+                    if shown[c] != 0 {
+                        proptest::prop_assert_eq!(bank.q_delivered(id), shown[c]);
+                    }
+                    proptest::prop_assert_eq!(bank.carried(id), carried[c]);
+                }
+            }
+        }
     }
 
     #[test]

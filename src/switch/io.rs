@@ -37,10 +37,11 @@ pub struct LinkIo<'a> {
 }
 
 impl LinkIo<'_> {
-    /// The flit on link `id` this cycle.
+    /// The flit delivered on link `id` this cycle: only for a port whose
+    /// bit is set in [`inbox`](Self::inbox) (a debug build checks it).
     #[inline]
     pub fn flit(&self, id: ChannelId) -> Flit {
-        self.ch.flits.q(id)
+        self.ch.flits.q_delivered(id)
     }
 
     /// Sends `f` on link `id` (it arrives next cycle).
