@@ -9,8 +9,8 @@
 //! block. At the rate a traced network changes (about 100 values per
 //! cycle) that was most of the writing thread's time (docs/performance.md,
 //! "Traced runs"). Here a change is encoded straight from the sampled word
-//! into one log per block, and the log is sorted by signal once, when the
-//! block is written.
+//! into the signal's own run of records for the block, which is the form
+//! a block stores: writing the block sorts nothing.
 //!
 //! The layout (all integers big-endian unless a varint):
 //! - header block (type 0): times, counts, timescale, version and date;
@@ -38,9 +38,6 @@ const UPSCOPE: u8 = 255;
 const SCOPE_MODULE: u8 = 0;
 const VAR_WIRE: u8 = 16;
 const DIR_IMPLICIT: u8 = 0;
-/// Slack after each signal's run of changes when a block is sorted (the
-/// longest record moved as one fixed-size copy).
-const PAD: usize = 16;
 /// A signal's changes shorter than this are stored as they are.
 const MIN_COMPRESS: usize = 32;
 /// zlib level for the time table.
@@ -90,6 +87,49 @@ fn frame_chars(rec: &[u8], out: &mut [u8]) {
         // Packed, most significant bit first.
         for (i, c) in out.iter_mut().enumerate() {
             *c = b'0' + (rest[i / 8] >> (7 - i % 8) & 1);
+        }
+    }
+}
+
+/// Appends the record of a change of a signal of `w` bits, `delta` time
+/// steps after its last, to an unknown or a wide value (or any value, which
+/// the narrow path writes faster).
+fn other_record(d: &mut Vec<u8>, w: u32, delta: u64, v: SignalValue<'_>) {
+    if w == 1 {
+        match v {
+            SignalValue::Unknown => varint(d, delta << 4 | 1),
+            SignalValue::Narrow(b) => varint(d, delta << 2 | (b & 1) << 1),
+            SignalValue::Wide(ws) => varint(d, delta << 2 | (ws[0] & 1) << 1),
+        }
+        return;
+    }
+    match v {
+        SignalValue::Unknown => {
+            varint(d, delta << 1 | 1);
+            d.resize(d.len() + w as usize, b'x');
+        }
+        SignalValue::Narrow(x) => {
+            varint(d, delta << 1);
+            // Most significant bit first, the last byte padded with zeros
+            // on the right.
+            let n = w.div_ceil(8) as usize;
+            let packed = x << (64 - w);
+            d.extend_from_slice(&packed.to_be_bytes()[..n]);
+        }
+        SignalValue::Wide(words) => {
+            varint(d, delta << 1);
+            let n = w.div_ceil(8) as usize;
+            for j in 0..n {
+                let mut byte = 0u8;
+                for k in 0..8 {
+                    let pos = j * 8 + k;
+                    if pos < w as usize {
+                        let b = w as usize - 1 - pos;
+                        byte |= ((words[b / 64] >> (b % 64) & 1) as u8) << (7 - k);
+                    }
+                }
+                d.push(byte);
+            }
         }
     }
 }
@@ -213,14 +253,17 @@ pub(crate) struct Encoder<W: Write + Seek> {
     frame: Vec<u8>,
     /// Per handle, the time index of its last change in the block.
     prev: Vec<u32>,
-    /// The block's changes: (handle index, where its record starts in
-    /// `data`), in the order they happened.
-    log: Vec<(u32, u32)>,
-    data: Vec<u8>,
+    /// Per handle, its change records in the block, in time order (kept
+    /// with their room from block to block).
+    runs: Vec<Vec<u8>>,
+    /// Per handle, where its last record in the block starts in its run
+    /// (`u32::MAX`: no change in the block).
+    last_at: Vec<u32>,
+    /// The block's changes, and the bytes of their records.
+    changes: usize,
+    bytes: usize,
     /// Scratch for writing a block.
     block: Vec<u8>,
-    /// Scratch: the block's changes grouped per handle.
-    sorted: Vec<u8>,
     /// Scratch for LZ4: a signal's compressed changes, and the
     /// compressor's hash tables for inputs under and over 64 KB, kept
     /// across calls (each call would otherwise allocate and zero both).
@@ -296,10 +339,11 @@ impl<W: Write + Seek> Encoder<W> {
             steps: 0,
             time_table: Vec::new(),
             prev: vec![0; n],
-            log: Vec::new(),
-            data: Vec::new(),
+            runs: vec![Vec::new(); n],
+            last_at: vec![u32::MAX; n],
+            changes: 0,
+            bytes: 0,
             block: Vec::new(),
-            sorted: Vec::new(),
             packed: Vec::new(),
             lz4_small: lz4_flex::block::CompressTable::small(),
             lz4_large: lz4_flex::block::CompressTable::large(),
@@ -349,7 +393,6 @@ impl<W: Write + Seek> Encoder<W> {
         self.prev[hi] = idx;
         let w = self.widths[hi];
         debug_assert!(w <= 64, "a narrow value for a signal of {w} bits");
-        self.log.push((h, self.data.len() as u32));
         // A varint (at most ten bytes) and at most eight value bytes,
         // built in place and appended at once.
         let mut buf = [0u8; 18];
@@ -377,9 +420,13 @@ impl<W: Write + Seek> Encoder<W> {
         }
         // All 18 bytes, then the length cut back: a copy of a fixed size
         // is a few moves, one of a variable size a call.
-        let len = self.data.len();
-        self.data.extend_from_slice(&buf);
-        self.data.truncate(len + n);
+        let run = &mut self.runs[hi];
+        let len = run.len();
+        self.last_at[hi] = len as u32;
+        run.extend_from_slice(&buf);
+        run.truncate(len + n);
+        self.changes += 1;
+        self.bytes += n;
     }
 
     /// Records an unknown or a wide value.
@@ -390,114 +437,36 @@ impl<W: Write + Seek> Encoder<W> {
         let hi = h as usize;
         let delta = (idx - self.prev[hi]) as u64;
         self.prev[hi] = idx;
-        self.log.push((h, self.data.len() as u32));
         let w = self.widths[hi];
-        let d = &mut self.data;
-        if w == 1 {
-            match v {
-                SignalValue::Unknown => varint(d, delta << 4 | 1),
-                SignalValue::Narrow(b) => varint(d, delta << 2 | (b & 1) << 1),
-                SignalValue::Wide(ws) => varint(d, delta << 2 | (ws[0] & 1) << 1),
-            }
-            return;
-        }
-        match v {
-            SignalValue::Unknown => {
-                varint(d, delta << 1 | 1);
-                d.resize(d.len() + w as usize, b'x');
-            }
-            SignalValue::Narrow(x) => {
-                varint(d, delta << 1);
-                // Most significant bit first, the last byte padded with
-                // zeros on the right.
-                let n = w.div_ceil(8) as usize;
-                let packed = x << (64 - w);
-                d.extend_from_slice(&packed.to_be_bytes()[..n]);
-            }
-            SignalValue::Wide(words) => {
-                varint(d, delta << 1);
-                let n = w.div_ceil(8) as usize;
-                for j in 0..n {
-                    let mut byte = 0u8;
-                    for k in 0..8 {
-                        let pos = j * 8 + k;
-                        if pos < w as usize {
-                            let b = w as usize - 1 - pos;
-                            byte |= ((words[b / 64] >> (b % 64) & 1) as u8) << (7 - k);
-                        }
-                    }
-                    d.push(byte);
-                }
-            }
-        }
+        let d = &mut self.runs[hi];
+        let before = d.len();
+        other_record(d, w, delta, v);
+        self.bytes += d.len() - before;
+        self.last_at[hi] = before as u32;
+        self.changes += 1;
     }
 
     /// Makes room for a block of about `bytes` ([`pending`](Self::pending)
     /// counts them), so that the first block does not grow its buffers
     /// from nothing, copying them at each doubling.
     pub fn reserve(&mut self, bytes: usize) {
-        // A change is a log entry of 8 bytes and a record of about 3.
-        self.log.reserve(bytes / 8);
-        self.data.reserve(bytes / 2);
+        // The block is written through one buffer: the frame, then each
+        // signal's run (compressed when that helps), about a third of the
+        // changes' count (a change is counted as its record of about 3
+        // bytes and 8 more).
+        self.block.reserve(self.frame_len + bytes / 3);
     }
 
-    /// Bytes of changes collected in the current block.
+    /// Bytes of changes collected in the current block: their records and
+    /// 8 more per change (the measure a block's size is decided by).
     pub fn pending(&self) -> usize {
-        self.data.len() + self.log.len() * 8
+        self.bytes + self.changes * 8
     }
 
     /// Writes the current block; the next starts with the values the
     /// block's changes left (its frame, kept by the encoder).
     pub fn flush(&mut self) -> std::io::Result<()> {
         let n = self.widths.len();
-        // The changes, grouped per handle: a counting sort of the log,
-        // keeping each handle's changes in time order. Each handle's run
-        // has `PAD` bytes of slack after it, and the log's bytes `PAD` of
-        // zeros after them, so that a record of at most `PAD` bytes (every
-        // narrow change) is moved as one fixed-size copy, not a call.
-        let end = self.data.len();
-        let mut size = vec![0usize; n];
-        // Per handle, where its last record in the block starts.
-        let mut last = vec![u32::MAX; n];
-        for (k, &(h, off)) in self.log.iter().enumerate() {
-            let next = self.log.get(k + 1).map_or(end, |e| e.1 as usize);
-            size[h as usize] += next - off as usize;
-            last[h as usize] = off;
-        }
-        let mut start = Vec::with_capacity(n);
-        let mut total = 0usize;
-        for &s in &size {
-            start.push(total);
-            total += s + PAD;
-        }
-        self.data.resize(end + PAD, 0);
-        // Only grown, never cleared: every byte read below is written by
-        // the sort first (a handle's run), and the slack after each run,
-        // which may hold an earlier block's bytes, is never read. Zeroing
-        // the whole buffer for each block cost a pass over its megabytes.
-        let sorted = &mut self.sorted;
-        if sorted.len() < total {
-            sorted.resize(total, 0);
-        }
-        let mut fill = start.clone();
-        for (k, &(h, off)) in self.log.iter().enumerate() {
-            let off = off as usize;
-            let next = self.log.get(k + 1).map_or(end, |e| e.1 as usize);
-            let len = next - off;
-            let to = fill[h as usize];
-            if len <= PAD {
-                // Within the handle's run and its slack: what lands past
-                // the record is overwritten by the handle's next record,
-                // or left in the slack, which is never read.
-                let word: &[u8; PAD] = self.data[off..off + PAD].try_into().expect("PAD bytes");
-                sorted[to..to + PAD].copy_from_slice(word);
-            } else {
-                sorted[to..to + len].copy_from_slice(&self.data[off..next]);
-            }
-            fill[h as usize] += len;
-        }
-        self.data.truncate(end);
-
         let b = &mut self.block;
         b.clear();
         b.push(BLOCK_VC_ALIAS2);
@@ -518,7 +487,7 @@ impl<W: Write + Seek> Encoder<W> {
         let mut zeros = 0u64;
         let mut memory = 0u64;
         for h in 0..n {
-            let s = &self.sorted[start[h]..start[h] + size[h]];
+            let s = &self.runs[h][..];
             if s.is_empty() {
                 zeros += 1;
                 continue;
@@ -574,11 +543,12 @@ impl<W: Write + Seek> Encoder<W> {
         self.out.write_all(b)?;
 
         // The next block starts from the values this one left.
-        for (h, &off) in last.iter().enumerate() {
+        for (h, &off) in self.last_at.iter().enumerate() {
             if off != u32::MAX {
                 let at = self.frame_at[h] as usize;
                 let w = self.widths[h] as usize;
-                frame_chars(&self.data[off as usize..], &mut self.frame[at..at + w]);
+                frame_chars(&self.runs[h][off as usize..], &mut self.frame[at..at + w]);
+                self.runs[h].clear();
             }
         }
         self.blocks += 1;
@@ -586,8 +556,9 @@ impl<W: Write + Seek> Encoder<W> {
         self.steps = 0;
         self.time_table.clear();
         self.prev.fill(0);
-        self.log.clear();
-        self.data.clear();
+        self.last_at.fill(u32::MAX);
+        self.changes = 0;
+        self.bytes = 0;
         Ok(())
     }
 
@@ -704,8 +675,9 @@ mod tests {
                 fast.change_narrow(ids[k], x);
                 slow.change_other(ids[k], SignalValue::Narrow(x));
             }
-            proptest::prop_assert_eq!(&fast.data, &slow.data);
-            proptest::prop_assert_eq!(&fast.log, &slow.log);
+            proptest::prop_assert_eq!(&fast.runs, &slow.runs);
+            proptest::prop_assert_eq!(&fast.last_at, &slow.last_at);
+            proptest::prop_assert_eq!(fast.pending(), slow.pending());
         }
     }
 
@@ -720,20 +692,32 @@ mod tests {
         e.change(b, SignalValue::Unknown);
         e.change(c, SignalValue::Wide(&[1, 0b10_0000]));
         e.change(a, SignalValue::Unknown);
-        let data = e.data.clone();
-        // a: delta 0, then 1000000011 as 10000000 11000000.
+        // a: delta 0, then 1000000011 as 10000000 11000000; then delta 1
+        // and x as characters.
+        let mut want_a = vec![0, 0b1000_0000, 0b1100_0000];
+        want_a.push(1 << 1 | 1);
+        want_a.extend([b'x'; 10]);
         // b: delta 0 and value 1; then delta 1 and x (code 0).
+        let want_b = vec![0b10, 1 << 4 | 1];
         // c: delta 1, then bits 69 and 0 set: 10000000, seven zero bytes,
         // 00000100 (the last six bits are padding).
-        let mut want = vec![0, 0b1000_0000, 0b1100_0000, 0b10];
-        want.extend([1 << 4 | 1, 1 << 1]);
-        let mut cbits = vec![0u8; 9];
-        cbits[0] = 0b1000_0000;
-        cbits[8] = 0b0000_0100;
-        want.extend(cbits);
-        want.push(1 << 1 | 1);
-        want.extend([b'x'; 10]);
-        assert_eq!(data, want);
+        let mut want_c = vec![1 << 1, 0b1000_0000];
+        want_c.extend([0; 7]);
+        want_c.push(0b0000_0100);
+        let run = |h: u32| e.runs[h as usize].clone();
+        assert_eq!((run(a), run(b), run(c)), (want_a, want_b, want_c));
+        // Where each signal's last record starts, for the next frame.
+        assert_eq!(
+            (
+                e.last_at[a as usize],
+                e.last_at[b as usize],
+                e.last_at[c as usize]
+            ),
+            (3, 1, 0)
+        );
+        // Three records of 3, 1 and 1 bytes, then 11 and 10: 26 bytes and
+        // 5 changes.
+        assert_eq!(e.pending(), 26 + 5 * 8);
     }
 
     /// Two blocks, read back by the `fst-reader` crate: every change, and,
@@ -805,9 +789,9 @@ mod tests {
     proptest::proptest! {
         /// Every change comes back from the `fst-reader` crate as written,
         /// whatever the mix of record lengths in a block: narrow values
-        /// (moved by the sort as one fixed-size copy), and wide or unknown
-        /// values of wide signals (longer than the copy), interleaved
-        /// over the handles and over two blocks.
+        /// (appended as one fixed-size copy cut back), and wide or unknown
+        /// values of wide signals (written by the general path),
+        /// interleaved over the handles and over two blocks.
         #[test]
         fn every_change_reads_back_whatever_the_record_lengths(
             changes in proptest::collection::vec(
