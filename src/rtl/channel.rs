@@ -147,8 +147,18 @@ impl<T: Copy + Default> ChannelBank<T> {
     /// The channel's output in the current cycle.
     #[inline]
     pub fn q(&self, id: ChannelId) -> T {
-        let s = &self.slots[id.index()];
-        if s.at == self.now { s.q } else { T::default() }
+        if self.is_live(id) {
+            self.slots[id.index()].q
+        } else {
+            T::default()
+        }
+    }
+
+    /// True when the channel's output holds a value this cycle (it was
+    /// driven before the last edge).
+    #[inline]
+    pub fn is_live(&self, id: ChannelId) -> bool {
+        self.slots[id.index()].at == self.now
     }
 
     /// The output of a channel that was driven before the last edge (its

@@ -944,9 +944,12 @@ impl System {
             // component that ran, and sampling a component that ran covers
             // what it drove (a switch's output unit is touched in every
             // cycle it holds a grant, the only cycles it sends): only the
-            // channels live before the edge, which may have gone back to
-            // idle with no one running, are marked.
+            // channels live before the edge and not driven again, which
+            // went back to idle with no one running, are marked.
             for &i in self.ch.flits.were_live() {
+                if self.ch.flits.is_live(ChannelId(i)) {
+                    continue;
+                }
                 let m = flit_marks[i as usize];
                 mark(m.component, m.units);
             }
