@@ -1374,7 +1374,7 @@ impl Clocked for NiNode {
         let t = io.link.cycle;
         let node = self.node;
         if io.link.inbox != 0 {
-            let f = io.link.flit(self.w.rx);
+            let f = io.link.delivered_flit(self.w.rx);
             self.receive(f, io);
         }
         self.bus_finish(t);

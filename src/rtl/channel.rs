@@ -165,7 +165,7 @@ impl<T: Copy + Default> ChannelBank<T> {
     /// reader was told so at the edge): [`q`](Self::q) without the check
     /// that it is not idle.
     #[inline]
-    pub fn q_delivered(&self, id: ChannelId) -> T {
+    pub(crate) fn q_delivered(&self, id: ChannelId) -> T {
         let s = &self.slots[id.index()];
         debug_assert_eq!(
             s.at, self.now,

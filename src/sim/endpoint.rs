@@ -587,7 +587,7 @@ impl Clocked for Endpoint {
     fn eval(&mut self, io: &mut EndpointIo<'_, crate::ni::Group>) -> Next {
         let t = io.link.cycle;
         if io.link.inbox != 0 {
-            let f = io.link.flit(self.w.rx);
+            let f = io.link.delivered_flit(self.w.rx);
             self.receive(f, io);
         }
         if self.held > 0 && t >= self.hold_until && io.link.inbox == 0 {

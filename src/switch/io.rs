@@ -37,10 +37,17 @@ pub struct LinkIo<'a> {
 }
 
 impl LinkIo<'_> {
-    /// The flit delivered on link `id` this cycle: only for a port whose
-    /// bit is set in [`inbox`](Self::inbox) (a debug build checks it).
+    /// The flit on link `id` this cycle (an idle flit when none arrived).
     #[inline]
     pub fn flit(&self, id: ChannelId) -> Flit {
+        self.ch.flits.q(id)
+    }
+
+    /// The flit delivered on link `id` this cycle, for a port whose bit is
+    /// set in [`inbox`](Self::inbox): [`flit`](Self::flit) without the
+    /// check that one arrived (a debug build makes it).
+    #[inline]
+    pub(crate) fn delivered_flit(&self, id: ChannelId) -> Flit {
         self.ch.flits.q_delivered(id)
     }
 

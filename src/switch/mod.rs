@@ -614,7 +614,7 @@ impl Switch {
     fn write_inputs(&mut self, io: &mut LinkIo<'_>) {
         for i in PortIter(io.inbox) {
             let inp = &mut self.inputs[i];
-            let f = io.flit(inp.link_in);
+            let f = io.delivered_flit(inp.link_in);
             if f.is_head() {
                 if inp.writing != NONE {
                     io.fault(format!(
