@@ -99,7 +99,9 @@ impl Generator {
         // with success probability p (the ziggurat draw is far cheaper than
         // a logarithm per packet).
         let e: f64 = rng.sample(rand_distr::Exp1);
-        (e / -self.ln_q).floor() as u64 + 1
+        // The quotient is never negative, so the cast's truncation is the
+        // floor (and both saturate alike), without a call to `floor`.
+        (e / -self.ln_q) as u64 + 1
     }
 }
 

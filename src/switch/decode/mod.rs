@@ -265,7 +265,13 @@ impl DecodeReg {
     /// Number of copies the packet leaves this switch as (its chunks'
     /// reference count).
     pub fn fanout(&self) -> u8 {
-        self.replicate.count() as u8 + !self.choice.is_empty() as u8
+        let choice = !self.choice.is_empty() as u8;
+        if self.replicate.is_empty() {
+            // A unicast or adaptive packet, without a population count.
+            choice
+        } else {
+            self.replicate.count() as u8 + choice
+        }
     }
 }
 
