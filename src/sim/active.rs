@@ -23,9 +23,7 @@ impl Bits {
     /// Adds `c`.
     #[inline]
     pub(crate) fn insert(&mut self, c: u32) {
-        let w = (c >> 6) as usize;
-        self.words[w] |= 1 << (c & 63);
-        self.sum[w >> 6] |= 1 << (w & 63);
+        insert_into(&mut self.words, &mut self.sum, c);
     }
 
     /// The set's words and summary words, for a loop that adds many
