@@ -234,8 +234,9 @@ impl<T: Copy + Default> ChannelBank<T> {
         self.live.clear();
         for &c in &self.log.written {
             let s = &mut slots[c as usize];
+            // `d` is read only here, and only after a write: it need not
+            // be cleared.
             s.q = s.d;
-            s.d = T::default();
             s.at = now;
             s.carried += 1;
             deliver(s.sink);

@@ -430,8 +430,8 @@ impl Switch {
 
     /// Gives output `o` to the next copy of input `i`'s decoded packet.
     fn grant(&mut self, io: &mut LinkIo<'_>, i: usize, o: usize) {
+        // The output is marked as worked on by `eval`, from `granted`.
         self.touched_in |= 1 << i;
-        self.touched_out |= 1 << o;
         self.dec_touched |= 1 << i;
         let out = &mut self.outputs[o];
         let inp = &mut self.inputs[i];
@@ -492,7 +492,6 @@ impl Switch {
             let g = out.grant.as_mut().expect("granted bit set");
             let i = g.input as usize;
             self.touched_in |= 1 << i;
-            self.touched_out |= 1 << o;
             let inp = &mut self.inputs[i];
             let from_hdr = g.sent < g.hdr_len;
             if !from_hdr && !inp.buf.can_read(&g.rp) {
@@ -792,6 +791,9 @@ impl Clocked for Switch {
         if self.decoded != 0 {
             self.allocate(io);
         }
+        // Every output holding a grant now was just granted or is worked on
+        // by `traverse`.
+        self.touched_out |= self.granted;
         if self.granted != 0 {
             self.traverse(io);
         }
