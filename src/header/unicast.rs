@@ -79,6 +79,21 @@ impl UnicastFormat {
         (dest as u64 >> (8 * (self.flits - 1 - i))) as u8
     }
 
+    /// True when `flits` start with the header that sends a packet to
+    /// `node`: [`decode`](Self::decode) would give `Ok(node)`, checked
+    /// without building its result.
+    #[inline]
+    pub fn names(&self, flits: &[u8], node: u32) -> bool {
+        // A word equal to a node's number has the top bit clear and no
+        // reserved bit set, so equality is the whole check.
+        node < self.nodes
+            && flits.len() >= self.flits
+            && flits[..self.flits]
+                .iter()
+                .fold(0u64, |w, &b| w << 8 | b as u64)
+                == node as u64
+    }
+
     /// The destination of a header, or what is wrong with it.
     #[inline]
     pub fn decode(&self, flits: &[u8]) -> std::result::Result<u32, HeaderError> {
@@ -169,6 +184,32 @@ mod tests {
             prop_assert_eq!(h.len(), f.flits());
             prop_assert_eq!(h[0] >> 7, 0, "tag bit");
             prop_assert_eq!(f.decode(&h), Ok(d));
+        }
+
+        /// `names` agrees with `decode` on any bytes, of any length, and
+        /// any node number (valid or not).
+        #[test]
+        fn names_is_decode_giving_that_node(
+            nodes in 1u32..100_000,
+            random in proptest::collection::vec(any::<u8>(), 0..4),
+            as_word in any::<bool>(),
+            word in any::<u32>(),
+            ask_word in any::<bool>(),
+            other in any::<u32>(),
+        ) {
+            let f = UnicastFormat::new(nodes);
+            // Either random bytes or a header-long word near the nodes'
+            // count (a node, the first number past them, or one more),
+            // asked about that word or another number, so that both
+            // answers and the edge at `nodes` are drawn often.
+            let w = nodes - 1 + word % 3;
+            let bytes: Vec<u8> = if as_word {
+                (0..f.flits()).map(|i| (w >> (8 * (f.flits() - 1 - i))) as u8).collect()
+            } else {
+                random
+            };
+            let node = if ask_word { w } else { other % (nodes + 2) };
+            prop_assert_eq!(f.names(&bytes, node), f.decode(&bytes) == Ok(node));
         }
     }
 }

@@ -88,18 +88,29 @@ pub struct EndpointIo<'a, G> {
 
 /// Checks a whole header received by node `node` on port `at.1` of switch
 /// `at.0`: it must name this node alone, as the last switch leaves it.
+#[inline]
 pub(crate) fn check_header(
+    formats: &Formats,
+    hdr: &[u8],
+    node: u32,
+    at: (u32, u32),
+) -> Result<(), String> {
+    // A unicast header that names this node, the common case, passes
+    // without decoding it; anything else takes the whole check, which
+    // gives the same verdict for it.
+    if formats.unicast().names(hdr, node) {
+        return Ok(());
+    }
+    check_whole_header(formats, hdr, node, at)
+}
+
+/// [`check_header`] for any header: decodes it and checks what it names.
+fn check_whole_header(
     formats: &Formats,
     hdr: &[u8],
     node: u32,
     (sw, port): (u32, u32),
 ) -> Result<(), String> {
-    // A unicast header that names this node, the common case, passes
-    // without building the decoded header; anything else takes the whole
-    // check below, which gives the same verdict for it.
-    if hdr.first().is_some_and(|&b| b & 0x80 == 0) && formats.unicast().decode(hdr) == Ok(node) {
-        return Ok(());
-    }
     let h = formats.decode(hdr).map_err(|e| e.to_string())?;
     let ok = match &h {
         Header::Unicast { dest } => *dest == node,
