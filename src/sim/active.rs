@@ -34,22 +34,29 @@ impl Bits {
         (&mut self.words, &mut self.sum)
     }
 
-    /// Components `64 w .. 64 w + 63`, a bit each (none past the end).
-    #[inline]
-    pub(crate) fn word(&self, w: usize) -> u64 {
-        self.words.get(w).copied().unwrap_or(0)
-    }
-
     /// True when empty.
     pub(crate) fn is_empty(&self) -> bool {
         self.sum.iter().all(|&s| s == 0)
     }
 
-    /// Calls `f` with every component, in index order.
+    /// Removes `c`, and its word from the summary when the word empties.
     #[inline]
-    pub(crate) fn for_each(&self, mut f: impl FnMut(u32)) {
-        for (si, &s) in self.sum.iter().enumerate() {
-            let mut ws = s;
+    pub(crate) fn remove(&mut self, c: u32) {
+        let w = (c >> 6) as usize;
+        let left = self.words[w] & !(1 << (c & 63));
+        self.words[w] = left;
+        if left == 0 {
+            self.sum[w >> 6] &= !(1 << (w & 63));
+        }
+    }
+
+    /// Calls `f` with the set and every component in it, in index order;
+    /// `f` may remove the component it is given, or add it back (a word's
+    /// members are read before its first call).
+    #[inline]
+    pub(crate) fn for_each_in_place(&mut self, mut f: impl FnMut(&mut Bits, u32)) {
+        for si in 0..self.sum.len() {
+            let mut ws = self.sum[si];
             while ws != 0 {
                 let w = (si << 6) | ws.trailing_zeros() as usize;
                 ws &= ws - 1;
@@ -57,23 +64,15 @@ impl Bits {
                 while bits != 0 {
                     let b = bits.trailing_zeros();
                     bits &= bits - 1;
-                    f((w as u32) << 6 | b);
+                    f(self, (w as u32) << 6 | b);
                 }
             }
         }
     }
 
-    /// Empties the set, touching only the words in use.
-    #[inline]
-    fn clear(&mut self) {
-        for (si, s) in self.sum.iter_mut().enumerate() {
-            let mut ws = *s;
-            while ws != 0 {
-                self.words[(si << 6) | ws.trailing_zeros() as usize] = 0;
-                ws &= ws - 1;
-            }
-            *s = 0;
-        }
+    /// The set's words, a bit per component.
+    pub(crate) fn words(&self) -> &[u64] {
+        &self.words
     }
 }
 
@@ -85,56 +84,45 @@ pub(crate) fn insert_into(words: &mut [u64], sum: &mut [u64], c: u32) {
     sum[w >> 6] |= 1 << (w & 63);
 }
 
-/// The components to evaluate this cycle and those already known to run
-/// next cycle. Components are evaluated in index order, switches first.
+/// The components to evaluate in the current cycle. A component stays in
+/// the set for as long as it is busy: one that sleeps takes itself out when
+/// it is evaluated, and the clock edge and the timing wheel put components
+/// back for the cycles they must run in. Components are evaluated in index
+/// order, switches first.
 #[derive(Clone, Debug)]
 pub(crate) struct Active {
-    now: Bits,
-    next: Bits,
+    set: Bits,
 }
 
 impl Active {
     pub(crate) fn new(components: usize) -> Self {
         Active {
-            now: Bits::new(components),
-            next: Bits::new(components),
+            set: Bits::new(components),
         }
     }
 
-    /// Runs `c` this cycle.
+    /// Runs `c` in the current cycle (and, unless it then sleeps, in the
+    /// cycles after).
     #[inline]
     pub(crate) fn wake_now(&mut self, c: u32) {
-        self.now.insert(c);
-    }
-
-    /// Runs `c` next cycle.
-    #[inline]
-    pub(crate) fn wake_next(next: &mut Bits, c: u32) {
-        next.insert(c);
+        self.set.insert(c);
     }
 
     /// True when nothing runs this cycle.
     pub(crate) fn is_empty(&self) -> bool {
-        self.now.is_empty()
+        self.set.is_empty()
     }
 
     /// This cycle's set.
     #[inline]
     pub(crate) fn now(&self) -> &Bits {
-        &self.now
+        &self.set
     }
 
-    /// This cycle's set (read) and next cycle's set (to fill).
+    /// This cycle's set, to evaluate and reschedule in place.
     #[inline]
-    pub(crate) fn split(&mut self) -> (&Bits, &mut Bits) {
-        (&self.now, &mut self.next)
-    }
-
-    /// The clock edge: next cycle's set becomes this cycle's.
-    #[inline]
-    pub(crate) fn advance(&mut self) {
-        std::mem::swap(&mut self.now, &mut self.next);
-        self.next.clear();
+    pub(crate) fn set_mut(&mut self) -> &mut Bits {
+        &mut self.set
     }
 }
 
@@ -144,24 +132,41 @@ mod tests {
 
     fn now(a: &Active) -> Vec<u32> {
         let mut v = Vec::new();
-        a.now().for_each(|c| v.push(c));
+        for (w, &bits) in a.now().words().iter().enumerate() {
+            v.extend(crate::rtl::PortIter(bits).map(|b| (w << 6 | b) as u32));
+        }
         v
     }
 
     #[test]
-    fn sets_iterate_in_index_order_and_clear() {
+    fn sets_iterate_in_index_order_and_keep_who_stays() {
         let mut a = Active::new(5000);
         assert!(a.is_empty());
         for c in [4999, 3, 64, 63, 4096, 3] {
             a.wake_now(c);
         }
         assert_eq!(now(&a), vec![3, 63, 64, 4096, 4999]);
-        let (_, next) = a.split();
-        Active::wake_next(next, 70);
-        a.advance();
-        assert_eq!(now(&a), vec![70]);
-        a.advance();
-        assert!(a.is_empty());
+        // Every other component leaves as it is visited; 63 and 4999 are
+        // put back at once (a busy component that went to sleep and was
+        // woken in the same cycle).
+        let mut seen = Vec::new();
+        a.set_mut().for_each_in_place(|set, c| {
+            seen.push(c);
+            if c != 64 {
+                set.remove(c);
+            }
+            if c == 63 || c == 4999 {
+                set.insert(c);
+            }
+        });
+        assert_eq!(seen, vec![3, 63, 64, 4096, 4999]);
+        assert_eq!(now(&a), vec![63, 64, 4999]);
+        for c in [63, 64, 4999] {
+            a.set_mut().remove(c);
+        }
+        assert!(a.is_empty(), "the summary empties with its words");
         assert!(now(&a).is_empty());
+        a.wake_now(70);
+        assert_eq!(now(&a), vec![70]);
     }
 }

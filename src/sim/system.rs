@@ -62,6 +62,9 @@ struct Tracing {
     /// that reads it. (The port that returns the credits wrote the counter
     /// in a cycle it ran, and is sampled for that.)
     credit_marks: Vec<Mark>,
+    /// The components evaluated this cycle, a bit each (the active set as
+    /// the cycle began).
+    ran: Vec<u64>,
 }
 
 /// A unit of a component to sample ([`Traced::sample_units`]).
@@ -220,34 +223,36 @@ struct Ctx<'a> {
     endpoints: &'a mut [Terminal],
     io: EndpointIo<'a, crate::ni::Group>,
     inbox: &'a mut [u64],
-    /// Components that run next cycle.
-    later: &'a mut Bits,
     wheel: &'a mut Wheel,
 }
 
 impl Ctx<'_> {
-    /// Evaluates component `c` and schedules it.
+    /// Evaluates component `c` and schedules it: a busy component stays in
+    /// `active`, the set being evaluated; one that sleeps leaves it, for
+    /// the clock edge or the timing wheel to bring back.
     #[inline(always)]
-    fn eval(&mut self, c: u32) {
+    fn eval(&mut self, active: &mut Bits, c: u32) {
         let cycle = self.io.link.cycle;
         let next = cycle + 1;
         self.io.link.inbox = std::mem::take(&mut self.inbox[c as usize]);
         if c < self.n_sw {
             let n = self.switches[c as usize].eval(&mut self.io.link);
             // A switch is either busy or waits for a flit.
-            if n == Next::Busy {
-                Active::wake_next(self.later, c);
+            if n != Next::Busy {
+                active.remove(c);
             }
         } else {
             let n = self.endpoints[(c - self.n_sw) as usize].eval(&mut self.io);
             let w = match n {
                 Next::Busy => next,
                 Next::SleepUntil(w) => w,
-                Next::Sleep => return,
+                Next::Sleep => {
+                    active.remove(c);
+                    return;
+                }
             };
-            if w <= next {
-                Active::wake_next(self.later, c);
-            } else {
+            if w > next {
+                active.remove(c);
                 self.wheel.schedule(cycle, c, w);
             }
         }
@@ -730,6 +735,7 @@ impl System {
             count,
             units: vec![0; total],
             marked: vec![0; total.div_ceil(64)],
+            ran: Vec::with_capacity(total.div_ceil(64)),
             flit_marks: (0..self.ch.flits.len())
                 .map(|i| {
                     let s = self.ch.flits.source(ChannelId(i as u32));
@@ -828,7 +834,13 @@ impl System {
             order,
             ..
         } = self;
-        let (now, later) = active.split();
+        if let Some(t) = &mut self.tracing {
+            // The components evaluated this cycle, for the tracer: the set
+            // changes as they run and at the edge.
+            t.ran.clear();
+            t.ran.extend_from_slice(active.now().words());
+        }
+        let now = active.set_mut();
         let mut ctx = Ctx {
             n_sw,
             switches,
@@ -848,17 +860,16 @@ impl System {
                 delivered,
             },
             inbox,
-            later,
             wheel,
         };
         match order {
-            None => now.for_each(|c| ctx.eval(c)),
+            None => now.for_each_in_place(|now, c| ctx.eval(now, c)),
             Some((rng, all)) => {
                 all.clear();
-                now.for_each(|c| all.push(c));
+                now.for_each_in_place(|_, c| all.push(c));
                 all.shuffle(rng);
                 for &c in all.iter() {
-                    ctx.eval(c);
+                    ctx.eval(now, c);
                 }
             }
         }
@@ -871,12 +882,11 @@ impl System {
                     ..
                 },
             inbox,
-            later,
             ..
         } = ctx;
         // The clock edge. Switches and endpoints commit in place (their
         // stages are evaluated consumer-first); the channels commit here.
-        let (words, sum) = later.parts();
+        let (words, sum) = now.parts();
         ch.flits.edge(|s| {
             inbox[s.component as usize] |= 1 << s.port;
             crate::sim::active::insert_into(words, sum, s.component);
@@ -908,7 +918,6 @@ impl System {
         if self.tracing.is_some() {
             self.trace_cycle(next)?;
         }
-        self.active.advance();
         self.cycle = next;
         if next.is_multiple_of(WATCHDOG_PERIOD) {
             self.watchdog()?;
@@ -964,7 +973,7 @@ impl System {
             // component order: an evaluated switch's units are the ports it
             // worked on, every unit of any other component evaluated.
             for w in 0..t.marked.len() {
-                let ran = self.active.now().word(w);
+                let ran = t.ran.get(w).copied().unwrap_or(0);
                 let word = std::mem::take(&mut t.marked[w]) | ran;
                 for b in PortIter(word) {
                     let c = w << 6 | b;
