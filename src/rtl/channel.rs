@@ -338,6 +338,29 @@ mod tests {
     }
 
     #[test]
+    fn tracking_started_mid_cycle_knows_what_is_live_and_driven() {
+        let mut bank: ChannelBank<u8> = ChannelBank::new();
+        let a = bank.add(sink(0), sink(1));
+        let b = bank.add(sink(1), sink(0));
+        let c = bank.add(sink(1), sink(2));
+        bank.write(a, 1);
+        bank.write(c, 5);
+        bank.edge(|_| {});
+        // a and c are live; b is driven before tracking starts, c after.
+        bank.write(b, 2);
+        bank.set_track_changes(true);
+        bank.write(c, 6);
+        bank.edge(|_| {});
+        assert_eq!(bank.changed(), &[0, 2, 1, 2]);
+        assert_eq!(bank.were_live(), &[0, 2]);
+        assert_eq!((bank.q(a), bank.q(b), bank.q(c)), (0, 2, 6));
+        bank.set_track_changes(false);
+        bank.edge(|_| {});
+        assert!(bank.changed().is_empty());
+        assert_eq!((bank.q(b), bank.q(c)), (0, 0));
+    }
+
+    #[test]
     fn changes_are_tracked_on_request() {
         let mut bank: ChannelBank<u8> = ChannelBank::new();
         let a = bank.add(sink(0), sink(1));

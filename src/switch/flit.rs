@@ -52,6 +52,16 @@ impl Flit {
         }
     }
 
+    /// The same flit as flit `idx` of its packet: what a copy sends of a
+    /// flit it read from the buffer, numbered in the copy (a copy that
+    /// replaced the packet's header by a shorter or longer one renumbers
+    /// the flits after it; any other keeps their numbers). The tag and the
+    /// marks stay those the flit arrived with.
+    #[inline(always)]
+    pub fn with_idx(self, idx: u16) -> Flit {
+        Flit { idx, ..self }
+    }
+
     /// True for a flit on the link (false for an idle link).
     #[inline]
     pub fn is_valid(&self) -> bool {

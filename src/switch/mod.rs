@@ -512,21 +512,33 @@ impl Switch {
                 g.off = 0;
             }
             g.off += 1;
-            let (data, tail, last, gone) = if from_hdr {
+            let (flit, last, gone) = if from_hdr {
                 let tail = g.read_done && g.sent + 1 == g.hdr_len;
-                (out.hdr[g.sent as usize], tail, tail, false)
+                let data = out.hdr[g.sent as usize];
+                (
+                    Flit::marked(g.tag, g.sent, data, g.sent == 0, tail),
+                    tail,
+                    false,
+                )
             } else {
                 let r = inp.buf.read(&mut g.rp);
                 if r.freed > 0 {
                     inp.freed = inp.freed.wrapping_add(r.freed as u32);
                     self.freed |= 1 << i;
                 }
-                (r.flit.data, r.flit.is_tail(), r.last, r.gone)
+                // The crossbar passes the buffer's word on: the flit keeps
+                // its tag and marks (the head and the tail stay where they
+                // were in the packet) and takes its number in the copy.
+                let flit = r.flit.with_idx(g.sent);
+                debug_assert_eq!(
+                    flit,
+                    Flit::marked(g.tag, g.sent, flit.data, g.sent == 0, flit.is_tail()),
+                    "switch {} output port {o}: a buffered flit that is not its packet's",
+                    self.id
+                );
+                (flit, r.last, r.gone)
             };
-            io.send(
-                out.link_out,
-                Flit::marked(g.tag, g.sent, data, g.sent == 0, tail),
-            );
+            io.send(out.link_out, flit);
             g.sent += 1;
             self.flit_hops += 1;
             inp.since = cycle;
