@@ -150,24 +150,7 @@ impl InputBuffer {
     /// Takes a free chunk, allocating its memory on its first use.
     #[inline]
     fn take_chunk(&mut self) -> Option<u16> {
-        let c = self.free.pop()?;
-        if c as usize >= self.chunks.len() {
-            self.grow_chunks(c);
-        }
-        Some(c)
-    }
-
-    #[cold]
-    fn grow_chunks(&mut self, c: u16) {
-        let n = c as usize + 1;
-        self.chunks.resize(
-            n,
-            Chunk {
-                next: NONE,
-                refs: 0,
-            },
-        );
-        self.ram.resize(n * self.k as usize, Flit::default());
+        take_chunk(&mut self.free, &mut self.chunks, &mut self.ram, self.k)
     }
 
     /// Takes a free packet entry, allocating it on its first use.
@@ -246,9 +229,10 @@ impl InputBuffer {
     #[inline(always)]
     pub fn append(&mut self, pkt: u16, flit: Flit) -> Result<(), WriteError> {
         let k = self.k;
-        if self.pkts[pkt as usize].off == k {
-            let c = self.take_chunk().ok_or(WriteError::NoChunk)?;
-            let e = &mut self.pkts[pkt as usize];
+        let e = &mut self.pkts[pkt as usize];
+        if e.off == k {
+            let c = take_chunk(&mut self.free, &mut self.chunks, &mut self.ram, k)
+                .ok_or(WriteError::NoChunk)?;
             self.chunks[c as usize] = Chunk {
                 next: NONE,
                 refs: e.fanout,
@@ -257,7 +241,6 @@ impl InputBuffer {
             e.last = c;
             e.off = 0;
         }
-        let e = &mut self.pkts[pkt as usize];
         let at = e.last as usize * k as usize + e.off as usize;
         self.ram[at] = flit;
         e.off += 1;
@@ -448,6 +431,36 @@ impl InputBuffer {
             false
         }
     }
+}
+
+/// Takes a free chunk of a buffer's free list, allocating its memory (its
+/// link and `k` flits) on its first use: a function of the fields it
+/// touches, so that a caller may hold a packet entry meanwhile.
+#[inline]
+fn take_chunk(
+    free: &mut Vec<u16>,
+    chunks: &mut Vec<Chunk>,
+    ram: &mut Vec<Flit>,
+    k: u16,
+) -> Option<u16> {
+    let c = free.pop()?;
+    if c as usize >= chunks.len() {
+        grow_chunks(chunks, ram, k, c);
+    }
+    Some(c)
+}
+
+#[cold]
+fn grow_chunks(chunks: &mut Vec<Chunk>, ram: &mut Vec<Flit>, k: u16, c: u16) {
+    let n = c as usize + 1;
+    chunks.resize(
+        n,
+        Chunk {
+            next: NONE,
+            refs: 0,
+        },
+    );
+    ram.resize(n * k as usize, Flit::default());
 }
 
 #[cfg(test)]
