@@ -168,9 +168,14 @@ impl Sweep {
             if k == "replicates" {
                 replicates = v
                     .as_integer()
-                    .and_then(|n| u32::try_from(n).ok())
-                    .filter(|&n| n >= 1)
-                    .ok_or_else(|| bad(format!("replicates = {v}"), "a count of 1 or more"))?;
+                    .filter(|n| (1..=MAX_JOBS as i64).contains(n))
+                    .map(|n| n as u32)
+                    .ok_or_else(|| {
+                        bad(
+                            format!("replicates = {v}"),
+                            format!("a count of 1 to {MAX_JOBS} (the most jobs a sweep may have)"),
+                        )
+                    })?;
                 continue;
             }
             let values = match v {
@@ -694,7 +699,15 @@ replicates = 2
         };
         assert!(e("[network]\n").contains("[sweep]"));
         assert!(e("[sweep]\n\"traffic.load\" = []\n").contains("non-empty list"));
-        assert!(e("[sweep]\nreplicates = 0\n\"traffic.load\" = [0.1]\n").contains("1 or more"));
+        for n in ["0", "-1", "1000001", "100000000000", "1.5", "\"2\""] {
+            let x = e(&format!(
+                "[sweep]\nreplicates = {n}\n\"traffic.load\" = [0.1]\n"
+            ));
+            assert!(
+                x.contains(&format!("replicates = {n}")) && x.contains("a count of 1 to 1000000"),
+                "{x}"
+            );
+        }
         let x = e("[sweep]\n\"traffic.lod\" = [0.1]\n");
         assert!(
             x.contains("job 0") && x.contains("unknown field `lod`"),
