@@ -225,6 +225,29 @@ fn bad_input_fails_with_a_message_naming_the_problem() {
     let o = wormcast(&["topo", "gen", "--nodes", "100"]);
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("cannot generate the topology"));
+
+    // A negative number reaches the option's own check, which names it.
+    let o = wormcast(&["run", "--topology", net.to_str().unwrap(), "--load", "-1"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("load = -1: must be within 0..=1 flits/node/cycle"),
+        "{err}"
+    );
+    let o = wormcast(&["run", "--topology", net.to_str().unwrap(), "--packet", "-3"]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("invalid value '-3' for '--packet <PACKET>'"),
+        "{err}"
+    );
+    let o = wormcast(&["topo", "gen", "--connectivity", "-0.5"]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("connectivity") && err.contains("-0.5"),
+        "{err}"
+    );
 }
 
 /// The triangle of `tests/common` (0 - 1 and 0 - 2 down from the root, 1 - 2

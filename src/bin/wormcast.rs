@@ -220,6 +220,23 @@ impl TraceArgs {
     }
 }
 
+/// The command line, every option that takes a value accepting a negative
+/// number: `--load -1` reaches the option's own check, which names the
+/// option and its range, instead of reading as an unknown argument `-1`.
+fn command() -> clap::Command {
+    fn negatives(c: clap::Command) -> clap::Command {
+        c.mut_args(|a| {
+            if a.get_action().takes_values() {
+                a.allow_negative_numbers(true)
+            } else {
+                a
+            }
+        })
+        .mut_subcommands(negatives)
+    }
+    negatives(Cli::command())
+}
+
 /// Exit status 0: done (no difference); 1: a comparison found a difference;
 /// 2: an error.
 fn main() -> ExitCode {
@@ -232,7 +249,7 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let matches = Cli::command().get_matches();
+    let matches = command().get_matches();
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(c) => c,
         Err(e) => e.exit(),
