@@ -74,6 +74,17 @@ impl Bits {
     pub(crate) fn words(&self) -> &[u64] {
         &self.words
     }
+
+    /// The components in the set, in index order (the summary words skip
+    /// the empty words, so a large and mostly idle set costs little).
+    pub(crate) fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        self.sum.iter().enumerate().flat_map(move |(si, &ws)| {
+            crate::rtl::PortIter(ws).flat_map(move |b| {
+                let w = si << 6 | b;
+                crate::rtl::PortIter(self.words[w]).map(move |c| (w << 6 | c) as u32)
+            })
+        })
+    }
 }
 
 /// Adds `c` to the set whose [`Bits::parts`] are `words` and `sum`.
@@ -168,5 +179,32 @@ mod tests {
         assert!(now(&a).is_empty());
         a.wake_now(70);
         assert_eq!(now(&a), vec![70]);
+        assert_eq!(a.now().iter().collect::<Vec<_>>(), vec![70]);
+    }
+
+    proptest::proptest! {
+        /// `iter` gives exactly the members, in index order, whatever was
+        /// added and removed (words emptied and refilled included).
+        #[test]
+        fn iter_gives_the_members_in_index_order(
+            n in 1usize..9000,
+            ops in proptest::collection::vec((proptest::bool::ANY, 0u32..9000), 0..300),
+        ) {
+            let mut a = Active::new(n);
+            let mut model = std::collections::BTreeSet::new();
+            for (add, c) in ops {
+                let c = c % n as u32;
+                if add {
+                    a.wake_now(c);
+                    model.insert(c);
+                } else {
+                    a.set_mut().remove(c);
+                    model.remove(&c);
+                }
+            }
+            let got: Vec<u32> = a.now().iter().collect();
+            proptest::prop_assert_eq!(&got, &model.iter().copied().collect::<Vec<_>>());
+            proptest::prop_assert_eq!(got, now(&a));
+        }
     }
 }

@@ -1136,17 +1136,35 @@ impl System {
         let bound = self.cfg.watchdog_cycles;
         let now = self.cycle;
         let n_sw = self.n_sw as u32;
-        // Each stall with its place: (component, unit).
+        // Each stall with its place: (component, unit), switches first.
+        // Only a component in the active set can wait: a switch sleeps only
+        // when it holds no packet and has granted no output, a node only
+        // when it has nothing to send, and whatever gives either work wakes
+        // it. So the check visits the busy components alone, not the whole
+        // of a large network (debug builds check the others are idle).
         let mut stalls: Vec<(Stall, (u32, StallAt))> = Vec::new();
-        for s in &self.switches {
-            stalls.extend(s.stalls(now, bound).into_iter().map(|st| {
-                let at = (s.id(), st.at);
-                (st, at)
-            }));
+        for c in self.active.now().iter() {
+            if c < n_sw {
+                let s = &self.switches[c as usize];
+                stalls.extend(s.stalls(now, bound).into_iter().map(|st| {
+                    let at = (s.id(), st.at);
+                    (st, at)
+                }));
+            } else if let Some(st) = self.endpoints[(c - n_sw) as usize].stall(now, bound) {
+                stalls.push((st, (c, StallAt::Node)));
+            }
         }
-        for (n, e) in self.endpoints.iter().enumerate() {
-            if let Some(st) = e.stall(now, bound) {
-                stalls.push((st, (n_sw + n as u32, StallAt::Node)));
+        #[cfg(debug_assertions)]
+        for c in 0..n_sw + self.endpoints.len() as u32 {
+            if self.active.now().words()[(c >> 6) as usize] >> (c & 63) & 1 == 0 {
+                let idle = if c < n_sw {
+                    self.switches[c as usize].is_empty()
+                } else {
+                    self.endpoints[(c - n_sw) as usize]
+                        .stall(u64::MAX, 0)
+                        .is_none()
+                };
+                debug_assert!(idle, "component {c} waits outside the active set");
             }
         }
         if stalls.is_empty() {
