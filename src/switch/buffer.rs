@@ -108,13 +108,67 @@ pub struct InputBuffer {
     /// The memory, grown as chunks are first taken (see [`InputBuffer::new`]).
     ram: Vec<Flit>,
     chunks: Vec<Chunk>,
-    /// Free chunks, a stack: the chunk freed last is reused first, as a
-    /// hardware free list kept as a LIFO would do (and it keeps the working
-    /// set of a lightly loaded buffer small).
-    free: Vec<u16>,
+    /// Free chunks, a stack threaded through their links: the chunk freed
+    /// last is reused first, as a hardware free list kept as a LIFO would
+    /// do (and it keeps the working set of a lightly loaded buffer small).
+    free: FreeList,
     pkts: Vec<PacketEntry>,
-    free_pkts: Vec<u16>,
+    /// Free packet entries, a stack threaded through their `first` fields.
+    free_pkts: FreeList,
     flits: u32,
+}
+
+/// A free list kept as a stack whose links are the free elements' own link
+/// fields (a chunk's `next`, a free packet entry's `first`), as a hardware
+/// free list shares the link memory: taking or returning an element touches
+/// that element alone, which its user touches anyway. The elements never
+/// used yet follow the stack, in index order.
+#[derive(Clone, Copy, Debug)]
+struct FreeList {
+    /// The element freed last ([`NONE`]: none freed is waiting).
+    head: u16,
+    /// The first element never used: those from it to the end are free.
+    fresh: u16,
+    /// Free elements, the stack's and the never-used ones.
+    len: u16,
+}
+
+impl FreeList {
+    fn new(n: u16) -> Self {
+        FreeList {
+            head: NONE,
+            fresh: 0,
+            len: n,
+        }
+    }
+
+    /// Takes the element freed last, or else the first never used
+    /// (`fresh` is then true); `link(x)` reads the link of free element `x`.
+    #[inline(always)]
+    fn take(&mut self, link: impl FnOnce(u16) -> u16) -> Option<(u16, bool)> {
+        if self.head != NONE {
+            let x = self.head;
+            self.head = link(x);
+            self.len -= 1;
+            Some((x, false))
+        } else if self.len > 0 {
+            let x = self.fresh;
+            self.fresh += 1;
+            self.len -= 1;
+            Some((x, true))
+        } else {
+            None
+        }
+    }
+
+    /// Returns `x`; the caller stores the returned link in `x`'s link field.
+    #[inline(always)]
+    fn give(&mut self, x: u16) -> u16 {
+        let next = self.head;
+        self.head = x;
+        self.len += 1;
+        next
+    }
 }
 
 impl InputBuffer {
@@ -132,17 +186,14 @@ impl InputBuffer {
             k >= 1 && (1..NONE).contains(&chunks),
             "input buffer of {chunks} chunks of {k} flits"
         );
-        // Reversed so that chunk 0 and entry 0 are taken first.
-        let free: Vec<u16> = (0..chunks).rev().collect();
-        let free_pkts: Vec<u16> = (0..chunks).rev().collect();
         InputBuffer {
             k,
             cap: chunks,
             ram: Vec::new(),
             chunks: Vec::new(),
-            free,
+            free: FreeList::new(chunks),
             pkts: Vec::new(),
-            free_pkts,
+            free_pkts: FreeList::new(chunks),
             flits: 0,
         }
     }
@@ -156,9 +207,13 @@ impl InputBuffer {
     /// Takes a free packet entry, allocating it on its first use.
     #[inline]
     fn take_entry(&mut self) -> u16 {
-        let pkt = self.free_pkts.pop().expect("no more packets than chunks");
-        if pkt as usize >= self.pkts.len() {
-            self.pkts.resize(pkt as usize + 1, PacketEntry::default());
+        let pkts = &mut self.pkts;
+        let (pkt, fresh) = self
+            .free_pkts
+            .take(|p| pkts[p as usize].first)
+            .expect("no more packets than chunks");
+        if fresh {
+            pkts.push(PacketEntry::default());
         }
         pkt
     }
@@ -176,7 +231,7 @@ impl InputBuffer {
     /// Free chunks.
     #[inline]
     pub fn free_chunks(&self) -> usize {
-        self.free.len()
+        self.free.len as usize
     }
 
     /// Flits held (written and not yet freed).
@@ -188,7 +243,7 @@ impl InputBuffer {
     /// Packets held.
     #[inline]
     pub fn packets_held(&self) -> usize {
-        self.cap as usize - self.free_pkts.len()
+        (self.cap - self.free_pkts.len) as usize
     }
 
     /// The entry of packet `pkt`.
@@ -371,7 +426,7 @@ impl InputBuffer {
         e.done += 1;
         let gone = e.done == e.fanout;
         if gone {
-            self.free_pkts.push(rp.pkt);
+            e.first = self.free_pkts.give(rp.pkt);
         }
         (freed, gone)
     }
@@ -425,7 +480,7 @@ impl InputBuffer {
         *r -= 1;
         if *r == 0 {
             self.flits -= fill as u32;
-            self.free.push(c);
+            self.chunks[c as usize].next = self.free.give(c);
             true
         } else {
             false
@@ -438,13 +493,13 @@ impl InputBuffer {
 /// touches, so that a caller may hold a packet entry meanwhile.
 #[inline]
 fn take_chunk(
-    free: &mut Vec<u16>,
+    free: &mut FreeList,
     chunks: &mut Vec<Chunk>,
     ram: &mut Vec<Flit>,
     k: u16,
 ) -> Option<u16> {
-    let c = free.pop()?;
-    if c as usize >= chunks.len() {
+    let (c, fresh) = free.take(|c| chunks[c as usize].next)?;
+    if fresh {
         grow_chunks(chunks, ram, k, c);
     }
     Some(c)
@@ -502,6 +557,70 @@ mod tests {
         assert_eq!(b.free_chunks(), 4);
         assert_eq!(b.packets_held(), 0);
         assert_eq!(b.flits_held(), 0);
+    }
+
+    /// The chunks of a packet, first to last.
+    fn chain(b: &InputBuffer, p: u16) -> Vec<u16> {
+        let mut v = vec![b.pkts[p as usize].first];
+        while let Some(&c) = v.last() {
+            let n = b.chunks[c as usize].next;
+            if c == b.pkts[p as usize].last || n == NONE {
+                break;
+            }
+            v.push(n);
+        }
+        v
+    }
+
+    fn write(b: &mut InputBuffer, f: &[Flit]) -> u16 {
+        let p = b.open(f[0]).unwrap();
+        for &f in &f[1..] {
+            b.append(p, f).unwrap();
+        }
+        b.set_fanout(p, 1);
+        p
+    }
+
+    fn read_all(b: &mut InputBuffer, p: u16) {
+        let mut r = b.reader(p);
+        while b.can_read(&r) {
+            b.read(&mut r);
+        }
+    }
+
+    #[test]
+    fn free_chunks_and_entries_are_reused_last_freed_first_then_in_index_order() {
+        let mut b = InputBuffer::new(6, 2);
+        let a = write(&mut b, &packet(1, 3));
+        let bb = write(&mut b, &packet(2, 1));
+        assert_eq!((a, bb), (0, 1), "entries in index order");
+        assert_eq!(chain(&b, a), vec![0, 1]);
+        assert_eq!(chain(&b, bb), vec![2]);
+        // Reading A frees chunk 0 (passed), then chunk 1 (its tail), then
+        // entry 0.
+        read_all(&mut b, a);
+        assert_eq!((b.free_chunks(), b.packets_held()), (5, 1));
+        let c = write(&mut b, &packet(3, 5));
+        assert_eq!(c, 0, "the entry freed last");
+        assert_eq!(
+            chain(&b, c),
+            vec![1, 0, 3],
+            "the chunk freed last, the one before, then the first never used"
+        );
+        let d = write(&mut b, &packet(4, 2));
+        assert_eq!(d, 2, "then the first entry never used");
+        assert_eq!(chain(&b, d), vec![4]);
+        assert_eq!(b.chunks.len(), 5, "memory for the most chunks ever held");
+        assert_eq!(b.pkts.len(), 3);
+        assert_eq!((b.free_chunks(), b.packets_held()), (1, 3));
+        for p in [bb, c, d] {
+            read_all(&mut b, p);
+        }
+        assert_eq!((b.free_chunks(), b.packets_held()), (6, 0));
+        // Everything is free: the last freed comes back first.
+        let e = write(&mut b, &packet(5, 1));
+        assert_eq!((e, chain(&b, e)), (d, vec![4]));
+        assert_eq!(b.chunks.len(), 5);
     }
 
     #[test]
