@@ -48,8 +48,11 @@ pub struct PacketEntry {
     pub done: u8,
     first: u16,
     last: u16,
-    /// Flits written into the last chunk.
-    off: u16,
+    /// The packet that arrived after it, while it waits for decoding
+    /// ([`NONE`]: the last to arrive).
+    next: u16,
+    /// Flits written into the last chunk (a chunk has at most 255).
+    off: u8,
     /// The first [`HEADER_LATCH`] bytes, most significant first (a header
     /// register filled as the header streams in).
     latch: u64,
@@ -115,6 +118,9 @@ pub struct InputBuffer {
     pkts: Vec<PacketEntry>,
     /// Free packet entries, a stack threaded through their `first` fields.
     free_pkts: FreeList,
+    /// The packets not yet decoded, oldest first: a queue threaded through
+    /// their entries' `next` links ([`NONE`]: empty).
+    undecoded: (u16, u16),
     flits: u32,
 }
 
@@ -183,7 +189,7 @@ impl InputBuffer {
     /// does depends on it.
     pub fn new(chunks: u16, k: u16) -> Self {
         assert!(
-            k >= 1 && (1..NONE).contains(&chunks),
+            (1..=255).contains(&k) && (1..NONE).contains(&chunks),
             "input buffer of {chunks} chunks of {k} flits"
         );
         InputBuffer {
@@ -194,6 +200,7 @@ impl InputBuffer {
             free: FreeList::new(chunks),
             pkts: Vec::new(),
             free_pkts: FreeList::new(chunks),
+            undecoded: (NONE, NONE),
             flits: 0,
         }
     }
@@ -252,8 +259,29 @@ impl InputBuffer {
         &self.pkts[pkt as usize]
     }
 
+    /// The oldest packet not yet decoded, if any.
+    #[inline]
+    pub fn next_undecoded(&self) -> Option<u16> {
+        let p = self.undecoded.0;
+        (p != NONE).then_some(p)
+    }
+
+    /// Takes the oldest packet not yet decoded off the decode queue (the
+    /// decode unit has taken it, or refused it).
+    #[inline]
+    pub fn pop_undecoded(&mut self) {
+        let p = self.undecoded.0;
+        debug_assert_ne!(p, NONE, "no packet waits for decoding");
+        let next = self.pkts[p as usize].next;
+        self.undecoded.0 = next;
+        if next == NONE {
+            self.undecoded.1 = NONE;
+        }
+    }
+
     /// Starts a packet with its head flit: takes a packet entry and its
-    /// first chunk, and writes the flit. There are as many entries as
+    /// first chunk, and writes the flit; the packet joins the end of the
+    /// queue of packets waiting for decoding. There are as many entries as
     /// chunks, so an entry is free whenever a chunk is.
     #[inline(always)]
     pub fn open(&mut self, head: Flit) -> Result<u16, WriteError> {
@@ -273,9 +301,15 @@ impl InputBuffer {
             done: 0,
             first: c,
             last: c,
+            next: NONE,
             off: 1,
             latch: head.data as u64,
         };
+        match self.undecoded.1 {
+            NONE => self.undecoded.0 = pkt,
+            t => self.pkts[t as usize].next = pkt,
+        }
+        self.undecoded.1 = pkt;
         Ok(pkt)
     }
 
@@ -285,7 +319,7 @@ impl InputBuffer {
     pub fn append(&mut self, pkt: u16, flit: Flit) -> Result<(), WriteError> {
         let k = self.k;
         let e = &mut self.pkts[pkt as usize];
-        if e.off == k {
+        if e.off as u16 == k {
             let c = take_chunk(&mut self.free, &mut self.chunks, &mut self.ram, k)
                 .ok_or(WriteError::NoChunk)?;
             self.chunks[c as usize] = Chunk {
@@ -621,6 +655,33 @@ mod tests {
         let e = write(&mut b, &packet(5, 1));
         assert_eq!((e, chain(&b, e)), (d, vec![4]));
         assert_eq!(b.chunks.len(), 5);
+    }
+
+    #[test]
+    fn packets_wait_for_decoding_in_arrival_order() {
+        let mut b = InputBuffer::new(8, 2);
+        assert_eq!(b.next_undecoded(), None);
+        let a = write(&mut b, &packet(1, 3));
+        let c = write(&mut b, &packet(2, 1));
+        assert_eq!(b.next_undecoded(), Some(a));
+        b.pop_undecoded();
+        assert_eq!(b.next_undecoded(), Some(c));
+        // A packet that arrives while one waits goes behind it, and the
+        // queue keeps its order across entries reused out of order.
+        read_all(&mut b, a);
+        let d = write(&mut b, &packet(3, 2));
+        assert_eq!(d, a, "A's entry, freed");
+        assert_eq!(b.next_undecoded(), Some(c));
+        b.pop_undecoded();
+        assert_eq!(b.next_undecoded(), Some(d));
+        b.pop_undecoded();
+        assert_eq!(b.next_undecoded(), None);
+        // Emptied, the queue starts again with the next packet.
+        let e = write(&mut b, &packet(4, 1));
+        assert_eq!(b.next_undecoded(), Some(e));
+        let f = write(&mut b, &packet(5, 1));
+        b.pop_undecoded();
+        assert_eq!(b.next_undecoded(), Some(f));
     }
 
     #[test]

@@ -64,7 +64,7 @@ pub use io::{Channels, CreditCounter, Fault, LinkIo};
 use crate::header::Kind;
 use crate::net::Phase;
 use crate::rtl::trace::{Radix, Sampler, ScopeBuilder, Traced};
-use crate::rtl::{ChannelId, Clocked, Fifo, Next, PortIter, PortMask, RoundRobin, bits_for};
+use crate::rtl::{ChannelId, Clocked, Next, PortIter, PortMask, RoundRobin, bits_for};
 
 /// Sizes of a switch's buffers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -147,8 +147,6 @@ struct InputUnit {
     credit_out: ChannelId,
     arrived_down: bool,
     buf: InputBuffer,
-    /// Packets not yet decoded, in arrival order.
-    order: Fifo<u16>,
     /// Packet whose flits are arriving.
     writing: u16,
     /// The decode register; valid when the input's bit of `Switch::decoded`
@@ -288,7 +286,6 @@ impl Switch {
                 credit_out: w.credit_out,
                 arrived_down: w.arrived_down,
                 buf: InputBuffer::new(n, params.chunk_flits as u16),
-                order: Fifo::new(n as usize),
                 writing: NONE,
                 dec: DecodeReg::new(nodes, k),
                 dec_rp: ReadPtr::default(),
@@ -559,7 +556,7 @@ impl Switch {
     fn decode(&mut self, io: &mut LinkIo<'_>, ready: u64) {
         for i in PortIter(ready) {
             let inp = &mut self.inputs[i];
-            let pkt = inp.order.front().expect("waiting bit set");
+            let pkt = inp.buf.next_undecoded().expect("waiting bit set");
             let e = *inp.buf.entry(pkt);
             let first = inp.buf.header_word(pkt, 1) as u8;
             let h = match self.decoder.header_len(first) {
@@ -569,7 +566,7 @@ impl Switch {
                         "switch {} input port {i}: packet (tag {}): {m}",
                         self.id, e.tag
                     ));
-                    inp.order.pop();
+                    inp.buf.pop_undecoded();
                     continue;
                 }
             };
@@ -579,7 +576,7 @@ impl Switch {
                         "switch {} input port {i}: packet (tag {}) of {} flits is shorter than its {h}-flit header",
                         self.id, e.tag, e.written
                     ));
-                    inp.order.pop();
+                    inp.buf.pop_undecoded();
                 }
                 continue;
             }
@@ -592,8 +589,8 @@ impl Switch {
                 inp.buf.header(pkt, bytes);
                 self.decoder.decode(bytes, phase, &mut inp.dec)
             };
-            inp.order.pop();
-            if inp.order.is_empty() {
+            inp.buf.pop_undecoded();
+            if inp.buf.next_undecoded().is_none() {
                 self.waiting &= !(1 << i);
             }
             if let Err(m) = r {
@@ -639,7 +636,6 @@ impl Switch {
                 match inp.buf.open(f) {
                     Ok(p) => {
                         inp.writing = if f.is_tail() { NONE } else { p };
-                        inp.order.push(p).expect("one entry per chunk");
                         self.waiting |= 1 << i;
                         if self.holding & (1 << i) == 0 {
                             self.holding |= 1 << i;
@@ -741,7 +737,7 @@ impl Switch {
             }
             // Otherwise the packet whose header is arriving.
             if waits.is_empty()
-                && let Some(p) = inp.order.front()
+                && let Some(p) = inp.buf.next_undecoded()
             {
                 let e = inp.buf.entry(p);
                 tag = Some(e.tag);
