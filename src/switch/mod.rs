@@ -192,6 +192,9 @@ struct OutputUnit {
     credit_in: ChannelId,
     goes_up: bool,
     credit: CreditCounter,
+    /// Inputs requesting this output this cycle (beside its arbiter,
+    /// which reads them).
+    req: u64,
     arb: RoundRobin,
     grant: Option<Grant>,
     /// The header register: the copy's own header, when it has one.
@@ -225,8 +228,6 @@ pub struct Switch {
     granted: u64,
     /// Inputs that freed chunks this cycle.
     freed: u64,
-    /// Per output: inputs requesting it this cycle.
-    req: Box<[u64]>,
     /// Header bytes read for decoding.
     scratch: Vec<u8>,
     flit_hops: u64,
@@ -302,6 +303,7 @@ impl Switch {
                 credit_in: w.credit_in,
                 goes_up: w.goes_up,
                 credit: CreditCounter::new(w.receiver_chunks as u32),
+                req: 0,
                 arb: RoundRobin::new(k),
                 grant: None,
                 hdr: Vec::new(),
@@ -325,7 +327,6 @@ impl Switch {
             decoded: 0,
             granted: 0,
             freed: 0,
-            req: vec![0; k].into_boxed_slice(),
             scratch: vec![0; max_hdr],
             flit_hops: 0,
             touched_in: 0,
@@ -403,24 +404,22 @@ impl Switch {
                 continue;
             }
             for o in PortIter(inp.pending.0 & free_out) {
-                self.req[o] |= 1 << i;
+                self.outputs[o].req |= 1 << i;
                 asked |= 1 << o;
             }
             if inp.choice_pending
                 && let Some(o) =
                     crate::rtl::first_at_or_after(inp.dec.choice.0 & free_out, inp.pick)
             {
-                self.req[o] |= 1 << i;
+                self.outputs[o].req |= 1 << i;
                 asked |= 1 << o;
             }
         }
         for o in PortIter(asked) {
-            let reqs = std::mem::take(&mut self.req[o]);
-            let i = self.outputs[o]
-                .arb
-                .arbitrate(reqs)
-                .expect("at least one request");
-            self.outputs[o].arb.update(i);
+            let out = &mut self.outputs[o];
+            let reqs = std::mem::take(&mut out.req);
+            let i = out.arb.arbitrate(reqs).expect("at least one request");
+            out.arb.update(i);
             self.grant(io, i, o);
         }
     }
