@@ -178,7 +178,7 @@ impl FreeList {
 }
 
 impl InputBuffer {
-    /// A buffer of `chunks` chunks of `k` flits each. Needs `1 <= k` and
+    /// A buffer of `chunks` chunks of `k` flits each. Needs `1 <= k <= 255` and
     /// `1 <= chunks < 65535`.
     ///
     /// The model allocates the memory of a chunk (and of a packet entry)

@@ -71,7 +71,7 @@ use crate::rtl::{ChannelId, Clocked, Next, PortIter, PortMask, RoundRobin, bits_
 pub struct SwitchParams {
     /// Input buffer size in flits (a multiple of `chunk_flits`).
     pub buffer_flits: u32,
-    /// Chunk size in flits.
+    /// Chunk size in flits, 1 to 255 (the run configuration checks it).
     pub chunk_flits: u32,
     /// Report a fault on any hop that is not up*/down*.
     pub check_updown: bool,
