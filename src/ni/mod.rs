@@ -29,6 +29,21 @@ use serde::{Deserialize, Serialize};
 /// (1), packet count (1).
 pub const CONTROL_BYTES: u32 = 11;
 
+/// The most packets a message may have: the control information's packet
+/// count is one byte.
+pub const MAX_MESSAGE_PACKETS: u32 = 255;
+
+/// `packets` as a message's packet count, or why it cannot be one (a
+/// message has 1 to [`MAX_MESSAGE_PACKETS`] packets).
+pub fn message_packets(packets: u32) -> Result<u8> {
+    if !(1..=MAX_MESSAGE_PACKETS).contains(&packets) {
+        return Err(Error::BadPacket(format!(
+            "a message of {packets} packets; a message has 1 to {MAX_MESSAGE_PACKETS}"
+        )));
+    }
+    Ok(packets as u8)
+}
+
 /// Parameters of the hosts and network interfaces. Every field has a
 /// default from seed 000 section 6.2.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

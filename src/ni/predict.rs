@@ -85,9 +85,10 @@ pub fn predict(
             "the timing model covers unicast-based multicasts (smart NI or conventional), not multidestination worms".into(),
         ));
     }
+    // Refused before the tables of packets are made.
+    let m = super::message_packets(m)? as usize;
     let n = tree.len();
     let p = t.packet as u64;
-    let m = m as usize;
     let mut arrival = vec![vec![u64::MAX; m]; n];
     let mut delivered = vec![None; n];
     for v in 0..n {

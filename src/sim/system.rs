@@ -1344,21 +1344,12 @@ impl System {
         self.ni_timing
     }
 
-    fn packets_of(&self, packets: u32) -> Result<u8> {
-        if !(1..=255).contains(&packets) {
-            return Err(Error::BadPacket(format!(
-                "a message of {packets} packets; a message has 1 to 255"
-            )));
-        }
-        Ok(packets as u8)
-    }
-
     /// The host of node `src` starts sending a message of `packets` packets
     /// to node `dst` now. Returns the message's number at `src`.
     pub fn send_message(&mut self, src: u32, dst: u32, packets: u32) -> Result<u16> {
         self.check_node(src)?;
         self.check_node(dst)?;
-        let m = self.packets_of(packets)?;
+        let m = crate::ni::message_packets(packets)?;
         let now = self.cycle;
         let Some(ni) = self.endpoints[src as usize].ni_mut() else {
             return Err(Self::needs_ni("messages"));
@@ -1379,7 +1370,7 @@ impl System {
                 "a multicast needs at least one destination".into(),
             ));
         }
-        let m = self.packets_of(packets)?;
+        let m = crate::ni::message_packets(packets)?;
         if self.ni_timing.is_none() {
             return Err(Self::needs_ni("multicasts"));
         }
@@ -1418,7 +1409,7 @@ impl System {
             _ => {}
         }
         tree.check_nodes(self.nodes)?;
-        let m = self.packets_of(plan.packets)?;
+        let m = crate::ni::message_packets(plan.packets)?;
         let Some(t) = self.ni_timing else {
             return Err(Self::needs_ni("multicasts"));
         };
