@@ -300,16 +300,69 @@ impl Error {
     }
 }
 
+/// The largest text input [`read_text`] reads: 256 MiB (a topology of
+/// 16,384 switches is a few MB).
+pub const MAX_TEXT_BYTES: u64 = 256 << 20;
+
+/// Reads a text input (a topology, a configuration, a sweep file, a trace of
+/// messages) of at most [`MAX_TEXT_BYTES`], naming the file in any error.
+/// Bytes that are not UTF-8 are refused as soon as they are read, so a
+/// binary file, or a device that never ends, fails at once; a file larger
+/// than the limit is refused once the limit is passed.
+pub fn read_text(path: impl AsRef<std::path::Path>) -> Result<String> {
+    use std::io::Read;
+    let path = path.as_ref();
+    let fail = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let bad = |what: String| fail(std::io::Error::new(std::io::ErrorKind::InvalidData, what));
+    let mut f = std::fs::File::open(path).map_err(fail)?;
+    let mut text = Vec::new();
+    let mut block = vec![0u8; 1 << 16];
+    // Bytes known to be whole UTF-8 characters.
+    let mut checked = 0;
+    loop {
+        let n = match f.read(&mut block) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(fail(e)),
+        };
+        if (text.len() + n) as u64 > MAX_TEXT_BYTES {
+            return Err(bad(format!(
+                "larger than {} MiB, the most a text input may be",
+                MAX_TEXT_BYTES >> 20
+            )));
+        }
+        text.extend_from_slice(&block[..n]);
+        match std::str::from_utf8(&text[checked..]) {
+            Ok(_) => checked = text.len(),
+            // A character cut by the end of the block: read on.
+            Err(e) if e.error_len().is_none() => checked += e.valid_up_to(),
+            Err(e) => {
+                return Err(bad(format!(
+                    "not UTF-8 text (byte {})",
+                    checked + e.valid_up_to()
+                )));
+            }
+        }
+    }
+    String::from_utf8(text).map_err(|e| {
+        bad(format!(
+            "not UTF-8 text (byte {}: a character cut short at the end)",
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}
+
 /// Reads a text file and parses it with `parse`, naming the file in any
 /// error.
 pub(crate) fn load_text<T>(
     path: &std::path::Path,
     parse: impl FnOnce(&str) -> Result<T>,
 ) -> Result<T> {
-    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let text = read_text(path)?;
     parse(&text).map_err(|e| e.in_file(path))
 }
 
@@ -322,5 +375,54 @@ pub(crate) fn node_range(nodes: u32) -> String {
         0 => "no nodes".into(),
         1 => "one node, 0".into(),
         n => format!("nodes 0 to {}", n - 1),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(name: &str, bytes: &[u8]) -> std::path::PathBuf {
+        let d = std::env::temp_dir().join(format!("wormcast-text-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let p = d.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p
+    }
+
+    #[test]
+    fn text_inputs_are_read_whole_or_refused_by_name() {
+        // A character cut by the end of the first 64 KiB block is whole.
+        let mut t = vec![b'a'; (1 << 16) - 1];
+        t.extend_from_slice("é and ü".as_bytes());
+        let p = file("cut.txt", &t);
+        assert_eq!(read_text(&p).unwrap().as_bytes(), &t[..]);
+
+        let mut bad = b"[[switch]]\n".to_vec();
+        bad.push(0xff);
+        let p = file("bad.txt", &bad);
+        let e = read_text(&p).unwrap_err().to_string();
+        assert!(e.ends_with("bad.txt: not UTF-8 text (byte 11)"), "{e}");
+
+        let p = file("short.txt", &"ab€".as_bytes()[..4]);
+        let e = read_text(&p).unwrap_err().to_string();
+        assert!(
+            e.ends_with("short.txt: not UTF-8 text (byte 2: a character cut short at the end)"),
+            "{e}"
+        );
+
+        let e = read_text("/nonexistent/x.toml").unwrap_err().to_string();
+        assert!(e.starts_with("/nonexistent/x.toml: "), "{e}");
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn a_text_input_past_the_limit_is_refused() {
+        // A device that never ends stops at the limit, with its name.
+        let e = read_text("/dev/zero").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "/dev/zero: larger than 256 MiB, the most a text input may be"
+        );
     }
 }

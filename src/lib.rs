@@ -69,7 +69,7 @@ pub mod sim;
 pub mod switch;
 pub mod wave;
 
-pub use error::{Error, Item, Result};
+pub use error::{Error, Item, MAX_TEXT_BYTES, Result, read_text};
 pub use rtl::BitString;
 
 /// The README's Rust example, compiled and run as a doctest.

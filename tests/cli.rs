@@ -241,6 +241,30 @@ fn bad_input_fails_with_a_message_naming_the_problem() {
         err.contains("invalid value '-3' for '--packet <PACKET>'"),
         "{err}"
     );
+    // A message's packet count is checked before anything is sized by it.
+    let o = wormcast(&["multicast", "--packets", "4294967295"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("a message of 4294967295 packets; a message has 1 to 255"),
+        "{err}"
+    );
+    // A binary file, or a device that never ends, is not a topology.
+    #[cfg(unix)]
+    for (cmd, path) in [("reach", "/dev/urandom"), ("run", "/dev/zero")] {
+        let o = if cmd == "reach" {
+            wormcast(&["reach", path])
+        } else {
+            wormcast(&["run", "--topology", path, "--cycles", "10"])
+        };
+        assert_eq!(o.status.code(), Some(2), "{cmd} {path}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.starts_with(&format!("error: {path}: "))
+                && (err.contains("not UTF-8 text") || err.contains("larger than 256 MiB")),
+            "{err}"
+        );
+    }
     let o = wormcast(&["topo", "gen", "--connectivity", "-0.5"]);
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);

@@ -95,7 +95,7 @@ impl Pattern {
             }
             t if t.starts_with("permutation:") => {
                 let path = &t["permutation:".len()..];
-                let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+                let text = crate::read_text(path)?;
                 Pattern::Permutation {
                     to: parse_permutation(&text, path)?,
                 }

@@ -135,7 +135,7 @@ impl Sweep {
     /// Reads a sweep file.
     pub fn load(path: impl AsRef<Path>) -> Result<Sweep> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = crate::read_text(path)?;
         let mut s = Sweep::parse(&text)?;
         s.dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
         Ok(s)

@@ -309,7 +309,7 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
 
 /// `run --trace`: replays a trace and prints when each message finished.
 fn replay(c: &RunConfig, plan: &Plan, path: &Path, cycles: u64) -> Result<()> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let text = wormcast::read_text(path)?;
     let msgs = trace::parse(&text, &path.display().to_string())?;
     let r = trace::replay(
         &plan.topology,

@@ -139,7 +139,7 @@ pub(crate) fn experiment(cmd: ExpCmd) -> Result<()> {
         ExpCmd::Merge { out, files } => {
             let mut parts = Vec::new();
             for f in &files {
-                let text = std::fs::read_to_string(f).map_err(|e| Error::io(f, e))?;
+                let text = wormcast::read_text(f)?;
                 parts.push(ex::parse_raw(&text, &f.display().to_string())?);
             }
             let (fig, o, rows) = ex::merge(&parts)?;

@@ -343,7 +343,7 @@ pub(crate) enum Loaded {
 /// is the switch's configuration (as before run configurations), anything
 /// else a run configuration, whose errors name its fields.
 pub(crate) fn load_config(p: &Path) -> Result<Loaded> {
-    let text = std::fs::read_to_string(p).map_err(|e| Error::io(p, e))?;
+    let text = wormcast::read_text(p)?;
     let switch_keys: Vec<String> = toml::Table::try_from(SimConfig::default())
         .map(|t| t.keys().cloned().collect())
         .unwrap_or_default();
