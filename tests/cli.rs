@@ -241,6 +241,22 @@ fn bad_input_fails_with_a_message_naming_the_problem() {
         err.contains("invalid value '-3' for '--packet <PACKET>'"),
         "{err}"
     );
+    // A warm-up as long as the run would measure nothing.
+    let o = wormcast(&[
+        "run",
+        "--topology",
+        net.to_str().unwrap(),
+        "--warmup",
+        "1000",
+        "--cycles",
+        "1000",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("warmup = 1000: not shorter than the run of 1000 cycles"),
+        "{err}"
+    );
     // A message's packet count is checked before anything is sized by it.
     let o = wormcast(&["multicast", "--packets", "4294967295"]);
     assert_eq!(o.status.code(), Some(2));

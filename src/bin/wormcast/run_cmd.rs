@@ -450,11 +450,12 @@ pub(crate) fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
         TrafficKind::Multicast => Traffic::multicast(a.load, a.payload, a.degree, a.worm.kind()),
         TrafficKind::Single | TrafficKind::Worm => Traffic::Idle,
     };
-    if a.warmup > a.cycles && !single {
+    // A warm-up as long as the run leaves no cycle to measure.
+    if a.warmup >= a.cycles && !single {
         return Err(Error::Config {
             field: "warmup",
             value: a.warmup.to_string(),
-            reason: format!("longer than the run of {} cycles", a.cycles),
+            reason: format!("not shorter than the run of {} cycles", a.cycles),
         });
     }
     let mut sys = System::new(&net, &cfg, &traffic)?;
