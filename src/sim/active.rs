@@ -75,6 +75,13 @@ impl Bits {
         &self.words
     }
 
+    /// True when component `c` is in the set (the watchdog's debug check
+    /// and the tests ask).
+    #[cfg(any(test, debug_assertions))]
+    pub(crate) fn contains(&self, c: u32) -> bool {
+        self.words[(c >> 6) as usize] >> (c & 63) & 1 == 1
+    }
+
     /// The components in the set, in index order (the summary words skip
     /// the empty words, so a large and mostly idle set costs little).
     pub(crate) fn iter(&self) -> impl Iterator<Item = u32> + '_ {
@@ -183,8 +190,9 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// `iter` gives exactly the members, in index order, whatever was
-        /// added and removed (words emptied and refilled included).
+        /// `iter` gives exactly the members, in index order, and `contains`
+        /// says which they are, whatever was added and removed (words
+        /// emptied and refilled included).
         #[test]
         fn iter_gives_the_members_in_index_order(
             n in 1usize..9000,
@@ -204,6 +212,9 @@ mod tests {
             }
             let got: Vec<u32> = a.now().iter().collect();
             proptest::prop_assert_eq!(&got, &model.iter().copied().collect::<Vec<_>>());
+            for c in 0..n as u32 {
+                proptest::prop_assert_eq!(a.now().contains(c), model.contains(&c), "component {}", c);
+            }
             proptest::prop_assert_eq!(got, now(&a));
         }
     }

@@ -1156,7 +1156,7 @@ impl System {
         }
         #[cfg(debug_assertions)]
         for c in 0..n_sw + self.endpoints.len() as u32 {
-            if self.active.now().words()[(c >> 6) as usize] >> (c & 63) & 1 == 0 {
+            if !self.active.now().contains(c) {
                 let idle = if c < n_sw {
                     self.switches[c as usize].is_empty()
                 } else {
