@@ -265,6 +265,33 @@ fn bad_input_fails_with_a_message_naming_the_problem() {
         err.contains("a message of 4294967295 packets; a message has 1 to 255"),
         "{err}"
     );
+    // Absurd sizes are refused before anything is built for them.
+    let o = wormcast(&["topo", "gen", "--switches", "2000000"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("2000000 switches and 32 nodes: a network has at most 1048576 of each"),
+        "{err}"
+    );
+    let out = tmp("huge-experiment");
+    let o = wormcast(&[
+        "experiment",
+        "run",
+        "--figure",
+        "fig19",
+        "--quick",
+        "--topologies",
+        "4294967295",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("topologies = 4294967295: fig19 would have 12 points x 4294967295 topologies x 2 sets = 103079215080 jobs; a figure has at most 1000000"),
+        "{err}"
+    );
     // A binary file, or a device that never ends, is not a topology.
     #[cfg(unix)]
     for (cmd, path) in [("reach", "/dev/urandom"), ("run", "/dev/zero")] {

@@ -32,6 +32,10 @@ use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+/// The most jobs one sweep, or one figure of an experiment, may have: the
+/// list of jobs is made before the first runs.
+pub const MAX_JOBS: usize = 1_000_000;
+
 /// How big a load sweep of the direct-network experiments is (seed 002's
 /// [`mesh`] and seed 003's [`tree`] sweeps).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -271,6 +275,39 @@ impl Options {
         }
         Ok(())
     }
+
+    /// [`validate`](Self::validate), and that `fig` has at most
+    /// [`MAX_JOBS`] jobs under these options (its points, times the
+    /// topologies, times the destination sets of a figure of single
+    /// multicasts).
+    pub fn validate_for(&self, fig: Figure) -> Result<()> {
+        self.validate()?;
+        let points: u64 = settings(fig, self.quick)
+            .iter()
+            .map(|s| xs(fig, s, self.quick).len() as u64)
+            .sum();
+        let sets = if fig.is_loaded() { 1 } else { self.sets as u64 };
+        let n = points * self.topologies as u64 * sets;
+        if n > MAX_JOBS as u64 {
+            let what = if fig.is_loaded() {
+                format!("{points} points x {} topologies", self.topologies)
+            } else {
+                format!(
+                    "{points} points x {} topologies x {} sets",
+                    self.topologies, self.sets
+                )
+            };
+            return Err(Error::Config {
+                field: "topologies",
+                value: self.topologies.to_string(),
+                reason: format!(
+                    "{} would have {what} = {n} jobs; a figure has at most {MAX_JOBS}",
+                    fig.name()
+                ),
+            });
+        }
+        Ok(())
+    }
 }
 
 /// The panels of `fig`.
@@ -498,7 +535,7 @@ pub fn run(
     shard: Shard,
     progress: &(dyn Fn() + Sync),
 ) -> Result<Vec<Row>> {
-    o.validate()?;
+    o.validate_for(fig)?;
     let mut settings = settings(fig, o.quick);
     for s in &mut settings {
         s.ni.host_overhead = o.host_overhead;
@@ -624,10 +661,13 @@ pub fn parse_raw(text: &str, name: &str) -> Result<(Figure, Options, Shard, Vec<
             v.parse()
                 .map_err(|_| bad(1, format!("{k} = {v:?} is not a number")))
         };
+        let count = |n: u64| -> Result<u32> {
+            u32::try_from(n).map_err(|_| bad(1, format!("{k} = {n} is too large")))
+        };
         match k {
             "quick" => o.quick = v == "true",
-            "topologies" => o.topologies = num(v)? as u32,
-            "sets" => o.sets = num(v)? as u32,
+            "topologies" => o.topologies = count(num(v)?)?,
+            "sets" => o.sets = count(num(v)?)?,
             "cycles" => o.cycles = num(v)?,
             "warmup" => o.warmup = num(v)?,
             "seed" => o.seed = num(v)?,
@@ -638,6 +678,7 @@ pub fn parse_raw(text: &str, name: &str) -> Result<(Figure, Options, Shard, Vec<
             _ => return Err(bad(1, format!("unknown field {k}"))),
         }
     }
+    o.validate_for(fig).map_err(|e| bad(1, e.to_string()))?;
     if lines.next() != Some(RAW_HEADER) {
         return Err(bad(2, format!("the header line is not {RAW_HEADER:?}")));
     }

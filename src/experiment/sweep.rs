@@ -47,8 +47,7 @@ use std::io::{BufWriter, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-/// The most jobs one sweep may have.
-pub const MAX_JOBS: usize = 1_000_000;
+pub use super::MAX_JOBS;
 
 /// A parsed sweep file.
 #[derive(Clone, Debug)]

@@ -116,7 +116,9 @@ pub(crate) fn experiment(cmd: ExpCmd) -> Result<()> {
             if let Some(h) = host_overhead {
                 o.host_overhead = wormcast::ni::HostOverhead::parse(&h)?;
             }
-            o.validate()?;
+            for &fig in &figs {
+                o.validate_for(fig)?;
+            }
             let shard = match shard {
                 Some(s) => ex::Shard::parse(&s)?,
                 None => ex::Shard::ALL,
