@@ -265,6 +265,17 @@ fn bad_input_fails_with_a_message_naming_the_problem() {
         err.contains("a message of 4294967295 packets; a message has 1 to 255"),
         "{err}"
     );
+    // An integer beyond TOML's range is a syntax error where it stands,
+    // not an unknown field.
+    let cfg = tmp("huge-queue.toml");
+    std::fs::write(&cfg, "source_queue_packets = 18446744073709551615\n").unwrap();
+    let o = wormcast(&["run", "--config", cfg.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("huge-queue.toml: line 1, column 24: "),
+        "{err}"
+    );
     // Absurd sizes are refused before anything is built for them.
     let o = wormcast(&["topo", "gen", "--switches", "2000000"]);
     assert_eq!(o.status.code(), Some(2));

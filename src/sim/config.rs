@@ -84,6 +84,17 @@ fn bad(field: &'static str, value: impl ToString, reason: impl Into<String>) -> 
 }
 
 impl SimConfig {
+    /// True when `text` is TOML whose every key is a field of the
+    /// switch's configuration (a file of them alone, as `run --config`
+    /// accepts besides a run configuration); an error names the line and
+    /// column of a syntax error, such as an integer beyond TOML's 64-bit
+    /// range.
+    pub fn is_own_file(text: &str) -> Result<bool> {
+        let t: toml::Table = toml::from_str(text).map_err(|e| toml_error(text, e))?;
+        let own = toml::Table::try_from(SimConfig::default()).unwrap_or_default();
+        Ok(!t.is_empty() && t.keys().all(|k| own.contains_key(k)))
+    }
+
     /// Parses a configuration from TOML (missing fields take their defaults).
     pub fn from_toml_str(text: &str) -> Result<SimConfig> {
         let c: SimConfig = toml::from_str(text).map_err(|e| toml_error(text, e))?;
@@ -290,6 +301,18 @@ fn check_load(load: f64) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_of_the_switchs_fields_alone_is_told_apart() {
+        assert!(SimConfig::is_own_file("buffer_flits = 64\nseed = 3\n").unwrap());
+        assert!(!SimConfig::is_own_file("[network]\ntopology = \"mesh:4x4\"\n").unwrap());
+        assert!(!SimConfig::is_own_file("buffer_flits = 64\nload = 0.1\n").unwrap());
+        assert!(!SimConfig::is_own_file("").unwrap());
+        let e = SimConfig::is_own_file("seed = 1\nsource_queue_packets = 18446744073709551615\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("line 2, column 24: "), "{e}");
+    }
 
     #[test]
     fn defaults_are_the_papers() {

@@ -344,12 +344,7 @@ pub(crate) enum Loaded {
 /// else a run configuration, whose errors name its fields.
 pub(crate) fn load_config(p: &Path) -> Result<Loaded> {
     let text = wormcast::read_text(p)?;
-    let switch_keys: Vec<String> = toml::Table::try_from(SimConfig::default())
-        .map(|t| t.keys().cloned().collect())
-        .unwrap_or_default();
-    let is_switch = text
-        .parse::<toml::Table>()
-        .is_ok_and(|t| !t.is_empty() && t.keys().all(|k| switch_keys.contains(k)));
+    let is_switch = SimConfig::is_own_file(&text).map_err(|e| e.in_file(p))?;
     Ok(if is_switch {
         Loaded::Switch(SimConfig::load(p)?)
     } else {
