@@ -135,7 +135,7 @@ impl Sweep {
     pub fn load(path: impl AsRef<Path>) -> Result<Sweep> {
         let path = path.as_ref();
         let text = crate::read_text(path)?;
-        let mut s = Sweep::parse(&text)?;
+        let mut s = Sweep::parse(&text).map_err(|e| e.in_file(path))?;
         s.dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
         Ok(s)
     }
@@ -143,9 +143,8 @@ impl Sweep {
     /// Parses a sweep from TOML (relative files are taken from the
     /// current folder).
     pub fn parse(text: &str) -> Result<Sweep> {
-        let mut base: toml::Table = text
-            .parse()
-            .map_err(|e: toml::de::Error| bad("the file", format!("not TOML: {e}")))?;
+        let mut base: toml::Table =
+            toml::from_str(text).map_err(|e| crate::net::toml_error(text, e))?;
         let sweep = match base.remove("sweep") {
             Some(toml::Value::Table(t)) => t,
             Some(_) => {
@@ -697,6 +696,11 @@ replicates = 2
                 .to_string()
         };
         assert!(e("[network]\n").contains("[sweep]"));
+        // Not TOML: the line and column, on one line.
+        assert_eq!(
+            e("[sweep]\n\"traffic.load\" = [0.1]\n\"traffic.load\" = [0.2]\n"),
+            "line 3, column 1: duplicate key"
+        );
         assert!(e("[sweep]\n\"traffic.load\" = []\n").contains("non-empty list"));
         for n in ["0", "-1", "1000001", "100000000000", "1.5", "\"2\""] {
             let x = e(&format!(
