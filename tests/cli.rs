@@ -227,81 +227,66 @@ fn bad_input_fails_with_a_message_naming_the_problem() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("cannot generate the topology"));
 
     // A negative number reaches the option's own check, which names it.
-    let o = wormcast(&["run", "--topology", net.to_str().unwrap(), "--load", "-1"]);
-    assert_eq!(o.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        err.contains("load = -1: must be within 0..=1 flits/node/cycle"),
-        "{err}"
+    let net = net.to_str().unwrap();
+    refused(
+        &["run", "--topology", net, "--load", "-1"],
+        "load = -1: must be within 0..=1 flits/node/cycle",
     );
-    let o = wormcast(&["run", "--topology", net.to_str().unwrap(), "--packet", "-3"]);
-    assert!(!o.status.success());
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        err.contains("invalid value '-3' for '--packet <PACKET>'"),
-        "{err}"
+    refused(
+        &["run", "--topology", net, "--packet", "-3"],
+        "invalid value '-3' for '--packet <PACKET>'",
+    );
+    refused(
+        &["topo", "gen", "--connectivity", "-0.5"],
+        "connectivity -0.5 is not within 0..=1",
     );
     // A warm-up as long as the run would measure nothing.
-    let o = wormcast(&[
-        "run",
-        "--topology",
-        net.to_str().unwrap(),
-        "--warmup",
-        "1000",
-        "--cycles",
-        "1000",
-    ]);
-    assert_eq!(o.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        err.contains("warmup = 1000: not shorter than the run of 1000 cycles"),
-        "{err}"
+    refused(
+        &[
+            "run",
+            "--topology",
+            net,
+            "--warmup",
+            "1000",
+            "--cycles",
+            "1000",
+        ],
+        "warmup = 1000: not shorter than the run of 1000 cycles",
     );
     // A message's packet count is checked before anything is sized by it.
-    let o = wormcast(&["multicast", "--packets", "4294967295"]);
-    assert_eq!(o.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        err.contains("a message of 4294967295 packets; a message has 1 to 255"),
-        "{err}"
+    refused(
+        &["multicast", "--packets", "4294967295"],
+        "a message of 4294967295 packets; a message has 1 to 255",
     );
     // An integer beyond TOML's range is a syntax error where it stands,
     // not an unknown field.
     let cfg = tmp("huge-queue.toml");
     std::fs::write(&cfg, "source_queue_packets = 18446744073709551615\n").unwrap();
-    let o = wormcast(&["run", "--config", cfg.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        err.contains("huge-queue.toml: line 1, column 24: "),
-        "{err}"
+    refused(
+        &["run", "--config", cfg.to_str().unwrap()],
+        "huge-queue.toml: line 1, column 24: ",
     );
     // Absurd sizes are refused before anything is built for them.
-    let o = wormcast(&["topo", "gen", "--switches", "2000000"]);
-    assert_eq!(o.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        err.contains("2000000 switches and 32 nodes: a network has at most 1048576 of each"),
-        "{err}"
+    refused(
+        &["topo", "gen", "--switches", "2000000"],
+        "2000000 switches and 32 nodes: a network has at most 1048576 of each",
     );
     let out = tmp("huge-experiment");
-    let o = wormcast(&[
-        "experiment",
-        "run",
-        "--figure",
-        "fig19",
-        "--quick",
-        "--topologies",
-        "4294967295",
-        "-q",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        err.contains("topologies = 4294967295: fig19 would have 12 points x 4294967295 topologies x 2 sets = 103079215080 jobs; a figure has at most 1000000"),
-        "{err}"
+    refused(
+        &[
+            "experiment",
+            "run",
+            "--figure",
+            "fig19",
+            "--quick",
+            "--topologies",
+            "4294967295",
+            "-q",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        "topologies = 4294967295: fig19 would have 12 points x 4294967295 topologies x 2 sets \
+         = 103079215080 jobs; a figure has at most 1000000",
     );
     // A binary file, or a device that never ends, is not a topology.
     #[cfg(unix)]
@@ -319,12 +304,17 @@ fn bad_input_fails_with_a_message_naming_the_problem() {
             "{err}"
         );
     }
-    let o = wormcast(&["topo", "gen", "--connectivity", "-0.5"]);
-    assert!(!o.status.success());
+}
+
+/// Runs `wormcast args`, which must refuse its input: exit status 2 and an
+/// error that contains `needle`.
+fn refused(args: &[&str], needle: &str) {
+    let o = wormcast(args);
     let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
     assert!(
-        err.contains("connectivity") && err.contains("-0.5"),
-        "{err}"
+        err.starts_with("error: ") && err.contains(needle),
+        "{args:?}: {err}"
     );
 }
 
