@@ -271,6 +271,22 @@ fn bad_input_fails_with_a_message_naming_the_problem() {
         &["topo", "gen", "--switches", "2000000"],
         "2000000 switches and 32 nodes: a network has at most 1048576 of each",
     );
+    refused(
+        &[
+            "mesh3d",
+            "plan",
+            "--dims",
+            "4x4x4",
+            "--source",
+            "0,0,0",
+            "--dests",
+            "1",
+            "--beta",
+            "100000000",
+        ],
+        "beta = 100000000: 1 worm(s) x 100000000 cycles of start-up: not fewer than the \
+         100000000 cycles a plan's run may take",
+    );
     let out = tmp("huge-experiment");
     refused(
         &[

@@ -376,6 +376,9 @@ pub fn run_mesh(cmd: MeshCmd) -> Result<()> {
     }
 }
 
+/// The most cycles `mesh3d plan` runs its multicast for.
+const PLAN_CYCLES: u64 = 100_000_000;
+
 fn mesh_plan(a: &MeshPlanArgs) -> Result<()> {
     use wormcast::direct::mesh::{Mesh, MeshFabric};
     use wormcast::mcast::hamilton::{HamAlgo, parse_coord, prepare};
@@ -383,6 +386,22 @@ fn mesh_plan(a: &MeshPlanArgs) -> Result<()> {
     let algo = HamAlgo::parse(&a.algo)?;
     let src = mesh.label(parse_coord(&a.source)?)?;
     let worms = prepare(&mesh, src, &a.dests, algo)?;
+    // The source starts its worms one after another, each after its
+    // start-up: a run that cannot end within the bound is refused now,
+    // not after stepping to it.
+    let startups = (worms.len() as u64).saturating_mul(a.beta);
+    if startups >= PLAN_CYCLES {
+        return Err(Error::Config {
+            field: "beta",
+            value: a.beta.to_string(),
+            reason: format!(
+                "{} worm(s) x {} cycles of start-up: not fewer than the {PLAN_CYCLES} \
+                 cycles a plan's run may take",
+                worms.len(),
+                a.beta
+            ),
+        });
+    }
     let cfg = DirectConfig {
         ports: PortModel::AllPort,
         startup: a.beta,
@@ -394,7 +413,7 @@ fn mesh_plan(a: &MeshPlanArgs) -> Result<()> {
     }
     let lists: Vec<Vec<u32>> = worms.iter().map(|w| w.list.clone()).collect();
     sys.send_multicast(src, &lists, a.payload)?;
-    let last_tail = sys.run_until_delivered(100_000_000);
+    let last_tail = sys.run_until_delivered(PLAN_CYCLES);
     finish_views(a.vcd.as_deref(), sys.trace_hierarchy().cloned(), &a.window)?;
     sys.finish_trace()?;
     let last_tail = last_tail?;

@@ -638,7 +638,10 @@ impl DirectSystem {
             }
         }
         // The startup latency is software at the source: one worm at a time.
-        let ready = self.cycle.max(self.startup_free[src as usize]) + self.cfg.startup;
+        let ready = self
+            .cycle
+            .max(self.startup_free[src as usize])
+            .saturating_add(self.cfg.startup);
         self.startup_free[src as usize] = ready;
         // A worm still in its startup is progress, not a stall, until it is
         // ready.
