@@ -307,8 +307,8 @@ pub const MAX_TEXT_BYTES: u64 = 256 << 20;
 /// Reads a text input (a topology, a configuration, a sweep file, a trace of
 /// messages) of at most [`MAX_TEXT_BYTES`], naming the file in any error.
 /// Bytes that are not UTF-8 are refused as soon as they are read, so a
-/// binary file, or a device that never ends, fails at once; a file larger
-/// than the limit is refused once the limit is passed.
+/// binary file fails at once; a file or device longer than the limit (one
+/// that never ends included) is refused once the limit is passed.
 pub fn read_text(path: impl AsRef<std::path::Path>) -> Result<String> {
     use std::io::Read;
     let path = path.as_ref();
