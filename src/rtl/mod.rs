@@ -18,6 +18,7 @@ mod channel;
 mod clocked;
 mod fifo;
 mod reg;
+mod set;
 pub mod trace;
 pub(crate) mod waitfor;
 
@@ -28,3 +29,4 @@ pub use channel::{ChannelBank, ChannelId, LevelBank, Sink};
 pub use clocked::{Clocked, Next};
 pub use fifo::Fifo;
 pub use reg::Reg;
+pub(crate) use set::{Bits, insert_into};
