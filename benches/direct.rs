@@ -183,11 +183,31 @@ fn mesh_threads(c: &mut Criterion) {
     engine_runs(c, "mesh32x32_tree_uniform_0.03", CYCLES, &cases);
 }
 
+/// Seeds 001/002's wormhole routers through the engine at a light load,
+/// where most routers are idle in most cycles: `wormcast run --topology
+/// mesh:16x16 --router wormhole --traffic uniform --load 0.002 --packet 20
+/// --cycles 20000 --warmup 0`, and the same with a start-up latency of
+/// 2,000 cycles per worm (seed 002's beta), where every source spends most
+/// cycles waiting.
+fn mesh_wormhole(c: &mut Criterion) {
+    const CYCLES: u64 = 20_000;
+    let cases = [0, 2000].map(|beta| {
+        let text = format!(
+            "[network]\ntopology = \"mesh:16x16\"\nrouter = \"wormhole\"\n\
+             [wormhole]\nstartup = {beta}\n\
+             [traffic]\npattern = \"uniform\"\nload = 0.002\npacket = 20\n\
+             [stats]\ncycles = {CYCLES}\nwarmup = 0\n"
+        );
+        (format!("startup_{beta}"), text)
+    });
+    engine_runs(c, "mesh16x16_wormhole_uniform_0.002", CYCLES, &cases);
+}
+
 // Criterion's own charts need a system font that plotters, built here with
 // an embedded font only, cannot find; the figures are in the text report.
 criterion_group! {
     name = benches;
     config = Criterion::default().without_plots();
-    targets = cube, tree, mesh_unicast, mesh_threads
+    targets = cube, tree, mesh_unicast, mesh_threads, mesh_wormhole
 }
 criterion_main!(benches);

@@ -906,4 +906,60 @@ mod tests {
         }
         assert!(skipped_any, "an idle network at cycle 0 is quiet");
     }
+
+    /// The same for seeds 001/002's wormhole routers and seed 003's tree
+    /// routers: light loads, start-up latencies (whole stretches of cycles
+    /// in which every source waits), closed loop and a drain, on a
+    /// hypercube, an all-port mesh with Hamiltonian multicast, a mesh and a
+    /// torus.
+    #[test]
+    fn skipping_quiet_cycles_gives_the_same_direct_runs() {
+        use RouterModel::{Tree, Wormhole};
+        for (router, topo, routing, startup, closed, multicast) in [
+            (Wormhole, "hypercube:4", None, 0, false, None),
+            (Wormhole, "hypercube:4", Some("r2"), 300, true, None),
+            (
+                Wormhole,
+                "mesh:3x3x2",
+                Some("hamiltonian"),
+                150,
+                false,
+                Some((2, 4)),
+            ),
+        ] {
+            let topo = TopoSpec::parse(topo).unwrap();
+            let mut o = RunOptions {
+                load: 0.002,
+                cycles: 20_000,
+                warmup: 1_500,
+                closed_loop: closed,
+                multicast,
+                wormhole_startup: startup,
+                drain: Some(50_000),
+                seed: 4,
+                ..RunOptions::default()
+            };
+            // A tree multicast's data must fit the auxiliary buffers.
+            o.packet = if router == Tree && multicast.is_some() {
+                4
+            } else {
+                8
+            };
+            if multicast.is_some() && router == Wormhole {
+                o.scheme = Some("tp".into());
+            }
+            let (e, model, r) = crate::engine::build(&topo, Some(router), routing, &o).unwrap();
+            let (skip, _) = drive(e, &topo, model, r, &o, None).unwrap();
+            let (e, model, r) = crate::engine::build(&topo, Some(router), routing, &o).unwrap();
+            assert_eq!(e.quiet(u64::MAX), u64::MAX, "{topo}: idle at cycle 0");
+            let (every, _) = drive(Box::new(EveryCycle(e)), &topo, model, r, &o, None).unwrap();
+            let copies = skip.latency.count;
+            assert!(copies > 50, "{topo}: {copies} copies measured");
+            assert_eq!(
+                serde_json::to_string(&skip).unwrap(),
+                serde_json::to_string(&every).unwrap(),
+                "{topo}"
+            );
+        }
+    }
 }

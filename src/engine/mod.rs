@@ -741,6 +741,12 @@ impl Engine for Wormhole {
     fn step(&mut self) -> Result<()> {
         self.sys.step()
     }
+    fn quiet(&self, horizon: u64) -> u64 {
+        self.sys.quiet_cycles(horizon)
+    }
+    fn skip(&mut self, cycles: u64) -> Result<()> {
+        self.sys.skip(cycles)
+    }
     fn arrivals(&mut self, out: &mut Vec<Arrival>) {
         for w in self.sys.take_finished() {
             let flits = 1 + w.list.len() as u32 * self.addr;

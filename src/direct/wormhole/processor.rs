@@ -79,6 +79,17 @@ pub(crate) struct ProcIo<'a> {
     pub moved: &'a mut bool,
 }
 
+/// What a processor needs after a cycle ([`Processor::rest`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Rest {
+    /// Evaluate it next cycle.
+    Busy,
+    /// Only a flit arriving gives it work.
+    Sleep,
+    /// Its next worm may start in this cycle.
+    Until(u64),
+}
+
 /// A node's processor.
 #[derive(Clone, Debug)]
 pub(crate) struct Processor {
@@ -133,6 +144,21 @@ impl Processor {
         self.queue.is_empty()
             && self.inj.iter().all(|i| i.cur.is_none())
             && self.ej.iter().all(|e| e.rx.is_none())
+    }
+
+    /// What the processor does after its evaluation in `cycle` while no
+    /// flit arrives: it stays busy while it sends a worm (or one may start
+    /// next cycle), else it sleeps, until its next worm's start-up ends or
+    /// for good.
+    pub fn rest(&self, cycle: u64) -> Rest {
+        if self.inj.iter().any(|i| i.cur.is_some()) {
+            return Rest::Busy;
+        }
+        match self.queue.front() {
+            None => Rest::Sleep,
+            Some(w) if w.ready > cycle + 1 => Rest::Until(w.ready),
+            Some(_) => Rest::Busy,
+        }
     }
 
     /// Worms queued or being sent.

@@ -45,7 +45,7 @@
 
 use crate::direct::Fabric;
 use crate::rtl::trace::{Sampler, ScopeBuilder, Traced};
-use crate::rtl::{ChannelId, Fifo, RoundRobin, bits_for};
+use crate::rtl::{ChannelId, Fifo, PortIter, RoundRobin, bits_for};
 use crate::switch::{Channels, CreditCounter, Flit};
 use arrayvec::ArrayVec;
 use rustc_hash::FxHashMap;
@@ -109,6 +109,8 @@ struct OutputUnit {
     credits: CreditCounter,
     owner: u8,
     arb: RoundRobin,
+    /// Inputs asking for it this cycle (cleared as the arbiter reads it).
+    req: u64,
 }
 
 /// A grant of an output to a worm, reported to the system.
@@ -223,6 +225,7 @@ impl Router {
                 credits: CreditCounter::new(p.receiver_slots),
                 owner: NONE,
                 arb: RoundRobin::new(ports.len()),
+                req: 0,
             })
             .collect();
         Router {
@@ -316,6 +319,7 @@ impl Router {
     }
 
     /// One cycle.
+    #[inline]
     pub fn eval(&mut self, io: &mut RouterIo<'_>) {
         // An idle router with nothing arriving has nothing to do: every
         // stage would leave it as it is.
@@ -336,7 +340,6 @@ impl Router {
     }
 
     fn allocate(&mut self, io: &mut RouterIo<'_>) {
-        let n = self.ports();
         let mut free: u64 = 0;
         for (o, out) in self.outputs.iter().enumerate() {
             if out.owner == NONE && out.link_out.is_some() {
@@ -346,8 +349,7 @@ impl Router {
         if free == 0 {
             return;
         }
-        let mut requests = [0u64; 64];
-        let mut any = false;
+        let mut asked = 0u64;
         for (i, u) in self.inputs.iter_mut().enumerate() {
             if u.state != InState::Routed {
                 continue;
@@ -374,18 +376,13 @@ impl Router {
                 None
             };
             if let Some(o) = choice {
-                requests[o] |= 1 << i;
-                any = true;
+                self.outputs[o].req |= 1 << i;
+                asked |= 1 << o;
             }
         }
-        if !any {
-            return;
-        }
-        for (o, &req) in requests.iter().enumerate().take(n) {
-            if req == 0 {
-                continue;
-            }
+        for o in PortIter(asked) {
             let out = &mut self.outputs[o];
+            let req = std::mem::take(&mut out.req);
             let w = out.arb.arbitrate(req).expect("a request");
             out.arb.update(w);
             out.owner = w as u8;

@@ -18,20 +18,30 @@
 //! in it is a deadlock, reported with the channels it goes through: for each
 //! worm, the channel it waits for and the channels it holds from there to its
 //! own blocked head (seed 001 Fig. 3(b)/(d)).
+//!
+//! Only components with something to do are evaluated: a router while it
+//! holds a worm or a flit, or a flit arrives on one of its inputs; a
+//! processor while it sends a worm, or when a flit arrives or its next
+//! worm's start-up ends. The others would leave every register as it is.
+//! A cycle in which nothing is evaluated, no traffic is drawn and nothing
+//! is traced can be skipped ([`DirectSystem::quiet_cycles`]), which is what
+//! makes a lightly loaded network, or one whose sources wait out long
+//! start-ups, cheap to run.
 
-use super::processor::{Arrival, InternalPair, Outgoing, ProcIo, Processor};
+use super::processor::{Arrival, InternalPair, Outgoing, ProcIo, Processor, Rest};
 use super::router::{Hop, Router, RouterIo, RouterPort};
 use crate::deadlock::{WaitReport, WaitStep};
 use crate::direct::{Fabric, check_list, format_list};
 use crate::rtl::trace::{Hierarchy, TraceState, Traced, WaveSink};
-use crate::rtl::{PortIter, Sink};
+use crate::rtl::{Bits, PortIter, Sink, insert_into};
 use crate::switch::Channels;
 use crate::{Error, Result};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 use std::sync::Arc;
 
 /// How often the watchdog looks.
@@ -255,6 +265,21 @@ pub struct DirectSystem {
     measure_from: u64,
     rng: Xoshiro256PlusPlus,
     tracing: Option<Tracing>,
+    /// Routers a cycle evaluates: those holding a worm or a flit, and
+    /// those a flit arrives at.
+    live_routers: Bits,
+    /// Processors a cycle evaluates: those sending a worm, those a flit
+    /// arrives at, and those whose queued worm may start.
+    live_procs: Bits,
+    /// Processors whose next worm waits out its start-up, by the cycle it
+    /// may start.
+    wakes: BinaryHeap<Reverse<(u64, u32)>>,
+    /// The cycle each processor is in `wakes` for (`u64::MAX`: none).
+    wake_at: Vec<u64>,
+    /// Evaluate every component in every cycle and never skip one (what
+    /// the system did before it kept its live sets; the unit tests
+    /// compare the two).
+    every_cycle: bool,
 }
 
 impl DirectSystem {
@@ -404,6 +429,11 @@ impl DirectSystem {
             measure_from: 0,
             rng: Xoshiro256PlusPlus::seed_from_u64(cfg.seed),
             tracing: None,
+            live_routers: Bits::new(n),
+            live_procs: Bits::new(n),
+            wakes: BinaryHeap::new(),
+            wake_at: vec![u64::MAX; n],
+            every_cycle: false,
         })
     }
 
@@ -652,6 +682,9 @@ impl DirectSystem {
             payload,
             ready,
         });
+        // The processor looks at its queue in its next evaluation, and
+        // sleeps until the worm's start-up ends if it must.
+        self.live_procs.insert(src);
         self.worms.insert(
             tag,
             WormState {
@@ -739,10 +772,20 @@ impl DirectSystem {
     /// Runs `cycles` cycles. Stops with an error at the first model fault or
     /// deadlock.
     pub fn run(&mut self, cycles: u64) -> Result<()> {
-        for _ in 0..cycles {
-            self.step()?;
+        let end = self.cycle.saturating_add(cycles);
+        while self.cycle < end {
+            self.advance(end - self.cycle)?;
         }
         Ok(())
+    }
+
+    /// One step, or as many quiet cycles as [`quiet_cycles`](Self::quiet_cycles)
+    /// allows up to `horizon` (at least 1) in one go.
+    fn advance(&mut self, horizon: u64) -> Result<()> {
+        match self.quiet_cycles(horizon) {
+            q if q > 1 => self.skip(q),
+            _ => self.step(),
+        }
     }
 
     /// Runs until every worm has been delivered everywhere (or `limit`
@@ -756,7 +799,7 @@ impl DirectSystem {
                     self.worms.len()
                 )));
             }
-            self.step()?;
+            self.advance(end - self.cycle)?;
         }
         Ok(self.cycle)
     }
@@ -766,33 +809,79 @@ impl DirectSystem {
         if let Some(t) = self.traffic {
             self.generate(t);
         }
+        let cycle = self.cycle;
+        while let Some(&Reverse((t, p))) = self.wakes.peek()
+            && t <= cycle
+        {
+            self.wakes.pop();
+            if self.wake_at[p as usize] == t {
+                self.wake_at[p as usize] = u64::MAX;
+                self.live_procs.insert(p);
+            }
+        }
+        if self.every_cycle {
+            for x in 0..self.routers.len() as u32 {
+                self.live_routers.insert(x);
+                self.live_procs.insert(x);
+            }
+        }
         let mut moved = false;
         {
             let mut io = RouterIo {
-                cycle: self.cycle,
+                cycle,
                 ch: &mut self.ch,
                 hops: &mut self.hops,
                 faults: &mut self.faults,
                 moved: &mut moved,
             };
-            for r in &mut self.routers {
+            let routers = &mut self.routers;
+            self.live_routers.for_each_in_place(|set, x| {
+                let r = &mut routers[x as usize];
                 r.eval(&mut io);
-            }
+                if r.is_idle() {
+                    set.remove(x);
+                }
+            });
         }
         {
             let mut io = ProcIo {
-                cycle: self.cycle,
+                cycle,
                 ch: &mut self.ch,
                 arrivals: &mut self.arrivals,
                 injected: &mut self.injected,
                 faults: &mut self.faults,
                 moved: &mut moved,
             };
-            for p in &mut self.procs {
+            let (procs, wakes, wake_at) = (&mut self.procs, &mut self.wakes, &mut self.wake_at);
+            self.live_procs.for_each_in_place(|set, x| {
+                let p = &mut procs[x as usize];
                 p.eval(&mut io);
-            }
+                // A processor sleeps when it sends nothing; a flit arriving
+                // wakes it at the edge, and its next worm when its
+                // start-up ends.
+                match p.rest(cycle) {
+                    Rest::Busy => {}
+                    Rest::Sleep => set.remove(x),
+                    Rest::Until(t) => {
+                        set.remove(x);
+                        if wake_at[x as usize] != t {
+                            wake_at[x as usize] = t;
+                            wakes.push(Reverse((t, x)));
+                        }
+                    }
+                }
+            });
         }
-        self.ch.flits.edge(|_| {});
+        let n = self.routers.len() as u32;
+        let (rw, rs) = self.live_routers.parts();
+        let (pw, ps) = self.live_procs.parts();
+        self.ch.flits.edge(|s| {
+            if s.component < n {
+                insert_into(rw, rs, s.component);
+            } else {
+                insert_into(pw, ps, s.component - n);
+            }
+        });
         self.ch.credits.edge();
         if moved {
             self.last_move = self.last_move.max(self.cycle);
@@ -819,6 +908,52 @@ impl DirectSystem {
             t.sink.cycle(self.cycle, &t.state, t.state.changed())?;
             t.state.clear_changes();
         }
+        if self.cycle.is_multiple_of(WATCHDOG_PERIOD) && !self.worms.is_empty() {
+            self.watchdog()?;
+        }
+        Ok(())
+    }
+
+    /// Cycles from now, up to `horizon`, in which stepping would change
+    /// nothing but the clock: no router or processor has anything to do
+    /// before a processor's next worm ends its start-up, no random traffic
+    /// is drawn (its draws are made every cycle), nothing is traced, and
+    /// the watchdog's next look is not passed. 0 while anything is live.
+    pub fn quiet_cycles(&self, horizon: u64) -> u64 {
+        if self.every_cycle
+            || self.tracing.is_some()
+            || self.traffic.is_some()
+            || !self.faults.is_empty()
+            || !self.live_routers.is_empty()
+            || !self.live_procs.is_empty()
+        {
+            return 0;
+        }
+        let mut q = horizon;
+        if let Some(&Reverse((t, _))) = self.wakes.peek() {
+            q = q.min(t.saturating_sub(self.cycle));
+        }
+        if !self.worms.is_empty() {
+            // The watchdog looks after the step that reaches a multiple of
+            // its period: a skip ends there, and looks as the step would.
+            q = q.min(WATCHDOG_PERIOD - self.cycle % WATCHDOG_PERIOD);
+        }
+        q
+    }
+
+    /// Advances the clock by `cycles` cycles in which nothing can happen
+    /// (at most [`quiet_cycles`](Self::quiet_cycles)): what as many steps
+    /// would do, in one.
+    pub fn skip(&mut self, cycles: u64) -> Result<()> {
+        debug_assert!(
+            cycles <= self.quiet_cycles(cycles),
+            "skipping {cycles} cycles of a live network"
+        );
+        debug_assert!(
+            self.routers.iter().all(Router::is_idle),
+            "a router holds a worm while the network is quiet"
+        );
+        self.cycle += cycles;
         if self.cycle.is_multiple_of(WATCHDOG_PERIOD) && !self.worms.is_empty() {
             self.watchdog()?;
         }
@@ -1249,4 +1384,209 @@ struct WaitEdge {
     out: usize,
     holder_input: usize,
     holder: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::direct::{CubeFabric, DorMesh, Hypercube, Mesh, MeshFabric, Routing};
+    use crate::rtl::trace::MemorySink;
+
+    /// Everything a run leaves behind that a user can see: the totals,
+    /// every finished worm (route, deliveries and their cycles), the flits
+    /// of every link, the clock, and every register's changes.
+    fn outcome(s: &DirectSystem, wave: &MemorySink) -> String {
+        format!(
+            "{:?}\n{:?}\n{:?}\n{}\n{:?}",
+            s.stats(),
+            s.finished(),
+            s.link_flits(),
+            s.cycle(),
+            wave.changes()
+        )
+    }
+
+    /// A run of `cycles` cycles with the sources stopped after `traffic`
+    /// cycles, then until every worm has arrived: with the live sets, or
+    /// evaluating everything in every cycle.
+    fn run(
+        fabric: Arc<dyn Fabric>,
+        cfg: &DirectConfig,
+        traffic: Option<DirectTraffic>,
+        sends: &[(u32, Vec<u32>)],
+        traced: bool,
+        every_cycle: bool,
+    ) -> (String, u64) {
+        let mut s = DirectSystem::new(fabric, cfg).unwrap();
+        s.every_cycle = every_cycle;
+        let wave = MemorySink::new();
+        if traced {
+            s.attach_tracer(Box::new(wave.clone()), 5000).unwrap();
+        }
+        for (src, list) in sends {
+            s.send(*src, list, 6).unwrap();
+        }
+        let mut steps = 0u64;
+        if let Some(t) = traffic {
+            s.set_traffic(t).unwrap();
+            for _ in 0..3_000 {
+                s.step().unwrap();
+                steps += 1;
+            }
+            s.stop_traffic();
+        }
+        let end = s.cycle + 200_000;
+        while !s.worms.is_empty() {
+            assert!(s.cycle < end, "worms still in flight");
+            let before = s.cycle;
+            s.advance(end - s.cycle).unwrap();
+            assert!(s.cycle > before);
+            steps += 1;
+        }
+        s.finish_trace().unwrap();
+        (outcome(&s, &wave), steps)
+    }
+
+    fn traffic(rate: f64, max_dests: u32) -> DirectTraffic {
+        DirectTraffic {
+            rate,
+            min_dests: 1,
+            max_dests,
+            payload: 5,
+            queue_cap: 4,
+        }
+    }
+
+    /// Evaluating only the live routers and processors, and skipping quiet
+    /// cycles, changes nothing: the same worms arrive at the same cycles
+    /// by the same routes, every link carries the same flits and every
+    /// register changes in the same cycles, on a hypercube, a mesh with
+    /// dimension order and an all-port mesh with Hamiltonian routing, at
+    /// light and heavy loads, with and without start-up latencies.
+    #[test]
+    fn live_sets_give_the_same_run_as_evaluating_everything() {
+        let cube: Arc<dyn Fabric> = Arc::new(CubeFabric {
+            cube: Hypercube::new(4).unwrap(),
+            routing: Routing::Restriction2,
+        });
+        let dor: Arc<dyn Fabric> = Arc::new(DorMesh::new(4, 3, 1).unwrap());
+        let ham: Arc<dyn Fabric> = Arc::new(MeshFabric {
+            mesh: Mesh::new(3, 3, 2).unwrap(),
+        });
+        let one = DirectConfig {
+            keep_worms: true,
+            seed: 5,
+            ..DirectConfig::default()
+        };
+        let all = DirectConfig {
+            ports: PortModel::AllPort,
+            startup: 40,
+            ..one.clone()
+        };
+        let slow = DirectConfig {
+            startup: 700,
+            ..one.clone()
+        };
+        type Case<'a> = (
+            &'a str,
+            Arc<dyn Fabric>,
+            &'a DirectConfig,
+            Option<DirectTraffic>,
+        );
+        let cases: Vec<Case> = vec![
+            ("cube light", cube.clone(), &one, Some(traffic(0.002, 3))),
+            ("cube heavy", cube.clone(), &one, Some(traffic(0.05, 4))),
+            ("dor light", dor.clone(), &one, Some(traffic(0.003, 1))),
+            ("dor heavy", dor.clone(), &one, Some(traffic(0.08, 1))),
+            (
+                "hamiltonian all-port",
+                ham.clone(),
+                &all,
+                Some(traffic(0.01, 5)),
+            ),
+            ("cube start-ups", cube.clone(), &slow, None),
+            ("hamiltonian start-ups", ham.clone(), &all, None),
+        ];
+        let sends = [
+            (0, vec![5, 9]),
+            (3, vec![1]),
+            (0, vec![15, 7]),
+            (6, vec![2, 11]),
+        ];
+        for (name, fabric, cfg, t) in cases {
+            let sends: Vec<(u32, Vec<u32>)> = sends
+                .iter()
+                .filter(|(s, l)| {
+                    *s < fabric.nodes()
+                        && l.iter().all(|&d| d < fabric.nodes())
+                        && check_list(fabric.as_ref(), *s, l).is_ok()
+                })
+                .cloned()
+                .collect();
+            assert!(!sends.is_empty(), "{name}: a worm to send");
+            for traced in [false, true] {
+                let (live, live_steps) = run(fabric.clone(), cfg, t, &sends, traced, false);
+                let (every, every_steps) = run(fabric.clone(), cfg, t, &sends, traced, true);
+                assert!(live.contains("deliveries"), "{name}: worms finished");
+                assert_eq!(live, every, "{name}, traced {traced}");
+                if t.is_none() && !traced {
+                    assert!(
+                        live_steps * 3 < every_steps || cfg.startup < 100,
+                        "{name}: the start-ups were skipped ({live_steps} steps against {every_steps})"
+                    );
+                    assert!(
+                        live_steps < every_steps,
+                        "{name}: quiet cycles were skipped"
+                    );
+                } else {
+                    assert_eq!(live_steps, every_steps, "{name}: nothing is skipped");
+                }
+            }
+        }
+    }
+
+    /// A worm waiting out its start-up leaves the network quiet up to the
+    /// watchdog's next look, and then up to the cycle it may start.
+    #[test]
+    fn a_start_up_is_skipped_up_to_the_watchdog_and_the_worm() {
+        let f = Arc::new(DorMesh::new(4, 4, 1).unwrap());
+        let cfg = DirectConfig {
+            startup: 1_000,
+            ..DirectConfig::default()
+        };
+        let mut s = DirectSystem::new(f, &cfg).unwrap();
+        assert_eq!(s.quiet_cycles(u64::MAX), u64::MAX, "an idle network");
+        assert_eq!(s.quiet_cycles(7), 7);
+        s.send(0, &[15], 4).unwrap();
+        assert_eq!(s.quiet_cycles(u64::MAX), 0, "the source looks at its queue");
+        s.step().unwrap();
+        assert_eq!(
+            s.quiet_cycles(u64::MAX),
+            255,
+            "to the watchdog's look at 256"
+        );
+        s.skip(255).unwrap();
+        assert_eq!(s.cycle(), 256);
+        assert_eq!(s.quiet_cycles(u64::MAX), 256);
+        s.skip(256).unwrap();
+        s.skip(256).unwrap();
+        assert_eq!(s.quiet_cycles(u64::MAX), 232, "to the worm's start at 1000");
+        s.skip(232).unwrap();
+        assert_eq!(s.quiet_cycles(u64::MAX), 0);
+        let end = s.run_until_delivered(10_000).unwrap();
+        let w = &s.finished()[0];
+        assert_eq!(
+            w.injected,
+            Some(1_000),
+            "the first flit leaves as the start-up ends"
+        );
+        assert_eq!(w.deliveries.len(), 1);
+        assert_eq!(s.stats().latency_max, w.deliveries[0].tail);
+        assert_eq!(end, w.deliveries[0].tail + 1);
+        assert_eq!(s.quiet_cycles(u64::MAX), u64::MAX, "idle again");
+        // A traced network is never quiet.
+        let mut t = DirectSystem::new(Arc::new(DorMesh::new(2, 2, 1).unwrap()), &cfg).unwrap();
+        t.attach_tracer(Box::new(MemorySink::new()), 5000).unwrap();
+        assert_eq!(t.quiet_cycles(u64::MAX), 0);
+    }
 }
