@@ -926,6 +926,9 @@ mod tests {
                 false,
                 Some((2, 4)),
             ),
+            (Tree, "mesh:4x4", None, 0, false, Some((2, 5))),
+            (Tree, "torus:4x4", None, 0, true, None),
+            (Tree, "mesh:4x3", None, 0, false, None),
         ] {
             let topo = TopoSpec::parse(topo).unwrap();
             let mut o = RunOptions {

@@ -816,6 +816,13 @@ impl Engine for TreeRouter {
     fn step(&mut self) -> Result<()> {
         self.net.step()
     }
+    fn quiet(&self, horizon: u64) -> u64 {
+        self.net.quiet_cycles(horizon)
+    }
+    fn skip(&mut self, cycles: u64) -> Result<()> {
+        self.net.skip(cycles);
+        Ok(())
+    }
     fn arrivals(&mut self, out: &mut Vec<Arrival>) {
         for d in self.net.take_deliveries() {
             let msg = copy_arrived(&mut self.ids, d.mcast);
