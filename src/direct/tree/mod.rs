@@ -569,6 +569,10 @@ struct Outbox {
     hops: Vec<(u32, u32, u32, GridHop)>,
     /// The first injection overrun of the range.
     inject_fault: Option<String>,
+    /// The last cycle a worm started this cycle waits to, paying its
+    /// start-up (0: none): until then the watchdog counts the network as
+    /// moving, since the wait is the source's own.
+    wait_until: u64,
 }
 
 /// A copy of a message complete at a node's consumption channel, with the
@@ -1219,8 +1223,10 @@ impl TreeNet {
         // The first range's fault is the lowest router's.
         let mut moved = false;
         let mut fault = None;
+        let mut wait_until = 0;
         for ev in &mut self.evs {
             moved |= ev.out.moved;
+            wait_until = wait_until.max(std::mem::take(&mut ev.out.wait_until));
             if fault.is_none() && ev.out.any {
                 fault = ev.out.fault.take();
             }
@@ -1233,13 +1239,17 @@ impl TreeNet {
         }
         self.edge()?;
         if moved {
-            self.last_move = self.cycle;
+            self.last_move = self.last_move.max(self.cycle);
         }
         self.cycle += 1;
         if self.tracing.is_some() {
             self.sample_trace()?;
         }
-        if !self.mcasts.is_empty() && self.cycle - self.last_move > self.cfg.watchdog {
+        // A source paying a start-up is progress, not a stall, until it
+        // may send.
+        self.last_move = self.last_move.max(wait_until);
+        if !self.mcasts.is_empty() && self.cycle.saturating_sub(self.last_move) > self.cfg.watchdog
+        {
             return Err(Error::TreeDeadlock(Box::new(self.wait_report())));
         }
         Ok(())
@@ -1693,7 +1703,8 @@ fn inject_node(
     if ni.cur == NONE32 && !ni.queue.is_empty() && (ni.credits > 0 || startup > 0) {
         ni.cur = ni.queue.pop_front().unwrap();
         ni.pos = 0;
-        ni.start_at = cycle + startup;
+        ni.start_at = cycle.saturating_add(startup);
+        ev.out.wait_until = ev.out.wait_until.max(ni.start_at);
         ev.worms += 1;
     }
     if ni.cur == NONE32 || ni.credits == 0 || cycle < ni.start_at {
@@ -2333,6 +2344,34 @@ mod tests {
                 "{scheme:?}: {steps} steps for 30,000 cycles"
             );
         }
+    }
+
+    /// A source paying a start-up longer than the watchdog's bound is
+    /// waiting, not deadlocked: the multicast arrives after it. (The
+    /// watchdog called it a deadlock at cycle 2,001.) A start-up too long
+    /// to end never wraps the clock into an early start.
+    #[test]
+    fn a_long_start_up_is_not_a_deadlock() {
+        let cfg = TreeConfig {
+            startup: 5_000,
+            keep_deliveries: true,
+            ..TreeConfig::default()
+        };
+        let mut n = TreeNet::new(Grid::mesh(4, 4, 1).unwrap(), cfg.clone()).unwrap();
+        n.send(0, &[5, 15], 3, Scheme::Tree).unwrap();
+        let end = n.run_until_delivered(20_000).unwrap();
+        let d = n.take_deliveries();
+        assert_eq!(d.len(), 2);
+        assert!(d.iter().all(|d| d.injected == 5_000), "{d:?}");
+        assert!(end > 5_000);
+        let forever = TreeConfig {
+            startup: u64::MAX,
+            ..cfg
+        };
+        let mut n = TreeNet::new(Grid::mesh(4, 4, 1).unwrap(), forever).unwrap();
+        n.send(0, &[5], 3, Scheme::Tree).unwrap();
+        n.run(10_000).unwrap();
+        assert_eq!(n.stats().deliveries, 0, "never sent");
     }
 
     impl TreeNet {
