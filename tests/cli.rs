@@ -253,6 +253,49 @@ fn bad_input_fails_with_a_message_naming_the_problem() {
         ],
         "warmup = 1000: not shorter than the run of 1000 cycles",
     );
+    // A run longer than any run may be ends at once, on every path (it ran
+    // until killed; warm-up and measured cycles added up could wrap).
+    let long = "a run has at most 1000000000000 cycles";
+    refused(
+        &["run", "--topology", net, "--cycles", "18446744073709551615"],
+        long,
+    );
+    for router in ["wormhole", "tree", "cut-through"] {
+        refused(
+            &[
+                "run",
+                "--topology",
+                "mesh:4x4",
+                "--router",
+                router,
+                "--cycles",
+                "18446744073709551615",
+            ],
+            long,
+        );
+    }
+    refused(
+        &[
+            "run",
+            "--topology",
+            "mesh:4x4",
+            "--cycles",
+            "1000000000001",
+            "--warmup",
+            "1000",
+        ],
+        "cycles = 1000000000001: a run has at most 1000000000000 cycles (warm-up 1000 and measured 999999999001 together)",
+    );
+    refused(
+        &[
+            "run",
+            "--topology",
+            "mesh:4x4",
+            "--drain",
+            "18446744073709551615",
+        ],
+        "drain = 18446744073709551615: a run has at most 1000000000000 cycles of draining",
+    );
     // A message's packet count is checked before anything is sized by it.
     refused(
         &["multicast", "--packets", "4294967295"],

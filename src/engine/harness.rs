@@ -150,12 +150,37 @@ fn bad(field: &'static str, value: String, reason: &str) -> Error {
     }
 }
 
+/// The most cycles a run may ask for: its warm-up and measured cycles
+/// together, and its drain (10^12: hours even where the network is idle
+/// and quiet cycles are skipped, and far from where the clock's
+/// arithmetic would wrap).
+pub const MAX_RUN_CYCLES: u64 = 1_000_000_000_000;
+
 impl RunOptions {
     /// Checks what does not depend on the network: the load, the batches,
-    /// the measured cycles and the source queue ([`run`] checks the rest
+    /// the run's length and the source queue ([`run`] checks the rest
     /// once the router model is built).
     pub fn check(&self) -> Result<()> {
         let o = self;
+        let long = format!("a run has at most {MAX_RUN_CYCLES} cycles");
+        if o.warmup
+            .checked_add(o.cycles)
+            .is_none_or(|c| c > MAX_RUN_CYCLES)
+        {
+            return Err(bad(
+                "cycles",
+                o.warmup.saturating_add(o.cycles).to_string(),
+                &format!(
+                    "{long} (warm-up {} and measured {} together)",
+                    o.warmup, o.cycles
+                ),
+            ));
+        }
+        for (field, v) in [("drain", o.drain), ("finish", o.finish)] {
+            if let Some(v) = v.filter(|&v| v > MAX_RUN_CYCLES) {
+                return Err(bad(field, v.to_string(), &format!("{long} of draining")));
+            }
+        }
         if !(o.load > 0.0 && o.load <= 1.0) {
             return Err(bad(
                 "load",

@@ -27,7 +27,9 @@ pub mod stats;
 pub mod trace;
 
 pub use config::RunConfig;
-pub use harness::{ACCEPTED_SHARE, BACKLOG_SLACK, RunOptions, RunResult, run, run_traced};
+pub use harness::{
+    ACCEPTED_SHARE, BACKLOG_SLACK, MAX_RUN_CYCLES, RunOptions, RunResult, run, run_traced,
+};
 pub use live::Session;
 pub use pattern::Pattern;
 pub use spec::TopoSpec;

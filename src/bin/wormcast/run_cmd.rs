@@ -445,6 +445,17 @@ pub(crate) fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
         TrafficKind::Multicast => Traffic::multicast(a.load, a.payload, a.degree, a.worm.kind()),
         TrafficKind::Single | TrafficKind::Worm => Traffic::Idle,
     };
+    // A run of more cycles than any run may take (the engine's bound).
+    if a.cycles > wormcast::engine::MAX_RUN_CYCLES {
+        return Err(Error::Config {
+            field: "cycles",
+            value: a.cycles.to_string(),
+            reason: format!(
+                "a run has at most {} cycles",
+                wormcast::engine::MAX_RUN_CYCLES
+            ),
+        });
+    }
     // A warm-up as long as the run leaves no cycle to measure.
     if a.warmup >= a.cycles && !single {
         return Err(Error::Config {
