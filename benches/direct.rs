@@ -149,6 +149,24 @@ fn engine_runs(c: &mut Criterion, group: &str, cycles: u64, cases: &[(String, St
     g.finish();
 }
 
+/// The configuration of a run of `cycles` cycles of uniform unicast
+/// `packet`-flit packets at `load` on `topology` with `router`, from a
+/// cold start; `section` adds the router's own section (or nothing).
+fn uniform(
+    topology: &str,
+    router: &str,
+    section: &str,
+    load: f64,
+    packet: u32,
+    cycles: u64,
+) -> String {
+    format!(
+        "[network]\ntopology = \"{topology}\"\nrouter = \"{router}\"\n{section}\
+         [traffic]\npattern = \"uniform\"\nload = {load}\npacket = {packet}\n\
+         [stats]\ncycles = {cycles}\nwarmup = 0\n"
+    )
+}
+
 /// Uniform unicast on the 8x8 mesh through the engine, as `wormcast run
 /// --topology mesh:8x8 --router tree --traffic uniform --load 0.1 --packet
 /// N --cycles 100000 --warmup 0` runs it: the issue's mesh case, 20-flit
@@ -156,11 +174,7 @@ fn engine_runs(c: &mut Criterion, group: &str, cycles: u64, cases: &[(String, St
 fn mesh_unicast(c: &mut Criterion) {
     const CYCLES: u64 = 100_000;
     let cases = [20, 2].map(|len| {
-        let text = format!(
-            "[network]\ntopology = \"mesh:8x8\"\nrouter = \"tree\"\n\
-             [traffic]\npattern = \"uniform\"\nload = 0.1\npacket = {len}\n\
-             [stats]\ncycles = {CYCLES}\nwarmup = 0\n"
-        );
+        let text = uniform("mesh:8x8", "tree", "", 0.1, len, CYCLES);
         (format!("{len}flit"), text)
     });
     engine_runs(c, "mesh8x8_tree_uniform_0.1", CYCLES, &cases);
@@ -172,12 +186,8 @@ fn mesh_unicast(c: &mut Criterion) {
 fn mesh_threads(c: &mut Criterion) {
     const CYCLES: u64 = 20_000;
     let cases = [1, 2].map(|threads| {
-        let text = format!(
-            "[network]\ntopology = \"mesh:32x32\"\nrouter = \"tree\"\n\
-             [tree]\nthreads = {threads}\n\
-             [traffic]\npattern = \"uniform\"\nload = 0.03\npacket = 20\n\
-             [stats]\ncycles = {CYCLES}\nwarmup = 0\n"
-        );
+        let section = format!("[tree]\nthreads = {threads}\n");
+        let text = uniform("mesh:32x32", "tree", &section, 0.03, 20, CYCLES);
         (format!("threads_{threads}"), text)
     });
     engine_runs(c, "mesh32x32_tree_uniform_0.03", CYCLES, &cases);
@@ -192,12 +202,8 @@ fn mesh_threads(c: &mut Criterion) {
 fn mesh_wormhole(c: &mut Criterion) {
     const CYCLES: u64 = 20_000;
     let cases = [0, 2000].map(|beta| {
-        let text = format!(
-            "[network]\ntopology = \"mesh:16x16\"\nrouter = \"wormhole\"\n\
-             [wormhole]\nstartup = {beta}\n\
-             [traffic]\npattern = \"uniform\"\nload = 0.002\npacket = 20\n\
-             [stats]\ncycles = {CYCLES}\nwarmup = 0\n"
-        );
+        let section = format!("[wormhole]\nstartup = {beta}\n");
+        let text = uniform("mesh:16x16", "wormhole", &section, 0.002, 20, CYCLES);
         (format!("startup_{beta}"), text)
     });
     engine_runs(c, "mesh16x16_wormhole_uniform_0.002", CYCLES, &cases);
