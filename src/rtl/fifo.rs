@@ -98,8 +98,17 @@ impl<T: Copy + Default> Fifo<T> {
     }
 
     /// The `i`-th oldest entry.
+    #[inline]
     pub fn get(&self, i: usize) -> Option<T> {
-        (i < self.len).then(|| self.mem[(self.head + i) % self.mem.len()])
+        if i >= self.len {
+            return None;
+        }
+        // `head` and `i` are both below the depth: one wrap at most.
+        let mut at = self.head + i;
+        if at >= self.mem.len() {
+            at -= self.mem.len();
+        }
+        Some(self.mem[at])
     }
 
     /// Entries from oldest to newest.

@@ -102,6 +102,14 @@ struct InputUnit {
     since: u64,
 }
 
+impl InputUnit {
+    /// Holds no worm and no flit.
+    #[inline]
+    fn is_idle(&self) -> bool {
+        self.state == InState::Idle && self.latch_len == 0 && self.fifo.is_empty()
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 struct OutputUnit {
     link_out: Option<ChannelId>,
@@ -179,6 +187,21 @@ pub struct Router {
     addr_flits: u8,
     inputs: Vec<InputUnit>,
     outputs: Vec<OutputUnit>,
+    /// Inputs holding a worm or a flit (state, latch or buffer): the
+    /// inputs a cycle's stages can find work at, besides those a flit
+    /// arrives at.
+    busy: u64,
+    /// Decoded inputs ([`InState::Routed`]).
+    routed: u64,
+    /// Decoded inputs whose worm still asks for an output (a consumption
+    /// channel or an external one).
+    asking: u64,
+    /// Inputs collecting a header ([`InState::Latch`]).
+    latching: u64,
+    /// Outputs with a link and no owner.
+    free_out: u64,
+    /// Outputs with a link.
+    wired_out: u64,
     /// Test hook: for a worm (by tag), the external ports to take on its
     /// successive visits to this router.
     pins: FxHashMap<u32, VecDeque<u8>>,
@@ -228,6 +251,11 @@ impl Router {
                 req: 0,
             })
             .collect();
+        let wired_out = ports
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.link_out.is_some())
+            .fold(0, |m, (o, _)| m | 1 << o);
         Router {
             node,
             ext,
@@ -235,6 +263,12 @@ impl Router {
             addr_flits,
             inputs,
             outputs,
+            busy: 0,
+            routed: 0,
+            asking: 0,
+            latching: 0,
+            free_out: wired_out,
+            wired_out,
             pins: FxHashMap::default(),
         }
     }
@@ -260,10 +294,16 @@ impl Router {
     }
 
     /// True when no input holds a flit or a worm.
+    #[inline]
     pub fn is_idle(&self) -> bool {
-        self.inputs
-            .iter()
-            .all(|i| i.state == InState::Idle && i.fifo.is_empty() && i.latch_len == 0)
+        debug_assert_eq!(
+            self.busy == 0,
+            self.inputs.iter().all(InputUnit::is_idle),
+            "router {}: the busy inputs {:#x} disagree with the inputs",
+            self.node,
+            self.busy
+        );
+        self.busy == 0
     }
 
     /// The owner input of output `o`, if granted.
@@ -318,47 +358,119 @@ impl Router {
             .fold(0u32, |a, &b| a << 8 | b as u32)
     }
 
-    /// One cycle.
+    /// One cycle. `inbox` has a bit for each input a flit arrived at in
+    /// the last clock edge (the inputs whose link shows a valid flit).
+    ///
+    /// Each stage visits only the ports it can find work at: allocation the
+    /// inputs whose worm still asks for an output, traversal the outputs
+    /// with an owner, freeing the inputs a copy took a body flit from,
+    /// decoding the inputs collecting a header, and writing the inputs
+    /// named at `write`. A port outside these sets would be left as it is
+    /// by the stage (a debug build checks the sets against the ports'
+    /// state after every evaluation).
     #[inline]
-    pub fn eval(&mut self, io: &mut RouterIo<'_>) {
+    pub fn eval(&mut self, io: &mut RouterIo<'_>, inbox: u64) {
+        debug_assert_eq!(
+            inbox,
+            self.inputs
+                .iter()
+                .enumerate()
+                .filter(|(_, u)| u.link_in.is_some_and(|l| io.ch.flits.q(l).is_valid()))
+                .fold(0, |m, (i, _)| m | 1 << i),
+            "router {}: the inputs a flit arrived at",
+            self.node
+        );
         // An idle router with nothing arriving has nothing to do: every
         // stage would leave it as it is.
-        let idle = self.inputs.iter().all(|u| {
-            u.state == InState::Idle
-                && u.latch_len == 0
-                && u.fifo.is_empty()
-                && u.link_in.is_none_or(|l| !io.ch.flits.q(l).is_valid())
-        });
-        if idle {
+        if self.busy | inbox == 0 {
             return;
         }
-        self.allocate(io);
-        self.traverse(io);
-        self.free();
-        self.decode(io);
-        self.write(io);
+        if self.free_out != 0 && self.asking != 0 {
+            self.allocate(io);
+        }
+        let streamed = if self.free_out != self.wired_out {
+            self.traverse(io)
+        } else {
+            0
+        };
+        let popped = if streamed != 0 {
+            self.free(streamed)
+        } else {
+            0
+        };
+        if self.latching != 0 {
+            self.decode(io);
+        }
+        // The write stage has work at an input a flit arrives at, one whose
+        // buffer popped flits (credits to publish), and one collecting a
+        // header or holding the next worm's flits (not decoded, not idle).
+        self.write(io, inbox | popped | (self.busy & !self.routed));
+        // Only these inputs can have changed between idle and busy: an
+        // input turns busy when a flit arrives and idle when its worm's
+        // tail leaves.
+        for i in PortIter(inbox | popped) {
+            if self.inputs[i].is_idle() {
+                self.busy &= !(1 << i);
+            } else {
+                self.busy |= 1 << i;
+            }
+        }
+        #[cfg(debug_assertions)]
+        self.check_sets();
+    }
+
+    /// The port sets agree with the ports' state.
+    #[cfg(debug_assertions)]
+    fn check_sets(&self) {
+        let mut want = (0u64, 0u64, 0u64, 0u64, 0u64);
+        for (i, u) in self.inputs.iter().enumerate() {
+            let bit = 1 << i;
+            if !u.is_idle() {
+                want.0 |= bit;
+            }
+            if u.state == InState::Routed {
+                want.1 |= bit;
+                if u.local_pending || u.ext_pending != 0 {
+                    want.2 |= bit;
+                }
+            }
+            if u.state == InState::Latch {
+                want.3 |= bit;
+            }
+        }
+        for (o, out) in self.outputs.iter().enumerate() {
+            if out.owner == NONE && out.link_out.is_some() {
+                want.4 |= 1 << o;
+            }
+        }
+        assert_eq!(
+            (
+                self.busy,
+                self.routed,
+                self.asking,
+                self.latching,
+                self.free_out
+            ),
+            want,
+            "router {}: busy, routed, asking, latching and free sets",
+            self.node
+        );
     }
 
     fn allocate(&mut self, io: &mut RouterIo<'_>) {
-        let mut free: u64 = 0;
-        for (o, out) in self.outputs.iter().enumerate() {
-            if out.owner == NONE && out.link_out.is_some() {
-                free |= 1 << o;
-            }
-        }
-        if free == 0 {
-            return;
-        }
+        let free = self.free_out;
         let mut asked = 0u64;
-        for (i, u) in self.inputs.iter_mut().enumerate() {
-            if u.state != InState::Routed {
-                continue;
-            }
+        for i in PortIter(self.asking) {
+            let u = &mut self.inputs[i];
+            debug_assert!(u.state == InState::Routed && (u.local_pending || u.ext_pending != 0));
             let choice = if u.local_pending {
                 let internal = free >> self.ext;
                 (internal != 0).then(|| self.ext + internal.trailing_zeros() as usize)
             } else if u.ext_pending != 0 {
-                if let Some(q) = self.pins.get(&u.tag).and_then(|q| q.front()) {
+                if let Some(q) = (!self.pins.is_empty())
+                    .then(|| self.pins.get(&u.tag).and_then(|q| q.front()))
+                    .flatten()
+                {
                     let p = *q as usize;
                     if u.ext_pending >> p & 1 == 0 {
                         io.faults.push(format!(
@@ -386,6 +498,7 @@ impl Router {
             let w = out.arb.arbitrate(req).expect("a request");
             out.arb.update(w);
             out.owner = w as u8;
+            self.free_out &= !(1 << o);
             let u = &mut self.inputs[w];
             u.copies.push(CopyState {
                 port: o as u8,
@@ -393,7 +506,11 @@ impl Router {
             });
             if o >= self.ext {
                 u.local_pending = false;
+                if u.ext_pending == 0 {
+                    self.asking &= !(1 << w);
+                }
             } else {
+                self.asking &= !(1 << w);
                 u.ext_pending = 0;
                 u.pick = (o as u32 + 1) % self.ext.max(1) as u32;
                 if let Some(q) = self.pins.get_mut(&u.tag) {
@@ -413,17 +530,19 @@ impl Router {
         }
     }
 
-    fn traverse(&mut self, io: &mut RouterIo<'_>) {
-        for o in 0..self.outputs.len() {
+    /// Moves a flit on every granted output that can send; returns the
+    /// inputs a copy took a body flit of (the buffers `free` may pop).
+    fn traverse(&mut self, io: &mut RouterIo<'_>) -> u64 {
+        let mut streamed = 0;
+        for o in PortIter(self.wired_out & !self.free_out) {
             let owner = self.outputs[o].owner;
-            if owner == NONE {
-                continue;
-            }
+            debug_assert_ne!(owner, NONE, "an output out of the free set has an owner");
             let u = &mut self.inputs[owner as usize];
             let Some(c) = u.copies.iter_mut().find(|c| c.port as usize == o) else {
                 continue;
             };
-            let flit = if c.sent < u.hdr_len as u32 {
+            let from_hdr = c.sent < u.hdr_len as u32;
+            let flit = if from_hdr {
                 Some(Flit::marked(
                     u.tag,
                     c.sent as u16,
@@ -448,29 +567,45 @@ impl Router {
             io.ch.flits.write(link, f);
             *io.moved = true;
             c.sent += 1;
+            if !from_hdr {
+                streamed |= 1 << owner;
+            }
             u.since = io.cycle;
             if f.is_tail() {
                 out.owner = NONE;
+                self.free_out |= 1 << o;
             }
         }
+        streamed
     }
 
-    fn free(&mut self) {
+    /// Pops the flits every copy has passed, at the inputs in `streamed`:
+    /// the slowest copy's count can only grow when a copy sends a body
+    /// flit (a copy granted later starts at 0, below the others).
+    /// Returns the inputs that popped a flit.
+    fn free(&mut self, streamed: u64) -> u64 {
         let w = self.addr_flits;
-        for u in &mut self.inputs {
-            if u.state == InState::Routed && !u.local_pending && u.ext_pending == 0 {
+        let mut popped = 0;
+        for i in PortIter(streamed) {
+            let u = &mut self.inputs[i];
+            debug_assert_eq!(u.state, InState::Routed);
+            if !u.local_pending && u.ext_pending == 0 {
                 let passed = u
                     .copies
                     .iter()
                     .map(|c| c.sent.saturating_sub(u.hdr_len as u32))
                     .min()
                     .unwrap_or(0);
+                if u.body_popped < passed {
+                    popped |= 1 << i;
+                }
                 while u.body_popped < passed {
                     let f = u.fifo.pop().expect("a passed flit is buffered");
                     u.body_popped += 1;
                     u.freed = u.freed.wrapping_add(1);
                     if f.is_tail() {
                         u.state = InState::Idle;
+                        self.routed &= !(1 << i);
                         u.copies.clear();
                         u.body_popped = 0;
                         u.latch_len = 0;
@@ -480,13 +615,15 @@ impl Router {
                 }
             }
         }
+        popped
     }
 
     fn decode(&mut self, io: &mut RouterIo<'_>) {
         let w = self.addr_flits as usize;
-        for i in 0..self.inputs.len() {
+        for i in PortIter(self.latching) {
             let u = &self.inputs[i];
-            if u.state != InState::Latch || u.latch_len < u.latch_need {
+            debug_assert_eq!(u.state, InState::Latch);
+            if u.latch_len < u.latch_need {
                 continue;
             }
             let count = u.latch[0];
@@ -535,14 +672,22 @@ impl Router {
             }
             u.ext_pending = ext_pending;
             u.state = InState::Routed;
+            self.latching &= !(1 << i);
+            self.routed |= 1 << i;
+            if u.local_pending || ext_pending != 0 {
+                self.asking |= 1 << i;
+            }
             u.since = io.cycle;
         }
     }
 
-    fn write(&mut self, io: &mut RouterIo<'_>) {
+    /// The write stage of the inputs in `visit` (the others have nothing
+    /// to write or publish).
+    fn write(&mut self, io: &mut RouterIo<'_>, visit: u64) {
         let w = self.addr_flits;
         let node = self.node;
-        for u in &mut self.inputs {
+        for i in PortIter(visit) {
+            let u = &mut self.inputs[i];
             let incoming = u.link_in.map(|l| io.ch.flits.q(l)).filter(|f| f.is_valid());
             let mut pending = incoming;
             if pending.is_some() {
@@ -564,6 +709,7 @@ impl Router {
                         }
                         u.tag = f.tag;
                         u.state = InState::Latch;
+                        self.latching |= 1 << i;
                     }
                     if f.is_tail() {
                         io.faults.push(format!(

@@ -268,6 +268,8 @@ pub struct DirectSystem {
     /// Routers a cycle evaluates: those holding a worm or a flit, and
     /// those a flit arrives at.
     live_routers: Bits,
+    /// Per router, the inputs the last clock edge delivered a flit to.
+    inbox: Vec<u64>,
     /// Processors a cycle evaluates: those sending a worm, those a flit
     /// arrives at, and those whose queued worm may start.
     live_procs: Bits,
@@ -430,6 +432,7 @@ impl DirectSystem {
             rng: Xoshiro256PlusPlus::seed_from_u64(cfg.seed),
             tracing: None,
             live_routers: Bits::new(n),
+            inbox: vec![0; n],
             live_procs: Bits::new(n),
             wakes: BinaryHeap::new(),
             wake_at: vec![u64::MAX; n],
@@ -834,10 +837,10 @@ impl DirectSystem {
                 faults: &mut self.faults,
                 moved: &mut moved,
             };
-            let routers = &mut self.routers;
+            let (routers, inbox) = (&mut self.routers, &mut self.inbox);
             self.live_routers.for_each_in_place(|set, x| {
                 let r = &mut routers[x as usize];
-                r.eval(&mut io);
+                r.eval(&mut io, std::mem::take(&mut inbox[x as usize]));
                 if r.is_idle() {
                     set.remove(x);
                 }
@@ -875,9 +878,11 @@ impl DirectSystem {
         let n = self.routers.len() as u32;
         let (rw, rs) = self.live_routers.parts();
         let (pw, ps) = self.live_procs.parts();
+        let inbox = &mut self.inbox;
         self.ch.flits.edge(|s| {
             if s.component < n {
                 insert_into(rw, rs, s.component);
+                inbox[s.component as usize] |= 1 << s.port;
             } else {
                 insert_into(pw, ps, s.component - n);
             }
@@ -966,12 +971,18 @@ impl DirectSystem {
                 w.info.injected = Some(cycle);
             }
         }
-        for h in std::mem::take(&mut self.hops) {
+        // The lists are taken and given back, so that their room is kept
+        // from cycle to cycle.
+        let mut hops = std::mem::take(&mut self.hops);
+        for h in hops.drain(..) {
             self.check_hop(h);
         }
-        for a in std::mem::take(&mut self.arrivals) {
+        self.hops = hops;
+        let mut arrivals = std::mem::take(&mut self.arrivals);
+        for a in arrivals.drain(..) {
             self.arrive(a);
         }
+        self.arrivals = arrivals;
     }
 
     fn check_hop(&mut self, h: Hop) {
