@@ -74,6 +74,27 @@ impl Bits {
         }
     }
 
+    /// Adds every member of `other`, a set of as many components.
+    pub(crate) fn union_with(&mut self, other: &Bits) {
+        debug_assert_eq!(self.words.len(), other.words.len());
+        for (si, &ws) in other.sum.iter().enumerate() {
+            self.sum[si] |= ws;
+            for b in super::PortIter(ws) {
+                let w = si << 6 | b;
+                self.words[w] |= other.words[w];
+            }
+        }
+    }
+
+    /// Empties the set (the words the summary names).
+    pub(crate) fn clear(&mut self) {
+        for si in 0..self.sum.len() {
+            for b in super::PortIter(std::mem::take(&mut self.sum[si])) {
+                self.words[si << 6 | b] = 0;
+            }
+        }
+    }
+
     /// The set's words, a bit per component.
     pub(crate) fn words(&self) -> &[u64] {
         &self.words

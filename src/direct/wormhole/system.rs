@@ -33,7 +33,7 @@ use super::router::{Hop, Router, RouterIo, RouterPort};
 use crate::deadlock::{WaitReport, WaitStep};
 use crate::direct::{Fabric, check_list, format_list};
 use crate::rtl::trace::{Hierarchy, TraceState, Traced, WaveSink};
-use crate::rtl::{Bits, PortIter, Sink, insert_into};
+use crate::rtl::{Bits, ChannelId, PortIter, Sink, insert_into};
 use crate::switch::Channels;
 use crate::{Error, Result};
 use rand::rngs::Xoshiro256PlusPlus;
@@ -236,6 +236,16 @@ struct Tracing {
     sink: Box<dyn WaveSink>,
     first: Vec<u32>,
     count: Vec<u32>,
+    /// Routers to sample at the end of the cycle: those evaluated, those
+    /// whose outgoing link changed at the edge (driven, or back to idle)
+    /// and those whose credit input changed. No other router's registers
+    /// can have changed.
+    routers: Bits,
+    /// Processors to sample: those evaluated (a processor shows no
+    /// channel).
+    procs: Bits,
+    /// Sample every component in every cycle (the tests compare).
+    full: bool,
 }
 
 /// Routers and processors of a direct network, ticked together.
@@ -278,9 +288,9 @@ pub struct DirectSystem {
     wakes: BinaryHeap<Reverse<(u64, u32)>>,
     /// The cycle each processor is in `wakes` for (`u64::MAX`: none).
     wake_at: Vec<u64>,
-    /// Evaluate every component in every cycle and never skip one (what
-    /// the system did before it kept its live sets; the unit tests
-    /// compare the two).
+    /// Evaluate and sample every component in every cycle and never skip
+    /// one (what the system did before it kept its live sets; the unit
+    /// tests compare the two).
     every_cycle: bool,
 }
 
@@ -828,6 +838,9 @@ impl DirectSystem {
                 self.live_procs.insert(x);
             }
         }
+        if let Some(t) = &mut self.tracing {
+            t.routers.union_with(&self.live_routers);
+        }
         let mut moved = false;
         {
             let mut io = RouterIo {
@@ -845,6 +858,9 @@ impl DirectSystem {
                     set.remove(x);
                 }
             });
+        }
+        if let Some(t) = &mut self.tracing {
+            t.procs.union_with(&self.live_procs);
         }
         {
             let mut io = ProcIo {
@@ -900,16 +916,42 @@ impl DirectSystem {
         }
         self.cycle += 1;
         if let Some(t) = &mut self.tracing {
-            let total = self.routers.len() * 2;
-            for c in 0..total {
-                let mut s = t.state.sampler(t.first[c], t.count[c]);
-                if c < self.routers.len() {
-                    self.routers[c].sample(&self.ch, &mut s);
-                } else {
-                    self.procs[c - self.routers.len()].sample(&self.ch, &mut s);
+            // A router shows its outgoing links and the credits its
+            // receivers returned; a processor shows neither. Components
+            // are numbered routers first, then processors.
+            for &c in self.ch.flits.changed() {
+                let src = self.ch.flits.source(ChannelId(c)).component;
+                if src < n {
+                    t.routers.insert(src);
                 }
+            }
+            for &c in self.ch.credits.changed() {
+                let sink = self.ch.credits.sink(ChannelId(c)).component;
+                if sink < n {
+                    t.routers.insert(sink);
+                }
+            }
+            if t.full {
+                for x in 0..n {
+                    t.routers.insert(x);
+                    t.procs.insert(x);
+                }
+            }
+            let n = n as usize;
+            for x in t.routers.iter() {
+                let x = x as usize;
+                let mut s = t.state.sampler(t.first[x], t.count[x]);
+                self.routers[x].sample(&self.ch, &mut s);
                 s.finish();
             }
+            for x in t.procs.iter() {
+                let x = x as usize;
+                let mut s = t.state.sampler(t.first[n + x], t.count[n + x]);
+                self.procs[x].sample(&self.ch, &mut s);
+                s.finish();
+            }
+            t.routers.clear();
+            t.procs.clear();
             t.sink.cycle(self.cycle, &t.state, t.state.changed())?;
             t.state.clear_changes();
         }
@@ -1340,12 +1382,18 @@ impl DirectSystem {
         let mut sink = sink;
         sink.begin(&hier, cycle_ps, &state)?;
         state.clear_changes();
+        let n = self.routers.len();
+        self.ch.flits.set_track_changes(true);
+        self.ch.credits.set_track_changes(true);
         self.tracing = Some(Tracing {
             hier,
             state,
             sink,
             first,
             count,
+            routers: Bits::new(n),
+            procs: Bits::new(n),
+            full: self.every_cycle,
         });
         Ok(())
     }
@@ -1358,6 +1406,8 @@ impl DirectSystem {
     /// Ends the waveform.
     pub fn finish_trace(&mut self) -> Result<()> {
         if let Some(mut t) = self.tracing.take() {
+            self.ch.flits.set_track_changes(false);
+            self.ch.credits.set_track_changes(false);
             t.sink.finish(self.cycle)?;
         }
         Ok(())
@@ -1468,8 +1518,9 @@ mod tests {
         }
     }
 
-    /// Evaluating only the live routers and processors, and skipping quiet
-    /// cycles, changes nothing: the same worms arrive at the same cycles
+    /// Evaluating only the live routers and processors, sampling only the
+    /// components that can have changed, and skipping quiet cycles,
+    /// changes nothing: the same worms arrive at the same cycles
     /// by the same routes, every link carries the same flits and every
     /// register changes in the same cycles, on a hypercube, a mesh with
     /// dimension order and an all-port mesh with Hamiltonian routing, at
