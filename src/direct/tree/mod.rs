@@ -72,7 +72,7 @@ use std::collections::{BinaryHeap, VecDeque};
 
 mod par;
 mod trace;
-use trace::{declare_router, sample_all};
+use trace::{declare_router, sample_all, sample_some};
 
 const NONE8: u8 = u8::MAX;
 /// The most threads a network may ask for.
@@ -491,6 +491,11 @@ impl NodeSet {
     fn insert(&mut self, i: u32) {
         self.0[(i >> 9) as usize].0[(i >> 6 & 7) as usize] |= 1 << (i & 63);
     }
+
+    /// The words, in order.
+    fn words(&self) -> impl Iterator<Item = u64> + '_ {
+        self.0.iter().flat_map(|l| l.0)
+    }
 }
 
 /// What phase 1 (every router) asks phase 2 to apply at the clock edge.
@@ -530,6 +535,9 @@ struct Events {
     trace: bool,
     link_log: Vec<(u32, u8, Flit)>,
     close_log: Vec<(u32, u8)>,
+    /// Tracing: the routers the edge wrote into without waking them (a
+    /// release, a prune request, a credit).
+    marks: Vec<u32>,
     /// A flit moved this cycle (published in [`Outbox::moved`]).
     moved: bool,
     /// Phase 1's first fault (published in [`Outbox::fault`]).
@@ -693,6 +701,12 @@ struct TreeTracing {
     links: Vec<Option<Flit>>,
     closes: Vec<bool>,
     touched: Vec<usize>,
+    /// The routers to sample at the end of the cycle, a bit each: those
+    /// evaluated, those the edge wrote into, and those whose link
+    /// registers changed. No other router's registers can have changed.
+    sample: Vec<u64>,
+    /// Sample every router in every cycle (the tests compare).
+    full: bool,
 }
 
 /// The threads a network of `routers` routers runs on when `asked` are
@@ -1216,6 +1230,11 @@ impl TreeNet {
     /// applied at the edge.
     pub fn step(&mut self) -> Result<()> {
         self.generate();
+        if let Some(tr) = self.tracing.as_mut() {
+            for (w, live) in tr.sample.iter_mut().zip(self.live_routers.words()) {
+                *w |= live;
+            }
+        }
         // Every live router, in index order within each range: a router is
         // in the set exactly when one of its inputs is active, and
         // evaluating one never wakes another (that waits for the edge).
@@ -1479,6 +1498,8 @@ impl TreeNet {
             links: vec![None; slots],
             closes: vec![false; slots],
             touched: Vec::new(),
+            sample: vec![0; (t.n as usize).div_ceil(64)],
+            full: false,
         };
         sample_all(t, &self.routers, &mut tr);
         tr.sink.begin(&hier, cycle_ps, &tr.state)?;
@@ -1511,23 +1532,39 @@ impl TreeNet {
             return Ok(());
         };
         let n_in = self.t.n_in;
+        let mark = |sample: &mut [u64], r: usize| sample[r >> 6] |= 1 << (r & 63);
         for k in tr.touched.drain(..) {
             tr.links[k] = None;
             tr.closes[k] = false;
+            mark(&mut tr.sample, k / n_in);
         }
         for ev in &mut self.evs {
             for (r, o, f) in ev.link_log.drain(..) {
                 let k = r as usize * n_in + o as usize;
                 tr.links[k] = Some(f);
                 tr.touched.push(k);
+                mark(&mut tr.sample, r as usize);
             }
             for (r, o) in ev.close_log.drain(..) {
                 let k = r as usize * n_in + o as usize;
                 tr.closes[k] = true;
                 tr.touched.push(k);
+                mark(&mut tr.sample, r as usize);
+            }
+            for r in ev.marks.drain(..) {
+                mark(&mut tr.sample, r as usize);
             }
         }
-        sample_all(&self.t, &self.routers, tr);
+        // The routers the edge woke, with those still active.
+        for (w, live) in tr.sample.iter_mut().zip(self.live_routers.words()) {
+            *w |= live;
+        }
+        if tr.full {
+            for r in 0..self.t.n as usize {
+                mark(&mut tr.sample, r);
+            }
+        }
+        sample_some(&self.t, &self.routers, tr);
         tr.sink.cycle(self.cycle, &tr.state, tr.state.changed())?;
         tr.state.clear_changes();
         Ok(())
@@ -1898,8 +1935,15 @@ unsafe fn apply_range(
         closes,
         credits,
         out,
+        trace,
+        marks,
         ..
     } = ev;
+    if *trace {
+        // Writes that wake no one, for the tracer to sample their routers.
+        marks.extend(releases.iter().chain(wants.iter()).map(|&(r, _)| r));
+        marks.extend(credits.iter().map(|&(r, _)| r));
+    }
     let cross = &mut out.cross;
     // Each kind in turn, in the record's order, as `Write::apply` would
     // (written out here: this is every flit's path).
@@ -2343,6 +2387,105 @@ mod tests {
                 steps < 15_000,
                 "{scheme:?}: {steps} steps for 30,000 cycles"
             );
+        }
+    }
+
+    /// Sampling only the routers whose registers can have changed (those
+    /// evaluated, written into at the edge, or whose link registers
+    /// changed) gives the waveform sampling every router gives: every
+    /// register changes in the same cycles, in the same order. Unicast and
+    /// multicast, total and selective pruning (releases and prune requests
+    /// that wake no one), branches released at a turn, pseudo multicast,
+    /// one and two threads.
+    #[test]
+    fn sampling_the_routers_that_can_change_gives_the_whole_waveform() {
+        use crate::rtl::trace::MemorySink;
+        let total = |stall_limit| Pruning::On { stall_limit };
+        let cases = [
+            (
+                "unicast",
+                Scheme::Tree,
+                1,
+                0.02,
+                total(1),
+                Release::AtEnd,
+                1,
+            ),
+            (
+                "multicast",
+                Scheme::Tree,
+                6,
+                0.01,
+                total(1),
+                Release::AtEnd,
+                1,
+            ),
+            (
+                "selective",
+                Scheme::Tree,
+                6,
+                0.012,
+                Pruning::Selective { stall_limit: 1 },
+                Release::AtEnd,
+                1,
+            ),
+            ("turn", Scheme::Tree, 6, 0.012, total(3), Release::OnTurn, 1),
+            (
+                "pseudo",
+                Scheme::Pseudo,
+                5,
+                0.01,
+                total(1),
+                Release::AtEnd,
+                1,
+            ),
+            (
+                "threads",
+                Scheme::Tree,
+                6,
+                0.004,
+                total(1),
+                Release::AtEnd,
+                2,
+            ),
+        ];
+        for (name, scheme, max_dests, rate, pruning, release, threads) in cases {
+            let cfg = TreeConfig {
+                pruning,
+                release,
+                threads,
+                ..TreeConfig::default()
+            };
+            let side = if threads > 1 { 12 } else { 6 };
+            let wave = |full: bool| {
+                let mut n = TreeNet::new(Grid::mesh(side, side, 1).unwrap(), cfg.clone()).unwrap();
+                let w = MemorySink::new();
+                n.attach_tracer(Box::new(w.clone()), 1000).unwrap();
+                n.tracing.as_mut().unwrap().full = full;
+                n.set_traffic(TreeTraffic {
+                    rate,
+                    min_dests: 1,
+                    max_dests,
+                    data: 3,
+                    scheme,
+                    queue_cap: 4,
+                })
+                .unwrap();
+                n.run(3_000).unwrap();
+                n.finish_trace().unwrap();
+                (w.changes(), n.stats())
+            };
+            let (some, stats) = wave(false);
+            let (all, _) = wave(true);
+            assert!(stats.deliveries > 50, "{name}: {stats:?}");
+            if matches!(name, "multicast" | "selective" | "turn") {
+                assert!(
+                    stats.prunes + stats.early_releases > 0,
+                    "{name}: the edge released or pruned ({stats:?})"
+                );
+            }
+            assert_eq!(some.len(), all.len(), "{name}: changes");
+            assert!(some == all, "{name}: the waveforms differ");
         }
     }
 

@@ -45,31 +45,46 @@ pub(super) fn declare_router(t: &Tables, depth: u32, s: &mut ScopeBuilder<'_>) {
 }
 
 pub(super) fn sample_all(t: &Tables, routers: &[TreeRouter], tr: &mut TreeTracing) {
-    for (r, router) in routers.iter().enumerate() {
-        let mut s = tr.state.sampler(tr.first[r], tr.count[r]);
-        s.value(router.wanted_next as u64);
-        for iv in &router.ins {
-            s.value(iv.fifo.len() as u64);
-            s.value(iv.msg as u64);
-            s.value(iv.branches as u64);
-            s.bit(iv.replay_out != NONE8);
-            s.value(iv.aux as u64);
-            s.value(iv.stall.min(0xffff) as u64);
-        }
-        for (o, out) in router.outs.iter().enumerate() {
-            let k = r * t.n_in + o;
-            s.value(if out.owner == NONE8 {
-                (1 << OWNER_BITS) - 1
-            } else {
-                out.owner as u64
-            });
-            s.value(if o == t.ej { 0 } else { out.credits as u64 });
-            let f = tr.links[k];
-            s.bit(f.is_some());
-            s.value(f.map_or(0, |f| f.word as u64));
-            s.value(f.map_or(0, |f| f.msg as u64));
-            s.bit(tr.closes[k]);
-        }
-        s.finish();
+    for r in 0..routers.len() {
+        sample_router(t, routers, tr, r);
     }
+}
+
+/// Samples the routers in `tr.sample`, in index order, and empties it.
+pub(super) fn sample_some(t: &Tables, routers: &[TreeRouter], tr: &mut TreeTracing) {
+    for w in 0..tr.sample.len() {
+        for b in crate::rtl::PortIter(std::mem::take(&mut tr.sample[w])) {
+            sample_router(t, routers, tr, w << 6 | b);
+        }
+    }
+}
+
+/// Samples router `r`'s registers.
+fn sample_router(t: &Tables, routers: &[TreeRouter], tr: &mut TreeTracing, r: usize) {
+    let router = &routers[r];
+    let mut s = tr.state.sampler(tr.first[r], tr.count[r]);
+    s.value(router.wanted_next as u64);
+    for iv in &router.ins {
+        s.value(iv.fifo.len() as u64);
+        s.value(iv.msg as u64);
+        s.value(iv.branches as u64);
+        s.bit(iv.replay_out != NONE8);
+        s.value(iv.aux as u64);
+        s.value(iv.stall.min(0xffff) as u64);
+    }
+    for (o, out) in router.outs.iter().enumerate() {
+        let k = r * t.n_in + o;
+        s.value(if out.owner == NONE8 {
+            (1 << OWNER_BITS) - 1
+        } else {
+            out.owner as u64
+        });
+        s.value(if o == t.ej { 0 } else { out.credits as u64 });
+        let f = tr.links[k];
+        s.bit(f.is_some());
+        s.value(f.map_or(0, |f| f.word as u64));
+        s.value(f.map_or(0, |f| f.msg as u64));
+        s.bit(tr.closes[k]);
+    }
+    s.finish();
 }
