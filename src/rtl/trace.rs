@@ -105,17 +105,91 @@ impl Hierarchy {
             .find(|&s| self.path(s) == path)
     }
 
-    /// The children of a scope, in declaration order.
+    /// Every scope's children and signals, found in one pass (see
+    /// [`HierarchyIndex`]).
+    pub fn index(&self) -> HierarchyIndex {
+        let n = self.scopes.len();
+        let mut child_at = vec![0u32; n + 1];
+        for s in &self.scopes {
+            if let Some(p) = s.parent {
+                child_at[p as usize + 1] += 1;
+            }
+        }
+        let mut signal_at = vec![0u32; n + 1];
+        for d in &self.signals {
+            signal_at[d.scope as usize + 1] += 1;
+        }
+        for i in 0..n {
+            child_at[i + 1] += child_at[i];
+            signal_at[i + 1] += signal_at[i];
+        }
+        // Filled in declaration order, so each scope's run keeps it.
+        let mut children = vec![0u32; child_at[n] as usize];
+        let mut next = child_at.clone();
+        for (i, s) in self.scopes.iter().enumerate() {
+            if let Some(p) = s.parent {
+                children[next[p as usize] as usize] = i as u32;
+                next[p as usize] += 1;
+            }
+        }
+        let mut signals = vec![SignalId(0); signal_at[n] as usize];
+        let mut next = signal_at.clone();
+        for (i, d) in self.signals.iter().enumerate() {
+            let at = &mut next[d.scope as usize];
+            signals[*at as usize] = SignalId(i as u32);
+            *at += 1;
+        }
+        HierarchyIndex {
+            child_at,
+            children,
+            signal_at,
+            signals,
+        }
+    }
+
+    /// The children of a scope, in declaration order. It looks at every
+    /// scope: a walk of the whole hierarchy takes [`Hierarchy::index`].
     pub fn child_scopes(&self, scope: u32) -> impl Iterator<Item = u32> + '_ {
         (0..self.scopes.len() as u32)
             .filter(move |&i| self.scopes[i as usize].parent == Some(scope))
     }
 
-    /// The signals declared directly in a scope, in declaration order.
+    /// The signals declared directly in a scope, in declaration order. It
+    /// looks at every signal: a walk of the whole hierarchy takes
+    /// [`Hierarchy::index`].
     pub fn scope_signals(&self, scope: u32) -> impl Iterator<Item = SignalId> + '_ {
         (0..self.signals.len() as u32)
             .filter(move |&i| self.signals[i as usize].scope == scope)
             .map(SignalId)
+    }
+}
+
+/// Each scope's children and signals of a [`Hierarchy`], in declaration
+/// order, built once in time proportional to the hierarchy's size: the
+/// writers walk a hierarchy of hundreds of thousands of signals (a traced
+/// network of a thousand switches) with it, where asking the hierarchy
+/// scope by scope would take time proportional to the square of its size.
+#[derive(Clone, Debug)]
+pub struct HierarchyIndex {
+    /// Scope `s`'s children are `children[child_at[s]..child_at[s + 1]]`.
+    child_at: Vec<u32>,
+    children: Vec<u32>,
+    /// Scope `s`'s signals are `signals[signal_at[s]..signal_at[s + 1]]`.
+    signal_at: Vec<u32>,
+    signals: Vec<SignalId>,
+}
+
+impl HierarchyIndex {
+    /// The children of `scope`, in declaration order.
+    pub fn children(&self, scope: u32) -> &[u32] {
+        let s = scope as usize;
+        &self.children[self.child_at[s] as usize..self.child_at[s + 1] as usize]
+    }
+
+    /// The signals declared directly in `scope`, in declaration order.
+    pub fn signals(&self, scope: u32) -> &[SignalId] {
+        let s = scope as usize;
+        &self.signals[self.signal_at[s] as usize..self.signal_at[s + 1] as usize]
     }
 }
 
@@ -1129,6 +1203,57 @@ impl WaveSink for MemorySink {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The index gives each scope the children and signals the scans give,
+    /// in declaration order, with signals declared after a child scope,
+    /// empty scopes, and a scope with signals and no children.
+    #[test]
+    fn the_index_agrees_with_scanning_every_scope() {
+        let mut h = Hierarchy::new("top");
+        let mut root = h.root();
+        root.signal("first", 1);
+        root.scope("a", |s| {
+            s.signal("x", 2);
+            s.scope("a0", |s| {
+                s.signal("y", 3);
+            });
+            s.signal("after_a0", 1);
+            s.scope("empty", |_| {});
+            s.scope("a1", |s| {
+                s.signal("z", 8);
+                s.signal("w", 9);
+            });
+        });
+        root.signal("between", 4);
+        root.scope("b", |s| {
+            s.signal("v", 5);
+        });
+        let ix = h.index();
+        for scope in 0..h.scopes.len() as u32 {
+            assert_eq!(
+                ix.children(scope),
+                h.child_scopes(scope).collect::<Vec<_>>(),
+                "children of {}",
+                h.scope_path(scope)
+            );
+            assert_eq!(
+                ix.signals(scope),
+                h.scope_signals(scope).collect::<Vec<_>>(),
+                "signals of {}",
+                h.scope_path(scope)
+            );
+        }
+        let names = |sc: u32| -> Vec<&str> {
+            ix.signals(sc)
+                .iter()
+                .map(|s| h.signals[s.0 as usize].name.as_str())
+                .collect()
+        };
+        assert_eq!(names(0), ["first", "between"]);
+        assert_eq!(names(1), ["x", "after_a0"]);
+        assert_eq!(ix.children(1).len(), 3);
+        assert!(ix.children(3).is_empty() && ix.signals(3).is_empty());
+    }
 
     #[test]
     fn only_changes_are_recorded() {

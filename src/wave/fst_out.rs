@@ -11,7 +11,7 @@
 use super::fst_enc::{Encoder, HierarchyRecords, Info};
 use super::gtkw::{gtkw_text, surfer_text};
 use super::writer::{Timescale, VcdWriter};
-use crate::rtl::trace::{Hierarchy, SignalId, SignalValue, TraceState, WaveSink};
+use crate::rtl::trace::{Hierarchy, HierarchyIndex, SignalId, SignalValue, TraceState, WaveSink};
 use crate::{Error, Result};
 use std::fs::File;
 use std::io::BufWriter;
@@ -184,12 +184,18 @@ impl WaveSink for FstWriter {
         let mut ids = vec![u32::MAX; h.signals.len()];
         // Scopes depth first, each scope's own signals before its children,
         // the clock first in the root: the VCD writer's order.
-        fn emit(rec: &mut HierarchyRecords, h: &Hierarchy, scope: u32, ids: &mut [u32]) {
+        fn emit(
+            rec: &mut HierarchyRecords,
+            h: &Hierarchy,
+            ix: &HierarchyIndex,
+            scope: u32,
+            ids: &mut [u32],
+        ) {
             rec.scope(&h.scopes[scope as usize].name);
             if scope == 0 {
                 rec.var("clk", 1);
             }
-            for s in h.scope_signals(scope) {
+            for s in ix.signals(scope) {
                 let d = &h.signals[s.0 as usize];
                 let name = if d.width > 1 {
                     format!("{} [{}:0]", d.name, d.width - 1)
@@ -198,13 +204,12 @@ impl WaveSink for FstWriter {
                 };
                 ids[s.0 as usize] = rec.var(&name, d.width);
             }
-            let children: Vec<u32> = h.child_scopes(scope).collect();
-            for c in children {
-                emit(rec, h, c, ids);
+            for &c in ix.children(scope) {
+                emit(rec, h, ix, c, ids);
             }
             rec.up();
         }
-        emit(&mut rec, h, 0, &mut ids);
+        emit(&mut rec, h, &h.index(), 0, &mut ids);
         assert!(
             ids.iter().all(|&i| i != u32::MAX),
             "every signal is in a scope"

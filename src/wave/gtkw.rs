@@ -2,7 +2,7 @@
 //! command files (`.sucl`) that open a dump with every unit's signals in a
 //! group of its own.
 
-use crate::rtl::trace::{Hierarchy, Radix};
+use crate::rtl::trace::{Hierarchy, HierarchyIndex, Radix};
 use crate::{Error, Result};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -34,19 +34,20 @@ pub fn gtkw_text(vcd_path: &str, h: &Hierarchy) -> String {
     let _ = writeln!(o, "[sst_expanded] 1");
     let _ = writeln!(o, "@{:x}", BIN | RJUSTIFY);
     let _ = writeln!(o, "{root}.clk");
-    for comp in h.child_scopes(0) {
-        group(&mut o, h, comp, false);
+    let ix = h.index();
+    for &comp in ix.children(0) {
+        group(&mut o, h, &ix, comp, false);
     }
     o
 }
 
-fn group(o: &mut String, h: &Hierarchy, scope: u32, closed: bool) {
+fn group(o: &mut String, h: &Hierarchy, ix: &HierarchyIndex, scope: u32, closed: bool) {
     let name = &h.scopes[scope as usize].name;
     let c = if closed { CLOSED } else { 0 };
     let _ = writeln!(o, "@{:x}", GRP_BEGIN | BLANK | c);
     let _ = writeln!(o, "-{name}");
     let path = h.scope_path(scope);
-    for s in h.scope_signals(scope) {
+    for s in ix.signals(scope) {
         let d = &h.signals[s.0 as usize];
         let fmt = match d.radix {
             Radix::Bin => BIN,
@@ -60,9 +61,8 @@ fn group(o: &mut String, h: &Hierarchy, scope: u32, closed: bool) {
             let _ = writeln!(o, "{path}.{}[{}:0]", d.name, d.width - 1);
         }
     }
-    let children: Vec<u32> = h.child_scopes(scope).collect();
-    for child in children {
-        group(o, h, child, true);
+    for &child in ix.children(scope) {
+        group(o, h, ix, child, true);
     }
     let end = if closed { CLOSED | COLLAPSED } else { 0 };
     let _ = writeln!(o, "@{:x}", GRP_END | BLANK | end);
@@ -79,23 +79,23 @@ pub fn surfer_text(wave_path: &str, h: &Hierarchy) -> String {
     let _ = writeln!(o, "load_file {wave_path}");
     let root = &h.scopes[0].name;
     let _ = writeln!(o, "variable_add {root}.clk");
-    fn unit(o: &mut String, h: &Hierarchy, scope: u32) {
+    fn unit(o: &mut String, h: &Hierarchy, ix: &HierarchyIndex, scope: u32) {
         let path = h.scope_path(scope);
-        let mut signals = h.scope_signals(scope).peekable();
-        if signals.peek().is_some() {
+        let signals = ix.signals(scope);
+        if !signals.is_empty() {
             let rel = path.split_once('.').map_or(path.as_str(), |(_, r)| r);
             let _ = writeln!(o, "divider_add {rel}");
             for s in signals {
                 let _ = writeln!(o, "variable_add {path}.{}", h.signals[s.0 as usize].name);
             }
         }
-        let children: Vec<u32> = h.child_scopes(scope).collect();
-        for c in children {
-            unit(o, h, c);
+        for &c in ix.children(scope) {
+            unit(o, h, ix, c);
         }
     }
-    for comp in h.child_scopes(0).collect::<Vec<_>>() {
-        unit(&mut o, h, comp);
+    let ix = h.index();
+    for &comp in ix.children(0) {
+        unit(&mut o, h, &ix, comp);
     }
     let _ = writeln!(o, "zoom_fit");
     o

@@ -1,6 +1,6 @@
 //! The VCD writer.
 
-use crate::rtl::trace::{Hierarchy, SignalId, SignalValue, TraceState, WaveSink};
+use crate::rtl::trace::{Hierarchy, HierarchyIndex, SignalId, SignalValue, TraceState, WaveSink};
 use crate::{Error, Result};
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -376,6 +376,7 @@ impl<W: Write> WaveSink for VcdWriter<W> {
         fn emit<W: Write>(
             w: &mut vcd::Writer<W>,
             h: &Hierarchy,
+            ix: &HierarchyIndex,
             scope: u32,
             codes: &mut [Option<IdCode>],
             clk: &mut Option<IdCode>,
@@ -384,18 +385,17 @@ impl<W: Write> WaveSink for VcdWriter<W> {
             if scope == 0 {
                 *clk = Some(w.add_wire(1, "clk")?);
             }
-            for s in h.scope_signals(scope) {
+            for s in ix.signals(scope) {
                 let d = &h.signals[s.0 as usize];
                 let idx = (d.width > 1).then(|| ReferenceIndex::Range(d.width as i32 - 1, 0));
                 codes[s.0 as usize] = Some(w.add_var(VarType::Wire, d.width, &d.name, idx)?);
             }
-            let children: Vec<u32> = h.child_scopes(scope).collect();
-            for c in children {
-                emit(w, h, c, codes, clk)?;
+            for &c in ix.children(scope) {
+                emit(w, h, ix, c, codes, clk)?;
             }
             w.upscope()
         }
-        emit(w, h, 0, &mut codes, &mut clk).map_err(io)?;
+        emit(w, h, &h.index(), 0, &mut codes, &mut clk).map_err(io)?;
         w.enddefinitions().map_err(io)?;
         self.tails = codes
             .into_iter()
