@@ -11,9 +11,10 @@
 //! saturation (0.05 multicasts per node per cycle), 5,000 cycles from a
 //! cold start.
 //!
-//! Uniform unicast on the 8x8 mesh through the engine (`mesh8x8_tree_...`),
-//! the tree router, 0.1 flits per node per cycle, 20-flit and 2-flit
-//! packets, 100,000 cycles from a cold start.
+//! Uniform unicast on the 8x8 mesh through the engine (`mesh8x8_tree_...`
+//! and `mesh8x8_wormhole_...`), the tree and the wormhole router, 0.1
+//! flits per node per cycle, 20-flit packets and each router's shortest (2
+//! and 3 flits), 100,000 cycles from a cold start.
 //!
 //! A 32x32 mesh (1,024 routers) through the engine on one and two threads
 //! (`mesh32x32_tree_uniform_0.03/threads_N`): the tree router, uniform
@@ -168,16 +169,20 @@ fn uniform(
 }
 
 /// Uniform unicast on the 8x8 mesh through the engine, as `wormcast run
-/// --topology mesh:8x8 --router tree --traffic uniform --load 0.1 --packet
-/// N --cycles 100000 --warmup 0` runs it: the mesh case, 20-flit
-/// packets and the shortest (a header and one data flit).
+/// --topology mesh:8x8 --router R --traffic uniform --load 0.1 --packet N
+/// --cycles 100000 --warmup 0` runs it: the mesh case, 20-flit
+/// packets and the shortest each router model takes (the tree router's
+/// header and one data flit; the wormhole router's count, address and one
+/// data flit), with tree and with wormhole routers.
 fn mesh_unicast(c: &mut Criterion) {
     const CYCLES: u64 = 100_000;
-    let cases = [20, 2].map(|len| {
-        let text = uniform("mesh:8x8", "tree", "", 0.1, len, CYCLES);
-        (format!("{len}flit"), text)
-    });
-    engine_runs(c, "mesh8x8_tree_uniform_0.1", CYCLES, &cases);
+    for (router, shortest) in [("tree", 2), ("wormhole", 3)] {
+        let cases = [20, shortest].map(|len| {
+            let text = uniform("mesh:8x8", router, "", 0.1, len, CYCLES);
+            (format!("{len}flit"), text)
+        });
+        engine_runs(c, &format!("mesh8x8_{router}_uniform_0.1"), CYCLES, &cases);
+    }
 }
 
 /// One large network on one and on two threads: `wormcast run --topology
