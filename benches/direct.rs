@@ -23,6 +23,10 @@
 //! two give the same results; the ratio of their times is the speed-up of
 //! one simulation on two cores.
 //!
+//! Traced runs (`traced/...`): 16x16 meshes of wormhole and tree routers
+//! written to an FST with its viewer files, and the set-up of a traced
+//! 32x32 mesh.
+//!
 //! `cargo bench --bench direct`
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
@@ -31,7 +35,7 @@ use wormcast::direct::{
     CubeFabric, DirectConfig, DirectSystem, DirectTraffic, Grid, Hypercube, PortModel, Routing,
     Scheme, TreeConfig, TreeNet, TreeTraffic,
 };
-use wormcast::engine;
+use wormcast::{engine, wave};
 
 const CYCLES: u64 = 20_000;
 
@@ -214,11 +218,59 @@ fn mesh_wormhole(c: &mut Criterion) {
     engine_runs(c, "mesh16x16_wormhole_uniform_0.002", CYCLES, &cases);
 }
 
+/// Traced runs of the direct networks as `wormcast run ... --vcd run.fst`
+/// makes them (the FST on its writer thread, then its GTKWave and Surfer
+/// views): uniform unicast of 20-flit packets at 0.02 on a 16x16 mesh of
+/// wormhole and of tree routers, 20,000 cycles from a cold start; and 100
+/// cycles of a 32x32 mesh of tree routers (18,432 signals), where
+/// declaring the hierarchy and writing the views is most of the time.
+fn traced(c: &mut Criterion) {
+    let mut g = c.benchmark_group("traced");
+    g.sample_size(10);
+    let path = std::env::temp_dir().join(format!("wormcast-bench-{}.fst", std::process::id()));
+    let cases = [
+        ("mesh16x16_wormhole_0.02", "mesh:16x16", "wormhole", 20_000),
+        ("mesh16x16_tree_0.02", "mesh:16x16", "tree", 20_000),
+        ("mesh32x32_tree_0.02_setup", "mesh:32x32", "tree", 100),
+    ];
+    for (name, topology, router, cycles) in cases {
+        let text = uniform(topology, router, "", 0.02, 20, cycles);
+        let plan = engine::RunConfig::from_toml_str(&text)
+            .and_then(|c| c.plan())
+            .expect("the bench's configuration");
+        g.throughput(Throughput::Elements(cycles));
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                // A new file each time (see benches/sim.rs on overwriting).
+                let _ = std::fs::remove_file(&path);
+                let sink = wave::create(&path, "").expect("a file");
+                let (_, h) = engine::run_traced(
+                    &plan.topology,
+                    plan.router,
+                    plan.routing.as_deref(),
+                    &plan.options,
+                    Some(sink),
+                )
+                .expect("runs");
+                wave::write_views(&path, &h.expect("traced")).expect("views")
+            })
+        });
+    }
+    g.finish();
+    for p in [
+        path.clone(),
+        path.with_extension("gtkw"),
+        path.with_extension("sucl"),
+    ] {
+        let _ = std::fs::remove_file(p);
+    }
+}
+
 // Criterion's own charts need a system font that plotters, built here with
 // an embedded font only, cannot find; the figures are in the text report.
 criterion_group! {
     name = benches;
     config = Criterion::default().without_plots();
-    targets = cube, tree, mesh_unicast, mesh_threads, mesh_wormhole
+    targets = cube, tree, mesh_unicast, mesh_threads, mesh_wormhole, traced
 }
 criterion_main!(benches);
