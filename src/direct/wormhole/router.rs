@@ -359,7 +359,9 @@ impl Router {
     }
 
     /// One cycle. `inbox` has a bit for each input a flit arrived at in
-    /// the last clock edge (the inputs whose link shows a valid flit).
+    /// the last clock edge (the inputs whose link shows a valid flit): the
+    /// system's edge tells it, so the router is evaluated only by its
+    /// system.
     ///
     /// Each stage visits only the ports it can find work at: allocation the
     /// inputs whose worm still asks for an output, traversal the outputs
@@ -369,7 +371,7 @@ impl Router {
     /// by the stage (a debug build checks the sets against the ports'
     /// state after every evaluation).
     #[inline]
-    pub fn eval(&mut self, io: &mut RouterIo<'_>, inbox: u64) {
+    pub(crate) fn eval(&mut self, io: &mut RouterIo<'_>, inbox: u64) {
         debug_assert_eq!(
             inbox,
             self.inputs
