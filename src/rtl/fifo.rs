@@ -140,7 +140,8 @@ mod tests {
     }
 
     proptest! {
-        /// The ring buffer behaves exactly as a bounded VecDeque.
+        /// The ring buffer behaves exactly as a bounded VecDeque: what it
+        /// holds, its oldest, newest and every `i`-th entry.
         #[test]
         fn matches_a_bounded_queue(depth in 1usize..9, ops in proptest::collection::vec(op(), 0..200)) {
             let mut fifo = Fifo::new(depth);
@@ -161,6 +162,10 @@ mod tests {
                 prop_assert_eq!(fifo.len(), model.len());
                 prop_assert_eq!(fifo.front(), model.front().copied());
                 prop_assert_eq!(fifo.iter().collect::<Vec<_>>(), model.iter().copied().collect::<Vec<_>>());
+                for i in 0..=depth {
+                    prop_assert_eq!(fifo.get(i), model.get(i).copied());
+                }
+                prop_assert_eq!(fifo.back_mut().map(|v| *v), model.back().copied());
             }
         }
     }
