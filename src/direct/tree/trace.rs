@@ -64,27 +64,32 @@ fn sample_router(t: &Tables, routers: &[TreeRouter], tr: &mut TreeTracing, r: us
     let router = &routers[r];
     let mut s = tr.state.sampler(tr.first[r], tr.count[r]);
     s.value(router.wanted_next as u64);
+    // Each channel's six signals as one run (declared in this order).
     for iv in &router.ins {
-        s.value(iv.fifo.len() as u64);
-        s.value(iv.msg as u64);
-        s.value(iv.branches as u64);
-        s.bit(iv.replay_out != NONE8);
-        s.value(iv.aux as u64);
-        s.value(iv.stall.min(0xffff) as u64);
+        let mut u = s.run::<6>();
+        u.value(iv.fifo.len() as u64);
+        u.value(iv.msg as u64);
+        u.value(iv.branches as u64);
+        u.bit(iv.replay_out != NONE8);
+        u.value(iv.aux as u64);
+        u.value(iv.stall.min(0xffff) as u64);
+        u.finish();
     }
     for (o, out) in router.outs.iter().enumerate() {
         let k = r * t.n_in + o;
-        s.value(if out.owner == NONE8 {
+        let f = tr.links[k];
+        let mut u = s.run::<6>();
+        u.value(if out.owner == NONE8 {
             (1 << OWNER_BITS) - 1
         } else {
             out.owner as u64
         });
-        s.value(if o == t.ej { 0 } else { out.credits as u64 });
-        let f = tr.links[k];
-        s.bit(f.is_some());
-        s.value(f.map_or(0, |f| f.word as u64));
-        s.value(f.map_or(0, |f| f.msg as u64));
-        s.bit(tr.closes[k]);
+        u.value(if o == t.ej { 0 } else { out.credits as u64 });
+        u.bit(f.is_some());
+        u.value(f.map_or(0, |f| f.word as u64));
+        u.value(f.map_or(0, |f| f.msg as u64));
+        u.bit(tr.closes[k]);
+        u.finish();
     }
     s.finish();
 }

@@ -781,15 +781,19 @@ impl Traced for Router {
     }
 
     fn sample(&self, ch: &Channels, s: &mut Sampler<'_>) {
+        // Each unit's four signals as one run (declared in this order).
         for (i, u) in self.inputs.iter().enumerate() {
-            s.value(u.fifo.len() as u64);
-            s.value(u.state as u64);
-            s.value(u.latch_len as u64);
-            s.value(self.granted(i));
+            let mut r = s.run::<4>();
+            r.value(u.fifo.len() as u64);
+            r.value(u.state as u64);
+            r.value(u.latch_len as u64);
+            r.value(self.granted(i));
+            r.finish();
         }
         let pw = bits_for(self.ports() as u32);
         for o in &self.outputs {
-            s.value(if o.owner == NONE {
+            let mut r = s.run::<4>();
+            r.value(if o.owner == NONE {
                 (1 << (pw + 1)) - 1
             } else {
                 o.owner as u64
@@ -797,10 +801,11 @@ impl Traced for Router {
             let free = o
                 .credit_in
                 .map_or(0, |c| o.credits.available(ch.credits.q(c)));
-            s.value(free.min(0xffff) as u64);
+            r.value(free.min(0xffff) as u64);
             let f = o.link_out.map(|l| ch.flits.q(l)).unwrap_or_default();
-            s.value(f.is_valid() as u64);
-            s.value(f.data as u64);
+            r.bit(f.is_valid());
+            r.value(f.data as u64);
+            r.finish();
         }
     }
 }
