@@ -1538,18 +1538,18 @@ impl TreeNet {
             tr.closes[k] = false;
             mark(&mut tr.sample, k / n_in);
         }
+        // The links driven and the closes raised come from routers
+        // evaluated this cycle, already in the set.
         for ev in &mut self.evs {
             for (r, o, f) in ev.link_log.drain(..) {
                 let k = r as usize * n_in + o as usize;
                 tr.links[k] = Some(f);
                 tr.touched.push(k);
-                mark(&mut tr.sample, r as usize);
             }
             for (r, o) in ev.close_log.drain(..) {
                 let k = r as usize * n_in + o as usize;
                 tr.closes[k] = true;
                 tr.touched.push(k);
-                mark(&mut tr.sample, r as usize);
             }
             for r in ev.marks.drain(..) {
                 mark(&mut tr.sample, r as usize);

@@ -406,7 +406,7 @@ impl Router {
         // The write stage has work at an input a flit arrives at, one whose
         // buffer popped flits (credits to publish), and one collecting a
         // header or holding the next worm's flits (not decoded, not idle).
-        self.write(io, inbox | popped | (self.busy & !self.routed));
+        self.write(io, inbox | popped | (self.busy & !self.routed), inbox);
         // Only these inputs can have changed between idle and busy: an
         // input turns busy when a flit arrives and idle when its worm's
         // tail leaves.
@@ -684,13 +684,16 @@ impl Router {
     }
 
     /// The write stage of the inputs in `visit` (the others have nothing
-    /// to write or publish).
-    fn write(&mut self, io: &mut RouterIo<'_>, visit: u64) {
+    /// to write or publish); a flit arrived at those in `inbox`.
+    fn write(&mut self, io: &mut RouterIo<'_>, visit: u64, inbox: u64) {
         let w = self.addr_flits;
         let node = self.node;
         for i in PortIter(visit) {
             let u = &mut self.inputs[i];
-            let incoming = u.link_in.map(|l| io.ch.flits.q(l)).filter(|f| f.is_valid());
+            let incoming = (inbox >> i & 1 == 1).then(|| {
+                let l = u.link_in.expect("a flit arrives on a link");
+                io.ch.flits.q_delivered(l)
+            });
             let mut pending = incoming;
             if pending.is_some() {
                 u.since = io.cycle;
