@@ -548,13 +548,17 @@ fn drive(
         ));
     }
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(o.seed);
+    let ln_q = (1.0 - rate).ln();
     let gap = |rng: &mut Xoshiro256PlusPlus| -> u64 {
         // Geometric: cycles until the next success of a Bernoulli(rate).
         if rate >= 1.0 {
             return 1;
         }
         let u: f64 = rng.random_range(f64::EPSILON..1.0);
-        1 + (u.ln() / (1.0 - rate).ln()).floor() as u64
+        // The cast truncates toward zero and saturates: the floor for a
+        // quotient at or above zero, and 0 as with the floor below it (or
+        // for a NaN), without a call to `floor`.
+        1 + (u.ln() / ln_q) as u64
     };
     let mut next: BinaryHeap<Reverse<(u64, u32)>> = (0..nodes)
         .map(|n| Reverse((gap(&mut rng) - 1, n)))

@@ -261,6 +261,49 @@ fn schemes_of(
     }
 }
 
+/// Seeds 001/002's routers and processors on `topo` (a hypercube or a
+/// mesh) with `routing`, multicasting by `scheme`.
+fn wormhole(
+    topo: &TopoSpec,
+    routing: &str,
+    o: &RunOptions,
+    scheme: &'static str,
+) -> Result<Wormhole> {
+    match topo {
+        TopoSpec::Hypercube(n) => {
+            let fabric = CubeFabric {
+                cube: Hypercube::new(*n)?,
+                routing: Routing::parse(routing)?,
+            };
+            Wormhole::new(Arc::new(fabric), o, scheme, None)
+        }
+        TopoSpec::Mesh(k) if routing == "hamiltonian" => {
+            // Rows are y, columns x, layers z; the engine numbers node
+            // x + KX (y + KY z), the routers by their Hamiltonian label.
+            let mesh = Mesh::new(k[1], k[0], k[2])?;
+            let label: Vec<u32> = (0..k[0] * k[1] * k[2])
+                .map(|i| {
+                    mesh.label(Coord {
+                        x: i % k[0],
+                        y: i / k[0] % k[1],
+                        z: i / (k[0] * k[1]),
+                    })
+                })
+                .collect::<Result<_>>()?;
+            let fabric = Arc::new(MeshFabric { mesh: mesh.clone() });
+            Wormhole::new(fabric, o, scheme, Some((mesh, label)))
+        }
+        TopoSpec::Mesh(k) => {
+            Wormhole::new(Arc::new(DorMesh::new(k[0], k[1], k[2])?), o, scheme, None)
+        }
+        _ => Err(Error::Config {
+            field: "router",
+            value: "wormhole".into(),
+            reason: format!("it does not run on {topo}"),
+        }),
+    }
+}
+
 /// Builds `router` (default: the topology's first) with `routing`
 /// (default: the model's first) on `topo`.
 pub fn build(
@@ -362,35 +405,7 @@ pub fn build(
                 net,
             })
         }
-        (RouterModel::Wormhole, TopoSpec::Hypercube(n)) => {
-            let fabric = CubeFabric {
-                cube: Hypercube::new(*n)?,
-                routing: Routing::parse(routing)?,
-            };
-            Box::new(Wormhole::new(Arc::new(fabric), o, scheme, None)?)
-        }
-        (RouterModel::Wormhole, TopoSpec::Mesh(k)) if routing == "hamiltonian" => {
-            // Rows are y, columns x, layers z; the engine numbers node
-            // x + KX (y + KY z), the routers by their Hamiltonian label.
-            let mesh = Mesh::new(k[1], k[0], k[2])?;
-            let label: Vec<u32> = (0..k[0] * k[1] * k[2])
-                .map(|i| {
-                    mesh.label(Coord {
-                        x: i % k[0],
-                        y: i / k[0] % k[1],
-                        z: i / (k[0] * k[1]),
-                    })
-                })
-                .collect::<Result<_>>()?;
-            let fabric = Arc::new(MeshFabric { mesh: mesh.clone() });
-            Box::new(Wormhole::new(fabric, o, scheme, Some((mesh, label)))?)
-        }
-        (RouterModel::Wormhole, TopoSpec::Mesh(k)) => Box::new(Wormhole::new(
-            Arc::new(DorMesh::new(k[0], k[1], k[2])?),
-            o,
-            scheme,
-            None,
-        )?),
+        (RouterModel::Wormhole, _) => Box::new(wormhole(topo, routing, o, scheme)?),
         (RouterModel::Tree, TopoSpec::Mesh(k)) | (RouterModel::Tree, TopoSpec::Torus(k)) => {
             let g = if matches!(topo, TopoSpec::Mesh(_)) {
                 Grid::mesh(k[0], k[1], k[2])?
@@ -688,6 +703,17 @@ impl Wormhole {
         })
     }
 
+    /// The one list [`lists`](Self::lists) gives a message to `dst` alone,
+    /// without building the lists: `None` where a Hamiltonian scheme plans
+    /// the worm.
+    fn unicast_list(&self, dst: u32) -> Option<u32> {
+        match (self.scheme, &self.labels) {
+            ("tp" | "sp" | "gtdmpm", Some(_)) => None,
+            ("path", _) | (_, None) => Some(dst),
+            (_, Some((_, label, _))) => Some(label[dst as usize]),
+        }
+    }
+
     /// The destination lists of a multicast's worms, in router ids.
     fn lists(&self, src: u32, dests: &[u32]) -> Result<Vec<Vec<u32>>> {
         Ok(match (self.scheme, &self.labels) {
@@ -734,6 +760,13 @@ impl Engine for Wormhole {
             Some((_, label, _)) => label[src as usize],
             None => src,
         };
+        if let [dst] = *dests
+            && let Some(to) = self.unicast_list(dst)
+        {
+            let tag = self.sys.send(from, &[to], payload)?;
+            self.ids.insert(tag, msg);
+            return Ok(());
+        }
         for list in self.lists(src, dests)? {
             let tag = self.sys.send(from, &list, payload)?;
             self.ids.insert(tag, msg);
@@ -750,7 +783,7 @@ impl Engine for Wormhole {
         self.sys.skip(cycles)
     }
     fn arrivals(&mut self, out: &mut Vec<Arrival>) {
-        for w in self.sys.take_finished() {
+        for w in self.sys.drain_finished() {
             let flits = 1 + w.list.len() as u32 * self.addr;
             let msg = self.ids.remove(&w.tag).expect("a worm the harness sent");
             let node = |l: u32| match &self.labels {
@@ -862,5 +895,47 @@ impl Engine for TreeRouter {
         let h = self.net.trace_hierarchy().cloned();
         self.net.finish_trace()?;
         Ok(h)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A message to one node goes as the one list the general path would
+    /// build, under every wormhole topology, routing and scheme that lists
+    /// without a Hamiltonian plan; the schemes that plan take the general
+    /// path.
+    #[test]
+    fn a_message_to_one_node_lists_it_as_the_general_path_does() {
+        let o = RunOptions::default();
+        let cases = [
+            (TopoSpec::Hypercube(4), "r2"),
+            (TopoSpec::Hypercube(3), "r1"),
+            (TopoSpec::Mesh([4, 3, 1]), "dor"),
+            (TopoSpec::Mesh([3, 3, 2]), "hamiltonian"),
+        ];
+        let mut planned = 0;
+        for (topo, routing) in cases {
+            for &scheme in RouterModel::Wormhole.schemes(&topo, routing) {
+                let w = wormhole(&topo, routing, &o, scheme).unwrap();
+                let n = w.sys.fabric().nodes();
+                for src in 0..n {
+                    for dst in (0..n).filter(|&d| d != src) {
+                        let general = w.lists(src, &[dst]).unwrap();
+                        match w.unicast_list(dst) {
+                            Some(to) => assert_eq!(
+                                general,
+                                vec![vec![to]],
+                                "{topo} {routing} {scheme}: {src} -> {dst}"
+                            ),
+                            None => planned += 1,
+                        }
+                    }
+                }
+            }
+        }
+        // tp, sp and gtdmpm on the 18-node mesh, every pair.
+        assert_eq!(planned, 3 * 18 * 17);
     }
 }

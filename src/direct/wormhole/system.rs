@@ -292,7 +292,20 @@ pub struct DirectSystem {
     /// one (what the system did before it kept its live sets; the unit
     /// tests compare the two).
     every_cycle: bool,
+    /// The unicast lists [`send`](Self::send) has found legal, a bit per
+    /// (source, destination) pair: the fabric never changes, so a pair
+    /// checked once is legal for good. Taken on the first unicast send of
+    /// a network of at most [`UNICAST_MEMO_NODES`] nodes; empty otherwise
+    /// (every list is then checked in full).
+    unicast_legal: Vec<u64>,
 }
+
+/// Nodes a worm's route has room for from the start.
+const ROUTE_ROOM: usize = 16;
+
+/// The largest network whose legal unicast pairs [`DirectSystem::send`]
+/// remembers (2 MB of bits at this size).
+const UNICAST_MEMO_NODES: u32 = 4096;
 
 impl DirectSystem {
     /// Builds the routers, processors and channels of `fabric`.
@@ -447,6 +460,7 @@ impl DirectSystem {
             wakes: BinaryHeap::new(),
             wake_at: vec![u64::MAX; n],
             every_cycle: false,
+            unicast_legal: Vec::new(),
         })
     }
 
@@ -510,6 +524,12 @@ impl DirectSystem {
         std::mem::take(&mut self.finished)
     }
 
+    /// As [`take_finished`](Self::take_finished), keeping the list's room
+    /// for the worms that finish next.
+    pub fn drain_finished(&mut self) -> std::vec::Drain<'_, WormInfo> {
+        self.finished.drain(..)
+    }
+
     /// A worm in flight.
     pub fn worm(&self, tag: u32) -> Option<&WormInfo> {
         self.worms.get(&tag).map(|w| &w.info)
@@ -520,7 +540,10 @@ impl DirectSystem {
     /// channel of `src` is free. The list is checked first: nodes that exist,
     /// none twice, not the source, and legal under the routing function.
     pub fn send(&mut self, src: u32, list: &[u32], payload: u32) -> Result<u32> {
-        check_list(self.fabric.as_ref(), src, list)?;
+        match *list {
+            [dst] => self.check_unicast(src, dst)?,
+            _ => check_list(self.fabric.as_ref(), src, list)?,
+        }
         if payload == 0 {
             return Err(Error::BadPacket(format!(
                 "{}: a worm needs at least one data flit",
@@ -537,6 +560,32 @@ impl DirectSystem {
         }
         let g = self.new_group(1);
         Ok(self.enqueue(src, list, payload, g))
+    }
+
+    /// [`check_list`] of the list `[dst]`, remembered: a pair found legal
+    /// is not searched again (the search visits every state the worm can
+    /// reach, and costs more than the worm's whole trip through the
+    /// routers). A pair that fails is searched every time, for its error.
+    fn check_unicast(&mut self, src: u32, dst: u32) -> Result<()> {
+        let n = self.fabric.nodes();
+        let memo = n <= UNICAST_MEMO_NODES && src < n && dst < n;
+        let bit = src as usize * n as usize + dst as usize;
+        if memo
+            && self
+                .unicast_legal
+                .get(bit / 64)
+                .is_some_and(|w| w >> (bit % 64) & 1 == 1)
+        {
+            return Ok(());
+        }
+        check_list(self.fabric.as_ref(), src, &[dst])?;
+        if memo {
+            if self.unicast_legal.is_empty() {
+                self.unicast_legal = vec![0; (n as usize * n as usize).div_ceil(64)];
+            }
+            self.unicast_legal[bit / 64] |= 1 << (bit % 64);
+        }
+        Ok(())
     }
 
     /// Queues a multicast sent as several worms from `src`, one per list
@@ -708,7 +757,13 @@ impl DirectSystem {
                     payload,
                     created: self.cycle,
                     injected: None,
-                    route: vec![src],
+                    route: {
+                        // Room for the hops of most worms: the route grows
+                        // as the head moves, one node a hop.
+                        let mut r = Vec::with_capacity(ROUTE_ROOM);
+                        r.push(src);
+                        r
+                    },
                     deliveries: Vec::new(),
                 },
                 at: src,
@@ -1603,6 +1658,97 @@ mod tests {
                 } else {
                     assert_eq!(live_steps, every_steps, "{name}: nothing is skipped");
                 }
+            }
+        }
+    }
+
+    /// A mesh with dimension order whose router 1 offers no channel toward
+    /// node 0: every unicast to node 0 whose route reaches router 1 is
+    /// illegal, the others legal.
+    #[derive(Debug)]
+    struct NoWayToZero(DorMesh);
+
+    impl Fabric for NoWayToZero {
+        fn nodes(&self) -> u32 {
+            self.0.nodes()
+        }
+        fn external_ports(&self) -> usize {
+            self.0.external_ports()
+        }
+        fn neighbor(&self, node: u32, port: usize) -> Option<(u32, usize)> {
+            self.0.neighbor(node, port)
+        }
+        fn candidates(&self, node: u32, arrived: Option<usize>, target: u32) -> u64 {
+            if node == 1 && target == 0 {
+                return 0;
+            }
+            self.0.candidates(node, arrived, target)
+        }
+        fn check_hop(
+            &self,
+            node: u32,
+            arrived: Option<usize>,
+            out: usize,
+            target: u32,
+        ) -> std::result::Result<(), String> {
+            self.0.check_hop(node, arrived, out, target)
+        }
+        fn channel_name(&self, node: u32, port: usize) -> String {
+            self.0.channel_name(node, port)
+        }
+        fn routing_name(&self) -> String {
+            "dimension order, no way to 0 from 1".into()
+        }
+    }
+
+    /// `send` remembers the unicast pairs it found legal and answers as
+    /// the full check does for every pair, asked twice: a legal pair is
+    /// accepted again, and an illegal pair, a node that does not exist or
+    /// the source itself is refused again with the same error. Only the
+    /// legal pairs are remembered.
+    #[test]
+    fn a_legal_unicast_pair_is_remembered_and_every_other_refused_each_time() {
+        let fabrics: Vec<Arc<dyn Fabric>> = vec![
+            Arc::new(NoWayToZero(DorMesh::new(3, 3, 1).unwrap())),
+            Arc::new(CubeFabric {
+                cube: Hypercube::new(3).unwrap(),
+                routing: Routing::Restriction2,
+            }),
+        ];
+        for f in fabrics {
+            let n = f.nodes();
+            let mut s = DirectSystem::new(f.clone(), &DirectConfig::default()).unwrap();
+            let (mut legal, mut illegal) = (0, 0);
+            for src in 0..=n {
+                for dst in 0..=n {
+                    let want = check_list(f.as_ref(), src, &[dst]).map_err(|e| e.to_string());
+                    match &want {
+                        Ok(()) => legal += 1,
+                        Err(e) if e.contains("illegal") => illegal += 1,
+                        Err(_) => {}
+                    }
+                    for ask in 0..2 {
+                        let got = s
+                            .send(src, &[dst], 3)
+                            .map(|_| ())
+                            .map_err(|e| e.to_string());
+                        assert_eq!(
+                            got,
+                            want,
+                            "{} {src} -> {dst}, asked {ask}",
+                            f.routing_name()
+                        );
+                    }
+                }
+            }
+            let remembered: u32 = s.unicast_legal.iter().map(|w| w.count_ones()).sum();
+            assert_eq!(remembered, legal, "{}", f.routing_name());
+            assert_eq!(legal, n * (n - 1) - illegal);
+            if f.routing_name().contains("no way") {
+                // Only from 1 and 2 does the X-first route to 0 reach
+                // router 1: the others correct x in their own row and come
+                // down the first column.
+                assert_eq!(illegal, 2);
             }
         }
     }
