@@ -123,8 +123,14 @@ impl Grid {
 
     /// The coordinates of node `id`.
     pub fn coords(&self, id: u32) -> [u32; 3] {
-        let [kx, ky, _] = self.k;
-        [id % kx, id / kx % ky, id / (kx * ky)]
+        let [kx, ky, kz] = self.k;
+        let row = id / kx;
+        // A node of a 2-D grid has its row below `ky` and no layer: one
+        // division where the general case takes three.
+        if kz == 1 && row < ky {
+            return [id % kx, row, 0];
+        }
+        [id % kx, row % ky, id / (kx * ky)]
     }
 
     /// The node at `c`.
@@ -378,6 +384,28 @@ mod tests {
                         assert!(h.port / 2 >= last);
                         last = h.port / 2;
                     }
+                }
+            }
+        }
+    }
+
+    /// The coordinates are those of the general formula for every id, of a
+    /// node or past the last one, on 2-D and 3-D grids (the 2-D shortcut
+    /// included), and `id` inverts them for every node.
+    #[test]
+    fn coordinates_follow_the_formula_for_any_id() {
+        for g in [
+            Grid::mesh(4, 3, 1).unwrap(),
+            Grid::mesh(1, 5, 1).unwrap(),
+            Grid::mesh(3, 2, 3).unwrap(),
+            Grid::torus(5, 4, 1).unwrap(),
+        ] {
+            let [kx, ky, _] = g.sides();
+            for id in 0..g.nodes() * 3 + 7 {
+                let want = [id % kx, id / kx % ky, id / (kx * ky)];
+                assert_eq!(g.coords(id), want, "{g} {id}");
+                if id < g.nodes() {
+                    assert_eq!(g.id(want), id);
                 }
             }
         }

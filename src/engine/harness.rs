@@ -26,6 +26,7 @@ use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::BTreeMap;
 use std::collections::BinaryHeap;
+use std::collections::binary_heap::PeekMut;
 
 /// The share of the offered load (per copy) a point must accept over its
 /// window not to be saturated. 0.98 would be stricter (a point at 95.03%
@@ -615,11 +616,14 @@ fn drive(
             // The arrivals were taken at the end of the last cycle.
             in_flight_at_warmup = book.msgs.len() as u64;
         }
-        while let Some(&Reverse((t, n))) = next.peek() {
+        // The source due first is rescheduled in place (one sift of the
+        // heap, not a pop and a push); the keys are distinct, so the order
+        // of the sources is the same either way.
+        while let Some(mut due) = next.peek_mut() {
+            let Reverse((t, n)) = *due;
             if t > cycle {
                 break;
             }
-            next.pop();
             dests.clear();
             match o.multicast {
                 None => dests.extend(o.pattern.dest(n, nodes, sides.as_deref(), &mut rng)),
@@ -667,7 +671,9 @@ fn drive(
                 }
             }
             if !o.closed_loop || dests.is_empty() {
-                next.push(Reverse((cycle + gap(&mut rng), n)));
+                *due = Reverse((cycle + gap(&mut rng), n));
+            } else {
+                PeekMut::pop(due);
             }
         }
         // Cycles in which nothing can happen are skipped in one step: up to

@@ -298,6 +298,9 @@ pub struct DirectSystem {
     /// a network of at most [`UNICAST_MEMO_NODES`] nodes; empty otherwise
     /// (every list is then checked in full).
     unicast_legal: Vec<u64>,
+    /// The fabric's [`Fabric::neighbor`] of every router's every external
+    /// port (`node * ext + port`), asked once: where each header hop leads.
+    neighbors: Vec<Option<(u32, u8)>>,
 }
 
 /// Nodes a worm's route has room for from the start.
@@ -344,11 +347,13 @@ impl DirectSystem {
         let mut ch = Channels::default();
         let nports = ext + pairs;
         let mut ports = vec![vec![RouterPort::default(); nports]; n];
+        let mut neighbors = vec![None; n * ext];
         let proc_id = |x: usize| (n + x) as u32;
         // External links: node x port p -> neighbour's input `back`.
         for (x, rp) in ports.iter_mut().enumerate() {
             for (p, port) in rp.iter_mut().enumerate().take(ext) {
                 if let Some((nb, back)) = fabric.neighbor(x as u32, p) {
+                    neighbors[x * ext + p] = Some((nb, back as u8));
                     let link = ch.flits.add(
                         Sink {
                             component: x as u32,
@@ -461,6 +466,7 @@ impl DirectSystem {
             wake_at: vec![u64::MAX; n],
             every_cycle: false,
             unicast_legal: Vec::new(),
+            neighbors,
         })
     }
 
@@ -1128,12 +1134,10 @@ impl DirectSystem {
             ));
             return;
         }
-        let (nb, back) = self
-            .fabric
-            .neighbor(h.node, h.out as usize)
+        let (nb, back) = self.neighbors[h.node as usize * ext + h.out as usize]
             .expect("a granted port is connected");
         w.at = nb;
-        w.arrived = Some(back);
+        w.arrived = Some(back as usize);
         if self.cfg.keep_worms {
             w.info.route.push(nb);
         }
