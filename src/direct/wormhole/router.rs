@@ -306,6 +306,23 @@ impl Router {
         self.busy == 0
     }
 
+    /// The inputs holding a worm or a flit. After an evaluation, with the
+    /// inputs that published credits, every input the evaluation can have
+    /// changed: an input given a flit holds it, and a busy input left idle
+    /// freed its tail's place in the buffer.
+    #[inline]
+    pub(crate) fn busy_inputs(&self) -> u64 {
+        self.busy
+    }
+
+    /// The outputs granted to a worm. After an evaluation, every output
+    /// it granted (a worm has a flit behind its header, so no grant ends
+    /// in the cycle it is made).
+    #[inline]
+    pub(crate) fn owned_outputs(&self) -> u64 {
+        self.wired_out & !self.free_out
+    }
+
     /// The owner input of output `o`, if granted.
     pub fn owner(&self, o: usize) -> Option<usize> {
         let w = self.outputs[o].owner;
@@ -784,31 +801,59 @@ impl Traced for Router {
     }
 
     fn sample(&self, ch: &Channels, s: &mut Sampler<'_>) {
-        // Each unit's four signals as one run (declared in this order).
-        for (i, u) in self.inputs.iter().enumerate() {
-            let mut r = s.run::<4>();
-            r.value(u.fifo.len() as u64);
-            r.value(u.state as u64);
-            r.value(u.latch_len as u64);
-            r.value(self.granted(i));
-            r.finish();
+        self.sample_units(ch, u128::MAX, s);
+    }
+
+    /// Unit `p` is input `p`'s four signals, unit `64 + p` output `p`'s;
+    /// the others keep their values.
+    fn sample_units(&self, ch: &Channels, units: u128, s: &mut Sampler<'_>) {
+        let n = self.ports();
+        let all = if n == 64 { u64::MAX } else { (1 << n) - 1 };
+        for i in PortIter(units as u64 & all) {
+            self.sample_input(i, s);
         }
+        for o in PortIter((units >> 64) as u64 & all) {
+            self.sample_output(o, ch, s);
+        }
+        s.seek(UNIT_SIGNALS * 2 * n as u32);
+    }
+}
+
+/// Signals of one input or output unit, declared in this order.
+const UNIT_SIGNALS: u32 = 4;
+
+impl Router {
+    /// `in{i}`'s signals, as one run.
+    #[inline(always)]
+    fn sample_input(&self, i: usize, s: &mut Sampler<'_>) {
+        let u = &self.inputs[i];
+        let mut r = s.run_at::<{ UNIT_SIGNALS as usize }>(UNIT_SIGNALS * i as u32);
+        r.value(u.fifo.len() as u64);
+        r.value(u.state as u64);
+        r.value(u.latch_len as u64);
+        r.value(self.granted(i));
+        r.finish();
+    }
+
+    /// `out{o}`'s signals, as one run.
+    #[inline(always)]
+    fn sample_output(&self, o: usize, ch: &Channels, s: &mut Sampler<'_>) {
         let pw = bits_for(self.ports() as u32);
-        for o in &self.outputs {
-            let mut r = s.run::<4>();
-            r.value(if o.owner == NONE {
-                (1 << (pw + 1)) - 1
-            } else {
-                o.owner as u64
-            });
-            let free = o
-                .credit_in
-                .map_or(0, |c| o.credits.available(ch.credits.q(c)));
-            r.value(free.min(0xffff) as u64);
-            let f = o.link_out.map(|l| ch.flits.q(l)).unwrap_or_default();
-            r.bit(f.is_valid());
-            r.value(f.data as u64);
-            r.finish();
-        }
+        let out = &self.outputs[o];
+        let at = UNIT_SIGNALS * (self.ports() + o) as u32;
+        let mut r = s.run_at::<{ UNIT_SIGNALS as usize }>(at);
+        r.value(if out.owner == NONE {
+            (1 << (pw + 1)) - 1
+        } else {
+            out.owner as u64
+        });
+        let free = out
+            .credit_in
+            .map_or(0, |c| out.credits.available(ch.credits.q(c)));
+        r.value(free.min(0xffff) as u64);
+        let f = out.link_out.map(|l| ch.flits.q(l)).unwrap_or_default();
+        r.bit(f.is_valid());
+        r.value(f.data as u64);
+        r.finish();
     }
 }

@@ -32,7 +32,7 @@ use super::processor::{Arrival, InternalPair, Outgoing, ProcIo, Processor, Rest}
 use super::router::{Hop, Router, RouterIo, RouterPort};
 use crate::deadlock::{WaitReport, WaitStep};
 use crate::direct::{Fabric, check_list, format_list};
-use crate::rtl::trace::{Hierarchy, TraceState, Traced, WaveSink};
+use crate::rtl::trace::{Hierarchy, TraceState, Traced, WaveSink, in_unit, out_unit};
 use crate::rtl::{Bits, ChannelId, PortIter, Sink, insert_into};
 use crate::switch::Channels;
 use crate::{Error, Result};
@@ -241,6 +241,11 @@ struct Tracing {
     /// and those whose credit input changed. No other router's registers
     /// can have changed.
     routers: Bits,
+    /// Per router, the units whose channels changed at the edge (outputs
+    /// whose link or credit input changed, inputs that published
+    /// credits): with its busy inputs and granted outputs, the units
+    /// ([`Traced::sample_units`]) to sample.
+    units: Vec<u128>,
     /// Processors to sample: those evaluated (a processor shows no
     /// channel).
     procs: Bits,
@@ -981,15 +986,23 @@ impl DirectSystem {
             // receivers returned; a processor shows neither. Components
             // are numbered routers first, then processors.
             for &c in self.ch.flits.changed() {
-                let src = self.ch.flits.source(ChannelId(c)).component;
-                if src < n {
-                    t.routers.insert(src);
+                let src = self.ch.flits.source(ChannelId(c));
+                if src.component < n {
+                    t.routers.insert(src.component);
+                    t.units[src.component as usize] |= out_unit(src.port);
                 }
             }
+            // A credit channel runs from a router's input (or a
+            // processor) to the output (or processor) that sends into it.
             for &c in self.ch.credits.changed() {
-                let sink = self.ch.credits.sink(ChannelId(c)).component;
-                if sink < n {
-                    t.routers.insert(sink);
+                let id = ChannelId(c);
+                let (source, sink) = (self.ch.credits.source(id), self.ch.credits.sink(id));
+                if sink.component < n {
+                    t.routers.insert(sink.component);
+                    t.units[sink.component as usize] |= out_unit(sink.port);
+                }
+                if source.component < n {
+                    t.units[source.component as usize] |= in_unit(source.port);
                 }
             }
             if t.full {
@@ -1001,8 +1014,21 @@ impl DirectSystem {
             let n = n as usize;
             for x in t.routers.iter() {
                 let x = x as usize;
+                let r = &self.routers[x];
+                // The units this cycle can have changed: the inputs busy
+                // now (an input given a flit holds it; one left idle
+                // published a credit, marked above) and the outputs
+                // granted now, with those whose channels changed. An
+                // output changes only by a grant or by sending a flit (a
+                // credit taken, the owner released with the tail), and a
+                // flit sent changes its link at the edge. A router not
+                // evaluated holds nothing.
+                let units = r.busy_inputs() as u128
+                    | (r.owned_outputs() as u128) << 64
+                    | std::mem::take(&mut t.units[x]);
+                let units = if t.full { u128::MAX } else { units };
                 let mut s = t.state.sampler(t.first[x], t.count[x]);
-                self.routers[x].sample(&self.ch, &mut s);
+                r.sample_units(&self.ch, units, &mut s);
                 s.finish();
             }
             for x in t.procs.iter() {
@@ -1451,6 +1477,7 @@ impl DirectSystem {
             first,
             count,
             routers: Bits::new(n),
+            units: vec![0; n],
             procs: Bits::new(n),
             full: self.every_cycle,
         });
@@ -1608,6 +1635,13 @@ mod tests {
             startup: 700,
             ..one.clone()
         };
+        // One-flit buffers: a worm's flits come with gaps wherever a copy
+        // upstream waits, so a header may end a cycle before anything more
+        // arrives.
+        let tight = DirectConfig {
+            buffer_flits: 1,
+            ..one.clone()
+        };
         type Case<'a> = (
             &'a str,
             Arc<dyn Fabric>,
@@ -1617,6 +1651,7 @@ mod tests {
         let cases: Vec<Case> = vec![
             ("cube light", cube.clone(), &one, Some(traffic(0.002, 3))),
             ("cube heavy", cube.clone(), &one, Some(traffic(0.05, 4))),
+            ("cube tight", cube.clone(), &tight, Some(traffic(0.05, 6))),
             ("dor light", dor.clone(), &one, Some(traffic(0.003, 1))),
             ("dor heavy", dor.clone(), &one, Some(traffic(0.08, 1))),
             (
