@@ -59,7 +59,7 @@
 
 use crate::deadlock::TreeWaitReport;
 use crate::direct::grid::{Grid, GridHop, PORT_NAMES};
-use crate::rtl::trace::{Hierarchy, ScopeBuilder, TraceState, WaveSink};
+use crate::rtl::trace::{Hierarchy, ScopeBuilder, TraceState, WaveSink, out_unit};
 use crate::rtl::{Fifo, bits_for};
 use crate::{Error, Result};
 use rand::rngs::Xoshiro256PlusPlus;
@@ -535,9 +535,10 @@ struct Events {
     trace: bool,
     link_log: Vec<(u32, u8, Flit)>,
     close_log: Vec<(u32, u8)>,
-    /// Tracing: the routers the edge wrote into without waking them (a
-    /// release, a prune request, a credit).
-    marks: Vec<u32>,
+    /// Tracing: the routers the edge wrote into without waking them, with
+    /// the output written (a release, a credit), or `NONE8` for a prune
+    /// request (which only the router's `wanted` register shows).
+    marks: Vec<(u32, u8)>,
     /// A flit moved this cycle (published in [`Outbox::moved`]).
     moved: bool,
     /// Phase 1's first fault (published in [`Outbox::fault`]).
@@ -705,6 +706,15 @@ struct TreeTracing {
     /// evaluated, those the edge wrote into, and those whose link
     /// registers changed. No other router's registers can have changed.
     sample: Vec<u64>,
+    /// Per router, the units of it to sample ([`crate::rtl::trace::in_unit`]
+    /// and [`crate::rtl::trace::out_unit`] numbering): the inputs active as
+    /// the cycle began (those its evaluation visits), and the outputs that
+    /// sent a flit (credits and link register; a new branch sends its
+    /// header as it takes the output), whose link register went idle, or
+    /// that the edge released (owner and close) or credited.
+    /// `trace::sample_some` adds the inputs active after the edge (a flit
+    /// pushed or injected into them).
+    units: Vec<u128>,
     /// Sample every router in every cycle (the tests compare).
     full: bool,
 }
@@ -1234,6 +1244,14 @@ impl TreeNet {
             for (w, live) in tr.sample.iter_mut().zip(self.live_routers.words()) {
                 *w |= live;
             }
+            // The inputs the evaluation visits (an input it leaves idle
+            // is not active after it).
+            for (w, live) in self.live_routers.words().enumerate() {
+                for b in crate::rtl::PortIter(live) {
+                    let r = w << 6 | b;
+                    tr.units[r] |= self.routers[r].active as u128;
+                }
+            }
         }
         // Every live router, in index order within each range: a router is
         // in the set exactly when one of its inputs is active, and
@@ -1499,6 +1517,7 @@ impl TreeNet {
             closes: vec![false; slots],
             touched: Vec::new(),
             sample: vec![0; (t.n as usize).div_ceil(64)],
+            units: vec![0; t.n as usize],
             full: false,
         };
         sample_all(t, &self.routers, &mut tr);
@@ -1533,10 +1552,12 @@ impl TreeNet {
         };
         let n_in = self.t.n_in;
         let mark = |sample: &mut [u64], r: usize| sample[r >> 6] |= 1 << (r & 63);
+        let out = |k: usize| out_unit((k % n_in) as u16);
         for k in tr.touched.drain(..) {
             tr.links[k] = None;
             tr.closes[k] = false;
             mark(&mut tr.sample, k / n_in);
+            tr.units[k / n_in] |= out(k);
         }
         // The links driven and the closes raised come from routers
         // evaluated this cycle, already in the set.
@@ -1545,14 +1566,19 @@ impl TreeNet {
                 let k = r as usize * n_in + o as usize;
                 tr.links[k] = Some(f);
                 tr.touched.push(k);
+                tr.units[k / n_in] |= out(k);
             }
+            // A close comes with its output's release, among the marks.
             for (r, o) in ev.close_log.drain(..) {
                 let k = r as usize * n_in + o as usize;
                 tr.closes[k] = true;
                 tr.touched.push(k);
             }
-            for r in ev.marks.drain(..) {
+            for (r, o) in ev.marks.drain(..) {
                 mark(&mut tr.sample, r as usize);
+                if o != NONE8 {
+                    tr.units[r as usize] |= out_unit(o as u16);
+                }
             }
         }
         // The routers the edge woke, with those still active.
@@ -1941,8 +1967,8 @@ unsafe fn apply_range(
     } = ev;
     if *trace {
         // Writes that wake no one, for the tracer to sample their routers.
-        marks.extend(releases.iter().chain(wants.iter()).map(|&(r, _)| r));
-        marks.extend(credits.iter().map(|&(r, _)| r));
+        marks.extend(releases.iter().chain(credits.iter()));
+        marks.extend(wants.iter().map(|&(r, _)| (r, NONE8)));
     }
     let cross = &mut out.cross;
     // Each kind in turn, in the record's order, as `Write::apply` would

@@ -46,7 +46,7 @@ pub(super) fn declare_router(t: &Tables, depth: u32, s: &mut ScopeBuilder<'_>) {
 
 pub(super) fn sample_all(t: &Tables, routers: &[TreeRouter], tr: &mut TreeTracing) {
     for r in 0..routers.len() {
-        sample_router(t, routers, tr, r);
+        sample_router(t, routers, tr, r, u128::MAX);
     }
 }
 
@@ -54,19 +54,30 @@ pub(super) fn sample_all(t: &Tables, routers: &[TreeRouter], tr: &mut TreeTracin
 pub(super) fn sample_some(t: &Tables, routers: &[TreeRouter], tr: &mut TreeTracing) {
     for w in 0..tr.sample.len() {
         for b in crate::rtl::PortIter(std::mem::take(&mut tr.sample[w])) {
-            sample_router(t, routers, tr, w << 6 | b);
+            let r = w << 6 | b;
+            // With the units the cycle marked, the inputs active now: the
+            // edge pushed a flit into them, or an interface injected one.
+            let units = std::mem::take(&mut tr.units[r]) | routers[r].active as u128;
+            let units = if tr.full { u128::MAX } else { units };
+            sample_router(t, routers, tr, r, units);
         }
     }
 }
 
-/// Samples router `r`'s registers.
-fn sample_router(t: &Tables, routers: &[TreeRouter], tr: &mut TreeTracing, r: usize) {
+/// Signals of one input or output virtual channel, in declaration order.
+const VC_SIGNALS: usize = 6;
+
+/// Samples router `r`'s registers: its `wanted` register and the inputs
+/// and outputs in `units`; the others keep their values.
+fn sample_router(t: &Tables, routers: &[TreeRouter], tr: &mut TreeTracing, r: usize, units: u128) {
     let router = &routers[r];
+    let n_in = t.n_in;
+    let all = (1u64 << n_in) - 1;
     let mut s = tr.state.sampler(tr.first[r], tr.count[r]);
     s.value(router.wanted_next as u64);
-    // Each channel's six signals as one run (declared in this order).
-    for iv in &router.ins {
-        let mut u = s.run::<6>();
+    for i in crate::rtl::PortIter(units as u64 & all) {
+        let iv = &router.ins[i];
+        let mut u = s.run_at::<VC_SIGNALS>((1 + VC_SIGNALS * i) as u32);
         u.value(iv.fifo.len() as u64);
         u.value(iv.msg as u64);
         u.value(iv.branches as u64);
@@ -75,10 +86,11 @@ fn sample_router(t: &Tables, routers: &[TreeRouter], tr: &mut TreeTracing, r: us
         u.value(iv.stall.min(0xffff) as u64);
         u.finish();
     }
-    for (o, out) in router.outs.iter().enumerate() {
-        let k = r * t.n_in + o;
+    for o in crate::rtl::PortIter((units >> 64) as u64 & all) {
+        let out = &router.outs[o];
+        let k = r * n_in + o;
         let f = tr.links[k];
-        let mut u = s.run::<6>();
+        let mut u = s.run_at::<VC_SIGNALS>((1 + VC_SIGNALS * (n_in + o)) as u32);
         u.value(if out.owner == NONE8 {
             (1 << OWNER_BITS) - 1
         } else {
@@ -91,5 +103,6 @@ fn sample_router(t: &Tables, routers: &[TreeRouter], tr: &mut TreeTracing, r: us
         u.bit(tr.closes[k]);
         u.finish();
     }
+    s.seek((1 + 2 * VC_SIGNALS * n_in) as u32);
     s.finish();
 }
