@@ -684,6 +684,8 @@ impl Wormhole {
             buffer_flits: o.wormhole_buffer,
             startup: o.wormhole_startup,
             keep_worms: true,
+            // The harness reads each worm's deliveries, never its route.
+            keep_routes: false,
             seed: o.seed,
             ..DirectConfig::default()
         };

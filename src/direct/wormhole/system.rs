@@ -101,6 +101,9 @@ pub struct DirectConfig {
     pub startup: u64,
     /// Keep every finished worm's route and deliveries (tests, small runs).
     pub keep_worms: bool,
+    /// With `keep_worms`, record each worm's route (default true); without,
+    /// [`WormInfo::route`] is empty. Every hop is checked either way.
+    pub keep_routes: bool,
     /// Seed of the traffic generator.
     pub seed: u64,
 }
@@ -113,6 +116,7 @@ impl Default for DirectConfig {
             watchdog: 2_000,
             startup: 0,
             keep_worms: true,
+            keep_routes: true,
             seed: 1,
         }
     }
@@ -161,7 +165,8 @@ pub struct WormInfo {
     pub created: u64,
     /// Cycle its first flit left the processor.
     pub injected: Option<u64>,
-    /// The nodes its head went through, source first.
+    /// The nodes its head went through, source first (empty unless
+    /// [`DirectConfig::keep_routes`]).
     pub route: Vec<u32>,
     /// Copies received, in order.
     pub deliveries: Vec<Delivery>,
@@ -768,12 +773,14 @@ impl DirectSystem {
                     payload,
                     created: self.cycle,
                     injected: None,
-                    route: {
+                    route: if self.cfg.keep_routes {
                         // Room for the hops of most worms: the route grows
                         // as the head moves, one node a hop.
                         let mut r = Vec::with_capacity(ROUTE_ROOM);
                         r.push(src);
                         r
+                    } else {
+                        Vec::new()
                     },
                     deliveries: Vec::new(),
                 },
@@ -1164,7 +1171,7 @@ impl DirectSystem {
             .expect("a granted port is connected");
         w.at = nb;
         w.arrived = Some(back as usize);
-        if self.cfg.keep_worms {
+        if self.cfg.keep_worms && self.cfg.keep_routes {
             w.info.route.push(nb);
         }
         if nb == target {
