@@ -323,6 +323,12 @@ impl Router {
         self.wired_out & !self.free_out
     }
 
+    /// The link output `o` drives, if connected.
+    #[inline]
+    pub(crate) fn link_out(&self, o: usize) -> Option<ChannelId> {
+        self.outputs[o].link_out
+    }
+
     /// The owner input of output `o`, if granted.
     pub fn owner(&self, o: usize) -> Option<usize> {
         let w = self.outputs[o].owner;

@@ -308,9 +308,6 @@ pub struct DirectSystem {
     /// a network of at most [`UNICAST_MEMO_NODES`] nodes; empty otherwise
     /// (every list is then checked in full).
     unicast_legal: Vec<u64>,
-    /// The fabric's [`Fabric::neighbor`] of every router's every external
-    /// port (`node * ext + port`), asked once: where each header hop leads.
-    neighbors: Vec<Option<(u32, u8)>>,
 }
 
 /// Nodes a worm's route has room for from the start.
@@ -357,13 +354,11 @@ impl DirectSystem {
         let mut ch = Channels::default();
         let nports = ext + pairs;
         let mut ports = vec![vec![RouterPort::default(); nports]; n];
-        let mut neighbors = vec![None; n * ext];
         let proc_id = |x: usize| (n + x) as u32;
         // External links: node x port p -> neighbour's input `back`.
         for (x, rp) in ports.iter_mut().enumerate() {
             for (p, port) in rp.iter_mut().enumerate().take(ext) {
                 if let Some((nb, back)) = fabric.neighbor(x as u32, p) {
-                    neighbors[x * ext + p] = Some((nb, back as u8));
                     let link = ch.flits.add(
                         Sink {
                             component: x as u32,
@@ -476,7 +471,6 @@ impl DirectSystem {
             wake_at: vec![u64::MAX; n],
             every_cycle: false,
             unicast_legal: Vec::new(),
-            neighbors,
         })
     }
 
@@ -535,13 +529,8 @@ impl DirectSystem {
     }
 
     /// Takes the finished worms kept so far (when `keep_worms`), leaving
-    /// none: a long run's harness reads them as they come.
-    pub fn take_finished(&mut self) -> Vec<WormInfo> {
-        std::mem::take(&mut self.finished)
-    }
-
-    /// As [`take_finished`](Self::take_finished), keeping the list's room
-    /// for the worms that finish next.
+    /// none: a long run's harness reads them as they come. The list keeps
+    /// its room for the worms that finish next.
     pub fn drain_finished(&mut self) -> std::vec::Drain<'_, WormInfo> {
         self.finished.drain(..)
     }
@@ -1167,10 +1156,14 @@ impl DirectSystem {
             ));
             return;
         }
-        let (nb, back) = self.neighbors[h.node as usize * ext + h.out as usize]
+        // The granted output's link leads to the next router's input.
+        let link = self.routers[h.node as usize]
+            .link_out(h.out as usize)
             .expect("a granted port is connected");
+        let next = self.ch.flits.sink(link);
+        let nb = next.component;
         w.at = nb;
-        w.arrived = Some(back as usize);
+        w.arrived = Some(next.port as usize);
         if self.cfg.keep_worms && self.cfg.keep_routes {
             w.info.route.push(nb);
         }
