@@ -90,20 +90,32 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// The summary of `v`.
+    /// The summary of `v`. The percentiles follow the nearest-rank rule:
+    /// the `p`th is the `ceil(p n)`th smallest sample. They are selected,
+    /// not sorted for (a run's samples grow with its length).
     pub fn of(mut v: Vec<u64>) -> Summary {
         if v.is_empty() {
             return Summary::default();
         }
-        v.sort_unstable();
         let n = v.len();
-        let at = |q: f64| v[((q * n as f64).ceil() as usize).clamp(1, n) - 1];
+        let rank = |q: f64| ((q * n as f64).ceil() as usize).clamp(1, n) - 1;
+        let (r50, r99) = (rank(0.5), rank(0.99));
+        let mean = v.iter().sum::<u64>() as f64 / n as f64;
+        // The 99th's selection leaves the samples below it before it, where
+        // the median is; the largest is at or after it.
+        let (below, &mut p99, above) = v.select_nth_unstable(r99);
+        let max = above.iter().copied().max().unwrap_or(p99);
+        let p50 = if r50 == r99 {
+            p99
+        } else {
+            *below.select_nth_unstable(r50).1
+        };
         Summary {
             count: n as u64,
-            mean: v.iter().sum::<u64>() as f64 / n as f64,
-            p50: at(0.5),
-            p99: at(0.99),
-            max: v[n - 1],
+            mean,
+            p50,
+            p99,
+            max,
         }
     }
 }
@@ -289,6 +301,23 @@ mod tests {
         assert_eq!(s.mean, 50.5);
         assert_eq!(Summary::of(vec![7]).p99, 7);
         assert_eq!(Summary::of(vec![]), Summary::default());
+    }
+
+    proptest::proptest! {
+        /// The selected percentiles and largest are those of the sorted
+        /// samples, by the nearest-rank rule.
+        #[test]
+        fn selection_gives_the_sorted_ranks(v in proptest::collection::vec(0u64..50, 1..300)) {
+            let mut sorted = v.clone();
+            sorted.sort_unstable();
+            let n = sorted.len();
+            let at = |q: f64| sorted[((q * n as f64).ceil() as usize).clamp(1, n) - 1];
+            let s = Summary::of(v);
+            proptest::prop_assert_eq!(
+                (s.count, s.p50, s.p99, s.max),
+                (n as u64, at(0.5), at(0.99), sorted[n - 1])
+            );
+        }
     }
 
     #[test]
