@@ -49,6 +49,10 @@ use std::fmt;
 
 /// A direct network's topology and routing function, as its routers see
 /// them.
+///
+/// A fabric never changes: every method answers from its arguments alone,
+/// always alike. The system relies on it to remember the lists and hops
+/// it has found legal rather than ask again.
 pub trait Fabric: Send + Sync + fmt::Debug {
     /// Number of nodes (routers), numbered from 0.
     fn nodes(&self) -> u32;

@@ -785,10 +785,11 @@ impl Engine for Wormhole {
         self.sys.skip(cycles)
     }
     fn arrivals(&mut self, out: &mut Vec<Arrival>) {
-        for w in self.sys.drain_finished() {
-            let flits = 1 + w.list.len() as u32 * self.addr;
-            let msg = self.ids.remove(&w.tag).expect("a worm the harness sent");
-            let node = |l: u32| match &self.labels {
+        let (ids, labels, addr) = (&mut self.ids, &self.labels, self.addr);
+        self.sys.visit_finished(|w| {
+            let flits = 1 + w.list.len() as u32 * addr;
+            let msg = ids.remove(&w.tag).expect("a worm the harness sent");
+            let node = |l: u32| match labels {
                 Some((_, _, node)) => node[l as usize],
                 None => l,
             };
@@ -803,7 +804,7 @@ impl Engine for Wormhole {
                     flits: flits + w.payload,
                 });
             }
-        }
+        });
     }
     fn header_flits(&self) -> u32 {
         1 + self.addr

@@ -9,6 +9,7 @@
 use crate::rtl::trace::{Sampler, ScopeBuilder, Traced};
 use crate::rtl::{ChannelId, bits_for};
 use crate::switch::{Channels, CreditCounter, Flit};
+use smallvec::SmallVec;
 use std::collections::VecDeque;
 
 /// The data byte `i` of worm `tag`'s payload (checked at every destination).
@@ -17,11 +18,15 @@ pub(crate) fn payload_byte(tag: u32, i: u32) -> u8 {
     (tag.wrapping_mul(0x9e37_79b9) >> 24) as u8 ^ (i.wrapping_mul(13) as u8)
 }
 
+/// A worm's header flits, held in place up to a unicast's with room to
+/// spare (a count and an address of up to 3 flits), on the heap beyond.
+pub(crate) type Header = SmallVec<[u8; 8]>;
+
 /// A worm waiting to be injected.
 #[derive(Clone, Debug)]
 pub(crate) struct Outgoing {
     pub tag: u32,
-    pub header: Vec<u8>,
+    pub header: Header,
     pub payload: u32,
     /// First cycle it may start (creation + startup latency).
     pub ready: u64,

@@ -28,7 +28,7 @@
 //! makes a lightly loaded network, or one whose sources wait out long
 //! start-ups, cheap to run.
 
-use super::processor::{Arrival, InternalPair, Outgoing, ProcIo, Processor, Rest};
+use super::processor::{Arrival, Header, InternalPair, Outgoing, ProcIo, Processor, Rest};
 use super::router::{Hop, Router, RouterIo, RouterPort};
 use crate::deadlock::{WaitReport, WaitStep};
 use crate::direct::{Fabric, check_list, format_list};
@@ -151,7 +151,7 @@ pub struct Delivery {
 }
 
 /// A worm and what became of it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct WormInfo {
     /// Its tag.
     pub tag: u32,
@@ -185,8 +185,9 @@ struct WormState {
     local_due: bool,
     /// Destinations served.
     served: u32,
-    /// The multicast it belongs to.
-    group: u32,
+    /// The multicast it is one of several worms of (`None`: a multicast
+    /// of this worm alone, created with it).
+    group: Option<u32>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -271,6 +272,9 @@ pub struct DirectSystem {
     next_tag: u32,
     worms: FxHashMap<u32, WormState>,
     finished: Vec<WormInfo>,
+    /// The emptied buffers of worms done with, for the next worms' lists,
+    /// routes and deliveries (so a long run does not allocate per worm).
+    spare: Vec<WormInfo>,
     stats: TrafficStats,
     hops: Vec<Hop>,
     arrivals: Vec<Arrival>,
@@ -304,10 +308,15 @@ pub struct DirectSystem {
     every_cycle: bool,
     /// The unicast lists [`send`](Self::send) has found legal, a bit per
     /// (source, destination) pair: the fabric never changes, so a pair
-    /// checked once is legal for good. Taken on the first unicast send of
-    /// a network of at most [`UNICAST_MEMO_NODES`] nodes; empty otherwise
-    /// (every list is then checked in full).
-    unicast_legal: Vec<u64>,
+    /// checked once is legal for good. Kept for networks of at most
+    /// [`UNICAST_MEMO_NODES`] nodes (every list is checked in full on
+    /// larger ones).
+    unicast_legal: LegalMemo,
+    /// The header hops [`check_hop`](Self::check_hop) has found legal, a
+    /// bit per (router, destination, arrival port, output): as for
+    /// `unicast_legal`, a hop checked once is legal for good. Kept while
+    /// the bits number at most [`HOP_MEMO_BITS`].
+    hop_legal: LegalMemo,
 }
 
 /// Nodes a worm's route has room for from the start.
@@ -316,6 +325,82 @@ const ROUTE_ROOM: usize = 16;
 /// The largest network whose legal unicast pairs [`DirectSystem::send`]
 /// remembers (2 MB of bits at this size).
 const UNICAST_MEMO_NODES: u32 = 4096;
+
+/// The most bits the memo of legal header hops takes (512 kB; a 16x16
+/// mesh needs 1.3 M bits, a 32x32 mesh 21 M, which is not kept).
+const HOP_MEMO_BITS: usize = 1 << 22;
+
+/// Keeps the buffers of `w`, emptied, in `spare` for a next worm.
+fn recycle(spare: &mut Vec<WormInfo>, mut w: WormInfo) {
+    w.list.clear();
+    w.route.clear();
+    w.deliveries.clear();
+    spare.push(w);
+}
+
+/// The number of the question "is the hop out of router `node` by
+/// external port `out` toward `target` legal for a worm that arrived on
+/// `arrived` (`None`: from the router's processor)?" among the
+/// `n * n * (ext + 1) * ext` of a network of `n` nodes with `ext` external
+/// ports.
+#[inline]
+fn hop_question(
+    n: usize,
+    ext: usize,
+    node: u32,
+    target: u32,
+    arrived: Option<usize>,
+    out: usize,
+) -> usize {
+    ((node as usize * n + target as usize) * (ext + 1) + arrived.unwrap_or(ext)) * ext + out
+}
+
+/// The questions a check of the static fabric has answered "legal", one
+/// bit per question: the fabric never changes, so the answer holds for
+/// good. A question found illegal is not remembered and is asked of the
+/// fabric again, so its error is reported every time. The bits are taken
+/// at the first legal answer.
+#[derive(Clone, Debug)]
+struct LegalMemo {
+    bits: Vec<u64>,
+    /// Questions it can hold (0: it remembers nothing).
+    len: usize,
+}
+
+impl LegalMemo {
+    /// A memo of `len` questions, or of none if `len` is above `most`.
+    fn new(len: usize, most: usize) -> LegalMemo {
+        LegalMemo {
+            bits: Vec::new(),
+            len: if len <= most { len } else { 0 },
+        }
+    }
+
+    /// Whether question `q` was answered "legal".
+    #[inline]
+    fn knows(&self, q: usize) -> bool {
+        self.bits
+            .get(q / 64)
+            .is_some_and(|w| w >> (q % 64) & 1 == 1)
+    }
+
+    /// Remembers that question `q` (below the memo's length) is legal.
+    fn learn(&mut self, q: usize) {
+        if q >= self.len {
+            return;
+        }
+        if self.bits.is_empty() {
+            self.bits = vec![0; self.len.div_ceil(64)];
+        }
+        self.bits[q / 64] |= 1 << (q % 64);
+    }
+
+    /// How many questions it holds as legal.
+    #[cfg(test)]
+    fn known(&self) -> u32 {
+        self.bits.iter().map(|w| w.count_ones()).sum()
+    }
+}
 
 impl DirectSystem {
     /// Builds the routers, processors and channels of `fabric`.
@@ -446,6 +531,7 @@ impl DirectSystem {
             next_tag: 0,
             worms: FxHashMap::default(),
             finished: Vec::new(),
+            spare: Vec::new(),
             stats: TrafficStats::default(),
             hops: Vec::new(),
             arrivals: Vec::new(),
@@ -470,7 +556,11 @@ impl DirectSystem {
             wakes: BinaryHeap::new(),
             wake_at: vec![u64::MAX; n],
             every_cycle: false,
-            unicast_legal: Vec::new(),
+            unicast_legal: LegalMemo::new(
+                n * n,
+                UNICAST_MEMO_NODES as usize * UNICAST_MEMO_NODES as usize,
+            ),
+            hop_legal: LegalMemo::new(n * n * (ext + 1) * ext, HOP_MEMO_BITS),
         })
     }
 
@@ -535,6 +625,18 @@ impl DirectSystem {
         self.finished.drain(..)
     }
 
+    /// Shows `f` each finished worm kept so far (when `keep_worms`), in
+    /// order of completion, and forgets them: what
+    /// [`drain_finished`](Self::drain_finished) gives, but the worms'
+    /// buffers are kept for the next worms, so a long run reading its
+    /// worms as they come allocates none for them.
+    pub fn visit_finished(&mut self, mut f: impl FnMut(&WormInfo)) {
+        for w in self.finished.drain(..) {
+            f(&w);
+            recycle(&mut self.spare, w);
+        }
+    }
+
     /// A worm in flight.
     pub fn worm(&self, tag: u32) -> Option<&WormInfo> {
         self.worms.get(&tag).map(|w| &w.info)
@@ -564,7 +666,8 @@ impl DirectSystem {
             )));
         }
         let g = self.new_group(1);
-        Ok(self.enqueue(src, list, payload, g))
+        self.enqueue(src, list, payload, None);
+        Ok(g)
     }
 
     /// [`check_list`] of the list `[dst]`, remembered: a pair found legal
@@ -573,22 +676,13 @@ impl DirectSystem {
     /// routers). A pair that fails is searched every time, for its error.
     fn check_unicast(&mut self, src: u32, dst: u32) -> Result<()> {
         let n = self.fabric.nodes();
-        let memo = n <= UNICAST_MEMO_NODES && src < n && dst < n;
-        let bit = src as usize * n as usize + dst as usize;
-        if memo
-            && self
-                .unicast_legal
-                .get(bit / 64)
-                .is_some_and(|w| w >> (bit % 64) & 1 == 1)
-        {
+        let pair = (src < n && dst < n).then(|| src as usize * n as usize + dst as usize);
+        if pair.is_some_and(|q| self.unicast_legal.knows(q)) {
             return Ok(());
         }
         check_list(self.fabric.as_ref(), src, &[dst])?;
-        if memo {
-            if self.unicast_legal.is_empty() {
-                self.unicast_legal = vec![0; (n as usize * n as usize).div_ceil(64)];
-            }
-            self.unicast_legal[bit / 64] |= 1 << (bit % 64);
+        if let Some(q) = pair {
+            self.unicast_legal.learn(q);
         }
         Ok(())
     }
@@ -620,22 +714,28 @@ impl DirectSystem {
             ));
         }
         let g = self.new_group(lists.len() as u32);
+        let group = (lists.len() > 1).then_some(g);
         for l in lists {
-            self.enqueue(src, l, payload, g);
+            self.enqueue(src, l, payload, group);
         }
         Ok(g)
     }
 
+    /// Numbers a new multicast of `worms` worms. One of several worms is
+    /// kept in `groups` until its last worm finishes; one of a single worm
+    /// needs nothing kept beside its worm.
     fn new_group(&mut self, worms: u32) -> u32 {
         let g = self.next_group;
         self.next_group = self.next_group.wrapping_add(1);
-        self.groups.insert(
-            g,
-            Group {
-                created: self.cycle,
-                worms_left: worms,
-            },
-        );
+        if worms > 1 {
+            self.groups.insert(
+                g,
+                Group {
+                    created: self.cycle,
+                    worms_left: worms,
+                },
+            );
+        }
         self.stats.created += 1;
         g
     }
@@ -711,8 +811,8 @@ impl DirectSystem {
                 list[idx]
             )));
         }
-        let g = self.new_group(1);
-        let tag = self.enqueue(src, list, payload, g);
+        self.new_group(1);
+        let tag = self.enqueue(src, list, payload, None);
         let mut per_node: FxHashMap<u32, VecDeque<u8>> = FxHashMap::default();
         for (node, p) in hops {
             per_node.entry(node).or_default().push_back(p);
@@ -723,11 +823,11 @@ impl DirectSystem {
         Ok(tag)
     }
 
-    fn enqueue(&mut self, src: u32, list: &[u32], payload: u32, group: u32) -> u32 {
+    fn enqueue(&mut self, src: u32, list: &[u32], payload: u32, group: Option<u32>) -> u32 {
         let tag = self.next_tag;
         self.next_tag = self.next_tag.wrapping_add(1);
         let w = self.fabric.address_flits();
-        let mut header = Vec::with_capacity(1 + list.len() * w as usize);
+        let mut header = Header::with_capacity(1 + list.len() * w as usize);
         header.push(list.len() as u8);
         for &d in list {
             for b in (0..w).rev() {
@@ -755,23 +855,22 @@ impl DirectSystem {
         self.worms.insert(
             tag,
             WormState {
-                info: WormInfo {
-                    tag,
-                    src,
-                    list: list.to_vec(),
-                    payload,
-                    created: self.cycle,
-                    injected: None,
-                    route: if self.cfg.keep_routes {
+                info: {
+                    // The buffers of a worm done with, emptied, if any.
+                    let mut info = self.spare.pop().unwrap_or_default();
+                    info.tag = tag;
+                    info.src = src;
+                    info.list.extend_from_slice(list);
+                    info.payload = payload;
+                    info.created = self.cycle;
+                    info.injected = None;
+                    if self.cfg.keep_routes {
                         // Room for the hops of most worms: the route grows
                         // as the head moves, one node a hop.
-                        let mut r = Vec::with_capacity(ROUTE_ROOM);
-                        r.push(src);
-                        r
-                    } else {
-                        Vec::new()
-                    },
-                    deliveries: Vec::new(),
+                        info.route.reserve(ROUTE_ROOM);
+                        info.route.push(src);
+                    }
+                    info
                 },
                 at: src,
                 arrived: None,
@@ -838,8 +937,9 @@ impl DirectSystem {
             }
             let lists = (self.planner)(src, &set);
             let g = self.new_group(lists.len() as u32);
+            let group = (lists.len() > 1).then_some(g);
             for l in &lists {
-                self.enqueue(src, l, t.payload, g);
+                self.enqueue(src, l, t.payload, group);
             }
         }
     }
@@ -1144,17 +1244,26 @@ impl DirectSystem {
             ));
         }
         let target = w.info.list[w.idx];
-        if let Err(why) = self
-            .fabric
-            .check_hop(h.node, arrived, h.out as usize, target)
-        {
-            self.faults.push(format!(
-                "worm {} {}: illegal hop at router {}: {why}",
-                h.tag,
-                format_list(w.info.src, &w.info.list),
-                h.node
-            ));
-            return;
+        // A destination that does not exist has no question.
+        let n = self.routers.len();
+        let question = ((target as usize) < n)
+            .then(|| hop_question(n, ext, h.node, target, arrived, h.out as usize));
+        if !question.is_some_and(|q| self.hop_legal.knows(q)) {
+            if let Err(why) = self
+                .fabric
+                .check_hop(h.node, arrived, h.out as usize, target)
+            {
+                self.faults.push(format!(
+                    "worm {} {}: illegal hop at router {}: {why}",
+                    h.tag,
+                    format_list(w.info.src, &w.info.list),
+                    h.node
+                ));
+                return;
+            }
+            if let Some(q) = question {
+                self.hop_legal.learn(q);
+            }
         }
         // The granted output's link leads to the next router's input.
         let link = self.routers[h.node as usize]
@@ -1214,13 +1323,22 @@ impl DirectSystem {
         self.stats.data_flits += a.data as u64;
         if w.served as usize == w.info.list.len() {
             let w = self.worms.remove(&a.tag).expect("present");
-            let g = self.groups.get_mut(&w.group).expect("a worm's multicast");
-            g.worms_left -= 1;
-            if g.worms_left == 0 {
-                let g = self.groups.remove(&w.group).expect("present");
+            // The multicast's creation, if this was its last worm.
+            let done = match w.group {
+                None => Some(w.info.created),
+                Some(id) => {
+                    let g = self.groups.get_mut(&id).expect("a worm's multicast");
+                    g.worms_left -= 1;
+                    (g.worms_left == 0).then(|| {
+                        let g = self.groups.remove(&id).expect("present");
+                        g.created
+                    })
+                }
+            };
+            if let Some(created) = done {
                 self.stats.completed += 1;
-                if g.created >= self.measure_from {
-                    let lat = a.cycle - g.created;
+                if created >= self.measure_from {
+                    let lat = a.cycle - created;
                     self.stats.measured += 1;
                     self.stats.latency_sum += lat;
                     self.stats.latency_max = self.stats.latency_max.max(lat);
@@ -1228,6 +1346,8 @@ impl DirectSystem {
             }
             if self.cfg.keep_worms {
                 self.finished.push(w.info);
+            } else {
+                recycle(&mut self.spare, w.info);
             }
         }
     }
@@ -1701,6 +1821,127 @@ mod tests {
         }
     }
 
+    /// Every hop of a network has its own question, below the memo's
+    /// length.
+    #[test]
+    fn every_hop_has_its_own_question() {
+        for (n, ext) in [(1, 1), (3, 2), (5, 4), (8, 3)] {
+            let mut seen = vec![false; n * n * (ext + 1) * ext];
+            for node in 0..n as u32 {
+                for target in 0..n as u32 {
+                    for arrived in (0..ext).map(Some).chain([None]) {
+                        for out in 0..ext {
+                            let q = hop_question(n, ext, node, target, arrived, out);
+                            assert!(!seen[q], "{n} nodes, {ext} ports: {q} twice");
+                            seen[q] = true;
+                        }
+                    }
+                }
+            }
+            assert!(seen.iter().all(|&x| x));
+        }
+    }
+
+    /// A mesh whose routers offer a worm in transit the Y hop first, while
+    /// its check asks for dimension order (X first): a worm that must
+    /// still go along both X and Y after its first hop turns illegally.
+    #[derive(Debug)]
+    struct TurnsEarly(DorMesh);
+
+    impl Fabric for TurnsEarly {
+        fn nodes(&self) -> u32 {
+            self.0.nodes()
+        }
+        fn external_ports(&self) -> usize {
+            self.0.external_ports()
+        }
+        fn neighbor(&self, node: u32, port: usize) -> Option<(u32, usize)> {
+            self.0.neighbor(node, port)
+        }
+        fn candidates(&self, node: u32, arrived: Option<usize>, target: u32) -> u64 {
+            let (a, b) = (self.0.coords(node), self.0.coords(target));
+            if arrived.is_some() && a[1] != b[1] {
+                let y = self.0.id([a[0], b[1], a[2]]);
+                return 1 << self.0.route(node, y);
+            }
+            self.0.candidates(node, arrived, target)
+        }
+        fn check_hop(
+            &self,
+            node: u32,
+            arrived: Option<usize>,
+            out: usize,
+            target: u32,
+        ) -> std::result::Result<(), String> {
+            self.0.check_hop(node, arrived, out, target)
+        }
+        fn channel_name(&self, node: u32, port: usize) -> String {
+            self.0.channel_name(node, port)
+        }
+        fn routing_name(&self) -> String {
+            "Y first in transit, checked as X first".into()
+        }
+    }
+
+    /// The header hops remembered as legal are exactly the distinct
+    /// (router, destination, arrival, output) hops the worms took, and a
+    /// hop the check refuses is reported even where the same router's
+    /// hops toward the same destination were remembered.
+    #[test]
+    fn the_hops_remembered_are_those_taken_and_an_illegal_one_is_still_caught() {
+        let mesh = DorMesh::new(4, 3, 1).unwrap();
+        let n = mesh.nodes();
+        let mut s = DirectSystem::new(Arc::new(mesh), &DirectConfig::default()).unwrap();
+        let mut hops = std::collections::HashSet::new();
+        for src in 0..n {
+            for dst in (0..n).filter(|&d| d != src) {
+                s.send(src, &[dst], 2).unwrap();
+                let (mut at, mut arrived) = (src, None);
+                while at != dst {
+                    let out = mesh.route(at, dst);
+                    hops.insert((at, dst, arrived, out));
+                    let (next, port) = mesh.neighbor(at, out).unwrap();
+                    (at, arrived) = (next, Some(port));
+                }
+            }
+            s.run_until_delivered(100_000).unwrap();
+        }
+        assert_eq!(s.drain_finished().count(), (n * (n - 1)) as usize);
+        let ext = mesh.external_ports();
+        let want: Vec<usize> = {
+            let mut q: Vec<usize> = hops
+                .iter()
+                .map(|&(at, dst, arrived, out)| {
+                    hop_question(n as usize, ext, at, dst, arrived, out)
+                })
+                .collect();
+            q.sort_unstable();
+            q
+        };
+        let got: Vec<usize> = (0..s.hop_legal.len)
+            .filter(|&q| s.hop_legal.knows(q))
+            .collect();
+        assert_eq!(got, want);
+
+        // On a 3x3 mesh, 1 -> 5 takes X first from its source and turns at
+        // 2, as dimension order does: two hops remembered. 0 -> 5 leaves 0
+        // as dimension order does (a third hop remembered), then turns up
+        // at router 1, where it arrived from 0: refused, though router 1's
+        // hop toward 5 from its own processor is remembered.
+        let fabric = TurnsEarly(DorMesh::new(3, 3, 1).unwrap());
+        let mut s = DirectSystem::new(Arc::new(fabric), &DirectConfig::default()).unwrap();
+        s.send(1, &[5], 2).unwrap();
+        s.run_until_delivered(10_000).unwrap();
+        assert_eq!(s.hop_legal.known(), 2);
+        s.send(0, &[5], 2).unwrap();
+        let err = s.run_until_delivered(10_000).unwrap_err().to_string();
+        assert!(
+            err.contains("illegal hop at router 1") && err.contains("not the dimension-order hop"),
+            "{err}"
+        );
+        assert_eq!(s.hop_legal.known(), 3);
+    }
+
     /// A mesh with dimension order whose router 1 offers no channel toward
     /// node 0: every unicast to node 0 whose route reaches router 1 is
     /// illegal, the others legal.
@@ -1780,7 +2021,7 @@ mod tests {
                     }
                 }
             }
-            let remembered: u32 = s.unicast_legal.iter().map(|w| w.count_ones()).sum();
+            let remembered = s.unicast_legal.known();
             assert_eq!(remembered, legal, "{}", f.routing_name());
             assert_eq!(legal, n * (n - 1) - illegal);
             if f.routing_name().contains("no way") {
