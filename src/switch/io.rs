@@ -111,10 +111,16 @@ impl CreditCounter {
         self.used.wrapping_sub(freed) > self.cap
     }
 
+    /// Whether there is a chunk to take.
+    #[inline]
+    pub fn has_one(&self, freed: u32) -> bool {
+        self.used.wrapping_sub(freed) < self.cap
+    }
+
     /// Takes one chunk if there is one.
     #[inline]
     pub fn take(&mut self, freed: u32) -> bool {
-        if self.used.wrapping_sub(freed) < self.cap {
+        if self.has_one(freed) {
             self.used = self.used.wrapping_add(1);
             true
         } else {

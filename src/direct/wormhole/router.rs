@@ -560,8 +560,18 @@ impl Router {
     fn traverse(&mut self, io: &mut RouterIo<'_>) -> u64 {
         let mut streamed = 0;
         for o in PortIter(self.wired_out & !self.free_out) {
-            let owner = self.outputs[o].owner;
+            let out = &mut self.outputs[o];
+            let owner = out.owner;
             debug_assert_ne!(owner, NONE, "an output out of the free set has an owner");
+            // No credit, no flit: a worm streaming into small buffers
+            // finds its output without one about as often as with one.
+            let (Some(link), Some(credit)) = (out.link_out, out.credit_in) else {
+                continue;
+            };
+            let freed = io.ch.credits.q(credit);
+            if !out.credits.has_one(freed) {
+                continue;
+            }
             let u = &mut self.inputs[owner as usize];
             let Some(c) = u.copies.iter_mut().find(|c| c.port as usize == o) else {
                 continue;
@@ -583,12 +593,8 @@ impl Router {
             };
             let Some(f) = flit else { continue };
             let out = &mut self.outputs[o];
-            let (Some(link), Some(credit)) = (out.link_out, out.credit_in) else {
-                continue;
-            };
-            if !out.credits.take(io.ch.credits.q(credit)) {
-                continue;
-            }
+            let took = out.credits.take(freed);
+            debug_assert!(took, "a credit was available");
             io.ch.flits.write(link, f);
             *io.moved = true;
             c.sent += 1;

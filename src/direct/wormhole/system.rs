@@ -1821,6 +1821,52 @@ mod tests {
         }
     }
 
+    /// Worms shown by `visit_finished` are those `drain_finished` gives,
+    /// round after round, though the later rounds' worms are built in the
+    /// buffers of the earlier ones; and a system that keeps no worms
+    /// reuses them likewise with the same totals.
+    #[test]
+    fn reused_worm_buffers_leave_nothing_behind() {
+        let mesh = Arc::new(DorMesh::new(4, 4, 1).unwrap());
+        let cfg = DirectConfig::default();
+        let mut a = DirectSystem::new(mesh.clone(), &cfg).unwrap();
+        let mut b = DirectSystem::new(mesh.clone(), &cfg).unwrap();
+        let forget = DirectConfig {
+            keep_worms: false,
+            ..cfg
+        };
+        let mut c = DirectSystem::new(mesh, &forget).unwrap();
+        // Round r: from each source in turn (one source's worms cannot
+        // deadlock) a multicast of a list shorter than the last round's and
+        // a unicast, so that a buffer left full would show in a later,
+        // shorter worm.
+        for r in 0..4u32 {
+            for src in 0..16u32 {
+                let list: Vec<u32> = (0..16).filter(|&d| d != src && d % (r + 2) == 0).collect();
+                let unicast = [(src + 5 + r) % 16];
+                for s in [&mut a, &mut b, &mut c] {
+                    s.send(src, &list, 1 + r).unwrap();
+                    s.send(src, &unicast, 2).unwrap();
+                    s.run_until_delivered(100_000).unwrap();
+                }
+            }
+            let drained: Vec<WormInfo> = a.drain_finished().collect();
+            let mut visited = Vec::new();
+            b.visit_finished(|w| visited.push(w.clone()));
+            assert_eq!(drained.len(), 32, "round {r}");
+            assert_eq!(drained, visited, "round {r}");
+            assert!(
+                visited
+                    .iter()
+                    .all(|w| w.deliveries.len() == w.list.len() && w.route[0] == w.src),
+                "round {r}"
+            );
+            assert!(c.finished().is_empty());
+            assert_eq!(c.stats(), a.stats(), "round {r}");
+        }
+        assert!(!b.spare.is_empty() && !c.spare.is_empty());
+    }
+
     /// Every hop of a network has its own question, below the memo's
     /// length.
     #[test]
