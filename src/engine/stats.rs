@@ -91,24 +91,46 @@ pub struct Summary {
 
 impl Summary {
     /// The summary of `v`. The percentiles follow the nearest-rank rule:
-    /// the `p`th is the `ceil(p n)`th smallest sample. They are selected,
-    /// not sorted for (a run's samples grow with its length).
+    /// the `p`th is the `ceil(p n)`th smallest sample. They are counted
+    /// (latencies are mostly small numbers of cycles), or selected where
+    /// the samples spread wide; never sorted for, as a run's samples grow
+    /// with its length.
     pub fn of(mut v: Vec<u64>) -> Summary {
-        if v.is_empty() {
+        let Some(&max) = v.iter().max() else {
             return Summary::default();
-        }
+        };
         let n = v.len();
         let rank = |q: f64| ((q * n as f64).ceil() as usize).clamp(1, n) - 1;
         let (r50, r99) = (rank(0.5), rank(0.99));
         let mean = v.iter().sum::<u64>() as f64 / n as f64;
-        // The 99th's selection leaves the samples below it before it, where
-        // the median is; the largest is at or after it.
-        let (below, &mut p99, above) = v.select_nth_unstable(r99);
-        let max = above.iter().copied().max().unwrap_or(p99);
-        let p50 = if r50 == r99 {
-            p99
+        let (p50, p99) = if max < (4 * n as u64).max(1024) {
+            let mut count = vec![0u32; max as usize + 1];
+            for &x in &v {
+                count[x as usize] += 1;
+            }
+            // The value of rank r is the first whose running count passes r.
+            let (mut seen, mut p50, mut p99) = (0usize, None, None);
+            for (x, &c) in count.iter().enumerate() {
+                seen += c as usize;
+                if p50.is_none() && seen > r50 {
+                    p50 = Some(x as u64);
+                }
+                if seen > r99 {
+                    p99 = Some(x as u64);
+                    break;
+                }
+            }
+            (p50.unwrap_or(max), p99.unwrap_or(max))
         } else {
-            *below.select_nth_unstable(r50).1
+            // The 99th's selection leaves the samples below it before it,
+            // where the median is.
+            let (below, &mut p99, _) = v.select_nth_unstable(r99);
+            let p50 = if r50 == r99 {
+                p99
+            } else {
+                *below.select_nth_unstable(r50).1
+            };
+            (p50, p99)
         };
         Summary {
             count: n as u64,
@@ -304,10 +326,16 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// The selected percentiles and largest are those of the sorted
-        /// samples, by the nearest-rank rule.
+        /// The percentiles and largest, counted or selected, are those of
+        /// the sorted samples by the nearest-rank rule, for samples of any
+        /// spread.
         #[test]
-        fn selection_gives_the_sorted_ranks(v in proptest::collection::vec(0u64..50, 1..300)) {
+        fn counting_and_selection_give_the_sorted_ranks(
+            v in proptest::collection::vec(
+                proptest::prop_oneof![0u64..50, 0u64..5_000, 0u64..1 << 50],
+                1..300,
+            )
+        ) {
             let mut sorted = v.clone();
             sorted.sort_unstable();
             let n = sorted.len();
