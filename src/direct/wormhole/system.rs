@@ -271,6 +271,8 @@ pub struct DirectSystem {
     cycle: u64,
     next_tag: u32,
     worms: FxHashMap<u32, WormState>,
+    /// Flits of an address in a header (the fabric's, kept at hand).
+    addr_flits: u8,
     finished: Vec<WormInfo>,
     /// The emptied buffers of worms done with, for the next worms' lists,
     /// routes and deliveries (so a long run does not allocate per worm).
@@ -519,6 +521,7 @@ impl DirectSystem {
         let procs = (0..n)
             .map(|x| Processor::new(x as u32, addr, &pair_wiring[x]))
             .collect();
+        let addr_flits = fabric.address_flits();
         Ok(DirectSystem {
             fabric,
             cfg: cfg.clone(),
@@ -530,6 +533,7 @@ impl DirectSystem {
             cycle: 0,
             next_tag: 0,
             worms: FxHashMap::default(),
+            addr_flits,
             finished: Vec::new(),
             spare: Vec::new(),
             stats: TrafficStats::default(),
@@ -657,7 +661,7 @@ impl DirectSystem {
                 format_list(src, list)
             )));
         }
-        let hl = 1 + list.len() as u32 * self.fabric.address_flits() as u32;
+        let hl = 1 + list.len() as u32 * self.addr_flits as u32;
         if hl + payload > u16::MAX as u32 {
             return Err(Error::BadPacket(format!(
                 "{}: {} flits; a worm has at most 65,535",
@@ -675,7 +679,9 @@ impl DirectSystem {
     /// reach, and costs more than the worm's whole trip through the
     /// routers). A pair that fails is searched every time, for its error.
     fn check_unicast(&mut self, src: u32, dst: u32) -> Result<()> {
-        let n = self.fabric.nodes();
+        // The routers, one a node (fewer calls through the fabric per
+        // message).
+        let n = self.routers.len() as u32;
         let pair = (src < n && dst < n).then(|| src as usize * n as usize + dst as usize);
         if pair.is_some_and(|q| self.unicast_legal.knows(q)) {
             return Ok(());
@@ -826,7 +832,7 @@ impl DirectSystem {
     fn enqueue(&mut self, src: u32, list: &[u32], payload: u32, group: Option<u32>) -> u32 {
         let tag = self.next_tag;
         self.next_tag = self.next_tag.wrapping_add(1);
-        let w = self.fabric.address_flits();
+        let w = self.addr_flits;
         let mut header = Header::with_capacity(1 + list.len() * w as usize);
         header.push(list.len() as u8);
         for &d in list {
