@@ -1894,47 +1894,6 @@ mod tests {
         }
     }
 
-    /// A mesh whose routers offer a worm in transit the Y hop first, while
-    /// its check asks for dimension order (X first): a worm that must
-    /// still go along both X and Y after its first hop turns illegally.
-    #[derive(Debug)]
-    struct TurnsEarly(DorMesh);
-
-    impl Fabric for TurnsEarly {
-        fn nodes(&self) -> u32 {
-            self.0.nodes()
-        }
-        fn external_ports(&self) -> usize {
-            self.0.external_ports()
-        }
-        fn neighbor(&self, node: u32, port: usize) -> Option<(u32, usize)> {
-            self.0.neighbor(node, port)
-        }
-        fn candidates(&self, node: u32, arrived: Option<usize>, target: u32) -> u64 {
-            let (a, b) = (self.0.coords(node), self.0.coords(target));
-            if arrived.is_some() && a[1] != b[1] {
-                let y = self.0.id([a[0], b[1], a[2]]);
-                return 1 << self.0.route(node, y);
-            }
-            self.0.candidates(node, arrived, target)
-        }
-        fn check_hop(
-            &self,
-            node: u32,
-            arrived: Option<usize>,
-            out: usize,
-            target: u32,
-        ) -> std::result::Result<(), String> {
-            self.0.check_hop(node, arrived, out, target)
-        }
-        fn channel_name(&self, node: u32, port: usize) -> String {
-            self.0.channel_name(node, port)
-        }
-        fn routing_name(&self) -> String {
-            "Y first in transit, checked as X first".into()
-        }
-    }
-
     /// The header hops remembered as legal are exactly the distinct
     /// (router, destination, arrival, output) hops the worms took, and a
     /// hop the check refuses is reported even where the same router's
@@ -1980,7 +1939,7 @@ mod tests {
         // as dimension order does (a third hop remembered), then turns up
         // at router 1, where it arrived from 0: refused, though router 1's
         // hop toward 5 from its own processor is remembered.
-        let fabric = TurnsEarly(DorMesh::new(3, 3, 1).unwrap());
+        let fabric = turns_early();
         let mut s = DirectSystem::new(Arc::new(fabric), &DirectConfig::default()).unwrap();
         s.send(1, &[5], 2).unwrap();
         s.run_until_delivered(10_000).unwrap();
@@ -1994,27 +1953,28 @@ mod tests {
         assert_eq!(s.hop_legal.known(), 3);
     }
 
-    /// A mesh with dimension order whose router 1 offers no channel toward
-    /// node 0: every unicast to node 0 whose route reaches router 1 is
-    /// illegal, the others legal.
+    /// A dimension-order mesh whose routers offer what `offer` gives in
+    /// place of the dimension-order hop, while every hop is checked as
+    /// dimension order.
     #[derive(Debug)]
-    struct NoWayToZero(DorMesh);
+    struct Offers {
+        mesh: DorMesh,
+        offer: fn(&DorMesh, u32, Option<usize>, u32) -> u64,
+        name: &'static str,
+    }
 
-    impl Fabric for NoWayToZero {
+    impl Fabric for Offers {
         fn nodes(&self) -> u32 {
-            self.0.nodes()
+            self.mesh.nodes()
         }
         fn external_ports(&self) -> usize {
-            self.0.external_ports()
+            self.mesh.external_ports()
         }
         fn neighbor(&self, node: u32, port: usize) -> Option<(u32, usize)> {
-            self.0.neighbor(node, port)
+            self.mesh.neighbor(node, port)
         }
         fn candidates(&self, node: u32, arrived: Option<usize>, target: u32) -> u64 {
-            if node == 1 && target == 0 {
-                return 0;
-            }
-            self.0.candidates(node, arrived, target)
+            (self.offer)(&self.mesh, node, arrived, target)
         }
         fn check_hop(
             &self,
@@ -2023,13 +1983,48 @@ mod tests {
             out: usize,
             target: u32,
         ) -> std::result::Result<(), String> {
-            self.0.check_hop(node, arrived, out, target)
+            self.mesh.check_hop(node, arrived, out, target)
         }
         fn channel_name(&self, node: u32, port: usize) -> String {
-            self.0.channel_name(node, port)
+            self.mesh.channel_name(node, port)
         }
         fn routing_name(&self) -> String {
-            "dimension order, no way to 0 from 1".into()
+            self.name.into()
+        }
+    }
+
+    /// A 3x3 mesh with dimension order whose router 1 offers no channel
+    /// toward node 0: every unicast to node 0 whose route reaches router 1
+    /// is illegal, the others legal.
+    fn no_way_to_zero() -> Offers {
+        Offers {
+            mesh: DorMesh::new(3, 3, 1).unwrap(),
+            offer: |m, node, arrived, target| {
+                if node == 1 && target == 0 {
+                    0
+                } else {
+                    m.candidates(node, arrived, target)
+                }
+            },
+            name: "dimension order, no way to 0 from 1",
+        }
+    }
+
+    /// A 3x3 mesh whose routers offer a worm in transit the Y hop first:
+    /// a worm that must still go along both X and Y after its first hop
+    /// turns where dimension order forbids it.
+    fn turns_early() -> Offers {
+        Offers {
+            mesh: DorMesh::new(3, 3, 1).unwrap(),
+            offer: |m, node, arrived, target| {
+                let (a, b) = (m.coords(node), m.coords(target));
+                if arrived.is_some() && a[1] != b[1] {
+                    let y = m.id([a[0], b[1], a[2]]);
+                    return 1 << m.route(node, y);
+                }
+                m.candidates(node, arrived, target)
+            },
+            name: "Y first in transit, checked as X first",
         }
     }
 
@@ -2041,7 +2036,7 @@ mod tests {
     #[test]
     fn a_legal_unicast_pair_is_remembered_and_every_other_refused_each_time() {
         let fabrics: Vec<Arc<dyn Fabric>> = vec![
-            Arc::new(NoWayToZero(DorMesh::new(3, 3, 1).unwrap())),
+            Arc::new(no_way_to_zero()),
             Arc::new(CubeFabric {
                 cube: Hypercube::new(3).unwrap(),
                 routing: Routing::Restriction2,
