@@ -370,11 +370,12 @@ struct LegalMemo {
 }
 
 impl LegalMemo {
-    /// A memo of `len` questions, or of none if `len` is above `most`.
-    fn new(len: usize, most: usize) -> LegalMemo {
+    /// A memo of `len` questions, or of none if `len` is above `most` (or
+    /// too large to count, `None`).
+    fn new(len: Option<usize>, most: usize) -> LegalMemo {
         LegalMemo {
             bits: Vec::new(),
-            len: if len <= most { len } else { 0 },
+            len: len.filter(|&l| l <= most).unwrap_or(0),
         }
     }
 
@@ -561,10 +562,14 @@ impl DirectSystem {
             wake_at: vec![u64::MAX; n],
             every_cycle: false,
             unicast_legal: LegalMemo::new(
-                n * n,
+                n.checked_mul(n),
                 UNICAST_MEMO_NODES as usize * UNICAST_MEMO_NODES as usize,
             ),
-            hop_legal: LegalMemo::new(n * n * (ext + 1) * ext, HOP_MEMO_BITS),
+            hop_legal: LegalMemo::new(
+                n.checked_mul(n)
+                    .and_then(|x| x.checked_mul((ext + 1) * ext)),
+                HOP_MEMO_BITS,
+            ),
         })
     }
 
