@@ -45,6 +45,7 @@ use crate::mcast::{Plan, PlanScheme, path_covers, poc_order};
 use crate::net::Network;
 use crate::net::UpDown;
 use crate::ni::HostDelivery;
+use crate::rtl::SeqMap;
 use crate::rtl::trace::{Hierarchy, WaveSink};
 use crate::sim::{Delivery, NodeModel, SimConfig, System, Traffic, WormSpec};
 use crate::{Error, Result};
@@ -663,7 +664,7 @@ struct Wormhole {
     sys: DirectSystem,
     addr: u32,
     /// Each worm's message.
-    ids: FxHashMap<u32, u64>,
+    ids: SeqMap<u32, u64>,
     /// The multicast scheme.
     scheme: &'static str,
     /// Under Hamiltonian routing: the mesh, each node's label, and each
@@ -699,7 +700,7 @@ impl Wormhole {
         Ok(Wormhole {
             sys: DirectSystem::new(fabric, &cfg)?,
             addr,
-            ids: FxHashMap::default(),
+            ids: SeqMap::new(0),
             scheme,
             labels,
         })
@@ -788,7 +789,7 @@ impl Engine for Wormhole {
         let (ids, labels, addr) = (&mut self.ids, &self.labels, self.addr);
         self.sys.visit_finished(|w| {
             let flits = 1 + w.list.len() as u32 * addr;
-            let msg = ids.remove(&w.tag).expect("a worm the harness sent");
+            let msg = ids.remove(w.tag).expect("a worm the harness sent");
             let node = |l: u32| match labels {
                 Some((_, _, node)) => node[l as usize],
                 None => l,

@@ -33,7 +33,7 @@ use super::router::{Hop, Router, RouterIo, RouterPort};
 use crate::deadlock::{WaitReport, WaitStep};
 use crate::direct::{Fabric, check_list, format_list};
 use crate::rtl::trace::{Hierarchy, TraceState, Traced, WaveSink, in_unit, out_unit};
-use crate::rtl::{Bits, ChannelId, PortIter, Sink, insert_into};
+use crate::rtl::{Bits, ChannelId, PortIter, SeqMap, Sink, insert_into};
 use crate::switch::Channels;
 use crate::{Error, Result};
 use rand::rngs::Xoshiro256PlusPlus;
@@ -270,7 +270,7 @@ pub struct DirectSystem {
     ch: Channels,
     cycle: u64,
     next_tag: u32,
-    worms: FxHashMap<u32, WormState>,
+    worms: SeqMap<u32, WormState>,
     /// Flits of an address in a header (the fabric's, kept at hand).
     addr_flits: u8,
     finished: Vec<WormInfo>,
@@ -533,7 +533,7 @@ impl DirectSystem {
             ch,
             cycle: 0,
             next_tag: 0,
-            worms: FxHashMap::default(),
+            worms: SeqMap::new(0),
             addr_flits,
             finished: Vec::new(),
             spare: Vec::new(),
@@ -648,7 +648,7 @@ impl DirectSystem {
 
     /// A worm in flight.
     pub fn worm(&self, tag: u32) -> Option<&WormInfo> {
-        self.worms.get(&tag).map(|w| &w.info)
+        self.worms.get(tag).map(|w| &w.info)
     }
 
     /// Queues a multicast worm from `src` along `list` with `payload` data
@@ -1203,7 +1203,7 @@ impl DirectSystem {
 
     fn account(&mut self) {
         for (tag, cycle) in self.injected.drain(..) {
-            if let Some(w) = self.worms.get_mut(&tag) {
+            if let Some(w) = self.worms.get_mut(tag) {
                 w.info.injected = Some(cycle);
             }
         }
@@ -1223,7 +1223,7 @@ impl DirectSystem {
 
     fn check_hop(&mut self, h: Hop) {
         let ext = self.ext;
-        let Some(w) = self.worms.get_mut(&h.tag) else {
+        let Some(w) = self.worms.get_mut(h.tag) else {
             self.faults.push(format!(
                 "router {}: a hop of unknown worm {}",
                 h.node, h.tag
@@ -1294,7 +1294,7 @@ impl DirectSystem {
     }
 
     fn arrive(&mut self, a: Arrival) {
-        let Some(w) = self.worms.get_mut(&a.tag) else {
+        let Some(w) = self.worms.get_mut(a.tag) else {
             self.faults.push(format!(
                 "processor {}: a copy of worm {} which is not in flight (a duplicate?)",
                 a.node, a.tag
@@ -1333,7 +1333,7 @@ impl DirectSystem {
         self.stats.copies += 1;
         self.stats.data_flits += a.data as u64;
         if w.served as usize == w.info.list.len() {
-            let w = self.worms.remove(&a.tag).expect("present");
+            let w = self.worms.remove(a.tag).expect("present");
             // The multicast's creation, if this was its last worm.
             let done = match w.group {
                 None => Some(w.info.created),
@@ -1512,7 +1512,7 @@ impl DirectSystem {
                 holder_input,
                 holder,
             } = *e;
-            let w = &self.worms[&tag].info;
+            let w = &self.worms[tag].info;
             steps.push(WaitStep {
                 worm: tag,
                 list: format_list(w.src, &w.list),
