@@ -116,6 +116,9 @@ struct OutputUnit {
     credit_in: Option<ChannelId>,
     credits: CreditCounter,
     owner: u8,
+    /// The owner's copy that this output carries (its index in the
+    /// owner's `copies`).
+    copy: u8,
     arb: RoundRobin,
     /// Inputs asking for it this cycle (cleared as the arbiter reads it).
     req: u64,
@@ -254,6 +257,7 @@ impl Router {
                 credit_in: p.credit_in,
                 credits: CreditCounter::new(p.receiver_slots),
                 owner: NONE,
+                copy: 0,
                 arb: RoundRobin::new(ports.len()),
                 req: 0,
             })
@@ -532,6 +536,7 @@ impl Router {
             out.owner = w as u8;
             self.free_out &= !(1 << o);
             let u = &mut self.inputs[w];
+            out.copy = u.copies.len() as u8;
             u.copies.push(CopyState {
                 port: o as u8,
                 sent: 0,
@@ -580,9 +585,8 @@ impl Router {
                 continue;
             }
             let u = &mut self.inputs[owner as usize];
-            let Some(c) = u.copies.iter_mut().find(|c| c.port as usize == o) else {
-                continue;
-            };
+            let c = &mut u.copies[out.copy as usize];
+            debug_assert_eq!(c.port as usize, o, "an output's copy");
             let from_hdr = c.sent < u.hdr_len as u32;
             let flit = if from_hdr {
                 Some(Flit::marked(
