@@ -212,6 +212,8 @@ pub struct Router {
     addr_flits: u8,
     ext: usize,
     fabric: Arc<dyn Fabric>,
+    /// The fabric's node count (asked once, not per worm).
+    nodes: u32,
     /// Test hook: for a worm (by tag), the external ports to take on its
     /// successive visits to this router.
     pins: FxHashMap<u32, VecDeque<u8>>,
@@ -270,6 +272,7 @@ impl Router {
         Router {
             node,
             ext,
+            nodes: fabric.nodes(),
             fabric,
             addr_flits,
             inputs,
@@ -679,7 +682,7 @@ impl Router {
             };
             let mut ext_pending = 0;
             if let Some(t) = route_to {
-                if t >= self.fabric.nodes() {
+                if t >= self.nodes {
                     io.faults.push(format!(
                         "router {}: worm {} names node {t}, which does not exist",
                         self.node, u.tag
