@@ -55,6 +55,9 @@ use std::sync::Arc;
 /// No owner.
 const NONE: u8 = u8::MAX;
 
+/// The channel of an output with none (never read).
+const UNWIRED: ChannelId = ChannelId(u32::MAX);
+
 /// Longest header latch: a count flit and two addresses of up to 3 flits.
 pub(crate) const MAX_LATCH: usize = 7;
 
@@ -112,8 +115,11 @@ impl InputUnit {
 
 #[derive(Clone, Copy, Debug)]
 struct OutputUnit {
-    link_out: Option<ChannelId>,
-    credit_in: Option<ChannelId>,
+    /// The link the output drives and the receiver's credit counter (an
+    /// output outside the router's `wired_out` has neither, and these
+    /// are not read).
+    link_out: ChannelId,
+    credit_in: ChannelId,
     credits: CreditCounter,
     owner: u8,
     /// The owner's copy that this output carries (its index in the
@@ -255,8 +261,8 @@ impl Router {
         let outputs = ports
             .iter()
             .map(|p| OutputUnit {
-                link_out: p.link_out,
-                credit_in: p.credit_in,
+                link_out: p.link_out.unwrap_or(UNWIRED),
+                credit_in: p.credit_in.unwrap_or(UNWIRED),
                 credits: CreditCounter::new(p.receiver_slots),
                 owner: NONE,
                 copy: 0,
@@ -267,7 +273,7 @@ impl Router {
         let wired_out = ports
             .iter()
             .enumerate()
-            .filter(|(_, p)| p.link_out.is_some())
+            .filter(|(_, p)| p.link_out.is_some() && p.credit_in.is_some())
             .fold(0, |m, (o, _)| m | 1 << o);
         Router {
             node,
@@ -340,7 +346,7 @@ impl Router {
     /// The link output `o` drives, if connected.
     #[inline]
     pub(crate) fn link_out(&self, o: usize) -> Option<ChannelId> {
-        self.outputs[o].link_out
+        (self.wired_out >> o & 1 == 1).then_some(self.outputs[o].link_out)
     }
 
     /// The owner input of output `o`, if granted.
@@ -478,7 +484,7 @@ impl Router {
             }
         }
         for (o, out) in self.outputs.iter().enumerate() {
-            if out.owner == NONE && out.link_out.is_some() {
+            if out.owner == NONE && self.wired_out >> o & 1 == 1 {
                 want.4 |= 1 << o;
             }
         }
@@ -580,9 +586,7 @@ impl Router {
             debug_assert_ne!(owner, NONE, "an output out of the free set has an owner");
             // No credit, no flit: a worm streaming into small buffers
             // finds its output without one about as often as with one.
-            let (Some(link), Some(credit)) = (out.link_out, out.credit_in) else {
-                continue;
-            };
+            let (link, credit) = (out.link_out, out.credit_in);
             let freed = io.ch.credits.q(credit);
             if !out.credits.has_one(freed) {
                 continue;
@@ -873,11 +877,18 @@ impl Router {
         } else {
             out.owner as u64
         });
-        let free = out
-            .credit_in
-            .map_or(0, |c| out.credits.available(ch.credits.q(c)));
+        let wired = self.wired_out >> o & 1 == 1;
+        let free = if wired {
+            out.credits.available(ch.credits.q(out.credit_in))
+        } else {
+            0
+        };
         r.value(free.min(0xffff) as u64);
-        let f = out.link_out.map(|l| ch.flits.q(l)).unwrap_or_default();
+        let f = if wired {
+            ch.flits.q(out.link_out)
+        } else {
+            Flit::default()
+        };
         r.bit(f.is_valid());
         r.value(f.data as u64);
         r.finish();
