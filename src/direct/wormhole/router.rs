@@ -111,6 +111,17 @@ impl InputUnit {
     fn is_idle(&self) -> bool {
         self.state == InState::Idle && self.latch_len == 0 && self.fifo.is_empty()
     }
+
+    /// The worm's tail has left the buffer: the input waits for the next
+    /// worm's header.
+    #[inline]
+    fn retire(&mut self, addr_flits: u8) {
+        self.state = InState::Idle;
+        self.copies.clear();
+        self.body_popped = 0;
+        self.latch_len = 0;
+        self.latch_need = 1 + addr_flits;
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -433,16 +444,14 @@ impl Router {
         if self.free_out != 0 && self.asking != 0 {
             self.allocate(io);
         }
-        let streamed = if self.free_out != self.wired_out {
+        let (streamed, mut popped) = if self.free_out != self.wired_out {
             self.traverse(io)
         } else {
-            0
+            (0, 0)
         };
-        let popped = if streamed != 0 {
-            self.free(streamed)
-        } else {
-            0
-        };
+        if streamed != 0 {
+            popped |= self.free(streamed);
+        }
         if self.latching != 0 {
             self.decode(io);
         }
@@ -576,10 +585,15 @@ impl Router {
         }
     }
 
-    /// Moves a flit on every granted output that can send; returns the
-    /// inputs a copy took a body flit of (the buffers `free` may pop).
-    fn traverse(&mut self, io: &mut RouterIo<'_>) -> u64 {
-        let mut streamed = 0;
+    /// Moves a flit on every granted output that can send. Returns the
+    /// inputs whose worm has several copies and a copy took a body flit
+    /// of (the buffers `free` may pop), and the inputs that popped a flit
+    /// here: a worm with one copy and no output left to ask for frees each
+    /// body flit as its copy sends it (the slowest copy is that copy, so
+    /// `free` would pop the same flit).
+    fn traverse(&mut self, io: &mut RouterIo<'_>) -> (u64, u64) {
+        let w = self.addr_flits;
+        let (mut streamed, mut popped) = (0, 0);
         for o in PortIter(self.wired_out & !self.free_out) {
             let out = &mut self.outputs[o];
             let owner = out.owner;
@@ -617,7 +631,23 @@ impl Router {
             *io.moved = true;
             c.sent += 1;
             if !from_hdr {
-                streamed |= 1 << owner;
+                if u.copies.len() == 1 && !u.local_pending && u.ext_pending == 0 {
+                    debug_assert_eq!(
+                        u.copies[0].sent,
+                        u.hdr_len as u32 + u.body_popped + 1,
+                        "a sole copy sent the buffer's front flit"
+                    );
+                    u.fifo.pop();
+                    u.body_popped += 1;
+                    u.freed = u.freed.wrapping_add(1);
+                    popped |= 1 << owner;
+                    if f.is_tail() {
+                        u.retire(w);
+                        self.routed &= !(1 << owner);
+                    }
+                } else {
+                    streamed |= 1 << owner;
+                }
             }
             u.since = io.cycle;
             if f.is_tail() {
@@ -625,7 +655,7 @@ impl Router {
                 self.free_out |= 1 << o;
             }
         }
-        streamed
+        (streamed, popped)
     }
 
     /// Pops the flits every copy has passed, at the inputs in `streamed`:
@@ -653,12 +683,8 @@ impl Router {
                     u.body_popped += 1;
                     u.freed = u.freed.wrapping_add(1);
                     if f.is_tail() {
-                        u.state = InState::Idle;
+                        u.retire(w);
                         self.routed &= !(1 << i);
-                        u.copies.clear();
-                        u.body_popped = 0;
-                        u.latch_len = 0;
-                        u.latch_need = 1 + w;
                         break;
                     }
                 }
