@@ -567,7 +567,8 @@ impl Router {
             } else {
                 self.asking &= !(1 << w);
                 u.ext_pending = 0;
-                u.pick = (o as u32 + 1) % self.ext.max(1) as u32;
+                // The next external port, wrapping (`o` is one).
+                u.pick = if o + 1 < self.ext { o as u32 + 1 } else { 0 };
                 if let Some(q) = self.pins.get_mut(&u.tag) {
                     q.pop_front();
                     if q.is_empty() {
