@@ -1,12 +1,13 @@
-//! The books of things in flight keyed by sequence numbers: worms by their
-//! tag, messages by their number. Such keys are handed out in order and
+//! The books of things in flight keyed by sequence numbers: the wormhole
+//! system's worms and the engine's message of each worm, both by the worm's
+//! tag (seed 001's worms, section 2.1). Such keys are handed out in order and
 //! most entries leave soon after the ones issued near them, so the live
 //! keys sit in a short window behind the newest. [`SeqMap`] keeps that
 //! window as a ring of slots indexed by `key - base` (a lookup is an
 //! index, not a hash), and moves an entry that stays while many younger
 //! ones leave into an ordinary hash map, so the ring never grows much
 //! beyond the number of live entries (docs/performance.md, "Books kept by
-//! sequence number"). No crate found keeps this shape: a slab reuses its
+//! sequence number"). No published crate found keeps this shape: a slab reuses its
 //! own keys, and an index map keeps insertion order at the cost of a hash
 //! per lookup.
 

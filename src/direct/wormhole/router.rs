@@ -28,7 +28,9 @@
 //!    stops the other after at most a buffer's worth of flits, and the worm
 //!    holds every channel behind it (wormhole).
 //! 3. **free** — flits every copy has passed leave the buffer; the running
-//!    total of freed slots is published to the sender as its credit.
+//!    total of freed slots is published to the sender as its credit (a
+//!    worm with one copy and no output left to ask for frees each body
+//!    flit as the copy sends it, which is the same flit in the same cycle).
 //! 4. **decode** — once the latch holds the count and the first address
 //!    (and, at a destination with more to go, the next address), the decode
 //!    unit compares the first address with its own: a match strips it (the
