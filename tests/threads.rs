@@ -21,13 +21,23 @@ struct Outcome {
 }
 
 fn run(grid: Grid, cfg: TreeConfig, traffic: TreeTraffic, cycles: u64) -> Outcome {
+    run_as(grid, cfg, traffic, cycles, true)
+}
+
+/// A run, traced to a VCD or not (the writes that cross between threads
+/// are then left for the next cycle's threads to apply).
+fn run_as(grid: Grid, cfg: TreeConfig, traffic: TreeTraffic, cycles: u64, traced: bool) -> Outcome {
     let mut net = TreeNet::new(grid, cfg).unwrap();
     let vcd = common::Shared::default();
-    net.attach_tracer(Box::new(VcdWriter::new(vcd.clone())), 1000)
-        .unwrap();
+    if traced {
+        net.attach_tracer(Box::new(VcdWriter::new(vcd.clone())), 1000)
+            .unwrap();
+    }
     net.set_traffic(traffic).unwrap();
     net.run(cycles).unwrap();
-    net.finish_trace().unwrap();
+    if traced {
+        net.finish_trace().unwrap();
+    }
     Outcome {
         deliveries: format!("{:?}", net.deliveries()),
         prunes: format!("{:?}", net.prunes()),
@@ -99,6 +109,23 @@ fn any_thread_count_gives_the_same_run_and_waveform() {
                 traffic,
                 1_500,
             );
+            assert!(one == many, "{name}: {threads} threads differ from one");
+        }
+    }
+}
+
+#[test]
+fn any_thread_count_gives_the_same_untraced_run() {
+    for (name, grid, cfg, traffic) in cases() {
+        let one = run_as(grid, cfg.clone(), traffic, 4_000, false);
+        assert!(one.deliveries.len() > 1_000, "{name}: too few deliveries");
+        assert!(one.vcd.is_empty());
+        for threads in [2, 3, 8] {
+            let cfg = TreeConfig {
+                threads,
+                ..cfg.clone()
+            };
+            let many = run_as(grid, cfg, traffic, 4_000, false);
             assert!(one == many, "{name}: {threads} threads differ from one");
         }
     }
@@ -189,6 +216,44 @@ fn uniform(args: &[&str]) -> std::process::Output {
     ];
     all.extend_from_slice(args);
     wormcast(&all)
+}
+
+/// `wormcast run` gives the same report on any thread count, word for
+/// word but the line naming the threads and the wall time: the harness
+/// steps the network leaving the writes that cross between threads to
+/// the next cycle, and settles them before it reads the results and
+/// before the drain (which it runs the same way) ends.
+#[test]
+fn the_run_command_reports_the_same_run_on_any_thread_count() {
+    let report = |threads: &str| {
+        let o = uniform(&[
+            "--topology",
+            "mesh:16x16",
+            "--cycles",
+            "2000",
+            "--warmup",
+            "300",
+            "--drain",
+            "2000",
+            "--threads",
+            threads,
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let text = String::from_utf8(o.stdout).unwrap();
+        text.lines()
+            .filter(|l| !l.starts_with("threads") && !l.starts_with("wall time"))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    let one = report("1");
+    // The drain ran: the sources' last messages all arrived.
+    assert!(
+        one.iter().any(|l| l.ends_with(", 0 in flight at the end")),
+        "{one:?}"
+    );
+    for threads in ["2", "3"] {
+        assert_eq!(report(threads), one, "{threads} threads");
+    }
 }
 
 /// The text report says how many threads ran when more than one was

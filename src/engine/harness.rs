@@ -649,7 +649,11 @@ fn drive(
                 if book.outstanding[n as usize] >= o.source_queue {
                     refused += 1;
                 } else {
-                    e.send(next_msg, n, &dests, len)?;
+                    if let Err(err) = e.send(next_msg, n, &dests, len) {
+                        // A fault the last step left to find comes first.
+                        e.settle()?;
+                        return Err(err);
+                    }
                     book.msgs.insert(
                         next_msg,
                         Msg {
@@ -696,7 +700,7 @@ fn drive(
                 k
             }
             _ => {
-                e.step()?;
+                e.step_batched()?;
                 1
             }
         };
@@ -730,6 +734,7 @@ fn drive(
             }
         }
     }
+    e.settle()?;
     book.take(&mut e);
     let (links, per_link) =
         link_loads(&links_at_warmup, e.link_flits(), end - o.warmup, o.per_link);
@@ -755,6 +760,7 @@ fn drive(
         while !book.msgs.is_empty() {
             let left = limit - (cycle - start);
             if left == 0 {
+                e.settle()?;
                 if o.drain.is_none() {
                     break;
                 }
@@ -767,7 +773,7 @@ fn drive(
             }
             match e.quiet(left) {
                 0 => {
-                    e.step()?;
+                    e.step_batched()?;
                     cycle += 1;
                 }
                 q => {
@@ -777,6 +783,7 @@ fn drive(
             }
             book.take(&mut e);
         }
+        e.settle()?;
         if o.drain.is_some() {
             drained = Some(cycle - start);
         }
@@ -872,6 +879,12 @@ mod tests {
         }
         fn step(&mut self) -> Result<()> {
             self.0.step()
+        }
+        fn step_batched(&mut self) -> Result<()> {
+            self.0.step_batched()
+        }
+        fn settle(&mut self) -> Result<()> {
+            self.0.settle()
         }
         fn arrivals(&mut self, out: &mut Vec<Arrival>) {
             self.0.arrivals(out)

@@ -202,6 +202,21 @@ pub trait Engine {
     }
     /// Simulates one cycle. A deadlock is an error with its waiting cycle.
     fn step(&mut self) -> Result<()>;
+    /// Simulates one cycle, as [`Engine::step`], but may leave the last of
+    /// its clock edge for the next cycle to finish (the tree router on
+    /// several threads leaves the writes that cross between two threads'
+    /// routers to the receiving threads). Between such steps only
+    /// [`Engine::arrivals`], the counters and [`Engine::send`] may be used;
+    /// [`Engine::settle`] finishes the edge, and reports a fault found in
+    /// it, before anything else reads the model or the run ends.
+    fn step_batched(&mut self) -> Result<()> {
+        self.step()
+    }
+    /// Finishes what [`Engine::step_batched`] left of the last clock edge
+    /// (nothing for a model that leaves nothing).
+    fn settle(&mut self) -> Result<()> {
+        Ok(())
+    }
     /// Cycles from now, up to `horizon`, in which stepping would change
     /// nothing but the clock (no traffic in the network, nothing scheduled,
     /// nothing traced); 0 when unknown. A model that does not know answers
@@ -854,6 +869,12 @@ impl Engine for TreeRouter {
     }
     fn step(&mut self) -> Result<()> {
         self.net.step()
+    }
+    fn step_batched(&mut self) -> Result<()> {
+        self.net.step_batched()
+    }
+    fn settle(&mut self) -> Result<()> {
+        self.net.settle()
     }
     fn quiet(&self, horizon: u64) -> u64 {
         self.net.quiet_cycles(horizon)

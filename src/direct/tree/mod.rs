@@ -551,6 +551,18 @@ struct Events {
 /// write that crosses to another range, a worm started, a copy delivered,
 /// a prune, a fault), and `any` says whether there is any of it, so the
 /// calling thread writes these lines only in a cycle that has some.
+/// A range's edge writes into other ranges' routers (a flit, a close, a
+/// credit, a release or a prune request over a channel the cut crosses),
+/// in the order its record made them, by the parity of the cycle that made
+/// them. A range fills the list of its cycle while the other ranges apply
+/// the previous cycle's list into their own routers, each the writes that
+/// land there, at the start of their next job: so no thread writes another
+/// range's routers, and the calling thread has no share of them to do
+/// between two cycles. On cache lines of its own: the other ranges read it.
+#[derive(Debug, Default)]
+#[repr(align(128))]
+struct XBuf([Vec<Write>; 2]);
+
 #[derive(Debug, Default)]
 #[repr(align(128))]
 struct Outbox {
@@ -563,9 +575,14 @@ struct Outbox {
     /// The first fault applying the edge within the range: its place
     /// (flit in `sends`) and what it is.
     edge_fault: Option<(u32, String)>,
-    /// The edge's writes that go to another range's routers, in order,
-    /// for the calling thread to apply once every range is done.
-    cross: Vec<Write>,
+    /// The range's list of this cycle's crossing writes is not empty (told
+    /// here, on a line the calling thread reads anyway, rather than by the
+    /// list's own).
+    crossed: bool,
+    /// The first overrun applying the previous cycle's writes from other
+    /// ranges into this one's routers: the sending range, the flit's place
+    /// in that range's record, and what.
+    cross_fault: Option<(u32, u32, String)>,
     /// Copies whose last data flit reached their consumption channel, in
     /// the order of the range's ejections.
     copies: Vec<Arrived>,
@@ -671,6 +688,12 @@ pub struct TreeNet {
     /// What each range of routers asks the edge to apply, in range order
     /// (one range on one thread); the first also holds the interfaces'.
     evs: Vec<Events>,
+    /// Each range's edge writes into other ranges' routers.
+    xbuf: Vec<XBuf>,
+    /// The last cycle's lists in `xbuf` hold writes not yet applied: the
+    /// ranges apply them first thing in the next cycle (or
+    /// [`settle`](Self::settle) does, on this thread).
+    cross_pending: bool,
     /// The live-router set's words each range covers (`lo..hi`), in order.
     ranges: Vec<(usize, usize)>,
     crew: Option<par::Crew>,
@@ -875,6 +898,8 @@ impl TreeNet {
             live_routers: NodeSet::new(n),
             live_nis: NodeSet::new(n),
             evs: (0..ranges.len()).map(|_| Events::new(n, ports)).collect(),
+            xbuf: (0..ranges.len()).map(|_| XBuf::default()).collect(),
+            cross_pending: false,
             crew,
             ranges,
             cycle: 0,
@@ -1170,7 +1195,7 @@ impl TreeNet {
         while self.cycle < end {
             self.advance(end - self.cycle)?;
         }
-        Ok(())
+        self.settle()
     }
 
     /// One step, or as many quiet cycles as [`quiet_cycles`](Self::quiet_cycles)
@@ -1181,7 +1206,7 @@ impl TreeNet {
                 self.skip(q);
                 Ok(())
             }
-            _ => self.step(),
+            _ => self.step_batched(),
         }
     }
 
@@ -1191,6 +1216,7 @@ impl TreeNet {
     /// random traffic's next message is not due. 0 while anything is live.
     pub fn quiet_cycles(&self, horizon: u64) -> u64 {
         if self.tracing.is_some()
+            || self.cross_pending
             || !self.mcasts.is_empty()
             || self.live_routers.0.iter().any(|l| l.0 != [0; 8])
             || self.live_nis.0.iter().any(|l| l.0 != [0; 8])
@@ -1222,6 +1248,7 @@ impl TreeNet {
         let end = self.cycle + limit;
         while !self.mcasts.is_empty() {
             if self.cycle >= end {
+                self.settle()?;
                 return Err(Error::Fault {
                     cycle: self.cycle,
                     what: format!(
@@ -1232,6 +1259,7 @@ impl TreeNet {
             }
             self.advance(end - self.cycle)?;
         }
+        self.settle()?;
         Ok(self.cycle)
     }
 
@@ -1239,6 +1267,20 @@ impl TreeNet {
     /// the cycle, then links, closes, credits, deliveries and injections are
     /// applied at the edge.
     pub fn step(&mut self) -> Result<()> {
+        self.step_batched()?;
+        self.settle()
+    }
+
+    /// [`step`](Self::step), but the edge's writes that cross from one
+    /// range of routers to another may be left for the ranges' threads to
+    /// apply at the start of the next cycle (see [`XBuf`]), when nothing
+    /// reads them before: the run is the same, and the calling thread does
+    /// not wait between cycles for writes into the other threads' routers.
+    /// An overrun among them is reported by the next step, or by
+    /// [`settle`](Self::settle), as the fault of the cycle that made it;
+    /// a caller that stops stepping must settle before it reads the
+    /// routers or ends the run.
+    pub(crate) fn step_batched(&mut self) -> Result<()> {
         self.generate();
         if let Some(tr) = self.tracing.as_mut() {
             for (w, live) in tr.sample.iter_mut().zip(self.live_routers.words()) {
@@ -1257,6 +1299,22 @@ impl TreeNet {
         // in the set exactly when one of its inputs is active, and
         // evaluating one never wakes another (that waits for the edge).
         self.run_ranges();
+        if std::mem::take(&mut self.cross_pending) {
+            // The last cycle's crossing writes were applied first: an
+            // overrun among them is that cycle's fault, the first in the
+            // order the calling thread would have applied them.
+            let first = self
+                .evs
+                .iter_mut()
+                .filter_map(|ev| ev.out.cross_fault.take())
+                .min_by_key(|&(k, j, _)| (k, j));
+            if let Some((_, _, what)) = first {
+                return Err(Error::Fault {
+                    cycle: self.cycle - 1,
+                    what,
+                });
+            }
+        }
         // The first range's fault is the lowest router's.
         let mut moved = false;
         let mut fault = None;
@@ -1287,6 +1345,7 @@ impl TreeNet {
         self.last_move = self.last_move.max(wait_until);
         if !self.mcasts.is_empty() && self.cycle.saturating_sub(self.last_move) > self.cfg.watchdog
         {
+            self.settle()?;
             return Err(Error::TreeDeadlock(Box::new(self.wait_report())));
         }
         Ok(())
@@ -1300,6 +1359,8 @@ impl TreeNet {
         let words = self.live_routers.as_mut_ptr();
         let records = self.evs.as_mut_ptr();
         let n_records = self.evs.len();
+        let xbuf = self.xbuf.as_mut_ptr();
+        let take_cross = self.cross_pending;
         let ranges = &self.ranges;
         let nis = self.nis.as_mut_ptr();
         let ejs = self.ejs.as_mut_ptr();
@@ -1319,6 +1380,9 @@ impl TreeNet {
             range: ranges[k],
             records,
             k,
+            xbuf,
+            take_cross,
+            n_ranges: n_records,
         };
         match self.crew.as_mut() {
             None => {
@@ -1340,32 +1404,15 @@ impl TreeNet {
     /// prunes and routes, and the copies delivered.
     fn edge(&mut self) -> Result<()> {
         let cycle = self.cycle;
+        self.cross_pending = self.evs.iter().any(|ev| ev.out.crossed);
+        // Writes crossing between ranges wait for the next cycle's jobs
+        // unless something reads them first: the tracer, or a fault of
+        // this edge (an overrun among them comes before any other).
+        if self.tracing.is_some() || self.evs.iter().any(|ev| ev.out.edge_fault.is_some()) {
+            self.settle_at(cycle)?;
+        }
         if !self.evs.iter().any(|ev| ev.out.any) {
             return Ok(());
-        }
-        let mut first = None;
-        for ev in &mut self.evs {
-            let out = &mut ev.out;
-            if !out.any {
-                continue;
-            }
-            let mut first_here = out.edge_fault.take();
-            for w in out.cross.drain(..) {
-                let router = &mut self.routers[w.router() as usize];
-                // SAFETY: every range is done; this thread alone writes.
-                let f = unsafe { w.apply(&self.t, router, self.live_routers.as_mut_ptr()) };
-                if let (Some(what), Write::Send(_, j)) = (f, w)
-                    && first_here.as_ref().is_none_or(|&(i, _)| j < i)
-                {
-                    first_here = Some((j, what));
-                }
-            }
-            if first.is_none() {
-                first = first_here;
-            }
-        }
-        if let Some((_, what)) = first {
-            return Err(Error::Fault { cycle, what });
         }
         for ev in &mut self.evs {
             let out = &mut ev.out;
@@ -1399,11 +1446,15 @@ impl TreeNet {
             }
             let copies = std::mem::take(&mut self.evs[k].out.copies);
             for &c in &copies {
-                self.deliver(c)?;
+                if let Err(e) = self.deliver(c) {
+                    self.settle_at(cycle)?;
+                    return Err(e);
+                }
             }
             self.evs[k].out.copies = copies;
             self.evs[k].out.copies.clear();
             if let Some(what) = self.evs[k].out.eject_fault.take() {
+                self.settle_at(cycle)?;
                 return Err(Error::Fault { cycle, what });
             }
         }
@@ -1416,9 +1467,54 @@ impl TreeNet {
             ev.out.any = false;
         }
         if let Some(what) = inject_fault {
+            self.settle_at(cycle)?;
             return Err(Error::Fault { cycle, what });
         }
         Ok(())
+    }
+
+    /// Applies, on this thread, the crossing writes the last step left
+    /// for the next cycle's jobs ([`step_batched`](Self::step_batched)),
+    /// and reports an overrun among them as that cycle's fault. Nothing to
+    /// do after [`step`](Self::step), which settles.
+    pub(crate) fn settle(&mut self) -> Result<()> {
+        if self.cross_pending {
+            self.settle_at(self.cycle - 1)?;
+        }
+        Ok(())
+    }
+
+    /// The edge of cycle `cycle`, finished on this thread: each range in
+    /// turn, its first overrun within the range, then its writes into
+    /// other ranges' routers in order (an overrun among them is the
+    /// range's fault if it comes earlier in the record); the first range
+    /// with a fault gives the cycle's.
+    fn settle_at(&mut self, cycle: u64) -> Result<()> {
+        let p = (cycle & 1) as usize;
+        let mut first = None;
+        for (ev, x) in self.evs.iter_mut().zip(&mut self.xbuf) {
+            let mut first_here = ev.out.edge_fault.take();
+            if self.cross_pending {
+                for w in x.0[p].drain(..) {
+                    let router = &mut self.routers[w.router() as usize];
+                    // SAFETY: every range is done; this thread alone writes.
+                    let f = unsafe { w.apply(&self.t, router, self.live_routers.as_mut_ptr()) };
+                    if let (Some(what), Write::Send(_, j)) = (f, w)
+                        && first_here.as_ref().is_none_or(|&(i, _)| j < i)
+                    {
+                        first_here = Some((j, what));
+                    }
+                }
+            }
+            if first.is_none() {
+                first = first_here;
+            }
+        }
+        self.cross_pending = false;
+        match first {
+            Some((_, what)) => Err(Error::Fault { cycle, what }),
+            None => Ok(()),
+        }
     }
 
     /// A copy complete at node `c.node`: checked against its message, and
@@ -1935,7 +2031,7 @@ impl Write {
 
 /// Applies the edge's writes of a range's record `ev` that go to routers of
 /// the range (set words `lo..hi`), in the record's order, and keeps those
-/// that cross to another range in `ev.out.cross` for the calling thread.
+/// that cross to another range in `cross` (emptied first; see [`XBuf`]).
 /// Returns the first overrun: its flit's place in the record, and what.
 ///
 /// # Safety
@@ -1947,6 +2043,7 @@ unsafe fn apply_range(
     words: *mut u64,
     (lo, hi): (usize, usize),
     ev: &mut Events,
+    cross: &mut Vec<Write>,
 ) -> Option<(u32, String)> {
     let (first, end) = ((lo << 6) as u32, (hi << 6) as u32);
     let mine = |r: u32| (first..end).contains(&r);
@@ -1960,7 +2057,6 @@ unsafe fn apply_range(
         sends,
         closes,
         credits,
-        out,
         trace,
         marks,
         ..
@@ -1970,7 +2066,7 @@ unsafe fn apply_range(
         marks.extend(releases.iter().chain(credits.iter()));
         marks.extend(wants.iter().map(|&(r, _)| (r, NONE8)));
     }
-    let cross = &mut out.cross;
+    cross.clear();
     // Each kind in turn, in the record's order, as `Write::apply` would
     // (written out here: this is every flit's path).
     let mut fault = None;
@@ -2548,6 +2644,58 @@ mod tests {
         fn run_stepping(&mut self, cycles: u64) {
             for _ in 0..cycles {
                 self.step().unwrap();
+            }
+        }
+    }
+
+    /// An overrun among the edge's writes that cross from one thread's
+    /// routers to another's is the same fault, of the same cycle, on any
+    /// thread count, whether the writes are applied by the receiving
+    /// threads at the start of the next cycle ([`TreeNet::run`]) or by the
+    /// calling thread at once ([`TreeNet::step`]). Every input of routers
+    /// (0,7) and (0,8), either side of the cut between two threads' ranges
+    /// (routers 0 - 127 and 128 - 255), is filled but their injection
+    /// channels, and the two nodes send to each other: both flits overrun
+    /// in the same cycle, and the first in one thread's order, the one
+    /// (0,7) sent, is the fault.
+    #[test]
+    fn an_overrun_crossing_between_threads_is_reported_alike() {
+        let fault = |threads: usize, stepping: bool| {
+            let grid = Grid::mesh(16, 16, 1).unwrap();
+            let cfg = TreeConfig {
+                threads,
+                ..TreeConfig::default()
+            };
+            let mut net = TreeNet::new(grid, cfg).unwrap();
+            let (a, b) = (112u32, 128u32);
+            assert_eq!(grid.node_name(a), "(0,7)");
+            assert_eq!(grid.node_name(b), "(0,8)");
+            if threads == 2 {
+                assert_eq!(net.ranges, [(0, 2), (2, 4)], "the cut is between a and b");
+            }
+            for r in [a, b] {
+                let ej = net.t.ej;
+                for (i, iv) in net.routers[r as usize].ins.iter_mut().enumerate() {
+                    while i != ej && iv.fifo.push(Flit::default()).is_ok() {}
+                }
+            }
+            net.send(a, &[b], 4, Scheme::Pseudo).unwrap();
+            net.send(b, &[a], 4, Scheme::Pseudo).unwrap();
+            let e = if stepping {
+                (0..1_000).find_map(|_| net.step().err())
+            } else {
+                net.run(1_000).err()
+            };
+            match e {
+                Some(Error::Fault { cycle, what }) => (cycle, what),
+                other => panic!("{threads} threads: {other:?}"),
+            }
+        };
+        let one = fault(1, false);
+        assert_eq!(one.1, "flow control overrun at (0,8) input from -y vc0");
+        for threads in [1, 2, 3] {
+            for stepping in [false, true] {
+                assert_eq!(fault(threads, stepping), one, "{threads} threads");
             }
         }
     }

@@ -10,11 +10,14 @@
 //! applies the clock edge's writes that land in its own routers (no other
 //! thread reads them), checks the flits that reached its nodes' consumption
 //! channels, returns its interfaces' credits and injects their next flits.
-//! What concerns the rest of the network (a write into another range's
-//! router, a copy delivered, a worm started, a prune, a fault) goes to the
-//! record's outbox, which the calling thread applies afterwards in range
-//! order: the order one thread makes them in, so a run gives the same
-//! results and waveform bytes whatever the thread count.
+//! A write into another range's router goes to the range's list of
+//! crossing writes ([`XBuf`]), which the receiving range applies first
+//! thing in the next cycle, before it evaluates (the last cycle's lists,
+//! range by range); the rest of what concerns the network (a copy
+//! delivered, a worm started, a prune, a fault) goes to the record's
+//! outbox, which the calling thread takes afterwards in range order. Both
+//! keep the order one thread makes them in, so a run gives the same
+//! results, faults and waveform bytes whatever the thread count.
 //!
 //! The helper threads live as long as the network. Each waits for the next
 //! cycle's epoch (spinning briefly, then parked), runs its range, and
@@ -22,8 +25,8 @@
 //! meanwhile and then waits for the others.
 
 use super::{
-    Events, Msg, NONE32, Ni, NiEject, Tables, TreeConfig, TreeRouter, apply_range, eject_range,
-    eval_router, inject_node,
+    Events, Msg, NONE32, Ni, NiEject, Tables, TreeConfig, TreeRouter, Write, XBuf, apply_range,
+    eject_range, eval_router, inject_node,
 };
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
@@ -54,21 +57,38 @@ pub(super) struct Job {
     pub(super) records: *mut Events,
     /// This range's index.
     pub(super) k: usize,
+    /// Every range's crossing writes ([`XBuf`]).
+    pub(super) xbuf: *mut XBuf,
+    /// The last cycle's crossing writes are still to be applied: the
+    /// range applies those that land in its routers before it evaluates.
+    pub(super) take_cross: bool,
+    /// The number of ranges.
+    pub(super) n_ranges: usize,
 }
 
 impl Job {
-    /// Evaluates the range's routers (phase 1), then writes into them what
-    /// the range's own routers drive at the clock edge; what goes to
-    /// another range is kept in the record's `cross` for the caller.
+    /// Applies the last cycle's writes from other ranges into the range's
+    /// routers (when `take_cross`), evaluates them (phase 1), then writes
+    /// into them what the range's own routers drive at the clock edge;
+    /// what goes to another range is kept in the range's list of this
+    /// cycle's crossing writes.
     ///
     /// # Safety
     /// The pointers are valid. While it runs, no other thread touches the
-    /// range's routers, interfaces and set words, or its record.
+    /// range's routers, interfaces and set words, its record or its list of
+    /// this cycle's crossing writes, and none writes the last cycle's
+    /// lists.
     pub(super) unsafe fn run(&self) {
         // SAFETY: by the caller.
         let (t, cfg) = unsafe { (&*self.t, &*self.cfg) };
         // SAFETY: by the caller, this range's record is its alone.
         let ev = unsafe { &mut *self.records.add(self.k) };
+        // SAFETY: by the caller.
+        if self.take_cross && unsafe { self.take_crossing(t, ev) } {
+            // An overrun: the run ends with the last cycle's fault.
+            ev.out.any = true;
+            return;
+        }
         for w in self.range.0..self.range.1 {
             // SAFETY: word `w` is in the range.
             let word = unsafe { &mut *self.words.add(w) };
@@ -87,8 +107,12 @@ impl Job {
         }
         // Every router of the range has been evaluated, and no other
         // thread reads them: the edge's writes into them can go in now.
+        // SAFETY: by the caller, this cycle's list is the range's alone
+        // (the other ranges read last cycle's).
+        let cross = unsafe { &mut (*self.xbuf.add(self.k)).0[(self.cycle & 1) as usize] };
         // SAFETY: by the caller.
-        ev.out.edge_fault = unsafe { apply_range(t, self.routers, self.words, self.range, ev) };
+        ev.out.edge_fault =
+            unsafe { apply_range(t, self.routers, self.words, self.range, ev, cross) };
         // The consumption channels of the range's nodes.
         let (first, end) = (self.range.0 << 6, (self.range.1 << 6).min(t.n as usize));
         // SAFETY: by the caller, the range's interfaces are its alone.
@@ -133,9 +157,9 @@ impl Job {
         let out = &mut ev.out;
         out.moved = std::mem::take(&mut ev.moved);
         out.fault = ev.fault.take();
+        out.crossed = !cross.is_empty();
         out.any = out.fault.is_some()
             || out.edge_fault.is_some()
-            || !out.cross.is_empty()
             || !out.copies.is_empty()
             || out.eject_fault.is_some()
             || !out.started.is_empty()
@@ -143,11 +167,48 @@ impl Job {
             || !out.hops.is_empty()
             || out.inject_fault.is_some();
     }
+
+    /// Applies the writes of the last cycle's other ranges that land in
+    /// this range's routers, range by range and each in its order (the
+    /// order the calling thread would apply them in). True on an overrun,
+    /// kept in the outbox as the sending range's, with its flit's place in
+    /// that range's record.
+    ///
+    /// # Safety
+    /// As [`Job::run`]; besides, no thread writes the last cycle's lists
+    /// while the ranges run.
+    unsafe fn take_crossing(&self, t: &Tables, ev: &mut Events) -> bool {
+        let p = ((self.cycle - 1) & 1) as usize;
+        let (first, end) = ((self.range.0 << 6) as u32, (self.range.1 << 6) as u32);
+        for k in (0..self.n_ranges).filter(|&k| k != self.k) {
+            // SAFETY: by the caller, only read while the ranges run.
+            let list = unsafe { &(*self.xbuf.add(k)).0[p] };
+            for &w in list {
+                let r = w.router();
+                if !(first..end).contains(&r) {
+                    continue;
+                }
+                // SAFETY: router `r` is in the range.
+                let router = unsafe { &mut *self.routers.add(r as usize) };
+                // SAFETY: the router and its set word are the range's.
+                let fault = unsafe { w.apply(t, router, self.words) };
+                if let Some(what) = fault {
+                    // Only a flit overruns; its place orders the faults.
+                    let j = if let Write::Send(_, j) = w { j } else { 0 };
+                    ev.out.cross_fault = Some((k as u32, j, what));
+                    return true;
+                }
+            }
+        }
+        false
+    }
 }
 
 // SAFETY: a job is handed to exactly one thread per cycle, points into
-// ranges no other thread touches during that cycle, and the calling thread
-// waits for every helper to finish before it touches them again.
+// ranges no other thread touches during that cycle (the other ranges' lists
+// of the last cycle's crossing writes it reads are only read), and the
+// calling thread waits for every helper to finish before it touches them
+// again.
 unsafe impl Send for Job {}
 
 struct Slot {
