@@ -546,11 +546,6 @@ struct Events {
     out: Outbox,
 }
 
-/// What a range's thread hands the calling thread at the end of a cycle,
-/// on cache lines of its own. Besides `moved`, everything here is rare (a
-/// write that crosses to another range, a worm started, a copy delivered,
-/// a prune, a fault), and `any` says whether there is any of it, so the
-/// calling thread writes these lines only in a cycle that has some.
 /// A range's edge writes into other ranges' routers (a flit, a close, a
 /// credit, a release or a prune request over a channel the cut crosses),
 /// in the order its record made them, by the parity of the cycle that made
@@ -563,6 +558,11 @@ struct Events {
 #[repr(align(128))]
 struct XBuf([Vec<Write>; 2]);
 
+/// What a range's thread hands the calling thread at the end of a cycle,
+/// on cache lines of its own. Besides `moved` and `crossed`, everything
+/// here is rare (a worm started, a copy delivered, a prune, a fault), and
+/// `any` says whether there is any of it, so the calling thread writes
+/// these lines only in a cycle that has some.
 #[derive(Debug, Default)]
 #[repr(align(128))]
 struct Outbox {
