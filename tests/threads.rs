@@ -332,3 +332,91 @@ fn the_run_command_takes_a_thread_count_for_the_tree_router_only() {
         assert!(e.contains(why), "{e}");
     }
 }
+
+mod random {
+    //! Random networks, traffic and router options, and runs cut into
+    //! pieces at random: the crossing writes a piece leaves for the next
+    //! cycle are settled at its end, so the pieces give the one-thread run.
+
+    use super::*;
+    use proptest::prelude::*;
+
+    fn outcome(net: &TreeNet) -> Outcome {
+        Outcome {
+            deliveries: format!("{:?}", net.deliveries()),
+            prunes: format!("{:?}", net.prunes()),
+            stats: format!("{:?}", net.stats()),
+            links: net.link_flits(),
+            vcd: Vec::new(),
+        }
+    }
+
+    /// `pieces` of `run`, each followed by one `step` when `step_between`.
+    fn pieces(
+        grid: Grid,
+        cfg: TreeConfig,
+        traffic: TreeTraffic,
+        pieces: &[u64],
+        step_between: bool,
+    ) -> Outcome {
+        let mut net = TreeNet::new(grid, cfg).unwrap();
+        net.set_traffic(traffic).unwrap();
+        for &n in pieces {
+            net.run(n).unwrap();
+            if step_between {
+                net.step().unwrap();
+            }
+        }
+        outcome(&net)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+
+        #[test]
+        fn cut_runs_on_any_thread_count_give_the_one_thread_run(
+            torus in any::<bool>(),
+            seed in 0u64..1_000,
+            rate in 0.002f64..0.02,
+            max_dests in 1u32..16,
+            data in 1u16..=4,
+            pseudo in any::<bool>(),
+            prune in 0u8..3,
+            turn in any::<bool>(),
+            threads in 2usize..=4,
+            cut in proptest::collection::vec(1u64..400, 1..5),
+            step_between in any::<bool>(),
+        ) {
+            // 256 routers: four words of the live set, up to 4 ranges.
+            let grid = if torus {
+                Grid::torus(8, 8, 4).unwrap()
+            } else {
+                Grid::mesh(16, 16, 1).unwrap()
+            };
+            let cfg = TreeConfig {
+                seed,
+                keep_deliveries: true,
+                pruning: match prune {
+                    0 => Pruning::On { stall_limit: 1 },
+                    1 => Pruning::On { stall_limit: 3 },
+                    _ => Pruning::Selective { stall_limit: 2 },
+                },
+                release: if turn { Release::OnTurn } else { Release::AtEnd },
+                ..TreeConfig::default()
+            };
+            let traffic = TreeTraffic {
+                rate,
+                min_dests: 1,
+                max_dests,
+                data,
+                scheme: if pseudo { Scheme::Pseudo } else { Scheme::Tree },
+                queue_cap: 4,
+            };
+            let total: u64 = cut.iter().sum::<u64>() + if step_between { cut.len() as u64 } else { 0 };
+            let one = pieces(grid, cfg.clone(), traffic, &[total], false);
+            let many = pieces(grid, TreeConfig { threads, ..cfg }, traffic, &cut, step_between);
+            prop_assert!(one.deliveries.len() > 2, "no copy delivered");
+            prop_assert_eq!(one, many);
+        }
+    }
+}
