@@ -5,7 +5,7 @@
 //! A tree built by the construction of Fig. 10 gives every vertex a range
 //! of consecutive places of the ordering; two vertices' messages can only
 //! meet on a link if their ranges' paths do. No ordering is contention-free
-//! under up*/down* routing (seed 000 reference [16]), so the ordering
+//! under up*/down* routing (seed 000 reference \[16\]), so the ordering
 //! follows the down links instead: the participating switches are split
 //! into partial ordered chains (POCs), each a list of switches joined by
 //! down links between levels, heaviest (most participants below) first,

@@ -5,7 +5,7 @@
 //! of events must do) costs more than the comparison itself. Here each
 //! compared signal's changes are decoded straight from the blocks of both
 //! files and compared with each other, on every core, with the same
-//! semantics as the streaming diff ([`super::diff`]): the same report, to
+//! semantics as the streaming diff ([`super::diff()`]): the same report, to
 //! the counts. `tests/fuzz_waves.rs` checks that on pairs of equal,
 //! planted and mutated files.
 //!

@@ -1,4 +1,4 @@
-//! The outcome of a comparison ([`super::cosim`] and [`super::diff`]):
+//! The outcome of a comparison ([`super::cosim()`] and [`super::diff()`]):
 //! the first difference, every difference counted per signal, and every
 //! signal that could not be compared, so that "OK" is only ever said when
 //! every signal was accounted for.
