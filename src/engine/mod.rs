@@ -206,7 +206,8 @@ pub trait Engine {
     /// its clock edge for the next cycle to finish (the tree router on
     /// several threads leaves the writes that cross between two threads'
     /// routers to the receiving threads). Between such steps only
-    /// [`Engine::arrivals`], the counters and [`Engine::send`] may be used;
+    /// [`Engine::arrivals`], the counters, [`Engine::send`] and
+    /// [`Engine::quiet`] (0 while anything is left to finish) may be used;
     /// [`Engine::settle`] finishes the edge, and reports a fault found in
     /// it, before anything else reads the model or the run ends.
     fn step_batched(&mut self) -> Result<()> {
