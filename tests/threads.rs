@@ -412,6 +412,11 @@ mod random {
                 scheme: if pseudo { Scheme::Pseudo } else { Scheme::Tree },
                 queue_cap: 4,
             };
+            // The cut pieces, then 400 cycles more so that copies are
+            // delivered whatever pieces were drawn (a 1-cycle run delivers
+            // none, and the comparison would say nothing).
+            let mut cut = cut;
+            cut.push(400);
             let total: u64 = cut.iter().sum::<u64>() + if step_between { cut.len() as u64 } else { 0 };
             let one = pieces(grid, cfg.clone(), traffic, &[total], false);
             let many = pieces(grid, TreeConfig { threads, ..cfg }, traffic, &cut, step_between);
