@@ -218,6 +218,17 @@ fn uniform(args: &[&str]) -> std::process::Output {
     wormcast(&all)
 }
 
+/// The lines of a successful [`uniform`] run's report that `keep` keeps.
+fn report_lines(args: &[&str], keep: impl Fn(&str) -> bool) -> Vec<String> {
+    let o = uniform(args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8(o.stdout).unwrap();
+    text.lines()
+        .filter(|l| keep(l))
+        .map(str::to_string)
+        .collect()
+}
+
 /// `wormcast run` gives the same report on any thread count, word for
 /// word but the line naming the threads and the wall time: the harness
 /// steps the network leaving the writes that cross between threads to
@@ -226,24 +237,21 @@ fn uniform(args: &[&str]) -> std::process::Output {
 #[test]
 fn the_run_command_reports_the_same_run_on_any_thread_count() {
     let report = |threads: &str| {
-        let o = uniform(&[
-            "--topology",
-            "mesh:16x16",
-            "--cycles",
-            "2000",
-            "--warmup",
-            "300",
-            "--drain",
-            "2000",
-            "--threads",
-            threads,
-        ]);
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let text = String::from_utf8(o.stdout).unwrap();
-        text.lines()
-            .filter(|l| !l.starts_with("threads") && !l.starts_with("wall time"))
-            .map(str::to_string)
-            .collect::<Vec<_>>()
+        report_lines(
+            &[
+                "--topology",
+                "mesh:16x16",
+                "--cycles",
+                "2000",
+                "--warmup",
+                "300",
+                "--drain",
+                "2000",
+                "--threads",
+                threads,
+            ],
+            |l| !l.starts_with("threads") && !l.starts_with("wall time"),
+        )
     };
     let one = report("1");
     // The drain ran: the sources' last messages all arrived.
@@ -261,22 +269,19 @@ fn the_run_command_reports_the_same_run_on_any_thread_count() {
 #[test]
 fn the_text_report_names_the_threads_used() {
     let run = |topo: &str, threads: &str| {
-        let o = uniform(&[
-            "--topology",
-            topo,
-            "--cycles",
-            "500",
-            "--warmup",
-            "0",
-            "--threads",
-            threads,
-        ]);
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let text = String::from_utf8(o.stdout).unwrap();
-        text.lines()
-            .filter(|l| l.starts_with("threads"))
-            .map(str::to_string)
-            .collect::<Vec<_>>()
+        report_lines(
+            &[
+                "--topology",
+                topo,
+                "--cycles",
+                "500",
+                "--warmup",
+                "0",
+                "--threads",
+                threads,
+            ],
+            |l| l.starts_with("threads"),
+        )
     };
     assert_eq!(run("mesh:16x16", "1"), Vec::<String>::new());
     assert_eq!(run("mesh:16x16", "2"), ["threads 2"]);
