@@ -712,8 +712,10 @@ fn wormcast_json(args: &[&str]) -> serde_json::Value {
         String::from_utf8_lossy(&o.stderr)
     );
     let mut v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    for k in ["wall_seconds", "cycles_per_second"] {
-        v.as_object_mut().unwrap().remove(k);
+    // The run's three clock figures, each present and a time.
+    for k in ["wall_seconds", "cycles_per_second", "setup_seconds"] {
+        let t = v.as_object_mut().unwrap().remove(k);
+        assert!(t.as_ref().and_then(|t| t.as_f64()).is_some(), "{k}: {t:?}");
     }
     v
 }
@@ -1230,4 +1232,77 @@ fn no_warm_up_is_not_saturation() {
     assert!(!warm.saturated, "{warm:?}");
     let over = run(0.05, 0);
     assert!(over.saturated, "{over:?}");
+}
+
+/// Building the network and running it are two steps a caller can time
+/// apart (`engine::prepare`, then `Prepared::run`), giving the run
+/// `engine::run` gives; `wormcast run` reports the two times apart, and
+/// its cycles per second are over the run's time alone.
+#[test]
+fn building_the_network_is_timed_apart_from_the_run() {
+    let spec = TopoSpec::parse("torus:4x4x4").unwrap();
+    let o = opts("uniform", 0.05);
+    let whole = engine::run(&spec, None, None, &o).unwrap();
+    let (parts, h) = engine::prepare(&spec, None, None, &o)
+        .unwrap()
+        .run(None)
+        .unwrap();
+    assert!(h.is_none());
+    assert!(whole.latency.count > 500, "{whole:?}");
+    assert_eq!(
+        serde_json::to_value(&parts).unwrap(),
+        serde_json::to_value(&whole).unwrap()
+    );
+    // A bad option is refused before anything is built.
+    let bad = RunOptions { load: 2.0, ..o };
+    let e = engine::prepare(&spec, None, None, &bad).unwrap_err();
+    assert!(e.to_string().contains("load"), "{e}");
+
+    let args = ["run", "--topology", "torus:4x4x4", "--cycles", "3000"];
+    let o = Command::new(env!("CARGO_BIN_EXE_wormcast"))
+        .args(args)
+        .args(["--warmup", "500"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8(o.stdout).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("wall time "))
+        .unwrap_or_else(|| panic!("no wall time line: {text}"));
+    let words: Vec<&str> = line.split(' ').collect();
+    // "wall time W s (R cycles/s), after S s building the network"
+    assert_eq!(words.len(), 12, "{line}");
+    assert_eq!(
+        (words[3], words[5], words[6], words[8], words[9..].join(" ")),
+        (
+            "s",
+            "cycles/s),",
+            "after",
+            "s",
+            "building the network".into()
+        ),
+        "{line}"
+    );
+    let wall: f64 = words[2].parse().unwrap();
+    let rate: f64 = words[4].trim_start_matches('(').parse().unwrap();
+    let setup: f64 = words[7].parse().unwrap();
+    assert!(wall >= 0.0 && setup >= 0.0 && rate > 0.0, "{line}");
+
+    let mut args = args.to_vec();
+    args.extend(["--warmup", "500", "--json"]);
+    let o = Command::new(env!("CARGO_BIN_EXE_wormcast"))
+        .args(&args)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let (wall, rate, setup) = (
+        v["wall_seconds"].as_f64().unwrap(),
+        v["cycles_per_second"].as_f64().unwrap(),
+        v["setup_seconds"].as_f64().unwrap(),
+    );
+    assert!(setup >= 0.0 && wall > 0.0, "{v}");
+    // Cycles per second are the run's 3,000 cycles over its own time.
+    assert!((rate * wall - 3000.0).abs() < 1e-6 * 3000.0, "{v}");
 }

@@ -315,6 +315,7 @@ fn the_run_command_takes_a_thread_count_for_the_tree_router_only() {
         let m = v.as_object_mut().unwrap();
         assert!(m.remove("wall_seconds").is_some());
         assert!(m.remove("cycles_per_second").is_some());
+        assert!(m.remove("setup_seconds").is_some());
         assert_eq!(m.remove("threads"), Some(threads.into()));
         v
     };

@@ -474,9 +474,52 @@ pub fn run_traced(
     o: &RunOptions,
     sink: Option<Box<dyn WaveSink>>,
 ) -> Result<(RunResult, Option<Hierarchy>)> {
+    prepare(topo, router, routing, o)?.run(sink)
+}
+
+/// A network built for a run and not yet stepped: [`run_traced`] in its
+/// two parts, so that a caller can time building the network (its routers,
+/// routing tables and interfaces; seconds at 16,384 switches) apart from
+/// the run itself.
+pub struct Prepared<'a> {
+    e: Box<dyn Engine>,
+    topo: &'a TopoSpec,
+    router: RouterModel,
+    routing: &'static str,
+    o: &'a RunOptions,
+}
+
+impl std::fmt::Debug for Prepared<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Prepared({}, {} router)", self.topo, self.router)
+    }
+}
+
+/// Checks `o` and builds the network of a run of `o` on `router` (default:
+/// the topology's) over `topo`; [`Prepared::run`] runs it.
+pub fn prepare<'a>(
+    topo: &'a TopoSpec,
+    router: Option<RouterModel>,
+    routing: Option<&str>,
+    o: &'a RunOptions,
+) -> Result<Prepared<'a>> {
     o.check()?;
     let (e, router, routing) = super::build(topo, router, routing, o)?;
-    drive(e, topo, router, routing, o, sink)
+    Ok(Prepared {
+        e,
+        topo,
+        router,
+        routing,
+        o,
+    })
+}
+
+impl Prepared<'_> {
+    /// Runs the harness on the network, as [`run_traced`] does after
+    /// building it.
+    pub fn run(self, sink: Option<Box<dyn WaveSink>>) -> Result<(RunResult, Option<Hierarchy>)> {
+        drive(self.e, self.topo, self.router, self.routing, self.o, sink)
+    }
 }
 
 /// Runs the harness on an engine already built.
