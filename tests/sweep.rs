@@ -164,6 +164,36 @@ fn bad_sweeps_and_slurm_settings_are_refused_by_name() {
     );
     let o = wormcast(&["sweep", "run", SWEEP, "--out", o_, "--shard", "2/2"], &[]);
     assert!(stderr(&o).contains("out of range"), "{}", stderr(&o));
+    // No worker, or more than any machine has cores (spawning 100,000
+    // threads took minutes), is refused before anything runs; so for the
+    // experiments, which take the same option.
+    for t in ["0", "100000"] {
+        for args in [
+            &["sweep", "run", SWEEP, "--out", o_, "--threads", t][..],
+            &[
+                "experiment",
+                "run",
+                "--figure",
+                "fig19",
+                "--quick",
+                "--out",
+                o_,
+                "--threads",
+                t,
+            ],
+        ] {
+            let o = wormcast(args, &[]);
+            assert_eq!(o.status.code(), Some(2), "{args:?}");
+            assert!(
+                stderr(&o).contains(&format!(
+                    "threads = {t}: 1 to 1024 worker threads (without --threads, one per core)"
+                )),
+                "{args:?}: {}",
+                stderr(&o)
+            );
+        }
+    }
+    assert!(!out.join("journal.jsonl").exists());
     std::fs::create_dir_all(&out).unwrap();
     let bad = out.join("bad.toml");
     std::fs::write(

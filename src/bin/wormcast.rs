@@ -319,6 +319,18 @@ fn run(cli: Cli, given: &[String]) -> Result<bool> {
 
 /// A pool of `threads` worker threads (every core when none is given).
 fn worker_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
+    // Each worker runs one job at a time: more workers than this are no
+    // machine's cores, and spawning them would take minutes.
+    const MAX_WORKERS: usize = 1024;
+    if let Some(t) = threads
+        && !(1..=MAX_WORKERS).contains(&t)
+    {
+        return Err(Error::Config {
+            field: "threads",
+            value: t.to_string(),
+            reason: format!("1 to {MAX_WORKERS} worker threads (without --threads, one per core)"),
+        });
+    }
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads.unwrap_or(0))
         .build()
