@@ -431,3 +431,133 @@ mod random {
         }
     }
 }
+
+mod harness {
+    //! The one engine's harness drives the tree router with batched steps,
+    //! which on several threads return while the other ranges still run
+    //! the cycle: the run (or its fault) is the one-thread run's, whatever
+    //! the traffic and whatever the harness reads between steps.
+
+    use super::*;
+    use proptest::prelude::*;
+    use wormcast::engine::{self, Pattern, RouterModel, RunOptions, TopoSpec};
+
+    /// The run's result as JSON, or its error's text.
+    fn run(topo: &str, o: &RunOptions) -> String {
+        let spec = TopoSpec::parse(topo).unwrap();
+        match engine::run(&spec, Some(RouterModel::Tree), None, o) {
+            Ok(r) => serde_json::to_string(&r).unwrap(),
+            Err(e) => format!("error: {e}"),
+        }
+    }
+
+    /// `o` on 1, 2 and 3 threads: the same result; returns it.
+    fn alike(topo: &str, o: &RunOptions) -> String {
+        let one = run(topo, o);
+        for threads in [2, 3] {
+            let mut o = o.clone();
+            o.tree.threads = threads;
+            assert_eq!(run(topo, &o), one, "{topo}, {threads} threads");
+        }
+        one
+    }
+
+    fn base(load: f64) -> RunOptions {
+        RunOptions {
+            pattern: Pattern::Uniform,
+            load,
+            packet: 12,
+            warmup: 300,
+            cycles: 2_000,
+            ..RunOptions::default()
+        }
+    }
+
+    #[test]
+    fn unicast_multicast_and_light_traffic_run_alike() {
+        // Unicast at a moderate load, with a drain at the end.
+        let one = alike(
+            "mesh:16x16",
+            &RunOptions {
+                drain: Some(5_000),
+                ..base(0.05)
+            },
+        );
+        assert!(one.contains("\"in_flight\":0"), "{one}");
+        // Tree multicasts, which prune and route, and pseudo-multicast.
+        for scheme in ["tree", "pseudo"] {
+            let one = alike(
+                "torus:8x8x4",
+                &RunOptions {
+                    multicast: Some((2, 9)),
+                    scheme: Some(scheme.into()),
+                    // A header and four data flits: what the auxiliary
+                    // buffers hold.
+                    packet: 5,
+                    ..base(0.02)
+                },
+            );
+            assert!(!one.starts_with("error"), "{one}");
+        }
+        // So light that most cycles are skipped; and a closed loop, which
+        // takes the arrivals after every step.
+        alike("mesh:16x16", &base(0.0005));
+        alike(
+            "mesh:16x16",
+            &RunOptions {
+                closed_loop: true,
+                ..base(0.05)
+            },
+        );
+    }
+
+    #[test]
+    fn a_deadlock_is_found_at_the_same_cycle_with_the_same_report() {
+        // Without pruning, tree multicasts deadlock (seed 003 Fig. 6).
+        let mut o = RunOptions {
+            multicast: Some((4, 12)),
+            scheme: Some("tree".into()),
+            packet: 5,
+            cycles: 20_000,
+            ..base(0.1)
+        };
+        o.tree.pruning = Pruning::Off;
+        o.tree.watchdog = 300;
+        let one = alike("mesh:16x16", &o);
+        assert!(
+            one.starts_with("error: ") && one.contains("deadlock"),
+            "{one}"
+        );
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(12))]
+
+        #[test]
+        fn random_runs_give_the_one_thread_run(
+            torus in any::<bool>(),
+            seed in 0u64..1_000,
+            load in 0.001f64..0.08,
+            multicast in any::<bool>(),
+            warmup in 0u64..700,
+            cycles in 200u64..2_500,
+            threads in 2usize..=4,
+        ) {
+            let topo = if torus { "torus:8x8x4" } else { "mesh:16x16" };
+            let o = RunOptions {
+                seed,
+                warmup,
+                cycles: warmup + cycles,
+                multicast: multicast.then_some((1, 6)),
+                packet: if multicast { 5 } else { 12 },
+                ..base(load)
+            };
+            let one = run(topo, &o);
+            // A run, not a refusal, and it delivered.
+            prop_assert!(one.contains("\"delivered\":") && !one.contains("\"delivered\":0,"), "{}", one);
+            let mut many = o.clone();
+            many.tree.threads = threads;
+            prop_assert_eq!(run(topo, &many), one);
+        }
+    }
+}

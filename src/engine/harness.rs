@@ -650,6 +650,8 @@ fn drive(
     };
     while cycle < end {
         if cycle == o.warmup {
+            // The counters are read from a settled network.
+            e.settle()?;
             links_at_warmup = e.link_flits();
             events_at_warmup = e.events();
             book.take(&mut e);

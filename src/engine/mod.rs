@@ -206,11 +206,13 @@ pub trait Engine {
     /// Simulates one cycle, as [`Engine::step`], but may leave the last of
     /// its clock edge for the next cycle to finish (the tree router on
     /// several threads leaves the writes that cross between two threads'
-    /// routers to the receiving threads). Between such steps only
-    /// [`Engine::arrivals`], the counters, [`Engine::send`] and
-    /// [`Engine::quiet`] (0 while anything is left to finish) may be used;
-    /// [`Engine::settle`] finishes the edge, and reports a fault found in
-    /// it, before anything else reads the model or the run ends.
+    /// routers to the receiving threads, and may return while the other
+    /// threads still run the cycle). Between such steps only
+    /// [`Engine::arrivals`] (which finishes the cycle first),
+    /// [`Engine::send`] and [`Engine::quiet`] (0 while anything is left to
+    /// finish) may be used; [`Engine::settle`] finishes the cycle and the
+    /// edge, and reports a fault found in them, before anything else (the
+    /// counters, the link counts) reads the model or the run ends.
     fn step_batched(&mut self) -> Result<()> {
         self.step()
     }
@@ -435,8 +437,13 @@ pub fn build(
                 seed: o.seed,
                 ..o.tree.clone()
             };
+            let mut net = TreeNet::new(g, cfg)?;
+            // The harness reads the network between batched steps only as
+            // `Engine::step_batched` allows: the ranges of a cycle may run
+            // on while it works between cycles.
+            net.set_overlap(true);
             Box::new(TreeRouter {
-                net: TreeNet::new(g, cfg)?,
+                net,
                 ids: FxHashMap::default(),
                 pseudo: scheme == "pseudo",
             })

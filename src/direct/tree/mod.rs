@@ -385,10 +385,23 @@ struct TreeRouter {
     wanted_next: u32,
 }
 
+/// A message as its source interface holds it: what injecting it needs,
+/// so that a range's thread never looks in the message table (which the
+/// calling thread writes while the ranges run).
+#[derive(Clone, Debug, Default)]
+struct QMsg {
+    id: u32,
+    mcast: u32,
+    data: u16,
+    dests: SmallVec<[u32; 2]>,
+}
+
 #[derive(Clone, Debug, Default)]
 struct Ni {
-    queue: VecDeque<u32>,
+    queue: VecDeque<QMsg>,
+    /// The message being injected (`NONE32`: none), and its fields.
     cur: u32,
+    now: QMsg,
     pos: u32,
     credits: u16,
     /// Multicasts waiting or being injected.
@@ -558,6 +571,31 @@ struct Events {
 #[repr(align(128))]
 struct XBuf([Vec<Write>; 2]);
 
+/// Messages sent to a range's interfaces while the range ran (a step
+/// left it running, [`TreeNet::step_batched`]): source node, message, and
+/// whether it is its multicast's first; by the parity of the cycle whose
+/// job hands them to the interfaces as it begins. On cache lines of its
+/// own: the calling thread fills one list while the range empties the
+/// other.
+#[derive(Debug, Default)]
+#[repr(align(128))]
+struct Stage([Vec<(u32, QMsg, bool)>; 2]);
+
+/// The lists of a range's outbox the calling thread takes at the end of a
+/// cycle (and the faults that come among them), to work through once it
+/// has handed the next cycle over ([`TreeNet::step_batched`]).
+#[derive(Debug, Default)]
+struct Lists {
+    /// Something here is to be worked through.
+    any: bool,
+    copies: Vec<Arrived>,
+    eject_fault: Option<String>,
+    started: Vec<u32>,
+    prunes: Vec<(u32, u32, u32)>,
+    hops: Vec<(u32, u32, u32, GridHop)>,
+    inject_fault: Option<String>,
+}
+
 /// What a range's thread hands the calling thread at the end of a cycle,
 /// on cache lines of its own. Besides `moved` and `crossed`, everything
 /// here is rare (a worm started, a copy delivered, a prune, a fault), and
@@ -697,6 +735,18 @@ pub struct TreeNet {
     /// The live-router set's words each range covers (`lo..hi`), in order.
     ranges: Vec<(usize, usize)>,
     crew: Option<par::Crew>,
+    /// Each range's messages sent while it ran.
+    stage: Vec<Stage>,
+    /// Each range's outbox lists of the last cycle finished.
+    lists: Vec<Lists>,
+    /// A step returned with the other ranges still running its cycle.
+    in_flight: bool,
+    /// Steps may return so ([`set_overlap`](Self::set_overlap)).
+    overlap: bool,
+    /// A fault found while finishing a cycle for a caller that could not
+    /// take it ([`take_deliveries`](Self::take_deliveries)), for the next
+    /// step or settle to return.
+    pending_err: Option<Error>,
     cycle: u64,
     last_move: u64,
     next_msg: u32,
@@ -712,6 +762,15 @@ pub struct TreeNet {
     deliveries: Vec<TreeDelivery>,
     prune_log: Vec<PruneEvent>,
     tracing: Option<Box<TreeTracing>>,
+}
+
+impl Drop for TreeNet {
+    fn drop(&mut self) {
+        // No helper may still be working on the routers as they go.
+        if let Some(crew) = &self.crew {
+            crew.settle_quietly();
+        }
+    }
 }
 
 /// The waveform being written: signal values, the sink, and the link
@@ -901,6 +960,11 @@ impl TreeNet {
             xbuf: (0..ranges.len()).map(|_| XBuf::default()).collect(),
             cross_pending: false,
             crew,
+            stage: (0..ranges.len()).map(|_| Stage::default()).collect(),
+            lists: (0..ranges.len()).map(|_| Lists::default()).collect(),
+            in_flight: false,
+            overlap: false,
+            pending_err: None,
             ranges,
             cycle: 0,
             last_move: 0,
@@ -984,6 +1048,11 @@ impl TreeNet {
     /// Takes the deliveries kept so far (when `keep_deliveries` is set),
     /// leaving none: a long run's harness reads them as they come.
     pub fn take_deliveries(&mut self) -> Vec<TreeDelivery> {
+        // A cycle a step left running is finished first; a fault found
+        // there is the next step's (or settle's) to return.
+        if let Err(e) = self.land() {
+            self.pending_err.get_or_insert(e);
+        }
         std::mem::take(&mut self.deliveries)
     }
 
@@ -1086,12 +1155,29 @@ impl TreeNet {
                 src,
             },
         );
+        // The interface of a node in a range still running (the calling
+        // thread's step left the other ranges working, `in_flight`) takes
+        // its messages from that range's list when the range's next job
+        // begins; any other takes them here.
+        let k = if self.in_flight {
+            self.range_of(src)
+        } else {
+            0
+        };
+        let staged = k != 0;
+        let mut first = true;
         for g in one
             .into_iter()
             .chain(each.iter().map(|&d| SmallVec::from_slice(&[d])))
         {
             let id = self.next_msg;
             self.next_msg = self.next_msg.wrapping_add(1);
+            let q = QMsg {
+                id,
+                mcast,
+                data,
+                dests: g.clone(),
+            };
             self.msgs.insert(
                 id,
                 Msg {
@@ -1103,10 +1189,17 @@ impl TreeNet {
                     dests: g,
                 },
             );
-            self.nis[src as usize].queue.push_back(id);
-            self.live_nis.insert(src);
+            if staged {
+                let p = (self.cycle & 1) as usize;
+                self.stage[k].0[p].push((src, q, std::mem::take(&mut first)));
+            } else {
+                self.nis[src as usize].queue.push_back(q);
+                self.live_nis.insert(src);
+            }
         }
-        self.nis[src as usize].pending += 1;
+        if !staged {
+            self.nis[src as usize].pending += 1;
+        }
         self.stats.created += 1;
         self.stats.dests += dests.len() as u64;
         mcast
@@ -1215,7 +1308,8 @@ impl TreeNet {
     /// has a worm to send, no multicast is out, nothing is traced, and the
     /// random traffic's next message is not due. 0 while anything is live.
     pub fn quiet_cycles(&self, horizon: u64) -> u64 {
-        if self.tracing.is_some()
+        if self.in_flight
+            || self.tracing.is_some()
             || self.cross_pending
             || !self.mcasts.is_empty()
             || self.live_routers.0.iter().any(|l| l.0 != [0; 8])
@@ -1280,7 +1374,66 @@ impl TreeNet {
     /// [`settle`](Self::settle), as the fault of the cycle that made it;
     /// a caller that stops stepping must settle before it reads the
     /// routers or ends the run.
+    ///
+    /// With [`set_overlap`](Self::set_overlap) on several threads (and no
+    /// tracer and no random traffic of its own), a step also returns as
+    /// soon as the calling thread's own range is done, the other ranges
+    /// still running, and the next step finishes that cycle: their faults
+    /// and the watchdog before it hands its own cycle over, the worms
+    /// started, prunes, routes and copies delivered just after (or before,
+    /// when any of them could end the run). So the calling thread's work
+    /// between two cycles (the harness's, and the edge's bookkeeping) runs
+    /// beside the other ranges instead of before them. Between such steps
+    /// only [`send`](Self::send) (a message for a running range waits in
+    /// that range's list), [`quiet_cycles`](Self::quiet_cycles) (0),
+    /// [`take_deliveries`](Self::take_deliveries) and
+    /// [`settle`](Self::settle) (which finish the cycle first) may be used.
+    /// A fault is the same fault of the same cycle as on one thread; after
+    /// it the network is not to be stepped again.
     pub(crate) fn step_batched(&mut self) -> Result<()> {
+        if let Some(e) = self.pending_err.take() {
+            return Err(e);
+        }
+        let overlap =
+            self.overlap && self.crew.is_some() && self.tracing.is_none() && self.traffic.is_none();
+        if !overlap {
+            self.land()?;
+            return self.step_sync();
+        }
+        // The last cycle's ranges: their faults and the watchdog now, the
+        // rest of their outboxes once this cycle is handed over.
+        let deferred = if self.in_flight {
+            self.crew.as_mut().expect("a crew").wait();
+            self.in_flight = false;
+            self.finish(self.cycle - 1, true)?
+        } else {
+            None
+        };
+        let jobs = self.jobs();
+        let crew = self.crew.as_mut().expect("a crew");
+        crew.start(&jobs);
+        // Waits for the helpers if anything below panics.
+        let running = crew.pending();
+        self.in_flight = true;
+        self.cycle += 1;
+        if let Some(c) = deferred
+            && let Err(e) = self.edge_lists(c, false)
+        {
+            drop(running);
+            self.crew.as_mut().expect("a crew").wait();
+            self.in_flight = false;
+            return Err(e);
+        }
+        // SAFETY: the first range is this thread's alone for the cycle, and
+        // its pointers are fresh (nothing moved the vectors since `jobs`).
+        unsafe { jobs[0].run() };
+        std::mem::forget(running);
+        Ok(())
+    }
+
+    /// One cycle on the calling thread's terms: every range run and waited
+    /// for, then the cycle finished.
+    fn step_sync(&mut self) -> Result<()> {
         self.generate();
         if let Some(tr) = self.tracing.as_mut() {
             for (w, live) in tr.sample.iter_mut().zip(self.live_routers.words()) {
@@ -1299,6 +1452,19 @@ impl TreeNet {
         // in the set exactly when one of its inputs is active, and
         // evaluating one never wakes another (that waits for the edge).
         self.run_ranges();
+        let c = self.cycle;
+        self.cycle += 1;
+        self.finish(c, false).map(|_| ())
+    }
+
+    /// Finishes cycle `c` once every range has run it (the clock already
+    /// reads `c + 1`): the faults of the crossing writes taken and of phase
+    /// 1, the edge, the tracer's sample and the watchdog. With `defer`, the
+    /// lists of the outboxes (worms started, prunes, routes, copies) are
+    /// left to [`edge_lists`](Self::edge_lists) when nothing in them can
+    /// end the run (no fault among them, and the watchdog cannot fire
+    /// whatever they deliver): returns `Some(c)` then.
+    fn finish(&mut self, c: u64, defer: bool) -> Result<Option<u64>> {
         if std::mem::take(&mut self.cross_pending) {
             // The last cycle's crossing writes were applied first: an
             // overrun among them is that cycle's fault, the first in the
@@ -1309,10 +1475,7 @@ impl TreeNet {
                 .filter_map(|ev| ev.out.cross_fault.take())
                 .min_by_key(|&(k, j, _)| (k, j));
             if let Some((_, _, what)) = first {
-                return Err(Error::Fault {
-                    cycle: self.cycle - 1,
-                    what,
-                });
+                return Err(Error::Fault { cycle: c - 1, what });
             }
         }
         // The first range's fault is the lowest router's.
@@ -1320,109 +1483,130 @@ impl TreeNet {
         let mut fault = None;
         let mut wait_until = 0;
         for ev in &mut self.evs {
-            moved |= ev.out.moved;
-            wait_until = wait_until.max(std::mem::take(&mut ev.out.wait_until));
-            if fault.is_none() && ev.out.any {
-                fault = ev.out.fault.take();
+            let out = &mut ev.out;
+            moved |= out.moved;
+            wait_until = wait_until.max(std::mem::take(&mut out.wait_until));
+            if fault.is_none() && out.any {
+                fault = out.fault.take();
             }
         }
         if let Some(what) = fault {
-            return Err(Error::Fault {
-                cycle: self.cycle,
-                what,
-            });
+            return Err(Error::Fault { cycle: c, what });
         }
-        self.edge()?;
-        if moved {
-            self.last_move = self.last_move.max(self.cycle);
-        }
-        self.cycle += 1;
-        if self.tracing.is_some() {
-            self.sample_trace()?;
-        }
-        // A source paying a start-up is progress, not a stall, until it
-        // may send.
-        self.last_move = self.last_move.max(wait_until);
-        if !self.mcasts.is_empty() && self.cycle.saturating_sub(self.last_move) > self.cfg.watchdog
-        {
-            self.settle()?;
-            return Err(Error::TreeDeadlock(Box::new(self.wait_report())));
-        }
-        Ok(())
-    }
-
-    /// Runs every range on its thread: phase 1, then the edge's writes,
-    /// ejections and injections that stay within the range.
-    fn run_ranges(&mut self) {
-        let (t, cfg) = (&self.t as *const Tables, &self.cfg as *const TreeConfig);
-        let routers = self.routers.as_mut_ptr();
-        let words = self.live_routers.as_mut_ptr();
-        let records = self.evs.as_mut_ptr();
-        let n_records = self.evs.len();
-        let xbuf = self.xbuf.as_mut_ptr();
-        let take_cross = self.cross_pending;
-        let ranges = &self.ranges;
-        let nis = self.nis.as_mut_ptr();
-        let ejs = self.ejs.as_mut_ptr();
-        let ni_words = self.live_nis.as_mut_ptr();
-        let msgs = &self.msgs as *const FxHashMap<u32, Msg>;
-        let cycle = self.cycle;
-        let job = |k: usize| par::Job {
-            t,
-            cfg,
-            nis,
-            ejs,
-            ni_words,
-            msgs,
-            cycle,
-            routers,
-            words,
-            range: ranges[k],
-            records,
-            k,
-            xbuf,
-            take_cross,
-            n_ranges: n_records,
-        };
-        match self.crew.as_mut() {
-            None => {
-                // SAFETY: one thread, and the pointers are fresh.
-                unsafe { job(0).run() };
-            }
-            Some(crew) => {
-                let jobs: Vec<par::Job> = (0..n_records).map(job).collect();
-                // The ranges are disjoint, and `run` returns only when
-                // every thread is done with its own.
-                crew.run(&jobs);
-            }
-        }
-    }
-
-    /// The rest of the clock edge, on the calling thread, from each range's
-    /// outbox in range order (the order one thread makes them in): the
-    /// writes that cross from one range to another, the worms started,
-    /// prunes and routes, and the copies delivered.
-    fn edge(&mut self) -> Result<()> {
-        let cycle = self.cycle;
         self.cross_pending = self.evs.iter().any(|ev| ev.out.crossed);
         // Writes crossing between ranges wait for the next cycle's jobs
         // unless something reads them first: the tracer, or a fault of
         // this edge (an overrun among them comes before any other).
         if self.tracing.is_some() || self.evs.iter().any(|ev| ev.out.edge_fault.is_some()) {
-            self.settle_at(cycle)?;
+            self.settle_at(c)?;
         }
-        if !self.evs.iter().any(|ev| ev.out.any) {
-            return Ok(());
-        }
-        for ev in &mut self.evs {
+        // The rest of each outbox moves to this thread's lists, so that
+        // the ranges may run the next cycle while it is worked through.
+        let (mut any, mut ends) = (false, false);
+        for (ev, l) in self.evs.iter_mut().zip(&mut self.lists) {
             let out = &mut ev.out;
             if !out.any {
                 continue;
             }
-            for id in out.started.drain(..) {
+            any = true;
+            std::mem::swap(&mut out.copies, &mut l.copies);
+            std::mem::swap(&mut out.started, &mut l.started);
+            std::mem::swap(&mut out.prunes, &mut l.prunes);
+            std::mem::swap(&mut out.hops, &mut l.hops);
+            l.eject_fault = out.eject_fault.take();
+            l.inject_fault = out.inject_fault.take();
+            ends |= l.eject_fault.is_some() || l.inject_fault.is_some();
+            l.any = true;
+            out.any = false;
+        }
+        if moved {
+            self.last_move = self.last_move.max(c);
+        }
+        // A source paying a start-up is progress, not a stall, until it
+        // may send.
+        let last_move = self.last_move.max(wait_until);
+        let may_stall =
+            !self.mcasts.is_empty() && self.cycle.saturating_sub(last_move) > self.cfg.watchdog;
+        let deferred = if defer && any && !ends && !may_stall {
+            Some(c)
+        } else {
+            if any {
+                self.edge_lists(c, true)?;
+            }
+            None
+        };
+        if self.tracing.is_some() {
+            self.sample_trace()?;
+        }
+        self.last_move = last_move;
+        if deferred.is_none()
+            && !self.mcasts.is_empty()
+            && self.cycle.saturating_sub(self.last_move) > self.cfg.watchdog
+        {
+            self.settle()?;
+            return Err(Error::TreeDeadlock(Box::new(self.wait_report())));
+        }
+        Ok(deferred)
+    }
+
+    /// The jobs of the cycle the clock reads, one per range.
+    fn jobs(&mut self) -> SmallVec<[par::Job; 4]> {
+        (0..self.ranges.len()).map(|k| self.job(k)).collect()
+    }
+
+    /// Range `k`'s job of the cycle the clock reads.
+    fn job(&mut self, k: usize) -> par::Job {
+        par::Job {
+            t: &self.t,
+            cfg: &self.cfg,
+            nis: self.nis.as_mut_ptr(),
+            ejs: self.ejs.as_mut_ptr(),
+            ni_words: self.live_nis.as_mut_ptr(),
+            cycle: self.cycle,
+            routers: self.routers.as_mut_ptr(),
+            words: self.live_routers.as_mut_ptr(),
+            range: self.ranges[k],
+            records: self.evs.as_mut_ptr(),
+            k,
+            xbuf: self.xbuf.as_mut_ptr(),
+            take_cross: self.cross_pending,
+            n_ranges: self.ranges.len(),
+            stage: self.stage.as_mut_ptr(),
+        }
+    }
+
+    /// Runs every range on its thread: phase 1, then the edge's writes,
+    /// ejections and injections that stay within the range.
+    fn run_ranges(&mut self) {
+        if self.crew.is_none() {
+            let job = self.job(0);
+            // SAFETY: one thread, and the pointers are fresh.
+            unsafe { job.run() };
+            return;
+        }
+        let jobs = self.jobs();
+        let crew = self.crew.as_mut().expect("a crew");
+        // The ranges are disjoint, and `run` returns only when every
+        // thread is done with its own.
+        crew.run(&jobs);
+    }
+
+    /// The rest of the clock edge of cycle `c`, on the calling thread,
+    /// from each range's outbox in range order (the order one thread makes
+    /// them in): the worms started, prunes and routes, and the copies
+    /// delivered. `settle` says whether a fault may settle the crossing
+    /// writes first (not while the next cycle's ranges run: the run ends
+    /// with the fault either way).
+    fn edge_lists(&mut self, c: u64, settle: bool) -> Result<()> {
+        let cycle = c;
+        for l in &mut self.lists {
+            if !l.any {
+                continue;
+            }
+            for id in l.started.drain(..) {
                 self.msgs.get_mut(&id).expect("queued").injected = cycle;
             }
-            for (r, msg, cut) in out.prunes.drain(..) {
+            for (r, msg, cut) in l.prunes.drain(..) {
                 self.stats.prunes += 1;
                 self.stats.branches_cut += cut as u64;
                 if self.cfg.keep_deliveries {
@@ -1435,49 +1619,99 @@ impl TreeNet {
                     });
                 }
             }
-            for (msg, dest, r, h) in out.hops.drain(..) {
+            for (msg, dest, r, h) in l.hops.drain(..) {
                 let mcast = self.msgs.get(&msg).map_or(NONE32, |m| m.mcast);
                 self.routes.entry((mcast, dest)).or_default().push((r, h));
             }
         }
-        for k in 0..self.evs.len() {
-            if !self.evs[k].out.any {
+        let mut inject_fault = None;
+        for k in 0..self.lists.len() {
+            if !std::mem::take(&mut self.lists[k].any) {
                 continue;
             }
-            let copies = std::mem::take(&mut self.evs[k].out.copies);
-            for &c in &copies {
-                if let Err(e) = self.deliver(c) {
-                    self.settle_at(cycle)?;
+            let copies = std::mem::take(&mut self.lists[k].copies);
+            for &a in &copies {
+                if let Err(e) = self.deliver(a, cycle) {
+                    if settle {
+                        self.settle_at(cycle)?;
+                    }
                     return Err(e);
                 }
             }
-            self.evs[k].out.copies = copies;
-            self.evs[k].out.copies.clear();
-            if let Some(what) = self.evs[k].out.eject_fault.take() {
-                self.settle_at(cycle)?;
+            self.lists[k].copies = copies;
+            self.lists[k].copies.clear();
+            if let Some(what) = self.lists[k].eject_fault.take() {
+                if settle {
+                    self.settle_at(cycle)?;
+                }
                 return Err(Error::Fault { cycle, what });
             }
-        }
-        // The interfaces injected in their ranges' threads (`par::Job`).
-        let inject_fault = self
-            .evs
-            .iter_mut()
-            .find_map(|ev| ev.out.inject_fault.take());
-        for ev in &mut self.evs {
-            ev.out.any = false;
+            // The interfaces injected in their ranges' threads
+            // (`par::Job`): the first range's overrun is the one told.
+            if inject_fault.is_none() {
+                inject_fault = self.lists[k].inject_fault.take();
+            }
         }
         if let Some(what) = inject_fault {
-            self.settle_at(cycle)?;
+            if settle {
+                self.settle_at(cycle)?;
+            }
             return Err(Error::Fault { cycle, what });
         }
         Ok(())
     }
 
+    /// Finishes the cycle a step left running ([`step_batched`](Self::step_batched)
+    /// with overlap): waits for the other ranges, finishes the cycle, and
+    /// hands the messages sent meanwhile to their interfaces.
+    fn land(&mut self) -> Result<()> {
+        if !self.in_flight {
+            return Ok(());
+        }
+        self.crew.as_mut().expect("a crew").wait();
+        self.in_flight = false;
+        let deferred = self.finish(self.cycle - 1, false)?;
+        debug_assert!(deferred.is_none());
+        // The ranges' lists of messages for the cycle the clock reads.
+        let p = (self.cycle & 1) as usize;
+        for k in 0..self.stage.len() {
+            for (node, q, first) in std::mem::take(&mut self.stage[k].0[p]) {
+                let ni = &mut self.nis[node as usize];
+                ni.queue.push_back(q);
+                ni.pending += first as usize;
+                self.live_nis.insert(node);
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs the ranges of the next steps beside the calling thread's work
+    /// between cycles (see [`step_batched`](Self::step_batched)): on for
+    /// the one engine's harness, which reads the network only through
+    /// what a step may leave running.
+    pub(crate) fn set_overlap(&mut self, on: bool) {
+        self.overlap = on;
+    }
+
+    /// The range whose interfaces hold node `node`'s.
+    fn range_of(&self, node: u32) -> usize {
+        let w = (node >> 6) as usize;
+        self.ranges
+            .iter()
+            .position(|&(lo, hi)| (lo..hi).contains(&w))
+            .unwrap_or(0)
+    }
+
     /// Applies, on this thread, the crossing writes the last step left
     /// for the next cycle's jobs ([`step_batched`](Self::step_batched)),
-    /// and reports an overrun among them as that cycle's fault. Nothing to
-    /// do after [`step`](Self::step), which settles.
+    /// and reports an overrun among them as that cycle's fault; first
+    /// finishes a cycle a step left running. Nothing to do after
+    /// [`step`](Self::step), which settles.
     pub(crate) fn settle(&mut self) -> Result<()> {
+        if let Some(e) = self.pending_err.take() {
+            return Err(e);
+        }
+        self.land()?;
         if self.cross_pending {
             self.settle_at(self.cycle - 1)?;
         }
@@ -1519,8 +1753,7 @@ impl TreeNet {
 
     /// A copy complete at node `c.node`: checked against its message, and
     /// counted (the multicast completes with its last copy).
-    fn deliver(&mut self, c: Arrived) -> Result<()> {
-        let cycle = self.cycle;
+    fn deliver(&mut self, c: Arrived, cycle: u64) -> Result<()> {
         let fault = |what: String| Err(Error::Fault { cycle, what });
         let Arrived { node, msg, got } = c;
         let grid = &self.t.grid;
@@ -1802,7 +2035,13 @@ impl TreeNet {
         TreeWaitReport {
             cycle: self.cycle,
             bound: self.cfg.watchdog,
-            in_flight: self.mcasts.len(),
+            // Those created by the cycle found stalled (a harness may have
+            // sent more since, while the cycle finished).
+            in_flight: self
+                .mcasts
+                .values()
+                .filter(|m| m.created < self.cycle)
+                .count(),
             steps,
         }
     }
@@ -1854,38 +2093,40 @@ fn inject_node(
     node: usize,
     ni: &mut Ni,
     router: &mut TreeRouter,
-    msgs: &FxHashMap<u32, Msg>,
     ev: &mut Events,
 ) -> std::result::Result<bool, String> {
     // The next worm starts when a credit lets it, or at once when it first
     // pays its start-up.
     if ni.cur == NONE32 && !ni.queue.is_empty() && (ni.credits > 0 || startup > 0) {
-        ni.cur = ni.queue.pop_front().unwrap();
+        ni.now = ni.queue.pop_front().unwrap();
+        ni.cur = ni.now.id;
         ni.pos = 0;
         ni.start_at = cycle.saturating_add(startup);
-        ev.out.wait_until = ev.out.wait_until.max(ni.start_at);
+        let out = &mut ev.out;
+        out.wait_until = out.wait_until.max(ni.start_at);
         ev.worms += 1;
     }
     if ni.cur == NONE32 || ni.credits == 0 || cycle < ni.start_at {
         return Ok(false);
     }
     let id = ni.cur;
-    let m = &msgs[&id];
+    let m = &ni.now;
     let data = m.data as u32;
     let pos = ni.pos;
     let mut f = if pos == 0 {
-        Flit::header(ni.cur, m.dests[0])
+        Flit::header(id, m.dests[0])
     } else if pos <= data {
-        Flit::data(ni.cur, (pos - 1) as u16, pos == data)
+        Flit::data(id, (pos - 1) as u16, pos == data)
     } else {
-        Flit::header(ni.cur, m.dests[(pos - data) as usize])
+        Flit::header(id, m.dests[(pos - data) as usize])
     };
     let len = m.dests.len() as u32 + data;
+    let mcast = m.mcast;
     ni.pos += 1;
     ni.credits -= 1;
     if ni.pos == len {
         f.end = true;
-        let next_same = ni.queue.front().is_some_and(|n| msgs[n].mcast == m.mcast);
+        let next_same = ni.queue.front().is_some_and(|n| n.mcast == mcast);
         if !next_same {
             ni.pending -= 1;
         }

@@ -22,13 +22,17 @@
 //! The helper threads live as long as the network. Each waits for the next
 //! cycle's epoch (spinning briefly, then parked), runs its range, and
 //! publishes the epoch it finished; the calling thread runs the first range
-//! meanwhile and then waits for the others.
+//! meanwhile and then waits for the others, or, when the network's steps
+//! overlap ([`TreeNet::step_batched`](super::TreeNet)), returns once its
+//! own range is done and waits for them as the next step begins. The
+//! messages sent to a range's interfaces while it runs wait in the range's
+//! list ([`Stage`]) until its next job begins: a range reads nothing the
+//! calling thread writes between cycles.
 
 use super::{
-    Events, Msg, NONE32, Ni, NiEject, Tables, TreeConfig, TreeRouter, Write, XBuf, apply_range,
+    Events, NONE32, Ni, NiEject, Stage, Tables, TreeConfig, TreeRouter, Write, XBuf, apply_range,
     eject_range, eval_router, inject_node,
 };
-use rustc_hash::FxHashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread::JoinHandle;
@@ -45,8 +49,6 @@ pub(super) struct Job {
     pub(super) ejs: *mut NiEject,
     /// The words of the set of interfaces with a worm.
     pub(super) ni_words: *mut u64,
-    /// The messages, only read while the ranges run.
-    pub(super) msgs: *const FxHashMap<u32, Msg>,
     pub(super) cycle: u64,
     pub(super) routers: *mut TreeRouter,
     /// The words of the live-router set.
@@ -64,6 +66,8 @@ pub(super) struct Job {
     pub(super) take_cross: bool,
     /// The number of ranges.
     pub(super) n_ranges: usize,
+    /// Every range's messages for its interfaces, sent while it ran.
+    pub(super) stage: *mut Stage,
 }
 
 impl Job {
@@ -83,6 +87,18 @@ impl Job {
         let (t, cfg) = unsafe { (&*self.t, &*self.cfg) };
         // SAFETY: by the caller, this range's record is its alone.
         let ev = unsafe { &mut *self.records.add(self.k) };
+        // The messages sent to the range's interfaces while it last ran
+        // (the calling thread hands over the others itself).
+        // SAFETY: by the caller, this cycle's list is the range's alone.
+        let staged = unsafe { &mut (*self.stage.add(self.k)).0[(self.cycle & 1) as usize] };
+        for (node, q, first) in staged.drain(..) {
+            // SAFETY: a staged message's source is in the range.
+            let ni = unsafe { &mut *self.nis.add(node as usize) };
+            ni.queue.push_back(q);
+            ni.pending += first as usize;
+            // SAFETY: the interface's set word is the range's.
+            unsafe { *self.ni_words.add(node as usize >> 6) |= 1 << (node & 63) };
+        }
         // SAFETY: by the caller.
         if self.take_cross && unsafe { self.take_crossing(t, ev) } {
             // An overrun: the run ends with the last cycle's fault.
@@ -118,8 +134,6 @@ impl Job {
         // SAFETY: by the caller, the range's interfaces are its alone.
         let ejs = unsafe { std::slice::from_raw_parts_mut(self.ejs.add(first), end - first) };
         eject_range(t, ejs, first as u32, ev);
-        // SAFETY: by the caller, only read.
-        let msgs = unsafe { &*self.msgs };
         // The interfaces of the range's nodes (node `i` is router `i`'s):
         // the credits their routers returned, then a flit each.
         for r in ev.ni_credits.drain(..) {
@@ -137,7 +151,7 @@ impl Job {
                 // SAFETY: node `node` and router `node` are in the range.
                 let (ni, router) =
                     unsafe { (&mut *self.nis.add(node), &mut *self.routers.add(node)) };
-                match inject_node(t, cfg.startup, self.cycle, node, ni, router, msgs, ev) {
+                match inject_node(t, cfg.startup, self.cycle, node, ni, router, ev) {
                     Ok(true) => {
                         // SAFETY: word `w` of the routers' set is the range's.
                         unsafe { *self.words.add(w) |= 1 << b };
@@ -251,6 +265,8 @@ pub(super) struct Crew {
     slots: Vec<Arc<Slot>>,
     handles: Vec<JoinHandle<()>>,
     epoch: u64,
+    /// Helpers were handed jobs not yet waited for.
+    running: bool,
 }
 
 impl std::fmt::Debug for Crew {
@@ -269,6 +285,7 @@ impl Crew {
             slots: Vec::new(),
             handles: Vec::new(),
             epoch: 0,
+            running: false,
         };
         for k in 0..helpers {
             let slot = Arc::new(Slot {
@@ -297,28 +314,70 @@ impl Crew {
     /// every thread has finished its own: no helper is left working on the
     /// network while the panic unwinds through it.
     pub(super) fn run(&mut self, jobs: &[Job]) {
+        self.start(jobs);
+        {
+            // Waits for the helpers when it goes, whether this thread's
+            // range returns or panics.
+            let _wait = self.guard();
+            // SAFETY: the first range is this thread's alone for the cycle.
+            unsafe { jobs[0].run() };
+        }
+        self.wait();
+    }
+
+    /// Hands `jobs[k]` to helper `k - 1` and returns at once (the first
+    /// job is the caller's to run); [`wait`](Self::wait) waits for them.
+    pub(super) fn start(&mut self, jobs: &[Job]) {
         debug_assert_eq!(jobs.len(), self.slots.len() + 1);
+        debug_assert!(!self.running, "a crew started twice");
         self.epoch += 1;
+        self.running = true;
         let e = self.epoch;
         for (k, slot) in self.slots.iter().enumerate() {
-            // SAFETY: the helper finished the last epoch (`run` waited for
-            // it) and reads the job only once it sees this one.
+            // SAFETY: the helper finished the last epoch (`wait` waited
+            // for it) and reads the job only once it sees this one.
             unsafe { *slot.give.0.job.get() = Some(jobs[k + 1]) };
             slot.give.0.go.store(e, Ordering::SeqCst);
             if slot.sleeping.load(Ordering::SeqCst) {
                 self.handles[k].thread().unpark();
             }
         }
-        {
-            // Waits for the helpers when it goes, whether this thread's
-            // range returns or panics.
-            let _wait = WaitAll {
-                slots: &self.slots,
-                epoch: e,
-            };
-            // SAFETY: the first range is this thread's alone for the cycle.
-            unsafe { jobs[0].run() };
+    }
+
+    /// A guard that waits for the helpers when dropped.
+    fn guard(&self) -> WaitAll<'_> {
+        WaitAll {
+            slots: &self.slots,
+            epoch: self.epoch,
         }
+    }
+
+    /// A guard, to be forgotten once the caller's own work is done, that
+    /// waits for the helpers if that work panics: so that no helper is left
+    /// working on the network while the panic unwinds through it.
+    pub(super) fn pending(&self) -> Pending {
+        Pending {
+            slots: self.slots.as_slice(),
+            epoch: self.epoch,
+        }
+    }
+
+    /// Waits for the helpers' last jobs, if any, without raising a
+    /// helper's panic (for a network being dropped).
+    pub(super) fn settle_quietly(&self) {
+        if self.running {
+            drop(self.guard());
+        }
+    }
+
+    /// Waits until every helper has finished the jobs of the last
+    /// [`start`](Self::start), and raises a helper's panic here.
+    pub(super) fn wait(&mut self) {
+        if !self.running {
+            return;
+        }
+        drop(self.guard());
+        self.running = false;
         for slot in &self.slots {
             if slot.panicked.load(Ordering::Acquire) {
                 let p = slot.panic.lock().unwrap_or_else(|p| p.into_inner()).take();
@@ -327,6 +386,25 @@ impl Crew {
                 );
             }
         }
+    }
+}
+
+/// [`WaitAll`] without a borrow of the crew, so that the caller can work
+/// on the network meanwhile: the crew outlives it (it lives in the network
+/// and is not moved while a step runs).
+pub(super) struct Pending {
+    slots: *const [Arc<Slot>],
+    epoch: u64,
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        // SAFETY: the crew, and so its slots, outlive the guard.
+        let slots = unsafe { &*self.slots };
+        drop(WaitAll {
+            slots,
+            epoch: self.epoch,
+        });
     }
 }
 
