@@ -581,18 +581,26 @@ struct XBuf([Vec<Write>; 2]);
 #[repr(align(128))]
 struct Stage([Vec<(u32, QMsg, bool)>; 2]);
 
-/// The lists of a range's outbox the calling thread takes at the end of a
-/// cycle (and the faults that come among them), to work through once it
-/// has handed the next cycle over ([`TreeNet::step_batched`]).
+/// The lists of a range's outbox (and the faults that come among them),
+/// which the calling thread takes whole at the end of a cycle, to work
+/// through once it has handed the next cycle over
+/// ([`TreeNet::step_batched`]).
 #[derive(Debug, Default)]
 struct Lists {
-    /// Something here is to be worked through.
+    /// Taken by the calling thread and not yet worked through (unused in
+    /// an outbox).
     any: bool,
+    /// Copies whose last data flit reached their consumption channel, in
+    /// the order of the range's ejections.
     copies: Vec<Arrived>,
+    /// The first fault of a flit reaching a consumption channel (the
+    /// range's ejections stop there; `copies` are those before it).
     eject_fault: Option<String>,
+    /// Messages whose header entered the network this cycle.
     started: Vec<u32>,
     prunes: Vec<(u32, u32, u32)>,
     hops: Vec<(u32, u32, u32, GridHop)>,
+    /// The first injection overrun of the range.
     inject_fault: Option<String>,
 }
 
@@ -621,18 +629,9 @@ struct Outbox {
     /// ranges into this one's routers: the sending range, the flit's place
     /// in that range's record, and what.
     cross_fault: Option<(u32, u32, String)>,
-    /// Copies whose last data flit reached their consumption channel, in
-    /// the order of the range's ejections.
-    copies: Vec<Arrived>,
-    /// The first fault of a flit reaching a consumption channel (the
-    /// range's ejections stop there; `copies` are those before it).
-    eject_fault: Option<String>,
-    /// Messages whose header entered the network this cycle.
-    started: Vec<u32>,
-    prunes: Vec<(u32, u32, u32)>,
-    hops: Vec<(u32, u32, u32, GridHop)>,
-    /// The first injection overrun of the range.
-    inject_fault: Option<String>,
+    /// The copies delivered, worms started, prunes and routes, and their
+    /// faults.
+    lists: Lists,
     /// The last cycle a worm started this cycle waits to, paying its
     /// start-up (0: none): until then the watchdog counts the network as
     /// moving, since the wait is the source's own.
@@ -1509,12 +1508,8 @@ impl TreeNet {
                 continue;
             }
             any = true;
-            std::mem::swap(&mut out.copies, &mut l.copies);
-            std::mem::swap(&mut out.started, &mut l.started);
-            std::mem::swap(&mut out.prunes, &mut l.prunes);
-            std::mem::swap(&mut out.hops, &mut l.hops);
-            l.eject_fault = out.eject_fault.take();
-            l.inject_fault = out.inject_fault.take();
+            // The emptied lists of the last cycle go back, with their room.
+            std::mem::swap(&mut out.lists, l);
             ends |= l.eject_fault.is_some() || l.inject_fault.is_some();
             l.any = true;
             out.any = false;
@@ -1648,9 +1643,8 @@ impl TreeNet {
             }
             // The interfaces injected in their ranges' threads
             // (`par::Job`): the first range's overrun is the one told.
-            if inject_fault.is_none() {
-                inject_fault = self.lists[k].inject_fault.take();
-            }
+            let f = self.lists[k].inject_fault.take();
+            inject_fault = inject_fault.or(f);
         }
         if let Some(what) = inject_fault {
             if settle {
@@ -2142,7 +2136,7 @@ fn inject_node(
     ev.moved = true;
     ev.link_count[node * (t.ports + 2) + t.ports + 1] += 1;
     if pos == 0 {
-        ev.out.started.push(id);
+        ev.out.lists.started.push(id);
     }
     Ok(true)
 }
@@ -2189,7 +2183,7 @@ fn eject_range(t: &Tables, ejs: &mut [NiEject], base: u32, ev: &mut Events) {
             ni.got += 1;
             if f.is_last_data() {
                 ni.msg = NONE32;
-                out.copies.push(Arrived {
+                out.lists.copies.push(Arrived {
                     node,
                     msg: f.msg,
                     got: ni.got,
@@ -2197,7 +2191,7 @@ fn eject_range(t: &Tables, ejs: &mut [NiEject], base: u32, ev: &mut Events) {
             }
             continue;
         };
-        out.eject_fault = Some(what);
+        out.lists.eject_fault = Some(what);
         return;
     }
 }
@@ -2430,7 +2424,7 @@ fn send(
         ev.fail(e);
     }
     if t.keep_routes && !f.is_data() {
-        ev.out.hops.push((f.msg, f.dest(), r, h));
+        ev.out.lists.hops.push((f.msg, f.dest(), r, h));
     }
 }
 
@@ -2496,7 +2490,7 @@ fn prune(
     }
     iv.branches &= !cut;
     release_all(t, r, cut, ev);
-    ev.out.prunes.push((r, iv.msg, cut.count_ones()));
+    ev.out.lists.prunes.push((r, iv.msg, cut.count_ones()));
 }
 
 /// Releases (and closes) every output in `mask`.
@@ -2969,11 +2963,12 @@ mod tests {
         assert!(ev.ejects.is_empty(), "every flit taken");
         let copies = ev
             .out
+            .lists
             .copies
             .iter()
             .map(|c| (c.node, c.msg, c.got))
             .collect();
-        Ejected(copies, ev.out.eject_fault.take(), ejs)
+        Ejected(copies, ev.out.lists.eject_fault.take(), ejs)
     }
 
     #[test]

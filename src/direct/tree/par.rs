@@ -158,7 +158,7 @@ impl Job {
                     }
                     Ok(false) => {}
                     Err(what) => {
-                        ev.out.inject_fault.get_or_insert(what);
+                        ev.out.lists.inject_fault.get_or_insert(what);
                     }
                 }
                 if ni.cur == NONE32 && ni.queue.is_empty() {
@@ -174,12 +174,12 @@ impl Job {
         out.crossed = !cross.is_empty();
         out.any = out.fault.is_some()
             || out.edge_fault.is_some()
-            || !out.copies.is_empty()
-            || out.eject_fault.is_some()
-            || !out.started.is_empty()
-            || !out.prunes.is_empty()
-            || !out.hops.is_empty()
-            || out.inject_fault.is_some();
+            || !out.lists.copies.is_empty()
+            || out.lists.eject_fault.is_some()
+            || !out.lists.started.is_empty()
+            || !out.lists.prunes.is_empty()
+            || !out.lists.hops.is_empty()
+            || out.lists.inject_fault.is_some();
     }
 
     /// Applies the writes of the last cycle's other ranges that land in
