@@ -410,6 +410,15 @@ struct Ni {
     start_at: u64,
 }
 
+impl Ni {
+    /// Queues message `q`, the first of its multicast when `first` (a
+    /// multicast counts once among those waiting).
+    fn queue_msg(&mut self, q: QMsg, first: bool) {
+        self.queue.push_back(q);
+        self.pending += first as usize;
+    }
+}
+
 /// The consumption side of a network interface: the message being
 /// received and its data flits so far. Kept apart from [`Ni`], which the
 /// thread of the node's range writes while this one's is the caller's.
@@ -1188,16 +1197,14 @@ impl TreeNet {
                     dests: g,
                 },
             );
+            let first = std::mem::take(&mut first);
             if staged {
                 let p = (self.cycle & 1) as usize;
-                self.stage[k].0[p].push((src, q, std::mem::take(&mut first)));
+                self.stage[k].0[p].push((src, q, first));
             } else {
-                self.nis[src as usize].queue.push_back(q);
+                self.nis[src as usize].queue_msg(q, first);
                 self.live_nis.insert(src);
             }
-        }
-        if !staged {
-            self.nis[src as usize].pending += 1;
         }
         self.stats.created += 1;
         self.stats.dests += dests.len() as u64;
@@ -1520,9 +1527,12 @@ impl TreeNet {
         // A source paying a start-up is progress, not a stall, until it
         // may send.
         let last_move = self.last_move.max(wait_until);
-        let may_stall =
-            !self.mcasts.is_empty() && self.cycle.saturating_sub(last_move) > self.cfg.watchdog;
-        let deferred = if defer && any && !ends && !may_stall {
+        // No flit has moved for longer than the watchdog allows while a
+        // multicast is out (the lists' deliveries may yet complete them).
+        let stalled = |net: &TreeNet| {
+            !net.mcasts.is_empty() && net.cycle.saturating_sub(last_move) > net.cfg.watchdog
+        };
+        let deferred = if defer && any && !ends && !stalled(self) {
             Some(c)
         } else {
             if any {
@@ -1534,10 +1544,7 @@ impl TreeNet {
             self.sample_trace()?;
         }
         self.last_move = last_move;
-        if deferred.is_none()
-            && !self.mcasts.is_empty()
-            && self.cycle.saturating_sub(self.last_move) > self.cfg.watchdog
-        {
+        if deferred.is_none() && stalled(self) {
             self.settle()?;
             return Err(Error::TreeDeadlock(Box::new(self.wait_report())));
         }
@@ -1586,14 +1593,13 @@ impl TreeNet {
         crew.run(&jobs);
     }
 
-    /// The rest of the clock edge of cycle `c`, on the calling thread,
+    /// The rest of the clock edge of cycle `cycle`, on the calling thread,
     /// from each range's outbox in range order (the order one thread makes
     /// them in): the worms started, prunes and routes, and the copies
     /// delivered. `settle` says whether a fault may settle the crossing
     /// writes first (not while the next cycle's ranges run: the run ends
     /// with the fault either way).
-    fn edge_lists(&mut self, c: u64, settle: bool) -> Result<()> {
-        let cycle = c;
+    fn edge_lists(&mut self, cycle: u64, settle: bool) -> Result<()> {
         for l in &mut self.lists {
             if !l.any {
                 continue;
@@ -1668,11 +1674,9 @@ impl TreeNet {
         debug_assert!(deferred.is_none());
         // The ranges' lists of messages for the cycle the clock reads.
         let p = (self.cycle & 1) as usize;
-        for k in 0..self.stage.len() {
-            for (node, q, first) in std::mem::take(&mut self.stage[k].0[p]) {
-                let ni = &mut self.nis[node as usize];
-                ni.queue.push_back(q);
-                ni.pending += first as usize;
+        for stage in &mut self.stage {
+            for (node, q, first) in stage.0[p].drain(..) {
+                self.nis[node as usize].queue_msg(q, first);
                 self.live_nis.insert(node);
             }
         }

@@ -93,9 +93,7 @@ impl Job {
         let staged = unsafe { &mut (*self.stage.add(self.k)).0[(self.cycle & 1) as usize] };
         for (node, q, first) in staged.drain(..) {
             // SAFETY: a staged message's source is in the range.
-            let ni = unsafe { &mut *self.nis.add(node as usize) };
-            ni.queue.push_back(q);
-            ni.pending += first as usize;
+            unsafe { (*self.nis.add(node as usize)).queue_msg(q, first) };
             // SAFETY: the interface's set word is the range's.
             unsafe { *self.ni_words.add(node as usize >> 6) |= 1 << (node & 63) };
         }
