@@ -1129,6 +1129,80 @@ fn link_utilisation_is_counted_alike_on_every_model() {
     }
 }
 
+/// Each router model's link counts without names (what a run reads at the
+/// end of its warm-up and at its end) are its named counts, in the same
+/// order, marked as joining two routers exactly where the name is not a
+/// node's channel; a run names only the busiest link, and finds the one it
+/// would find among them all.
+#[test]
+fn link_counts_without_names_are_the_named_counts() {
+    let node_channel = |n: &str| {
+        n.contains("node ")
+            || n.contains("IN[")
+            || n.contains("OUT[")
+            || n.ends_with("injection")
+            || n.ends_with("ejection")
+    };
+    for (topo, router) in [
+        ("mesh:4x4", "tree"),
+        ("torus:4x4", "tree"),
+        ("mesh:4x4", "wormhole"),
+        ("hypercube:4", "wormhole"),
+        ("mesh:4x4", "cut-through"),
+        (
+            "irregular:switches=8,ports=8,nodes=24,seed=2",
+            "cut-through",
+        ),
+    ] {
+        let spec = TopoSpec::parse(topo).unwrap();
+        let model = Some(RouterModel::parse(router).unwrap());
+        let (mut e, _, _) = engine::build(&spec, model, None, &RunOptions::default()).unwrap();
+        let n = e.nodes();
+        for src in 0..n {
+            e.send(src as u64, src, &[(src * 7 + 3) % n], 6).unwrap();
+        }
+        for _ in 0..60 {
+            e.step().unwrap();
+        }
+        let named = e.link_flits();
+        let counts = e.link_counts();
+        assert_eq!(counts.len(), named.len(), "{topo} {router}");
+        assert!(
+            counts.iter().any(|c| c.0 > 0),
+            "{topo} {router}: nothing moved"
+        );
+        for (i, ((name, c), &(k, inner))) in named.iter().zip(&counts).enumerate() {
+            assert_eq!(*c, k, "{topo} {router}: {name}");
+            assert_eq!(inner, !node_channel(name), "{topo} {router}: {name}");
+            assert_eq!(e.link_name(i).as_deref(), Some(name.as_str()));
+        }
+        assert_eq!(e.link_name(named.len()), None, "{topo} {router}");
+        assert!(counts.iter().any(|c| c.1) && counts.iter().any(|c| !c.1));
+        // A run's summary is the same whether it names every link or not.
+        let o = RunOptions {
+            cycles: 400,
+            warmup: 100,
+            ..opts("uniform", 0.1)
+        };
+        let all = RunOptions {
+            per_link: true,
+            ..o.clone()
+        };
+        let (a, b) = (
+            engine::run(&spec, model, None, &o).unwrap(),
+            engine::run(&spec, model, None, &all).unwrap(),
+        );
+        assert_eq!(a.links, b.links, "{topo} {router}");
+        let per = b.per_link.unwrap();
+        assert_eq!(per.len(), a.links.links);
+        assert!(
+            per.iter()
+                .any(|l| l.link == a.links.busiest && l.utilisation == a.links.max)
+        );
+        assert!(a.links.max > 0.0, "{topo} {router}");
+    }
+}
+
 /// The wormhole router's start-up latency (seed 002's beta) is paid at the
 /// source before a worm enters the network: a lone packet's latency grows
 /// by exactly beta and its network latency not at all; two worms from one
@@ -1243,11 +1317,12 @@ fn building_the_network_is_timed_apart_from_the_run() {
     let spec = TopoSpec::parse("torus:4x4x4").unwrap();
     let o = opts("uniform", 0.05);
     let whole = engine::run(&spec, None, None, &o).unwrap();
-    let (parts, h) = engine::prepare(&spec, None, None, &o)
-        .unwrap()
-        .run(None)
-        .unwrap();
+    let mut prepared = engine::prepare(&spec, None, None, &o).unwrap();
+    let (parts, h) = prepared.run(None).unwrap();
     assert!(h.is_none());
+    // A network runs once.
+    let again = prepared.run(None).unwrap_err().to_string();
+    assert!(again.contains("has run already"), "{again}");
     assert!(whole.latency.count > 500, "{whole:?}");
     assert_eq!(
         serde_json::to_value(&parts).unwrap(),

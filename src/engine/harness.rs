@@ -334,55 +334,75 @@ pub struct LinkLoad {
     pub utilisation: f64,
 }
 
-/// The utilisation of every link between two snapshots `cycles` apart.
+/// The utilisation of every link between two snapshots of
+/// [`Engine::link_counts`] `cycles` apart; the links are named (by `e`)
+/// only where the result shows them: the busiest, and every link with
+/// `per_link`.
 fn link_loads(
-    start: &[(String, u64)],
-    end: Vec<(String, u64)>,
+    e: &dyn Engine,
+    start: &[(u64, bool)],
+    end: &[(u64, bool)],
     cycles: u64,
     per_link: bool,
-) -> (LinkSummary, Option<Vec<LinkLoad>>) {
+) -> Result<(LinkSummary, Option<Vec<LinkLoad>>)> {
+    if start.len() != end.len() {
+        return Err(Error::Config {
+            field: "links",
+            value: format!("{} then {}", start.len(), end.len()),
+            reason: "the router model reported a different number of links at the end of the \
+                     warm-up and at the end of the run"
+                .into(),
+        });
+    }
     let c = cycles.max(1) as f64;
-    let end_counts = end.clone();
-    let mut loads: Vec<LinkLoad> = end
-        .into_iter()
-        .zip(start)
-        .map(|((link, e), (_, s))| LinkLoad {
-            link,
-            utilisation: (e - s) as f64 / c,
+    // (flits over the window, joins two routers) per link.
+    let window: Vec<(u64, bool)> = (end.iter().zip(start))
+        .map(|(&(e, inner), &(s, _))| (e - s, inner))
+        .collect();
+    let util = |flits: u64| flits as f64 / c;
+    let inner: Vec<f64> = (window.iter()).filter(|w| w.1).map(|w| util(w.0)).collect();
+    let inner_flits: u64 = window.iter().filter(|w| w.1).map(|w| w.0).sum();
+    // The last of the busiest, as `max_by` picks among equals.
+    let busiest =
+        (0..window.len()).max_by(|&a, &b| util(window[a].0).total_cmp(&util(window[b].0)));
+    let name = |i: usize| {
+        e.link_name(i).ok_or_else(|| Error::Config {
+            field: "links",
+            value: i.to_string(),
+            reason: format!(
+                "the router model has no name for link {i} of the {} it counted",
+                window.len()
+            ),
         })
-        .collect();
-    // Links between routers: not a node's injection or ejection channel.
-    let node_channel = |n: &str| {
-        n.contains("node ")
-            || n.contains("IN[")
-            || n.contains("OUT[")
-            || n.ends_with("injection")
-            || n.ends_with("ejection")
     };
-    let inner: Vec<f64> = (loads.iter())
-        .filter(|l| !node_channel(&l.link))
-        .map(|l| l.utilisation)
-        .collect();
-    let inner_flits: u64 = (end_counts.iter().zip(start))
-        .filter(|((l, _), _)| !node_channel(l))
-        .map(|((_, e), (_, s))| e - s)
-        .sum();
-    let busiest = loads
-        .iter()
-        .max_by(|a, b| a.utilisation.total_cmp(&b.utilisation))
-        .cloned();
     let summary = LinkSummary {
-        links: loads.len(),
+        links: window.len(),
         mean_between_routers: inner.iter().sum::<f64>() / inner.len().max(1) as f64,
         flits_between_routers: inner_flits,
-        max: busiest.as_ref().map_or(0.0, |b| b.utilisation),
-        busiest: busiest.map(|b| b.link).unwrap_or_default(),
+        max: busiest.map_or(0.0, |b| util(window[b].0)),
+        busiest: busiest.map(name).transpose()?.unwrap_or_default(),
     };
-    let all = per_link.then(|| {
+    let all = if per_link {
+        let names = e.link_flits();
+        if names.len() != window.len() {
+            return Err(Error::Config {
+                field: "links",
+                value: format!("{} named, {} counted", names.len(), window.len()),
+                reason: "the router model named a different number of links than it counted".into(),
+            });
+        }
+        let mut loads: Vec<LinkLoad> = (names.into_iter().zip(&window))
+            .map(|((link, _), w)| LinkLoad {
+                link,
+                utilisation: util(w.0),
+            })
+            .collect();
         loads.sort_by(|a, b| b.utilisation.total_cmp(&a.utilisation));
-        loads
-    });
-    (summary, all)
+        Some(loads)
+    } else {
+        None
+    };
+    Ok((summary, all))
 }
 
 /// A message outstanding.
@@ -419,7 +439,7 @@ struct Book {
 
 impl Book {
     /// Takes the copies `e` delivered since the last call.
-    fn take(&mut self, e: &mut Box<dyn Engine>) {
+    fn take(&mut self, e: &mut dyn Engine) {
         e.arrivals(&mut self.buf);
         for a in self.buf.drain(..) {
             self.col.add(&a);
@@ -481,8 +501,14 @@ pub fn run_traced(
 /// two parts, so that a caller can time building the network (its routers,
 /// routing tables and interfaces; seconds at 16,384 switches) apart from
 /// the run itself.
+///
+/// The network lives as long as the `Prepared`: a caller timing the run
+/// can leave tearing it down (freeing every router's memory) out of the
+/// time by dropping it after.
 pub struct Prepared<'a> {
     e: Box<dyn Engine>,
+    /// [`Prepared::run`] has run the network.
+    ran: bool,
     topo: &'a TopoSpec,
     router: RouterModel,
     routing: &'static str,
@@ -507,6 +533,7 @@ pub fn prepare<'a>(
     let (e, router, routing) = super::build(topo, router, routing, o)?;
     Ok(Prepared {
         e,
+        ran: false,
         topo,
         router,
         routing,
@@ -516,15 +543,32 @@ pub fn prepare<'a>(
 
 impl Prepared<'_> {
     /// Runs the harness on the network, as [`run_traced`] does after
-    /// building it.
-    pub fn run(self, sink: Option<Box<dyn WaveSink>>) -> Result<(RunResult, Option<Hierarchy>)> {
-        drive(self.e, self.topo, self.router, self.routing, self.o, sink)
+    /// building it. A network runs once: a second call is refused.
+    pub fn run(
+        &mut self,
+        sink: Option<Box<dyn WaveSink>>,
+    ) -> Result<(RunResult, Option<Hierarchy>)> {
+        if std::mem::replace(&mut self.ran, true) {
+            return Err(bad(
+                "run",
+                self.topo.to_string(),
+                "this network has run already: prepare another for another run",
+            ));
+        }
+        drive(
+            &mut *self.e,
+            self.topo,
+            self.router,
+            self.routing,
+            self.o,
+            sink,
+        )
     }
 }
 
 /// Runs the harness on an engine already built.
 fn drive(
-    mut e: Box<dyn Engine>,
+    e: &mut dyn Engine,
     topo: &TopoSpec,
     router: RouterModel,
     routing: &'static str,
@@ -652,9 +696,9 @@ fn drive(
         if cycle == o.warmup {
             // The counters are read from a settled network.
             e.settle()?;
-            links_at_warmup = e.link_flits();
+            links_at_warmup = e.link_counts();
             events_at_warmup = e.events();
-            book.take(&mut e);
+            book.take(e);
             in_flight_at_warmup = book.msgs.len() as u64;
         }
         if o.warmup == 0 && cycle == backlog_at {
@@ -753,7 +797,7 @@ fn drive(
         cycle += k;
         if o.closed_loop {
             // A node thinks from its message's last arrival.
-            book.take(&mut e);
+            book.take(e);
             if let Some(f) = &mut book.finished {
                 for (src, last) in f.drain(..) {
                     next.push(Reverse(((last + gap(&mut rng)).max(cycle), src)));
@@ -762,7 +806,7 @@ fn drive(
         } else if cycle / 64 != before / 64 {
             // Every 64 cycles (a skip that passes a multiple of 64 takes
             // what that look would have: nothing arrives while skipping).
-            book.take(&mut e);
+            book.take(e);
         }
         if let Some(target) = o.stop_rule
             && cycle > o.warmup
@@ -780,9 +824,14 @@ fn drive(
         }
     }
     e.settle()?;
-    book.take(&mut e);
-    let (links, per_link) =
-        link_loads(&links_at_warmup, e.link_flits(), end - o.warmup, o.per_link);
+    book.take(e);
+    let (links, per_link) = link_loads(
+        &*e,
+        &links_at_warmup,
+        &e.link_counts(),
+        end - o.warmup,
+        o.per_link,
+    )?;
     let events: BTreeMap<&'static str, u64> = e
         .events()
         .into_iter()
@@ -826,7 +875,7 @@ fn drive(
                     cycle += q;
                 }
             }
-            book.take(&mut e);
+            book.take(e);
         }
         e.settle()?;
         if o.drain.is_some() {
@@ -940,6 +989,12 @@ mod tests {
         fn link_flits(&self) -> Vec<(String, u64)> {
             self.0.link_flits()
         }
+        fn link_counts(&self) -> Vec<(u64, bool)> {
+            self.0.link_counts()
+        }
+        fn link_name(&self, i: usize) -> Option<String> {
+            self.0.link_name(i)
+        }
         fn events(&self) -> Vec<(&'static str, u64)> {
             self.0.events()
         }
@@ -981,13 +1036,12 @@ mod tests {
         }
         let mut skipped_any = false;
         for o in &cases {
-            let (e, router, routing) = crate::engine::build(&topo, None, None, o).unwrap();
+            let (mut e, router, routing) = crate::engine::build(&topo, None, None, o).unwrap();
             let quiet_at_start = e.quiet(u64::MAX);
             skipped_any |= quiet_at_start > 1;
-            let (skip, _) = drive(e, &topo, router, routing, o, None).unwrap();
+            let (skip, _) = drive(&mut *e, &topo, router, routing, o, None).unwrap();
             let (e, router, routing) = crate::engine::build(&topo, None, None, o).unwrap();
-            let (every, _) =
-                drive(Box::new(EveryCycle(e)), &topo, router, routing, o, None).unwrap();
+            let (every, _) = drive(&mut EveryCycle(e), &topo, router, routing, o, None).unwrap();
             assert_eq!(
                 serde_json::to_string(&skip).unwrap(),
                 serde_json::to_string(&every).unwrap(),
@@ -1044,11 +1098,11 @@ mod tests {
             if multicast.is_some() && router == Wormhole {
                 o.scheme = Some("tp".into());
             }
-            let (e, model, r) = crate::engine::build(&topo, Some(router), routing, &o).unwrap();
-            let (skip, _) = drive(e, &topo, model, r, &o, None).unwrap();
+            let (mut e, model, r) = crate::engine::build(&topo, Some(router), routing, &o).unwrap();
+            let (skip, _) = drive(&mut *e, &topo, model, r, &o, None).unwrap();
             let (e, model, r) = crate::engine::build(&topo, Some(router), routing, &o).unwrap();
             assert_eq!(e.quiet(u64::MAX), u64::MAX, "{topo}: idle at cycle 0");
-            let (every, _) = drive(Box::new(EveryCycle(e)), &topo, model, r, &o, None).unwrap();
+            let (every, _) = drive(&mut EveryCycle(e), &topo, model, r, &o, None).unwrap();
             let copies = skip.latency.count;
             assert!(copies > 50, "{topo}: {copies} copies measured");
             assert_eq!(

@@ -244,6 +244,23 @@ pub trait Engine {
     /// injection and ejection channels) with the flits it has carried
     /// since cycle 0, in a fixed order.
     fn link_flits(&self) -> Vec<(String, u64)>;
+    /// The flits each link has carried since cycle 0 in
+    /// [`Engine::link_flits`]'s order, each with whether the link joins two
+    /// routers (not a node's injection or ejection channel): the counts
+    /// without their names, which a run reads at the end of its warm-up
+    /// and at its end. The default names every link to find out; the
+    /// router models answer without naming any.
+    fn link_counts(&self) -> Vec<(u64, bool)> {
+        self.link_flits()
+            .into_iter()
+            .map(|(name, c)| (c, !node_channel(&name)))
+            .collect()
+    }
+    /// The name of link `i` in [`Engine::link_flits`]'s order (`None` past
+    /// the last link). The default names every link to find it.
+    fn link_name(&self, i: usize) -> Option<String> {
+        self.link_flits().into_iter().nth(i).map(|(name, _)| name)
+    }
     /// Counts of the model's own events since cycle 0 (none by default).
     fn events(&self) -> Vec<(&'static str, u64)> {
         Vec::new()
@@ -253,6 +270,16 @@ pub trait Engine {
     fn attach_tracer(&mut self, sink: Box<dyn WaveSink>, cycle_ps: u64) -> Result<()>;
     /// Ends tracing and returns the hierarchy written, if any.
     fn finish_trace(&mut self) -> Result<Option<Hierarchy>>;
+}
+
+/// A link named as a node's channel (injection or ejection) by one of the
+/// router models: `node 4 -> sw1.p0`, `IN[3] 0`, `(1,2) ejection`.
+fn node_channel(name: &str) -> bool {
+    name.contains("node ")
+        || name.contains("IN[")
+        || name.contains("OUT[")
+        || name.ends_with("injection")
+        || name.ends_with("ejection")
 }
 
 /// The scheme `asked` names (or the default) among `router`'s on `topo`
@@ -653,6 +680,12 @@ impl Engine for CutThrough {
     fn link_flits(&self) -> Vec<(String, u64)> {
         self.sys.link_flits()
     }
+    fn link_counts(&self) -> Vec<(u64, bool)> {
+        self.sys.link_counts()
+    }
+    fn link_name(&self, i: usize) -> Option<String> {
+        self.sys.link_name(i)
+    }
     fn events(&self) -> Vec<(&'static str, u64)> {
         match &self.ni {
             Some(h) => vec![("multicasts", h.multicasts), ("phases", h.phases)],
@@ -837,6 +870,12 @@ impl Engine for Wormhole {
     fn link_flits(&self) -> Vec<(String, u64)> {
         self.sys.link_flits()
     }
+    fn link_counts(&self) -> Vec<(u64, bool)> {
+        self.sys.link_counts()
+    }
+    fn link_name(&self, i: usize) -> Option<String> {
+        self.sys.link_name(i)
+    }
     fn attach_tracer(&mut self, sink: Box<dyn WaveSink>, cycle_ps: u64) -> Result<()> {
         self.sys.attach_tracer(sink, cycle_ps)
     }
@@ -911,6 +950,12 @@ impl Engine for TreeRouter {
     }
     fn link_flits(&self) -> Vec<(String, u64)> {
         self.net.link_flits()
+    }
+    fn link_counts(&self) -> Vec<(u64, bool)> {
+        self.net.link_counts()
+    }
+    fn link_name(&self, i: usize) -> Option<String> {
+        self.net.link_name(i)
     }
     fn events(&self) -> Vec<(&'static str, u64)> {
         let s = self.net.stats();

@@ -523,6 +523,38 @@ impl System {
     /// Every flit link, named `sw3.p2 -> sw5.p1`, `node 4 -> sw1.p0` or
     /// `sw1.p0 -> node 4`, with the flits it has carried since cycle 0.
     pub fn link_flits(&self) -> Vec<(String, u64)> {
+        let f = &self.ch.flits;
+        (0..f.len())
+            .map(|i| {
+                (
+                    self.link_name(i).expect("a link"),
+                    f.carried(ChannelId(i as u32)),
+                )
+            })
+            .collect()
+    }
+
+    /// [`link_flits`](Self::link_flits)'s counts without the names, each
+    /// with whether the link joins two switches.
+    pub fn link_counts(&self) -> Vec<(u64, bool)> {
+        let n_sw = self.n_sw as u32;
+        let f = &self.ch.flits;
+        (0..f.len() as u32)
+            .map(ChannelId)
+            .map(|id| {
+                let inner = f.source(id).component < n_sw && f.sink(id).component < n_sw;
+                (f.carried(id), inner)
+            })
+            .collect()
+    }
+
+    /// The name of flit link `i` (in [`link_flits`](Self::link_flits)'s
+    /// order), or `None` past the last.
+    pub fn link_name(&self, i: usize) -> Option<String> {
+        let f = &self.ch.flits;
+        if i >= f.len() {
+            return None;
+        }
         let n_sw = self.n_sw as u32;
         let name = |s: Sink| {
             if s.component < n_sw {
@@ -531,14 +563,8 @@ impl System {
                 format!("node {}", s.component - n_sw)
             }
         };
-        let f = &self.ch.flits;
-        (0..f.len() as u32)
-            .map(ChannelId)
-            .map(|id| {
-                let n = format!("{} -> {}", name(f.source(id)), name(f.sink(id)));
-                (n, f.carried(id))
-            })
-            .collect()
+        let id = ChannelId(i as u32);
+        Some(format!("{} -> {}", name(f.source(id)), name(f.sink(id))))
     }
 
     /// Sets the evaluation order.

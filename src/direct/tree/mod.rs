@@ -1006,27 +1006,73 @@ impl TreeNet {
     /// link leaving router (1,2) in the +x direction, `(1,2) ejection` and
     /// `(1,2) injection` for its node's channels.
     pub fn link_flits(&self) -> Vec<(String, u64)> {
+        let count = self.link_count();
+        let p = self.t.ports + 2;
+        self.link_slots()
+            .map(|(r, slot)| (self.slot_name(r, slot), count[r as usize * p + slot]))
+            .collect()
+    }
+
+    /// [`link_flits`](Self::link_flits)'s counts without the names, each
+    /// with whether the link joins two routers.
+    pub fn link_counts(&self) -> Vec<(u64, bool)> {
+        let count = self.link_count();
         let p = self.t.ports;
+        // As `link_slots` walks them, without its iterators: a run reads
+        // these twice, on networks of any size.
+        let mut out = Vec::with_capacity(count.len());
+        for (c, nbr) in count.chunks_exact(p + 2).zip(self.t.nbr.chunks_exact(p)) {
+            for (&k, &to) in c.iter().zip(nbr) {
+                if to != u32::MAX {
+                    out.push((k, true));
+                }
+            }
+            out.push((c[p], false));
+            out.push((c[p + 1], false));
+        }
+        out
+    }
+
+    /// The name of link `i` (in [`link_flits`](Self::link_flits)'s order),
+    /// or `None` past the last.
+    pub fn link_name(&self, i: usize) -> Option<String> {
+        let (r, slot) = self.link_slots().nth(i)?;
+        Some(self.slot_name(r, slot))
+    }
+
+    /// The links in order: each router's ports that lead to a neighbour,
+    /// then its node's ejection (`ports`) and injection (`ports + 1`)
+    /// channels.
+    fn link_slots(&self) -> impl Iterator<Item = (u32, usize)> + '_ {
+        let p = self.t.ports;
+        (0..self.t.n).flat_map(move |r| {
+            (0..p + 2).filter_map(move |slot| {
+                let wired = slot >= p || self.t.nbr[r as usize * p + slot] != u32::MAX;
+                wired.then_some((r, slot))
+            })
+        })
+    }
+
+    /// Link `slot` of router `r` by name (see [`link_slots`](Self::link_slots)).
+    fn slot_name(&self, r: u32, slot: usize) -> String {
+        let name = self.t.grid.node_name(r);
+        match slot.checked_sub(self.t.ports) {
+            None => format!("{name} {}", PORT_NAMES[slot]),
+            Some(0) => format!("{name} ejection"),
+            Some(_) => format!("{name} injection"),
+        }
+    }
+
+    /// Flits per router and link slot (`ports + 2` a router), summed over
+    /// the ranges' records.
+    fn link_count(&self) -> Vec<u64> {
         let mut count = self.evs[0].link_count.clone();
         for ev in &self.evs[1..] {
             for (c, k) in count.iter_mut().zip(&ev.link_count) {
                 *c += k;
             }
         }
-        let mut out = Vec::new();
-        for r in 0..self.t.n {
-            let name = self.t.grid.node_name(r);
-            for (port, dir) in PORT_NAMES.iter().enumerate().take(p) {
-                if self.t.nbr[r as usize * p + port] != u32::MAX {
-                    let c = count[r as usize * (p + 2) + port];
-                    out.push((format!("{name} {dir}"), c));
-                }
-            }
-            let c = &count[r as usize * (p + 2) + p..][..2];
-            out.push((format!("{name} ejection"), c[0]));
-            out.push((format!("{name} injection"), c[1]));
-        }
-        out
+        count
     }
 
     /// The current cycle (the number of cycles run).

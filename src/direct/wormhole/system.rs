@@ -588,23 +588,47 @@ impl DirectSystem {
     /// `IN[x]`/`OUT[x]` with their pair number for the channels between a
     /// processor and its router.
     pub fn link_flits(&self) -> Vec<(String, u64)> {
+        let f = &self.ch.flits;
+        (0..f.len())
+            .map(|i| {
+                let name = self.link_name(i).expect("a link");
+                (name, f.carried(crate::rtl::ChannelId(i as u32)))
+            })
+            .collect()
+    }
+
+    /// [`link_flits`](Self::link_flits)'s counts without the names, each
+    /// with whether the link joins two routers.
+    pub fn link_counts(&self) -> Vec<(u64, bool)> {
         let n = self.fabric.nodes();
-        let ext = self.fabric.external_ports();
         let f = &self.ch.flits;
         (0..f.len() as u32)
             .map(crate::rtl::ChannelId)
             .map(|id| {
-                let (src, dst) = (f.source(id), f.sink(id));
-                let name = if src.component < n && dst.component < n {
-                    self.fabric.channel_name(src.component, src.port as usize)
-                } else if src.component < n {
-                    format!("OUT[{}] {}", src.component, src.port as usize - ext)
-                } else {
-                    format!("IN[{}] {}", dst.component, dst.port as usize - ext)
-                };
-                (name, f.carried(id))
+                let inner = f.source(id).component < n && f.sink(id).component < n;
+                (f.carried(id), inner)
             })
             .collect()
+    }
+
+    /// The name of flit link `i` (in [`link_flits`](Self::link_flits)'s
+    /// order), or `None` past the last.
+    pub fn link_name(&self, i: usize) -> Option<String> {
+        let f = &self.ch.flits;
+        if i >= f.len() {
+            return None;
+        }
+        let n = self.fabric.nodes();
+        let ext = self.fabric.external_ports();
+        let id = crate::rtl::ChannelId(i as u32);
+        let (src, dst) = (f.source(id), f.sink(id));
+        Some(if src.component < n && dst.component < n {
+            self.fabric.channel_name(src.component, src.port as usize)
+        } else if src.component < n {
+            format!("OUT[{}] {}", src.component, src.port as usize - ext)
+        } else {
+            format!("IN[{}] {}", dst.component, dst.port as usize - ext)
+        })
     }
 
     /// The routers.
