@@ -1035,9 +1035,20 @@ impl TreeNet {
 
     /// The name of link `i` (in [`link_flits`](Self::link_flits)'s order),
     /// or `None` past the last.
-    pub fn link_name(&self, i: usize) -> Option<String> {
-        let (r, slot) = self.link_slots().nth(i)?;
-        Some(self.slot_name(r, slot))
+    pub fn link_name(&self, mut i: usize) -> Option<String> {
+        let p = self.t.ports;
+        // Router by router, by their counts of links.
+        for (r, nbr) in self.t.nbr.chunks_exact(p).enumerate() {
+            let links = nbr.iter().filter(|&&to| to != u32::MAX).count() + 2;
+            if i < links {
+                let slot = (0..p + 2)
+                    .filter(|&s| s >= p || nbr[s] != u32::MAX)
+                    .nth(i)?;
+                return Some(self.slot_name(r as u32, slot));
+            }
+            i -= links;
+        }
+        None
     }
 
     /// The links in order: each router's ports that lead to a neighbour,
