@@ -187,6 +187,15 @@ impl<T: Copy + Default> ChannelBank<T> {
         self.slots[id.index()].sink
     }
 
+    /// Every channel's [`carried`](Self::carried) count in order, each with
+    /// whether both its ends are components below `n` (the routers or
+    /// switches of a network whose nodes are numbered after them).
+    pub fn carried_between(&self, n: u32) -> Vec<(u64, bool)> {
+        (self.slots.iter().zip(&self.sources))
+            .map(|(slot, src)| (slot.carried, src.component < n && slot.sink.component < n))
+            .collect()
+    }
+
     /// The component and port that drive the channel.
     pub fn source(&self, id: ChannelId) -> Sink {
         self.sources[id.index()]

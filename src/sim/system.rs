@@ -537,15 +537,7 @@ impl System {
     /// [`link_flits`](Self::link_flits)'s counts without the names, each
     /// with whether the link joins two switches.
     pub fn link_counts(&self) -> Vec<(u64, bool)> {
-        let n_sw = self.n_sw as u32;
-        let f = &self.ch.flits;
-        (0..f.len() as u32)
-            .map(ChannelId)
-            .map(|id| {
-                let inner = f.source(id).component < n_sw && f.sink(id).component < n_sw;
-                (f.carried(id), inner)
-            })
-            .collect()
+        self.ch.flits.carried_between(self.n_sw as u32)
     }
 
     /// The name of flit link `i` (in [`link_flits`](Self::link_flits)'s

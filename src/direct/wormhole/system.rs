@@ -600,15 +600,7 @@ impl DirectSystem {
     /// [`link_flits`](Self::link_flits)'s counts without the names, each
     /// with whether the link joins two routers.
     pub fn link_counts(&self) -> Vec<(u64, bool)> {
-        let n = self.fabric.nodes();
-        let f = &self.ch.flits;
-        (0..f.len() as u32)
-            .map(crate::rtl::ChannelId)
-            .map(|id| {
-                let inner = f.source(id).component < n && f.sink(id).component < n;
-                (f.carried(id), inner)
-            })
-            .collect()
+        self.ch.flits.carried_between(self.fabric.nodes())
     }
 
     /// The name of flit link `i` (in [`link_flits`](Self::link_flits)'s
