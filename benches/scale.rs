@@ -10,6 +10,11 @@
 //! - `flit_hop_warm/S` (8 and 1,024): the next 20,000 cycles of a network
 //!   that has run 20,000 already (untimed): the cost per flit-hop in the
 //!   steady state.
+//! - `short_run/...`: a run of 64 cycles through the engine, as `wormcast
+//!   run` times it (the network built and freed outside the time): 1,024
+//!   switches of the irregular network at 0.0015, and a 128x128 mesh of
+//!   tree routers (16,384) at 0.001; the run's fixed costs (its link
+//!   counts, its report) dominate.
 //! - `idle/1024`: 1,000,000 cycles of a 1,024-switch network with no
 //!   traffic (skipped while nothing is scheduled), and of the same network
 //!   at 0.00001 flits/node/cycle (a packet every 2,500 cycles or so).
@@ -18,6 +23,7 @@
 //! the same cases in one go.
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use wormcast::engine::{self, Pattern, RunOptions, TopoSpec};
 use wormcast::net::{IrregularParams, Network};
 use wormcast::sim::{SimConfig, System, Traffic};
 
@@ -99,6 +105,46 @@ fn flit_hops(c: &mut Criterion, name: &str, sizes: &[u32], warmup: u64) {
     g.finish();
 }
 
+/// 64 cycles through the engine on a large network, built (and freed)
+/// outside the time: what `wormcast run --cycles 64 --warmup 0` reports as
+/// its wall time.
+fn short_run(c: &mut Criterion) {
+    let mut g = c.benchmark_group("scale_short_run");
+    g.sample_size(10);
+    const CYCLES: u64 = 64;
+    g.throughput(Throughput::Elements(CYCLES));
+    for (name, topo, load) in [
+        (
+            "irregular_1024",
+            "irregular:switches=1024,ports=8,nodes=4096",
+            0.0015,
+        ),
+        ("mesh_128x128_tree", "mesh:128x128", 0.001),
+    ] {
+        let spec = TopoSpec::parse(topo).expect("a topology");
+        let o = RunOptions {
+            pattern: Pattern::Uniform,
+            load,
+            packet: 20,
+            warmup: 0,
+            cycles: CYCLES,
+            ..RunOptions::default()
+        };
+        g.bench_function(name, |b| {
+            b.iter_batched(
+                || engine::prepare(&spec, None, None, &o).expect("built"),
+                |mut p| {
+                    p.run(None).expect("runs");
+                    // Returned, so that freeing it is not timed.
+                    p
+                },
+                BatchSize::LargeInput,
+            )
+        });
+    }
+    g.finish();
+}
+
 fn idle(c: &mut Criterion) {
     let mut g = c.benchmark_group("scale_idle_1024");
     g.sample_size(10);
@@ -129,6 +175,6 @@ fn idle(c: &mut Criterion) {
 criterion_group! {
     name = benches;
     config = Criterion::default().without_plots();
-    targets = setup, flit_hop, flit_hop_warm, idle
+    targets = setup, flit_hop, flit_hop_warm, short_run, idle
 }
 criterion_main!(benches);
