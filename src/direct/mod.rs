@@ -25,6 +25,7 @@ pub mod count;
 pub mod cube;
 pub mod dor;
 pub mod grid;
+mod memo;
 pub mod mesh;
 pub mod tree;
 pub mod wormhole;
@@ -45,6 +46,7 @@ pub use wormhole::{
 
 use crate::rtl::PortIter;
 use crate::{Error, Result};
+pub(crate) use memo::LegalMemo;
 use std::fmt;
 
 /// A direct network's topology and routing function, as its routers see

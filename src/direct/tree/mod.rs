@@ -58,6 +58,7 @@
 //! cycle of waiting input channels ([`TreeWaitReport`]).
 
 use crate::deadlock::TreeWaitReport;
+use crate::direct::LegalMemo;
 use crate::direct::grid::{Grid, GridHop, PORT_NAMES};
 use crate::rtl::trace::{Hierarchy, ScopeBuilder, TraceState, WaveSink, out_unit};
 use crate::rtl::{Fifo, bits_for};
@@ -460,10 +461,41 @@ struct LinkFlit {
 }
 
 impl Events {
-    fn new(n: u32, ports: usize) -> Events {
+    /// The record of the range of routers from `first` up to (not
+    /// including) `end`, of a network of `n` routers with `ports` ports and
+    /// `outs` external outputs each.
+    fn new(n: u32, ports: usize, first: u32, end: u32, outs: usize) -> Events {
+        let questions = ((end - first) as usize)
+            .checked_mul(n as usize)
+            .and_then(|x| x.checked_mul(outs));
         Events {
             link_count: vec![0; n as usize * (ports + 2)],
+            hop_base: first,
+            hop_legal: LegalMemo::new(questions, HOP_MEMO_BITS),
             ..Events::default()
+        }
+    }
+
+    /// Checks the header hop `h` (external output `o`) router `r` of this
+    /// range gives a header for `dest`, unless it was found legal before:
+    /// a hop's legality is a function of the router, the destination and
+    /// the output alone, as the grid never changes.
+    #[inline]
+    fn check_hop(&mut self, t: &Tables, r: u32, o: usize, h: GridHop, dest: u32) {
+        // A destination outside the grid has no question of its own (it
+        // would alias another's): it is checked in full, and refused.
+        let q = (dest < t.n)
+            .then(|| ((r - self.hop_base) as usize * t.n as usize + dest as usize) * t.ej + o);
+        if q.is_some_and(|q| self.hop_legal.knows(q)) {
+            return;
+        }
+        match t.check_hop(r, h, dest) {
+            Ok(()) => {
+                if let Some(q) = q {
+                    self.hop_legal.learn(q);
+                }
+            }
+            Err(e) => self.fail(e),
         }
     }
 
@@ -566,7 +598,19 @@ struct Events {
     /// Phase 1's first fault (published in [`Outbox::fault`]).
     fault: Option<String>,
     out: Outbox,
+    /// The first router of the range: the header hops its routers have
+    /// found legal are remembered from it up ([`Events::check_hop`]).
+    hop_base: u32,
+    /// The header hops of the range's routers found legal, a bit per
+    /// (router, destination, external output); kept while the bits number
+    /// at most [`HOP_MEMO_BITS`].
+    hop_legal: LegalMemo,
 }
+
+/// The most bits a range's memo of legal header hops takes (512 kB: a
+/// 32x32 mesh's routers on one thread need 4 M, a 32x32 torus's 8 M, which
+/// are not kept).
+const HOP_MEMO_BITS: usize = 1 << 22;
 
 /// A range's edge writes into other ranges' routers (a flit, a close, a
 /// credit, a release or a prune request over a channel the cut crosses),
@@ -964,7 +1008,13 @@ impl TreeNet {
             ],
             live_routers: NodeSet::new(n),
             live_nis: NodeSet::new(n),
-            evs: (0..ranges.len()).map(|_| Events::new(n, ports)).collect(),
+            evs: ranges
+                .iter()
+                .map(|&(lo, hi)| {
+                    let end = (hi as u32 * 64).min(n);
+                    Events::new(n, ports, lo as u32 * 64, end, ej)
+                })
+                .collect(),
             xbuf: (0..ranges.len()).map(|_| XBuf::default()).collect(),
             cross_pending: false,
             crew,
@@ -2478,11 +2528,8 @@ fn send(
     let w = t.nbr[r as usize * t.ports + h.port as usize];
     ev.sends
         .push(lf(w, (h.port as usize ^ 1) * t.vcs + h.vc as usize));
-    if !f.is_data()
-        && ev.fault.is_none()
-        && let Err(e) = t.check_hop(r, h, f.dest())
-    {
-        ev.fail(e);
+    if !f.is_data() && ev.fault.is_none() {
+        ev.check_hop(t, r, o, h, f.dest());
     }
     if t.keep_routes && !f.is_data() {
         ev.out.lists.hops.push((f.msg, f.dest(), r, h));
@@ -3011,7 +3058,7 @@ mod tests {
             };
             8
         ];
-        let mut ev = Events::new(16, net.t.ports);
+        let mut ev = Events::new(16, net.t.ports, 0, 16, net.t.ej);
         for &(node, f) in flits {
             ev.ejects.push(LinkFlit {
                 router: node,
@@ -3120,6 +3167,86 @@ mod thread_tests {
                 .unwrap_or_default();
             assert!(what.contains("out of bounds"), "router {r}: {what}");
             drop(net);
+        }
+    }
+
+    /// The header hops each range remembers as legal are exactly the
+    /// distinct (router, destination, output) hops its routers' headers
+    /// took: on a torus (two virtual channels) cut into two ranges, under
+    /// tree and pseudo multicast.
+    #[test]
+    fn the_remembered_hops_are_the_hops_taken() {
+        for scheme in [Scheme::Tree, Scheme::Pseudo] {
+            let cfg = TreeConfig {
+                threads: 2,
+                keep_routes: true,
+                ..TreeConfig::default()
+            };
+            let mut net = TreeNet::new(Grid::torus(8, 16, 1).unwrap(), cfg).unwrap();
+            assert_eq!(net.ranges, vec![(0, 1), (1, 2)]);
+            net.set_traffic(TreeTraffic {
+                rate: 0.002,
+                min_dests: 1,
+                max_dests: 5,
+                data: 2,
+                scheme,
+                queue_cap: 4,
+            })
+            .unwrap();
+            net.run(3000).unwrap();
+            net.settle().unwrap();
+            let (n, ej) = (net.t.n as usize, net.t.ej);
+            let mut taken: Vec<std::collections::BTreeSet<usize>> = vec![Default::default(); 2];
+            for (&(_, dest), hops) in &net.routes {
+                for &(r, h) in hops {
+                    let k = (r >= 64) as usize;
+                    let o = h.port as usize * net.t.vcs + h.vc as usize;
+                    taken[k].insert(((r as usize - 64 * k) * n + dest as usize) * ej + o);
+                }
+            }
+            for (k, ev) in net.evs.iter().enumerate() {
+                assert_eq!(ev.hop_legal.len(), 64 * n * ej, "{scheme:?} range {k}");
+                let known: std::collections::BTreeSet<usize> = (0..ev.hop_legal.len())
+                    .filter(|&q| ev.hop_legal.knows(q))
+                    .collect();
+                assert!(
+                    taken[k].len() > 100,
+                    "{scheme:?} range {k}: {}",
+                    taken[k].len()
+                );
+                assert_eq!(known, taken[k], "{scheme:?} range {k}");
+            }
+        }
+    }
+
+    /// A router that takes a wrong output toward a destination whose right
+    /// hop it has taken (and remembered) before is caught: the remembered
+    /// hop is the right one only.
+    #[test]
+    fn a_wrong_hop_toward_a_remembered_destination_is_caught() {
+        let mut net = TreeNet::new(Grid::mesh(4, 4, 1).unwrap(), TreeConfig::default()).unwrap();
+        net.send(0, &[3], 2, Scheme::Pseudo).unwrap();
+        net.run_until_delivered(100).unwrap();
+        let east = net.t.route(1, 3);
+        let q = (net.t.n as usize + 3) * net.t.ej + east;
+        assert!(
+            net.evs[0].hop_legal.knows(q),
+            "router 1's hop east toward 3"
+        );
+        // Router 1 now routes toward x = 3 back west (a stand-in for a
+        // routing bug): the next message's header turns back there.
+        let k = net.t.sides[0];
+        let west = net.t.ring[0][k] as usize;
+        assert_ne!(west, east);
+        net.t.ring[0][k + 3] = west as u8;
+        net.send(0, &[3], 2, Scheme::Pseudo).unwrap();
+        match net.run_until_delivered(100) {
+            Err(Error::Fault { what, .. }) => assert!(
+                what.contains("c[(1,0)->(0,0) -x vc0] toward (3,0)")
+                    && what.contains("does not shorten the distance"),
+                "{what}"
+            ),
+            other => panic!("the wrong hop was not caught: {other:?}"),
         }
     }
 }

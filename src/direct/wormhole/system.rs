@@ -31,7 +31,7 @@
 use super::processor::{Arrival, Header, InternalPair, Outgoing, ProcIo, Processor, Rest};
 use super::router::{Hop, Router, RouterIo, RouterPort};
 use crate::deadlock::{WaitReport, WaitStep};
-use crate::direct::{Fabric, check_list, format_list};
+use crate::direct::{Fabric, LegalMemo, check_list, format_list};
 use crate::rtl::trace::{Hierarchy, TraceState, Traced, WaveSink, in_unit, out_unit};
 use crate::rtl::{Bits, ChannelId, PortIter, SeqMap, Sink, insert_into};
 use crate::switch::Channels;
@@ -355,54 +355,6 @@ fn hop_question(
     out: usize,
 ) -> usize {
     ((node as usize * n + target as usize) * (ext + 1) + arrived.unwrap_or(ext)) * ext + out
-}
-
-/// The questions a check of the static fabric has answered "legal", one
-/// bit per question: the fabric never changes, so the answer holds for
-/// good. A question found illegal is not remembered and is asked of the
-/// fabric again, so its error is reported every time. The bits are taken
-/// at the first legal answer.
-#[derive(Clone, Debug)]
-struct LegalMemo {
-    bits: Vec<u64>,
-    /// Questions it can hold (0: it remembers nothing).
-    len: usize,
-}
-
-impl LegalMemo {
-    /// A memo of `len` questions, or of none if `len` is above `most` (or
-    /// too large to count, `None`).
-    fn new(len: Option<usize>, most: usize) -> LegalMemo {
-        LegalMemo {
-            bits: Vec::new(),
-            len: len.filter(|&l| l <= most).unwrap_or(0),
-        }
-    }
-
-    /// Whether question `q` was answered "legal".
-    #[inline]
-    fn knows(&self, q: usize) -> bool {
-        self.bits
-            .get(q / 64)
-            .is_some_and(|w| w >> (q % 64) & 1 == 1)
-    }
-
-    /// Remembers that question `q` (below the memo's length) is legal.
-    fn learn(&mut self, q: usize) {
-        if q >= self.len {
-            return;
-        }
-        if self.bits.is_empty() {
-            self.bits = vec![0; self.len.div_ceil(64)];
-        }
-        self.bits[q / 64] |= 1 << (q % 64);
-    }
-
-    /// How many questions it holds as legal.
-    #[cfg(test)]
-    fn known(&self) -> u32 {
-        self.bits.iter().map(|w| w.count_ones()).sum()
-    }
 }
 
 impl DirectSystem {
@@ -1950,7 +1902,7 @@ mod tests {
             q.sort_unstable();
             q
         };
-        let got: Vec<usize> = (0..s.hop_legal.len)
+        let got: Vec<usize> = (0..s.hop_legal.len())
             .filter(|&q| s.hop_legal.knows(q))
             .collect();
         assert_eq!(got, want);
