@@ -16,12 +16,12 @@
 use super::stats::{Collector, Interval, Metric, Summary};
 use super::{Arrival, Engine, Pattern, RouterModel, TopoSpec};
 use crate::direct::{PortModel, TreeConfig};
+use crate::rtl::SeqMap;
 use crate::rtl::trace::{Hierarchy, WaveSink};
 use crate::sim::SimConfig;
 use crate::{Error, Result};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
-use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::BTreeMap;
@@ -424,7 +424,8 @@ struct Msg {
 /// The harness's books: messages outstanding, statistics.
 struct Book {
     col: Collector,
-    msgs: FxHashMap<u64, Msg>,
+    /// The messages with copies still to arrive, by number.
+    msgs: SeqMap<u64, Msg>,
     outstanding: Vec<u32>,
     window_flits: u64,
     warmup: u64,
@@ -445,7 +446,7 @@ impl Book {
             self.col.add(&a);
             let m = self
                 .msgs
-                .get_mut(&a.msg)
+                .get_mut(a.msg)
                 .expect("a message the harness sent");
             if a.arrived >= self.warmup {
                 self.window_flits += m.len as u64;
@@ -457,7 +458,7 @@ impl Book {
                 m.net = Some(m.net.map_or(0, |n| n).max(a.arrived - i));
             }
             if m.left == 0 {
-                let m = self.msgs.remove(&a.msg).expect("present");
+                let m = self.msgs.remove(a.msg).expect("present");
                 self.outstanding[m.src as usize] -= 1;
                 if let Some(f) = &mut self.finished {
                     f.push((m.src, m.last));
@@ -668,7 +669,7 @@ fn drive(
     let mut next_msg = 0u64;
     let mut book = Book {
         col: Collector::new(o.warmup, batch_len, o.stop_metric),
-        msgs: FxHashMap::default(),
+        msgs: SeqMap::new(0),
         outstanding: vec![0u32; nodes as usize],
         window_flits: 0,
         warmup: o.warmup,

@@ -471,7 +471,7 @@ pub fn build(
             net.set_overlap(true);
             Box::new(TreeRouter {
                 net,
-                ids: FxHashMap::default(),
+                ids: SeqMap::new(0),
                 pseudo: scheme == "pseudo",
             })
         }
@@ -703,15 +703,42 @@ impl Engine for CutThrough {
     }
 }
 
+/// A book of the messages with copies still to arrive, by engine id:
+/// each id's message (its number; on hosts also its length and creation
+/// cycle) and its copies to come.
+trait CopyBook<K, V> {
+    /// The entry of id `k`.
+    fn entry(&mut self, k: K) -> Option<&mut (V, u32)>;
+    /// Forgets id `k`.
+    fn forget(&mut self, k: K);
+}
+
+impl<K: std::hash::Hash + Eq, V> CopyBook<K, V> for FxHashMap<K, (V, u32)> {
+    fn entry(&mut self, k: K) -> Option<&mut (V, u32)> {
+        self.get_mut(&k)
+    }
+    fn forget(&mut self, k: K) {
+        self.remove(&k);
+    }
+}
+
+impl<V> CopyBook<u32, V> for SeqMap<u32, (V, u32)> {
+    fn entry(&mut self, k: u32) -> Option<&mut (V, u32)> {
+        self.get_mut(k)
+    }
+    fn forget(&mut self, k: u32) {
+        self.remove(k);
+    }
+}
+
 /// What is kept of the message of a copy that arrived under engine id
-/// `k` (its number; on hosts also its length and creation cycle); the id
-/// is forgotten with its last copy.
-fn copy_arrived<K: std::hash::Hash + Eq, V: Copy>(ids: &mut FxHashMap<K, (V, u32)>, k: K) -> V {
-    let e = ids.get_mut(&k).expect("a message the harness sent");
+/// `k`; the id is forgotten with its last copy.
+fn copy_arrived<K: Copy, V: Copy>(ids: &mut impl CopyBook<K, V>, k: K) -> V {
+    let e = ids.entry(k).expect("a message the harness sent");
     let v = e.0;
     e.1 -= 1;
     if e.1 == 0 {
-        ids.remove(&k);
+        ids.forget(k);
     }
     v
 }
@@ -889,8 +916,8 @@ impl Engine for Wormhole {
 /// Seed 003's tree routers.
 struct TreeRouter {
     net: TreeNet,
-    /// Each multicast's message.
-    ids: FxHashMap<u32, (u64, u32)>,
+    /// Each multicast's message, and its copies still to arrive.
+    ids: SeqMap<u32, (u64, u32)>,
     /// Pseudo-multicast: one unicast per destination.
     pseudo: bool,
 }

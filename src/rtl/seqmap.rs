@@ -89,6 +89,11 @@ impl<K: SeqKey, V> SeqMap<K, V> {
         self.len() == 0
     }
 
+    /// The entries, in no particular order.
+    pub(crate) fn values(&self) -> impl Iterator<Item = &V> + '_ {
+        self.ring.iter().flatten().chain(self.far.values())
+    }
+
     /// The slot of `k` when it lies in the ring's window.
     #[inline]
     fn slot(&self, k: K) -> Option<usize> {

@@ -61,7 +61,7 @@ use crate::deadlock::TreeWaitReport;
 use crate::direct::LegalMemo;
 use crate::direct::grid::{Grid, GridHop, PORT_NAMES};
 use crate::rtl::trace::{Hierarchy, ScopeBuilder, TraceState, WaveSink, out_unit};
-use crate::rtl::{Fifo, bits_for};
+use crate::rtl::{Fifo, SeqMap, bits_for};
 use crate::{Error, Result};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
@@ -803,8 +803,8 @@ pub struct TreeNet {
     last_move: u64,
     next_msg: u32,
     next_mcast: u32,
-    msgs: FxHashMap<u32, Msg>,
-    mcasts: FxHashMap<u32, Mcast>,
+    msgs: SeqMap<u32, Msg>,
+    mcasts: SeqMap<u32, Mcast>,
     stats: TreeStats,
     measure_from: u64,
     traffic: Option<TreeTraffic>,
@@ -1028,8 +1028,8 @@ impl TreeNet {
             last_move: 0,
             next_msg: 0,
             next_mcast: 0,
-            msgs: FxHashMap::default(),
-            mcasts: FxHashMap::default(),
+            msgs: SeqMap::new(0),
+            mcasts: SeqMap::new(0),
             stats: TreeStats::default(),
             measure_from: 0,
             traffic: None,
@@ -1712,13 +1712,13 @@ impl TreeNet {
                 continue;
             }
             for id in l.started.drain(..) {
-                self.msgs.get_mut(&id).expect("queued").injected = cycle;
+                self.msgs.get_mut(id).expect("queued").injected = cycle;
             }
             for (r, msg, cut) in l.prunes.drain(..) {
                 self.stats.prunes += 1;
                 self.stats.branches_cut += cut as u64;
                 if self.cfg.keep_deliveries {
-                    let mcast = self.msgs.get(&msg).map_or(NONE32, |m| m.mcast);
+                    let mcast = self.msgs.get(msg).map_or(NONE32, |m| m.mcast);
                     self.prune_log.push(PruneEvent {
                         cycle,
                         node: r,
@@ -1728,7 +1728,7 @@ impl TreeNet {
                 }
             }
             for (msg, dest, r, h) in l.hops.drain(..) {
-                let mcast = self.msgs.get(&msg).map_or(NONE32, |m| m.mcast);
+                let mcast = self.msgs.get(msg).map_or(NONE32, |m| m.mcast);
                 self.routes.entry((mcast, dest)).or_default().push((r, h));
             }
         }
@@ -1863,7 +1863,7 @@ impl TreeNet {
         let Arrived { node, msg, got } = c;
         let grid = &self.t.grid;
         let name = || grid.node_name(node);
-        let Some(m) = self.msgs.get_mut(&msg) else {
+        let Some(m) = self.msgs.get_mut(msg) else {
             return fault(format!(
                 "a copy of finished message {msg} reached {}",
                 name()
@@ -1882,7 +1882,7 @@ impl TreeNet {
         self.stats.deliveries += 1;
         let mcast = m.mcast;
         if self.cfg.keep_deliveries {
-            let mc = &self.mcasts[&mcast];
+            let mc = &self.mcasts[mcast];
             let (src, created) = (mc.src, mc.created);
             self.deliveries.push(TreeDelivery {
                 cycle,
@@ -1895,11 +1895,11 @@ impl TreeNet {
             });
         }
         if m.left == 0 {
-            self.msgs.remove(&msg);
-            let mc = self.mcasts.get_mut(&mcast).expect("a message's multicast");
+            self.msgs.remove(msg);
+            let mc = self.mcasts.get_mut(mcast).expect("a message's multicast");
             mc.left -= 1;
             if mc.left == 0 {
-                let mc = self.mcasts.remove(&mcast).unwrap();
+                let mc = self.mcasts.remove(mcast).unwrap();
                 self.stats.completed += 1;
                 if mc.created >= self.measure_from {
                     let lat = cycle - mc.created;
@@ -2042,7 +2042,7 @@ impl TreeNet {
         let mut next = vec![usize::MAX; t.n as usize * n_in];
         let mut why = vec![String::new(); t.n as usize * n_in];
         let g = &t.grid;
-        let mcast_of = |msg: u32| self.msgs.get(&msg).map_or(NONE32, |m| m.mcast);
+        let mcast_of = |msg: u32| self.msgs.get(msg).map_or(NONE32, |m| m.mcast);
         for (r, router) in self.routers.iter().enumerate() {
             let r = r as u32;
             for (i, iv) in router.ins.iter().enumerate() {
