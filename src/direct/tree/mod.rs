@@ -476,12 +476,14 @@ impl Events {
         }
     }
 
-    /// Checks the header hop `h` (external output `o`) router `r` of this
-    /// range gives a header for `dest`, unless it was found legal before:
-    /// a hop's legality is a function of the router, the destination and
-    /// the output alone, as the grid never changes.
-    #[inline]
-    fn check_hop(&mut self, t: &Tables, r: u32, o: usize, h: GridHop, dest: u32) {
+    /// Checks the header hop by external output `o` of router `r` of this
+    /// range toward `dest`, unless it was found legal before: a hop's
+    /// legality is a function of the router, the destination and the
+    /// output alone, as the grid never changes. Out of line, so that the
+    /// router's evaluation, which sends far more data flits than headers,
+    /// keeps its registers.
+    #[inline(never)]
+    fn check_hop(&mut self, t: &Tables, r: u32, o: usize, dest: u32) {
         // A destination outside the grid has no question of its own (it
         // would alias another's): it is checked in full, and refused.
         let q = (dest < t.n)
@@ -489,7 +491,7 @@ impl Events {
         if q.is_some_and(|q| self.hop_legal.knows(q)) {
             return;
         }
-        match t.check_hop(r, h, dest) {
+        match t.check_hop(r, t.hop(o), dest) {
             Ok(()) => {
                 if let Some(q) = q {
                     self.hop_legal.learn(q);
@@ -2529,7 +2531,7 @@ fn send(
     ev.sends
         .push(lf(w, (h.port as usize ^ 1) * t.vcs + h.vc as usize));
     if !f.is_data() && ev.fault.is_none() {
-        ev.check_hop(t, r, o, h, f.dest());
+        ev.check_hop(t, r, o, f.dest());
     }
     if t.keep_routes && !f.is_data() {
         ev.out.lists.hops.push((f.msg, f.dest(), r, h));
