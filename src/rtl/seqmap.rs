@@ -151,7 +151,9 @@ impl<K: SeqKey, V> SeqMap<K, V> {
         }
         self.ring.push_back(Some(v));
         self.in_ring += 1;
-        self.spill();
+        if self.ring.len() > 2 * self.in_ring + SLACK {
+            self.spill();
+        }
         None
     }
 
@@ -187,6 +189,7 @@ impl<K: SeqKey, V> SeqMap<K, V> {
     /// entry that stays while the many issued after it leave) to the hash
     /// map, so that the ring stays within twice its live entries and a
     /// little.
+    #[cold]
     fn spill(&mut self) {
         while self.ring.len() > 2 * self.in_ring + SLACK {
             if let Some(Some(v)) = self.ring.pop_front() {
