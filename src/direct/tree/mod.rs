@@ -609,10 +609,12 @@ struct Events {
     hop_legal: LegalMemo,
 }
 
-/// The most bits a range's memo of legal header hops takes (512 kB: a
-/// 32x32 mesh's routers on one thread need 4 M, a 32x32 torus's 8 M, which
-/// are not kept).
-const HOP_MEMO_BITS: usize = 1 << 22;
+/// The most bits a range's memo of legal header hops takes (32 kB: a 16x16
+/// mesh on one thread needs 256 K). On larger networks a (router,
+/// destination) pair comes back too seldom within a run for the memo to
+/// pay: on a 32x32 mesh at 0.03 flits per node per cycle a memo of 4 M bits
+/// saved nothing over 20,000 cycles, and its bits would leave the cache.
+const HOP_MEMO_BITS: usize = 1 << 18;
 
 /// A range's edge writes into other ranges' routers (a flit, a close, a
 /// credit, a release or a prune request over a channel the cut crosses),
