@@ -1295,7 +1295,7 @@ impl TreeNet {
                 id,
                 mcast,
                 data,
-                dests: g.clone(),
+                dests: SmallVec::from_slice(&g),
             };
             self.msgs.insert(
                 id,
