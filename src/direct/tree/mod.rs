@@ -705,6 +705,13 @@ struct Arrived {
     got: u16,
 }
 
+/// The other end of a channel ([`Tables::peer`]).
+#[derive(Clone, Copy, Debug)]
+struct Peer {
+    router: u32,
+    x: u32,
+}
+
 /// The fixed tables the routers read.
 #[derive(Debug)]
 struct Tables {
@@ -719,6 +726,12 @@ struct Tables {
     /// Index of the consumption output (and of the injection input).
     ej: usize,
     nbr: Vec<u32>,
+    /// The far end of every external channel, by `r * ej + x` for output
+    /// (or input) `x` of router `r`: the neighbour's router and its input
+    /// (or output) on the same link and virtual channel; the router is
+    /// `NONE32` for a port on the mesh's edge. What every flit sent and
+    /// every credit returned looks up.
+    peer: Vec<Peer>,
     /// Sides in x, y, z.
     sides: [usize; 3],
     /// Coordinates of every node.
@@ -932,6 +945,16 @@ impl TreeNet {
         let nbr: Vec<u32> = (0..n)
             .flat_map(|r| (0..ports).map(move |p| grid.neighbor(r, p).unwrap_or(NONE32)))
             .collect();
+        let peer: Vec<Peer> = (0..n as usize * ej)
+            .map(|k| {
+                let (r, x) = (k / ej, k % ej);
+                let p = x / vcs;
+                Peer {
+                    router: nbr[r * ports + p],
+                    x: ((p ^ 1) * vcs + x % vcs) as u32,
+                }
+            })
+            .collect();
         // A route only depends on the first dimension in which the router
         // and the destination differ, and on the two coordinates there: one
         // small table per dimension, whatever the size of the grid.
@@ -993,6 +1016,7 @@ impl TreeNet {
                 n_in,
                 ej,
                 nbr,
+                peer,
                 sides: k.map(|s| s as usize),
                 coords,
                 ring,
@@ -2527,16 +2551,14 @@ fn send(
     }
     router.outs[o].credits -= 1;
     ev.link_flits += 1;
-    let h = t.hop(o);
-    ev.link_count[r as usize * (t.ports + 2) + h.port as usize] += 1;
-    let w = t.nbr[r as usize * t.ports + h.port as usize];
-    ev.sends
-        .push(lf(w, (h.port as usize ^ 1) * t.vcs + h.vc as usize));
+    ev.link_count[r as usize * (t.ports + 2) + (o >> t.vc_shift)] += 1;
+    let to = t.peer[r as usize * t.ej + o];
+    ev.sends.push(lf(to.router, to.x as usize));
     if !f.is_data() && ev.fault.is_none() {
         ev.check_hop(t, r, o, f.dest());
     }
     if t.keep_routes && !f.is_data() {
-        ev.out.lists.hops.push((f.msg, f.dest(), r, h));
+        ev.out.lists.hops.push((f.msg, f.dest(), r, t.hop(o)));
     }
 }
 
@@ -2547,10 +2569,8 @@ fn pop(t: &Tables, r: u32, router: &mut TreeRouter, i: usize, ev: &mut Events) -
     if i == t.ej {
         ev.ni_credits.push(r);
     } else {
-        let p = i >> t.vc_shift;
-        let up = t.nbr[r as usize * t.ports + p];
-        ev.credits
-            .push((up, ((p ^ 1) * t.vcs + (i & (t.vcs - 1))) as u8));
+        let up = t.peer[r as usize * t.ej + i];
+        ev.credits.push((up.router, up.x as u8));
     }
     f
 }
@@ -2561,10 +2581,8 @@ fn release(t: &Tables, r: u32, o: usize, ev: &mut Events) {
         if ev.trace {
             ev.close_log.push((r, o as u8));
         }
-        let h = t.hop(o);
-        let w = t.nbr[r as usize * t.ports + h.port as usize];
-        ev.closes
-            .push((w, ((h.port as usize ^ 1) * t.vcs + h.vc as usize) as u8));
+        let to = t.peer[r as usize * t.ej + o];
+        ev.closes.push((to.router, to.x as u8));
         ev.moved = true;
     }
 }
@@ -2680,10 +2698,8 @@ fn eval_input(
         if let Pruning::Selective { .. } = t.pruning {
             let iv = &router.ins[i];
             if i != t.ej && iv.msg != NONE32 && iv.branches & router.wanted != 0 {
-                let p = i >> t.vc_shift;
-                let up = t.nbr[r as usize * t.ports + p];
-                ev.wants
-                    .push((up, ((p ^ 1) * t.vcs + (i & (t.vcs - 1))) as u8));
+                let up = t.peer[r as usize * t.ej + i];
+                ev.wants.push((up.router, up.x as u8));
             }
         }
         return;
@@ -3178,6 +3194,52 @@ mod thread_tests {
     /// distinct (router, destination, output) hops its routers' headers
     /// took: on a torus (two virtual channels) cut into two ranges, under
     /// tree and pseudo multicast.
+    /// Every channel's far end is the neighbour through its port, on the
+    /// opposite port and the same virtual channel, and the far end's far
+    /// end is the channel itself; a port on the mesh's edge has none.
+    #[test]
+    fn a_channel_s_peer_is_the_neighbour_s_end_of_it() {
+        for grid in [
+            Grid::mesh(3, 4, 1).unwrap(),
+            Grid::torus(4, 3, 3).unwrap(),
+            Grid::mesh(2, 2, 3).unwrap(),
+        ] {
+            let net = TreeNet::new(grid, TreeConfig::default()).unwrap();
+            let t = &net.t;
+            let (vcs, mut edges, mut wired) = (grid.vcs(), 0, 0);
+            for r in 0..grid.nodes() {
+                for x in 0..t.ej {
+                    let p = t.peer[r as usize * t.ej + x];
+                    let (port, vc) = (x / vcs, x % vcs);
+                    match grid.neighbor(r, port) {
+                        None => {
+                            assert_eq!(p.router, NONE32, "{grid}: router {r} channel {x}");
+                            edges += 1;
+                        }
+                        Some(w) => {
+                            assert_eq!(p.router, w, "{grid}: router {r} channel {x}");
+                            assert_eq!(p.x as usize, (port ^ 1) * vcs + vc);
+                            let back = t.peer[w as usize * t.ej + p.x as usize];
+                            assert_eq!((back.router, back.x as usize), (r, x));
+                            wired += 1;
+                        }
+                    }
+                }
+            }
+            assert!(wired > 0, "{grid}");
+            // The mesh's edge ports, none on the torus's wrapped sides.
+            let open = (0..grid.nodes())
+                .map(|r| {
+                    (0..grid.ports())
+                        .filter(|&p| grid.neighbor(r, p).is_none())
+                        .count()
+                })
+                .sum::<usize>()
+                * vcs;
+            assert_eq!(edges, open, "{grid}");
+        }
+    }
+
     #[test]
     fn the_remembered_hops_are_the_hops_taken() {
         for scheme in [Scheme::Tree, Scheme::Pseudo] {
