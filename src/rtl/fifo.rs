@@ -78,6 +78,22 @@ impl<T: Copy + Default> Fifo<T> {
         Some(v)
     }
 
+    /// Removes the oldest entry without reading it (a consumer that has
+    /// read it through [`Fifo::front`]); false, and nothing removed, when
+    /// empty.
+    #[inline]
+    pub fn drop_front(&mut self) -> bool {
+        if self.len == 0 {
+            return false;
+        }
+        self.head += 1;
+        if self.head == self.mem.len() {
+            self.head = 0;
+        }
+        self.len -= 1;
+        true
+    }
+
     /// The oldest entry, without removing it.
     #[inline]
     pub fn front(&self) -> Option<T> {
@@ -133,10 +149,15 @@ mod tests {
     enum Op {
         Push(u16),
         Pop,
+        Drop,
     }
 
     fn op() -> impl Strategy<Value = Op> {
-        prop_oneof![any::<u16>().prop_map(Op::Push), Just(Op::Pop)]
+        prop_oneof![
+            any::<u16>().prop_map(Op::Push),
+            Just(Op::Pop),
+            Just(Op::Drop)
+        ]
     }
 
     proptest! {
@@ -158,6 +179,7 @@ mod tests {
                         }
                     }
                     Op::Pop => prop_assert_eq!(fifo.pop(), model.pop_front()),
+                    Op::Drop => prop_assert_eq!(fifo.drop_front(), model.pop_front().is_some()),
                 }
                 prop_assert_eq!(fifo.len(), model.len());
                 prop_assert_eq!(fifo.front(), model.front().copied());

@@ -2590,17 +2590,18 @@ fn send(
     }
 }
 
-/// Takes the head flit off input `i` and returns its credit upstream.
+/// Takes the head flit (which the caller has read) off input `i` and returns
+/// its credit upstream.
 #[inline(always)]
-fn pop(t: &Tables, r: u32, router: &mut TreeRouter, i: usize, ev: &mut Events) -> Flit {
-    let f = router.ins[i].fifo.pop().expect("a head flit");
+fn pop(t: &Tables, r: u32, router: &mut TreeRouter, i: usize, ev: &mut Events) {
+    let popped = router.ins[i].fifo.drop_front();
+    debug_assert!(popped, "a head flit");
     if i == t.ej {
         ev.ni_credits.push(r);
     } else {
         let up = t.peer[r as usize * t.ej + i];
         ev.credits.push((up.router, up.x as u8));
     }
-    f
 }
 
 fn release(t: &Tables, r: u32, o: usize, ev: &mut Events) {
