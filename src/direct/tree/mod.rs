@@ -2220,19 +2220,15 @@ fn eval_router(t: &Tables, cfg: &TreeConfig, r: u32, router: &mut TreeRouter, ev
         start as u8 + 1
     };
     let mut used: u32 = 0;
-    // The active inputs from `start` up, then those below it: the mask
-    // rotated right by `start` within its `n_in` bits, so that bit `k`
-    // stands for input `start + k` (mod `n_in`).
+    // The active inputs from `start` up, then those below it: the first
+    // in the low half of the word, the second in the high half, so that
+    // the bits come in that order and a bit's place modulo 32 is its input.
     let a = router.active as u64;
-    let mut todo = (a >> start) | (a << (n_in - start)) & ((1u64 << n_in) - 1);
+    let from = a & (u64::MAX << start);
+    let mut todo = from | (a ^ from) << 32;
     while todo != 0 {
-        let k = todo.trailing_zeros() as usize;
+        let i = todo.trailing_zeros() as usize & 31;
         todo &= todo - 1;
-        let i = if k + start >= n_in {
-            k + start - n_in
-        } else {
-            k + start
-        };
         eval_input(t, cfg, r, router, i, &mut used, ev);
         let iv = &router.ins[i];
         if iv.fifo.is_empty() && iv.msg == NONE32 {
