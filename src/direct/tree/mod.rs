@@ -2534,17 +2534,20 @@ unsafe fn apply_range(
     fault
 }
 
-/// The physical port bit an output uses (the consumption channel has its own).
+/// The physical port bit an output uses: its port's, and for the
+/// consumption channel (`ej`, which is `ports * vcs`) the bit after the
+/// ports'.
 fn port_bit(t: &Tables, o: usize) -> u32 {
-    if o == t.ej {
-        1 << t.ports
-    } else {
-        1 << (o >> t.vc_shift)
-    }
+    debug_assert_eq!(t.ej >> t.vc_shift, t.ports);
+    1 << (o >> t.vc_shift)
 }
 
+/// The output's physical port is free this cycle and it has a credit. The
+/// consumption channel keeps the credits it starts with (a node always
+/// consumes: nothing takes or returns them).
 fn can_send(t: &Tables, router: &TreeRouter, used: u32, o: usize) -> bool {
-    used & port_bit(t, o) == 0 && (o == t.ej || router.outs[o].credits > 0)
+    debug_assert!(o != t.ej || router.outs[o].credits > 0);
+    used & port_bit(t, o) == 0 && router.outs[o].credits > 0
 }
 
 #[inline(always)]
