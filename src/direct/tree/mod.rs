@@ -510,18 +510,24 @@ impl Events {
     /// Checks the header hop by external output `o` of router `r` of this
     /// range toward `dest`, unless it was found legal before: a hop's
     /// legality is a function of the router, the destination and the
-    /// output alone, as the grid never changes. Out of line, so that the
-    /// router's evaluation, which sends far more data flits than headers,
-    /// keeps its registers.
-    #[inline(never)]
+    /// output alone, as the grid never changes. The memo's test is in line;
+    /// the check itself out of line, so that the router's evaluation,
+    /// which sends far more data flits than headers, keeps its registers.
+    #[inline(always)]
     fn check_hop(&mut self, t: &Tables, r: u32, o: usize, dest: u32) {
         // A destination outside the grid has no question of its own (it
         // would alias another's): it is checked in full, and refused.
         let q = (dest < t.n)
             .then(|| ((r - self.hop_base) as usize * t.n as usize + dest as usize) * t.ej + o);
-        if q.is_some_and(|q| self.hop_legal.knows(q)) {
-            return;
+        if !q.is_some_and(|q| self.hop_legal.knows(q)) {
+            self.check_hop_in_full(t, r, o, dest, q);
         }
+    }
+
+    /// [`Events::check_hop`] for a hop not remembered: remembers it (as
+    /// question `q`) if legal, records the fault if not.
+    #[inline(never)]
+    fn check_hop_in_full(&mut self, t: &Tables, r: u32, o: usize, dest: u32, q: Option<usize>) {
         match t.check_hop(r, t.hop(o), dest) {
             Ok(()) => {
                 if let Some(q) = q {
