@@ -58,6 +58,7 @@ pub mod direct;
 pub mod engine;
 mod error;
 pub mod experiment;
+mod gaps;
 pub mod header;
 pub mod link;
 pub mod mcast;

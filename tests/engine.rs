@@ -1392,3 +1392,38 @@ fn building_the_network_is_timed_apart_from_the_run() {
         assert!((rate * wall - 3000.0).abs() < 1e-6 * 3000.0, "{topo}: {v}");
     }
 }
+
+/// A load so small that one minus a node's chance of a packet in a cycle
+/// rounds to one offers nothing: no packet in a long run, on every router
+/// model through the harness, and from the switch network's own endpoints
+/// (such a load once offered a packet at every node in every cycle, and
+/// overflowed in a debug build).
+#[test]
+fn a_vanishing_load_offers_no_packet() {
+    let spec = TopoSpec::parse("mesh:4x4").unwrap();
+    for router in ["tree", "wormhole", "cut-through"] {
+        let o = RunOptions {
+            warmup: 0,
+            cycles: 50_000,
+            ..opts("uniform", 1e-300)
+        };
+        let r = engine::run(&spec, Some(RouterModel::parse(router).unwrap()), None, &o)
+            .unwrap_or_else(|e| panic!("{router}: {e}"));
+        assert_eq!((r.generated, r.delivered, r.refused), (0, 0, 0), "{router}");
+        assert!(!r.saturated, "{router}");
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_wormcast"))
+        .args(["run", "--topology"])
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/benches/anynet8x4.toml"
+        ))
+        .args(["--load", "1e-300", "--packet", "20", "--cycles", "50000"])
+        .args(["--warmup", "0", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["packets_generated"], 0, "{v}");
+    assert_eq!(v["flit_hops"], 0, "{v}");
+}

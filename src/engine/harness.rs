@@ -637,7 +637,7 @@ fn drive(
         ));
     }
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(o.seed);
-    let ln_q = (1.0 - rate).ln();
+    let ln_q = crate::gaps::ln_no_packet(rate);
     let gap = |rng: &mut Xoshiro256PlusPlus| -> u64 {
         // Geometric: cycles until the next success of a Bernoulli(rate).
         if rate >= 1.0 {
@@ -646,8 +646,9 @@ fn drive(
         let u: f64 = rng.random_range(f64::EPSILON..1.0);
         // The cast truncates toward zero and saturates: the floor for a
         // quotient at or above zero, and 0 as with the floor below it (or
-        // for a NaN), without a call to `floor`.
-        1 + (u.ln() / ln_q) as u64
+        // for a NaN), without a call to `floor`. A gap too long to count
+        // is never reached.
+        ((u.ln() / ln_q) as u64).saturating_add(1)
     };
     let mut next: BinaryHeap<Reverse<(u64, u32)>> = (0..nodes)
         .map(|n| Reverse((gap(&mut rng) - 1, n)))
@@ -765,7 +766,7 @@ fn drive(
                 }
             }
             if !o.closed_loop || dests.is_empty() {
-                *due = Reverse((cycle + gap(&mut rng), n));
+                *due = Reverse((cycle.saturating_add(gap(&mut rng)), n));
             } else {
                 PeekMut::pop(due);
             }
@@ -801,7 +802,10 @@ fn drive(
             book.take(e);
             if let Some(f) = &mut book.finished {
                 for (src, last) in f.drain(..) {
-                    next.push(Reverse(((last + gap(&mut rng)).max(cycle), src)));
+                    next.push(Reverse((
+                        last.saturating_add(gap(&mut rng)).max(cycle),
+                        src,
+                    )));
                 }
             }
         } else if cycle / 64 != before / 64 {

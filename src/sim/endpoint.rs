@@ -100,8 +100,9 @@ impl Generator {
         // a logarithm per packet).
         let e: f64 = rng.sample(rand_distr::Exp1);
         // The quotient is never negative, so the cast's truncation is the
-        // floor (and both saturate alike), without a call to `floor`.
-        (e / -self.ln_q) as u64 + 1
+        // floor (and both saturate alike), without a call to `floor`; a
+        // gap too long to count is never reached.
+        ((e / -self.ln_q) as u64).saturating_add(1)
     }
 }
 
@@ -205,14 +206,14 @@ impl Endpoint {
         let p = (load / len as f64).min(1.0);
         let mut g = Generator {
             p,
-            ln_q: (1.0 - p).ln(),
+            ln_q: crate::gaps::ln_no_packet(p),
             kind,
             payload,
             degree,
             len,
             next: 0,
         };
-        g.next = now + g.gap(&mut self.rng) - 1;
+        g.next = now.saturating_add(g.gap(&mut self.rng) - 1);
         self.generator = Some(g);
         Some(g.next)
     }
@@ -603,7 +604,7 @@ impl Clocked for Endpoint {
             self.generate(g, io);
             let gap = g.gap(&mut self.rng);
             if let Some(g) = &mut self.generator {
-                g.next = t + gap;
+                g.next = t.saturating_add(gap);
             }
         }
         if self.cur.is_none()

@@ -1426,7 +1426,7 @@ impl TreeNet {
             return 1;
         }
         let u: f64 = self.rng.random::<f64>();
-        let g = ((1.0 - u).ln() / (1.0 - rate).ln()).floor();
+        let g = ((1.0 - u).ln() / crate::gaps::ln_no_packet(rate)).floor();
         1 + g.min(1e15) as u64
     }
 
@@ -2848,6 +2848,25 @@ fn eval_input(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A rate so small that one minus it rounds to one offers no message
+    /// (it once offered one at every node in every cycle).
+    #[test]
+    fn a_vanishing_rate_offers_no_message() {
+        let mut net = TreeNet::new(Grid::mesh(4, 4, 1).unwrap(), TreeConfig::default()).unwrap();
+        net.set_traffic(TreeTraffic {
+            rate: 1e-300,
+            min_dests: 1,
+            max_dests: 3,
+            data: 3,
+            scheme: Scheme::Tree,
+            queue_cap: 4,
+        })
+        .unwrap();
+        net.run(20_000).unwrap();
+        assert_eq!(net.cycle(), 20_000);
+        assert_eq!((net.stats().created, net.stats().deliveries), (0, 0));
+    }
 
     /// Running with quiet cycles skipped ([`TreeNet::run`]) and stepping
     /// every cycle give the same run: the same counters, copies delivered at
