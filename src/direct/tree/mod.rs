@@ -1011,7 +1011,8 @@ impl TreeNet {
             }
             v
         });
-        debug_assert!(n_in <= MAX_CHANNELS, "{n_in} inputs");
+        // A grid's router has at most 13 (a 3-D torus's): never refused.
+        assert!(n_in <= MAX_CHANNELS, "a router of {n_in} channels");
         // The channels past the router's own are never indexed: no memory.
         let depth = |i: usize| if i < n_in { cfg.buffer_flits } else { 0 };
         let router = TreeRouter {
