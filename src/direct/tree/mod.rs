@@ -2123,9 +2123,8 @@ impl TreeNet {
                     t.input_name(i)
                 );
                 let downstream = |o: usize| -> usize {
-                    let h = t.hop(o);
-                    let w = t.nbr[r as usize * t.ports + h.port as usize];
-                    key(w, (h.port as usize ^ 1) * t.vcs + h.vc as usize)
+                    let to = t.peer[r as usize * t.ej + o];
+                    key(to.router, to.x as usize)
                 };
                 let k = key(r, i);
                 if iv.replay_out != NONE8 && iv.replay_out as usize != t.ej {
@@ -2139,9 +2138,8 @@ impl TreeNet {
                     if i == t.ej {
                         continue;
                     }
-                    let p = i >> t.vc_shift;
-                    let up = t.nbr[r as usize * t.ports + p];
-                    let o = (p ^ 1) * t.vcs + (i & (t.vcs - 1));
+                    let Peer { router: up, x } = t.peer[r as usize * t.ej + i];
+                    let o = x as usize;
                     let owner = self.routers[up as usize].outs[o].owner;
                     if owner != NONE8 {
                         next[k] = key(up, owner as usize);
