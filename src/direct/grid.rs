@@ -230,7 +230,59 @@ impl Grid {
     /// [`Grid::check_hop`] for a caller that holds both nodes' coordinates
     /// (`a` of `node`, `b` of `dest`), as a router's tables do: the check
     /// then costs no division.
+    #[inline]
     pub(crate) fn check_hop_at(
+        &self,
+        node: u32,
+        a: [u32; 3],
+        hop: GridHop,
+        dest: u32,
+        b: [u32; 3],
+    ) -> std::result::Result<(), String> {
+        if self.is_dimension_order_hop(a, hop, b) {
+            return Ok(());
+        }
+        self.explain_hop(node, a, hop, dest, b)
+    }
+
+    /// The answer "legal" of [`Grid::check_hop`] in closed form, for a hop
+    /// at coordinates `a` toward `b`: the check every header hop passes,
+    /// without the walk along a ring or a message. The rule as
+    /// [`Grid::explain_hop`] states it; a test holds the two to the same
+    /// answer on every question of small meshes and tori.
+    #[inline]
+    fn is_dimension_order_hop(&self, a: [u32; 3], hop: GridHop, b: [u32; 3]) -> bool {
+        let port = hop.port as usize;
+        let d = port / 2;
+        if d >= 3 || a[d] == b[d] || (0..d).any(|e| a[e] != b[e]) {
+            return false;
+        }
+        let positive = port.is_multiple_of(2);
+        if !self.torus {
+            return hop.vc == 0 && positive == (b[d] > a[d]);
+        }
+        let k = self.k[d];
+        // Steps from `a` to `b` the positive way; the negative way takes
+        // the rest of the ring. The shorter way is taken, the positive one
+        // at a tie.
+        let up = if b[d] > a[d] {
+            b[d] - a[d]
+        } else {
+            b[d] + k - a[d]
+        };
+        if positive != (2 * up <= k) {
+            return false;
+        }
+        // The way crosses the wrap link when it passes from the last
+        // coordinate to 0 (positive) or from 0 to the last (negative).
+        let wraps = if positive { b[d] < a[d] } else { b[d] > a[d] };
+        hop.vc == u8::from(!wraps)
+    }
+
+    /// [`Grid::check_hop_at`] in full: the verdict, and for an illegal hop
+    /// what breaks the rule.
+    #[cold]
+    fn explain_hop(
         &self,
         node: u32,
         a: [u32; 3],
@@ -387,6 +439,51 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The closed form answers "legal" exactly where the full check does,
+    /// on every question of small meshes and tori (2-D and 3-D, odd and
+    /// even sides, sides of 1): every pair of nodes, every port number up
+    /// to two past the last and every virtual channel up to one past the
+    /// last.
+    #[test]
+    fn the_closed_form_check_agrees_with_the_full_check() {
+        let mut legal = 0;
+        for g in [
+            Grid::mesh(4, 3, 1).unwrap(),
+            Grid::mesh(1, 5, 1).unwrap(),
+            Grid::mesh(3, 2, 4).unwrap(),
+            Grid::torus(5, 4, 1).unwrap(),
+            Grid::torus(6, 3, 1).unwrap(),
+            Grid::torus(3, 4, 5).unwrap(),
+            Grid::torus(6, 1, 1).unwrap(),
+            Grid::torus(4, 4, 4).unwrap(),
+        ] {
+            for u in 0..g.nodes() {
+                for v in 0..g.nodes() {
+                    let (a, b) = (g.coords(u), g.coords(v));
+                    for port in 0..g.ports() as u8 + 2 {
+                        for vc in 0..g.vcs() as u8 + 1 {
+                            let hop = GridHop { port, vc };
+                            let full = g.explain_hop(u, a, hop, v, b).is_ok();
+                            assert_eq!(
+                                g.is_dimension_order_hop(a, hop, b),
+                                full,
+                                "{g:?}: {hop:?} at {u} toward {v}"
+                            );
+                            assert_eq!(g.check_hop(u, hop, v).is_ok(), full);
+                            legal += u32::from(full);
+                        }
+                    }
+                }
+            }
+        }
+        // One legal hop for every pair of distinct nodes.
+        let pairs: u32 = [12u32, 5, 24, 20, 18, 60, 6, 64]
+            .iter()
+            .map(|n| n * (n - 1))
+            .sum();
+        assert_eq!(legal, pairs);
     }
 
     /// The coordinates are those of the general formula for every id, of a
