@@ -8,9 +8,15 @@
 /// Within a clocked component it is used consumer-first: a value pushed in a
 /// cycle is popped no earlier than the next cycle because the consumer stage
 /// runs before the producer stage.
+///
+/// The ring's memory is the depth rounded up to a power of two, so that a
+/// pointer wraps by a mask rather than by a compare and a subtraction, and
+/// an index masked to the memory's length needs no bounds check; the depth
+/// alone decides when it is full.
 #[derive(Clone, Debug)]
 pub struct Fifo<T: Copy + Default> {
     mem: Box<[T]>,
+    depth: usize,
     head: usize,
     len: usize,
 }
@@ -19,15 +25,24 @@ impl<T: Copy + Default> Fifo<T> {
     /// An empty FIFO of `depth` entries.
     pub fn new(depth: usize) -> Self {
         Fifo {
-            mem: vec![T::default(); depth].into_boxed_slice(),
+            mem: vec![T::default(); depth.next_power_of_two()].into_boxed_slice(),
+            depth,
             head: 0,
             len: 0,
         }
     }
 
+    /// Slot `i` of the ring, `i` taken modulo its (power-of-two) length.
+    #[inline(always)]
+    fn slot(&self, i: usize) -> usize {
+        // Never above `len - 1`, and the length is at least 1: in bounds
+        // for the compiler too.
+        i & (self.mem.len() - 1)
+    }
+
     /// Number of entries it can hold.
     pub fn depth(&self) -> usize {
-        self.mem.len()
+        self.depth
     }
 
     /// Number of entries held.
@@ -45,7 +60,7 @@ impl<T: Copy + Default> Fifo<T> {
     /// True when a push would be refused.
     #[inline]
     pub fn is_full(&self) -> bool {
-        self.len == self.mem.len()
+        self.len == self.depth
     }
 
     /// Appends `value`, or gives it back when full.
@@ -54,10 +69,7 @@ impl<T: Copy + Default> Fifo<T> {
         if self.is_full() {
             return Err(value);
         }
-        let mut tail = self.head + self.len;
-        if tail >= self.mem.len() {
-            tail -= self.mem.len();
-        }
+        let tail = self.slot(self.head + self.len);
         self.mem[tail] = value;
         self.len += 1;
         Ok(())
@@ -69,11 +81,8 @@ impl<T: Copy + Default> Fifo<T> {
         if self.len == 0 {
             return None;
         }
-        let v = self.mem[self.head];
-        self.head += 1;
-        if self.head == self.mem.len() {
-            self.head = 0;
-        }
+        let v = self.mem[self.slot(self.head)];
+        self.head = self.slot(self.head + 1);
         self.len -= 1;
         Some(v)
     }
@@ -86,10 +95,7 @@ impl<T: Copy + Default> Fifo<T> {
         if self.len == 0 {
             return false;
         }
-        self.head += 1;
-        if self.head == self.mem.len() {
-            self.head = 0;
-        }
+        self.head = self.slot(self.head + 1);
         self.len -= 1;
         true
     }
@@ -97,7 +103,7 @@ impl<T: Copy + Default> Fifo<T> {
     /// The oldest entry, without removing it.
     #[inline]
     pub fn front(&self) -> Option<T> {
-        (self.len > 0).then(|| self.mem[self.head])
+        (self.len > 0).then(|| self.mem[self.slot(self.head)])
     }
 
     /// The newest entry, for a write port that tags the entry it just wrote.
@@ -106,10 +112,7 @@ impl<T: Copy + Default> Fifo<T> {
         if self.len == 0 {
             return None;
         }
-        let mut i = self.head + self.len - 1;
-        if i >= self.mem.len() {
-            i -= self.mem.len();
-        }
+        let i = self.slot(self.head + self.len - 1);
         Some(&mut self.mem[i])
     }
 
@@ -119,17 +122,12 @@ impl<T: Copy + Default> Fifo<T> {
         if i >= self.len {
             return None;
         }
-        // `head` and `i` are both below the depth: one wrap at most.
-        let mut at = self.head + i;
-        if at >= self.mem.len() {
-            at -= self.mem.len();
-        }
-        Some(self.mem[at])
+        Some(self.mem[self.slot(self.head + i)])
     }
 
     /// Entries from oldest to newest.
     pub fn iter(&self) -> impl Iterator<Item = T> + '_ {
-        (0..self.len).map(move |i| self.mem[(self.head + i) % self.mem.len()])
+        (0..self.len).map(move |i| self.mem[self.slot(self.head + i)])
     }
 
     /// Empties it.
@@ -164,7 +162,7 @@ mod tests {
         /// The ring buffer behaves exactly as a bounded VecDeque: what it
         /// holds, its oldest, newest and every `i`-th entry.
         #[test]
-        fn matches_a_bounded_queue(depth in 1usize..9, ops in proptest::collection::vec(op(), 0..200)) {
+        fn matches_a_bounded_queue(depth in 0usize..13, ops in proptest::collection::vec(op(), 0..200)) {
             let mut fifo = Fifo::new(depth);
             let mut model = VecDeque::new();
             for op in ops {
