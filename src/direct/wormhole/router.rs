@@ -622,9 +622,19 @@ impl Router {
                 ))
             } else {
                 let b = (c.sent - u.hdr_len as u32 - u.body_popped) as usize;
-                u.fifo
-                    .get(b)
-                    .map(|f| Flit::marked(u.tag, c.sent as u16, f.data, false, f.is_tail()))
+                // The crossbar passes the buffered word on, numbered in
+                // the copy: a body flit of the worm keeps its tag and its
+                // marks (it is no head; the tail stays the tail).
+                u.fifo.get(b).map(|f| {
+                    let f = f.with_idx(c.sent as u16);
+                    debug_assert_eq!(
+                        f,
+                        Flit::marked(u.tag, f.idx, f.data, false, f.is_tail()),
+                        "router {}: a buffered flit that is not its worm's body",
+                        self.node
+                    );
+                    f
+                })
             };
             let Some(f) = flit else { continue };
             let out = &mut self.outputs[o];
