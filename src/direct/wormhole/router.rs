@@ -460,17 +460,12 @@ impl Router {
         // The write stage has work at an input a flit arrives at, one whose
         // buffer popped flits (credits to publish), and one collecting a
         // header or holding the next worm's flits (not decoded, not idle).
-        self.write(io, inbox | popped | (self.busy & !self.routed), inbox);
-        // Only these inputs can have changed between idle and busy: an
-        // input turns busy when a flit arrives and idle when its worm's
-        // tail leaves.
-        for i in PortIter(inbox | popped) {
-            if self.inputs[i].is_idle() {
-                self.busy &= !(1 << i);
-            } else {
-                self.busy |= 1 << i;
-            }
-        }
+        // It is the last stage: it also brings `busy` up to date at the
+        // inputs that can have changed between idle and busy, those a flit
+        // arrived at and those that popped one (an input turns busy when
+        // a flit arrives and idle when its worm's tail leaves).
+        let changed = inbox | popped;
+        self.write(io, changed | (self.busy & !self.routed), inbox, changed);
         #[cfg(debug_assertions)]
         self.check_sets();
     }
@@ -770,8 +765,10 @@ impl Router {
     }
 
     /// The write stage of the inputs in `visit` (the others have nothing
-    /// to write or publish); a flit arrived at those in `inbox`.
-    fn write(&mut self, io: &mut RouterIo<'_>, visit: u64, inbox: u64) {
+    /// to write or publish); a flit arrived at those in `inbox`. The
+    /// inputs in `changed` (within `visit`) have their `busy` bit set
+    /// again from their state once written.
+    fn write(&mut self, io: &mut RouterIo<'_>, visit: u64, inbox: u64, changed: u64) {
         let w = self.addr_flits;
         let node = self.node;
         for i in PortIter(visit) {
@@ -840,6 +837,13 @@ impl Router {
                     io.ch.credits.write(c, u.freed);
                 }
                 u.published = u.freed;
+            }
+            if changed >> i & 1 == 1 {
+                if u.is_idle() {
+                    self.busy &= !(1 << i);
+                } else {
+                    self.busy |= 1 << i;
+                }
             }
         }
     }
