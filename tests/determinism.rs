@@ -135,6 +135,28 @@ fn sampling_only_the_components_that_may_change_loses_no_change() {
     }
 }
 
+/// The VCD of 3,000 cycles on the default network sampled selectively
+/// and sampled in full, `each(sys, k)` called before cycle `k`.
+fn selective_and_full(
+    cfg: &SimConfig,
+    traffic: &Traffic,
+    mut each: impl FnMut(&mut System, u32),
+) -> [Vec<u8>; 2] {
+    [false, true].map(|every| {
+        let mut sys = System::new(&common::default_net(), cfg, traffic).unwrap();
+        let out = common::Shared::default();
+        sys.attach_tracer(Box::new(VcdWriter::new(out.clone())))
+            .unwrap();
+        sys.trace_every_component(every);
+        for k in 0..3_000u32 {
+            each(&mut sys, k);
+            sys.run(1).unwrap();
+        }
+        sys.finish_trace().unwrap();
+        out.bytes()
+    })
+}
+
 #[test]
 fn sampling_only_what_may_change_loses_no_change_with_held_nodes_and_injected_packets() {
     // An endpoint is sampled in the cycles it runs or one of its channels
@@ -142,32 +164,21 @@ fn sampling_only_what_may_change_loses_no_change_with_held_nodes_and_injected_pa
     // arrives in that cycle), and when a packet is queued from outside at
     // a node busy sending, whose queue grows while its link waits for
     // credits.
-    let waves = [false, true].map(|every| {
-        let cfg = SimConfig {
-            seed: 5,
-            ..Default::default()
-        };
-        let net = common::default_net();
-        let mut sys = System::new(&net, &cfg, &Traffic::uniform(0.15, 12)).unwrap();
-        let out = common::Shared::default();
-        sys.attach_tracer(Box::new(VcdWriter::new(out.clone())))
-            .unwrap();
-        sys.trace_every_component(every);
+    let cfg = SimConfig {
+        seed: 5,
+        ..Default::default()
+    };
+    let waves = selective_and_full(&cfg, &Traffic::uniform(0.15, 12), |sys, k| {
         let n = sys.num_nodes();
-        for k in 0..3_000u32 {
-            if k % 250 == 10 {
-                // Held for 40 to 200 cycles: long enough to fill its buffer.
-                sys.hold_node(k % n, u64::from(k + 40 + k % 161)).unwrap();
-            }
-            if k % 37 == 0 {
-                let src = (k * 5) % n;
-                sys.inject(src, (src + 1 + k % (n - 1)) % n, 3 + k % 30)
-                    .unwrap();
-            }
-            sys.run(1).unwrap();
+        if k % 250 == 10 {
+            // Held for 40 to 200 cycles: long enough to fill its buffer.
+            sys.hold_node(k % n, u64::from(k + 40 + k % 161)).unwrap();
         }
-        sys.finish_trace().unwrap();
-        out.bytes()
+        if k % 37 == 0 {
+            let src = (k * 5) % n;
+            sys.inject(src, (src + 1 + k % (n - 1)) % n, 3 + k % 30)
+                .unwrap();
+        }
     });
     assert!(waves[0].len() > 100_000, "{} bytes", waves[0].len());
     assert!(
@@ -180,28 +191,18 @@ fn sampling_only_what_may_change_loses_no_change_with_held_nodes_and_injected_pa
 fn sampling_only_what_may_change_loses_no_change_with_network_interfaces() {
     // Hosts with network interfaces at the nodes instead of traffic
     // endpoints: messages of one to three packets between scattered pairs.
-    let waves = [false, true].map(|every| {
-        let cfg = SimConfig {
-            node_model: NodeModel::Ni,
-            ..Default::default()
-        };
-        let mut sys = System::new(&common::default_net(), &cfg, &Traffic::Idle).unwrap();
-        let out = common::Shared::default();
-        sys.attach_tracer(Box::new(VcdWriter::new(out.clone())))
-            .unwrap();
-        sys.trace_every_component(every);
+    let cfg = SimConfig {
+        node_model: NodeModel::Ni,
+        ..Default::default()
+    };
+    let waves = selective_and_full(&cfg, &Traffic::Idle, |sys, k| {
         let n = sys.num_nodes();
-        for k in 0..3_000u32 {
-            if k % 23 == 0 {
-                let (src, dst) = (k % n, (k * 7 + 3) % n);
-                if src != dst {
-                    sys.send_message(src, dst, 1 + k % 3).unwrap();
-                }
+        if k % 23 == 0 {
+            let (src, dst) = (k % n, (k * 7 + 3) % n);
+            if src != dst {
+                sys.send_message(src, dst, 1 + k % 3).unwrap();
             }
-            sys.run(1).unwrap();
         }
-        sys.finish_trace().unwrap();
-        out.bytes()
     });
     assert!(waves[0].len() > 100_000, "{} bytes", waves[0].len());
     assert!(
