@@ -11,8 +11,8 @@
 ///
 /// The ring's memory is the depth rounded up to a power of two, so that a
 /// pointer wraps by a mask rather than by a compare and a subtraction, and
-/// an index masked to the memory's length needs no bounds check; the depth
-/// alone decides when it is full.
+/// the bounds check of an index masked to the memory's length is only that
+/// the length is not zero; the depth alone decides when it is full.
 #[derive(Clone, Debug)]
 pub struct Fifo<T: Copy + Default> {
     mem: Box<[T]>,
@@ -35,8 +35,9 @@ impl<T: Copy + Default> Fifo<T> {
     /// Slot `i` of the ring, `i` taken modulo its (power-of-two) length.
     #[inline(always)]
     fn slot(&self, i: usize) -> usize {
-        // Never above `len - 1`, and the length is at least 1: in bounds
-        // for the compiler too.
+        // Never above `len - 1`, and the length is at least 1 (a power of
+        // two): in bounds. The compiler's check is left as "the length is
+        // not zero", one comparison of the length the mask loads anyway.
         i & (self.mem.len() - 1)
     }
 
