@@ -22,6 +22,7 @@
 //! with dimension-order routing of seed 003.
 
 pub mod count;
+mod crew;
 pub mod cube;
 pub mod dor;
 pub mod grid;

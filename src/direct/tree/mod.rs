@@ -59,6 +59,7 @@
 
 use crate::deadlock::TreeWaitReport;
 use crate::direct::LegalMemo;
+use crate::direct::crew::Crew;
 use crate::direct::grid::{Grid, GridHop, PORT_NAMES};
 use crate::rtl::trace::{Hierarchy, ScopeBuilder, TraceState, WaveSink, out_unit};
 use crate::rtl::{Fifo, SeqMap, bits_for};
@@ -840,7 +841,7 @@ pub struct TreeNet {
     cross_pending: bool,
     /// The live-router set's words each range covers (`lo..hi`), in order.
     ranges: Vec<(usize, usize)>,
-    crew: Option<par::Crew>,
+    crew: Option<Crew<par::Job>>,
     /// Each range's messages sent while it ran.
     stage: Vec<Stage>,
     /// Each range's outbox lists of the last cycle finished.
@@ -969,11 +970,13 @@ impl TreeNet {
             .collect();
         let crew = match parts {
             1 => None,
-            k => Some(par::Crew::new(k - 1).map_err(|e| Error::Config {
-                field: "threads",
-                value: cfg.threads.to_string(),
-                reason: format!("cannot start a thread: {e}"),
-            })?),
+            k => Some(
+                Crew::new(k - 1, "wormcast-tree").map_err(|e| Error::Config {
+                    field: "threads",
+                    value: cfg.threads.to_string(),
+                    reason: format!("cannot start a thread: {e}"),
+                })?,
+            ),
         };
         let (n, ports, vcs) = (grid.nodes(), grid.ports(), grid.vcs());
         assert!(vcs.is_power_of_two(), "{vcs} virtual channels");
