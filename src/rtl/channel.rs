@@ -22,7 +22,7 @@ pub struct Sink {
 
 /// The channels of a bank driven in the current cycle and, when asked (for
 /// tracing), those whose output changed at the last edge.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct WriteLog {
     written: Vec<u32>,
     changed: Vec<u32>,
@@ -87,7 +87,13 @@ struct Slot<T> {
 ///
 /// Only the channels written in a cycle are touched at the edge, so an idle
 /// network costs nothing here.
-#[derive(Debug)]
+///
+/// A network evaluated on several threads gives each thread a copy of the
+/// bank: a thread drives its components' channels in its copy, and what
+/// one of them carries to another thread's component is handed over and
+/// put into that thread's copy ([`ChannelBank::edge_each`],
+/// [`ChannelBank::deliver`]).
+#[derive(Clone, Debug)]
 pub struct ChannelBank<T: Copy + Default> {
     slots: Vec<Slot<T>>,
     /// Each channel's writer (read only to report), apart from the slots
@@ -234,6 +240,13 @@ impl<T: Copy + Default> ChannelBank<T> {
     /// idle.
     #[inline]
     pub fn edge(&mut self, mut deliver: impl FnMut(Sink)) {
+        self.edge_each(|_, sink, _| deliver(sink));
+    }
+
+    /// [`edge`](Self::edge), telling `f` each channel written this cycle
+    /// with its reader and the value it now shows.
+    #[inline]
+    pub fn edge_each(&mut self, mut f: impl FnMut(u32, Sink, T)) {
         self.log.record_edge(&self.live);
         // The channels live before the edge and not driven again go idle
         // by the count alone: their `at` falls behind it.
@@ -248,9 +261,21 @@ impl<T: Copy + Default> ChannelBank<T> {
             s.q = s.d;
             s.at = now;
             s.carried += 1;
-            deliver(s.sink);
+            f(c, s.sink, s.d);
         }
         std::mem::swap(&mut self.live, &mut self.log.written);
+    }
+
+    /// Puts on channel `id`'s output the value another copy of the bank
+    /// drove it with before the last edge (its writer runs on another
+    /// thread): the reader sees it this cycle, as if this copy had been
+    /// driven. The writer's copy counts it as carried.
+    #[inline]
+    pub fn deliver(&mut self, id: ChannelId, value: T) {
+        let s = &mut self.slots[id.index()];
+        s.q = value;
+        s.at = self.now;
+        self.live.push(id.0);
     }
 }
 
@@ -393,7 +418,7 @@ mod tests {
 /// running total of buffer chunks it has freed and the sender compares it
 /// with the total it has used, which has the timing of a credit wire without
 /// waking an idle sender.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct LevelBank<T: Copy + Default> {
     q: Vec<T>,
     d: Vec<T>,
@@ -478,11 +503,27 @@ impl<T: Copy + Default> LevelBank<T> {
     /// The clock edge: every channel driven this cycle takes its new value.
     #[inline]
     pub fn edge(&mut self) {
+        self.edge_each(|_, _, _| {});
+    }
+
+    /// [`edge`](Self::edge), telling `f` each channel driven this cycle
+    /// with its reader and its new value.
+    #[inline]
+    pub fn edge_each(&mut self, mut f: impl FnMut(u32, Sink, T)) {
         self.log.record_edge(&[]);
         for &c in &self.log.written {
-            self.q[c as usize] = self.d[c as usize];
+            let v = self.d[c as usize];
+            self.q[c as usize] = v;
+            f(c, self.sink[c as usize], v);
         }
         self.log.written.clear();
+    }
+
+    /// Sets channel `id` to the value another copy of the bank drove it
+    /// with before the last edge (see [`ChannelBank::deliver`]).
+    #[inline]
+    pub fn deliver(&mut self, id: ChannelId, value: T) {
+        self.q[id.index()] = value;
     }
 }
 

@@ -4,7 +4,7 @@ use super::flit::Flit;
 use crate::rtl::{ChannelBank, ChannelId, LevelBank};
 
 /// Every channel of a system.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Channels {
     /// Flit links (1 flit per cycle, 1-cycle latency; the receiver is woken).
     pub flits: ChannelBank<Flit>,
