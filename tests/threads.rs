@@ -1,6 +1,8 @@
 //! The tree router's routers evaluated on several threads: the same
 //! deliveries, prunes, counters, link loads and waveform bytes as on one
 //! thread, cycle for cycle, whatever the thread count; bad counts refused.
+//! The `run` command's thread count, for the tree and the wormhole router
+//! (tests/wormhole_threads.rs has the wormhole system's own).
 
 mod common;
 
@@ -268,11 +270,13 @@ fn the_run_command_reports_the_same_run_on_any_thread_count() {
 /// asked for, and why fewer did.
 #[test]
 fn the_text_report_names_the_threads_used() {
-    let run = |topo: &str, threads: &str| {
+    let run_on = |router: &str, topo: &str, threads: &str| {
         report_lines(
             &[
                 "--topology",
                 topo,
+                "--router",
+                router,
                 "--cycles",
                 "500",
                 "--warmup",
@@ -283,20 +287,23 @@ fn the_text_report_names_the_threads_used() {
             |l| l.starts_with("threads"),
         )
     };
-    assert_eq!(run("mesh:16x16", "1"), Vec::<String>::new());
-    assert_eq!(run("mesh:16x16", "2"), ["threads 2"]);
-    assert_eq!(
-        run("mesh:8x8", "3"),
-        ["threads 1 (of 3 asked: a thread takes 64 routers at least)"]
-    );
+    for router in ["tree", "wormhole"] {
+        let run = |topo: &str, threads: &str| run_on(router, topo, threads);
+        assert_eq!(run("mesh:16x16", "1"), Vec::<String>::new());
+        assert_eq!(run("mesh:16x16", "2"), ["threads 2"]);
+        assert_eq!(
+            run("mesh:8x8", "3"),
+            ["threads 1 (of 3 asked: a thread takes 64 routers at least)"]
+        );
+    }
 }
 
 #[test]
-fn the_run_command_takes_a_thread_count_for_the_tree_router_only() {
-    let run = |router: &str, threads: &str| {
+fn the_run_command_takes_a_thread_count_for_the_tree_and_wormhole_routers() {
+    let run = |topology: &str, router: &str, threads: &str| {
         uniform(&[
             "--topology",
-            "mesh:16x16",
+            topology,
             "--router",
             router,
             "--cycles",
@@ -319,20 +326,30 @@ fn the_run_command_takes_a_thread_count_for_the_tree_router_only() {
         assert_eq!(m.remove("threads"), Some(threads.into()));
         v
     };
-    let one = report(&run("tree", "1"), 1);
-    assert!(one["latency"]["count"].as_u64().unwrap() > 1_000, "{one}");
-    assert_eq!(report(&run("tree", "2"), 2), one);
-    // 256 routers make four ranges of 64 at most.
-    assert_eq!(report(&run("tree", "9"), 4), one);
-    for (router, threads, why) in [
+    for router in ["tree", "wormhole"] {
+        let one = report(&run("mesh:16x16", router, "1"), 1);
+        assert!(one["latency"]["count"].as_u64().unwrap() > 1_000, "{one}");
+        assert_eq!(report(&run("mesh:16x16", router, "2"), 2), one, "{router}");
+        // 256 routers make four ranges of 64 at most.
+        assert_eq!(report(&run("mesh:16x16", router, "9"), 4), one, "{router}");
+    }
+    for (topology, router, threads, why) in [
         (
-            "wormhole",
+            "irregular:switches=16,ports=8,nodes=64",
+            "cut-through",
             "2",
-            "only the tree router evaluates its routers on several threads",
+            "threads = 2: the tree and wormhole routers evaluate their routers on several \
+             threads; the cut-through switch runs on one",
         ),
-        ("tree", "0", "threads = 0: 1 to 256 threads"),
+        ("mesh:16x16", "tree", "0", "threads = 0: 1 to 256 threads"),
+        (
+            "mesh:16x16",
+            "wormhole",
+            "0",
+            "threads = 0: 1 to 256 threads",
+        ),
     ] {
-        let o = run(router, threads);
+        let o = run(topology, router, threads);
         assert_eq!(o.status.code(), Some(2));
         let e = String::from_utf8_lossy(&o.stderr);
         assert!(e.contains(why), "{e}");

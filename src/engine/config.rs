@@ -171,6 +171,9 @@ pub struct WormholeConfig {
     /// Start-up latency per worm at its source, cycles, one worm at a time
     /// (0; seed 002's beta is 10 or 100).
     pub startup: u64,
+    /// Threads evaluating the routers and processors (1); the results are
+    /// the same for any count.
+    pub threads: usize,
 }
 
 impl Default for WormholeConfig {
@@ -179,6 +182,7 @@ impl Default for WormholeConfig {
             ports: "one-port".into(),
             buffer_flits: 2,
             startup: 0,
+            threads: 1,
         }
     }
 }
@@ -459,6 +463,7 @@ impl RunConfig {
             ports: PortModel::parse(&self.wormhole.ports)?,
             wormhole_buffer: self.wormhole.buffer_flits,
             wormhole_startup: self.wormhole.startup,
+            wormhole_threads: self.wormhole.threads,
             tree: self.tree.config(),
             drain: s.drain,
             finish: None,

@@ -95,6 +95,8 @@ pub struct RunOptions {
     /// Start-up latency the wormhole router's source pays per worm, one
     /// worm at a time (seed 002's beta), in cycles.
     pub wormhole_startup: u64,
+    /// Threads evaluating a wormhole network's routers and processors.
+    pub wormhole_threads: usize,
     /// The tree router's buffers and pruning rule (its seed is the
     /// traffic's).
     pub tree: TreeConfig,
@@ -135,6 +137,7 @@ impl Default for RunOptions {
             ports: PortModel::OnePort,
             wormhole_buffer: 2,
             wormhole_startup: 0,
+            wormhole_threads: 1,
             tree: TreeConfig::default(),
             drain: None,
             finish: None,

@@ -372,14 +372,16 @@ pub fn build(
             ),
         });
     }
-    if o.tree.threads != 1 && router != RouterModel::Tree {
+    // Each router model's section has its own thread count (`--threads`
+    // sets both); the cut-through switch runs on one thread.
+    let threads = o.tree.threads.max(o.wormhole_threads);
+    if threads != 1 && router == RouterModel::CutThrough {
         return Err(Error::Config {
             field: "threads",
-            value: o.tree.threads.to_string(),
-            reason: format!(
-                "only the tree router evaluates its routers on several threads; the {router} \
-                 router runs on one"
-            ),
+            value: threads.to_string(),
+            reason: "the tree and wormhole routers evaluate their routers on several threads; \
+                     the cut-through switch runs on one"
+                .into(),
         });
     }
     let routings = router.routings(topo);
@@ -768,6 +770,7 @@ impl Wormhole {
             ports: o.ports,
             buffer_flits: o.wormhole_buffer,
             startup: o.wormhole_startup,
+            threads: o.wormhole_threads,
             keep_worms: true,
             // The harness reads each worm's deliveries, never its route.
             keep_routes: false,

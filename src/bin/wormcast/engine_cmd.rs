@@ -135,7 +135,11 @@ pub fn config_of(a: &RunArgs, file: Option<RunConfig>, given: &[String]) -> Resu
             "tree.pruning" => c.tree.pruning = !a.no_prune,
             "tree.stall_limit" => c.tree.stall_limit = a.stall_limit.unwrap_or(1),
             "tree.selective" => c.tree.selective = a.selective_prune,
-            "tree.threads" => c.tree.threads = a.threads.unwrap_or(1),
+            "tree.threads" => {
+                // As the start-up: whichever of the two router models runs.
+                c.tree.threads = a.threads.unwrap_or(1);
+                c.wormhole.threads = c.tree.threads;
+            }
             "tree.release" => {
                 c.tree.release = match a.release.as_deref() {
                     Some("turn") => Release::OnTurn,
@@ -191,8 +195,14 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
         wormcast::wave::write_views(v, &window.view(h)?)?;
     }
     let cycles = r.warmup + r.measured_cycles;
-    // Only the tree router takes more than one (the others refuse it).
-    let threads = wormcast::direct::threads_used(r.nodes, o.tree.threads);
+    // The tree and wormhole routers take more than one (the cut-through
+    // switch refuses it).
+    let asked = if r.router == "wormhole" {
+        o.wormhole_threads
+    } else {
+        o.tree.threads
+    };
+    let threads = wormcast::direct::threads_used(r.nodes, asked);
     if c.output.json {
         let out = Out {
             result: &r,
@@ -305,12 +315,9 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
         "wall time {wall:.3} s ({:.0} cycles/s), after {setup:.3} s building the network",
         cycles as f64 / wall.max(1e-9)
     );
-    if o.tree.threads > 1 {
-        let why = if threads < o.tree.threads {
-            format!(
-                " (of {} asked: a thread takes 64 routers at least)",
-                o.tree.threads
-            )
+    if asked > 1 {
+        let why = if threads < asked {
+            format!(" (of {asked} asked: a thread takes 64 routers at least)")
         } else {
             String::new()
         };

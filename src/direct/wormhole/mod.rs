@@ -6,6 +6,7 @@
 //! Hamiltonian routing), one-port or all-port (seed 001 section 2, seed
 //! 002 section 3).
 
+mod par;
 mod processor;
 mod router;
 mod system;

@@ -171,6 +171,7 @@ impl Processor {
         self.queue.len() + self.inj.iter().filter(|i| i.cur.is_some()).count()
     }
 
+    #[inline(always)]
     pub fn eval(&mut self, io: &mut ProcIo<'_>) {
         for (j, e) in self.ej.iter_mut().enumerate() {
             let f = io.ch.flits.q(e.link_in);

@@ -28,18 +28,22 @@
 //! makes a lightly loaded network, or one whose sources wait out long
 //! start-ups, cheap to run.
 
-use super::processor::{Arrival, Header, InternalPair, Outgoing, ProcIo, Processor, Rest};
-use super::router::{Hop, Router, RouterIo, RouterPort};
+use super::par::{Cross, Job, Parts, Range, evaluate};
+use super::processor::{Arrival, Header, InternalPair, Outgoing, Processor};
+use super::router::{Hop, Router, RouterPort};
 use crate::deadlock::{WaitReport, WaitStep};
+use crate::direct::crew::Crew;
 use crate::direct::{Fabric, LegalMemo, check_list, format_list};
+use crate::direct::{MAX_THREADS, threads_used};
 use crate::rtl::trace::{Hierarchy, TraceState, Traced, WaveSink, in_unit, out_unit};
-use crate::rtl::{Bits, ChannelId, PortIter, SeqMap, Sink, insert_into};
+use crate::rtl::{Bits, ChannelId, PortIter, SeqMap, Sink};
 use crate::switch::Channels;
 use crate::{Error, Result};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
+use smallvec::SmallVec;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::sync::Arc;
@@ -106,6 +110,10 @@ pub struct DirectConfig {
     pub keep_routes: bool,
     /// Seed of the traffic generator.
     pub seed: u64,
+    /// Threads that evaluate the routers and processors (1): the routers
+    /// are cut into ranges of 64 or more, and the results are the same
+    /// for any count. A traced system runs on one.
+    pub threads: usize,
 }
 
 impl Default for DirectConfig {
@@ -118,6 +126,7 @@ impl Default for DirectConfig {
             keep_worms: true,
             keep_routes: true,
             seed: 1,
+            threads: 1,
         }
     }
 }
@@ -259,6 +268,14 @@ struct Tracing {
     full: bool,
 }
 
+/// The ranges of a system evaluated on several threads, and the helper
+/// threads (see [`super::par`]).
+struct Par {
+    crew: Crew<Job>,
+    ranges: Vec<Range>,
+    cross: Vec<Cross>,
+}
+
 /// Routers and processors of a direct network, ticked together.
 pub struct DirectSystem {
     fabric: Arc<dyn Fabric>,
@@ -304,6 +321,11 @@ pub struct DirectSystem {
     wakes: BinaryHeap<Reverse<(u64, u32)>>,
     /// The cycle each processor is in `wakes` for (`u64::MAX`: none).
     wake_at: Vec<u64>,
+    /// A cycle's faults found by the processors (after the routers', in
+    /// `faults`) and processors that went to sleep until a cycle, for
+    /// `faults` and `wakes`.
+    proc_faults: Vec<String>,
+    woke: Vec<(u64, u32)>,
     /// Evaluate and sample every component in every cycle and never skip
     /// one (what the system did before it kept its live sets; the unit
     /// tests compare the two).
@@ -314,6 +336,11 @@ pub struct DirectSystem {
     /// [`UNICAST_MEMO_NODES`] nodes (every list is checked in full on
     /// larger ones).
     unicast_legal: LegalMemo,
+    /// The ranges and threads, when several threads evaluate the routers
+    /// and processors: each range keeps its own live sets, inboxes and
+    /// copy of the channels, and `live_routers`, `live_procs`, `inbox`
+    /// and `ch` (but its wiring) are not used.
+    par: Option<Par>,
     /// The header hops [`check_hop`](Self::check_hop) has found legal, a
     /// bit per (router, destination, arrival port, output): as for
     /// `unicast_legal`, a hop checked once is legal for good. Kept while
@@ -388,6 +415,13 @@ impl DirectSystem {
                 field: "nodes",
                 value: fabric.nodes().to_string(),
                 reason: "addresses longer than 3 flits".into(),
+            });
+        }
+        if !(1..=MAX_THREADS).contains(&cfg.threads) {
+            return Err(Error::Config {
+                field: "threads",
+                value: cfg.threads.to_string(),
+                reason: format!("1 to {MAX_THREADS} threads"),
             });
         }
         let n = fabric.nodes() as usize;
@@ -475,6 +509,7 @@ impl DirectSystem {
             .map(|x| Processor::new(x as u32, addr, &pair_wiring[x]))
             .collect();
         let addr_flits = fabric.address_flits();
+        let par = Self::ranges(n, cfg.threads, &ch)?;
         Ok(DirectSystem {
             fabric,
             cfg: cfg.clone(),
@@ -512,6 +547,8 @@ impl DirectSystem {
             live_procs: Bits::new(n),
             wakes: BinaryHeap::new(),
             wake_at: vec![u64::MAX; n],
+            proc_faults: Vec::new(),
+            woke: Vec::new(),
             every_cycle: false,
             unicast_legal: LegalMemo::new(
                 n.checked_mul(n),
@@ -522,7 +559,65 @@ impl DirectSystem {
                     .and_then(|x| x.checked_mul((ext + 1) * ext)),
                 HOP_MEMO_BITS,
             ),
+            par,
         })
+    }
+
+    /// The ranges of `n` routers for `threads` threads (none for one):
+    /// whole words of 64 routers each, as even as they go.
+    fn ranges(n: usize, threads: usize, ch: &Channels) -> Result<Option<Par>> {
+        let parts = threads_used(n as u32, threads);
+        if parts == 1 {
+            return Ok(None);
+        }
+        let words = n.div_ceil(64);
+        let ranges = (0..parts)
+            .map(|k| Range {
+                lo: (k * words / parts * 64) as u32,
+                hi: ((k + 1) * words / parts * 64).min(n) as u32,
+                ch: ch.clone(),
+                live_routers: Bits::new(n),
+                live_procs: Bits::new(n),
+                inbox: vec![0; n],
+                hops: Vec::new(),
+                arrivals: Vec::new(),
+                injected: Vec::new(),
+                router_faults: Vec::new(),
+                proc_faults: Vec::new(),
+                moved: false,
+                wakes: Vec::new(),
+            })
+            .collect();
+        let crew = Crew::new(parts - 1, "wormcast-wormhole").map_err(|e| Error::Config {
+            field: "threads",
+            value: threads.to_string(),
+            reason: format!("cannot start a thread: {e}"),
+        })?;
+        Ok(Some(Par {
+            crew,
+            ranges,
+            cross: (0..parts).map(|_| Cross::default()).collect(),
+        }))
+    }
+
+    /// Threads that evaluate the routers and processors: the count asked
+    /// for, or fewer on a network too small to cut into that many ranges
+    /// of 64 routers.
+    pub fn threads(&self) -> usize {
+        self.par.as_ref().map_or(1, |p| p.ranges.len())
+    }
+
+    /// The set of live routers and processors that holds router (and
+    /// processor) `x`: the system's, or its range's.
+    fn live_sets(&mut self, x: u32) -> (&mut Bits, &mut Bits) {
+        match &mut self.par {
+            None => (&mut self.live_routers, &mut self.live_procs),
+            Some(p) => {
+                let k = p.ranges.partition_point(|r| r.hi <= x);
+                let r = &mut p.ranges[k];
+                (&mut r.live_routers, &mut r.live_procs)
+            }
+        }
     }
 
     /// The current cycle.
@@ -540,19 +635,25 @@ impl DirectSystem {
     /// `IN[x]`/`OUT[x]` with their pair number for the channels between a
     /// processor and its router.
     pub fn link_flits(&self) -> Vec<(String, u64)> {
-        let f = &self.ch.flits;
-        (0..f.len())
-            .map(|i| {
-                let name = self.link_name(i).expect("a link");
-                (name, f.carried(crate::rtl::ChannelId(i as u32)))
-            })
+        self.link_counts()
+            .into_iter()
+            .enumerate()
+            .map(|(i, (carried, _))| (self.link_name(i).expect("a link"), carried))
             .collect()
     }
 
     /// [`link_flits`](Self::link_flits)'s counts without the names, each
     /// with whether the link joins two routers.
     pub fn link_counts(&self) -> Vec<(u64, bool)> {
-        self.ch.flits.carried_between(self.fabric.nodes())
+        let n = self.fabric.nodes();
+        let mut counts = self.ch.flits.carried_between(n);
+        // On several threads, a link's writer's copy of it counts.
+        for r in self.par.iter().flat_map(|p| &p.ranges) {
+            for (c, (k, _)) in counts.iter_mut().zip(r.ch.flits.carried_between(n)) {
+                c.0 += k;
+            }
+        }
+        counts
     }
 
     /// The name of flit link `i` (in [`link_flits`](Self::link_flits)'s
@@ -830,7 +931,7 @@ impl DirectSystem {
         });
         // The processor looks at its queue in its next evaluation, and
         // sleeps until the worm's start-up ends if it must.
-        self.live_procs.insert(src);
+        self.live_sets(src).1.insert(src);
         self.worms.insert(
             tag,
             WormState {
@@ -970,81 +1071,21 @@ impl DirectSystem {
             self.wakes.pop();
             if self.wake_at[p as usize] == t {
                 self.wake_at[p as usize] = u64::MAX;
-                self.live_procs.insert(p);
+                self.live_sets(p).1.insert(p);
             }
         }
         if self.every_cycle {
             for x in 0..self.routers.len() as u32 {
-                self.live_routers.insert(x);
-                self.live_procs.insert(x);
+                let (routers, procs) = self.live_sets(x);
+                routers.insert(x);
+                procs.insert(x);
             }
         }
-        if let Some(t) = &mut self.tracing {
-            t.routers.union_with(&self.live_routers);
-        }
-        let mut moved = false;
-        {
-            let mut io = RouterIo {
-                cycle,
-                ch: &mut self.ch,
-                hops: &mut self.hops,
-                faults: &mut self.faults,
-                moved: &mut moved,
-            };
-            let (routers, inbox) = (&mut self.routers, &mut self.inbox);
-            self.live_routers.for_each_in_place(|set, x| {
-                let r = &mut routers[x as usize];
-                r.eval(&mut io, std::mem::take(&mut inbox[x as usize]));
-                if r.is_idle() {
-                    set.remove(x);
-                }
-            });
-        }
-        if let Some(t) = &mut self.tracing {
-            t.procs.union_with(&self.live_procs);
-        }
-        {
-            let mut io = ProcIo {
-                cycle,
-                ch: &mut self.ch,
-                arrivals: &mut self.arrivals,
-                injected: &mut self.injected,
-                faults: &mut self.faults,
-                moved: &mut moved,
-            };
-            let (procs, wakes, wake_at) = (&mut self.procs, &mut self.wakes, &mut self.wake_at);
-            self.live_procs.for_each_in_place(|set, x| {
-                let p = &mut procs[x as usize];
-                p.eval(&mut io);
-                // A processor sleeps when it sends nothing; a flit arriving
-                // wakes it at the edge, and its next worm when its
-                // start-up ends.
-                match p.rest(cycle) {
-                    Rest::Busy => {}
-                    Rest::Sleep => set.remove(x),
-                    Rest::Until(t) => {
-                        set.remove(x);
-                        if wake_at[x as usize] != t {
-                            wake_at[x as usize] = t;
-                            wakes.push(Reverse((t, x)));
-                        }
-                    }
-                }
-            });
-        }
-        let n = self.routers.len() as u32;
-        let (rw, rs) = self.live_routers.parts();
-        let (pw, ps) = self.live_procs.parts();
-        let inbox = &mut self.inbox;
-        self.ch.flits.edge(|s| {
-            if s.component < n {
-                insert_into(rw, rs, s.component);
-                inbox[s.component as usize] |= 1 << s.port;
-            } else {
-                insert_into(pw, ps, s.component - n);
-            }
-        });
-        self.ch.credits.edge();
+        let moved = if self.par.is_some() {
+            self.eval_ranges()
+        } else {
+            self.eval_all()
+        };
         if moved {
             self.last_move = self.last_move.max(self.cycle);
         }
@@ -1056,6 +1097,102 @@ impl DirectSystem {
             });
         }
         self.cycle += 1;
+        if self.tracing.is_some() {
+            self.trace_cycle()?;
+        }
+        if self.cycle.is_multiple_of(WATCHDOG_PERIOD) && !self.worms.is_empty() {
+            self.watchdog()?;
+        }
+        Ok(())
+    }
+
+    /// Evaluates the live routers and processors on the ranges' threads
+    /// and takes what they produced in range order; true when a flit
+    /// moved.
+    fn eval_ranges(&mut self) -> bool {
+        let n = self.routers.len() as u32;
+        let (cycle, routers, procs, wake_at) = (
+            self.cycle,
+            self.routers.as_mut_ptr(),
+            self.procs.as_mut_ptr(),
+            self.wake_at.as_mut_ptr(),
+        );
+        let par = self.par.as_mut().expect("ranges");
+        let (ranges, cross, n_ranges) = (
+            par.ranges.as_mut_ptr(),
+            par.cross.as_mut_ptr(),
+            par.ranges.len(),
+        );
+        let jobs: SmallVec<[Job; 4]> = (0..n_ranges)
+            .map(|k| Job {
+                cycle,
+                n,
+                routers,
+                procs,
+                wake_at,
+                ranges,
+                cross,
+                n_ranges,
+                k,
+            })
+            .collect();
+        par.crew.run(&jobs);
+        // One thread makes the routers' lists in router order, then the
+        // processors' in processor order.
+        let mut moved = false;
+        for r in &mut par.ranges {
+            self.hops.append(&mut r.hops);
+            self.faults.append(&mut r.router_faults);
+            moved |= r.moved;
+        }
+        for r in &mut par.ranges {
+            self.arrivals.append(&mut r.arrivals);
+            self.injected.append(&mut r.injected);
+            self.faults.append(&mut r.proc_faults);
+            for (t, x) in r.wakes.drain(..) {
+                self.wakes.push(Reverse((t, x)));
+            }
+        }
+        moved
+    }
+
+    /// Evaluates the live routers and processors and clocks the channels,
+    /// on this thread; true when a flit moved.
+    fn eval_all(&mut self) -> bool {
+        if let Some(t) = &mut self.tracing {
+            // Evaluating the routers changes neither live set.
+            t.routers.union_with(&self.live_routers);
+            t.procs.union_with(&self.live_procs);
+        }
+        let moved = evaluate::<false>(Parts {
+            cycle: self.cycle,
+            n: self.routers.len() as u32,
+            lo: 0,
+            routers: &mut self.routers,
+            procs: &mut self.procs,
+            wake_at: &mut self.wake_at,
+            ch: &mut self.ch,
+            live_routers: &mut self.live_routers,
+            live_procs: &mut self.live_procs,
+            inbox: &mut self.inbox,
+            hops: &mut self.hops,
+            arrivals: &mut self.arrivals,
+            injected: &mut self.injected,
+            router_faults: &mut self.faults,
+            proc_faults: &mut self.proc_faults,
+            wakes: &mut self.woke,
+            cross: None,
+        });
+        self.faults.append(&mut self.proc_faults);
+        for (t, x) in self.woke.drain(..) {
+            self.wakes.push(Reverse((t, x)));
+        }
+        moved
+    }
+
+    /// Samples what the step into the current cycle may have changed.
+    fn trace_cycle(&mut self) -> Result<()> {
+        let n = self.routers.len() as u32;
         if let Some(t) = &mut self.tracing {
             // A router shows its outgoing links and the credits its
             // receivers returned; a processor shows neither. Components
@@ -1117,9 +1254,6 @@ impl DirectSystem {
             t.sink.cycle(self.cycle, &t.state, t.state.changed())?;
             t.state.clear_changes();
         }
-        if self.cycle.is_multiple_of(WATCHDOG_PERIOD) && !self.worms.is_empty() {
-            self.watchdog()?;
-        }
         Ok(())
     }
 
@@ -1137,6 +1271,18 @@ impl DirectSystem {
             || !self.live_procs.is_empty()
         {
             return 0;
+        }
+        if let Some(p) = &self.par {
+            // A range's live sets, or a flit or credit bound for another
+            // range that takes it in the next step.
+            let last = self.cycle.wrapping_sub(1);
+            if p.ranges
+                .iter()
+                .any(|r| !r.live_routers.is_empty() || !r.live_procs.is_empty())
+                || p.cross.iter().any(|c| c.pending(last))
+            {
+                return 0;
+            }
         }
         let mut q = horizon;
         if let Some(&Reverse((t, _))) = self.wakes.peek() {
@@ -1528,6 +1674,13 @@ impl DirectSystem {
     /// Traces every router and processor from now on (scopes `top.r<x>` and
     /// `top.p<x>`). Must be called before the first cycle.
     pub fn attach_tracer(&mut self, sink: Box<dyn WaveSink>, cycle_ps: u64) -> Result<()> {
+        if self.par.is_some() {
+            return Err(Error::Config {
+                field: "threads",
+                value: self.threads().to_string(),
+                reason: "a traced wormhole network runs on one thread".into(),
+            });
+        }
         if self.cycle != 0 {
             return Err(Error::Config {
                 field: "tracing",
@@ -1637,6 +1790,7 @@ mod tests {
     use super::*;
     use crate::direct::{CubeFabric, DorMesh, Hypercube, Mesh, MeshFabric, Routing};
     use crate::rtl::trace::MemorySink;
+    use crate::switch::Flit;
 
     /// Everything a run leaves behind that a user can see: the totals,
     /// every finished worm (route, deliveries and their cycles), the flits
@@ -2096,5 +2250,66 @@ mod tests {
         let mut t = DirectSystem::new(Arc::new(DorMesh::new(2, 2, 1).unwrap()), &cfg).unwrap();
         t.attach_tracer(Box::new(MemorySink::new()), 5000).unwrap();
         assert_eq!(t.quiet_cycles(u64::MAX), 0);
+    }
+
+    /// On several threads, a flit or credit one range hands another is
+    /// taken by the receiving range in the next step: while one waits the
+    /// network is not quiet, even with every live set empty.
+    #[test]
+    fn a_write_handed_between_ranges_keeps_the_network_from_skipping() {
+        let cfg = DirectConfig {
+            threads: 2,
+            ..DirectConfig::default()
+        };
+        let mut s = DirectSystem::new(Arc::new(DorMesh::new(16, 16, 1).unwrap()), &cfg).unwrap();
+        // Router 0 is the first range's, router 255 the second's.
+        s.send(0, &[255], 1).unwrap();
+        while s.in_flight() > 0 {
+            s.step().unwrap();
+            let last = s.cycle - 1;
+            let par = s.par.as_mut().expect("two ranges");
+            if par.cross.iter().any(|c| c.pending(last)) {
+                // The live sets emptied as if nothing else were left (the
+                // run is not taken further).
+                for r in &mut par.ranges {
+                    r.live_routers.clear();
+                    r.live_procs.clear();
+                }
+                assert_eq!(s.quiet_cycles(u64::MAX), 0);
+                return;
+            }
+        }
+        panic!("no write was handed between the ranges");
+    }
+
+    /// A range's list of crossing writes is taken in the next cycle only:
+    /// after a skip, the list of the step before it (of the parity the
+    /// next step reads) is not taken again.
+    #[test]
+    fn a_list_of_crossing_writes_is_taken_once() {
+        let f = Arc::new(DorMesh::new(16, 16, 1).unwrap());
+        let cfg = DirectConfig {
+            threads: 2,
+            ..DirectConfig::default()
+        };
+        let mut s = DirectSystem::new(f.clone(), &cfg).unwrap();
+        // The link from router 120 (the first range's) to 136 (the
+        // second's), with a worm's first flit on it as of cycle 5.
+        let p = (0..4)
+            .find(|&p| f.neighbor(120, p).is_some_and(|(nb, _)| nb == 136))
+            .unwrap();
+        let link = s.routers[120].link_out(p).unwrap();
+        let list = &mut s.par.as_mut().unwrap().cross[0].0[1];
+        list.cycle = 5;
+        list.flits.push((link.0, Flit::new(7, 0, 3, 1)));
+        // Cycle 8 reads the lists of odd cycles, and takes those of 7.
+        s.cycle = 8;
+        s.step().unwrap();
+        assert!(s.routers[136].is_idle(), "an old flit taken");
+        // The same list as of cycle 9 is taken in cycle 10.
+        s.par.as_mut().unwrap().cross[0].0[1].cycle = 9;
+        s.cycle = 10;
+        s.step().unwrap();
+        assert!(!s.routers[136].is_idle(), "the flit not taken");
     }
 }

@@ -1,0 +1,359 @@
+//! The wormhole system's cycle on several threads (seeds 001/002's routers
+//! and processors, evaluated as the one-thread step does, cut at the
+//! registered channels between them).
+//!
+//! The routers are cut into contiguous ranges, one per thread; processor
+//! `x` goes with router `x`. For the length of a cycle a range's thread
+//! owns its routers and processors, their wake-up cycles and its
+//! [`Range`]: its own copy of every channel, its live sets, its inboxes and
+//! its lists of what the cycle produced (hops, arrivals, injections,
+//! faults, wake-ups). It evaluates its live routers, then its live
+//! processors, then clocks its copy of the channels: a channel read in the
+//! same range is delivered at once, as the one-thread edge does; a value
+//! bound for another range's router or processor goes to the range's list
+//! of crossing writes ([`Cross`]), which the receiving range puts into its
+//! own copy first thing in the next cycle, before it evaluates. The
+//! calling thread then takes the ranges' lists in range order (the routers'
+//! faults before the processors', as one thread makes them), so a run
+//! gives the same deliveries, hops, faults and reports whatever the thread
+//! count.
+//!
+//! A channel's writer's copy is the one that counts what it carried
+//! ([`ChannelBank::deliver`](crate::rtl::ChannelBank::deliver) counts
+//! nothing), so the links' loads are the sum over the copies.
+
+use super::processor::{Arrival, ProcIo, Processor, Rest};
+use super::router::{Hop, Router, RouterIo};
+use crate::direct::crew::CrewJob;
+use crate::rtl::{Bits, ChannelId, Sink, insert_into};
+use crate::switch::{Channels, Flit};
+
+/// What one range keeps: its copy of the channels, its live sets and
+/// inboxes, and what a cycle produced, for the calling thread to take.
+#[derive(Debug)]
+pub(super) struct Range {
+    /// The first router (and processor) of the range.
+    pub(super) lo: u32,
+    /// One past the last.
+    pub(super) hi: u32,
+    /// Every channel, as this range's components see and drive them.
+    pub(super) ch: Channels,
+    /// The range's routers to evaluate (numbered as in the system).
+    pub(super) live_routers: Bits,
+    /// The range's processors to evaluate.
+    pub(super) live_procs: Bits,
+    /// Per router (of the system; the range's own are used), the inputs
+    /// a flit was delivered to at the last edge.
+    pub(super) inbox: Vec<u64>,
+    /// This cycle's grants of external channels, in router order.
+    pub(super) hops: Vec<Hop>,
+    /// This cycle's worms received whole, in processor order.
+    pub(super) arrivals: Vec<Arrival>,
+    /// This cycle's worms whose first flit left, in processor order.
+    pub(super) injected: Vec<(u32, u64)>,
+    /// Faults found by the routers, then by the processors.
+    pub(super) router_faults: Vec<String>,
+    pub(super) proc_faults: Vec<String>,
+    /// A flit moved in the range this cycle.
+    pub(super) moved: bool,
+    /// Processors that went to sleep until a cycle: (cycle, processor).
+    pub(super) wakes: Vec<(u64, u32)>,
+}
+
+/// Router or processor component `c` (processors are numbered after the
+/// `n` routers) belongs to the range of routers `lo..hi`.
+#[inline]
+fn owns(lo: u32, hi: u32, n: u32, c: u32) -> bool {
+    (lo..hi).contains(&if c < n { c } else { c - n })
+}
+
+/// Writes a range's edge hands to other ranges, by the parity of the cycle
+/// they were made in: the receiving ranges read the last cycle's while the
+/// writer fills this cycle's.
+#[derive(Debug, Default)]
+pub(super) struct Cross(pub(super) [CrossLists; 2]);
+
+/// One cycle's crossing writes of one range.
+#[derive(Debug)]
+pub(super) struct CrossLists {
+    /// The cycle they were made in: a list is taken only in the cycle
+    /// after it (a list of a cycle before a skip was taken already).
+    pub(super) cycle: u64,
+    /// (link, flit now on it).
+    pub(super) flits: Vec<(u32, Flit)>,
+    /// (credit counter, its new total).
+    credits: Vec<(u32, u32)>,
+}
+
+impl Default for CrossLists {
+    fn default() -> Self {
+        CrossLists {
+            cycle: u64::MAX,
+            flits: Vec::new(),
+            credits: Vec::new(),
+        }
+    }
+}
+
+impl Cross {
+    /// Holds writes made in cycle `cycle` that the ranges have not taken.
+    pub(super) fn pending(&self, cycle: u64) -> bool {
+        let l = &self.0[(cycle & 1) as usize];
+        l.cycle == cycle && !(l.flits.is_empty() && l.credits.is_empty())
+    }
+}
+
+/// One range's work for a cycle: raw pointers, as the ranges are disjoint
+/// parts of the same vectors that the threads work on at once.
+#[derive(Clone, Copy)]
+pub(super) struct Job {
+    pub(super) cycle: u64,
+    /// Routers in the system.
+    pub(super) n: u32,
+    pub(super) routers: *mut Router,
+    pub(super) procs: *mut Processor,
+    /// Per processor, the cycle it sleeps until (`u64::MAX`: none).
+    pub(super) wake_at: *mut u64,
+    /// Every range.
+    pub(super) ranges: *mut Range,
+    /// Every range's crossing writes.
+    pub(super) cross: *mut Cross,
+    pub(super) n_ranges: usize,
+    /// This range's index.
+    pub(super) k: usize,
+}
+
+impl Job {
+    /// Puts the last cycle's crossing writes into the range's channels,
+    /// evaluates its live routers and then its live processors, and clocks
+    /// its channels, keeping what goes to other ranges in this cycle's list.
+    ///
+    /// # Safety
+    /// The pointers are valid. While it runs, no other thread touches the
+    /// range's routers, processors, wake-up cycles, its [`Range`] or its
+    /// crossing list of this cycle, and none writes the last cycle's lists.
+    unsafe fn run_range(&self) {
+        let (k, n, cycle) = (self.k, self.n, self.cycle);
+        let now = (cycle & 1) as usize;
+        // SAFETY: by the caller, the range is this thread's.
+        let me = unsafe { &mut *self.ranges.add(k) };
+        let (rw, rs) = me.live_routers.parts();
+        let (pw, ps) = me.live_procs.parts();
+        for j in (0..self.n_ranges).filter(|&j| j != k) {
+            // SAFETY: the other ranges only read their last cycle's lists.
+            let last = unsafe { &(*self.cross.add(j)).0[now ^ 1] };
+            if last.cycle.wrapping_add(1) != cycle {
+                continue;
+            }
+            for &(c, f) in &last.flits {
+                let sink = me.ch.flits.sink(ChannelId(c));
+                if owns(me.lo, me.hi, n, sink.component) {
+                    me.ch.flits.deliver(ChannelId(c), f);
+                    arrive(rw, rs, pw, ps, &mut me.inbox, n, sink);
+                }
+            }
+            for &(c, v) in &last.credits {
+                if owns(me.lo, me.hi, n, me.ch.credits.sink(ChannelId(c)).component) {
+                    me.ch.credits.deliver(ChannelId(c), v);
+                }
+            }
+        }
+        let (lo, hi) = (me.lo as usize, me.hi as usize);
+        // SAFETY: by the caller, the range's routers, processors and
+        // wake-up cycles are this thread's.
+        let (routers, procs, wake_at) = unsafe {
+            (
+                std::slice::from_raw_parts_mut(self.routers.add(lo), hi - lo),
+                std::slice::from_raw_parts_mut(self.procs.add(lo), hi - lo),
+                std::slice::from_raw_parts_mut(self.wake_at.add(lo), hi - lo),
+            )
+        };
+        // SAFETY: this cycle's list is the range's alone.
+        let out = unsafe { &mut (*self.cross.add(k)).0[now] };
+        out.cycle = cycle;
+        out.flits.clear();
+        out.credits.clear();
+        me.moved = evaluate::<true>(Parts {
+            cycle,
+            n,
+            lo: me.lo,
+            routers,
+            procs,
+            wake_at,
+            ch: &mut me.ch,
+            live_routers: &mut me.live_routers,
+            live_procs: &mut me.live_procs,
+            inbox: &mut me.inbox,
+            hops: &mut me.hops,
+            arrivals: &mut me.arrivals,
+            injected: &mut me.injected,
+            router_faults: &mut me.router_faults,
+            proc_faults: &mut me.proc_faults,
+            wakes: &mut me.wakes,
+            cross: Some(out),
+        });
+    }
+}
+
+/// What one evaluation of routers `lo..lo + routers.len()` and their
+/// processors works on: all of a system's on one thread, a range's on
+/// several.
+pub(super) struct Parts<'a> {
+    pub(super) cycle: u64,
+    /// Routers in the system.
+    pub(super) n: u32,
+    /// The first router (and processor).
+    pub(super) lo: u32,
+    pub(super) routers: &'a mut [Router],
+    pub(super) procs: &'a mut [Processor],
+    /// The processors' wake-up cycles (`u64::MAX`: none).
+    pub(super) wake_at: &'a mut [u64],
+    pub(super) ch: &'a mut Channels,
+    /// The routers and processors to evaluate, numbered as in the system.
+    pub(super) live_routers: &'a mut Bits,
+    pub(super) live_procs: &'a mut Bits,
+    /// Per router of the system, the inputs a flit was delivered to.
+    pub(super) inbox: &'a mut [u64],
+    pub(super) hops: &'a mut Vec<Hop>,
+    pub(super) arrivals: &'a mut Vec<Arrival>,
+    pub(super) injected: &'a mut Vec<(u32, u64)>,
+    pub(super) router_faults: &'a mut Vec<String>,
+    pub(super) proc_faults: &'a mut Vec<String>,
+    /// Processors that went to sleep until a cycle: (cycle, processor).
+    pub(super) wakes: &'a mut Vec<(u64, u32)>,
+    /// On several threads, this cycle's list of writes whose reader is
+    /// another range's (`None`: every reader is here).
+    pub(super) cross: Option<&'a mut CrossLists>,
+}
+
+/// Evaluates the live routers, then the live processors, and clocks the
+/// channels: a flit whose reader is here is delivered (its router's inbox
+/// and live set, or its processor's live set), and a write whose reader is
+/// elsewhere goes to the list of crossing writes. True when a flit moved.
+/// The one place the routers and processors are evaluated from, on one
+/// thread or several, so that their evaluation is inlined here alone.
+///
+/// `CROSS` is false on one thread (every reader is here; `cross` is
+/// `None` and `lo` 0), true for a range: the two are compiled apart, so
+/// that one thread pays no test of whose a reader is.
+pub(super) fn evaluate<const CROSS: bool>(p: Parts<'_>) -> bool {
+    let Parts {
+        cycle,
+        n,
+        lo,
+        routers,
+        procs,
+        wake_at,
+        ch,
+        live_routers,
+        live_procs,
+        inbox,
+        hops,
+        arrivals,
+        injected,
+        router_faults,
+        proc_faults,
+        wakes,
+        mut cross,
+    } = p;
+    let mut moved = false;
+    {
+        let mut io = RouterIo {
+            cycle,
+            ch,
+            hops,
+            faults: router_faults,
+            moved: &mut moved,
+        };
+        live_routers.for_each_in_place(|set, x| {
+            let r = &mut routers[if CROSS { x - lo } else { x } as usize];
+            r.eval(&mut io, std::mem::take(&mut inbox[x as usize]));
+            if r.is_idle() {
+                set.remove(x);
+            }
+        });
+    }
+    {
+        let mut io = ProcIo {
+            cycle,
+            ch,
+            arrivals,
+            injected,
+            faults: proc_faults,
+            moved: &mut moved,
+        };
+        live_procs.for_each_in_place(|set, x| {
+            let p = &mut procs[if CROSS { x - lo } else { x } as usize];
+            p.eval(&mut io);
+            // A processor sleeps when it sends nothing; a flit arriving
+            // wakes it at the edge, and its next worm when its start-up
+            // ends.
+            match p.rest(cycle) {
+                Rest::Busy => {}
+                Rest::Sleep => set.remove(x),
+                Rest::Until(t) => {
+                    set.remove(x);
+                    let at = &mut wake_at[if CROSS { x - lo } else { x } as usize];
+                    if *at != t {
+                        *at = t;
+                        wakes.push((t, x));
+                    }
+                }
+            }
+        });
+    }
+    let hi = lo + routers.len() as u32;
+    let (rw, rs) = live_routers.parts();
+    let (pw, ps) = live_procs.parts();
+    ch.flits.edge_each(|c, sink, f| {
+        if !CROSS || owns(lo, hi, n, sink.component) {
+            arrive(rw, rs, pw, ps, inbox, n, sink);
+        } else if let Some(out) = cross.as_deref_mut() {
+            out.flits.push((c, f));
+        }
+    });
+    match cross {
+        Some(out) if CROSS => ch.credits.edge_each(|c, sink, v| {
+            if !owns(lo, hi, n, sink.component) {
+                out.credits.push((c, v));
+            }
+        }),
+        _ => ch.credits.edge(),
+    }
+    moved
+}
+
+/// A flit delivered to `sink`: its router's inbox and live set (`rw`,
+/// `rs`: the set's [`Bits::parts`]), or its processor's live set (`pw`,
+/// `ps`).
+#[inline(always)]
+fn arrive(
+    rw: &mut [u64],
+    rs: &mut [u64],
+    pw: &mut [u64],
+    ps: &mut [u64],
+    inbox: &mut [u64],
+    n: u32,
+    sink: Sink,
+) {
+    if sink.component < n {
+        insert_into(rw, rs, sink.component);
+        inbox[sink.component as usize] |= 1 << sink.port;
+    } else {
+        insert_into(pw, ps, sink.component - n);
+    }
+}
+
+impl CrewJob for Job {
+    unsafe fn run(&self) {
+        // SAFETY: by the caller, as `Job::run_range` states.
+        unsafe { self.run_range() }
+    }
+}
+
+// SAFETY: a job is handed to exactly one thread per cycle, points into
+// ranges no other thread touches during that cycle (the other ranges' lists
+// of the last cycle's crossing writes it reads are only read), and the
+// calling thread waits for every helper to finish before it touches them
+// again.
+unsafe impl Send for Job {}
