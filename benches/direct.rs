@@ -19,9 +19,10 @@
 //! A 32x32 mesh (1,024 routers) through the engine on one and two threads
 //! (`mesh32x32_tree_uniform_0.03/threads_N`): the tree router, uniform
 //! unicast at 0.03 flits per node per cycle (about a third of its
-//! saturation load), 20-flit packets, 20,000 cycles from a cold start. The
-//! two give the same results; the ratio of their times is the speed-up of
-//! one simulation on two cores.
+//! saturation load), 20-flit packets, 20,000 cycles from a cold start; and
+//! the wormhole router at 0.012 (`mesh32x32_wormhole_uniform_0.012/...`).
+//! The two give the same results; the ratio of their times is the speed-up
+//! of one simulation on two cores.
 //!
 //! Traced runs (`traced/...`): 16x16 meshes of wormhole and tree routers
 //! written to an FST with its viewer files, and the set-up of a traced
@@ -191,15 +192,24 @@ fn mesh_unicast(c: &mut Criterion) {
 
 /// One large network on one and on two threads: `wormcast run --topology
 /// mesh:32x32 --router tree --traffic uniform --load 0.03 --packet 20
-/// --cycles 20000 --warmup 0 --threads N`.
+/// --cycles 20000 --warmup 0 --threads N`, and the same with wormhole
+/// routers at 0.012 (about 60 % of their saturation load, near 0.02 with
+/// their 2-flit buffers).
 fn mesh_threads(c: &mut Criterion) {
     const CYCLES: u64 = 20_000;
-    let cases = [1, 2].map(|threads| {
-        let section = format!("[tree]\nthreads = {threads}\n");
-        let text = uniform("mesh:32x32", "tree", &section, 0.03, 20, CYCLES);
-        (format!("threads_{threads}"), text)
-    });
-    engine_runs(c, "mesh32x32_tree_uniform_0.03", CYCLES, &cases);
+    for (router, load) in [("tree", 0.03), ("wormhole", 0.012)] {
+        let cases = [1, 2].map(|threads| {
+            let section = format!("[{router}]\nthreads = {threads}\n");
+            let text = uniform("mesh:32x32", router, &section, load, 20, CYCLES);
+            (format!("threads_{threads}"), text)
+        });
+        engine_runs(
+            c,
+            &format!("mesh32x32_{router}_uniform_{load}"),
+            CYCLES,
+            &cases,
+        );
+    }
 }
 
 /// Seeds 001/002's wormhole routers through the engine at a light load,
