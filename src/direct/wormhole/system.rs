@@ -1160,7 +1160,8 @@ impl DirectSystem {
     /// on this thread; true when a flit moved.
     fn eval_all(&mut self) -> bool {
         if let Some(t) = &mut self.tracing {
-            // Evaluating the routers changes neither live set.
+            // The processors to sample are those live as they are
+            // evaluated: the routers' evaluation leaves their set as it is.
             t.routers.union_with(&self.live_routers);
             t.procs.union_with(&self.live_procs);
         }
