@@ -195,9 +195,34 @@ pub fn check_list_nodes(fabric: &dyn Fabric, src: u32, list: &[u32]) -> Result<(
 /// toward its next destination. Every state the worm can reach (node, port
 /// it arrived on, destinations left) is visited.
 pub fn check_list(fabric: &dyn Fabric, src: u32, list: &[u32]) -> Result<()> {
+    check_list_in(fabric, src, list, &mut ListWalk::default())
+}
+
+/// A state a worm can reach: the node its head is at, the port it arrived
+/// on (`None` at the source) and how many destinations it has passed.
+type WalkState = (u32, Option<usize>, usize);
+
+/// The room [`check_list_in`] walks a list's states in, kept between calls
+/// by a caller that checks many lists (a system's sends), so that a check
+/// allocates nothing once the room has grown.
+#[derive(Debug, Default)]
+pub(crate) struct ListWalk {
+    seen: rustc_hash::FxHashSet<WalkState>,
+    stack: Vec<WalkState>,
+}
+
+/// [`check_list`] in the room `walk`.
+pub(crate) fn check_list_in(
+    fabric: &dyn Fabric,
+    src: u32,
+    list: &[u32],
+    walk: &mut ListWalk,
+) -> Result<()> {
     check_list_nodes(fabric, src, list)?;
-    let mut seen = rustc_hash::FxHashSet::default();
-    let mut stack = vec![(src, None::<usize>, 0usize)];
+    let ListWalk { seen, stack } = walk;
+    seen.clear();
+    stack.clear();
+    stack.push((src, None, 0));
     while let Some((cur, arrived, mut idx)) = stack.pop() {
         if !seen.insert((cur, arrived, idx)) {
             continue;

@@ -33,7 +33,7 @@ use super::processor::{Arrival, Header, InternalPair, Outgoing, Processor};
 use super::router::{Hop, Router, RouterPort};
 use crate::deadlock::{WaitReport, WaitStep};
 use crate::direct::crew::Crew;
-use crate::direct::{Fabric, LegalMemo, check_list, format_list};
+use crate::direct::{Fabric, LegalMemo, ListWalk, check_list, check_list_in, format_list};
 use crate::direct::{MAX_THREADS, threads_used};
 use crate::rtl::trace::{Hierarchy, TraceState, Traced, WaveSink, in_unit, out_unit};
 use crate::rtl::{Bits, ChannelId, PortIter, SeqMap, Sink};
@@ -336,6 +336,8 @@ pub struct DirectSystem {
     /// [`UNICAST_MEMO_NODES`] nodes (every list is checked in full on
     /// larger ones).
     unicast_legal: LegalMemo,
+    /// The room the sends' list checks walk in ([`check_list_in`]).
+    walk: ListWalk,
     /// The ranges and threads, when several threads evaluate the routers
     /// and processors: each range keeps its own live sets, inboxes and
     /// copy of the channels, and `live_routers`, `live_procs`, `inbox`
@@ -559,6 +561,7 @@ impl DirectSystem {
                     .and_then(|x| x.checked_mul((ext + 1) * ext)),
                 HOP_MEMO_BITS,
             ),
+            walk: ListWalk::default(),
             par,
         })
     }
@@ -727,7 +730,7 @@ impl DirectSystem {
     pub fn send(&mut self, src: u32, list: &[u32], payload: u32) -> Result<u32> {
         match *list {
             [dst] => self.check_unicast(src, dst)?,
-            _ => check_list(self.fabric.as_ref(), src, list)?,
+            _ => check_list_in(self.fabric.as_ref(), src, list, &mut self.walk)?,
         }
         if payload == 0 {
             return Err(Error::BadPacket(format!(
@@ -760,7 +763,7 @@ impl DirectSystem {
         if pair.is_some_and(|q| self.unicast_legal.knows(q)) {
             return Ok(());
         }
-        check_list(self.fabric.as_ref(), src, &[dst])?;
+        check_list_in(self.fabric.as_ref(), src, &[dst], &mut self.walk)?;
         if let Some(q) = pair {
             self.unicast_legal.learn(q);
         }
@@ -778,7 +781,7 @@ impl DirectSystem {
         }
         let mut all: Vec<u32> = Vec::new();
         for l in lists {
-            check_list(self.fabric.as_ref(), src, l)?;
+            check_list_in(self.fabric.as_ref(), src, l, &mut self.walk)?;
             all.extend_from_slice(l);
         }
         all.sort_unstable();
