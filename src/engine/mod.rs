@@ -373,9 +373,12 @@ pub fn build(
         });
     }
     // Each router model's section has its own thread count (`--threads`
-    // sets both); the cut-through switch runs on one thread.
-    let threads = o.tree.threads.max(o.wormhole_threads);
-    if threads != 1 && router == RouterModel::CutThrough {
+    // sets both); the cut-through switch runs on one thread, and takes
+    // neither count but 1.
+    let threads = [o.tree.threads, o.wormhole_threads]
+        .into_iter()
+        .find(|&t| t != 1);
+    if let (Some(threads), RouterModel::CutThrough) = (threads, router) {
         return Err(Error::Config {
             field: "threads",
             value: threads.to_string(),
@@ -1010,6 +1013,34 @@ impl Engine for TreeRouter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The cut-through switch runs on one thread: a thread count other
+    /// than 1 in either router's section is refused by name.
+    #[test]
+    fn the_cut_through_switch_takes_one_thread_only() {
+        let topo = TopoSpec::parse("irregular:switches=8,ports=8,nodes=32").unwrap();
+        let with = |tree: usize, wormhole: usize| {
+            let o = RunOptions {
+                tree: TreeConfig {
+                    threads: tree,
+                    ..TreeConfig::default()
+                },
+                wormhole_threads: wormhole,
+                ..RunOptions::default()
+            };
+            build(&topo, Some(RouterModel::CutThrough), None, &o).map(|_| ())
+        };
+        assert!(with(1, 1).is_ok());
+        for (tree, wormhole, value) in [(2, 2, "2"), (0, 1, "0"), (1, 0, "0"), (1, 3, "3")] {
+            let Err(Error::Config {
+                field, value: v, ..
+            }) = with(tree, wormhole)
+            else {
+                panic!("{tree} and {wormhole} threads taken");
+            };
+            assert_eq!((field, v.as_str()), ("threads", value));
+        }
+    }
 
     /// A message to one node goes as the one list the general path would
     /// build, under every wormhole topology, routing and scheme that lists
