@@ -139,7 +139,8 @@ fn any_thread_count_gives_the_same_run() {
         assert_eq!(one.error, None, "{name}");
         let worms = one.finished.matches("WormInfo").count();
         assert!(worms > 1_000, "{name}: {worms} worms");
-        for threads in [2, 3, 4] {
+        // Two ranges, and four (each network has 256 routers).
+        for threads in [2, 4] {
             let many = run(
                 fabric.clone(),
                 cfg.clone(),
