@@ -2,7 +2,7 @@
 //! its network interface) is wired to its switch port and what it touches
 //! in a cycle (seed 000 sections 3 and 6.2).
 
-use super::PacketTable;
+use super::PacketView;
 use crate::header::{Formats, Header};
 use crate::rtl::trace::{Radix, Sampler, ScopeBuilder};
 use crate::rtl::{ChannelId, bits_for};
@@ -67,10 +67,9 @@ impl EndpointWiring {
 pub struct EndpointIo<'a, G> {
     /// Links and credits.
     pub link: LinkIo<'a>,
-    /// Packets in flight.
-    pub packets: &'a mut PacketTable,
-    /// Tags delivered this cycle (released after the cycle).
-    pub retired: &'a mut Vec<u32>,
+    /// Packets in flight: what the cycle may read and start of them
+    /// (the copies it delivers whole are released after the cycle).
+    pub packets: PacketView<'a>,
     /// First cycle of the measurement window.
     pub window: u64,
     /// The multicast groups (their trees are in every member NI's memory),

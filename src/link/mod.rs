@@ -10,5 +10,7 @@ mod worms;
 
 pub(crate) use io::check_header;
 pub use io::{EndpointIo, EndpointWiring};
-pub use packets::{Delivery, NO_GROUP, PacketId, PacketRecord, PacketTable};
+pub use packets::{
+    Delivery, NO_GROUP, PacketId, PacketLog, PacketRecord, PacketTable, PacketView, Refused,
+};
 pub use worms::{Worm, WormBuilder, WormSpec};

@@ -1040,7 +1040,7 @@ impl NiNode {
         if !f.is_tail() {
             return;
         }
-        let Some(rec) = io.packets.get(f.tag).copied() else {
+        let Some(rec) = io.packets.get(f.tag) else {
             unreachable!("checked at the head")
         };
         if self.rx_next != h + rec.payload {
@@ -1051,9 +1051,7 @@ impl NiNode {
             return;
         }
         let from = io.packets.src_of(f.tag);
-        if io.packets.served(f.tag, node) {
-            io.retired.push(f.tag);
-        }
+        io.packets.served(f.tag, node, &rec);
         self.rx_tag = None;
         if let Err(e) = check_header(&self.formats, &self.rx_bytes[..h as usize], node, self.w.at) {
             io.link
@@ -1189,13 +1187,13 @@ impl NiNode {
                 Some(w) => io.packets.alloc_worm(self.node, rec, &w.dests),
                 None => io.packets.alloc(self.node, rec),
             };
-            let Some(tag) = tag else {
-                io.link.fault(format!(
-                    "NI {} has {} packets in flight, the most a tag can number",
-                    self.node,
-                    io.packets.max_in_flight()
-                ));
-                return;
+            let tag = match tag {
+                Ok(tag) => tag,
+                Err(e) => {
+                    let m = e.message(&format!("NI {}", self.node), io.packets.max_in_flight());
+                    io.link.fault(m);
+                    return;
+                }
             };
             self.tx_cur = Some(TxCur {
                 copy,

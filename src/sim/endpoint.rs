@@ -358,13 +358,13 @@ impl Endpoint {
             Some(w) => io.packets.alloc_worm(self.node, rec, &w.dests),
             None => io.packets.alloc(self.node, rec),
         };
-        let Some(tag) = tag else {
-            io.link.fault(format!(
-                "node {} has {} packets in flight, the most a tag can number",
-                self.node,
-                io.packets.max_in_flight()
-            ));
-            return;
+        let tag = match tag {
+            Ok(tag) => tag,
+            Err(e) => {
+                let m = e.message(&format!("node {}", self.node), io.packets.max_in_flight());
+                io.link.fault(m);
+                return;
+            }
         };
         let worm = p.worm.is_some();
         if let Some(w) = p.worm {
@@ -542,7 +542,7 @@ impl Endpoint {
             }
         }
         if f.is_tail() {
-            let Some(rec) = io.packets.get(f.tag).copied() else {
+            let Some(rec) = io.packets.get(f.tag) else {
                 unreachable!("checked at the head")
             };
             let payload = self.rx_next.saturating_sub(self.rx_hdr_len);
@@ -576,9 +576,7 @@ impl Endpoint {
                     arrive,
                 });
             }
-            if io.packets.served(f.tag, node) {
-                io.retired.push(f.tag);
-            }
+            io.packets.served(f.tag, node, &rec);
             self.rx_tag = None;
         }
     }

@@ -8,7 +8,9 @@ use super::terminal::Terminal;
 use super::wheel::Wheel;
 use crate::deadlock::{DeadlockReport, LongWait, PacketInfo, StallReport};
 use crate::header::{Formats, Kind};
-use crate::link::{Delivery, EndpointIo, EndpointWiring, NO_GROUP, PacketId, PacketTable};
+use crate::link::{
+    Delivery, EndpointIo, EndpointWiring, NO_GROUP, PacketId, PacketLog, PacketTable,
+};
 use crate::link::{Worm, WormBuilder, WormSpec};
 use crate::mcast::Tree;
 use crate::net::{Network, PortConn, Reachability, RoutingTables, UpDown};
@@ -202,6 +204,9 @@ pub struct System {
     active: Active,
     wheel: Wheel,
     packets: PacketTable,
+    /// What a cycle logged of the packets: the sources that started one,
+    /// the copies received whole, and the tags those released.
+    log: PacketLog,
     retired: Vec<u32>,
     faults: Vec<Fault>,
     cycle: u64,
@@ -457,6 +462,7 @@ impl System {
             active: Active::new(total),
             wheel: Wheel::new(total),
             packets: PacketTable::new(nodes),
+            log: PacketLog::default(),
             retired: Vec::new(),
             faults: Vec::new(),
             cycle: 0,
@@ -483,6 +489,9 @@ impl System {
         };
         if let Some((load, kind, payload, degree)) = start {
             for n in 0..nodes {
+                if kind != Kind::Unicast {
+                    sys.packets.sends_worms(n as u32);
+                }
                 let ep = &mut sys.endpoints[n];
                 if let Some(first) = ep
                     .endpoint_mut()
@@ -626,6 +635,7 @@ impl System {
         let worm = self.worms.build(src, spec)?;
         let len = (worm.header.len() as u32).saturating_add(payload);
         self.cfg.check_packet(len)?;
+        self.packets.sends_worms(src);
         self.enqueue(src, u32::MAX, payload as u16, Some(Box::new(worm)))
     }
 
@@ -846,6 +856,7 @@ impl System {
             active,
             wheel,
             packets,
+            log,
             retired,
             faults,
             window,
@@ -870,8 +881,7 @@ impl System {
                     ch,
                     faults,
                 },
-                packets,
-                retired,
+                packets: packets.view(log),
                 window: *window,
                 groups: &groups.slots,
                 hosts: &mut groups.log,
@@ -895,8 +905,6 @@ impl System {
             io:
                 EndpointIo {
                     link: LinkIo { ch, .. },
-                    packets,
-                    retired,
                     ..
                 },
             inbox,
@@ -910,6 +918,7 @@ impl System {
             crate::sim::active::insert_into(words, sum, s.component);
         });
         ch.credits.edge();
+        packets.settle(log, retired);
         if !retired.is_empty() {
             retired.sort_unstable();
             for &tag in retired.iter() {
@@ -1464,6 +1473,13 @@ impl System {
         g.id = id;
         let src = g.tree.root();
         let dests: Box<[u32]> = g.tree.nodes()[1..].into();
+        // The nodes that send the group's worms (a tree vertex with worms
+        // to send) keep a destination set ready for them.
+        for (v, sends) in g.sends.iter().enumerate() {
+            if !sends.is_empty() {
+                self.packets.sends_worms(g.tree.node(v));
+            }
+        }
         let slot = self.groups.take(g)?;
         let now = self.cycle;
         let ni = self.endpoints[src as usize]
