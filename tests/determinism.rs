@@ -36,7 +36,7 @@ fn traced_as(
 ) -> (Vec<u8>, RunReport) {
     let net = common::default_net();
     let mut sys = System::new(&net, cfg, traffic).unwrap();
-    sys.set_eval_order(order);
+    sys.set_eval_order(order).unwrap();
     let out = common::Shared::default();
     sys.attach_tracer(Box::new(VcdWriter::new(out.clone())))
         .unwrap();

@@ -2,7 +2,8 @@
 //! deliveries, prunes, counters, link loads and waveform bytes as on one
 //! thread, cycle for cycle, whatever the thread count; bad counts refused.
 //! The `run` command's thread count, for the tree and the wormhole router
-//! (tests/wormhole_threads.rs has the wormhole system's own).
+//! and the cut-through switch (tests/wormhole_threads.rs and
+//! tests/switch_threads.rs have the wormhole and cut-through systems' own).
 
 mod common;
 
@@ -97,6 +98,7 @@ fn cases() -> Vec<(&'static str, Grid, TreeConfig, TreeTraffic)> {
 
 #[test]
 fn any_thread_count_gives_the_same_run_and_waveform() {
+    let _one = common::one_at_a_time();
     for (name, grid, cfg, traffic) in cases() {
         let one = run(grid, cfg.clone(), traffic, 1_500);
         assert!(one.vcd.len() > 100_000, "{name}: {} bytes", one.vcd.len());
@@ -118,6 +120,7 @@ fn any_thread_count_gives_the_same_run_and_waveform() {
 
 #[test]
 fn any_thread_count_gives_the_same_untraced_run() {
+    let _one = common::one_at_a_time();
     for (name, grid, cfg, traffic) in cases() {
         let one = run_as(grid, cfg.clone(), traffic, 4_000, false);
         assert!(one.deliveries.len() > 1_000, "{name}: too few deliveries");
@@ -135,6 +138,7 @@ fn any_thread_count_gives_the_same_untraced_run() {
 
 #[test]
 fn pruning_happens_in_the_compared_runs() {
+    let _one = common::one_at_a_time();
     // The comparison above covers the pruning paths only if they run.
     let (_, grid, cfg, traffic) = cases().remove(0);
     let o = run(grid, TreeConfig { threads: 2, ..cfg }, traffic, 1_500);
@@ -143,6 +147,7 @@ fn pruning_happens_in_the_compared_runs() {
 
 #[test]
 fn a_deadlock_is_reported_alike_on_any_thread_count() {
+    let _one = common::one_at_a_time();
     // Without pruning, tree multicasts deadlock (seed 003 Fig. 6); the
     // watchdog's report walks every router's registers, so it checks the
     // state the threads left, not only the results.
@@ -179,6 +184,7 @@ fn a_deadlock_is_reported_alike_on_any_thread_count() {
 
 #[test]
 fn bad_thread_counts_are_refused_by_name() {
+    let _one = common::one_at_a_time();
     for threads in [0, MAX_THREADS + 1] {
         let e = TreeNet::new(
             Grid::mesh(4, 4, 1).unwrap(),
@@ -238,6 +244,7 @@ fn report_lines(args: &[&str], keep: impl Fn(&str) -> bool) -> Vec<String> {
 /// before the drain (which it runs the same way) ends.
 #[test]
 fn the_run_command_reports_the_same_run_on_any_thread_count() {
+    let _one = common::one_at_a_time();
     let report = |threads: &str| {
         report_lines(
             &[
@@ -270,6 +277,7 @@ fn the_run_command_reports_the_same_run_on_any_thread_count() {
 /// asked for, and why fewer did.
 #[test]
 fn the_text_report_names_the_threads_used() {
+    let _one = common::one_at_a_time();
     let run_on = |router: &str, topo: &str, threads: &str| {
         report_lines(
             &[
@@ -287,19 +295,24 @@ fn the_text_report_names_the_threads_used() {
             |l| l.starts_with("threads"),
         )
     };
-    for router in ["tree", "wormhole"] {
+    for router in ["tree", "wormhole", "cut-through"] {
         let run = |topo: &str, threads: &str| run_on(router, topo, threads);
         assert_eq!(run("mesh:16x16", "1"), Vec::<String>::new());
         assert_eq!(run("mesh:16x16", "2"), ["threads 2"]);
         assert_eq!(
             run("mesh:8x8", "3"),
-            ["threads 1 (of 3 asked: a thread takes 64 routers at least)"]
+            ["threads 1 (of 3 asked: a thread takes 64 routers or switches at least)"]
         );
     }
 }
 
+/// Each router model takes `--threads`: the tree and wormhole routers and
+/// the cut-through switch (with traffic endpoints and with network
+/// interfaces) give the one-thread run on two threads and on more than
+/// their ranges allow.
 #[test]
-fn the_run_command_takes_a_thread_count_for_the_tree_and_wormhole_routers() {
+fn the_run_command_takes_a_thread_count_for_every_router_model() {
+    let _one = common::one_at_a_time();
     let run = |topology: &str, router: &str, threads: &str| {
         uniform(&[
             "--topology",
@@ -326,20 +339,50 @@ fn the_run_command_takes_a_thread_count_for_the_tree_and_wormhole_routers() {
         assert_eq!(m.remove("threads"), Some(threads.into()));
         v
     };
-    for router in ["tree", "wormhole"] {
+    for router in ["tree", "wormhole", "cut-through"] {
         let one = report(&run("mesh:16x16", router, "1"), 1);
         assert!(one["latency"]["count"].as_u64().unwrap() > 1_000, "{one}");
         assert_eq!(report(&run("mesh:16x16", router, "2"), 2), one, "{router}");
         // 256 routers make four ranges of 64 at most.
         assert_eq!(report(&run("mesh:16x16", router, "9"), 4), one, "{router}");
     }
+    // Hosts with network interfaces, multicasting by NI-forwarded trees
+    // and by worms; 130 switches make two ranges of 64 or more.
+    for scheme in ["tree", "path-lg"] {
+        let ni = |threads: &str| {
+            wormcast(&[
+                "run",
+                "--topology",
+                "irregular:switches=130,ports=8,nodes=520",
+                "--node-model",
+                "ni",
+                "--traffic",
+                "multicast",
+                "--degree",
+                "8",
+                "--scheme",
+                scheme,
+                "--load",
+                "0.002",
+                "--cycles",
+                "20000",
+                "--warmup",
+                "2000",
+                "--json",
+                "--threads",
+                threads,
+            ])
+        };
+        let one = report(&ni("1"), 1);
+        assert!(one["latency"]["count"].as_u64().unwrap() > 100, "{one}");
+        assert_eq!(report(&ni("2"), 2), one, "{scheme}");
+    }
     for (topology, router, threads, why) in [
         (
             "irregular:switches=16,ports=8,nodes=64",
             "cut-through",
-            "2",
-            "threads = 2: the tree and wormhole routers evaluate their routers on several \
-             threads; the cut-through switch runs on one",
+            "0",
+            "threads = 0: 1 to 256 threads",
         ),
         ("mesh:16x16", "tree", "0", "threads = 0: 1 to 256 threads"),
         (
@@ -410,6 +453,7 @@ mod random {
             cut in proptest::collection::vec(1u64..400, 1..5),
             step_between in any::<bool>(),
         ) {
+            let _one = common::one_at_a_time();
             // 256 routers: four words of the live set, up to 4 ranges.
             let grid = if torus {
                 Grid::torus(8, 8, 4).unwrap()
@@ -492,6 +536,7 @@ mod harness {
 
     #[test]
     fn unicast_multicast_and_light_traffic_run_alike() {
+        let _one = common::one_at_a_time();
         // Unicast at a moderate load, with a drain at the end.
         let one = alike(
             "mesh:16x16",
@@ -530,6 +575,7 @@ mod harness {
 
     #[test]
     fn a_deadlock_is_found_at_the_same_cycle_with_the_same_report() {
+        let _one = common::one_at_a_time();
         // Without pruning, tree multicasts deadlock (seed 003 Fig. 6).
         let mut o = RunOptions {
             multicast: Some((4, 12)),

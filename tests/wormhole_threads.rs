@@ -3,6 +3,8 @@
 //! on one thread, cycle for cycle, whatever the thread count; a traced
 //! system and bad counts refused.
 
+mod common;
+
 use std::sync::Arc;
 use wormcast::Error;
 use wormcast::direct::mesh::{Mesh, MeshFabric};
@@ -127,6 +129,7 @@ fn cases() -> Vec<Case> {
 
 #[test]
 fn any_thread_count_gives_the_same_run() {
+    let _one = common::one_at_a_time();
     for (name, fabric, cfg, planner, traffic) in cases() {
         let one = run(
             fabric.clone(),
@@ -159,6 +162,7 @@ fn any_thread_count_gives_the_same_run() {
 /// cycle with the same report of the waiting cycle on any thread count.
 #[test]
 fn a_deadlock_is_found_at_the_same_cycle_with_the_same_report() {
+    let _one = common::one_at_a_time();
     let fabric: Arc<dyn Fabric> = Arc::new(CubeFabric {
         cube: Hypercube::new(7).unwrap(),
         routing: Routing::Minimal,
@@ -190,6 +194,7 @@ fn a_deadlock_is_found_at_the_same_cycle_with_the_same_report() {
 /// the system skips ahead over: the same cycles as on one thread.
 #[test]
 fn worms_crossing_between_threads_with_quiet_cycles_between_them() {
+    let _one = common::one_at_a_time();
     let go = |threads| {
         let mut s = DirectSystem::new(
             Arc::new(DorMesh::new(16, 16, 1).unwrap()),
@@ -214,6 +219,7 @@ fn worms_crossing_between_threads_with_quiet_cycles_between_them() {
 
 #[test]
 fn a_traced_system_and_bad_counts_are_refused() {
+    let _one = common::one_at_a_time();
     let fabric = || Arc::new(DorMesh::new(16, 16, 1).unwrap());
     let mut s = DirectSystem::new(
         fabric(),

@@ -22,7 +22,6 @@
 //! with dimension-order routing of seed 003.
 
 pub mod count;
-mod crew;
 pub mod cube;
 pub mod dor;
 pub mod grid;

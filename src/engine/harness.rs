@@ -546,6 +546,11 @@ pub fn prepare<'a>(
 }
 
 impl Prepared<'_> {
+    /// Threads that evaluate the network ([`Engine::threads`]).
+    pub fn threads(&self) -> usize {
+        self.e.threads()
+    }
+
     /// Runs the harness on the network, as [`run_traced`] does after
     /// building it. A network runs once: a second call is refused.
     pub fn run(

@@ -170,6 +170,11 @@ impl fmt::Display for RouterModel {
 pub trait Engine {
     /// Number of nodes.
     fn nodes(&self) -> u32;
+    /// Threads that evaluate the network (those asked for, or fewer on a
+    /// network too small to cut into that many ranges).
+    fn threads(&self) -> usize {
+        1
+    }
     /// The current cycle.
     fn cycle(&self) -> u64;
     /// Queues message `msg` from `src` to `dests`, created now: a packet of
@@ -372,21 +377,6 @@ pub fn build(
             ),
         });
     }
-    // Each router model's section has its own thread count (`--threads`
-    // sets both); the cut-through switch runs on one thread, and takes
-    // neither count but 1.
-    let threads = [o.tree.threads, o.wormhole_threads]
-        .into_iter()
-        .find(|&t| t != 1);
-    if let (Some(threads), RouterModel::CutThrough) = (threads, router) {
-        return Err(Error::Config {
-            field: "threads",
-            value: threads.to_string(),
-            reason: "the tree and wormhole routers evaluate their routers on several threads; \
-                     the cut-through switch runs on one"
-                .into(),
-        });
-    }
     let routings = router.routings(topo);
     let routing = match routing {
         None => routings[0],
@@ -558,6 +548,9 @@ impl CutThrough {
 impl Engine for CutThrough {
     fn nodes(&self) -> u32 {
         self.sys.num_nodes()
+    }
+    fn threads(&self) -> usize {
+        self.sys.threads()
     }
     fn cycle(&self) -> u64 {
         self.sys.cycle()
@@ -843,6 +836,9 @@ impl Engine for Wormhole {
     fn nodes(&self) -> u32 {
         self.sys.fabric().nodes()
     }
+    fn threads(&self) -> usize {
+        self.sys.threads()
+    }
     fn cycle(&self) -> u64 {
         self.sys.cycle()
     }
@@ -932,6 +928,9 @@ impl Engine for TreeRouter {
     fn nodes(&self) -> u32 {
         self.net.grid().nodes()
     }
+    fn threads(&self) -> usize {
+        self.net.threads()
+    }
     fn cycle(&self) -> u64 {
         self.net.cycle()
     }
@@ -1014,31 +1013,35 @@ impl Engine for TreeRouter {
 mod tests {
     use super::*;
 
-    /// The cut-through switch runs on one thread: a thread count other
-    /// than 1 in either router's section is refused by name.
+    /// The cut-through switch takes its own section's thread count (the
+    /// other models' counts are theirs), runs on as many ranges as its
+    /// switches allow, and refuses a count out of range by name.
     #[test]
-    fn the_cut_through_switch_takes_one_thread_only() {
-        let topo = TopoSpec::parse("irregular:switches=8,ports=8,nodes=32").unwrap();
-        let with = |tree: usize, wormhole: usize| {
+    fn the_cut_through_switch_takes_its_own_thread_count() {
+        let topo = TopoSpec::parse("irregular:switches=128,ports=8,nodes=256").unwrap();
+        let with = |switch: usize, other: usize| {
             let o = RunOptions {
+                sim: SimConfig {
+                    threads: switch,
+                    ..SimConfig::default()
+                },
                 tree: TreeConfig {
-                    threads: tree,
+                    threads: other,
                     ..TreeConfig::default()
                 },
-                wormhole_threads: wormhole,
+                wormhole_threads: other,
                 ..RunOptions::default()
             };
-            build(&topo, Some(RouterModel::CutThrough), None, &o).map(|_| ())
+            build(&topo, Some(RouterModel::CutThrough), None, &o).map(|(e, ..)| e.threads())
         };
-        assert!(with(1, 1).is_ok());
-        for (tree, wormhole, value) in [(2, 2, "2"), (0, 1, "0"), (1, 0, "0"), (1, 3, "3")] {
-            let Err(Error::Config {
-                field, value: v, ..
-            }) = with(tree, wormhole)
-            else {
-                panic!("{tree} and {wormhole} threads taken");
+        assert_eq!(with(1, 3).unwrap(), 1);
+        assert_eq!(with(2, 1).unwrap(), 2);
+        assert_eq!(with(8, 1).unwrap(), 2, "two ranges of 64 switches at most");
+        for bad in [0, 257] {
+            let Err(Error::Config { field, value, .. }) = with(bad, 1) else {
+                panic!("{bad} threads taken");
             };
-            assert_eq!((field, v.as_str()), ("threads", value));
+            assert_eq!((field, value), ("threads", bad.to_string()));
         }
     }
 

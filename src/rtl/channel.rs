@@ -266,6 +266,25 @@ impl<T: Copy + Default> ChannelBank<T> {
         std::mem::swap(&mut self.live, &mut self.log.written);
     }
 
+    /// One bank gathered from copies that threads each drove part of:
+    /// each channel's output as the copy `reader` names for its reader
+    /// holds it, and what all the copies counted it carried (each value
+    /// is counted by its writer's copy alone).
+    pub(crate) fn gather(copies: &[&Self], reader: impl Fn(Sink) -> usize) -> Self {
+        let mut g = copies[0].clone();
+        g.live.clear();
+        for (i, s) in g.slots.iter_mut().enumerate() {
+            let r = &copies[reader(s.sink)].slots[i];
+            s.q = r.q;
+            s.at = r.at;
+            s.carried = copies.iter().map(|c| c.slots[i].carried).sum();
+            if s.at == g.now {
+                g.live.push(i as u32);
+            }
+        }
+        g
+    }
+
     /// Puts on channel `id`'s output the value another copy of the bank
     /// drove it with before the last edge (its writer runs on another
     /// thread): the reader sees it this cycle, as if this copy had been
@@ -517,6 +536,17 @@ impl<T: Copy + Default> LevelBank<T> {
             f(c, self.sink[c as usize], v);
         }
         self.log.written.clear();
+    }
+
+    /// One bank gathered from copies that threads each drove part of:
+    /// each channel's value as the copy `reader` names for its reader
+    /// holds it.
+    pub(crate) fn gather(copies: &[&Self], reader: impl Fn(Sink) -> usize) -> Self {
+        let mut g = copies[0].clone();
+        for (i, q) in g.q.iter_mut().enumerate() {
+            *q = copies[reader(g.sink[i])].q[i];
+        }
+        g
     }
 
     /// Sets channel `id` to the value another copy of the bank drove it

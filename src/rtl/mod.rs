@@ -16,6 +16,7 @@ mod arbiter;
 mod bits;
 mod channel;
 mod clocked;
+pub(crate) mod crew;
 mod fifo;
 mod reg;
 mod seqmap;

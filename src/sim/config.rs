@@ -43,6 +43,13 @@ pub struct SimConfig {
     pub node_model: NodeModel,
     /// Hosts and network interfaces (with `node_model = "ni"`).
     pub ni: NiParams,
+    /// Threads that evaluate the switches and nodes (1, at most 256): the
+    /// switches are cut into ranges of 64 or more, each with its nodes, and
+    /// a run gives the same results for any count (docs/engine.md). A
+    /// network too small for that many ranges runs on fewer
+    /// ([`System::threads`](super::System::threads)); a traced network, or
+    /// one evaluated in a shuffled order, takes one alone.
+    pub threads: usize,
 }
 
 /// What sits at each node.
@@ -71,6 +78,7 @@ impl Default for SimConfig {
             check_updown: true,
             node_model: NodeModel::Endpoint,
             ni: NiParams::default(),
+            threads: 1,
         }
     }
 }
@@ -150,6 +158,10 @@ impl SimConfig {
         }
         if self.source_queue_packets == 0 {
             return Err(bad("source_queue_packets", 0, "must be positive"));
+        }
+        let most = crate::rtl::crew::MAX_THREADS;
+        if !(1..=most).contains(&self.threads) {
+            return Err(bad("threads", self.threads, format!("1 to {most} threads")));
         }
         Ok(())
     }

@@ -14,6 +14,7 @@
 mod active;
 mod config;
 mod endpoint;
+mod par;
 mod report;
 mod system;
 mod terminal;

@@ -3,27 +3,26 @@
 use super::active::{Active, Bits};
 use super::config::{NodeModel, SimConfig, Traffic};
 use super::endpoint::{Endpoint, EndpointStats};
+use super::par::{Job, Parts, Range, evaluate};
 use super::report::RunReport;
 use super::terminal::Terminal;
 use super::wheel::Wheel;
 use crate::deadlock::{DeadlockReport, LongWait, PacketInfo, StallReport};
 use crate::header::{Formats, Kind};
-use crate::link::{
-    Delivery, EndpointIo, EndpointWiring, NO_GROUP, PacketId, PacketLog, PacketTable,
-};
+use crate::link::{Delivery, EndpointWiring, NO_GROUP, PacketId, PacketLog, PacketTable};
 use crate::link::{Worm, WormBuilder, WormSpec};
 use crate::mcast::Tree;
 use crate::net::{Network, PortConn, Reachability, RoutingTables, UpDown};
 use crate::ni::{Group, HostDelivery, NiNode, NiTiming, Scheme};
+use crate::rtl::crew::{Crew, threads_used};
 use crate::rtl::trace::{Hierarchy, TraceState, Traced, WaveSink, out_unit};
-use crate::rtl::{ChannelId, Clocked, Next, PortIter, Sink};
+use crate::rtl::{ChannelId, PortIter, Sink};
 use crate::switch::{
-    Channels, Decoder, Fault, LinkIo, PortWiring, Stall, StallAt, Switch, SwitchParams, WaitOn,
+    Channels, Cross, Decoder, Fault, PortWiring, Stall, StallAt, Switch, SwitchParams, WaitOn,
 };
 use crate::{Error, Result};
 use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
-use rand::seq::SliceRandom;
 use std::sync::Arc;
 
 /// How often (in cycles) the watchdog looks for stalled packets.
@@ -216,52 +215,19 @@ pub struct System {
     tracing: Option<Box<Tracing>>,
     receiver_chunks: Vec<Vec<u16>>,
     longest_wait: Option<LongWait>,
+    /// The ranges and threads, when several threads evaluate the network.
+    par: Option<Par>,
+    /// On several threads, the channels gathered from the ranges' copies
+    /// since the last cycle ([`System::channels`]).
+    gathered: std::cell::OnceCell<Channels>,
 }
 
-/// Evaluation context shared by every component of a cycle. The
-/// endpoints' view of the cycle is built once and lent to every component
-/// (a switch sees its `link` part), with only the receive mask set per
-/// component.
-struct Ctx<'a> {
-    n_sw: u32,
-    switches: &'a mut [Switch],
-    endpoints: &'a mut [Terminal],
-    io: EndpointIo<'a, crate::ni::Group>,
-    inbox: &'a mut [u64],
-    wheel: &'a mut Wheel,
-}
-
-impl Ctx<'_> {
-    /// Evaluates component `c` and schedules it: a busy component stays in
-    /// `active`, the set being evaluated; one that sleeps leaves it, for
-    /// the clock edge or the timing wheel to bring back.
-    #[inline(always)]
-    fn eval(&mut self, active: &mut Bits, c: u32) {
-        let cycle = self.io.link.cycle;
-        let next = cycle + 1;
-        self.io.link.inbox = std::mem::take(&mut self.inbox[c as usize]);
-        if c < self.n_sw {
-            let n = self.switches[c as usize].eval(&mut self.io.link);
-            // A switch is either busy or waits for a flit.
-            if n != Next::Busy {
-                active.remove(c);
-            }
-        } else {
-            let n = self.endpoints[(c - self.n_sw) as usize].eval(&mut self.io);
-            let w = match n {
-                Next::Busy => next,
-                Next::SleepUntil(w) => w,
-                Next::Sleep => {
-                    active.remove(c);
-                    return;
-                }
-            };
-            if w > next {
-                active.remove(c);
-                self.wheel.schedule(cycle, c, w);
-            }
-        }
-    }
+/// The ranges of a system evaluated on several threads, and the helper
+/// threads (see [`super::par`]).
+struct Par {
+    crew: Crew<Job>,
+    ranges: Vec<Range>,
+    cross: Vec<Cross>,
 }
 
 impl System {
@@ -444,6 +410,8 @@ impl System {
             })
             .collect();
         let total = n_sw + nodes;
+        let node_switch: Vec<u32> = (0..nodes as u32).map(|n| net.node_port(n).switch).collect();
+        let par = Self::ranges(n_sw, &node_switch, cfg.threads, &ch)?;
         let mut sys = System {
             cfg: cfg.clone(),
             nodes: nodes as u32,
@@ -471,6 +439,8 @@ impl System {
             tracing: None,
             receiver_chunks,
             longest_wait: None,
+            par,
+            gathered: std::cell::OnceCell::new(),
         };
         let start = match *traffic {
             Traffic::Idle => None,
@@ -504,6 +474,68 @@ impl System {
         Ok(sys)
     }
 
+    /// The ranges of `n_sw` switches for `threads` threads (none for
+    /// one): whole words of 64 switches each, as even as they go, each with
+    /// the nodes on its switches (`node_switch`: each node's switch) when
+    /// the nodes are numbered in their switches' order, or an even share
+    /// of the nodes when they are not.
+    fn ranges(
+        n_sw: usize,
+        node_switch: &[u32],
+        threads: usize,
+        ch: &Channels,
+    ) -> Result<Option<Par>> {
+        let parts = threads_used(n_sw as u32, threads);
+        if parts == 1 {
+            return Ok(None);
+        }
+        let (words, nodes) = (n_sw.div_ceil(64), node_switch.len());
+        let sw_cut = |k: usize| (k * words / parts * 64).min(n_sw) as u32;
+        let in_order = node_switch.is_sorted();
+        let node_cut = |k: usize| {
+            if k == parts {
+                nodes as u32
+            } else if in_order {
+                node_switch.partition_point(|&s| s < sw_cut(k)) as u32
+            } else {
+                (k * nodes / parts) as u32
+            }
+        };
+        let total = n_sw + nodes;
+        let ranges = (0..parts)
+            .map(|k| Range {
+                sw: sw_cut(k)..sw_cut(k + 1),
+                nodes: node_cut(k)..node_cut(k + 1),
+                ch: ch.clone(),
+                active: Bits::new(total),
+                wheel: Wheel::new(total),
+                inbox: vec![0; total],
+                faults: Vec::new(),
+                node_faults: 0,
+                log: PacketLog::default(),
+                hosts: Vec::new(),
+                delivered: Vec::new(),
+            })
+            .collect();
+        let crew = Crew::new(parts - 1, "wormcast-switch").map_err(|e| Error::Config {
+            field: "threads",
+            value: threads.to_string(),
+            reason: format!("cannot start a thread: {e}"),
+        })?;
+        Ok(Some(Par {
+            crew,
+            ranges,
+            cross: (0..parts).map(|_| Cross::default()).collect(),
+        }))
+    }
+
+    /// Threads that evaluate the switches and nodes: the count asked for
+    /// ([`SimConfig::threads`]), or fewer on a network too small to cut
+    /// into that many ranges of 64 switches.
+    pub fn threads(&self) -> usize {
+        self.par.as_ref().map_or(1, |p| p.ranges.len())
+    }
+
     /// The configuration.
     pub fn config(&self) -> &SimConfig {
         &self.cfg
@@ -524,15 +556,29 @@ impl System {
         &self.switches
     }
 
-    /// The channels.
+    /// The channels. On several threads, each range holds a copy of them;
+    /// this gathers them, as one thread would hold them (each channel as
+    /// its reader's range sees it), once per cycle asked.
     pub fn channels(&self) -> &Channels {
-        &self.ch
+        match &self.par {
+            None => &self.ch,
+            Some(p) => self.gathered.get_or_init(|| {
+                let copies: Vec<&Channels> = p.ranges.iter().map(|r| &r.ch).collect();
+                let n_sw = self.n_sw as u32;
+                Channels::gather(&copies, |s| {
+                    p.ranges
+                        .iter()
+                        .position(|r| r.owns(n_sw, s.component))
+                        .expect("every component is in a range")
+                })
+            }),
+        }
     }
 
     /// Every flit link, named `sw3.p2 -> sw5.p1`, `node 4 -> sw1.p0` or
     /// `sw1.p0 -> node 4`, with the flits it has carried since cycle 0.
     pub fn link_flits(&self) -> Vec<(String, u64)> {
-        let f = &self.ch.flits;
+        let f = &self.channels().flits;
         (0..f.len())
             .map(|i| {
                 (
@@ -546,7 +592,7 @@ impl System {
     /// [`link_flits`](Self::link_flits)'s counts without the names, each
     /// with whether the link joins two switches.
     pub fn link_counts(&self) -> Vec<(u64, bool)> {
-        self.ch.flits.carried_between(self.n_sw as u32)
+        self.channels().flits.carried_between(self.n_sw as u32)
     }
 
     /// The name of flit link `i` (in [`link_flits`](Self::link_flits)'s
@@ -568,14 +614,23 @@ impl System {
         Some(format!("{} -> {}", name(f.source(id)), name(f.sink(id))))
     }
 
-    /// Sets the evaluation order.
-    pub fn set_eval_order(&mut self, order: EvalOrder) {
+    /// Sets the evaluation order. A shuffled order takes one thread: on
+    /// several, it is refused.
+    pub fn set_eval_order(&mut self, order: EvalOrder) -> Result<()> {
         self.order = match order {
             EvalOrder::Natural => None,
+            EvalOrder::Shuffled { .. } if self.par.is_some() => {
+                return Err(Error::Config {
+                    field: "threads",
+                    value: self.threads().to_string(),
+                    reason: "a shuffled order of evaluation takes one thread".into(),
+                });
+            }
             EvalOrder::Shuffled { seed } => {
                 Some((Xoshiro256PlusPlus::seed_from_u64(seed), Vec::new()))
             }
         };
+        Ok(())
     }
 
     /// Starts the measurement window at the current cycle: latency counts
@@ -700,15 +755,29 @@ impl System {
         &self.worms
     }
 
+    /// The range that holds component `c`, on several threads.
+    fn range_of(&mut self, c: u32) -> Option<&mut Range> {
+        let n_sw = self.n_sw as u32;
+        let p = self.par.as_mut()?;
+        p.ranges.iter_mut().find(|r| r.owns(n_sw, c))
+    }
+
     fn wake_now(&mut self, c: u32) {
-        self.active.wake_now(c);
+        match self.range_of(c) {
+            Some(r) => r.active.insert(c),
+            None => self.active.wake_now(c),
+        }
     }
 
     fn wake_at(&mut self, c: u32, when: u64) {
-        if when <= self.cycle {
+        let now = self.cycle;
+        if when <= now {
             self.wake_now(c);
         } else {
-            self.wheel.schedule(self.cycle, c, when);
+            match self.range_of(c) {
+                Some(r) => r.wheel.schedule(now, c, when),
+                None => self.wheel.schedule(now, c, when),
+            }
         }
     }
 
@@ -734,6 +803,13 @@ impl System {
     /// Attaches a waveform sink; every signal of every component is traced
     /// from now on. Only before the first cycle.
     pub fn attach_tracer(&mut self, sink: Box<dyn WaveSink>) -> Result<()> {
+        if self.par.is_some() {
+            return Err(Error::Config {
+                field: "threads",
+                value: self.threads().to_string(),
+                reason: "a traced network runs on one thread".into(),
+            });
+        }
         if self.cycle != 0 {
             return Err(Error::Config {
                 field: "tracing",
@@ -841,83 +917,17 @@ impl System {
     pub fn tick(&mut self) -> Result<()> {
         let cycle = self.cycle;
         let next = cycle + 1;
-        {
-            let Self { wheel, active, .. } = self;
-            wheel.due(cycle, |c| active.wake_now(c));
+        if self.par.is_some() {
+            self.eval_ranges();
+        } else {
+            self.eval_all();
         }
-        let n_sw = self.n_sw as u32;
         let Self {
-            switches,
-            endpoints,
-            groups,
-            delivered,
-            ch,
-            inbox,
-            active,
-            wheel,
             packets,
             log,
             retired,
-            faults,
-            window,
-            order,
             ..
         } = self;
-        if let Some(t) = &mut self.tracing {
-            // The components evaluated this cycle, for the tracer: the set
-            // changes as they run and at the edge.
-            t.ran.clear();
-            t.ran.extend_from_slice(active.now().words());
-        }
-        let now = active.set_mut();
-        let mut ctx = Ctx {
-            n_sw,
-            switches,
-            endpoints,
-            io: EndpointIo {
-                link: LinkIo {
-                    cycle,
-                    inbox: 0,
-                    ch,
-                    faults,
-                },
-                packets: packets.view(log),
-                window: *window,
-                groups: &groups.slots,
-                hosts: &mut groups.log,
-                delivered,
-            },
-            inbox,
-            wheel,
-        };
-        match order {
-            None => now.for_each_in_place(|now, c| ctx.eval(now, c)),
-            Some((rng, all)) => {
-                all.clear();
-                now.for_each_in_place(|_, c| all.push(c));
-                all.shuffle(rng);
-                for &c in all.iter() {
-                    ctx.eval(now, c);
-                }
-            }
-        }
-        let Ctx {
-            io:
-                EndpointIo {
-                    link: LinkIo { ch, .. },
-                    ..
-                },
-            inbox,
-            ..
-        } = ctx;
-        // The clock edge. Switches and endpoints commit in place (their
-        // stages are evaluated consumer-first); the channels commit here.
-        let (words, sum) = now.parts();
-        ch.flits.edge(|s| {
-            inbox[s.component as usize] |= 1 << s.port;
-            crate::sim::active::insert_into(words, sum, s.component);
-        });
-        ch.credits.edge();
         packets.settle(log, retired);
         if !retired.is_empty() {
             retired.sort_unstable();
@@ -950,6 +960,96 @@ impl System {
             self.watchdog()?;
         }
         Ok(())
+    }
+
+    /// Evaluates the live switches and nodes and clocks the channels, on
+    /// this thread.
+    fn eval_all(&mut self) {
+        let cycle = self.cycle;
+        let n_sw = self.n_sw as u32;
+        let Self {
+            switches,
+            endpoints,
+            groups,
+            delivered,
+            ch,
+            inbox,
+            active,
+            wheel,
+            packets,
+            log,
+            faults,
+            window,
+            order,
+            nodes,
+            tracing,
+            ..
+        } = self;
+        wheel.due(cycle, |c| active.wake_now(c));
+        if let Some(t) = tracing {
+            // The components evaluated this cycle, for the tracer: the set
+            // changes as they run and at the edge.
+            t.ran.clear();
+            t.ran.extend_from_slice(active.now().words());
+        }
+        evaluate::<false>(Parts {
+            cycle,
+            n_sw,
+            sw: 0..n_sw,
+            nodes: 0..*nodes,
+            switches,
+            endpoints,
+            ch,
+            active: active.set_mut(),
+            wheel,
+            inbox,
+            faults,
+            node_faults: None,
+            packets: packets.view(log),
+            window: *window,
+            groups: &groups.slots,
+            hosts: &mut groups.log,
+            delivered,
+            order: order.as_mut(),
+            cross: None,
+        });
+    }
+
+    /// Evaluates the live switches and nodes on the ranges' threads and
+    /// takes what they produced in range order: the switches' faults of
+    /// every range, then the nodes', as one thread finds them.
+    fn eval_ranges(&mut self) {
+        self.gathered = std::cell::OnceCell::new();
+        let par = self.par.as_mut().expect("ranges");
+        let (ranges, cross, n_ranges) = (
+            par.ranges.as_mut_ptr(),
+            par.cross.as_mut_ptr(),
+            par.ranges.len(),
+        );
+        let job = |k| Job {
+            cycle: self.cycle,
+            window: self.window,
+            n_sw: self.n_sw as u32,
+            switches: self.switches.as_mut_ptr(),
+            endpoints: self.endpoints.as_mut_ptr(),
+            packets: &self.packets,
+            groups: self.groups.slots.as_slice(),
+            ranges,
+            cross,
+            n_ranges,
+            k,
+        };
+        let jobs: smallvec::SmallVec<[Job; 4]> = (0..n_ranges).map(job).collect();
+        par.crew.run(&jobs);
+        for r in &mut par.ranges {
+            self.faults.extend(r.faults.drain(..r.node_faults));
+        }
+        for r in &mut par.ranges {
+            self.faults.append(&mut r.faults);
+            self.packets.settle(&mut r.log, &mut self.retired);
+            self.groups.log.append(&mut r.hosts);
+            self.delivered.append(&mut r.delivered);
+        }
     }
 
     /// Samples the units that may have changed at the edge into `next`: the
@@ -1058,13 +1158,45 @@ impl System {
         if self.tracing.is_some()
             || !self.faults.is_empty()
             || self.packets.live() != 0
-            || !self.active.is_empty()
+            || !self.is_idle()
         {
             return 0;
         }
-        match self.wheel.next_due(self.cycle, horizon) {
+        let last = self.cycle.wrapping_sub(1);
+        let due = match &self.par {
+            // A write left to cross to another range keeps the network
+            // from being quiet (the ranges take it in the next cycle).
+            Some(p) if p.cross.iter().any(|c| c.pending(last)) => return 0,
+            Some(p) => p
+                .ranges
+                .iter()
+                .filter_map(|r| r.wheel.next_due(self.cycle, horizon))
+                .min(),
+            None => self.wheel.next_due(self.cycle, horizon),
+        };
+        match due {
             Some(t) => (t - self.cycle).min(horizon),
             None => horizon,
+        }
+    }
+
+    /// No component is to be evaluated this cycle (on any thread).
+    fn is_idle(&self) -> bool {
+        match &self.par {
+            None => self.active.is_empty(),
+            Some(p) => p.ranges.iter().all(|r| r.active.is_empty()),
+        }
+    }
+
+    /// The components to evaluate this cycle, in index order.
+    fn active_components(&self) -> Vec<u32> {
+        match &self.par {
+            None => self.active.now().iter().collect(),
+            Some(p) => {
+                let mut v: Vec<u32> = p.ranges.iter().flat_map(|r| r.active.iter()).collect();
+                v.sort_unstable();
+                v
+            }
         }
     }
 
@@ -1102,9 +1234,7 @@ impl System {
     /// True when no packet is queued or in flight and no component has
     /// anything left to do.
     pub fn is_drained(&self) -> bool {
-        self.packets.live() == 0
-            && self.active.is_empty()
-            && self.endpoints.iter().all(|e| e.is_idle())
+        self.packets.live() == 0 && self.is_idle() && self.endpoints.iter().all(|e| e.is_idle())
     }
 
     /// Checks that a drained network is back in its reset state: every input
@@ -1134,11 +1264,11 @@ impl System {
                         s.free_chunks(p)
                     ));
                 }
-                if s.credits(p, &self.ch) != max {
+                if s.credits(p, self.channels()) != max {
                     return fault(format!(
                         "switch {} output port {p} has {} of {max} credits",
                         s.id(),
-                        s.credits(p, &self.ch)
+                        s.credits(p, self.channels())
                     ));
                 }
             }
@@ -1147,7 +1277,7 @@ impl System {
             }
         }
         for e in &self.endpoints {
-            if let Some(c) = Some(e.credits(&self.ch)).filter(|&(have, max)| have != max) {
+            if let Some(c) = Some(e.credits(self.channels())).filter(|&(have, max)| have != max) {
                 return fault(format!("node {} has {} of {} credits", e.node(), c.0, c.1));
             }
         }
@@ -1170,7 +1300,8 @@ impl System {
         // it. So the check visits the busy components alone, not the whole
         // of a large network (debug builds check the others are idle).
         let mut stalls: Vec<(Stall, (u32, StallAt))> = Vec::new();
-        for c in self.active.now().iter() {
+        let active = self.active_components();
+        for &c in &active {
             if c < n_sw {
                 let s = &self.switches[c as usize];
                 stalls.extend(s.stalls(now, bound).into_iter().map(|st| {
@@ -1183,7 +1314,7 @@ impl System {
         }
         #[cfg(debug_assertions)]
         for c in 0..n_sw + self.endpoints.len() as u32 {
-            if !self.active.now().contains(c) {
+            if active.binary_search(&c).is_err() {
                 let idle = if c < n_sw {
                     self.switches[c as usize].is_empty()
                 } else {

@@ -1,7 +1,7 @@
 //! What a component on the link level sees in a cycle.
 
 use super::flit::Flit;
-use crate::rtl::{ChannelBank, ChannelId, LevelBank};
+use crate::rtl::{ChannelBank, ChannelId, LevelBank, Sink};
 
 /// Every channel of a system.
 #[derive(Clone, Debug, Default)]
@@ -11,6 +11,124 @@ pub struct Channels {
     /// Credit counters: each receiver's running total (mod 2^32) of the
     /// buffer chunks it has freed, read by its sender one cycle later.
     pub credits: LevelBank<u32>,
+}
+
+impl Channels {
+    /// The channels as one thread would hold them, gathered from the
+    /// copies of a network evaluated on several threads: each channel's
+    /// value as the copy `reader` gives for its reader holds it, and what
+    /// every copy counted it carried.
+    pub(crate) fn gather(copies: &[&Channels], reader: impl Fn(Sink) -> usize) -> Channels {
+        let flits: Vec<_> = copies.iter().map(|c| &c.flits).collect();
+        let credits: Vec<_> = copies.iter().map(|c| &c.credits).collect();
+        Channels {
+            flits: ChannelBank::gather(&flits, &reader),
+            credits: LevelBank::gather(&credits, &reader),
+        }
+    }
+
+    /// Puts into this copy the writes another range's edge handed over
+    /// (`from`) whose readers this range `owns`, telling `arrived` each
+    /// flit's reader.
+    #[inline(always)]
+    pub(crate) fn take_crossing(
+        &mut self,
+        from: &CrossLists,
+        owns: impl Fn(u32) -> bool,
+        mut arrived: impl FnMut(Sink),
+    ) {
+        for &(c, f) in &from.flits {
+            let sink = self.flits.sink(ChannelId(c));
+            if owns(sink.component) {
+                self.flits.deliver(ChannelId(c), f);
+                arrived(sink);
+            }
+        }
+        for &(c, v) in &from.credits {
+            if owns(self.credits.sink(ChannelId(c)).component) {
+                self.credits.deliver(ChannelId(c), v);
+            }
+        }
+    }
+
+    /// The clock edge of a range's copy: a flit whose reader the range
+    /// `owns` is delivered here (`arrived` is told its reader), and a
+    /// flit or credit total read in another range goes to `out`.
+    #[inline(always)]
+    pub(crate) fn edge_split(
+        &mut self,
+        out: &mut CrossLists,
+        owns: impl Fn(u32) -> bool,
+        mut arrived: impl FnMut(Sink),
+    ) {
+        self.flits.edge_each(|c, sink, f| {
+            if owns(sink.component) {
+                arrived(sink);
+            } else {
+                out.flits.push((c, f));
+            }
+        });
+        self.credits.edge_each(|c, sink, v| {
+            if !owns(sink.component) {
+                out.credits.push((c, v));
+            }
+        });
+    }
+}
+
+/// The writes a range's clock edge hands to other ranges, by the parity
+/// of the cycle they were made in: the receiving ranges read the last
+/// cycle's list while the writer fills this cycle's. A job reaches
+/// another range's list through a raw pointer to the list itself
+/// ([`CrossLists`]), never to the pair, which its writer is filling.
+#[derive(Debug, Default)]
+pub(crate) struct Cross(pub(crate) [CrossLists; 2]);
+
+/// One cycle's crossing writes of one range.
+#[derive(Debug)]
+pub(crate) struct CrossLists {
+    /// The cycle they were made in: a list is taken only in the cycle
+    /// after it (a list of a cycle before a skip was taken already).
+    pub(crate) cycle: u64,
+    /// (link, flit now on it).
+    pub(crate) flits: Vec<(u32, Flit)>,
+    /// (credit counter, its new total).
+    pub(crate) credits: Vec<(u32, u32)>,
+}
+
+impl Default for CrossLists {
+    fn default() -> Self {
+        CrossLists {
+            cycle: u64::MAX,
+            flits: Vec::new(),
+            credits: Vec::new(),
+        }
+    }
+}
+
+impl CrossLists {
+    /// Empties the list for the writes of `cycle`.
+    #[inline]
+    pub(crate) fn begin(&mut self, cycle: u64) {
+        self.cycle = cycle;
+        self.flits.clear();
+        self.credits.clear();
+    }
+
+    /// The list was made in the cycle before `cycle` (and is to be taken
+    /// now).
+    #[inline]
+    pub(crate) fn is_last(&self, cycle: u64) -> bool {
+        self.cycle.wrapping_add(1) == cycle
+    }
+}
+
+impl Cross {
+    /// Holds writes made in cycle `cycle` that the ranges have not taken.
+    pub(crate) fn pending(&self, cycle: u64) -> bool {
+        let l = &self.0[(cycle & 1) as usize];
+        l.cycle == cycle && !(l.flits.is_empty() && l.credits.is_empty())
+    }
 }
 
 /// A broken invariant found by the model while it ran.

@@ -60,6 +60,7 @@ pub use buffer::{HEADER_LATCH, InputBuffer, NONE, PacketEntry, Read, ReadPtr, Sk
 pub use decode::{DecodeError, DecodeReg, Decoder, HdrOut};
 pub use flit::Flit;
 pub use io::{Channels, CreditCounter, Fault, LinkIo};
+pub(crate) use io::{Cross, CrossLists};
 
 use crate::header::Kind;
 use crate::net::Phase;

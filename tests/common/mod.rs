@@ -5,6 +5,16 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 use wormcast::net::{IrregularParams, Network, Topology};
 
+/// Held by each test of a file whose tests run threads of their own: they
+/// run one at a time (on a machine of two cores, two tests of two threads
+/// each would make every cycle of both wait for a descheduled thread).
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// Takes [`ONE_AT_A_TIME`] for the test that holds the guard.
+pub fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// A `Write` whose bytes a test can read after the writer is gone.
 #[derive(Clone, Default)]
 pub struct Shared(pub Arc<Mutex<Vec<u8>>>);

@@ -139,6 +139,7 @@ pub fn config_of(a: &RunArgs, file: Option<RunConfig>, given: &[String]) -> Resu
                 // As the start-up: whichever of the two router models runs.
                 c.tree.threads = a.threads.unwrap_or(1);
                 c.wormhole.threads = c.tree.threads;
+                c.switch.threads = c.tree.threads;
             }
             "tree.release" => {
                 c.tree.release = match a.release.as_deref() {
@@ -186,6 +187,7 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
     let t0 = Instant::now();
     let mut prepared = engine::prepare(spec, plan.router, plan.routing.as_deref(), o)?;
     let setup = t0.elapsed().as_secs_f64();
+    let threads = prepared.threads();
     let t0 = Instant::now();
     let (r, h) = prepared.run(sink)?;
     let wall = t0.elapsed().as_secs_f64();
@@ -195,14 +197,12 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
         wormcast::wave::write_views(v, &window.view(h)?)?;
     }
     let cycles = r.warmup + r.measured_cycles;
-    // The tree and wormhole routers take more than one (the cut-through
-    // switch refuses it).
-    let asked = if r.router == "wormhole" {
-        o.wormhole_threads
-    } else {
-        o.tree.threads
+    // Each router model takes its own section's count.
+    let asked = match r.router {
+        "wormhole" => o.wormhole_threads,
+        "tree" => o.tree.threads,
+        _ => o.sim.threads,
     };
-    let threads = wormcast::direct::threads_used(r.nodes, asked);
     if c.output.json {
         let out = Out {
             result: &r,
@@ -317,7 +317,7 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
     );
     if asked > 1 {
         let why = if threads < asked {
-            format!(" (of {asked} asked: a thread takes 64 routers at least)")
+            format!(" (of {asked} asked: a thread takes 64 routers or switches at least)")
         } else {
             String::new()
         };

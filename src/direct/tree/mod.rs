@@ -59,8 +59,8 @@
 
 use crate::deadlock::TreeWaitReport;
 use crate::direct::LegalMemo;
-use crate::direct::crew::Crew;
 use crate::direct::grid::{Grid, GridHop, PORT_NAMES};
+use crate::rtl::crew::Crew;
 use crate::rtl::trace::{Hierarchy, ScopeBuilder, TraceState, WaveSink, out_unit};
 use crate::rtl::{Fifo, SeqMap, bits_for};
 use crate::{Error, Result};
@@ -77,8 +77,7 @@ mod trace;
 use trace::{declare_router, sample_all, sample_some};
 
 const NONE8: u8 = u8::MAX;
-/// The most threads a network may ask for.
-pub const MAX_THREADS: usize = 256;
+pub use crate::rtl::crew::{MAX_THREADS, threads_used};
 const NONE32: u32 = u32::MAX;
 const DATA: u32 = 1 << 31;
 const LAST: u32 = 1 << 30;
@@ -906,13 +905,6 @@ struct TreeTracing {
     units: Vec<u128>,
     /// Sample every router in every cycle (the tests compare).
     full: bool,
-}
-
-/// The threads a network of `routers` routers runs on when `asked` are
-/// asked for ([`TreeConfig::threads`]): no more than one per 64 routers,
-/// the least a thread's range holds.
-pub fn threads_used(routers: u32, asked: usize) -> usize {
-    asked.min((routers as usize).div_ceil(64)).max(1)
 }
 
 impl TreeNet {

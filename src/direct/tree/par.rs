@@ -19,7 +19,7 @@
 //! keep the order one thread makes them in, so a run gives the same
 //! results, faults and waveform bytes whatever the thread count.
 //!
-//! The helper threads ([`Crew`](crate::direct::crew::Crew)) live as long
+//! The helper threads ([`Crew`](crate::rtl::crew::Crew)) live as long
 //! as the network; when the network's steps overlap
 //! ([`TreeNet::step_batched`](super::TreeNet)), the calling thread returns
 //! once its own range is done and waits for the others as the next step
@@ -31,7 +31,7 @@ use super::{
     Events, NONE32, Ni, NiEject, Stage, Tables, TreeConfig, TreeRouter, Write, XBuf, apply_range,
     eject_range, eval_router, inject_node,
 };
-use crate::direct::crew::CrewJob;
+use crate::rtl::crew::CrewJob;
 
 /// One range's work for a cycle: raw pointers, as the ranges are disjoint
 /// parts of the same vectors that the threads work on at once.

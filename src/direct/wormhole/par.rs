@@ -24,9 +24,9 @@
 
 use super::processor::{Arrival, ProcIo, Processor, Rest};
 use super::router::{Hop, Router, RouterIo};
-use crate::direct::crew::CrewJob;
-use crate::rtl::{Bits, ChannelId, Sink, insert_into};
-use crate::switch::{Channels, Flit};
+use crate::rtl::crew::CrewJob;
+use crate::rtl::{Bits, Sink, insert_into};
+use crate::switch::{Channels, Cross, CrossLists};
 
 /// What one range keeps: its copy of the channels, its live sets and
 /// inboxes, and what a cycle produced, for the calling thread to take.
@@ -67,42 +67,6 @@ fn owns(lo: u32, hi: u32, n: u32, c: u32) -> bool {
     (lo..hi).contains(&if c < n { c } else { c - n })
 }
 
-/// Writes a range's edge hands to other ranges, by the parity of the cycle
-/// they were made in: the receiving ranges read the last cycle's while the
-/// writer fills this cycle's.
-#[derive(Debug, Default)]
-pub(super) struct Cross(pub(super) [CrossLists; 2]);
-
-/// One cycle's crossing writes of one range.
-#[derive(Debug)]
-pub(super) struct CrossLists {
-    /// The cycle they were made in: a list is taken only in the cycle
-    /// after it (a list of a cycle before a skip was taken already).
-    pub(super) cycle: u64,
-    /// (link, flit now on it).
-    pub(super) flits: Vec<(u32, Flit)>,
-    /// (credit counter, its new total).
-    credits: Vec<(u32, u32)>,
-}
-
-impl Default for CrossLists {
-    fn default() -> Self {
-        CrossLists {
-            cycle: u64::MAX,
-            flits: Vec::new(),
-            credits: Vec::new(),
-        }
-    }
-}
-
-impl Cross {
-    /// Holds writes made in cycle `cycle` that the ranges have not taken.
-    pub(super) fn pending(&self, cycle: u64) -> bool {
-        let l = &self.0[(cycle & 1) as usize];
-        l.cycle == cycle && !(l.flits.is_empty() && l.credits.is_empty())
-    }
-}
-
 /// One range's work for a cycle: raw pointers, as the ranges are disjoint
 /// parts of the same vectors that the threads work on at once.
 #[derive(Clone, Copy)]
@@ -139,23 +103,16 @@ impl Job {
         let me = unsafe { &mut *self.ranges.add(k) };
         let (rw, rs) = me.live_routers.parts();
         let (pw, ps) = me.live_procs.parts();
+        let (lo, hi) = (me.lo, me.hi);
         for j in (0..self.n_ranges).filter(|&j| j != k) {
             // SAFETY: the other ranges only read their last cycle's lists.
             let last = unsafe { &(*self.cross.add(j)).0[now ^ 1] };
-            if last.cycle.wrapping_add(1) != cycle {
-                continue;
-            }
-            for &(c, f) in &last.flits {
-                let sink = me.ch.flits.sink(ChannelId(c));
-                if owns(me.lo, me.hi, n, sink.component) {
-                    me.ch.flits.deliver(ChannelId(c), f);
-                    arrive(rw, rs, pw, ps, &mut me.inbox, n, sink);
-                }
-            }
-            for &(c, v) in &last.credits {
-                if owns(me.lo, me.hi, n, me.ch.credits.sink(ChannelId(c)).component) {
-                    me.ch.credits.deliver(ChannelId(c), v);
-                }
+            if last.is_last(cycle) {
+                me.ch.take_crossing(
+                    last,
+                    |c| owns(lo, hi, n, c),
+                    |sink| arrive(rw, rs, pw, ps, &mut me.inbox, n, sink),
+                );
             }
         }
         let (lo, hi) = (me.lo as usize, me.hi as usize);
@@ -170,9 +127,7 @@ impl Job {
         };
         // SAFETY: this cycle's list is the range's alone.
         let out = unsafe { &mut (*self.cross.add(k)).0[now] };
-        out.cycle = cycle;
-        out.flits.clear();
-        out.credits.clear();
+        out.begin(cycle);
         me.moved = evaluate::<true>(Parts {
             cycle,
             n,
@@ -254,7 +209,7 @@ pub(super) fn evaluate<const CROSS: bool>(p: Parts<'_>) -> bool {
         router_faults,
         proc_faults,
         wakes,
-        mut cross,
+        cross,
     } = p;
     let mut moved = false;
     {
@@ -305,20 +260,16 @@ pub(super) fn evaluate<const CROSS: bool>(p: Parts<'_>) -> bool {
     let hi = lo + routers.len() as u32;
     let (rw, rs) = live_routers.parts();
     let (pw, ps) = live_procs.parts();
-    ch.flits.edge_each(|c, sink, f| {
-        if !CROSS || owns(lo, hi, n, sink.component) {
-            arrive(rw, rs, pw, ps, inbox, n, sink);
-        } else if let Some(out) = cross.as_deref_mut() {
-            out.flits.push((c, f));
-        }
-    });
     match cross {
-        Some(out) if CROSS => ch.credits.edge_each(|c, sink, v| {
-            if !owns(lo, hi, n, sink.component) {
-                out.credits.push((c, v));
-            }
-        }),
-        _ => ch.credits.edge(),
+        Some(out) if CROSS => ch.edge_split(
+            out,
+            |c| owns(lo, hi, n, c),
+            |sink| arrive(rw, rs, pw, ps, inbox, n, sink),
+        ),
+        _ => {
+            ch.flits.edge(|sink| arrive(rw, rs, pw, ps, inbox, n, sink));
+            ch.credits.edge();
+        }
     }
     moved
 }

@@ -28,16 +28,17 @@
 //! makes a lightly loaded network, or one whose sources wait out long
 //! start-ups, cheap to run.
 
-use super::par::{Cross, Job, Parts, Range, evaluate};
+use super::par::{Job, Parts, Range, evaluate};
 use super::processor::{Arrival, Header, InternalPair, Outgoing, Processor};
 use super::router::{Hop, Router, RouterPort};
 use crate::deadlock::{WaitReport, WaitStep};
-use crate::direct::crew::Crew;
 use crate::direct::{Fabric, LegalMemo, ListWalk, check_list, check_list_in, format_list};
 use crate::direct::{MAX_THREADS, threads_used};
+use crate::rtl::crew::Crew;
 use crate::rtl::trace::{Hierarchy, TraceState, Traced, WaveSink, in_unit, out_unit};
 use crate::rtl::{Bits, ChannelId, PortIter, SeqMap, Sink};
 use crate::switch::Channels;
+use crate::switch::Cross;
 use crate::{Error, Result};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};

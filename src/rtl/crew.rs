@@ -1,8 +1,8 @@
 //! A crew of helper threads that run one job each per cycle, for a
-//! direct network evaluated on several threads (the tree router's
-//! [`par`](super::tree) and the wormhole system's ranges). The network
-//! is cut at its registered channels into ranges; a job is one range's
-//! work for a cycle.
+//! network evaluated on several threads (the tree router's and the
+//! wormhole system's in [`crate::direct`], the cut-through switch's in
+//! [`crate::sim`]). The network is cut at its registered channels into
+//! ranges; a job is one range's work for a cycle.
 //!
 //! The helper threads live as long as the network. Each waits for the next
 //! cycle's epoch (spinning briefly, then parked), runs its job, and
@@ -13,6 +13,16 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread::JoinHandle;
+
+/// The most threads a network may ask for.
+pub const MAX_THREADS: usize = 256;
+
+/// The threads a network of `routers` routers (or switches) runs on when
+/// `asked` are asked for: no more than one per 64 routers, the least a
+/// thread's range holds.
+pub fn threads_used(routers: u32, asked: usize) -> usize {
+    asked.min((routers as usize).div_ceil(64)).max(1)
+}
 
 /// One range's work for a cycle, handed to one thread.
 pub(crate) trait CrewJob: Copy + Send + 'static {
@@ -34,6 +44,11 @@ struct Slot<J> {
     done: Padded<AtomicU64>,
     /// The helper is (about to be) parked.
     sleeping: AtomicBool,
+    /// Spins before the helper parks, or before a thread waiting for it
+    /// yields: none when the crew has more threads than the machine has
+    /// cores (a spinning thread would hold a core that a thread it waits
+    /// for needs).
+    spins: u32,
     stop: AtomicBool,
     /// The helper's job panicked (a bug of the model): the payload, for
     /// the calling thread to raise again once every thread is done.
@@ -74,7 +89,8 @@ impl<J> std::fmt::Debug for Crew<J> {
     }
 }
 
-/// Spins before a helper parks, or before the caller yields while waiting.
+/// Spins before a helper parks, or before the caller yields while waiting
+/// (when every thread of the crew has a core of its own).
 const SPINS: u32 = 1 << 14;
 
 impl<J: CrewJob> Crew<J> {
@@ -87,6 +103,8 @@ impl<J: CrewJob> Crew<J> {
             epoch: 0,
             running: false,
         };
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let spins = if helpers < cores { SPINS } else { 0 };
         for k in 0..helpers {
             let slot = Arc::new(Slot {
                 give: Padded(Give {
@@ -95,6 +113,7 @@ impl<J: CrewJob> Crew<J> {
                 }),
                 done: Padded(AtomicU64::new(0)),
                 sleeping: AtomicBool::new(false),
+                spins,
                 stop: AtomicBool::new(false),
                 panicked: AtomicBool::new(false),
                 panic: std::sync::Mutex::new(None),
@@ -219,7 +238,7 @@ impl<J> Drop for WaitAll<'_, J> {
         for slot in self.slots {
             let mut spins = 0u32;
             while slot.done.0.load(Ordering::Acquire) != self.epoch {
-                if spins < SPINS {
+                if spins < slot.spins {
                     spins += 1;
                     std::hint::spin_loop();
                 } else {
@@ -252,7 +271,7 @@ fn helper<J: CrewJob>(slot: &Slot<J>) {
             if e != last {
                 break e;
             }
-            if spins < SPINS {
+            if spins < slot.spins {
                 spins += 1;
                 std::hint::spin_loop();
                 continue;
