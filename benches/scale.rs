@@ -19,8 +19,14 @@
 //!   traffic (skipped while nothing is scheduled), and of the same network
 //!   at 0.00001 flits/node/cycle (a packet every 2,500 cycles or so).
 //!
+//! - `threads/...`: 20,000 cycles from a cold start on one thread and on
+//!   two ([`SimConfig::threads`]): the 1,024-switch network at 0.0015 and
+//!   0.0025 flits/node/cycle (its saturation is near 0.003), and a 32x32
+//!   mesh of the same switches (up*/down* routing) at 0.05, about 60% of
+//!   its saturation.
+//!
 //! `cargo bench --bench scale`; `cargo run --release --example scale` prints
-//! the same cases in one go.
+//! the same cases in one go (but the thread counts).
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use wormcast::engine::{self, Pattern, RunOptions, TopoSpec};
@@ -170,11 +176,46 @@ fn idle(c: &mut Criterion) {
     g.finish();
 }
 
+fn threads(c: &mut Criterion) {
+    let mut g = c.benchmark_group("threads");
+    g.sample_size(10);
+    let mesh = wormcast::engine::TopoSpec::parse("mesh:32x32")
+        .expect("a topology")
+        .topology()
+        .expect("a mesh");
+    let mesh = Network::new(&mesh).expect("valid");
+    let irregular = network(1024);
+    for (name, net, load) in [
+        ("irregular_1024_0.0015", &irregular, 0.0015),
+        ("irregular_1024_0.0025", &irregular, 0.0025),
+        ("mesh_32x32_0.05", &mesh, 0.05),
+    ] {
+        for threads in [1, 2] {
+            let cfg = SimConfig {
+                threads,
+                ..SimConfig::default()
+            };
+            let traffic = Traffic::uniform(load, 20);
+            g.bench_function(format!("{name}/threads_{threads}"), |b| {
+                b.iter_batched(
+                    || System::new(net, &cfg, &traffic).expect("system"),
+                    |mut sys| {
+                        sys.run(20_000).expect("runs");
+                        sys
+                    },
+                    BatchSize::LargeInput,
+                )
+            });
+        }
+    }
+    g.finish();
+}
+
 // Criterion's own charts need a system font that plotters, built here with
 // an embedded font only, cannot find; the figures are in the text report.
 criterion_group! {
     name = benches;
     config = Criterion::default().without_plots();
-    targets = setup, flit_hop, flit_hop_warm, short_run, idle
+    targets = setup, flit_hop, flit_hop_warm, short_run, idle, threads
 }
 criterion_main!(benches);
