@@ -112,10 +112,10 @@ pub(crate) struct RunArgs {
     /// leaves by another output).
     #[arg(long, value_parser = ["end", "turn"])]
     pub(crate) release: Option<String>,
-    /// Threads that evaluate the tree or the wormhole router's routers
-    /// (default 1): the routers are cut into ranges of 64 or more, and the
-    /// results are the same for any count (a traced wormhole network runs
-    /// on one).
+    /// Threads that evaluate the network (default 1): the routers or the
+    /// cut-through switches are cut into ranges of 64 or more, and the
+    /// results are the same for any count (a traced wormhole or
+    /// cut-through network runs on one).
     #[arg(long)]
     pub(crate) threads: Option<usize>,
     /// Print every link's utilisation over the measured cycles, busiest
