@@ -243,3 +243,59 @@ fn a_traced_or_shuffled_system_and_bad_counts_are_refused() {
         1
     );
 }
+
+mod random {
+    //! Random networks, traffic and thread counts, and runs cut into
+    //! pieces at random (each piece's quiet cycles skipped): every thread
+    //! count gives the one-thread run.
+
+    use super::*;
+    use proptest::prelude::*;
+
+    fn pieces(net: &Network, traffic: &Traffic, threads: usize, cut: &[u64]) -> Outcome {
+        let mut sys = System::new(net, &cfg(threads), traffic).unwrap();
+        let mut error = None;
+        for &n in cut {
+            if let Err(e) = sys.run(n) {
+                error = Some(e.to_string());
+                break;
+            }
+        }
+        let mut deliveries = Vec::new();
+        sys.take_deliveries(&mut deliveries);
+        deliveries.sort_by_key(|d| (d.src, d.seq, d.dst));
+        Outcome {
+            error,
+            deliveries,
+            report: sys.report().to_string(),
+            links: sys.link_flits(),
+            cycle: sys.cycle(),
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(12))]
+
+        #[test]
+        fn runs_on_any_thread_count_give_the_one_thread_run(
+            switches in 129u32..260,
+            per_switch in 2u32..5,
+            seed in 0u64..1_000,
+            kind in 0u8..4,
+            load in 0.0005f64..0.02,
+            threads in 2usize..=3,
+            cut in proptest::collection::vec(1u64..600, 1..5),
+        ) {
+            let _one = common::one_at_a_time();
+            let net = generated(switches, switches * per_switch, seed);
+            let traffic = match kind {
+                0 => Traffic::uniform(load, 12),
+                1 => Traffic::multicast(load, 8, 4, Kind::BitString),
+                2 => Traffic::multicast(load, 8, 2, Kind::Ssr),
+                _ => Traffic::multicast(load, 8, 3, Kind::MultiDrop),
+            };
+            let one = pieces(&net, &traffic, 1, &cut);
+            prop_assert_eq!(pieces(&net, &traffic, threads, &cut), one);
+        }
+    }
+}
