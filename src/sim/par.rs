@@ -260,17 +260,25 @@ pub(super) fn evaluate<const CROSS: bool>(p: Parts<'_>) {
     // The clock edge. Switches and endpoints commit in place (their
     // stages are evaluated consumer-first); the channels commit here.
     let (words, sum) = active.parts();
-    let mut arrived = |s: Sink| {
-        inbox[s.component as usize] |= 1 << s.port;
-        insert_into(words, sum, s.component);
-    };
     match cross {
-        Some(out) if CROSS => ch.edge_split(out, |c| owns(&sw, &nodes, n_sw, c), arrived),
+        Some(out) if CROSS => ch.edge_split(
+            out,
+            |c| owns(&sw, &nodes, n_sw, c),
+            |s| arrive(inbox, words, sum, s),
+        ),
         _ => {
-            ch.flits.edge(&mut arrived);
+            ch.flits.edge(|s| arrive(inbox, words, sum, s));
             ch.credits.edge();
         }
     }
+}
+
+/// A flit delivered to `s`: its component's inbox and live set (`words`,
+/// `sum`: the set's [`Bits::parts`]).
+#[inline(always)]
+fn arrive(inbox: &mut [u64], words: &mut [u64], sum: &mut [u64], s: Sink) {
+    inbox[s.component as usize] |= 1 << s.port;
+    insert_into(words, sum, s.component);
 }
 
 /// One range's work for a cycle: raw pointers, as the ranges are disjoint
@@ -321,10 +329,7 @@ impl Job {
                     me.ch.take_crossing(
                         last,
                         |c| owns(&sw, &nodes, n_sw, c),
-                        |s| {
-                            inbox[s.component as usize] |= 1 << s.port;
-                            insert_into(words, sum, s.component);
-                        },
+                        |s| arrive(inbox, words, sum, s),
                     );
                 }
             }
