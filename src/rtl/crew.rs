@@ -95,8 +95,9 @@ const SPINS: u32 = 1 << 14;
 
 impl<J: CrewJob> Crew<J> {
     /// `helpers` threads (the caller is one more), named `name-1`,
-    /// `name-2` and so on.
-    pub(crate) fn new(helpers: usize, name: &str) -> std::io::Result<Crew<J>> {
+    /// `name-2` and so on, for a network that asked for `asked` threads:
+    /// a thread that cannot start is an error that names the count.
+    pub(crate) fn new(helpers: usize, asked: usize, name: &str) -> crate::Result<Crew<J>> {
         let mut crew = Crew {
             slots: Vec::new(),
             handles: Vec::new(),
@@ -121,7 +122,12 @@ impl<J: CrewJob> Crew<J> {
             let s = slot.clone();
             let h = std::thread::Builder::new()
                 .name(format!("{name}-{}", k + 1))
-                .spawn(move || helper(&s))?;
+                .spawn(move || helper(&s))
+                .map_err(|e| crate::Error::Config {
+                    field: "threads",
+                    value: asked.to_string(),
+                    reason: format!("cannot start a thread: {e}"),
+                })?;
             crew.slots.push(slot);
             crew.handles.push(h);
         }

@@ -321,18 +321,17 @@ impl Job {
         {
             let (words, sum) = me.active.parts();
             let inbox = &mut me.inbox;
-            for j in (0..self.n_ranges).filter(|&j| j != k) {
-                // SAFETY: the other ranges only read their last cycle's
-                // lists.
-                let last = unsafe { &(*self.cross.add(j)).0[now ^ 1] };
-                if last.is_last(cycle) {
-                    me.ch.take_crossing(
-                        last,
-                        |c| owns(&sw, &nodes, n_sw, c),
-                        |s| arrive(inbox, words, sum, s),
-                    );
-                }
-            }
+            // SAFETY: the other ranges only read their last cycle's lists.
+            unsafe {
+                me.ch.take_crossings(
+                    self.cross,
+                    self.n_ranges,
+                    k,
+                    cycle,
+                    |c| owns(&sw, &nodes, n_sw, c),
+                    |s| arrive(inbox, words, sum, s),
+                )
+            };
         }
         {
             let Range { wheel, active, .. } = &mut *me;

@@ -520,11 +520,7 @@ impl System {
                 delivered: Vec::new(),
             })
             .collect();
-        let crew = Crew::new(parts - 1, "wormcast-switch").map_err(|e| Error::Config {
-            field: "threads",
-            value: threads.to_string(),
-            reason: format!("cannot start a thread: {e}"),
-        })?;
+        let crew = Crew::new(parts - 1, threads, "wormcast-switch")?;
         Ok(Some(Par {
             crew,
             ranges,

@@ -51,6 +51,37 @@ impl Channels {
         }
     }
 
+    /// Puts into this copy, range `k`'s, the writes the other ranges'
+    /// edges handed over in the cycle before `cycle` (their lists in
+    /// `cross`, one pair per range of `n`) whose readers it `owns`,
+    /// telling `arrived` each flit's reader. A list of an older cycle (one
+    /// before a skip) was taken already and is left.
+    ///
+    /// # Safety
+    /// `cross` points to `n` pairs of lists, and while this runs no thread
+    /// writes the lists of the last cycle's parity (the other ranges fill
+    /// this cycle's).
+    #[inline(always)]
+    pub(crate) unsafe fn take_crossings(
+        &mut self,
+        cross: *const Cross,
+        n: usize,
+        k: usize,
+        cycle: u64,
+        owns: impl Fn(u32) -> bool,
+        mut arrived: impl FnMut(Sink),
+    ) {
+        let last = ((cycle & 1) ^ 1) as usize;
+        for j in (0..n).filter(|&j| j != k) {
+            // SAFETY: by the caller; the list itself is borrowed, not the
+            // pair, whose other list its range is filling.
+            let l = unsafe { &(*cross.add(j)).0[last] };
+            if l.is_last(cycle) {
+                self.take_crossing(l, &owns, &mut arrived);
+            }
+        }
+    }
+
     /// The clock edge of a range's copy: a flit whose reader the range
     /// `owns` is delivered here (`arrived` is told its reader), and a
     /// flit or credit total read in another range goes to `out`.

@@ -962,13 +962,7 @@ impl TreeNet {
             .collect();
         let crew = match parts {
             1 => None,
-            k => Some(
-                Crew::new(k - 1, "wormcast-tree").map_err(|e| Error::Config {
-                    field: "threads",
-                    value: cfg.threads.to_string(),
-                    reason: format!("cannot start a thread: {e}"),
-                })?,
-            ),
+            k => Some(Crew::new(k - 1, cfg.threads, "wormcast-tree")?),
         };
         let (n, ports, vcs) = (grid.nodes(), grid.ports(), grid.vcs());
         assert!(vcs.is_power_of_two(), "{vcs} virtual channels");

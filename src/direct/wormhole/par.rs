@@ -104,17 +104,17 @@ impl Job {
         let (rw, rs) = me.live_routers.parts();
         let (pw, ps) = me.live_procs.parts();
         let (lo, hi) = (me.lo, me.hi);
-        for j in (0..self.n_ranges).filter(|&j| j != k) {
-            // SAFETY: the other ranges only read their last cycle's lists.
-            let last = unsafe { &(*self.cross.add(j)).0[now ^ 1] };
-            if last.is_last(cycle) {
-                me.ch.take_crossing(
-                    last,
-                    |c| owns(lo, hi, n, c),
-                    |sink| arrive(rw, rs, pw, ps, &mut me.inbox, n, sink),
-                );
-            }
-        }
+        // SAFETY: the other ranges only read their last cycle's lists.
+        unsafe {
+            me.ch.take_crossings(
+                self.cross,
+                self.n_ranges,
+                k,
+                cycle,
+                |c| owns(lo, hi, n, c),
+                |sink| arrive(rw, rs, pw, ps, &mut me.inbox, n, sink),
+            )
+        };
         let (lo, hi) = (me.lo as usize, me.hi as usize);
         // SAFETY: by the caller, the range's routers, processors and
         // wake-up cycles are this thread's.

@@ -592,11 +592,7 @@ impl DirectSystem {
                 wakes: Vec::new(),
             })
             .collect();
-        let crew = Crew::new(parts - 1, "wormcast-wormhole").map_err(|e| Error::Config {
-            field: "threads",
-            value: threads.to_string(),
-            reason: format!("cannot start a thread: {e}"),
-        })?;
+        let crew = Crew::new(parts - 1, threads, "wormcast-wormhole")?;
         Ok(Some(Par {
             crew,
             ranges,
