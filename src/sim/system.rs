@@ -799,9 +799,9 @@ impl System {
         }
     }
 
-    /// Attaches a waveform sink; every signal of every component is traced
-    /// from now on. Only before the first cycle.
-    pub fn attach_tracer(&mut self, sink: Box<dyn WaveSink>) -> Result<()> {
+    /// Whether a tracer could be attached: not on several threads (a
+    /// traced network runs on one). Asked before a waveform file is made.
+    pub fn check_traceable(&self) -> Result<()> {
         if self.par.is_some() {
             return Err(Error::Config {
                 field: "threads",
@@ -809,6 +809,13 @@ impl System {
                 reason: "a traced network runs on one thread".into(),
             });
         }
+        Ok(())
+    }
+
+    /// Attaches a waveform sink; every signal of every component is traced
+    /// from now on. Only before the first cycle.
+    pub fn attach_tracer(&mut self, sink: Box<dyn WaveSink>) -> Result<()> {
+        self.check_traceable()?;
         if self.cycle != 0 {
             return Err(Error::Config {
                 field: "tracing",

@@ -177,16 +177,19 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
     let o = &plan.options;
     let window = &plan.limits;
     let vcd = c.output.vcd.as_deref();
+    let t0 = Instant::now();
+    let mut prepared = engine::prepare(spec, plan.router, plan.routing.as_deref(), o)?;
+    let setup = t0.elapsed().as_secs_f64();
+    // The waveform file is made once the network will take it (a network
+    // on several threads may refuse a tracer): a refusal leaves no file.
     let sink = match vcd {
         Some(v) => {
+            prepared.check_traceable()?;
             let comment = format!("wormcast run --topology {spec}, seed {}", o.seed);
             Some(window.wrap(wormcast::wave::create(v, &comment)?)?)
         }
         None => None,
     };
-    let t0 = Instant::now();
-    let mut prepared = engine::prepare(spec, plan.router, plan.routing.as_deref(), o)?;
-    let setup = t0.elapsed().as_secs_f64();
     let threads = prepared.threads();
     let t0 = Instant::now();
     let (r, h) = prepared.run(sink)?;

@@ -1672,9 +1672,10 @@ impl DirectSystem {
         self.fabric.neighbor(node, o)
     }
 
-    /// Traces every router and processor from now on (scopes `top.r<x>` and
-    /// `top.p<x>`). Must be called before the first cycle.
-    pub fn attach_tracer(&mut self, sink: Box<dyn WaveSink>, cycle_ps: u64) -> Result<()> {
+    /// Whether a tracer could be attached: not on several threads (a
+    /// traced wormhole network runs on one). Asked before a waveform file
+    /// is made.
+    pub fn check_traceable(&self) -> Result<()> {
         if self.par.is_some() {
             return Err(Error::Config {
                 field: "threads",
@@ -1682,6 +1683,13 @@ impl DirectSystem {
                 reason: "a traced wormhole network runs on one thread".into(),
             });
         }
+        Ok(())
+    }
+
+    /// Traces every router and processor from now on (scopes `top.r<x>` and
+    /// `top.p<x>`). Must be called before the first cycle.
+    pub fn attach_tracer(&mut self, sink: Box<dyn WaveSink>, cycle_ps: u64) -> Result<()> {
+        self.check_traceable()?;
         if self.cycle != 0 {
             return Err(Error::Config {
                 field: "tracing",
