@@ -1,8 +1,8 @@
 //! Seed 000's cut-through switches and their nodes evaluated on several
 //! threads ([`SimConfig::threads`]): the same deliveries, cycle for cycle,
 //! the same reports, link loads, faults and deadlock reports as on one
-//! thread, whatever the count; traced or shuffled systems and bad counts
-//! refused by name.
+//! thread, whatever the count, and the same waveform bytes when traced;
+//! shuffled systems and bad counts refused by name.
 
 mod common;
 
@@ -11,7 +11,7 @@ use wormcast::header::Kind;
 use wormcast::link::Delivery;
 use wormcast::net::{IrregularParams, Network, Phase, PortMask, RoutingTables};
 use wormcast::sim::{EvalOrder, SimConfig, System, Traffic};
-use wormcast::wave::VcdWriter;
+use wormcast::wave::{FstWriter, VcdWriter};
 
 /// Everything a run reports.
 #[derive(Debug, PartialEq)]
@@ -207,21 +207,76 @@ fn faults_and_deadlocks_are_reported_alike_on_two_threads() {
     assert_eq!(finish(ring(true, 2), 1_000, false), one);
 }
 
-/// What takes one thread is refused on several, by name: a tracer and a
-/// shuffled order; and a count out of range is refused.
+/// `traffic` for `cycles` cycles on `threads` threads with every register
+/// traced to a VCD (sampling what may have changed, or every component
+/// every cycle), then drained: the waveform's bytes and the outcome.
+fn traced_vcd(
+    net: &Network,
+    traffic: &Traffic,
+    cycles: u64,
+    threads: usize,
+    every: bool,
+) -> (Vec<u8>, Outcome) {
+    let out = common::Shared::default();
+    let mut sys = System::new(net, &cfg(threads), traffic).unwrap();
+    assert_eq!(sys.threads(), threads);
+    sys.attach_tracer(Box::new(VcdWriter::new(out.clone())))
+        .unwrap();
+    sys.trace_every_component(every);
+    let mut o = finish(sys, cycles, true);
+    o.report.clear();
+    (out.bytes(), o)
+}
+
+/// A traced network writes the same waveform, byte for byte, on any
+/// thread count: unicast traffic and multicast worms (whose copies are
+/// replicated in the switches) across ranges, sampled as one thread
+/// samples them, and the same as sampling every component every cycle.
 #[test]
-fn a_traced_or_shuffled_system_and_bad_counts_are_refused() {
+fn a_traced_network_writes_the_same_waveform_on_every_thread_count() {
+    let _one = common::one_at_a_time();
+    let net = generated(200, 600, 3);
+    for traffic in [
+        Traffic::uniform(0.01, 12),
+        Traffic::multicast(0.01, 6, 4, Kind::BitString),
+    ] {
+        let (vcd, one) = traced_vcd(&net, &traffic, 700, 1, false);
+        assert!(one.deliveries.len() > 100, "{}", one.deliveries.len());
+        assert!(vcd.len() > 1_000_000, "{}", vcd.len());
+        for threads in [2, 3] {
+            let (got, o) = traced_vcd(&net, &traffic, 700, threads, false);
+            assert_eq!(o, one, "{threads} threads");
+            assert!(got == vcd, "{threads} threads: another waveform");
+        }
+        let (every, _) = traced_vcd(&net, &traffic, 700, 2, true);
+        assert!(every == vcd, "every component sampled: another waveform");
+    }
+    // The same through an FST file, and through a tracer attached to a
+    // network whose helper threads ran no cycle yet.
+    let dir = std::env::temp_dir().join(format!("wormcast-switch-threads-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fst = |threads: usize| {
+        let path = dir.join(format!("t{threads}.fst"));
+        let mut sys = System::new(&net, &cfg(threads), &Traffic::uniform(0.004, 20)).unwrap();
+        sys.attach_tracer(Box::new(FstWriter::create(&path).unwrap()))
+            .unwrap();
+        sys.run(500).unwrap();
+        sys.finish_trace().unwrap();
+        std::fs::read(&path).unwrap()
+    };
+    let one = fst(1);
+    assert!(one.len() > 10_000, "{}", one.len());
+    assert!(fst(2) == one, "an FST on two threads differs");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// What takes one thread is refused on several, by name: a shuffled
+/// order; and a count out of range is refused.
+#[test]
+fn a_shuffled_system_and_bad_counts_are_refused() {
     let _one = common::one_at_a_time();
     let net = generated(128, 256, 1);
     let mut sys = System::new(&net, &cfg(2), &Traffic::Idle).unwrap();
-    let err = sys
-        .attach_tracer(Box::new(VcdWriter::new(Vec::new())))
-        .unwrap_err();
-    assert!(
-        err.to_string()
-            .contains("a traced network runs on one thread"),
-        "{err}"
-    );
     let err = sys
         .set_eval_order(EvalOrder::Shuffled { seed: 1 })
         .unwrap_err();

@@ -695,9 +695,6 @@ impl Engine for CutThrough {
             None => Vec::new(),
         }
     }
-    fn check_traceable(&self) -> Result<()> {
-        self.sys.check_traceable()
-    }
     fn attach_tracer(&mut self, sink: Box<dyn WaveSink>, _cycle_ps: u64) -> Result<()> {
         // The switch network's clock is its configuration's cycle_ns.
         self.sys.attach_tracer(sink)

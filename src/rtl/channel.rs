@@ -285,6 +285,34 @@ impl<T: Copy + Default> ChannelBank<T> {
         g
     }
 
+    /// Takes the edge the copies of a network evaluated on several threads
+    /// have just taken ([`edge_each`](Self::edge_each)), as one thread's
+    /// bank would: each channel a copy's components drove in the cycle
+    /// shows what that copy shows (and its count carried), and every other
+    /// goes idle. The copies are asked right after their edges, before
+    /// any is handed another's writes ([`deliver`](Self::deliver)), so
+    /// that what each shows live is what it drove. Change tracking sees
+    /// the edge as one thread's would.
+    pub(crate) fn follow(&mut self, copies: &[&Self]) {
+        for copy in copies {
+            debug_assert_eq!(copy.now, self.now + 1, "a copy not just clocked");
+            self.log.written.extend_from_slice(&copy.live);
+        }
+        self.log.record_edge(&self.live);
+        let now = self.now + 1;
+        self.now = now;
+        self.live.clear();
+        for copy in copies {
+            for &c in &copy.live {
+                let (s, from) = (&mut self.slots[c as usize], &copy.slots[c as usize]);
+                s.q = from.q;
+                s.at = now;
+                s.carried = from.carried;
+            }
+        }
+        std::mem::swap(&mut self.live, &mut self.log.written);
+    }
+
     /// Puts on channel `id`'s output the value another copy of the bank
     /// drove it with before the last edge (its writer runs on another
     /// thread): the reader sees it this cycle, as if this copy had been
@@ -413,6 +441,66 @@ mod tests {
         assert_eq!((bank.q(b), bank.q(c)), (0, 0));
     }
 
+    proptest::proptest! {
+        /// A bank that follows two copies, each driving half the channels
+        /// and handed the other's writes whose readers are its own, shows
+        /// after every edge what one bank driven with every write shows.
+        #[test]
+        fn following_copies_gives_one_banks_edges(
+            cycles in proptest::collection::vec(
+                proptest::collection::vec(proptest::option::of(1u8..255), 6),
+                1..12,
+            ),
+        ) {
+            // Channel `c` runs from component `c` to `c + 1`; copy `k`
+            // holds the even (0) or odd (1) components.
+            let mut one: ChannelBank<u8> = ChannelBank::new();
+            for c in 0..6 {
+                one.add(sink(c), sink(c + 1));
+            }
+            let mut copies = [one.clone(), one.clone()];
+            let mut follower = one.clone();
+            one.set_track_changes(true);
+            follower.set_track_changes(true);
+            for writes in &cycles {
+                for (c, w) in writes.iter().enumerate() {
+                    if let Some(v) = *w {
+                        one.write(ChannelId(c as u32), v);
+                        copies[c % 2].write(ChannelId(c as u32), v);
+                    }
+                }
+                one.edge(|_| {});
+                let mut handed = Vec::new();
+                for (k, copy) in copies.iter_mut().enumerate() {
+                    copy.edge_each(|c, s, v| {
+                        if s.component as usize % 2 != k {
+                            handed.push((c, v));
+                        }
+                    });
+                }
+                follower.follow(&[&copies[0], &copies[1]]);
+                for c in 0..6 {
+                    let id = ChannelId(c);
+                    proptest::prop_assert_eq!(follower.q(id), one.q(id));
+                    proptest::prop_assert_eq!(follower.is_live(id), one.is_live(id));
+                    proptest::prop_assert_eq!(follower.carried(id), one.carried(id));
+                }
+                let sorted = |l: &[u32]| {
+                    let mut l = l.to_vec();
+                    l.sort_unstable();
+                    l
+                };
+                proptest::prop_assert_eq!(sorted(follower.were_live()), sorted(one.were_live()));
+                proptest::prop_assert_eq!(sorted(follower.changed()), sorted(one.changed()));
+                // The readers' copies take the crossing writes in the
+                // next cycle, after the follower has seen the edge.
+                for (c, v) in handed {
+                    copies[(c as usize + 1) % 2].deliver(ChannelId(c), v);
+                }
+            }
+        }
+    }
+
     #[test]
     fn changes_are_tracked_on_request() {
         let mut bank: ChannelBank<u8> = ChannelBank::new();
@@ -525,6 +613,26 @@ impl<T: Copy + Default> LevelBank<T> {
         self.edge_each(|_, _, _| {});
     }
 
+    /// Takes the edge the copies of a network evaluated on several threads
+    /// have just taken, as one thread's bank would: each channel a copy's
+    /// components drove in the cycle takes the value it shows there. The
+    /// copies track their changes ([`set_track_changes`](Self::set_track_changes)),
+    /// which is how they tell what they drove; so does this bank's own
+    /// tracking.
+    pub(crate) fn follow(&mut self, copies: &[&Self]) {
+        for copy in copies {
+            debug_assert!(copy.log.track, "a copy that does not track its changes");
+            self.log.written.extend_from_slice(&copy.log.changed);
+        }
+        self.log.record_edge(&[]);
+        for copy in copies {
+            for &c in &copy.log.changed {
+                self.q[c as usize] = copy.q[c as usize];
+            }
+        }
+        self.log.written.clear();
+    }
+
     /// [`edge`](Self::edge), telling `f` each channel driven this cycle
     /// with its reader and its new value.
     #[inline]
@@ -560,6 +668,44 @@ impl<T: Copy + Default> LevelBank<T> {
 #[cfg(test)]
 mod level_tests {
     use super::*;
+
+    /// A bank that follows two tracking copies, each driving half the
+    /// counters, holds after every edge what one bank driven with every
+    /// write holds, and tracks the same changes.
+    #[test]
+    fn following_copies_gives_one_banks_edges() {
+        let s = |c| Sink {
+            component: c,
+            port: 0,
+        };
+        let mut one: LevelBank<u32> = LevelBank::new();
+        for c in 0..4 {
+            one.add(s(c), s(c + 1));
+        }
+        let mut copies = [one.clone(), one.clone()];
+        let mut follower = one.clone();
+        for b in [&mut one, &mut follower]
+            .into_iter()
+            .chain(copies.iter_mut())
+        {
+            b.set_track_changes(true);
+        }
+        for cycle in 0..6u32 {
+            for c in (0..4).filter(|c| (c + cycle) % 3 != 0) {
+                one.write(ChannelId(c), cycle * 10 + c);
+                copies[c as usize % 2].write(ChannelId(c), cycle * 10 + c);
+            }
+            one.edge();
+            copies.iter_mut().for_each(|c| c.edge());
+            follower.follow(&[&copies[0], &copies[1]]);
+            for c in 0..4 {
+                assert_eq!(follower.q(ChannelId(c)), one.q(ChannelId(c)), "{cycle} {c}");
+            }
+            let mut changed = follower.changed().to_vec();
+            changed.sort_unstable();
+            assert_eq!(changed, one.changed(), "{cycle}");
+        }
+    }
 
     #[test]
     fn a_level_holds_until_driven_again() {

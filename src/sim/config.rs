@@ -47,8 +47,10 @@ pub struct SimConfig {
     /// switches are cut into ranges of 64 or more, each with its nodes, and
     /// a run gives the same results for any count (docs/engine.md). A
     /// network too small for that many ranges runs on fewer
-    /// ([`System::threads`](super::System::threads)); a traced network, or
-    /// one evaluated in a shuffled order, takes one alone.
+    /// ([`System::threads`](super::System::threads)). A traced network
+    /// writes the same waveform on any count (sampled on the calling
+    /// thread between cycles); one evaluated in a shuffled order takes
+    /// one thread alone.
     pub threads: usize,
 }
 

@@ -24,7 +24,10 @@
 //! receive whole ([`PacketView`]). The calling thread then takes the
 //! ranges' logs in range order (the switches' faults of every range before
 //! the nodes', as one thread makes them), so a run gives the same
-//! deliveries, faults and reports whatever the thread count.
+//! deliveries, faults and reports whatever the thread count. A traced
+//! range also keeps the set of components it ran; the calling thread
+//! samples the cycle from those and from channels that follow the ranges'
+//! copies ([`Channels::follow`]), and so writes one thread's waveform.
 
 use super::active::{Bits, insert_into};
 use super::terminal::Terminal;
@@ -64,6 +67,9 @@ pub(super) struct Range {
     pub(super) hosts: Vec<(u32, u16)>,
     /// Traffic endpoints that recorded their first delivery not yet taken.
     pub(super) delivered: Vec<u32>,
+    /// When traced: the range's live set as the cycle's evaluation began
+    /// (the components it ran), word for word as the system's.
+    pub(super) ran: Vec<u64>,
 }
 
 impl Range {
@@ -299,6 +305,8 @@ pub(super) struct Job {
     pub(super) n_ranges: usize,
     /// This range's index.
     pub(super) k: usize,
+    /// The network is traced: the range keeps the set it ran.
+    pub(super) traced: bool,
 }
 
 impl Job {
@@ -336,6 +344,10 @@ impl Job {
         {
             let Range { wheel, active, .. } = &mut *me;
             wheel.due(cycle, |c| active.insert(c));
+        }
+        if self.traced {
+            me.ran.clear();
+            me.ran.extend_from_slice(me.active.words());
         }
         // SAFETY: by the caller, the range's switches and nodes are this
         // thread's.

@@ -518,6 +518,7 @@ impl System {
                 log: PacketLog::default(),
                 hosts: Vec::new(),
                 delivered: Vec::new(),
+                ran: Vec::new(),
             })
             .collect();
         let crew = Crew::new(parts - 1, threads, "wormcast-switch")?;
@@ -799,23 +800,9 @@ impl System {
         }
     }
 
-    /// Whether a tracer could be attached: not on several threads (a
-    /// traced network runs on one). Asked before a waveform file is made.
-    pub fn check_traceable(&self) -> Result<()> {
-        if self.par.is_some() {
-            return Err(Error::Config {
-                field: "threads",
-                value: self.threads().to_string(),
-                reason: "a traced network runs on one thread".into(),
-            });
-        }
-        Ok(())
-    }
-
     /// Attaches a waveform sink; every signal of every component is traced
     /// from now on. Only before the first cycle.
     pub fn attach_tracer(&mut self, sink: Box<dyn WaveSink>) -> Result<()> {
-        self.check_traceable()?;
         if self.cycle != 0 {
             return Err(Error::Config {
                 field: "tracing",
@@ -872,6 +859,11 @@ impl System {
         t.state.clear_changes();
         self.ch.flits.set_track_changes(true);
         self.ch.credits.set_track_changes(true);
+        // On several threads, the ranges' copies tell the credit counters
+        // they drove by their changes ([`LevelBank::follow`]).
+        for r in self.par.iter_mut().flat_map(|p| &mut p.ranges) {
+            r.ch.credits.set_track_changes(true);
+        }
         self.tracing = Some(t);
         Ok(())
     }
@@ -910,6 +902,9 @@ impl System {
     pub fn finish_trace(&mut self) -> Result<Option<Box<dyn WaveSink>>> {
         self.ch.flits.set_track_changes(false);
         self.ch.credits.set_track_changes(false);
+        for r in self.par.iter_mut().flat_map(|p| &mut p.ranges) {
+            r.ch.credits.set_track_changes(false);
+        }
         match self.tracing.take() {
             Some(mut t) => {
                 t.sink.finish_logged(self.cycle, &mut t.state)?;
@@ -1044,6 +1039,7 @@ impl System {
             cross,
             n_ranges,
             k,
+            traced: self.tracing.is_some(),
         };
         let jobs: smallvec::SmallVec<[Job; 4]> = (0..n_ranges).map(job).collect();
         par.crew.run(&jobs);
@@ -1055,6 +1051,20 @@ impl System {
             self.packets.settle(&mut r.log, &mut self.retired);
             self.groups.log.append(&mut r.hosts);
             self.delivered.append(&mut r.delivered);
+        }
+        if let Some(t) = &mut self.tracing {
+            // The tracer samples one set of channels, as one thread's
+            // edge leaves it, and the components the ranges ran.
+            let copies: smallvec::SmallVec<[&Channels; 4]> =
+                par.ranges.iter().map(|r| &r.ch).collect();
+            self.ch.follow(&copies);
+            t.ran.clear();
+            t.ran.resize(self.active.now().words().len(), 0);
+            for r in &par.ranges {
+                for (w, &v) in t.ran.iter_mut().zip(&r.ran) {
+                    *w |= v;
+                }
+            }
         }
     }
 

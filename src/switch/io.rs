@@ -27,6 +27,17 @@ impl Channels {
         }
     }
 
+    /// Takes the edge that the copies of a network evaluated on several
+    /// threads have just taken, as one thread's channels would
+    /// ([`ChannelBank::follow`], [`LevelBank::follow`]): kept for a traced
+    /// network, whose components are sampled from one set of channels.
+    pub(crate) fn follow(&mut self, copies: &[&Channels]) {
+        let flits: smallvec::SmallVec<[_; 4]> = copies.iter().map(|c| &c.flits).collect();
+        let credits: smallvec::SmallVec<[_; 4]> = copies.iter().map(|c| &c.credits).collect();
+        self.flits.follow(&flits);
+        self.credits.follow(&credits);
+    }
+
     /// Puts into this copy the writes another range's edge handed over
     /// (`from`) whose readers this range `owns`, telling `arrived` each
     /// flit's reader.

@@ -181,7 +181,8 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
     let mut prepared = engine::prepare(spec, plan.router, plan.routing.as_deref(), o)?;
     let setup = t0.elapsed().as_secs_f64();
     // The waveform file is made once the network will take it (a network
-    // on several threads may refuse a tracer): a refusal leaves no file.
+    // of wormhole routers on several threads refuses a tracer): a refusal
+    // leaves no file.
     let sink = match vcd {
         Some(v) => {
             prepared.check_traceable()?;
