@@ -551,13 +551,6 @@ impl Prepared<'_> {
         self.e.threads()
     }
 
-    /// Whether [`Prepared::run`] would take a waveform sink
-    /// ([`Engine::check_traceable`]): asked before the file is made, so
-    /// that a refusal leaves no empty file behind.
-    pub fn check_traceable(&self) -> Result<()> {
-        self.e.check_traceable()
-    }
-
     /// Runs the harness on the network, as [`run_traced`] does after
     /// building it. A network runs once: a second call is refused.
     pub fn run(

@@ -270,11 +270,6 @@ pub trait Engine {
     fn events(&self) -> Vec<(&'static str, u64)> {
         Vec::new()
     }
-    /// Whether [`Engine::attach_tracer`] would take a tracer (a network on
-    /// several threads may not): asked before a waveform file is made.
-    fn check_traceable(&self) -> Result<()> {
-        Ok(())
-    }
     /// Starts writing every register to `sink` (before the first cycle),
     /// at the clock period of `cycle_ps` picoseconds.
     fn attach_tracer(&mut self, sink: Box<dyn WaveSink>, cycle_ps: u64) -> Result<()>;
@@ -909,9 +904,6 @@ impl Engine for Wormhole {
     }
     fn link_name(&self, i: usize) -> Option<String> {
         self.sys.link_name(i)
-    }
-    fn check_traceable(&self) -> Result<()> {
-        self.sys.check_traceable()
     }
     fn attach_tracer(&mut self, sink: Box<dyn WaveSink>, cycle_ps: u64) -> Result<()> {
         self.sys.attach_tracer(sink, cycle_ps)

@@ -114,9 +114,7 @@ pub(crate) struct RunArgs {
     pub(crate) release: Option<String>,
     /// Threads that evaluate the network (default 1): the routers or the
     /// cut-through switches are cut into ranges of 64 or more, and the
-    /// results are the same for any count, and so are the waveforms of
-    /// the tree router and the cut-through switch (a traced wormhole
-    /// network runs on one).
+    /// results and the waveforms are the same for any count.
     #[arg(long)]
     pub(crate) threads: Option<usize>,
     /// Print every link's utilisation over the measured cycles, busiest

@@ -21,6 +21,12 @@
 //! A channel's writer's copy is the one that counts what it carried
 //! ([`ChannelBank::deliver`](crate::rtl::ChannelBank::deliver) counts
 //! nothing), so the links' loads are the sum over the copies.
+//!
+//! A traced range also keeps the routers and processors it ran; the
+//! calling thread samples the cycle from those and from the system's own
+//! set of channels, which follows the ranges' copies after every edge as
+//! one thread's would ([`Channels::follow`]), and so writes one thread's
+//! waveform.
 
 use super::processor::{Arrival, ProcIo, Processor, Rest};
 use super::router::{Hop, Router, RouterIo};
@@ -58,6 +64,10 @@ pub(super) struct Range {
     pub(super) moved: bool,
     /// Processors that went to sleep until a cycle: (cycle, processor).
     pub(super) wakes: Vec<(u64, u32)>,
+    /// When traced: the routers and processors the range ran this cycle
+    /// (its live sets as the evaluation began).
+    pub(super) ran_routers: Bits,
+    pub(super) ran_procs: Bits,
 }
 
 /// Router or processor component `c` (processors are numbered after the
@@ -85,6 +95,8 @@ pub(super) struct Job {
     pub(super) n_ranges: usize,
     /// This range's index.
     pub(super) k: usize,
+    /// The network is traced: the range keeps the sets it ran.
+    pub(super) traced: bool,
 }
 
 impl Job {
@@ -115,6 +127,12 @@ impl Job {
                 |sink| arrive(rw, rs, pw, ps, &mut me.inbox, n, sink),
             )
         };
+        if self.traced {
+            me.ran_routers.clear();
+            me.ran_routers.union_with(&me.live_routers);
+            me.ran_procs.clear();
+            me.ran_procs.union_with(&me.live_procs);
+        }
         let (lo, hi) = (me.lo as usize, me.hi as usize);
         // SAFETY: by the caller, the range's routers, processors and
         // wake-up cycles are this thread's.

@@ -113,7 +113,7 @@ pub struct DirectConfig {
     pub seed: u64,
     /// Threads that evaluate the routers and processors (1): the routers
     /// are cut into ranges of 64 or more, and the results are the same
-    /// for any count. A traced system runs on one.
+    /// for any count, and so is a traced system's waveform.
     pub threads: usize,
 }
 
@@ -590,6 +590,8 @@ impl DirectSystem {
                 proc_faults: Vec::new(),
                 moved: false,
                 wakes: Vec::new(),
+                ran_routers: Bits::new(n),
+                ran_procs: Bits::new(n),
             })
             .collect();
         let crew = Crew::new(parts - 1, threads, "wormcast-wormhole")?;
@@ -646,9 +648,13 @@ impl DirectSystem {
     /// with whether the link joins two routers.
     pub fn link_counts(&self) -> Vec<(u64, bool)> {
         let n = self.fabric.nodes();
-        let mut counts = self.ch.flits.carried_between(n);
-        // On several threads, a link's writer's copy of it counts.
-        for r in self.par.iter().flat_map(|p| &p.ranges) {
+        let Some(p) = &self.par else {
+            return self.ch.flits.carried_between(n);
+        };
+        // On several threads, a link's writer's copy of it counts (the
+        // system's own set only follows the copies, when traced).
+        let mut counts = p.ranges[0].ch.flits.carried_between(n);
+        for r in &p.ranges[1..] {
             for (c, (k, _)) in counts.iter_mut().zip(r.ch.flits.carried_between(n)) {
                 c.0 += k;
             }
@@ -1134,6 +1140,7 @@ impl DirectSystem {
                 cross,
                 n_ranges,
                 k,
+                traced: self.tracing.is_some(),
             })
             .collect();
         par.crew.run(&jobs);
@@ -1151,6 +1158,16 @@ impl DirectSystem {
             self.faults.append(&mut r.proc_faults);
             for (t, x) in r.wakes.drain(..) {
                 self.wakes.push(Reverse((t, x)));
+            }
+        }
+        if let Some(t) = &mut self.tracing {
+            // The tracer samples one set of channels, as one thread's
+            // edge leaves it, and the components the ranges ran.
+            let copies: SmallVec<[&Channels; 4]> = par.ranges.iter().map(|r| &r.ch).collect();
+            self.ch.follow(&copies);
+            for r in &par.ranges {
+                t.routers.union_with(&r.ran_routers);
+                t.procs.union_with(&r.ran_procs);
             }
         }
         moved
@@ -1672,24 +1689,9 @@ impl DirectSystem {
         self.fabric.neighbor(node, o)
     }
 
-    /// Whether a tracer could be attached: not on several threads (a
-    /// traced wormhole network runs on one). Asked before a waveform file
-    /// is made.
-    pub fn check_traceable(&self) -> Result<()> {
-        if self.par.is_some() {
-            return Err(Error::Config {
-                field: "threads",
-                value: self.threads().to_string(),
-                reason: "a traced wormhole network runs on one thread".into(),
-            });
-        }
-        Ok(())
-    }
-
     /// Traces every router and processor from now on (scopes `top.r<x>` and
     /// `top.p<x>`). Must be called before the first cycle.
     pub fn attach_tracer(&mut self, sink: Box<dyn WaveSink>, cycle_ps: u64) -> Result<()> {
-        self.check_traceable()?;
         if self.cycle != 0 {
             return Err(Error::Config {
                 field: "tracing",
@@ -1731,6 +1733,11 @@ impl DirectSystem {
         let n = self.routers.len();
         self.ch.flits.set_track_changes(true);
         self.ch.credits.set_track_changes(true);
+        // On several threads, the ranges' copies tell the credit counters
+        // they drove by their changes (`LevelBank::follow`).
+        for r in self.par.iter_mut().flat_map(|p| &mut p.ranges) {
+            r.ch.credits.set_track_changes(true);
+        }
         self.tracing = Some(Tracing {
             hier,
             state,
@@ -1755,6 +1762,9 @@ impl DirectSystem {
         if let Some(mut t) = self.tracing.take() {
             self.ch.flits.set_track_changes(false);
             self.ch.credits.set_track_changes(false);
+            for r in self.par.iter_mut().flat_map(|p| &mut p.ranges) {
+                r.ch.credits.set_track_changes(false);
+            }
             t.sink.finish(self.cycle)?;
         }
         Ok(())
