@@ -28,20 +28,9 @@ struct Outcome {
 }
 
 /// Random multicast traffic for `cycles` cycles, then the worms in flight
-/// drained; the system's thread count checked.
+/// drained, with every register traced to `vcd` when given; the system's
+/// thread count checked.
 fn run(
-    fabric: Arc<dyn Fabric>,
-    cfg: DirectConfig,
-    planner: Option<Planner>,
-    traffic: DirectTraffic,
-    cycles: u64,
-    threads: usize,
-) -> Outcome {
-    run_traced(fabric, cfg, planner, traffic, cycles, threads, None)
-}
-
-/// [`run`], with every register traced to `vcd` when given.
-fn run_traced(
     fabric: Arc<dyn Fabric>,
     cfg: DirectConfig,
     planner: Option<Planner>,
@@ -158,6 +147,7 @@ fn any_thread_count_gives_the_same_run() {
             traffic,
             3_000,
             1,
+            None,
         );
         assert_eq!(one.error, None, "{name}");
         let worms = one.finished.matches("WormInfo").count();
@@ -171,6 +161,7 @@ fn any_thread_count_gives_the_same_run() {
                 traffic,
                 3_000,
                 threads,
+                None,
             );
             assert!(one == many, "{name}: {threads} threads differ from one");
         }
@@ -186,7 +177,7 @@ fn a_traced_system_writes_the_same_waveform_on_every_thread_count() {
     for (name, fabric, cfg, planner, traffic) in cases() {
         let traced = |threads| {
             let out = common::Shared::default();
-            let o = run_traced(
+            let o = run(
                 fabric.clone(),
                 cfg.clone(),
                 planner.clone(),
@@ -234,6 +225,7 @@ fn a_deadlock_is_found_at_the_same_cycle_with_the_same_report() {
             traffic(0.05, 20, 16),
             20_000,
             threads,
+            None,
         )
     };
     let one = go(1);
