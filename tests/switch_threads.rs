@@ -223,8 +223,7 @@ fn traced_vcd(
     sys.attach_tracer(Box::new(VcdWriter::new(out.clone())))
         .unwrap();
     sys.trace_every_component(every);
-    let mut o = finish(sys, cycles, true);
-    o.report.clear();
+    let o = finish(sys, cycles, true);
     (out.bytes(), o)
 }
 
@@ -301,14 +300,27 @@ fn a_shuffled_system_and_bad_counts_are_refused() {
 
 mod random {
     //! Random networks, traffic and thread counts, and runs cut into
-    //! pieces at random (each piece's quiet cycles skipped): every thread
-    //! count gives the one-thread run.
+    //! pieces at random (each piece's quiet cycles skipped, or every cycle
+    //! traced): every thread count gives the one-thread run and waveform.
 
     use super::*;
     use proptest::prelude::*;
 
-    fn pieces(net: &Network, traffic: &Traffic, threads: usize, cut: &[u64]) -> Outcome {
+    /// The run cut into pieces, and its waveform when `traced` (a traced
+    /// network skips no cycle).
+    fn pieces(
+        net: &Network,
+        traffic: &Traffic,
+        threads: usize,
+        cut: &[u64],
+        traced: bool,
+    ) -> (Outcome, Vec<u8>) {
         let mut sys = System::new(net, &cfg(threads), traffic).unwrap();
+        let out = common::Shared::default();
+        if traced {
+            sys.attach_tracer(Box::new(VcdWriter::new(out.clone())))
+                .unwrap();
+        }
         let mut error = None;
         for &n in cut {
             if let Err(e) = sys.run(n) {
@@ -319,13 +331,14 @@ mod random {
         let mut deliveries = Vec::new();
         sys.take_deliveries(&mut deliveries);
         deliveries.sort_by_key(|d| (d.src, d.seq, d.dst));
-        Outcome {
+        let o = Outcome {
             error,
             deliveries,
             report: sys.report().to_string(),
             links: sys.link_flits(),
             cycle: sys.cycle(),
-        }
+        };
+        (o, out.bytes())
     }
 
     proptest! {
@@ -340,6 +353,7 @@ mod random {
             load in 0.0005f64..0.02,
             threads in 2usize..=3,
             cut in proptest::collection::vec(1u64..600, 1..5),
+            traced in proptest::bool::weighted(0.3),
         ) {
             let _one = common::one_at_a_time();
             let net = generated(switches, switches * per_switch, seed);
@@ -349,8 +363,10 @@ mod random {
                 2 => Traffic::multicast(load, 8, 2, Kind::Ssr),
                 _ => Traffic::multicast(load, 8, 3, Kind::MultiDrop),
             };
-            let one = pieces(&net, &traffic, 1, &cut);
-            prop_assert_eq!(pieces(&net, &traffic, threads, &cut), one);
+            let (one, vcd) = pieces(&net, &traffic, 1, &cut, traced);
+            let (many, got) = pieces(&net, &traffic, threads, &cut, traced);
+            prop_assert_eq!(many, one);
+            prop_assert!(got == vcd, "{} threads wrote another waveform", threads);
         }
     }
 }
