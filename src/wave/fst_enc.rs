@@ -18,9 +18,10 @@
 //!   compressed with LZ4;
 //! - geometry block (type 3): each handle's width;
 //! - value-change blocks (type 8): the values at the block's start (the
-//!   "frame", one character per bit, zlib-packed), each signal's changes as (time-index
-//!   delta, value) records, LZ4-compressed per signal when that helps, a
-//!   table of where each signal's changes start, and the block's times.
+//!   "frame", one character per bit, zlib-packed), each signal's changes
+//!   as (time-index delta, value) records, LZ4-compressed per signal when
+//!   that helps, a table of where each signal's changes start, and the
+//!   block's times.
 
 use std::io::{Seek, SeekFrom, Write};
 
@@ -480,9 +481,10 @@ impl<W: Write + Seek> Encoder<W> {
         let mem_at = b.len();
         b.extend_from_slice(&0u64.to_be_bytes()); // memory, below
         // The frame, one character per bit of every signal, is most of a
-        // block for a large network (two million characters at 1,024
-        // switches, against 4 MB of changes); it is nearly all alike, and
-        // zlib takes it to a few percent. Stored as it is when that does
+        // block for a large network (252 M characters at 1,024 switches,
+        // most of them bit strings as wide as the network has nodes,
+        // against 4 MB of changes); it is nearly all alike, and zlib takes
+        // it to a few percent. Stored as it is when that does
         // not help (a length equal to the stored one means "as it is").
         let packed = miniz_oxide::deflate::compress_to_vec_zlib(&self.frame, FRAME_LEVEL);
         let frame = if packed.len() < self.frame_len {
