@@ -615,6 +615,11 @@ impl<W: Write + Seek> Encoder<W> {
         self.block.reserve(bytes / 3);
     }
 
+    /// Bits of all signals together: the characters of a block's frame.
+    pub fn frame_bits(&self) -> usize {
+        self.frame.len
+    }
+
     /// Bytes of changes collected in the current block: their records and
     /// 8 more per change (the measure a block's size is decided by).
     pub fn pending(&self) -> usize {

@@ -21,6 +21,21 @@ use std::path::{Path, PathBuf};
 /// written. A reader decompresses a block whole; 4 MB keeps that quick.
 const FLUSH_BYTES: usize = 4 << 20;
 
+/// A larger network's blocks hold at least an eighth of a byte of
+/// changes per bit of its signals ([`block_bytes`]).
+const FRAME_SHARE: usize = 8;
+
+/// Bytes of value changes a block collects, for signals of `frame_bits`
+/// bits in all. Every block starts with a frame, a character per bit of
+/// every signal, which the writer makes and packs at each block: at
+/// 1,024 switches 252 M characters, and with 4 MB blocks packing frames
+/// took most of the writing thread's time. A block of at least an eighth
+/// of that many bytes keeps the frames a small part of the work, and its
+/// changes no larger than the frame's bits, which the writer holds anyway.
+fn block_bytes(frame_bits: usize) -> usize {
+    FLUSH_BYTES.max(frame_bits / FRAME_SHARE)
+}
+
 enum State {
     /// Created, and empty: the file is opened (and an existing one
     /// truncated) once, here. Opening it again with truncation at the
@@ -39,6 +54,8 @@ pub struct FstWriter {
     /// Per signal, its handle index.
     ids: Vec<u32>,
     clk: u32,
+    /// Bytes of changes a block collects ([`block_bytes`]).
+    block_bytes: usize,
     ts: Option<Timescale>,
     comment: String,
 }
@@ -58,6 +75,7 @@ impl FstWriter {
             path,
             ids: Vec::new(),
             clk: 0,
+            block_bytes: FLUSH_BYTES,
             ts: None,
             comment: String::new(),
         })
@@ -136,7 +154,7 @@ impl FstWriter {
         e.time(t + half);
         e.change(clk, SignalValue::Narrow(0));
         self.ids = ids;
-        if self.enc().pending() > FLUSH_BYTES {
+        if self.enc().pending() > self.block_bytes {
             let r = self.enc().flush();
             r.map_err(|e| self.io(e))?;
         }
@@ -222,7 +240,8 @@ impl WaveSink for FstWriter {
             start: t0,
         };
         let mut enc = Encoder::new(BufWriter::new(file), &info, rec).map_err(|e| self.io(e))?;
-        enc.reserve(FLUSH_BYTES);
+        self.block_bytes = block_bytes(enc.frame_bits());
+        enc.reserve(self.block_bytes);
         self.state = State::Body(Box::new(enc));
         self.ids = ids;
         self.clk = 0;
@@ -298,4 +317,91 @@ pub fn write_views(wave: &Path, h: &Hierarchy) -> Result<(PathBuf, PathBuf)> {
         })?;
     }
     Ok((g, s))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rtl::trace::SignalValue;
+
+    /// The value-change blocks an FST file says it holds (its header's
+    /// last count).
+    fn blocks(bytes: &[u8]) -> u64 {
+        u64::from_be_bytes(bytes[65..73].try_into().unwrap())
+    }
+
+    /// Writes `cycles` cycles of five signals of 8,000,000 bits (a frame
+    /// of 40 M characters), unknown throughout, and 1,000 of 64 bits that
+    /// change at every edge; returns the file.
+    fn wide_run(cycles: u64) -> Vec<u8> {
+        let mut h = Hierarchy::new("top");
+        let mut r = h.root();
+        for k in 0..5 {
+            r.signal(&format!("wide{k}"), 8_000_000);
+        }
+        let narrow: Vec<_> = (0..1_000).map(|k| r.signal(&format!("n{k}"), 64)).collect();
+        let mut state = TraceState::new(&h);
+        let path = std::env::temp_dir().join(format!(
+            "wormcast-blocks-{}-{cycles}.fst",
+            std::process::id()
+        ));
+        let mut w = FstWriter::create(&path).unwrap();
+        w.begin(&h, 1_000, &state).unwrap();
+        let ids: Vec<u32> = narrow.iter().map(|s| s.0).collect();
+        for c in 1..=cycles {
+            for (k, &s) in narrow.iter().enumerate() {
+                state.set(s, SignalValue::Narrow(c << 16 | k as u64));
+            }
+            w.cycle(c, &state, &ids).unwrap();
+        }
+        w.finish(cycles).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        bytes
+    }
+
+    /// A block of a network with 40 M bits of signals collects 5 M bytes
+    /// of changes (an eighth of a byte a bit), not 4 MB: each cycle's
+    /// 1,000 changes count 17 bytes each (a record of 9 and 8 more) and
+    /// the clock's two 9, 17,018 bytes, so a block is written after the
+    /// 294th cycle (5,003,292 bytes), not the 247th (4,203,446). The
+    /// first edge, every value unknown, counts each wide signal's 8 M
+    /// characters and is a block of its own. 500 cycles: that block, one
+    /// at cycle 294 and the last; 4 MB blocks made four. The file reads
+    /// back with every value as written.
+    #[test]
+    fn a_wide_network_s_blocks_hold_an_eighth_of_a_byte_a_bit() {
+        let bytes = wide_run(500);
+        assert_eq!(blocks(&bytes), 3);
+        assert_eq!(block_bytes(40_000_000), 5_000_000);
+        assert_eq!(block_bytes(1_000), FLUSH_BYTES);
+        let mut r = fst_reader::FstReader::open(std::io::Cursor::new(bytes)).unwrap();
+        let mut n7 = Vec::new();
+        let mut wide_values = 0;
+        r.read_signals(&fst_reader::FstFilter::all(), |t, h, v| {
+            if let fst_reader::FstSignalValue::String(s) = v {
+                match h.get_index() {
+                    // The clock is declared first, the wide signals next.
+                    1..=5 => {
+                        assert!(s.iter().all(|&c| c == b'x'));
+                        wide_values += 1;
+                    }
+                    // Unknown at the first edge, before its first value.
+                    13 if t > 0 => {
+                        let text = std::str::from_utf8(s).unwrap();
+                        n7.push((t, u64::from_str_radix(text, 2).unwrap()));
+                    }
+                    _ => {}
+                }
+            }
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+        // Each wide signal once, unknown; n7 at every rising edge (10 c:
+        // a 1,000 ps cycle in the file's 100 ps units), with its value of
+        // that cycle.
+        assert_eq!(wide_values, 5);
+        let want: Vec<(u64, u64)> = (1..=500).map(|c| (c * 10, c << 16 | 7)).collect();
+        assert_eq!(n7, want);
+    }
 }
