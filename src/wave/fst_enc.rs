@@ -433,6 +433,8 @@ impl<W: Write + Seek> Encoder<W> {
     /// `info.start` with every signal unknown.
     pub fn new(mut out: W, info: &Info<'_>, h: HierarchyRecords) -> std::io::Result<Self> {
         assert_eq!(h.depth, 0, "every scope closed");
+        // Refused before anything is written.
+        let frame = Frame::new(&h.widths)?;
         let mut b = Vec::with_capacity(HEADER_LEN as usize + 1);
         b.push(BLOCK_HEADER);
         b.extend_from_slice(&HEADER_LEN.to_be_bytes());
@@ -467,7 +469,6 @@ impl<W: Write + Seek> Encoder<W> {
         b.extend_from_slice(&g);
         out.write_all(&b)?;
 
-        let frame = Frame::new(&h.widths)?;
         let n = h.widths.len();
         Ok(Encoder {
             out,
@@ -935,6 +936,31 @@ mod tests {
         // Three records of 3, 1 and 1 bytes, then 11 and 10, then 71 (as
         // stored): 97 bytes and 6 changes.
         assert_eq!(e.pending(), 97 + 6 * 8);
+    }
+
+    /// Signals of more bits than a frame holds (2^32 - 1 characters) are
+    /// refused by name, before anything is written.
+    #[test]
+    fn a_frame_too_large_is_refused_before_any_byte() {
+        let mut h = HierarchyRecords::default();
+        h.scope("top");
+        h.var("a", u32::MAX);
+        h.var("b", 1);
+        h.up();
+        let info = Info {
+            timescale: -9,
+            version: "t",
+            date: "d",
+            start: 0,
+        };
+        let mut out = Vec::new();
+        let e = Encoder::new(std::io::Cursor::new(&mut out), &info, h);
+        let msg = e.err().expect("refused").to_string();
+        assert_eq!(
+            msg,
+            "4294967296 bits of signals: an FST frame holds at most 4294967295"
+        );
+        assert!(out.is_empty());
     }
 
     /// A frame of several pieces, packed a piece at a time, gives the
