@@ -25,6 +25,7 @@
 
 use std::io::{Seek, SeekFrom, Write};
 
+use super::writer::BYTE_CHARS;
 use crate::rtl::trace::SignalValue;
 
 const HEADER_LEN: u64 = 329;
@@ -70,23 +71,6 @@ fn svarint(out: &mut Vec<u8>, mut v: i64) {
         out.push(byte | 0x80);
     }
 }
-
-/// The characters of a byte's eight bits, most significant first.
-const BIT_CHARS: [[u8; 8]; 256] = {
-    let mut t = [[b'0'; 8]; 256];
-    let mut b = 0;
-    while b < 256 {
-        let mut k = 0;
-        while k < 8 {
-            if b >> (7 - k) & 1 == 1 {
-                t[b][k] = b'1';
-            }
-            k += 1;
-        }
-        b += 1;
-    }
-    t
-};
 
 /// The characters of a frame are made and handed on in pieces of about
 /// this many (a piece stays in the cache while zlib reads it).
@@ -169,10 +153,10 @@ impl Frame {
                 let bytes = &self.bits[at..at + w.div_ceil(8)];
                 let (full, rest) = (w / 8, w % 8);
                 for &b in &bytes[..full] {
-                    piece.extend_from_slice(&BIT_CHARS[b as usize]);
+                    piece.extend_from_slice(&BYTE_CHARS[b as usize]);
                 }
                 if rest > 0 {
-                    piece.extend_from_slice(&BIT_CHARS[bytes[full] as usize][..rest]);
+                    piece.extend_from_slice(&BYTE_CHARS[bytes[full] as usize][..rest]);
                 }
             }
             if piece.len() >= FRAME_PIECE {

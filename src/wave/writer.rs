@@ -222,7 +222,7 @@ pub(crate) fn edge_time(cycle: u64, ts: &Timescale) -> Result<u64> {
 }
 
 /// Each byte's eight bits as characters, most significant first.
-const BYTE_CHARS: [[u8; 8]; 256] = {
+pub(super) const BYTE_CHARS: [[u8; 8]; 256] = {
     let mut t = [[b'0'; 8]; 256];
     let mut v = 0;
     while v < 256 {
