@@ -441,3 +441,46 @@ fn waveform_of_a_unicast_through_two_routers() {
     );
     assert_eq!(s.finished()[0].deliveries[0].head, 13);
 }
+
+/// The case the proptest above found in CI (November 29): five multicasts
+/// on a one-port 4-cube with 2-flit buffers stall for good with two worms
+/// in flight (no flit moves in the 2,000 cycles before cycle 2,048), and
+/// the watchdog reports a deadlock it cannot name (no waiting cycle).
+///
+/// What the routers hold then: worm 2 (`<13: 0, 1, 2, 3>`, route 13, 5,
+/// 1, 0, 1) has its head at router 1 waiting for node 1's consumption
+/// channel, and its tail still in router 0's input from node 1. Worm 4
+/// (`<11: 1, 2>`) holds that consumption channel and router 1's output to
+/// node 0, which was granted to it once worm 2's tail had left router 1;
+/// its flits queue behind worm 2's tail in router 0's input buffer, so its
+/// copy into node 1 cannot go on either. The wait is through the buffer of
+/// a channel already granted to the next worm, which the watchdog's
+/// wait-for graph (heads waiting for outputs) does not see, and which the
+/// paper's channel-waiting graph does not have (there a channel is held
+/// until the tail leaves it). Not fixed: either a channel is granted again
+/// only once the buffer behind it holds no earlier worm, or the watchdog
+/// names waits through buffers (docs/direct.md, "A stall the watchdog
+/// cannot name").
+#[test]
+#[ignore = "a known stall, not fixed: see the comment"]
+fn natural_lists_regression_one_port_2_flit_buffers() {
+    let mut s = system(4, Routing::Restriction2, cfg(PortModel::OnePort, 2));
+    let mut sets: Vec<(u32, Vec<u32>, u64, u32)> = vec![
+        (11, vec![1, 2], 9, 7),
+        (13, vec![0, 1, 2, 3], 2, 2),
+        (2, vec![0, 1], 0, 7),
+        (5, vec![1, 2], 0, 8),
+        (9, vec![2], 2, 10),
+    ];
+    sets.sort_by_key(|x| x.2);
+    let mut expected = 0u64;
+    for (src, dests, at, len) in sets {
+        if s.cycle() < at {
+            s.run(at - s.cycle()).unwrap();
+        }
+        s.send(src, &natural_list(&dests), len).unwrap();
+        expected += dests.len() as u64;
+    }
+    s.run_until_delivered(100_000).unwrap();
+    assert_eq!(s.stats().copies, expected);
+}
