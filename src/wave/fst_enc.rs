@@ -634,9 +634,10 @@ impl<W: Write + Seek> Encoder<W> {
         // The frame, one character per bit of every signal, is most of a
         // block for a large network (252 M characters at 1,024 switches,
         // most of them bit strings as wide as the network has nodes,
-        // against 4 MB of changes); it is nearly all alike, and zlib takes
-        // it to a few percent. Stored as it is when that does
-        // not help (a length equal to the stored one means "as it is").
+        // against 31 MB of changes, `fst_out`'s block size there); it is
+        // nearly all alike, and zlib takes it to a few percent. Stored as
+        // it is when that does not help (a length equal to the stored one
+        // means "as it is").
         pack_frame(frame, widths, frame_piece, frame_packed)?;
         let frame_len = frame.len;
         varint(b, frame_len as u64);

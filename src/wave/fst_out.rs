@@ -18,7 +18,8 @@ use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
 /// Bytes of value changes collected before a value-change block is
-/// written. A reader decompresses a block whole; 4 MB keeps that quick.
+/// written, at the least ([`block_bytes`] for a large network). A reader
+/// decompresses a block whole; 4 MB keeps that quick.
 const FLUSH_BYTES: usize = 4 << 20;
 
 /// A larger network's blocks hold at least an eighth of a byte of
