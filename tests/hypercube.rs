@@ -223,6 +223,36 @@ fn fig3c_deadlock_of_external_channels_and_its_cure() {
     );
     assert_eq!(r.steps.len(), 4);
 
+    // The same deadlock with `<2: 1, 5>` one data flit long: the whole worm
+    // (two header flits in the latch, its tail in the buffer) leaves router 2
+    // and waits at router 3, so `c[2->3]` has no owner; but its buffer
+    // still holds the worm, so the channel is not granted again, and the
+    // worm from 0 waits for it there. The watchdog names that wait too.
+    let mut s = system(3, Routing::Minimal, cfg(PortModel::AllPort, 2));
+    for (src, list, path) in &lists {
+        let payload = if *src == 2 { 1 } else { 64 };
+        s.send_pinned(*src, list, payload, path).unwrap();
+    }
+    let e = s.run_until_delivered(100_000).unwrap_err();
+    let Error::DirectDeadlock(r) = e else {
+        panic!("expected a deadlock, got {e}")
+    };
+    assert_eq!(
+        r.channels,
+        ["c[2->3 d0+]", "c[3->1 d1-]", "c[1->0 d0-]", "c[0->2 d1+]"],
+        "{r}"
+    );
+    // Port 0 of a hypercube router is dimension 0.
+    assert_eq!(s.fabric().channel_name(2, 0), "c[2->3 d0+]");
+    assert_eq!(s.routers()[2].owner(0), None, "{r}");
+    assert_eq!(s.routers()[3].worm_at(0), Some(1), "{r}");
+    let step = &r.steps[0];
+    assert_eq!(
+        (step.worm, step.waits_for.as_str(), step.held_by),
+        (0, "c[2->3 d0+]", 1),
+        "{r}"
+    );
+
     // The same lists are natural lists: under Restriction 2 they complete,
     // one-port and all-port; so they do under e-cube and Restriction 1.
     for (routing, ports) in [
@@ -443,26 +473,15 @@ fn waveform_of_a_unicast_through_two_routers() {
 }
 
 /// The case the proptest above found in CI (November 29): five multicasts
-/// on a one-port 4-cube with 2-flit buffers stall for good with two worms
-/// in flight (no flit moves in the 2,000 cycles before cycle 2,048), and
-/// the watchdog reports a deadlock it cannot name (no waiting cycle).
-///
-/// What the routers hold then: worm 2 (`<13: 0, 1, 2, 3>`, route 13, 5,
-/// 1, 0, 1) has its head at router 1 waiting for node 1's consumption
-/// channel, and its tail still in router 0's input from node 1. Worm 4
-/// (`<11: 1, 2>`) holds that consumption channel and router 1's output to
-/// node 0, which was granted to it once worm 2's tail had left router 1;
-/// its flits queue behind worm 2's tail in router 0's input buffer, so its
-/// copy into node 1 cannot go on either. The wait is through the buffer of
-/// a channel already granted to the next worm, which the watchdog's
-/// wait-for graph (heads waiting for outputs) does not see, and which the
-/// paper's channel-waiting graph does not have (there a channel is held
-/// until the tail leaves it). Not fixed: either a channel is granted again
-/// only once the buffer behind it holds no earlier worm, or the watchdog
-/// names waits through buffers (docs/direct.md, "A stall the watchdog
-/// cannot name").
+/// on a one-port 4-cube with 2-flit buffers. When a router granted a channel
+/// again as soon as the last worm's tail had been sent on it, they stalled
+/// for good: worm `<11: 1, 2>` was granted router 1's output to node 0 while
+/// worm `<13: 0, 1, 2, 3>`'s tail was still in router 0's buffer behind it,
+/// and held node 1's consumption channel, which `<13: 0, 1, 2, 3>`'s head
+/// (back at router 1) waited for. With the channel held until the tail has
+/// left its buffer (seed 001's channel-waiting graph), `<11: 1, 2>` takes
+/// another legal channel, or waits for one, and every copy arrives.
 #[test]
-#[ignore = "a known stall, not fixed: see the comment"]
 fn natural_lists_regression_one_port_2_flit_buffers() {
     let mut s = system(4, Routing::Restriction2, cfg(PortModel::OnePort, 2));
     let mut sets: Vec<(u32, Vec<u32>, u64, u32)> = vec![
@@ -481,6 +500,14 @@ fn natural_lists_regression_one_port_2_flit_buffers() {
         s.send(src, &natural_list(&dests), len).unwrap();
         expected += dests.len() as u64;
     }
-    s.run_until_delivered(100_000).unwrap();
+    let end = s.run_until_delivered(100_000).unwrap();
     assert_eq!(s.stats().copies, expected);
+    assert_eq!(end, 79);
+    // `<11: 1, 2>` leaves node 1 on the positive channel of dimension 1
+    // (seed 001's proof of Theorem 5), not on `c[1->0]`.
+    let w = s.finished().iter().find(|w| w.src == 11).unwrap();
+    assert_eq!(w.route, [11, 3, 1, 3, 2]);
+    for w in s.finished() {
+        check_route(w, Routing::Restriction2);
+    }
 }

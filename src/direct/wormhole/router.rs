@@ -19,7 +19,12 @@
 //!    legal external channels its routing function offers (adaptive: the
 //!    first free one at or after the input's round-robin pointer). Each free
 //!    output's arbiter grants one requester; a grant holds until the tail
-//!    has passed.
+//!    has passed. An output is free once it has no owner and its receiver
+//!    has returned every credit: the channel, link and buffer, is held until
+//!    the last worm's tail has left the buffer (seed 001 section 2.3's
+//!    channel-waiting graph; granting it as soon as the tail is sent lets a
+//!    worm commit to a channel whose buffer still holds a blocked worm,
+//!    which stalls natural lists under Restriction 2).
 //! 2. **traverse** — every granted output moves one flit into its link
 //!    register if the receiver has a free buffer slot (credit per flit): first
 //!    the (rewritten) header from the latch, then the body from the buffer.
@@ -512,9 +517,38 @@ impl Router {
         );
     }
 
+    /// Of the free outputs in `outs`, those that may be granted: whose
+    /// receiver has returned every credit, so that no flit of the last
+    /// worm is left in its buffer (a channel is held until its worm's tail
+    /// has left the channel's buffer, seed 001 section 2.3).
+    #[inline(always)]
+    fn drained(&self, io: &RouterIo<'_>, outs: u64) -> u64 {
+        let mut ready = 0;
+        for o in PortIter(outs & self.free_out) {
+            let out = &self.outputs[o];
+            if out.credits.available(io.ch.credits.q(out.credit_in)) == out.credits.cap {
+                ready |= 1 << o;
+            }
+        }
+        ready
+    }
+
     #[inline(always)]
     fn allocate(&mut self, io: &mut RouterIo<'_>) {
-        let free = self.free_out;
+        // The outputs the asking worms may take, each checked once.
+        let internal = self.free_out >> self.ext << self.ext;
+        let wanted = PortIter(self.asking).fold(0, |m, i| {
+            let u = &self.inputs[i];
+            m | if u.local_pending {
+                internal
+            } else {
+                u.ext_pending
+            }
+        });
+        let free = self.drained(io, wanted);
+        if free == 0 {
+            return;
+        }
         let mut asked = 0u64;
         for i in PortIter(self.asking) {
             let u = &mut self.inputs[i];

@@ -1552,9 +1552,11 @@ impl DirectSystem {
 
     /// The wait-for graph of the worm heads stalled longer than `bound`
     /// (`crate::rtl::waitfor`): a head waits for the worms holding the
-    /// outputs it may take, and moves again as soon as any one is free, so
-    /// a wait on a free output, on a worm that is not stalled, or on itself
-    /// counts as live. Only heads that can never move again are a
+    /// outputs it may take (an output's owner, or for an output without
+    /// one, the worm still in the receiver's buffer: a channel is held
+    /// until the tail has left its buffer), and moves again as soon as any
+    /// one is free, so a wait on a free output, on a worm that is not
+    /// stalled, or on itself counts as live. Only heads that can never move again are a
     /// deadlock; the report names their cycle, starting at the lowest tag.
     fn waiting_cycle(&self, bound: u64) -> Option<WaitReport> {
         // The stalled heads, in tag order.
@@ -1580,10 +1582,19 @@ impl DirectSystem {
                 let mut e = Vec::new();
                 let w = PortIter(wants)
                     .map(|o| {
-                        let holder = r
-                            .owner(o)
-                            .and_then(|j| r.worm_at(j).map(|h| (j, h)))
-                            .filter(|&(_, h)| h != tag);
+                        let holder = match r.owner(o) {
+                            Some(j) => r.worm_at(j).map(|h| (j, h)),
+                            // A free external output is granted again once
+                            // the last worm has left the receiver's buffer:
+                            // until then the head waits for that worm.
+                            None if o < self.ext => {
+                                self.fabric.neighbor(node, o).and_then(|(m, k)| {
+                                    self.routers[m as usize].worm_at(k).map(|h| (k, h))
+                                })
+                            }
+                            None => None,
+                        }
+                        .filter(|&(_, h)| h != tag);
                         let to = holder.and_then(|(j, h)| {
                             place.get(&h).map(|&q| {
                                 e.push(Some(WaitEdge {
@@ -1793,7 +1804,8 @@ impl DirectSystem {
 
 /// An edge of the waiting graph: worm `waiter`, whose head is at router
 /// `node` input `input`, asks for output `out`, held by worm `holder` from
-/// input `holder_input`.
+/// input `holder_input` (of `node`; for an external output without an
+/// owner, the receiver's input whose buffer the holder is still in).
 #[derive(Clone, Copy, Debug)]
 struct WaitEdge {
     waiter: u32,
