@@ -273,11 +273,33 @@ pub(crate) fn pairing(ha: &WaveHeader, hb: &WaveHeader, o: &DiffOptions) -> Resu
     })
 }
 
+/// Logic signals wider than this are stored packed, four bits to a byte
+/// (a 4,096-bit reachability string takes 1 KB, not 4 KB: a 1,024-switch
+/// network's values would otherwise take over 250 MB a file).
+const PACK_ABOVE: u32 = 64;
+
+/// The two-bit code of a four-valued logic character (`0`, `1`, `x`, `z`;
+/// the readers give no other).
+#[inline]
+fn code_of(c: u8) -> u8 {
+    match c {
+        b'0' => 0,
+        b'1' => 1,
+        b'z' => 3,
+        _ => 2,
+    }
+}
+
 /// Where a slot's value lives.
 #[derive(Clone, Copy)]
 enum Place {
     /// Logic characters, or a real as a set flag and 8 bytes, in the arena.
-    Fixed { off: u32, len: u32 },
+    Fixed { off: usize, len: u32 },
+    /// A logic value of `bits` bits, wider than [`PACK_ABOVE`], as two-bit
+    /// codes in `bits.div_ceil(4)` bytes of the arena, most significant bit
+    /// first (in the first file's bit order: the second file's value is
+    /// turned round as it is stored when the pair is read right to left).
+    Packed { off: usize, bits: u32 },
     /// An index into the strings.
     Str(u32),
 }
@@ -294,6 +316,9 @@ struct Store {
     staging: bool,
     staged: Vec<(u32, u32, u32)>,
     staged_bytes: Vec<u8>,
+    /// Store packed values turned round when their pair is read right to
+    /// left (the second file's store).
+    turn: Vec<bool>,
     /// Slots changed since the last comparison.
     changed: Vec<u32>,
     is_changed: Vec<bool>,
@@ -304,21 +329,41 @@ struct Store {
 }
 
 impl Store {
-    fn new(h: &WaveHeader, pairs: &[Pair], vars: &[usize], staging: bool) -> Store {
+    /// The store of the file whose compared variables are `vars`; `second`
+    /// for the second file (its values of pairs read right to left are
+    /// turned round when packed).
+    fn new(h: &WaveHeader, pairs: &[Pair], vars: &[usize], staging: bool, second: bool) -> Store {
         let ncodes = h.codes.len();
         let mut place = Vec::with_capacity(pairs.len());
-        let mut arena = Vec::new();
+        // The arena's size, so that it is allocated once (grown by
+        // doubling, a large network's would take up to twice the room).
+        let size: usize = pairs
+            .iter()
+            .map(|p| match p.ty {
+                Ty::Logic(w) if w > PACK_ABOVE => w.div_ceil(4) as usize,
+                Ty::Logic(w) => w as usize,
+                Ty::Real => 9,
+                Ty::Str => 0,
+            })
+            .sum();
+        let mut arena = Vec::with_capacity(size);
         let mut strings = Vec::new();
         for p in pairs {
             place.push(match p.ty {
+                Ty::Logic(w) if w > PACK_ABOVE => {
+                    let off = arena.len();
+                    // Every bit `x` (code 2).
+                    arena.resize(off + w.div_ceil(4) as usize, 0b1010_1010);
+                    Place::Packed { off, bits: w }
+                }
                 Ty::Logic(w) => {
-                    let off = arena.len() as u32;
-                    arena.resize(arena.len() + w as usize, b'x');
+                    let off = arena.len();
+                    arena.resize(off + w as usize, b'x');
                     Place::Fixed { off, len: w }
                 }
                 Ty::Real => {
-                    let off = arena.len() as u32;
-                    arena.resize(arena.len() + 9, 0);
+                    let off = arena.len();
+                    arena.resize(off + 9, 0);
                     Place::Fixed { off, len: 9 }
                 }
                 Ty::Str => {
@@ -351,6 +396,7 @@ impl Store {
             staging,
             staged: Vec::new(),
             staged_bytes: Vec::new(),
+            turn: pairs.iter().map(|p| second && p.flip).collect(),
             changed: Vec::new(),
             is_changed: vec![false; pairs.len()],
             clock: None,
@@ -365,7 +411,17 @@ impl Store {
     fn write(&mut self, slot: u32, bytes: &[u8]) {
         match self.place[slot as usize] {
             Place::Fixed { off, len } => {
-                self.arena[off as usize..(off + len) as usize].copy_from_slice(bytes);
+                self.arena[off..off + len as usize].copy_from_slice(bytes);
+            }
+            Place::Packed { off, bits } => {
+                let out = &mut self.arena[off..off + bits.div_ceil(4) as usize];
+                out.fill(0);
+                let mut put = |i: usize, c: u8| out[i / 4] |= code_of(c) << (6 - 2 * (i % 4));
+                if self.turn[slot as usize] {
+                    bytes.iter().rev().enumerate().for_each(|(i, &c)| put(i, c));
+                } else {
+                    bytes.iter().enumerate().for_each(|(i, &c)| put(i, c));
+                }
             }
             Place::Str(i) => {
                 let s = &mut self.strings[i as usize];
@@ -391,6 +447,7 @@ impl Store {
             // type clash keeps a pair out), so a fixed slot always fits.
             debug_assert!(match self.place[slot as usize] {
                 Place::Fixed { len, .. } => len as usize == bytes.len(),
+                Place::Packed { bits, .. } => bits as usize == bytes.len(),
                 Place::Str(_) => true,
             });
             if self.staging {
@@ -417,16 +474,38 @@ impl Store {
         self.clk_cur = self.clk_next;
     }
 
+    /// A slot's stored bytes (packed codes for a packed slot).
     fn bytes(&self, slot: usize) -> &[u8] {
         match self.place[slot] {
-            Place::Fixed { off, len } => &self.arena[off as usize..(off + len) as usize],
+            Place::Fixed { off, len } => &self.arena[off..off + len as usize],
+            Place::Packed { off, bits } => &self.arena[off..off + bits.div_ceil(4) as usize],
             Place::Str(i) => &self.strings[i as usize],
         }
     }
 
-    /// A value as text (in the other file's bit order when `flip`).
+    /// Whether slot `k` holds the same value here as in `other`, the
+    /// second file's store.
+    #[inline]
+    fn agrees(&self, other: &Store, k: usize, p: &Pair) -> bool {
+        match self.place[k] {
+            // Both packed in the first file's bit order.
+            Place::Packed { .. } => self.bytes(k) == other.bytes(k),
+            _ => same(p, self.bytes(k), other.bytes(k)),
+        }
+    }
+
+    /// A value as text, in the first file's bit order (`flip`: the value
+    /// is the second file's, of a pair read right to left).
     fn text(&self, slot: usize, ty: Ty, flip: bool) -> String {
-        value_text(ty, self.bytes(slot), flip)
+        match self.place[slot] {
+            Place::Packed { bits, .. } => {
+                let b = self.bytes(slot);
+                (0..bits as usize)
+                    .map(|i| b"01xz"[(b[i / 4] >> (6 - 2 * (i % 4)) & 3) as usize] as char)
+                    .collect()
+            }
+            _ => value_text(ty, self.bytes(slot), flip),
+        }
     }
 }
 
@@ -539,14 +618,14 @@ pub fn diff_files(
 pub fn diff(a: WaveReader, b: WaveReader, o: &DiffOptions) -> Result<CompareReport> {
     let p = pairing(a.header(), b.header(), o)?;
     let staging = o.clock.is_some();
-    let side = |r: WaveReader, vars: &[usize]| Side {
+    let side = |r: WaveReader, vars: &[usize], second: bool| Side {
         fs: u128::from(r.header().fs_per_unit()),
-        s: Store::new(r.header(), &p.pairs, vars, staging),
+        s: Store::new(r.header(), &p.pairs, vars, staging, second),
         r,
         next: Some(0),
     };
-    let mut sa = side(a, &p.var_a);
-    let mut sb = side(b, &p.var_b);
+    let mut sa = side(a, &p.var_a, false);
+    let mut sb = side(b, &p.var_b, true);
     match &o.clock {
         None => on_times(&mut sa, &mut sb, &p.pairs, p.report),
         Some(clk) => {
@@ -585,7 +664,7 @@ fn compare_touched(
         let k = k as usize;
         let p = &pairs[k];
         report.comparisons += 1;
-        if !same(p, sa.bytes(k), sb.bytes(k)) {
+        if !sa.agrees(sb, k, p) {
             report.mismatches += 1;
             *report.per_signal.entry(p.name.clone()).or_default() += 1;
             lowest = Some(lowest.map_or(k, |l| l.min(k)));
@@ -763,7 +842,7 @@ fn on_edges(
         for &k in list {
             let k = k as usize;
             report.comparisons += 1;
-            let ok = same(&pairs[k], sa.s.bytes(k), sb.s.bytes(k));
+            let ok = sa.s.agrees(&sb.s, k, &pairs[k]);
             if !ok && since[k] == u64::MAX {
                 since[k] = cycle;
                 lowest = Some(lowest.map_or(k, |l| l.min(k)));
@@ -814,5 +893,81 @@ mod tests {
         assert!(!glob("a*b*c", "aXXcYYb"));
         assert!(glob("exact", "exact"));
         assert!(!glob("exact", "exactly"));
+    }
+
+    /// A VCD of `t.clk`, a 100-bit `t.<wide>` declared `range` and an 8-bit
+    /// `t.n`: the clock rises at 5, 15, 25 and each of `wide_values`
+    /// (most significant character first) is written at 0, 10, 20.
+    fn wide_vcd(wide: &str, range: &str, wide_values: [&str; 3]) -> WaveReader {
+        let mut v = format!(
+            "$timescale 1ns $end\n$scope module t $end\n$var wire 1 ! clk $end\n\
+             $var wire 100 \" {wide} {range} $end\n$var wire 8 # n [7:0] $end\n\
+             $upscope $end\n$enddefinitions $end\n"
+        );
+        for (k, w) in wide_values.iter().enumerate() {
+            v += &format!(
+                "#{}\n0!\nb{w} \"\nb{:08b} #\n#{}\n1!\n",
+                10 * k,
+                k + 1,
+                10 * k + 5
+            );
+        }
+        v += "#30\n0!\n";
+        WaveReader::from_bytes(v.into_bytes()).unwrap()
+    }
+
+    /// Wide values are stored packed, four bits to a byte; the second
+    /// file's, read right to left, turned round as they are stored. A
+    /// planted bit is found on times and on clock edges, and reported
+    /// in full, `x` and `z` included.
+    #[test]
+    fn wide_values_packed_compare_and_report_in_full() {
+        let v0 = format!("1{}xz1", "0".repeat(96));
+        let v1 = format!("z{}01x", "1x".repeat(48));
+        let v2 = format!("0{}1", "z".repeat(98));
+        let mut planted = v1.clone().into_bytes();
+        planted[37] = b'0';
+        let planted = String::from_utf8(planted).unwrap();
+        assert_ne!(planted, v1);
+        let rev = |s: &str| s.chars().rev().collect::<String>();
+        // Declared `[0:99]`, the second file's leftmost character is bit 0.
+        let map = SignalMap::from_toml_str("[signals]\nw_r = \"w\"\n").unwrap();
+        for clock in [None, Some("clk".to_string())] {
+            let o = DiffOptions {
+                map: map.clone(),
+                clock: clock.clone(),
+                ..Default::default()
+            };
+            let a = wide_vcd("w", "[99:0]", [&v0, &v1, &v2]);
+            let b = wide_vcd("w_r", "[0:99]", [&rev(&v0), &rev(&v1), &rev(&v2)]);
+            let r = diff(a, b, &o).unwrap();
+            assert!(r.ok(), "{clock:?}: {r}");
+            let a = wide_vcd("w", "[99:0]", [&v0, &v1, &v2]);
+            let b = wide_vcd("w_r", "[0:99]", [&rev(&v0), &rev(&planted), &rev(&v2)]);
+            let r = diff(a, b, &o).unwrap();
+            assert_eq!(r.mismatches, 1, "{clock:?}: {r}");
+            let m = r.first.clone().unwrap();
+            assert_eq!(m.signal, "t.w", "{r}");
+            assert_eq!(
+                (m.expected.as_str(), m.actual.as_str()),
+                (v1.as_str(), planted.as_str())
+            );
+            match clock {
+                None => assert_eq!((m.cycle, m.time_ns), (None, 10.0)),
+                // Cycle 0 runs from the edge at 5 ns to the one at 15.
+                Some(_) => assert_eq!(m.cycle, Some(0)),
+            }
+            // Unmapped, the same signal in the same order.
+            let a = wide_vcd("w", "[99:0]", [&v0, &v1, &v2]);
+            let b = wide_vcd("w", "[99:0]", [&v0, &planted, &v2]);
+            let o = DiffOptions {
+                clock,
+                ..Default::default()
+            };
+            let r = diff(a, b, &o).unwrap();
+            assert_eq!(r.mismatches, 1, "{r}");
+            let m = r.first.unwrap();
+            assert_eq!((m.expected, m.actual), (v1.clone(), planted.clone()));
+        }
     }
 }
