@@ -278,6 +278,11 @@ pub(crate) fn pairing(ha: &WaveHeader, hb: &WaveHeader, o: &DiffOptions) -> Resu
 /// network's values would otherwise take over 250 MB a file).
 const PACK_ABOVE: u32 = 64;
 
+/// The most bytes the values of one file's compared signals may take:
+/// 4 GiB (a 4,096-switch network's traced signals take about 1 GiB; a
+/// 16,384-switch network's, with 978,294 strings of 65,536 bits, 16 GiB).
+pub(crate) const MAX_VALUE_BYTES: u64 = 4 << 30;
+
 /// The two-bit code of a four-valued logic character (`0`, `1`, `x`, `z`;
 /// the readers give no other).
 #[inline]
@@ -331,22 +336,44 @@ struct Store {
 impl Store {
     /// The store of the file whose compared variables are `vars`; `second`
     /// for the second file (its values of pairs read right to left are
-    /// turned round when packed).
-    fn new(h: &WaveHeader, pairs: &[Pair], vars: &[usize], staging: bool, second: bool) -> Store {
+    /// turned round when packed). Refused, naming the sizes, when the
+    /// values would take more than [`MAX_VALUE_BYTES`].
+    fn new(
+        h: &WaveHeader,
+        pairs: &[Pair],
+        vars: &[usize],
+        staging: bool,
+        second: bool,
+    ) -> Result<Store> {
         let ncodes = h.codes.len();
-        let mut place = Vec::with_capacity(pairs.len());
         // The arena's size, so that it is allocated once (grown by
         // doubling, a large network's would take up to twice the room).
-        let size: usize = pairs
+        let size: u64 = pairs
             .iter()
             .map(|p| match p.ty {
-                Ty::Logic(w) if w > PACK_ABOVE => w.div_ceil(4) as usize,
-                Ty::Logic(w) => w as usize,
+                Ty::Logic(w) if w > PACK_ABOVE => u64::from(w.div_ceil(4)),
+                Ty::Logic(w) => u64::from(w),
                 Ty::Real => 9,
                 Ty::Str => 0,
             })
             .sum();
-        let mut arena = Vec::with_capacity(size);
+        if size > MAX_VALUE_BYTES {
+            let bits: u64 = pairs
+                .iter()
+                .map(|p| match p.ty {
+                    Ty::Logic(w) => u64::from(w),
+                    _ => 0,
+                })
+                .sum();
+            return Err(Error::Wave(format!(
+                "the {} compared signals ({bits} bits of logic) would take {size} bytes of \
+                 values a file, more than the {MAX_VALUE_BYTES} a diff holds: compare part of \
+                 the waveforms with --scope, --signals or --ignore",
+                pairs.len()
+            )));
+        }
+        let mut place = Vec::with_capacity(pairs.len());
+        let mut arena = Vec::with_capacity(size as usize);
         let mut strings = Vec::new();
         for p in pairs {
             place.push(match p.ty {
@@ -387,7 +414,7 @@ impl Store {
             code_slots[fill[c] as usize] = slot as u32;
             fill[c] += 1;
         }
-        Store {
+        Ok(Store {
             place,
             arena,
             strings,
@@ -402,7 +429,7 @@ impl Store {
             clock: None,
             clk_cur: b'x',
             clk_next: b'x',
-        }
+        })
     }
 
     /// Writes a slot's value and marks it changed (whether or not the
@@ -618,14 +645,16 @@ pub fn diff_files(
 pub fn diff(a: WaveReader, b: WaveReader, o: &DiffOptions) -> Result<CompareReport> {
     let p = pairing(a.header(), b.header(), o)?;
     let staging = o.clock.is_some();
-    let side = |r: WaveReader, vars: &[usize], second: bool| Side {
-        fs: u128::from(r.header().fs_per_unit()),
-        s: Store::new(r.header(), &p.pairs, vars, staging, second),
-        r,
-        next: Some(0),
+    let side = |r: WaveReader, vars: &[usize], second: bool| -> Result<Side> {
+        Ok(Side {
+            fs: u128::from(r.header().fs_per_unit()),
+            s: Store::new(r.header(), &p.pairs, vars, staging, second)?,
+            r,
+            next: Some(0),
+        })
     };
-    let mut sa = side(a, &p.var_a, false);
-    let mut sb = side(b, &p.var_b, true);
+    let mut sa = side(a, &p.var_a, false)?;
+    let mut sb = side(b, &p.var_b, true)?;
     match &o.clock {
         None => on_times(&mut sa, &mut sb, &p.pairs, p.report),
         Some(clk) => {
@@ -914,6 +943,43 @@ mod tests {
         }
         v += "#30\n0!\n";
         WaveReader::from_bytes(v.into_bytes()).unwrap()
+    }
+
+    /// Values that would take more than `MAX_VALUE_BYTES` a file are
+    /// refused before any is read, naming the sizes; a scope that holds
+    /// fewer is compared.
+    #[test]
+    fn values_too_large_to_hold_are_refused_by_their_size() {
+        let n = 16_385;
+        let mut v =
+            String::from("$timescale 1ns $end\n$scope module t $end\n$scope module big $end\n");
+        for i in 0..n {
+            v += &format!("$var wire 1048576 w{i} s{i} [1048575:0] $end\n");
+        }
+        v += "$upscope $end\n$scope module small $end\n$var wire 4 n q [3:0] $end\n";
+        v += "$upscope $end\n$upscope $end\n$enddefinitions $end\n#0\nb101 n\n#10\nb111 n\n";
+        let open = || WaveReader::from_bytes(v.clone().into_bytes()).unwrap();
+        let e = diff(open(), open(), &DiffOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            format!(
+                "the {} compared signals ({} bits of logic) would take {} bytes of \
+                 values a file, more than the 4294967296 a diff holds: compare part of the \
+                 waveforms with --scope, --signals or --ignore",
+                n + 1,
+                n as u64 * (1 << 20) + 4,
+                n as u64 * (1 << 18) + 4
+            )
+        );
+        let o = DiffOptions {
+            scope_a: Some("t.small".into()),
+            ..Default::default()
+        };
+        let r = diff(open(), open(), &o).unwrap();
+        assert!(r.ok(), "{r}");
+        assert_eq!(r.signals, 1);
     }
 
     /// Wide values are stored packed, four bits to a byte; the second
