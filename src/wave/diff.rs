@@ -982,6 +982,94 @@ mod tests {
         assert_eq!(r.signals, 1);
     }
 
+    /// A VCD of signals `t.s<i>` of the given widths (declared descending,
+    /// or ascending where `asc`), with `values[k][i]` written at `10 k`
+    /// (each given most significant character first, turned round where
+    /// ascending).
+    fn signals_vcd(widths: &[u32], asc: &[bool], values: &[Vec<String>]) -> WaveReader {
+        let mut v = String::from("$timescale 1ns $end\n$scope module t $end\n");
+        for (i, (&w, &a)) in widths.iter().zip(asc).enumerate() {
+            let range = if a {
+                format!("[0:{}]", w - 1)
+            } else {
+                format!("[{}:0]", w - 1)
+            };
+            v += &format!("$var wire {w} c{i} s{i} {range} $end\n");
+        }
+        v += "$upscope $end\n$enddefinitions $end\n";
+        for (k, row) in values.iter().enumerate() {
+            v += &format!("#{}\n", 10 * k);
+            for (i, x) in row.iter().enumerate() {
+                let x: String = if asc[i] {
+                    x.chars().rev().collect()
+                } else {
+                    x.clone()
+                };
+                v += &format!("b{x} c{i}\n");
+            }
+        }
+        WaveReader::from_bytes(v.into_bytes()).unwrap()
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// Signals on both sides of the packing width, either bit order in
+        /// the second file, values of `0`, `1`, `x` and `z` with planted
+        /// differences: the diff counts exactly the (time, signal) pairs
+        /// whose values differ, and reports the first in full.
+        #[test]
+        fn packed_and_unpacked_values_compare_as_characters(
+            sigs in proptest::collection::vec((60u32..140, proptest::bool::ANY), 1..5),
+            seed in proptest::prelude::any::<u64>(),
+            plant in 0.0f64..0.6,
+        ) {
+            use rand::{RngExt, SeedableRng};
+            let mut rng = rand::rngs::Xoshiro256PlusPlus::seed_from_u64(seed);
+            let widths: Vec<u32> = sigs.iter().map(|s| s.0).collect();
+            let asc: Vec<bool> = sigs.iter().map(|s| s.1).collect();
+            let mut va = Vec::new();
+            let mut vb = Vec::new();
+            for _ in 0..3 {
+                let row: Vec<String> = widths
+                    .iter()
+                    .map(|&w| (0..w).map(|_| b"01xz"[rng.random_range(0..4)] as char).collect())
+                    .collect();
+                let other: Vec<String> = row
+                    .iter()
+                    .map(|x| {
+                        let mut b = x.clone().into_bytes();
+                        if rng.random_bool(plant) {
+                            let at = rng.random_range(0..b.len());
+                            b[at] = if b[at] == b'1' { b'z' } else { b'1' };
+                        }
+                        String::from_utf8(b).unwrap()
+                    })
+                    .collect();
+                va.push(row);
+                vb.push(other);
+            }
+            let a = signals_vcd(&widths, &vec![false; widths.len()], &va);
+            let b = signals_vcd(&widths, &asc, &vb);
+            let r = diff(a, b, &DiffOptions::default()).unwrap();
+            let mut want = std::collections::BTreeMap::new();
+            for k in 0..3 {
+                for i in 0..widths.len() {
+                    if va[k][i] != vb[k][i] {
+                        *want.entry(format!("t.s{i}")).or_insert(0u64) += 1;
+                    }
+                }
+            }
+            proptest::prop_assert_eq!(&r.per_signal, &want);
+            proptest::prop_assert_eq!(r.mismatches, want.values().sum::<u64>());
+            if let Some(m) = &r.first {
+                let k = (m.time_ns / 10.0) as usize;
+                let i: usize = m.signal.trim_start_matches("t.s").parse().unwrap();
+                proptest::prop_assert_eq!(&m.expected, &va[k][i]);
+                proptest::prop_assert_eq!(&m.actual, &vb[k][i]);
+            }
+        }
+    }
+
     /// Wide values are stored packed, four bits to a byte; the second
     /// file's, read right to left, turned round as they are stored. A
     /// planted bit is found on times and on clock edges, and reported
