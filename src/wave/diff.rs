@@ -283,16 +283,23 @@ const PACK_ABOVE: u32 = 64;
 /// 16,384-switch network's, with 978,294 strings of 65,536 bits, 16 GiB).
 pub(crate) const MAX_VALUE_BYTES: u64 = 4 << 30;
 
-/// The two-bit code of a four-valued logic character (`0`, `1`, `x`, `z`;
-/// the readers give no other).
+/// The two-bit code of each four-valued logic character (`0`, `1`, `x`,
+/// `z`; the readers give no other, and anything else reads as `x`).
+const CODE: [u8; 256] = {
+    let mut t = [2u8; 256];
+    t[b'0' as usize] = 0;
+    t[b'1' as usize] = 1;
+    t[b'z' as usize] = 3;
+    t
+};
+
+/// Four characters (or the last few) as one byte of codes, the first in
+/// the top bits.
 #[inline]
-fn code_of(c: u8) -> u8 {
-    match c {
-        b'0' => 0,
-        b'1' => 1,
-        b'z' => 3,
-        _ => 2,
-    }
+fn pack4(chars: impl Iterator<Item = u8>) -> u8 {
+    chars
+        .zip([6u8, 4, 2, 0])
+        .fold(0, |b, (c, shift)| b | CODE[c as usize] << shift)
 }
 
 /// Where a slot's value lives.
@@ -442,12 +449,16 @@ impl Store {
             }
             Place::Packed { off, bits } => {
                 let out = &mut self.arena[off..off + bits.div_ceil(4) as usize];
-                out.fill(0);
-                let mut put = |i: usize, c: u8| out[i / 4] |= code_of(c) << (6 - 2 * (i % 4));
                 if self.turn[slot as usize] {
-                    bytes.iter().rev().enumerate().for_each(|(i, &c)| put(i, c));
+                    // From the last character: each chunk of four from the
+                    // end, read backwards.
+                    for (o, c) in out.iter_mut().zip(bytes.rchunks(4)) {
+                        *o = pack4(c.iter().rev().copied());
+                    }
                 } else {
-                    bytes.iter().enumerate().for_each(|(i, &c)| put(i, c));
+                    for (o, c) in out.iter_mut().zip(bytes.chunks(4)) {
+                        *o = pack4(c.iter().copied());
+                    }
                 }
             }
             Place::Str(i) => {
