@@ -6,6 +6,7 @@
 use proptest::prelude::*;
 use std::sync::Arc;
 use wormcast::Error;
+use wormcast::deadlock::WaitReport;
 use wormcast::direct::cube::{Turn, natural_list};
 use wormcast::direct::{
     CubeFabric, DirectConfig, DirectSystem, DirectTraffic, Hypercube, PortModel, Routing, WormInfo,
@@ -24,6 +25,14 @@ fn cfg(ports: PortModel, buffer_flits: u32) -> DirectConfig {
         ports,
         buffer_flits,
         ..Default::default()
+    }
+}
+
+/// Runs `s` until the watchdog reports a deadlock; its report.
+fn deadlock_report(s: &mut DirectSystem) -> WaitReport {
+    match s.run_until_delivered(100_000) {
+        Err(Error::DirectDeadlock(r)) => *r,
+        other => panic!("expected a deadlock, got {other:?}"),
     }
 }
 
@@ -163,10 +172,7 @@ fn fig3a_deadlock_in_a_one_port_system_and_its_cure() {
     let mut s = system(2, Routing::Ecube, cfg(PortModel::OnePort, 2));
     s.send(0, &[1, 3], 64).unwrap();
     s.send(2, &[3, 1], 64).unwrap();
-    let e = s.run_until_delivered(100_000).unwrap_err();
-    let Error::DirectDeadlock(r) = e else {
-        panic!("expected a deadlock, got {e}")
-    };
+    let r = deadlock_report(&mut s);
     assert_eq!(
         r.channels,
         ["IN[3]", "c[3->1 d1-]", "IN[1]", "c[1->3 d1+]"],
@@ -208,10 +214,7 @@ fn fig3c_deadlock_of_external_channels_and_its_cure() {
     for (src, list, path) in &lists {
         s.send_pinned(*src, list, 64, path).unwrap();
     }
-    let e = s.run_until_delivered(100_000).unwrap_err();
-    let Error::DirectDeadlock(r) = e else {
-        panic!("expected a deadlock, got {e}")
-    };
+    let r = deadlock_report(&mut s);
     assert_eq!(
         r.channels,
         ["c[2->3 d0+]", "c[3->1 d1-]", "c[1->0 d0-]", "c[0->2 d1+]"],
@@ -233,10 +236,7 @@ fn fig3c_deadlock_of_external_channels_and_its_cure() {
         let payload = if *src == 2 { 1 } else { 64 };
         s.send_pinned(*src, list, payload, path).unwrap();
     }
-    let e = s.run_until_delivered(100_000).unwrap_err();
-    let Error::DirectDeadlock(r) = e else {
-        panic!("expected a deadlock, got {e}")
-    };
+    let r = deadlock_report(&mut s);
     assert_eq!(
         r.channels,
         ["c[2->3 d0+]", "c[3->1 d1-]", "c[1->0 d0-]", "c[0->2 d1+]"],
