@@ -281,7 +281,7 @@ const PACK_ABOVE: u32 = 64;
 /// The most bytes the values of one file's compared signals may take:
 /// 4 GiB (a 4,096-switch network's traced signals take about 1 GiB; a
 /// 16,384-switch network's, with 978,294 strings of 65,536 bits, 16 GiB).
-pub(crate) const MAX_VALUE_BYTES: u64 = 4 << 30;
+const MAX_VALUE_BYTES: u64 = 4 << 30;
 
 /// The two-bit code of each four-valued logic character (`0`, `1`, `x`,
 /// `z`; the readers give no other, and anything else reads as `x`).

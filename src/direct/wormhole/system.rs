@@ -1556,8 +1556,9 @@ impl DirectSystem {
     /// one, the worm still in the receiver's buffer: a channel is held
     /// until the tail has left its buffer), and moves again as soon as any
     /// one is free, so a wait on a free output, on a worm that is not
-    /// stalled, or on itself counts as live. Only heads that can never move again are a
-    /// deadlock; the report names their cycle, starting at the lowest tag.
+    /// stalled, or on itself counts as live. Only heads that can never move
+    /// again are a deadlock; the report names their cycle, starting at the
+    /// lowest tag.
     fn waiting_cycle(&self, bound: u64) -> Option<WaitReport> {
         // The stalled heads, in tag order.
         let mut heads: Vec<(u32, u32, usize, u64)> = Vec::new();
