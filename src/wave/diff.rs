@@ -302,6 +302,17 @@ fn pack4(chars: impl Iterator<Item = u8>) -> u8 {
         .fold(0, |b, (c, shift)| b | CODE[c as usize] << shift)
 }
 
+/// The bytes of a store's arena a value of type `ty` takes (a string's
+/// are kept apart).
+fn room(ty: Ty) -> usize {
+    match ty {
+        Ty::Logic(w) if w > PACK_ABOVE => w.div_ceil(4) as usize,
+        Ty::Logic(w) => w as usize,
+        Ty::Real => 9,
+        Ty::Str => 0,
+    }
+}
+
 /// Where a slot's value lives.
 #[derive(Clone, Copy)]
 enum Place {
@@ -355,15 +366,7 @@ impl Store {
         let ncodes = h.codes.len();
         // The arena's size, so that it is allocated once (grown by
         // doubling, a large network's would take up to twice the room).
-        let size: u64 = pairs
-            .iter()
-            .map(|p| match p.ty {
-                Ty::Logic(w) if w > PACK_ABOVE => u64::from(w.div_ceil(4)),
-                Ty::Logic(w) => u64::from(w),
-                Ty::Real => 9,
-                Ty::Str => 0,
-            })
-            .sum();
+        let size: u64 = pairs.iter().map(|p| room(p.ty) as u64).sum();
         if size > MAX_VALUE_BYTES {
             let bits: u64 = pairs
                 .iter()
@@ -383,21 +386,20 @@ impl Store {
         let mut arena = Vec::with_capacity(size as usize);
         let mut strings = Vec::new();
         for p in pairs {
+            let off = arena.len();
+            let end = off + room(p.ty);
             place.push(match p.ty {
                 Ty::Logic(w) if w > PACK_ABOVE => {
-                    let off = arena.len();
                     // Every bit `x` (code 2).
-                    arena.resize(off + w.div_ceil(4) as usize, 0b1010_1010);
+                    arena.resize(end, 0b1010_1010);
                     Place::Packed { off, bits: w }
                 }
                 Ty::Logic(w) => {
-                    let off = arena.len();
-                    arena.resize(off + w as usize, b'x');
+                    arena.resize(end, b'x');
                     Place::Fixed { off, len: w }
                 }
                 Ty::Real => {
-                    let off = arena.len();
-                    arena.resize(off + 9, 0);
+                    arena.resize(end, 0);
                     Place::Fixed { off, len: 9 }
                 }
                 Ty::Str => {
