@@ -27,10 +27,13 @@
 //!   signal) pair; two files with different numbers of cycles differ.
 //!
 //! Both files are read at once, each on its own thread; the work is linear
-//! in the signals and the changes.
+//! in the signals and the changes. Each side holds every compared
+//! signal's current value, one wider than 64 bits packed and without the
+//! run of equal characters it starts with, and stops with an error that
+//! names the sizes once its values come to more than 4 GiB.
 
 use super::cosim::{check_clock, find_by_path};
-use super::header::{Event, VarKind, WaveHeader, WaveVar};
+use super::header::{Event, VarKind, WaveHeader, WaveVar, pad_of};
 use super::map::SignalMap;
 use super::report::{CompareReport, Mismatch, TypeClash};
 use super::stream::WaveReader;
@@ -273,14 +276,16 @@ pub(crate) fn pairing(ha: &WaveHeader, hb: &WaveHeader, o: &DiffOptions) -> Resu
     })
 }
 
-/// Logic signals wider than this are stored packed, four bits to a byte
-/// (a 4,096-bit reachability string takes 1 KB, not 4 KB: a 1,024-switch
-/// network's values would otherwise take over 250 MB a file).
+/// Logic signals wider than this are stored packed, four bits to a byte,
+/// and without the run of equal characters their value starts with (a
+/// 4,096-bit reachability string takes at most 1 KB, not 4 KB, and a
+/// 65,536-bit string that is all `0` but its last few bits takes a few
+/// bytes: the values of a 16,384-switch network's trace would otherwise
+/// take 16 GB a file).
 const PACK_ABOVE: u32 = 64;
 
-/// The most bytes the values of one file's compared signals may take:
-/// 4 GiB (a 4,096-switch network's traced signals take about 1 GiB; a
-/// 16,384-switch network's, with 978,294 strings of 65,536 bits, 16 GiB).
+/// The most bytes the values of one file's compared signals may take at
+/// once: 4 GiB.
 const MAX_VALUE_BYTES: u64 = 4 << 30;
 
 /// The two-bit code of each four-valued logic character (`0`, `1`, `x`,
@@ -293,20 +298,11 @@ const CODE: [u8; 256] = {
     t
 };
 
-/// Four characters (or the last few) as one byte of codes, the first in
-/// the top bits.
-#[inline]
-fn pack4(chars: impl Iterator<Item = u8>) -> u8 {
-    chars
-        .zip([6u8, 4, 2, 0])
-        .fold(0, |b, (c, shift)| b | CODE[c as usize] << shift)
-}
-
 /// The bytes of a store's arena a value of type `ty` takes (a string's
-/// are kept apart).
+/// and a wide logic value's are kept apart).
 fn room(ty: Ty) -> usize {
     match ty {
-        Ty::Logic(w) if w > PACK_ABOVE => w.div_ceil(4) as usize,
+        Ty::Logic(w) if w > PACK_ABOVE => 0,
         Ty::Logic(w) => w as usize,
         Ty::Real => 9,
         Ty::Str => 0,
@@ -318,20 +314,106 @@ fn room(ty: Ty) -> usize {
 enum Place {
     /// Logic characters, or a real as a set flag and 8 bytes, in the arena.
     Fixed { off: usize, len: u32 },
-    /// A logic value of `bits` bits, wider than [`PACK_ABOVE`], as two-bit
-    /// codes in `bits.div_ceil(4)` bytes of the arena, most significant bit
-    /// first (in the first file's bit order: the second file's value is
-    /// turned round as it is stored when the pair is read right to left).
-    Packed { off: usize, bits: u32 },
+    /// A logic value of `bits` bits, wider than [`PACK_ABOVE`]: `Wide`
+    /// `i` of the store (in the first file's bit order: the second file's
+    /// value is turned round as it is stored when the pair is read right
+    /// to left).
+    Wide { i: u32, bits: u32 },
     /// An index into the strings.
     Str(u32),
+}
+
+/// A logic value wider than [`PACK_ABOVE`], in a form that two equal
+/// values of one width share: the value's characters are cut into groups
+/// of four from the last (the first group may be short, and is then
+/// thought of as filled out in front with the value's first character);
+/// the groups at the front made only of the first character are left
+/// out, and the rest kept as two-bit codes, four to a byte, first
+/// character in the top bits.
+#[derive(Default)]
+struct Wide {
+    /// The code of the value's first character.
+    lead: u8,
+    /// The groups after the ones left out.
+    groups: Vec<u8>,
+}
+
+impl Wide {
+    /// Stores the `w`-bit value `bits`, written shorter than `w` when its
+    /// first characters are its first written character's extension
+    /// ([`pad_of`]); returns how many bytes the store holds more (or
+    /// fewer) than before.
+    fn set(&mut self, w: usize, bits: &[u8]) -> i64 {
+        let n = bits.len();
+        let pad = w - n;
+        let first = if pad > 0 { pad_of(bits[0]) } else { bits[0] };
+        let lead = CODE[first as usize];
+        let run = pad
+            + bits
+                .iter()
+                .take_while(|&&c| CODE[c as usize] == lead)
+                .count();
+        // The groups start at 0, r, r + 4, ... (r = w % 4): those that end
+        // within the run are left out.
+        let r = w % 4;
+        let from = if run < r { 0 } else { run - (run - r) % 4 };
+        let before = self.groups.capacity();
+        self.lead = lead;
+        self.groups.clear();
+        let mut acc = 0u8;
+        let mut k = 0;
+        let mut put = |code: u8, g: &mut Vec<u8>| {
+            acc = acc << 2 | code;
+            k += 1;
+            if k == 4 {
+                g.push(acc);
+                (acc, k) = (0, 0);
+            }
+        };
+        // The first group filled out in front.
+        for _ in 0..(4 - (w - from) % 4) % 4 {
+            put(lead, &mut self.groups);
+        }
+        for _ in from..pad {
+            put(CODE[first as usize], &mut self.groups);
+        }
+        for &c in &bits[from.saturating_sub(pad)..] {
+            put(CODE[c as usize], &mut self.groups);
+        }
+        debug_assert_eq!(k, 0);
+        // Memory a value no longer needs is given back, unless little.
+        if self.groups.capacity() > 4 * self.groups.len() + 64 {
+            self.groups.shrink_to_fit();
+        }
+        self.groups.capacity() as i64 - before as i64
+    }
+
+    /// The `w`-bit value as text.
+    fn text(&self, w: usize) -> String {
+        let held = 4 * self.groups.len();
+        let mut t = String::with_capacity(w);
+        for _ in held..w {
+            t.push(b"01xz"[self.lead as usize] as char);
+        }
+        for i in held.saturating_sub(w)..held {
+            let code = self.groups[i / 4] >> (6 - 2 * (i % 4)) & 3;
+            t.push(b"01xz"[code as usize] as char);
+        }
+        t
+    }
 }
 
 /// One file's values of the compared signals (slot `k` is pair `k`).
 struct Store {
     place: Vec<Place>,
     arena: Vec<u8>,
+    wide: Vec<Wide>,
     strings: Vec<Vec<u8>>,
+    /// Bytes the arena and the wide values hold, and the most they may.
+    held: u64,
+    max: u64,
+    /// Which file this is ("first" or "second"), for errors.
+    which: &'static str,
     /// Slots of each identifier code (compressed rows).
     code_start: Vec<u32>,
     code_slots: Vec<u32>,
@@ -339,9 +421,11 @@ struct Store {
     staging: bool,
     staged: Vec<(u32, u32, u32)>,
     staged_bytes: Vec<u8>,
-    /// Store packed values turned round when their pair is read right to
+    /// Store wide values turned round when their pair is read right to
     /// left (the second file's store).
     turn: Vec<bool>,
+    /// A value turned round, whole.
+    turned: Vec<u8>,
     /// Slots changed since the last comparison.
     changed: Vec<u32>,
     is_changed: Vec<bool>,
@@ -354,45 +438,49 @@ struct Store {
 impl Store {
     /// The store of the file whose compared variables are `vars`; `second`
     /// for the second file (its values of pairs read right to left are
-    /// turned round when packed). Refused, naming the sizes, when the
-    /// values would take more than [`MAX_VALUE_BYTES`].
+    /// turned round when stored wide). Refused, naming the sizes, when
+    /// the values of the signals up to [`PACK_ABOVE`] bits wide would take
+    /// more than `max` bytes (wider values are counted as they come,
+    /// [`Store::check`]).
     fn new(
         h: &WaveHeader,
         pairs: &[Pair],
         vars: &[usize],
         staging: bool,
         second: bool,
+        max: u64,
     ) -> Result<Store> {
         let ncodes = h.codes.len();
+        let which = if second { "second" } else { "first" };
         // The arena's size, so that it is allocated once (grown by
         // doubling, a large network's would take up to twice the room).
         let size: u64 = pairs.iter().map(|p| room(p.ty) as u64).sum();
-        if size > MAX_VALUE_BYTES {
-            let bits: u64 = pairs
-                .iter()
-                .map(|p| match p.ty {
-                    Ty::Logic(w) => u64::from(w),
-                    _ => 0,
-                })
-                .sum();
+        if size > max {
             return Err(Error::Wave(format!(
-                "the {} compared signals ({bits} bits of logic) would take {size} bytes of \
-                 values a file, more than the {MAX_VALUE_BYTES} a diff holds: compare part of \
-                 the waveforms with --scope, --signals or --ignore",
+                "the values of the {} compared signals would take {size} bytes in the {which} \
+                 waveform, more than the {max} a diff holds a file: compare part of the \
+                 waveforms with --scope, --signals or --ignore",
                 pairs.len()
             )));
         }
         let mut place = Vec::with_capacity(pairs.len());
         let mut arena = Vec::with_capacity(size as usize);
+        let mut wide = Vec::new();
         let mut strings = Vec::new();
         for p in pairs {
             let off = arena.len();
             let end = off + room(p.ty);
             place.push(match p.ty {
                 Ty::Logic(w) if w > PACK_ABOVE => {
-                    // Every bit `x` (code 2).
-                    arena.resize(end, 0b1010_1010);
-                    Place::Packed { off, bits: w }
+                    // Every bit `x`.
+                    wide.push(Wide {
+                        lead: CODE[b'x' as usize],
+                        groups: Vec::new(),
+                    });
+                    Place::Wide {
+                        i: wide.len() as u32 - 1,
+                        bits: w,
+                    }
                 }
                 Ty::Logic(w) => {
                     arena.resize(end, b'x');
@@ -426,13 +514,18 @@ impl Store {
         Ok(Store {
             place,
             arena,
+            wide,
             strings,
+            held: size,
+            max,
+            which,
             code_start: start,
             code_slots,
             staging,
             staged: Vec::new(),
             staged_bytes: Vec::new(),
             turn: pairs.iter().map(|p| second && p.flip).collect(),
+            turned: Vec::new(),
             changed: Vec::new(),
             is_changed: vec![false; pairs.len()],
             clock: None,
@@ -441,27 +534,33 @@ impl Store {
         })
     }
 
-    /// Writes a slot's value and marks it changed (whether or not the
-    /// value is new: the comparison decides).
+    /// Writes a slot's value (given as the reader wrote it: shorter than
+    /// the variable when extended on the left) and marks it changed
+    /// (whether or not the value is new: the comparison decides).
     #[inline]
     fn write(&mut self, slot: u32, bytes: &[u8]) {
         match self.place[slot as usize] {
             Place::Fixed { off, len } => {
-                self.arena[off..off + len as usize].copy_from_slice(bytes);
-            }
-            Place::Packed { off, bits } => {
-                let out = &mut self.arena[off..off + bits.div_ceil(4) as usize];
-                if self.turn[slot as usize] {
-                    // From the last character: each chunk of four from the
-                    // end, read backwards.
-                    for (o, c) in out.iter_mut().zip(bytes.rchunks(4)) {
-                        *o = pack4(c.iter().rev().copied());
-                    }
-                } else {
-                    for (o, c) in out.iter_mut().zip(bytes.chunks(4)) {
-                        *o = pack4(c.iter().copied());
-                    }
+                let out = &mut self.arena[off..off + len as usize];
+                let pad = out.len() - bytes.len();
+                if pad > 0 {
+                    out[..pad].fill(pad_of(bytes[0]));
                 }
+                out[pad..].copy_from_slice(bytes);
+            }
+            Place::Wide { i, bits } => {
+                let w = bits as usize;
+                let grew = if self.turn[slot as usize] {
+                    // The whole value, from its last character.
+                    let t = &mut self.turned;
+                    t.clear();
+                    t.extend(bytes.iter().rev());
+                    t.resize(w, pad_of(bytes[0]));
+                    self.wide[i as usize].set(w, t)
+                } else {
+                    self.wide[i as usize].set(w, bytes)
+                };
+                self.held = self.held.wrapping_add_signed(grew);
             }
             Place::Str(i) => {
                 let s = &mut self.strings[i as usize];
@@ -483,11 +582,13 @@ impl Store {
         );
         for i in a..b {
             let slot = self.code_slots[i];
-            // The readers give every value its variable's width (and a
-            // type clash keeps a pair out), so a fixed slot always fits.
+            // The readers give every value at most its variable's width,
+            // and a logic value of a variable wider than none at least one
+            // character (and a type clash keeps a pair out).
             debug_assert!(match self.place[slot as usize] {
-                Place::Fixed { len, .. } => len as usize == bytes.len(),
-                Place::Packed { bits, .. } => bits as usize == bytes.len(),
+                Place::Fixed { len, .. } =>
+                    bytes.len() <= len as usize && (len == 0 || !bytes.is_empty()),
+                Place::Wide { bits, .. } => bytes.len() <= bits as usize && !bytes.is_empty(),
                 Place::Str(_) => true,
             });
             if self.staging {
@@ -498,6 +599,25 @@ impl Store {
                 self.write(slot, bytes);
             }
         }
+    }
+
+    /// Refuses the values held once they take more than the store may
+    /// hold, naming the sizes; `at`: the time (file units) of the changes
+    /// read last.
+    fn check(&self, at: Option<u64>) -> Result<()> {
+        if self.held <= self.max {
+            return Ok(());
+        }
+        Err(Error::Wave(format!(
+            "the values of the {} compared signals came to {} bytes in the {} waveform by \
+             time {}, more than the {} a diff holds a file: compare part of the waveforms \
+             with --scope, --signals or --ignore",
+            self.place.len(),
+            self.held,
+            self.which,
+            at.unwrap_or(0),
+            self.max
+        )))
     }
 
     /// Clock-edge mode: applies the staged changes.
@@ -514,11 +634,11 @@ impl Store {
         self.clk_cur = self.clk_next;
     }
 
-    /// A slot's stored bytes (packed codes for a packed slot).
+    /// A slot's stored bytes (not for a wide slot).
     fn bytes(&self, slot: usize) -> &[u8] {
         match self.place[slot] {
             Place::Fixed { off, len } => &self.arena[off..off + len as usize],
-            Place::Packed { off, bits } => &self.arena[off..off + bits.div_ceil(4) as usize],
+            Place::Wide { .. } => unreachable!("a wide value is not held as characters"),
             Place::Str(i) => &self.strings[i as usize],
         }
     }
@@ -528,8 +648,11 @@ impl Store {
     #[inline]
     fn agrees(&self, other: &Store, k: usize, p: &Pair) -> bool {
         match self.place[k] {
-            // Both packed in the first file's bit order.
-            Place::Packed { .. } => self.bytes(k) == other.bytes(k),
+            // Both in the first file's bit order.
+            Place::Wide { i, .. } => {
+                let (x, y) = (&self.wide[i as usize], &other.wide[i as usize]);
+                x.lead == y.lead && x.groups == y.groups
+            }
             _ => same(p, self.bytes(k), other.bytes(k)),
         }
     }
@@ -538,12 +661,7 @@ impl Store {
     /// is the second file's, of a pair read right to left).
     fn text(&self, slot: usize, ty: Ty, flip: bool) -> String {
         match self.place[slot] {
-            Place::Packed { bits, .. } => {
-                let b = self.bytes(slot);
-                (0..bits as usize)
-                    .map(|i| b"01xz"[(b[i / 4] >> (6 - 2 * (i % 4)) & 3) as usize] as char)
-                    .collect()
-            }
+            Place::Wide { i, bits } => self.wide[i as usize].text(bits as usize),
             _ => value_text(ty, self.bytes(slot), flip),
         }
     }
@@ -601,17 +719,20 @@ impl Side {
     /// Applies one group of changes (those before the next time event)
     /// and moves `next` on.
     fn pull(&mut self) -> Result<()> {
+        let at = self.next;
         let mut real = [0u8; 9];
         let s = &mut self.s;
         loop {
-            let Some(e) = self.r.next_event()? else {
+            // Values as written: a wide value's run of leading characters
+            // is not widened only to be packed away.
+            let Some(e) = self.r.next_event_short()? else {
                 self.next = None;
-                return Ok(());
+                break;
             };
             match e {
                 Event::Time(t) => {
                     self.next = Some(t);
-                    return Ok(());
+                    break;
                 }
                 Event::Logic { code, bits } => {
                     if Some(code) == s.clock {
@@ -627,6 +748,7 @@ impl Side {
                 Event::Str { code, value } => s.apply(code, value),
             }
         }
+        s.check(at)
     }
 
     fn next_fs(&self) -> Option<u128> {
@@ -656,12 +778,17 @@ pub fn diff_files(
 
 /// Compares two waveforms (see the module docs).
 pub fn diff(a: WaveReader, b: WaveReader, o: &DiffOptions) -> Result<CompareReport> {
+    diff_holding(a, b, o, MAX_VALUE_BYTES)
+}
+
+/// [`diff`], holding at most `max` bytes of values a file.
+fn diff_holding(a: WaveReader, b: WaveReader, o: &DiffOptions, max: u64) -> Result<CompareReport> {
     let p = pairing(a.header(), b.header(), o)?;
     let staging = o.clock.is_some();
     let side = |r: WaveReader, vars: &[usize], second: bool| -> Result<Side> {
         Ok(Side {
             fs: u128::from(r.header().fs_per_unit()),
-            s: Store::new(r.header(), &p.pairs, vars, staging, second)?,
+            s: Store::new(r.header(), &p.pairs, vars, staging, second, max)?,
             r,
             next: Some(0),
         })
@@ -958,11 +1085,13 @@ mod tests {
         WaveReader::from_bytes(v.into_bytes()).unwrap()
     }
 
-    /// Values that would take more than `MAX_VALUE_BYTES` a file are
-    /// refused before any is read, naming the sizes; a scope that holds
-    /// fewer is compared.
+    /// A file of 16,385 signals of 1,048,576 bits (16 GiB of characters,
+    /// 4 GiB packed) written short is compared holding a few bytes of
+    /// each; values that come to more than a diff may hold are refused
+    /// when they do, naming the sizes and the time, and a scope that
+    /// holds fewer is compared.
     #[test]
-    fn values_too_large_to_hold_are_refused_by_their_size() {
+    fn values_are_held_short_and_refused_by_their_size() {
         let n = 16_385;
         let mut v =
             String::from("$timescale 1ns $end\n$scope module t $end\n$scope module big $end\n");
@@ -970,36 +1099,94 @@ mod tests {
             v += &format!("$var wire 1048576 w{i} s{i} [1048575:0] $end\n");
         }
         v += "$upscope $end\n$scope module small $end\n$var wire 4 n q [3:0] $end\n";
-        v += "$upscope $end\n$upscope $end\n$enddefinitions $end\n#0\nb101 n\n#10\nb111 n\n";
+        v += "$upscope $end\n$upscope $end\n$enddefinitions $end\n#0\nb101 n\n";
+        for i in 0..n {
+            v += &format!("b{:b} w{i}\n", i + 1);
+        }
+        v += "#10\nb111 n\nbz1 w3\n#20\nb1";
+        v += &"0".repeat(999_999);
+        v += " w7\n";
         let open = || WaveReader::from_bytes(v.clone().into_bytes()).unwrap();
-        let e = diff(open(), open(), &DiffOptions::default())
-            .unwrap_err()
-            .to_string();
+        let r = diff(open(), open(), &DiffOptions::default()).unwrap();
+        assert!(r.ok(), "{r}");
         assert_eq!(
-            e,
+            (r.signals, r.comparisons, r.times),
+            (n + 1, n as u64 + 4, Some(3))
+        );
+        let refused = |max: u64| {
+            diff_holding(open(), open(), &DiffOptions::default(), max)
+                .unwrap_err()
+                .to_string()
+        };
+        // At time 0 each value takes a byte or more (a few: at most 8);
+        // the value of a million characters at time 20, 250,000 bytes.
+        let r = diff_holding(open(), open(), &DiffOptions::default(), 1 << 20).unwrap();
+        assert!(r.ok(), "{r}");
+        let e = refused(n as u64 / 2);
+        let (start, end) = e.split_once(" bytes in ").expect(&e);
+        assert_eq!(
+            start.rsplit_once(' ').unwrap().0,
+            format!("the values of the {} compared signals came to", n + 1),
+        );
+        assert_eq!(
+            end,
             format!(
-                "the {} compared signals ({} bits of logic) would take {} bytes of \
-                 values a file, more than the 4294967296 a diff holds: compare part of the \
-                 waveforms with --scope, --signals or --ignore",
-                n + 1,
-                n as u64 * (1 << 20) + 4,
-                n as u64 * (1 << 18) + 4
+                "the first waveform by time 0, more than the {} a diff holds a file: \
+                 compare part of the waveforms with --scope, --signals or --ignore",
+                n / 2
             )
+        );
+        let e = refused(200_000);
+        assert!(
+            e.contains(" bytes in the first waveform by time 20, "),
+            "{e}"
         );
         let o = DiffOptions {
             scope_a: Some("t.small".into()),
             ..Default::default()
         };
-        let r = diff(open(), open(), &o).unwrap();
+        let r = diff_holding(open(), open(), &o, 4).unwrap();
         assert!(r.ok(), "{r}");
         assert_eq!(r.signals, 1);
+        // The signals up to 64 bits wide are held as characters from the
+        // start.
+        let e = diff_holding(open(), open(), &o, 3).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "the values of the 1 compared signals would take 4 bytes in the first waveform, \
+             more than the 3 a diff holds a file: compare part of the waveforms with --scope, \
+             --signals or --ignore"
+        );
+    }
+
+    /// `x` (a value as written in a VCD) without the first `j` characters,
+    /// `j` drawn from those the reader puts back when it extends the rest
+    /// on the left.
+    fn written_short(x: &str, rng: &mut impl rand::Rng) -> String {
+        use rand::RngExt;
+        let b = x.as_bytes();
+        let run = b.iter().take_while(|&&c| c == b[0]).count();
+        let after = b.get(run).copied();
+        let most = match b[0] {
+            b'x' | b'z' => run - 1,
+            b'0' if after == Some(b'1') => run,
+            b'0' => run - 1,
+            _ => 0,
+        };
+        x[rng.random_range(0..=most)..].to_string()
     }
 
     /// A VCD of signals `t.s<i>` of the given widths (declared descending,
     /// or ascending where `asc`), with `values[k][i]` written at `10 k`
     /// (each given most significant character first, turned round where
-    /// ascending).
-    fn signals_vcd(widths: &[u32], asc: &[bool], values: &[Vec<String>]) -> WaveReader {
+    /// ascending), with some of its first characters left out where
+    /// `short` gives a generator.
+    fn signals_vcd(
+        widths: &[u32],
+        asc: &[bool],
+        values: &[Vec<String>],
+        mut short: Option<rand::rngs::Xoshiro256PlusPlus>,
+    ) -> WaveReader {
         let mut v = String::from("$timescale 1ns $end\n$scope module t $end\n");
         for (i, (&w, &a)) in widths.iter().zip(asc).enumerate() {
             let range = if a {
@@ -1013,11 +1200,14 @@ mod tests {
         for (k, row) in values.iter().enumerate() {
             v += &format!("#{}\n", 10 * k);
             for (i, x) in row.iter().enumerate() {
-                let x: String = if asc[i] {
+                let mut x: String = if asc[i] {
                     x.chars().rev().collect()
                 } else {
                     x.clone()
                 };
+                if let Some(rng) = &mut short {
+                    x = written_short(&x, rng);
+                }
                 v += &format!("b{x} c{i}\n");
             }
         }
@@ -1027,7 +1217,8 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
         /// Signals on both sides of the packing width, either bit order in
-        /// the second file, values of `0`, `1`, `x` and `z` with planted
+        /// the second file, values of `0`, `1`, `x` and `z` that start with
+        /// runs of one character, written whole or short, with planted
         /// differences: the diff counts exactly the (time, signal) pairs
         /// whose values differ, and reports the first in full.
         #[test]
@@ -1035,6 +1226,8 @@ mod tests {
             sigs in proptest::collection::vec((60u32..140, proptest::bool::ANY), 1..5),
             seed in proptest::prelude::any::<u64>(),
             plant in 0.0f64..0.6,
+            short_a in proptest::bool::ANY,
+            short_b in proptest::bool::ANY,
         ) {
             use rand::{RngExt, SeedableRng};
             let mut rng = rand::rngs::Xoshiro256PlusPlus::seed_from_u64(seed);
@@ -1043,9 +1236,16 @@ mod tests {
             let mut va = Vec::new();
             let mut vb = Vec::new();
             for _ in 0..3 {
+                // A run of one character, then any.
                 let row: Vec<String> = widths
                     .iter()
-                    .map(|&w| (0..w).map(|_| b"01xz"[rng.random_range(0..4)] as char).collect())
+                    .map(|&w| {
+                        let c = b"01xz"[rng.random_range(0..4)] as char;
+                        let k = rng.random_range(0..=w);
+                        (0..w)
+                            .map(|i| if i < k { c } else { b"01xz"[rng.random_range(0..4)] as char })
+                            .collect()
+                    })
                     .collect();
                 let other: Vec<String> = row
                     .iter()
@@ -1061,8 +1261,9 @@ mod tests {
                 va.push(row);
                 vb.push(other);
             }
-            let a = signals_vcd(&widths, &vec![false; widths.len()], &va);
-            let b = signals_vcd(&widths, &asc, &vb);
+            let short = |on: bool| on.then(|| rand::rngs::Xoshiro256PlusPlus::seed_from_u64(!seed));
+            let a = signals_vcd(&widths, &vec![false; widths.len()], &va, short(short_a));
+            let b = signals_vcd(&widths, &asc, &vb, short(short_b));
             let r = diff(a, b, &DiffOptions::default()).unwrap();
             let mut want = std::collections::BTreeMap::new();
             for k in 0..3 {

@@ -282,6 +282,17 @@ pub(crate) fn preview(items: &[String]) -> String {
     s
 }
 
+/// The character a logic value written shorter than its variable is
+/// extended with on the left, after its first character `first`: `x`
+/// after `x`, `z` after `z`, `0` otherwise (IEEE 1364-2005 18.2.3).
+#[inline]
+pub(crate) fn pad_of(first: u8) -> u8 {
+    match first {
+        b'x' | b'z' => first,
+        _ => b'0',
+    }
+}
+
 /// One item of the value changes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Event<'a> {

@@ -30,7 +30,7 @@
 
 use super::header::{
     CodeInfo, Event, Format, VarKind, WaveHeader, WaveVar, check_width, join_scopes, logic_char,
-    parse_timescale, split_name,
+    pad_of, parse_timescale, split_name,
 };
 use crate::{Error, Result};
 use rustc_hash::FxHashMap;
@@ -161,6 +161,9 @@ pub struct VcdReader<R> {
     /// A position before `pos` whose bytes `fill` keeps (the value whose
     /// identifier code is being read).
     keep: Option<usize>,
+    /// Give a vector written shorter than its variable as written, for the
+    /// consumer to extend (see [`super::WaveReader`]).
+    short: bool,
 }
 
 const BUF: usize = 1 << 18;
@@ -214,7 +217,16 @@ impl<R: Read> VcdReader<R> {
             time: None,
             path,
             keep: None,
+            short: false,
         }
+    }
+
+    /// From now on, a logic value written shorter than its variable is
+    /// given as written (at least one character), not extended on the
+    /// left: the extension (`x` after `x`, `z` after `z`, `0` otherwise)
+    /// is left to the consumer.
+    pub(crate) fn keep_short(&mut self) {
+        self.short = true;
     }
 
     /// The header.
@@ -615,13 +627,11 @@ impl<R: Read> VcdReader<R> {
             }
         }
         self.scratch.clear();
-        if width > 0 {
+        if width > 1 && self.short {
+            self.scratch.push(v);
+        } else if width > 0 {
             // A scalar for a vector: extended on the left.
-            let pad = match v {
-                b'x' | b'z' => v,
-                _ => b'0',
-            };
-            self.scratch.resize(width - 1, pad);
+            self.scratch.resize(width - 1, pad_of(v));
             self.scratch.push(v);
         }
         Ok(Some(Event::Logic {
@@ -691,17 +701,13 @@ impl<R: Read> VcdReader<R> {
         if n == 0 {
             return Err(self.err("an empty vector value `b`"));
         }
-        if n == w {
+        if n == w || self.short {
             return Ok(Some(Event::Logic {
                 code: idx,
                 bits: &self.buf[a + 1..a + 1 + n],
             }));
         }
-        let pad = match self.buf[a + 1] {
-            b'x' => b'x',
-            b'z' => b'z',
-            _ => b'0',
-        };
+        let pad = pad_of(self.buf[a + 1]);
         self.scratch.clear();
         self.scratch.resize(w - n, pad);
         self.scratch.extend_from_slice(&self.buf[a + 1..a + 1 + n]);

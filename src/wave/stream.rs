@@ -16,7 +16,7 @@
 //! file, never a crash. The guard silences the panic's message only on the
 //! reader threads.
 
-use super::header::{Event, Format, LOGIC, WaveHeader};
+use super::header::{Event, Format, LOGIC, WaveHeader, pad_of};
 use super::read::{VcdReader, detect_format};
 use crate::{Error, Result};
 use std::cell::Cell;
@@ -183,6 +183,8 @@ pub struct WaveReader {
     next: usize,
     done: bool,
     path: Option<PathBuf>,
+    /// A logic value written shorter than its variable, extended.
+    widened: Vec<u8>,
 }
 
 impl WaveReader {
@@ -224,6 +226,9 @@ impl WaveReader {
     /// A VCD read on a thread of its own.
     pub fn from_vcd<R: Read + Send + 'static>(mut r: VcdReader<R>) -> Self {
         let header = r.detach_header();
+        // Values written short (`b0` for a 65,536-bit variable) cross the
+        // threads as written; `next_event` extends them.
+        r.keep_short();
         Self::spawn(
             header,
             Box::new(move |sink: &mut Sink| {
@@ -262,6 +267,7 @@ impl WaveReader {
             next: 0,
             done: false,
             path: None,
+            widened: Vec::new(),
         }
     }
 
@@ -284,6 +290,55 @@ impl WaveReader {
     /// file comes after every event before it.
     #[inline]
     pub fn next_event(&mut self) -> Result<Option<Event<'_>>> {
+        let Some(item) = self.next_item()? else {
+            return Ok(None);
+        };
+        if let Item::Logic { code, at, len } = item {
+            let w = self.header.codes[code as usize].width as usize;
+            if (len as usize) < w {
+                // Written shorter than its variable: extended on the left.
+                let bits = &self.cur.bytes[at as usize..(at + len) as usize];
+                self.widened.clear();
+                self.widened.resize(w - bits.len(), pad_of(bits[0]));
+                self.widened.extend_from_slice(bits);
+                return Ok(Some(Event::Logic {
+                    code,
+                    bits: &self.widened,
+                }));
+            }
+        }
+        Ok(Some(self.event(item)))
+    }
+
+    /// The next event as [`WaveReader::next_event`] gives it, except that
+    /// a logic value written shorter than its variable (a VCD's `b0` for
+    /// a wide vector) comes as written, at least one character: the
+    /// characters before it are its first character's extension
+    /// ([`pad_of`]).
+    #[inline]
+    pub(crate) fn next_event_short(&mut self) -> Result<Option<Event<'_>>> {
+        Ok(self.next_item()?.map(|item| self.event(item)))
+    }
+
+    #[inline]
+    fn event(&self, item: Item) -> Event<'_> {
+        let bytes = &self.cur.bytes;
+        match item {
+            Item::Time(t) => Event::Time(t),
+            Item::Real { code, value } => Event::Real { code, value },
+            Item::Logic { code, at, len } => Event::Logic {
+                code,
+                bits: &bytes[at as usize..(at + len) as usize],
+            },
+            Item::Str { code, at, len } => Event::Str {
+                code,
+                value: &bytes[at as usize..(at + len) as usize],
+            },
+        }
+    }
+
+    #[inline]
+    fn next_item(&mut self) -> Result<Option<Item>> {
         if self.next == self.cur.items.len() {
             if self.done {
                 return Ok(None);
@@ -312,19 +367,7 @@ impl WaveReader {
         }
         let item = self.cur.items[self.next];
         self.next += 1;
-        let bytes = &self.cur.bytes;
-        Ok(Some(match item {
-            Item::Time(t) => Event::Time(t),
-            Item::Real { code, value } => Event::Real { code, value },
-            Item::Logic { code, at, len } => Event::Logic {
-                code,
-                bits: &bytes[at as usize..(at + len) as usize],
-            },
-            Item::Str { code, at, len } => Event::Str {
-                code,
-                value: &bytes[at as usize..(at + len) as usize],
-            },
-        }))
+        Ok(Some(item))
     }
 }
 
@@ -374,6 +417,39 @@ mod tests {
         }
         assert_eq!(n, 200_000);
         assert!(r.next_event().unwrap().is_none());
+    }
+
+    /// A VCD's values written shorter than their variables cross the
+    /// threads as written: `next_event` extends them on the left (`x`
+    /// after `x`, `z` after `z`, `0` otherwise), `next_event_short` gives
+    /// them as written.
+    #[test]
+    fn values_written_short_are_extended_unless_asked_for_as_written() {
+        let text = "$var wire 8 ! v $end $var wire 4 \" w $end $var wire 1 # c $end \
+                    $enddefinitions $end\n#0\nb1 !\nx\"\n1#\n#1\nbz01 !\nb0101 \"\nb0 !\n";
+        let values = |short: bool| {
+            let mut r = WaveReader::from_bytes(text.as_bytes().to_vec()).unwrap();
+            let mut out = Vec::new();
+            loop {
+                let e = if short {
+                    r.next_event_short()
+                } else {
+                    r.next_event()
+                };
+                match e.unwrap() {
+                    None => break out,
+                    Some(Event::Logic { bits, .. }) => {
+                        out.push(String::from_utf8(bits.to_vec()).unwrap())
+                    }
+                    Some(_) => {}
+                }
+            }
+        };
+        assert_eq!(
+            values(false),
+            ["00000001", "xxxx", "1", "zzzzzz01", "0101", "00000000"]
+        );
+        assert_eq!(values(true), ["1", "x", "1", "z01", "0101", "0"]);
     }
 
     #[test]
