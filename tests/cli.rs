@@ -365,6 +365,60 @@ fn bad_input_fails_with_a_message_naming_the_problem() {
     }
 }
 
+/// Traffic whose longest packet does not fit the cut-through switch's
+/// input buffers is refused before the first cycle, and before the
+/// waveform asked for is made, whether or not a packet that long would be
+/// drawn (at 0.001 flits a node a cycle, 100 cycles draw none). On 256
+/// nodes a unicast header is 2 flits, so a 128-flit packet carries 126
+/// after it; the longest header of 8 destinations is a bit string's,
+/// 1 + 256 / 8 = 33 flits; an SSR one is 3; a multi-drop one 1 + 8 pairs
+/// of 2 flits.
+#[test]
+fn traffic_too_long_for_the_buffers_is_refused_before_the_run() {
+    let vcd = tmp("too-long.vcd");
+    let _ = std::fs::remove_file(&vcd);
+    let args = |scheme: &'static str, buffer: &'static str| {
+        vec![
+            "run",
+            "--topology",
+            "irregular:switches=64,ports=8,nodes=256",
+            "--traffic",
+            "multicast",
+            "--degree",
+            "8",
+            "--load",
+            "0.001",
+            "--scheme",
+            scheme,
+            "--buffer",
+            buffer,
+            "--warmup",
+            "0",
+            "--cycles",
+            "100",
+            "--vcd",
+            vcd.to_str().unwrap(),
+        ]
+    };
+    for (scheme, longest) in [
+        ("bit-string", 33 + 126),
+        ("ssr", 3 + 126),
+        ("multi-drop", 1 + 8 * 2 + 126),
+        ("unicast", 128),
+    ] {
+        refused(
+            &args(scheme, "16"),
+            &format!(
+                "input buffer of 16 flits is not larger than the largest packet of {longest} flits"
+            ),
+        );
+        assert!(!vcd.exists(), "{scheme}: a refused run made {vcd:?}");
+    }
+    // One flit more than the longest packet runs, and writes its waveform.
+    ok(&wormcast(&args("bit-string", "160")));
+    assert!(vcd.exists());
+}
+
 /// Runs `wormcast args`, which must refuse its input: exit status 2 and an
 /// error that contains `needle`.
 fn refused(args: &[&str], needle: &str) {

@@ -551,6 +551,13 @@ impl Prepared<'_> {
         self.e.threads()
     }
 
+    /// Refuses the run's traffic if the network cannot carry it (as
+    /// [`Prepared::run`] does before anything else): a caller that writes
+    /// a waveform can check before it makes the file.
+    pub fn check(&self) -> Result<()> {
+        check_traffic(&*self.e, self.topo, self.o).map(|_| ())
+    }
+
     /// Runs the harness on the network, as [`run_traced`] does after
     /// building it. A network runs once: a second call is refused.
     pub fn run(
@@ -575,18 +582,10 @@ impl Prepared<'_> {
     }
 }
 
-/// Runs the harness on an engine already built.
-fn drive(
-    e: &mut dyn Engine,
-    topo: &TopoSpec,
-    router: RouterModel,
-    routing: &'static str,
-    o: &RunOptions,
-    sink: Option<Box<dyn WaveSink>>,
-) -> Result<(RunResult, Option<Hierarchy>)> {
-    if let Some(sink) = sink {
-        e.attach_tracer(sink, o.sim.cycle_ps())?;
-    }
+/// Refuses traffic `o` that the network `e` cannot run (before a cycle
+/// runs or a waveform is begun); the messages per node per cycle and the
+/// batch length in cycles.
+fn check_traffic(e: &dyn Engine, topo: &TopoSpec, o: &RunOptions) -> Result<(f64, u64)> {
     let nodes = e.nodes();
     let sides = topo.sides();
     o.pattern.check(nodes, sides.as_deref())?;
@@ -644,6 +643,35 @@ fn drive(
             "more than one packet per node per cycle",
         ));
     }
+    let batch_len = o.batch_cycles.unwrap_or(o.cycles / o.batches as u64);
+    if batch_len == 0 || batch_len > o.cycles {
+        return Err(bad(
+            "batch_cycles",
+            batch_len.to_string(),
+            "a batch is 1 cycle to the whole measured run",
+        ));
+    }
+    // The longest message the traffic makes.
+    let longest = o.packet.max(o.packet_alt.map_or(0, |(len, _)| len));
+    e.check_messages(longest, o.multicast.map_or(1, |(_, hi)| hi))?;
+    Ok((rate, batch_len))
+}
+
+/// Runs the harness on an engine already built.
+fn drive(
+    e: &mut dyn Engine,
+    topo: &TopoSpec,
+    router: RouterModel,
+    routing: &'static str,
+    o: &RunOptions,
+    sink: Option<Box<dyn WaveSink>>,
+) -> Result<(RunResult, Option<Hierarchy>)> {
+    let (rate, batch_len) = check_traffic(e, topo, o)?;
+    let nodes = e.nodes();
+    let sides = topo.sides();
+    if let Some(sink) = sink {
+        e.attach_tracer(sink, o.sim.cycle_ps())?;
+    }
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(o.seed);
     let ln_q = crate::gaps::ln_no_packet(rate);
     let gap = |rng: &mut Xoshiro256PlusPlus| -> u64 {
@@ -661,14 +689,6 @@ fn drive(
     let mut next: BinaryHeap<Reverse<(u64, u32)>> = (0..nodes)
         .map(|n| Reverse((gap(&mut rng) - 1, n)))
         .collect();
-    let batch_len = o.batch_cycles.unwrap_or(o.cycles / o.batches as u64);
-    if batch_len == 0 || batch_len > o.cycles {
-        return Err(bad(
-            "batch_cycles",
-            batch_len.to_string(),
-            "a batch is 1 cycle to the whole measured run",
-        ));
-    }
     let (mut generated, mut gen_flits, mut refused) = (0u64, 0u64, 0u64);
     let mut gen_copy_flits = 0u64;
     let end_max = o.warmup + o.cycles;

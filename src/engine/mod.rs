@@ -206,6 +206,15 @@ pub trait Engine {
                 .into(),
         })
     }
+    /// Refuses, before a run, traffic the model cannot carry: messages of
+    /// up to `flits` flits (as [`Engine::send`] takes them) to up to
+    /// `most_dests` destinations. The cut-through switch needs input
+    /// buffers larger than the longest packet such a message makes under
+    /// its scheme (seed 000 section 3.4.2); the other models take any.
+    fn check_messages(&self, flits: u32, most_dests: u32) -> Result<()> {
+        let _ = (flits, most_dests);
+        Ok(())
+    }
     /// Simulates one cycle. A deadlock is an error with its waiting cycle.
     fn step(&mut self) -> Result<()>;
     /// Simulates one cycle, as [`Engine::step`], but may leave the last of
@@ -554,6 +563,29 @@ impl Engine for CutThrough {
     }
     fn cycle(&self) -> u64 {
         self.sys.cycle()
+    }
+    fn check_messages(&self, flits: u32, most_dests: u32) -> Result<()> {
+        if self.ni.is_some() {
+            // Messages are cut into packets the hosts' configuration sizes.
+            return Ok(());
+        }
+        let f = self.sys.formats();
+        let payload = flits.saturating_sub(self.header_flits()) as usize;
+        // The longest header `send` builds for as many destinations.
+        let header = if most_dests <= 1 || self.scheme == "unicast" {
+            f.unicast().flits()
+        } else if self.scheme == "ssr" {
+            f.ssr_len()
+        } else if self.ud.is_some() {
+            let pairs = (most_dests as usize).min(crate::header::MAX_PAIRS);
+            f.ssr_len().max(f.multidrop_len(pairs))
+        } else {
+            f.bitstring_len()
+        };
+        let longest = (header + payload).max(flits as usize);
+        self.sys
+            .config()
+            .check_packet(u32::try_from(longest).unwrap_or(u32::MAX))
     }
     fn send(&mut self, msg: u64, src: u32, dests: &[u32], flits: u32) -> Result<()> {
         if self.ni.is_some() {

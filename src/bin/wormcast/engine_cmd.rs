@@ -180,8 +180,9 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
     let t0 = Instant::now();
     let mut prepared = engine::prepare(spec, plan.router, plan.routing.as_deref(), o)?;
     let setup = t0.elapsed().as_secs_f64();
-    // The waveform file is made once the network is built: a network that
-    // cannot be built leaves no file.
+    // The waveform file is made once the network is built and the traffic
+    // checked: a run refused before its first cycle leaves no file.
+    prepared.check()?;
     let sink = match vcd {
         Some(v) => {
             let comment = format!("wormcast run --topology {spec}, seed {}", o.seed);
