@@ -107,6 +107,21 @@ fn glob(pattern: &str, text: &str) -> bool {
     true
 }
 
+/// The path `scope.name` (`name` when `scope` is empty) without `pre`, if
+/// it starts with it, made without making the whole path first.
+fn rel_path(scope: &str, name: &str, pre: &str) -> Option<String> {
+    if scope.is_empty() {
+        return name.strip_prefix(pre).map(str::to_string);
+    }
+    if pre.len() <= scope.len() {
+        let rest = scope.strip_prefix(pre)?;
+        return Some(format!("{rest}.{name}"));
+    }
+    // `pre` runs past the scope: into its dot and the name.
+    let tail = pre.strip_prefix(scope)?.strip_prefix('.')?;
+    name.strip_prefix(tail).map(str::to_string)
+}
+
 /// The variables under `scope` (all if `None`) by their relative paths; a
 /// path declared again gets `#2`, `#3`, ...
 fn under(h: &WaveHeader, scope: Option<&str>) -> Result<Vec<(String, usize)>> {
@@ -117,21 +132,31 @@ fn under(h: &WaveHeader, scope: Option<&str>) -> Result<Vec<(String, usize)>> {
         .map(|s| h.resolve_scope(s))
         .transpose()?;
     let prefix = scope.as_ref().map(|s| format!("{s}."));
-    let mut seen: FxHashMap<String, u32> = FxHashMap::default();
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(h.vars.len());
     for (i, v) in h.vars.iter().enumerate() {
-        let p = v.path();
         let rel = match &prefix {
-            None => p,
-            Some(pre) => match p.strip_prefix(pre.as_str()) {
-                Some(r) => r.to_string(),
+            None => v.path(),
+            Some(pre) => match rel_path(&v.scope, &v.name, pre) {
+                Some(r) => r,
                 None => continue,
             },
         };
-        let n = seen.entry(rel.clone()).or_insert(0);
-        *n += 1;
-        let key = if *n == 1 { rel } else { format!("{rel}#{n}") };
-        out.push((key, i));
+        out.push((rel, i));
+    }
+    let mut again = Vec::new();
+    {
+        let mut seen: FxHashMap<&str, u32> = FxHashMap::default();
+        seen.reserve(out.len());
+        for (k, (rel, _)) in out.iter().enumerate() {
+            let n = seen.entry(rel.as_str()).or_insert(0);
+            *n += 1;
+            if *n > 1 {
+                again.push((k, *n));
+            }
+        }
+    }
+    for (k, n) in again {
+        out[k].0 = format!("{}#{n}", out[k].0);
     }
     Ok(out)
 }
@@ -199,56 +224,92 @@ pub(crate) fn pairing(ha: &WaveHeader, hb: &WaveHeader, o: &DiffOptions) -> Resu
         }
     }
     let ignored = |n: &str| o.ignore.iter().any(|p| glob(p, n));
-    let wanted = |n: &str| o.signals.is_empty() || o.signals.iter().any(|s| s == n);
-    let a_of: FxHashMap<&str, usize> = va.iter().map(|(n, i)| (n.as_str(), *i)).collect();
-    let b_of: FxHashMap<&str, (usize, bool)> =
-        vb.iter().map(|(n, i, r)| (n.as_str(), (*i, *r))).collect();
-    for s in &o.signals {
-        if !a_of.contains_key(s.as_str()) {
-            return Err(Error::Wave(format!(
-                "signal `{s}` is not in the first waveform"
-            )));
-        }
-        if !b_of.contains_key(s.as_str()) {
-            return Err(Error::Wave(format!(
-                "signal `{s}` is not in the second waveform"
-            )));
+    let asked: rustc_hash::FxHashSet<&str> = o.signals.iter().map(String::as_str).collect();
+    let wanted = |n: &str| asked.is_empty() || asked.contains(n);
+    // Where each of the first file's names is in the second's list: the
+    // same place when the two lists name the same signals in the same
+    // order (a file against itself, or two files of one writer), else
+    // looked up. A name the second list holds twice (two names mapped to
+    // one) pairs with its last; `dups` has each earlier one and its last.
+    let same_order = va.len() == vb.len() && va.iter().zip(&vb).all(|(x, y)| x.0 == y.0);
+    let mut b_of: FxHashMap<&str, usize> = FxHashMap::default();
+    let mut dups = Vec::new();
+    if !same_order {
+        b_of.reserve(vb.len());
+        for (k, (name, _, _)) in vb.iter().enumerate() {
+            if let Some(before) = b_of.insert(name.as_str(), k) {
+                dups.push((before, k));
+            }
         }
     }
+    let find_b = |k: usize, name: &str| -> Option<usize> {
+        if same_order {
+            Some(k)
+        } else {
+            b_of.get(name).copied()
+        }
+    };
+    if !o.signals.is_empty() {
+        let names_a: rustc_hash::FxHashSet<&str> = va.iter().map(|x| x.0.as_str()).collect();
+        let names_b: rustc_hash::FxHashSet<&str> = vb.iter().map(|x| x.0.as_str()).collect();
+        for s in &o.signals {
+            if !names_a.contains(s.as_str()) {
+                return Err(Error::Wave(format!(
+                    "signal `{s}` is not in the first waveform"
+                )));
+            }
+            if !names_b.contains(s.as_str()) {
+                return Err(Error::Wave(format!(
+                    "signal `{s}` is not in the second waveform"
+                )));
+            }
+        }
+    }
+    let mut in_a = vec![false; vb.len()];
     let mut pairs = Vec::new();
     let (mut var_a, mut var_b) = (Vec::new(), Vec::new());
     let mut ignored_names = std::collections::BTreeSet::new();
-    for (name, ia) in &va {
-        if !wanted(name) {
+    for (k, (name, ia)) in va.into_iter().enumerate() {
+        let kb = find_b(k, &name);
+        if let Some(kb) = kb {
+            in_a[kb] = true;
+        }
+        if !wanted(&name) {
             continue;
         }
-        if ignored(name) {
-            ignored_names.insert(name.clone());
+        if ignored(&name) {
+            ignored_names.insert(name);
             continue;
         }
-        let Some(&(ib, flip)) = b_of.get(name.as_str()) else {
-            report.only_in_first.push(name.clone());
+        let Some(kb) = kb else {
+            report.only_in_first.push(name);
             continue;
         };
-        let (a, b) = (&ha.vars[*ia], &hb.vars[ib]);
+        let (ib, flip) = (vb[kb].1, vb[kb].2);
+        let (a, b) = (&ha.vars[ia], &hb.vars[ib]);
         let (ta, tb) = (Ty::of(a), Ty::of(b));
         if ta != tb {
             report.type_clashes.push(TypeClash {
-                signal: name.clone(),
+                signal: name,
                 first: ta.word(),
                 second: tb.word(),
             });
             continue;
         }
         pairs.push(Pair {
-            name: name.clone(),
+            name,
             ty: ta,
             flip: a.ascending() ^ b.ascending() ^ flip,
         });
-        var_a.push(*ia);
+        var_a.push(ia);
         var_b.push(ib);
     }
-    for (name, _, _) in &vb {
+    // From the last: an earlier one takes its next's answer once that
+    // has its own.
+    for (before, last) in dups.into_iter().rev() {
+        in_a[before] = in_a[last];
+    }
+    for (k, (name, _, _)) in vb.iter().enumerate() {
         if !wanted(name) {
             continue;
         }
@@ -256,7 +317,7 @@ pub(crate) fn pairing(ha: &WaveHeader, hb: &WaveHeader, o: &DiffOptions) -> Resu
             ignored_names.insert(name.clone());
             continue;
         }
-        if !a_of.contains_key(name.as_str()) {
+        if !in_a[k] {
             report.only_in_second.push(name.clone());
         }
     }
@@ -1062,6 +1123,80 @@ mod tests {
         assert!(!glob("a*b*c", "aXXcYYb"));
         assert!(glob("exact", "exact"));
         assert!(!glob("exact", "exactly"));
+    }
+
+    proptest::proptest! {
+        /// The relative path is the whole path without the prefix, whatever
+        /// dots the scope, the name and the prefix hold.
+        #[test]
+        fn relative_paths_are_the_whole_path_less_the_prefix(
+            scope in "[ab.]{0,5}",
+            name in "[ab.]{1,4}",
+            pre in "[ab.]{0,7}",
+        ) {
+            let whole = if scope.is_empty() { name.clone() } else { format!("{scope}.{name}") };
+            proptest::prop_assert_eq!(
+                rel_path(&scope, &name, &pre),
+                whole.strip_prefix(pre.as_str()).map(str::to_string)
+            );
+        }
+    }
+
+    /// Names pair by their paths under the scopes: a path declared twice
+    /// gets `#2`, a name with a dot in it is found under a scope that
+    /// ends inside it, and what either file alone has is reported; a
+    /// name mapped onto one the file has already pairs the last, and
+    /// neither is left over.
+    #[test]
+    fn signals_pair_by_relative_path() {
+        let vcd = |vars: &str| {
+            let v = format!(
+                "$scope module t $end\n{vars}$scope module u $end\n$var wire 1 % v $end\n\
+                 $upscope $end\n$upscope $end\n$enddefinitions $end\n"
+            );
+            WaveReader::from_bytes(v.into_bytes()).unwrap()
+        };
+        let a = vcd(
+            "$var wire 1 ! a $end\n$var wire 1 \" a $end\n$var wire 2 # b $end\n\
+                     $var wire 1 $ \\u.w $end\n$var wire 1 & c $end\n",
+        );
+        let names = |p: &Pairing| p.pairs.iter().map(|x| x.name.clone()).collect::<Vec<_>>();
+        let o = DiffOptions::default();
+        let p = pairing(a.header(), a.header(), &o).unwrap();
+        assert_eq!(names(&p), ["t.a", "t.a#2", "t.b", "t.u.w", "t.c", "t.u.v"]);
+        let o = DiffOptions {
+            scope_a: Some("t.u".into()),
+            ..Default::default()
+        };
+        let p = pairing(a.header(), a.header(), &o).unwrap();
+        assert_eq!(names(&p), ["w", "v"]);
+        // In another order, without `b`, with `d`, and `b` 1 bit wide.
+        let b = vcd(
+            "$var wire 1 & c $end\n$var wire 1 ! a $end\n$var wire 1 ' d $end\n\
+                     $var wire 1 \" a $end\n$var wire 1 $ \\u.w $end\n",
+        );
+        let p = pairing(a.header(), b.header(), &DiffOptions::default()).unwrap();
+        assert_eq!(names(&p), ["t.a", "t.a#2", "t.u.w", "t.c", "t.u.v"]);
+        assert_eq!(p.report.only_in_first, ["t.b"]);
+        assert_eq!(p.report.only_in_second, ["t.d"]);
+        let b2 = vcd("$var wire 2 # b $end\n$var wire 1 & c $end\n");
+        let p = pairing(b2.header(), a.header(), &DiffOptions::default()).unwrap();
+        assert_eq!(p.report.only_in_first, Vec::<String>::new());
+        assert_eq!(p.report.only_in_second, ["t.a", "t.a#2", "t.u.w"]);
+        // `x` mapped to `c` beside a `c` of its own, after it: `c` pairs
+        // with `x`.
+        let b = vcd("$var wire 1 ( c $end\n$var wire 1 ) x $end\n");
+        let o = DiffOptions {
+            scope_a: Some("t".into()),
+            map: SignalMap::from_toml_str("[signals]\nx = \"c\"\n").unwrap(),
+            ignore: vec!["a*".into(), "b".into(), "u.*".into()],
+            ..Default::default()
+        };
+        let p = pairing(a.header(), b.header(), &o).unwrap();
+        assert_eq!(names(&p), ["c"]);
+        assert_eq!(b.header().vars[p.var_b[0]].name, "x");
+        assert!(p.report.only_in_first.is_empty() && p.report.only_in_second.is_empty());
+        assert_eq!(p.report.ignored, ["a", "a#2", "b", "u.v", "u.w"]);
     }
 
     /// A VCD of `t.clk`, a 100-bit `t.<wide>` declared `range` and an 8-bit
