@@ -164,6 +164,9 @@ pub struct VcdReader<R> {
     /// Give a vector written shorter than its variable as written, for the
     /// consumer to extend (see [`super::WaveReader`]).
     short: bool,
+    /// Each identifier code's width and kind: what decoding a value needs
+    /// (the header's codes move out with [`VcdReader::detach_header`]).
+    kinds: Vec<(u32, VarKind)>,
 }
 
 const BUF: usize = 1 << 18;
@@ -218,6 +221,7 @@ impl<R: Read> VcdReader<R> {
             path,
             keep: None,
             short: false,
+            kinds: Vec::new(),
         }
     }
 
@@ -234,13 +238,14 @@ impl<R: Read> VcdReader<R> {
         &self.header
     }
 
-    /// The header for a reader of the events: the variables and scopes move
-    /// out, this reader keeps the identifier codes it decodes with.
+    /// The header for a reader of the events: the variables, scopes and
+    /// identifier codes move out; this reader keeps each code's width and
+    /// kind, which it decodes with.
     pub(crate) fn detach_header(&mut self) -> WaveHeader {
         WaveHeader {
             vars: std::mem::take(&mut self.header.vars),
             scopes: std::mem::take(&mut self.header.scopes),
-            codes: self.header.codes.clone(),
+            codes: std::mem::take(&mut self.header.codes),
             date: self.header.date.clone(),
             version: self.header.version.clone(),
             timescale: self.header.timescale.clone(),
@@ -420,10 +425,23 @@ impl<R: Read> VcdReader<R> {
         let mut scope: Vec<String> = Vec::new();
         let mut current: Option<Arc<str>> = None;
         let path = join_scopes;
+        // The words of a `$var`, back to back, and where each ends.
+        let (mut text, mut ends) = (String::new(), Vec::new());
         loop {
-            let Some(t) = self.token_string()? else {
+            let Some((a, b)) = self.token()? else {
                 return Err(self.err("the file ends inside its header (no `$enddefinitions $end`)"));
             };
+            if &self.buf[a..b] == b"$var" {
+                // One shared path per scope, made again only when the
+                // scopes change.
+                let s = match &current {
+                    Some(s) => s.clone(),
+                    None => current.insert(Arc::from(path(&scope))).clone(),
+                };
+                self.read_var(s, &mut text, &mut ends)?;
+                continue;
+            }
+            let t = String::from_utf8_lossy(&self.buf[a..b]).into_owned();
             match t.as_str() {
                 "$enddefinitions" => {
                     self.expect_end("$enddefinitions")?;
@@ -444,6 +462,7 @@ impl<R: Read> VcdReader<R> {
                         return Err(self.err("`$scope` needs a type"));
                     };
                     scope.push(name.join(" "));
+                    current = None;
                     if !scope.last().is_some_and(|s| s.is_empty()) {
                         self.header.scopes.push(path(&scope));
                     }
@@ -453,15 +472,7 @@ impl<R: Read> VcdReader<R> {
                     if scope.pop().is_none() {
                         return Err(self.err("`$upscope` with no open scope"));
                     }
-                }
-                "$var" => {
-                    // One shared path per scope.
-                    let p = path(&scope);
-                    if current.as_deref() != Some(p.as_str()) {
-                        current = Some(Arc::from(p));
-                    }
-                    let s = current.clone().expect("set");
-                    self.read_var(s)?;
+                    current = None;
                 }
                 "$date" => self.header.date = self.words_until_end("$date")?.join(" "),
                 "$version" => self.header.version = self.words_until_end("$version")?.join(" "),
@@ -484,27 +495,52 @@ impl<R: Read> VcdReader<R> {
         }
     }
 
-    fn read_var(&mut self, scope: Arc<str>) -> Result<()> {
+    /// Reads a `$var` up to its `$end` (the words go to `text`, back to
+    /// back, each ending where `ends` says: one allocation for the name and
+    /// one for a new identifier code, whatever the number of variables).
+    fn read_var(
+        &mut self,
+        scope: Arc<str>,
+        text: &mut String,
+        ends: &mut Vec<usize>,
+    ) -> Result<()> {
         let line = self.tok_line;
-        let words = self.words_until_end("$var")?;
+        text.clear();
+        ends.clear();
+        loop {
+            match self.token()? {
+                Some((a, b)) if &self.buf[a..b] == b"$end" => break,
+                Some((a, b)) => {
+                    text.push_str(&String::from_utf8_lossy(&self.buf[a..b]));
+                    ends.push(text.len());
+                }
+                None => {
+                    self.tok_line = line;
+                    return Err(self.err("`$var` is never closed by `$end`"));
+                }
+            }
+        }
         self.tok_line = line;
-        if words.len() < 4 {
+        let word = |i: usize| &text[if i == 0 { 0 } else { ends[i - 1] }..ends[i]];
+        if ends.len() < 4 {
+            let words: Vec<&str> = (0..ends.len()).map(word).collect();
             return Err(self.err(format!(
                 "`$var {}` needs a type, a width, an identifier code and a name",
                 words.join(" ")
             )));
         }
-        let var_type = VarKind::type_name(&words[0]);
-        let width: u64 = words[1].parse().map_err(|_| {
+        let var_type = VarKind::type_name(word(0));
+        let width: u64 = word(1).parse().map_err(|_| {
             self.err(format!(
                 "`$var {var_type}` has width `{}`; a width is a whole number",
-                shorten(&words[1])
+                shorten(word(1))
             ))
         })?;
-        let rest: Vec<&str> = words[3..].iter().map(|s| s.as_str()).collect();
-        let width = check_width(width, &rest.concat()).map_err(|e| self.err(e.to_string()))?;
-        let code = words[2].clone();
-        let (name, range) = split_name(&rest, width).map_err(|e| self.err(e.to_string()))?;
+        // The name's words, joined.
+        let rest = &text[ends[2]..];
+        let width = check_width(width, rest).map_err(|e| self.err(e.to_string()))?;
+        let code = word(2);
+        let (name, range) = split_name(&[rest], width).map_err(|e| self.err(e.to_string()))?;
         let kind = VarKind::of_type(&var_type);
         let idx = match self.map.get(code.as_bytes()) {
             Some(i) => {
@@ -523,10 +559,11 @@ impl<R: Read> VcdReader<R> {
                 let i = self.header.codes.len() as u32;
                 self.map.insert(code.as_bytes(), i);
                 self.header.codes.push(CodeInfo {
-                    text: code,
+                    text: code.to_string(),
                     width,
                     kind,
                 });
+                self.kinds.push((width, kind));
                 i
             }
         };
@@ -601,11 +638,11 @@ impl<R: Read> VcdReader<R> {
     }
 
     fn scalar(&mut self, v: u8, a: usize, b: usize) -> Result<Option<Event<'_>>> {
-        let idx = if b - a > 1 {
-            self.lookup((a + 1, b))?
+        let (idx, code) = if b - a > 1 {
+            (self.lookup((a + 1, b))?, (a + 1, b))
         } else {
             match self.code_token(a)? {
-                Some((code, _)) => self.lookup(code)?,
+                Some((code, _)) => (self.lookup(code)?, code),
                 None => {
                     return Err(self.err(format!(
                         "value `{}` has no identifier code after it",
@@ -614,15 +651,15 @@ impl<R: Read> VcdReader<R> {
                 }
             }
         };
-        let info = &self.header.codes[idx as usize];
-        let width = info.width as usize;
-        match info.kind {
+        let (width, kind) = self.kinds[idx as usize];
+        let width = width as usize;
+        match kind {
             VarKind::Logic | VarKind::Event => {}
             k => {
                 return Err(self.err(format!(
                     "a logic value for the {} variable with code `{}`",
                     k.word(),
-                    info.text
+                    lossy(&self.buf[code.0..code.1])
                 )));
             }
         }
@@ -675,15 +712,16 @@ impl<R: Read> VcdReader<R> {
             return Err(self.err("a vector value with no identifier code after it"));
         };
         let idx = self.lookup(code)?;
-        let info = &self.header.codes[idx as usize];
-        if info.kind != VarKind::Logic {
+        let (w, kind) = self.kinds[idx as usize];
+        let code_text = || lossy(&self.buf[code.0..code.1]);
+        if kind != VarKind::Logic {
             return Err(self.err(format!(
                 "a vector value for the {} variable with code `{}`",
-                info.kind.word(),
-                info.text
+                kind.word(),
+                code_text()
             )));
         }
-        let w = info.width as usize;
+        let w = w as usize;
         if w == 0 {
             // Zero-width variables carry no bits; their values are read
             // and ignored.
@@ -695,7 +733,7 @@ impl<R: Read> VcdReader<R> {
         if n > w {
             return Err(self.err(format!(
                 "a {n}-bit value for the {w}-bit variable with code `{}`",
-                info.text
+                code_text()
             )));
         }
         if n == 0 {
@@ -728,12 +766,12 @@ impl<R: Read> VcdReader<R> {
             )));
         };
         let idx = self.lookup(code)?;
-        let info = &self.header.codes[idx as usize];
-        if info.kind != VarKind::Real {
+        let kind = self.kinds[idx as usize].1;
+        if kind != VarKind::Real {
             return Err(self.err(format!(
                 "a real value for the {} variable with code `{}`",
-                info.kind.word(),
-                info.text
+                kind.word(),
+                lossy(&self.buf[code.0..code.1])
             )));
         }
         Ok(Some(Event::Real { code: idx, value }))
@@ -745,12 +783,12 @@ impl<R: Read> VcdReader<R> {
             return Err(self.err("a string value with no identifier code after it"));
         };
         let idx = self.lookup(code)?;
-        let info = &self.header.codes[idx as usize];
-        if info.kind != VarKind::Str {
+        let kind = self.kinds[idx as usize].1;
+        if kind != VarKind::Str {
             return Err(self.err(format!(
                 "a string value for the {} variable with code `{}`",
-                info.kind.word(),
-                info.text
+                kind.word(),
+                lossy(&self.buf[code.0..code.1])
             )));
         }
         Ok(Some(Event::Str {
@@ -942,6 +980,21 @@ mod tests {
         );
     }
 
+    /// A variable's scope is the one open where it is declared, after any
+    /// number of scopes opened and closed before it.
+    #[test]
+    fn variables_take_the_scope_open_at_their_declaration() {
+        let r = VcdReader::new(
+            &b"$scope module a $end\n$var wire 1 ! x $end\n$scope module b $end\n\
+               $var wire 1 \" y $end\n$upscope $end\n$var wire 1 # z $end\n$upscope $end\n\
+               $var wire 1 $ top $end\n$scope module c $end\n$scope module d $end\n\
+               $upscope $end\n$var wire 1 % w $end\n$upscope $end\n$enddefinitions $end\n"[..],
+        )
+        .unwrap();
+        let paths: Vec<String> = r.header().vars.iter().map(|v| v.path()).collect();
+        assert_eq!(paths, ["a.x", "a.b.y", "a.z", "top", "c.w"]);
+    }
+
     #[test]
     fn malformed_files_name_the_line() {
         let cases = [
@@ -1010,6 +1063,10 @@ mod tests {
             (
                 "$comment never closed\n",
                 "line 1: `$comment` is never closed by `$end`",
+            ),
+            (
+                "$scope module t $end\n$var wire 1 ! a [0]\n",
+                "line 2: `$var` is never closed by `$end`",
             ),
             ("b0 !\n", "line 1: unexpected `b0` in the header"),
             (
