@@ -1004,6 +1004,9 @@ mod tests {
         fn send(&mut self, msg: u64, src: u32, dests: &[u32], flits: u32) -> Result<()> {
             self.0.send(msg, src, dests, flits)
         }
+        fn check_messages(&self, flits: u32, most_dests: u32) -> Result<()> {
+            self.0.check_messages(flits, most_dests)
+        }
         fn step(&mut self) -> Result<()> {
             self.0.step()
         }
