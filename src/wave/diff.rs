@@ -229,8 +229,9 @@ pub(crate) fn pairing(ha: &WaveHeader, hb: &WaveHeader, o: &DiffOptions) -> Resu
     // Where each of the first file's names is in the second's list: the
     // same place when the two lists name the same signals in the same
     // order (a file against itself, or two files of one writer), else
-    // looked up. A name the second list holds twice (two names mapped to
-    // one) pairs with its last; `dups` has each earlier one and its last.
+    // looked up. A name the second list holds twice (a name mapped onto
+    // one the file has already) pairs with its last place; `dups` has
+    // each earlier place with the next.
     let same_order = va.len() == vb.len() && va.iter().zip(&vb).all(|(x, y)| x.0 == y.0);
     let mut b_of: FxHashMap<&str, usize> = FxHashMap::default();
     let mut dups = Vec::new();
