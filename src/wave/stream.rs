@@ -29,9 +29,22 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 #[derive(Clone, Copy, Debug)]
 enum Item {
     Time(u64),
-    Logic { code: u32, at: u32, len: u32 },
-    Real { code: u32, value: f64 },
-    Str { code: u32, at: u32, len: u32 },
+    /// `len` characters of a `width`-bit value (fewer when written short).
+    Logic {
+        code: u32,
+        at: u32,
+        len: u32,
+        width: u32,
+    },
+    Real {
+        code: u32,
+        value: f64,
+    },
+    Str {
+        code: u32,
+        at: u32,
+        len: u32,
+    },
 }
 
 /// A run of events handed from the reader thread to the consumer.
@@ -76,15 +89,31 @@ impl Sink {
         (at, bytes.len() as u32)
     }
 
-    /// Adds one event.
+    /// Adds one event (a logic value of its variable's width).
     #[inline]
     pub(crate) fn push(&mut self, e: Event<'_>) -> std::result::Result<(), Closed> {
+        let width = match e {
+            Event::Logic { bits, .. } => bits.len() as u32,
+            _ => 0,
+        };
+        self.push_of_width(e, width)
+    }
+
+    /// Adds one event; a logic value is of a `width`-bit variable, and
+    /// written shorter when it has fewer characters.
+    #[inline]
+    fn push_of_width(&mut self, e: Event<'_>, width: u32) -> std::result::Result<(), Closed> {
         let item = match e {
             Event::Time(t) => Item::Time(t),
             Event::Real { code, value } => Item::Real { code, value },
             Event::Logic { code, bits } => {
                 let (at, len) = self.stash(bits);
-                Item::Logic { code, at, len }
+                Item::Logic {
+                    code,
+                    at,
+                    len,
+                    width,
+                }
             }
             Event::Str { code, value } => {
                 let (at, len) = self.stash(value);
@@ -117,6 +146,7 @@ impl Sink {
             code,
             at,
             len: raw.len() as u32,
+            width: raw.len() as u32,
         });
         if self.full() {
             self.flush()?;
@@ -227,13 +257,19 @@ impl WaveReader {
     pub fn from_vcd<R: Read + Send + 'static>(mut r: VcdReader<R>) -> Self {
         let header = r.detach_header();
         // Values written short (`b0` for a 65,536-bit variable) cross the
-        // threads as written; `next_event` extends them.
+        // threads as written, with their variables' widths; `next_event`
+        // extends them.
         r.keep_short();
+        let widths: Vec<u32> = header.codes.iter().map(|c| c.width).collect();
         Self::spawn(
             header,
             Box::new(move |sink: &mut Sink| {
                 while let Some(e) = r.next_event()? {
-                    if sink.push(e).is_err() {
+                    let width = match e {
+                        Event::Logic { code, .. } => widths[code as usize],
+                        _ => 0,
+                    };
+                    if sink.push_of_width(e, width).is_err() {
                         break;
                     }
                 }
@@ -293,19 +329,23 @@ impl WaveReader {
         let Some(item) = self.next_item()? else {
             return Ok(None);
         };
-        if let Item::Logic { code, at, len } = item {
-            let w = self.header.codes[code as usize].width as usize;
-            if (len as usize) < w {
-                // Written shorter than its variable: extended on the left.
-                let bits = &self.cur.bytes[at as usize..(at + len) as usize];
-                self.widened.clear();
-                self.widened.resize(w - bits.len(), pad_of(bits[0]));
-                self.widened.extend_from_slice(bits);
-                return Ok(Some(Event::Logic {
-                    code,
-                    bits: &self.widened,
-                }));
-            }
+        if let Item::Logic {
+            code,
+            at,
+            len,
+            width,
+        } = item
+            && len < width
+        {
+            // Written shorter than its variable: extended on the left.
+            let bits = &self.cur.bytes[at as usize..(at + len) as usize];
+            self.widened.clear();
+            self.widened.resize((width - len) as usize, pad_of(bits[0]));
+            self.widened.extend_from_slice(bits);
+            return Ok(Some(Event::Logic {
+                code,
+                bits: &self.widened,
+            }));
         }
         Ok(Some(self.event(item)))
     }
@@ -326,7 +366,7 @@ impl WaveReader {
         match item {
             Item::Time(t) => Event::Time(t),
             Item::Real { code, value } => Event::Real { code, value },
-            Item::Logic { code, at, len } => Event::Logic {
+            Item::Logic { code, at, len, .. } => Event::Logic {
                 code,
                 bits: &bytes[at as usize..(at + len) as usize],
             },
