@@ -75,7 +75,29 @@ proptest! {
                 for d in 0..switches {
                     prop_assert_eq!(rt.distance(s, d, ph), want[d as usize], "{} -> {} {:?}", s, d, ph);
                     let Some(h) = want[d as usize] else { continue };
-                    for port in rt.switch_candidates(s, d, ph).iter() {
+                    let cands = rt.switch_candidates(s, d, ph);
+                    if s == d {
+                        prop_assert!(cands.is_empty());
+                        continue;
+                    }
+                    // Every legal port whose next state is one hop nearer
+                    // is a candidate...
+                    for (port, c) in net.ports_of(s) {
+                        let PortConn::Link { peer, .. } = c else { continue };
+                        let up = ud.goes_up(s, port);
+                        if up && ph == Phase::Down {
+                            continue;
+                        }
+                        let nph = if up { Phase::Up } else { Phase::Down };
+                        let nearer = forward(&net, &ud, peer.switch, nph)[d as usize] == Some(h - 1);
+                        prop_assert_eq!(
+                            cands.contains(port as usize),
+                            nearer,
+                            "{} -> {} {:?} port {}", s, d, ph, port
+                        );
+                    }
+                    // ...and each candidate is such a port.
+                    for port in cands.iter() {
                         let PortConn::Link { peer, .. } = net.conn(s, port as u32) else {
                             panic!("candidate {port} of switch {s} is not a link");
                         };

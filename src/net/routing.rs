@@ -13,7 +13,8 @@
 //! how large a network can be: each mask takes as many bytes as the widest
 //! switch needs (one byte up to 8 ports), laid out destination by
 //! destination, and one backward breadth-first search per destination fills
-//! its column (the columns are built in parallel). Distances are not stored:
+//! its column, gathering each state's mask as it meets the state's ports
+//! (the columns are built in parallel). Distances are not stored:
 //! [`RoutingTables::distance`] follows the tables' route.
 
 use super::topology::{Network, PortConn};
@@ -164,8 +165,118 @@ pub struct RoutingTables {
     first_port: Vec<u32>,
 }
 
-/// Distance of a state that cannot reach the destination.
-const UNREACHABLE: u32 = u32::MAX;
+/// A hop count in a search's scratch: 16 bits where the states allow.
+trait Hops: Copy + Ord {
+    /// The count of a state not reached (yet).
+    const FAR: Self;
+    /// No hop.
+    const ZERO: Self;
+    /// One hop more.
+    fn next(self) -> Self;
+}
+
+impl Hops for u16 {
+    const FAR: u16 = u16::MAX;
+    const ZERO: u16 = 0;
+    fn next(self) -> u16 {
+        self + 1
+    }
+}
+
+impl Hops for u32 {
+    const FAR: u32 = u32::MAX;
+    const ZERO: u32 = 0;
+    fn next(self) -> u32 {
+        self + 1
+    }
+}
+
+/// The links into each switch, split by their direction, as flat arrays
+/// (switch `x`'s up links in are `up_in[up_at[x]..up_at[x + 1]]`), each
+/// as `(from switch, its port)`: what the backward searches read.
+struct Incoming {
+    up_at: Vec<u32>,
+    up_in: Vec<(u32, u32)>,
+    down_at: Vec<u32>,
+    down_in: Vec<(u32, u32)>,
+}
+
+impl Incoming {
+    fn new(net: &Network, ud: &UpDown) -> Incoming {
+        let mut inc = Incoming {
+            up_at: vec![0],
+            up_in: Vec::new(),
+            down_at: vec![0],
+            down_in: Vec::new(),
+        };
+        for x in 0..net.num_switches() as u32 {
+            for (_, c) in net.ports_of(x) {
+                if let PortConn::Link { peer, .. } = c {
+                    let from = (peer.switch, peer.port);
+                    if ud.goes_up(peer.switch, peer.port) {
+                        inc.up_in.push(from);
+                    } else {
+                        inc.down_in.push(from);
+                    }
+                }
+            }
+            inc.up_at.push(inc.up_in.len() as u32);
+            inc.down_at.push(inc.down_in.len() as u32);
+        }
+        inc
+    }
+
+    /// Fills `out` (indexed by state `2 * switch + phase`) with the masks
+    /// of destination `d`, by a breadth-first search backwards from it
+    /// over (switch, phase) states. A state in phase Up is reached over
+    /// up links alone and one in phase Down over down links alone, so each
+    /// link is read once. A state's mask gathers, as the search meets
+    /// them, the ports whose next state is one hop nearer: all of those
+    /// leave the queue before any state of the mask's own distance, and
+    /// each (state, port) pair is met once. `dist` and `queue` hold `2 s`
+    /// entries of scratch; `out` starts empty.
+    fn search<D: Hops>(&self, d: usize, dist: &mut [D], queue: &mut [u32], out: &mut [u64]) {
+        dist.fill(D::FAR);
+        dist[2 * d] = D::ZERO;
+        dist[2 * d + 1] = D::ZERO;
+        queue[0] = 2 * d as u32;
+        queue[1] = 2 * d as u32 + 1;
+        let (mut head, mut tail) = (0, 2);
+        while head < tail {
+            let st = queue[head] as usize;
+            head += 1;
+            let x = st / 2;
+            let dx = dist[st].next();
+            // Meets state `f` over its `port` from this state: `f` is `dx`
+            // hops away unless it is already nearer.
+            let mut meet = |f: usize, port: u32| {
+                let df = dist[f];
+                if df >= dx {
+                    out[f] |= 1 << port;
+                    if df != dx {
+                        dist[f] = dx;
+                        queue[tail] = f as u32;
+                        tail += 1;
+                    }
+                }
+            };
+            if st & 1 == 0 {
+                // An up move leads to phase Up, and is legal only from it.
+                let (a, b) = (self.up_at[x] as usize, self.up_at[x + 1] as usize);
+                for &(from, port) in &self.up_in[a..b] {
+                    meet(2 * from as usize, port);
+                }
+            } else {
+                // A down move leads to phase Down, and is legal from both.
+                let (a, b) = (self.down_at[x] as usize, self.down_at[x + 1] as usize);
+                for &(from, port) in &self.down_in[a..b] {
+                    meet(2 * from as usize, port);
+                    meet(2 * from as usize + 1, port);
+                }
+            }
+        }
+    }
+}
 
 /// Bytes of the tables of a network of `switches` switches of at most
 /// `ports` ports (what [`RoutingTables::new`] allocates for them).
@@ -183,103 +294,24 @@ impl RoutingTables {
     /// Builds the tables of `net` with the directions of `ud`.
     pub fn new(net: &Network, ud: &UpDown) -> RoutingTables {
         let s = net.num_switches();
-        // Incoming links of each switch: (from switch, the link goes up).
-        let incoming: Vec<Vec<(u32, bool)>> = (0..s as u32)
-            .map(|x| {
-                net.ports_of(x)
-                    .filter_map(|(_, c)| match c {
-                        PortConn::Link { peer, .. } => {
-                            Some((peer.switch, ud.goes_up(peer.switch, peer.port)))
-                        }
-                        _ => None,
-                    })
-                    .collect()
-            })
-            .collect();
-        // Outgoing links of each switch: (port, peer switch, goes up).
-        let outgoing: Vec<Vec<(u32, u32, bool)>> = (0..s as u32)
-            .map(|x| {
-                net.ports_of(x)
-                    .filter_map(|(p, c)| match c {
-                        PortConn::Link { peer, .. } => Some((p, peer.switch, ud.goes_up(x, p))),
-                        _ => None,
-                    })
-                    .collect()
-            })
-            .collect();
+        let inc = Incoming::new(net, ud);
         let mut masks = Masks::new(s * s * 2, net.max_ports());
-        // Incoming links as flat arrays (switch x's are
-        // `inc[inc_at[x]..inc_at[x + 1]]`): the search's inner loop.
-        let mut inc_at = vec![0u32];
-        let mut inc = Vec::new();
-        for v in &incoming {
-            inc.extend(v.iter().map(|&(from, up)| (from, up)));
-            inc_at.push(inc.len() as u32);
+        // Distances of states fit 16 bits below 32,767 switches (a search
+        // reaches each of the `2 s` states once), halving the scratch that
+        // a search reads at random.
+        if 2 * s < u16::MAX as usize {
+            masks.fill_columns(
+                2 * s,
+                || (vec![u16::MAX; 2 * s], vec![0u32; 2 * s]),
+                |d, (dist, queue), out| inc.search(d, dist, queue, out),
+            );
+        } else {
+            masks.fill_columns(
+                2 * s,
+                || (vec![u32::MAX; 2 * s], vec![0u32; 2 * s]),
+                |d, (dist, queue), out| inc.search(d, dist, queue, out),
+            );
         }
-        masks.fill_columns(
-            2 * s,
-            || (vec![UNREACHABLE; 2 * s], Vec::<u32>::with_capacity(2 * s)),
-            |d, (dist, queue), out| {
-                // Backward BFS over (switch, phase) states from the
-                // destination; state `2 * x + phase`.
-                dist.fill(UNREACHABLE);
-                queue.clear();
-                dist[2 * d] = 0;
-                dist[2 * d + 1] = 0;
-                queue.push(2 * d as u32);
-                queue.push(2 * d as u32 + 1);
-                let mut head = 0;
-                while head < queue.len() {
-                    let st = queue[head] as usize;
-                    head += 1;
-                    let (x, ph) = (st / 2, st % 2);
-                    let dx = dist[st] + 1;
-                    for &(from, up) in &inc[inc_at[x] as usize..inc_at[x + 1] as usize] {
-                        let from = 2 * from as usize;
-                        // An up move leads to phase Up and is legal only
-                        // from Up; a down move leads to phase Down and is
-                        // legal from both.
-                        match (ph, up) {
-                            (0, true) if dist[from] == UNREACHABLE => {
-                                dist[from] = dx;
-                                queue.push(from as u32);
-                            }
-                            (1, false) => {
-                                for pp in [from, from + 1] {
-                                    if dist[pp] == UNREACHABLE {
-                                        dist[pp] = dx;
-                                        queue.push(pp as u32);
-                                    }
-                                }
-                            }
-                            _ => {}
-                        }
-                    }
-                }
-                for x in 0..s {
-                    if x == d {
-                        continue;
-                    }
-                    for ph in 0..2 {
-                        let dx = dist[2 * x + ph];
-                        if dx == UNREACHABLE {
-                            continue;
-                        }
-                        let mut m = 0u64;
-                        for &(p, peer, up) in &outgoing[x] {
-                            if up && ph == 1 {
-                                continue;
-                            }
-                            let next = dist[2 * peer as usize + if up { 0 } else { 1 }];
-                            if next != UNREACHABLE && next + 1 == dx {
-                                m |= 1 << p;
-                            }
-                        }
-                        out[2 * x + ph] = m;
-                    }
-                }
-            },
-        );
         let mut first_port = Vec::with_capacity(s);
         let mut peer = Vec::new();
         for x in 0..s as u32 {
