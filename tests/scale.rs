@@ -7,6 +7,7 @@ use proptest::prelude::*;
 use std::collections::VecDeque;
 use wormcast::link::WormSpec;
 use wormcast::net::{IrregularParams, Network, Phase, PortConn, RoutingTables, UpDown};
+use wormcast::rtl::PortMask;
 use wormcast::sim::{SimConfig, System, Traffic};
 
 fn irregular(switches: u32, nodes: u32, seed: u64) -> Network {
@@ -53,11 +54,67 @@ fn forward(net: &Network, ud: &UpDown, s: u32, phase: Phase) -> Vec<Option<u32>>
         .collect()
 }
 
+/// Checks every entry of `rt` against an independent forward search: the
+/// distance each state's route gives is the shortest legal one, and the
+/// candidates are exactly the legal ports whose next state is one hop
+/// nearer.
+fn check_tables(net: &Network, ud: &UpDown, rt: &RoutingTables) -> Result<(), TestCaseError> {
+    let n = net.num_switches() as u32;
+    let fwd: Vec<[Vec<Option<u32>>; 2]> = (0..n)
+        .map(|s| {
+            [
+                forward(net, ud, s, Phase::Up),
+                forward(net, ud, s, Phase::Down),
+            ]
+        })
+        .collect();
+    for s in 0..n {
+        for ph in [Phase::Up, Phase::Down] {
+            let want = &fwd[s as usize][ph as usize];
+            for d in 0..n {
+                prop_assert_eq!(
+                    rt.distance(s, d, ph),
+                    want[d as usize],
+                    "{} -> {} {:?}",
+                    s,
+                    d,
+                    ph
+                );
+                let cands = rt.switch_candidates(s, d, ph);
+                let Some(h) = want[d as usize] else {
+                    prop_assert!(cands.is_empty());
+                    continue;
+                };
+                if s == d {
+                    prop_assert!(cands.is_empty());
+                    continue;
+                }
+                let mut nearer = PortMask::EMPTY;
+                for (port, c) in net.ports_of(s) {
+                    let PortConn::Link { peer, .. } = c else {
+                        continue;
+                    };
+                    let up = ud.goes_up(s, port);
+                    if up && ph == Phase::Down {
+                        continue;
+                    }
+                    let nph = if up { Phase::Up } else { Phase::Down };
+                    if fwd[peer.switch as usize][nph as usize][d as usize] == Some(h - 1) {
+                        nearer.insert(port as usize);
+                    }
+                }
+                prop_assert_eq!(cands, nearer, "{} -> {} {:?}", s, d, ph);
+            }
+        }
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
 
-    /// Every distance the tables give is the shortest legal one, and every
-    /// candidate port leads one hop closer.
+    /// Every distance the tables give is the shortest legal one, and the
+    /// candidates are exactly the ports that lead one hop closer.
     #[test]
     fn tables_hold_exactly_the_shortest_legal_routes(
         switches in 2u32..40,
@@ -69,49 +126,29 @@ proptest! {
         let net = Network::new(&t).unwrap();
         let (ud, rt) = RoutingTables::for_network(&net);
         prop_assert_eq!(rt.table_bytes(), (switches * switches * 2) as usize);
-        for s in 0..switches {
-            for ph in [Phase::Up, Phase::Down] {
-                let want = forward(&net, &ud, s, ph);
-                for d in 0..switches {
-                    prop_assert_eq!(rt.distance(s, d, ph), want[d as usize], "{} -> {} {:?}", s, d, ph);
-                    let Some(h) = want[d as usize] else { continue };
-                    let cands = rt.switch_candidates(s, d, ph);
-                    if s == d {
-                        prop_assert!(cands.is_empty());
-                        continue;
-                    }
-                    // Every legal port whose next state is one hop nearer
-                    // is a candidate...
-                    for (port, c) in net.ports_of(s) {
-                        let PortConn::Link { peer, .. } = c else { continue };
-                        let up = ud.goes_up(s, port);
-                        if up && ph == Phase::Down {
-                            continue;
-                        }
-                        let nph = if up { Phase::Up } else { Phase::Down };
-                        let nearer = forward(&net, &ud, peer.switch, nph)[d as usize] == Some(h - 1);
-                        prop_assert_eq!(
-                            cands.contains(port as usize),
-                            nearer,
-                            "{} -> {} {:?} port {}", s, d, ph, port
-                        );
-                    }
-                    // ...and each candidate is such a port.
-                    for port in cands.iter() {
-                        let PortConn::Link { peer, .. } = net.conn(s, port as u32) else {
-                            panic!("candidate {port} of switch {s} is not a link");
-                        };
-                        let up = ud.goes_up(s, port as u32);
-                        prop_assert!(!(up && ph == Phase::Down));
-                        let nph = if up { Phase::Up } else { Phase::Down };
-                        prop_assert_eq!(
-                            forward(&net, &ud, peer.switch, nph)[d as usize],
-                            Some(h - 1)
-                        );
-                    }
-                }
-            }
-        }
+        check_tables(&net, &ud, &rt)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(8))]
+
+    /// The same on networks whose destinations the tables search in
+    /// several groups of 64 (the last one partial), with masks of one and
+    /// of two bytes.
+    #[test]
+    fn tables_of_several_search_groups_hold_the_shortest_legal_routes(
+        switches in 65u32..260,
+        ports in prop::sample::select(vec![6u32, 8, 12]),
+        topo_seed in any::<u64>(),
+    ) {
+        let p = IrregularParams { switches, ports, nodes: switches * 2, connectivity: 0.8, seed: topo_seed };
+        let t = p.generate().unwrap();
+        let net = Network::new(&t).unwrap();
+        let (ud, rt) = RoutingTables::for_network(&net);
+        let width = if ports > 8 { 2 } else { 1 };
+        prop_assert_eq!(rt.table_bytes(), (switches * switches * 2 * width) as usize);
+        check_tables(&net, &ud, &rt)?;
     }
 }
 

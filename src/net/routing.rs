@@ -86,49 +86,36 @@ impl Masks {
         }
     }
 
-    /// Fills the columns of every destination, `col` entries each, in
-    /// parallel: `fill(d, scratch, column)` writes the masks of destination
-    /// `d`, with a scratch value `init` made once per thread.
-    fn fill_columns<S>(
-        &mut self,
-        col: usize,
-        init: impl Fn() -> S + Sync + Send,
-        fill: impl Fn(usize, &mut S, &mut [u64]) + Sync + Send,
-    ) {
-        fn each<T: Copy + Send + TryFrom<u64>, S>(
-            v: &mut [T],
-            col: usize,
-            init: &(impl Fn() -> S + Sync + Send),
-            fill: &(impl Fn(usize, &mut S, &mut [u64]) + Sync + Send),
-        ) {
-            let start = || (vec![0u64; col], init());
-            let write = |(tmp, scratch): &mut (Vec<u64>, S), (d, out): (usize, &mut [T])| {
-                tmp.fill(0);
-                fill(d, scratch, tmp);
-                for (o, &m) in out.iter_mut().zip(tmp.iter()) {
-                    *o = T::try_from(m).ok().expect("a mask fits the switch width");
-                }
+    /// Fills the columns of every destination, `col` entries each, by
+    /// searches of up to 64 destinations at once ([`Incoming::search64`]),
+    /// the groups in parallel with scratch made once per thread.
+    fn fill_groups(&mut self, col: usize, inc: &Incoming) {
+        fn each<T: Word>(v: &mut [T], col: usize, inc: &Incoming) {
+            let group = 64 * col;
+            let start = || Scratch64::new(col);
+            let write = |scratch: &mut Scratch64<T>, (g, out): (usize, &mut [T])| {
+                inc.search64(64 * g, out.len() / col, scratch, out);
             };
             #[cfg(feature = "parallel")]
             {
                 use rayon::prelude::*;
-                v.par_chunks_mut(col)
+                v.par_chunks_mut(group)
                     .enumerate()
                     .for_each_init(start, write);
             }
             #[cfg(not(feature = "parallel"))]
             {
                 let mut st = start();
-                v.chunks_mut(col)
+                v.chunks_mut(group)
                     .enumerate()
                     .for_each(|x| write(&mut st, x));
             }
         }
         match self {
-            Masks::B8(v) => each(v, col, &init, &fill),
-            Masks::B16(v) => each(v, col, &init, &fill),
-            Masks::B32(v) => each(v, col, &init, &fill),
-            Masks::B64(v) => each(v, col, &init, &fill),
+            Masks::B8(v) => each(v, col, inc),
+            Masks::B16(v) => each(v, col, inc),
+            Masks::B32(v) => each(v, col, inc),
+            Masks::B64(v) => each(v, col, inc),
         }
     }
 
@@ -165,29 +152,69 @@ pub struct RoutingTables {
     first_port: Vec<u32>,
 }
 
-/// A hop count in a search's scratch: 16 bits where the states allow.
-trait Hops: Copy + Ord {
-    /// The count of a state not reached (yet).
-    const FAR: Self;
-    /// No hop.
+/// A port mask as stored in the tables.
+trait Word: Copy + Send {
+    /// No port.
     const ZERO: Self;
-    /// One hop more.
-    fn next(self) -> Self;
+    /// The mask of port `p` alone (`p` is below the word's width).
+    fn bit(p: u32) -> Self;
+    /// The union of two masks.
+    fn or(self, o: Self) -> Self;
 }
 
-impl Hops for u16 {
-    const FAR: u16 = u16::MAX;
-    const ZERO: u16 = 0;
-    fn next(self) -> u16 {
-        self + 1
-    }
+macro_rules! word {
+    ($($t:ty),*) => {$(
+        impl Word for $t {
+            const ZERO: $t = 0;
+            #[inline]
+            fn bit(p: u32) -> $t {
+                1 << p
+            }
+            #[inline]
+            fn or(self, o: $t) -> $t {
+                self | o
+            }
+        }
+    )*};
+}
+word!(u8, u16, u32, u64);
+
+/// A thread's scratch for [`Incoming::search64`]: one bit per destination
+/// of the group in each word, by state.
+struct Scratch64<T> {
+    /// The masks found, state by state: the group's 64 masks of a state
+    /// share a few cache lines (`64 * state + destination`).
+    acc: Vec<T>,
+    /// Each state's words, side by side so that a visit touches one line.
+    st: Vec<Words>,
+    /// The states of the frontier, and those the level touched.
+    frontier: Vec<u32>,
+    touched: Vec<u32>,
 }
 
-impl Hops for u32 {
-    const FAR: u32 = u32::MAX;
-    const ZERO: u32 = 0;
-    fn next(self) -> u32 {
-        self + 1
+/// A state's words in a search of 64 destinations: a bit per destination.
+#[derive(Clone, Copy, Default)]
+#[repr(align(32))]
+struct Words {
+    /// The destinations the state has been reached for.
+    seen: u64,
+    /// The destinations the state, in the current frontier, is reached for
+    /// at this level.
+    front: u64,
+    /// The destinations the state could be reached for one level further.
+    reach: u64,
+    /// `reach` less `seen`: what the next level reaches.
+    fresh: u64,
+}
+
+impl<T: Word> Scratch64<T> {
+    fn new(states: usize) -> Scratch64<T> {
+        Scratch64 {
+            acc: vec![T::ZERO; 64 * states],
+            st: vec![Words::default(); states],
+            frontier: Vec::new(),
+            touched: Vec::new(),
+        }
     }
 }
 
@@ -226,52 +253,102 @@ impl Incoming {
         inc
     }
 
-    /// Fills `out` (indexed by state `2 * switch + phase`) with the masks
-    /// of destination `d`, by a breadth-first search backwards from it
-    /// over (switch, phase) states. A state in phase Up is reached over
-    /// up links alone and one in phase Down over down links alone, so each
-    /// link is read once. A state's mask gathers, as the search meets
-    /// them, the ports whose next state is one hop nearer: all of those
-    /// leave the queue before any state of the mask's own distance, and
-    /// each (state, port) pair is met once. `dist` and `queue` hold `2 s`
-    /// entries of scratch; `out` starts empty.
-    fn search<D: Hops>(&self, d: usize, dist: &mut [D], queue: &mut [u32], out: &mut [u64]) {
-        dist.fill(D::FAR);
-        dist[2 * d] = D::ZERO;
-        dist[2 * d + 1] = D::ZERO;
-        queue[0] = 2 * d as u32;
-        queue[1] = 2 * d as u32 + 1;
-        let (mut head, mut tail) = (0, 2);
-        while head < tail {
-            let st = queue[head] as usize;
-            head += 1;
-            let x = st / 2;
-            let dx = dist[st].next();
-            // Meets state `f` over its `port` from this state: `f` is `dx`
-            // hops away unless it is already nearer.
-            let mut meet = |f: usize, port: u32| {
-                let df = dist[f];
-                if df >= dx {
-                    out[f] |= 1 << port;
-                    if df != dx {
-                        dist[f] = dx;
-                        queue[tail] = f as u32;
-                        tail += 1;
+    /// Fills the masks of destinations `d0..d0 + n` (`n` at most 64) into
+    /// `out`, which holds their columns one after another (entry
+    /// `i * states + state` for destination `d0 + i`, a state being
+    /// `2 * switch + phase`), by one breadth-first search backwards from
+    /// all of them at once: each word of the scratch has a bit per
+    /// destination, so a level reads a link once for all the destinations
+    /// whose frontier crosses it. A state in phase Up is reached over up
+    /// links alone and one in phase Down over down links alone. When a
+    /// level reaches state `f` for destination `i`, each link from `f` to
+    /// a state of the frontier for `i` is one hop nearer, and its port is
+    /// a candidate; each (state, destination) pair is reached at one level
+    /// only. `out` starts empty, and the scratch ends as it started.
+    fn search64<T: Word>(&self, d0: usize, n: usize, sc: &mut Scratch64<T>, out: &mut [T]) {
+        let states = sc.st.len();
+        for w in sc.st.iter_mut() {
+            w.seen = 0;
+        }
+        for i in 0..n {
+            for st in [2 * (d0 + i), 2 * (d0 + i) + 1] {
+                sc.st[st].front |= 1 << i;
+                sc.st[st].seen |= 1 << i;
+                sc.frontier.push(st as u32);
+            }
+        }
+        // The links a frontier state is reached over, as (switch, port), and
+        // whether they go down: a down link is legal from both of the
+        // switch's states, an up one from its phase Up alone.
+        let from = |t: usize| -> (&[(u32, u32)], bool) {
+            let x = t / 2;
+            if t & 1 == 0 {
+                (
+                    &self.up_in[self.up_at[x] as usize..self.up_at[x + 1] as usize],
+                    false,
+                )
+            } else {
+                (
+                    &self.down_in[self.down_at[x] as usize..self.down_at[x + 1] as usize],
+                    true,
+                )
+            }
+        };
+        while !sc.frontier.is_empty() {
+            for &t in &sc.frontier {
+                let bits = sc.st[t as usize].front;
+                let (links, down) = from(t as usize);
+                for &(x, _) in links {
+                    for f in 2 * x as usize..2 * x as usize + 1 + down as usize {
+                        if sc.st[f].reach == 0 {
+                            sc.touched.push(f as u32);
+                        }
+                        sc.st[f].reach |= bits;
                     }
                 }
-            };
-            if st & 1 == 0 {
-                // An up move leads to phase Up, and is legal only from it.
-                let (a, b) = (self.up_at[x] as usize, self.up_at[x + 1] as usize);
-                for &(from, port) in &self.up_in[a..b] {
-                    meet(2 * from as usize, port);
+            }
+            for &f in &sc.touched {
+                let f = f as usize;
+                sc.st[f].fresh = sc.st[f].reach & !sc.st[f].seen;
+                sc.st[f].seen |= sc.st[f].fresh;
+                sc.st[f].reach = 0;
+            }
+            for &t in &sc.frontier {
+                let bits = sc.st[t as usize].front;
+                let (links, down) = from(t as usize);
+                for &(x, port) in links {
+                    for f in 2 * x as usize..2 * x as usize + 1 + down as usize {
+                        let mut b = bits & sc.st[f].fresh;
+                        while b != 0 {
+                            let i = b.trailing_zeros() as usize;
+                            b &= b - 1;
+                            let o = &mut sc.acc[64 * f + i];
+                            *o = o.or(T::bit(port));
+                        }
+                    }
                 }
-            } else {
-                // A down move leads to phase Down, and is legal from both.
-                let (a, b) = (self.down_at[x] as usize, self.down_at[x + 1] as usize);
-                for &(from, port) in &self.down_in[a..b] {
-                    meet(2 * from as usize, port);
-                    meet(2 * from as usize + 1, port);
+            }
+            for &t in &sc.frontier {
+                sc.st[t as usize].front = 0;
+            }
+            sc.frontier.clear();
+            for &f in &sc.touched {
+                let f = f as usize;
+                if sc.st[f].fresh != 0 {
+                    sc.st[f].front = sc.st[f].fresh;
+                    sc.frontier.push(f as u32);
+                }
+                sc.st[f].fresh = 0;
+            }
+            sc.touched.clear();
+        }
+        // Into the columns, 64 states at a time, leaving `acc` empty.
+        for f0 in (0..states).step_by(64) {
+            let f1 = states.min(f0 + 64);
+            for i in 0..n {
+                let col = &mut out[i * states + f0..i * states + f1];
+                for (o, f) in col.iter_mut().zip(f0..f1) {
+                    *o = std::mem::replace(&mut sc.acc[64 * f + i], T::ZERO);
                 }
             }
         }
@@ -296,22 +373,7 @@ impl RoutingTables {
         let s = net.num_switches();
         let inc = Incoming::new(net, ud);
         let mut masks = Masks::new(s * s * 2, net.max_ports());
-        // Distances of states fit 16 bits below 32,767 switches (a search
-        // reaches each of the `2 s` states once), halving the scratch that
-        // a search reads at random.
-        if 2 * s < u16::MAX as usize {
-            masks.fill_columns(
-                2 * s,
-                || (vec![u16::MAX; 2 * s], vec![0u32; 2 * s]),
-                |d, (dist, queue), out| inc.search(d, dist, queue, out),
-            );
-        } else {
-            masks.fill_columns(
-                2 * s,
-                || (vec![u32::MAX; 2 * s], vec![0u32; 2 * s]),
-                |d, (dist, queue), out| inc.search(d, dist, queue, out),
-            );
-        }
+        masks.fill_groups(2 * s, &inc);
         let mut first_port = Vec::with_capacity(s);
         let mut peer = Vec::new();
         for x in 0..s as u32 {
