@@ -12,9 +12,10 @@
 //! The tables are `2 s²` port masks for `s` switches, so their size decides
 //! how large a network can be: each mask takes as many bytes as the widest
 //! switch needs (one byte up to 8 ports), laid out destination by
-//! destination, and one backward breadth-first search per destination fills
-//! its column, gathering each state's mask as it meets the state's ports
-//! (the columns are built in parallel). Distances are not stored:
+//! destination. One backward breadth-first search fills the columns of 64
+//! destinations at a time, a bit per destination in each word, gathering
+//! each state's masks as it meets the state's ports (the groups are
+//! searched in parallel). Distances are not stored:
 //! [`RoutingTables::distance`] follows the tables' route.
 
 use super::topology::{Network, PortConn};
@@ -88,7 +89,7 @@ impl Masks {
 
     /// Fills the columns of every destination, `col` entries each, by
     /// searches of up to 64 destinations at once ([`Incoming::search64`]),
-    /// the groups in parallel with scratch made once per thread.
+    /// the groups in parallel, each rayon job making its scratch once.
     fn fill_groups(&mut self, col: usize, inc: &Incoming) {
         fn each<T: Word>(v: &mut [T], col: usize, inc: &Incoming) {
             let group = 64 * col;
@@ -264,7 +265,8 @@ impl Incoming {
     /// level reaches state `f` for destination `i`, each link from `f` to
     /// a state of the frontier for `i` is one hop nearer, and its port is
     /// a candidate; each (state, destination) pair is reached at one level
-    /// only. `out` starts empty, and the scratch ends as it started.
+    /// only. `out` starts empty; the scratch's words other than `seen`
+    /// (cleared as a search begins) end empty, as they started.
     fn search64<T: Word>(&self, d0: usize, n: usize, sc: &mut Scratch64<T>, out: &mut [T]) {
         let states = sc.st.len();
         for w in sc.st.iter_mut() {
