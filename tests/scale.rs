@@ -131,22 +131,27 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(8))]
+    #![proptest_config(ProptestConfig::with_cases(12))]
 
     /// The same on networks whose destinations the tables search in
-    /// several groups of 64 (the last one partial), with masks of one and
-    /// of two bytes.
+    /// several groups of 64 (the last one partial), with masks of one, two,
+    /// four and eight bytes.
     #[test]
     fn tables_of_several_search_groups_hold_the_shortest_legal_routes(
         switches in 65u32..260,
-        ports in prop::sample::select(vec![6u32, 8, 12]),
+        ports in prop::sample::select(vec![6u32, 8, 12, 20, 40]),
         topo_seed in any::<u64>(),
     ) {
         let p = IrregularParams { switches, ports, nodes: switches * 2, connectivity: 0.8, seed: topo_seed };
         let t = p.generate().unwrap();
         let net = Network::new(&t).unwrap();
         let (ud, rt) = RoutingTables::for_network(&net);
-        let width = if ports > 8 { 2 } else { 1 };
+        let width = match ports {
+            0..=8 => 1,
+            9..=16 => 2,
+            17..=32 => 4,
+            _ => 8,
+        };
         prop_assert_eq!(rt.table_bytes(), (switches * switches * 2 * width) as usize);
         check_tables(&net, &ud, &rt)?;
     }
