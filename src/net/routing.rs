@@ -161,12 +161,32 @@ trait Word: Copy + Send {
     fn bit(p: u32) -> Self;
     /// The union of two masks.
     fn or(self, o: Self) -> Self;
+    /// Whether the mask is one byte.
+    const BYTE: bool;
+    /// The mask of the ports of a byte (`BYTE` masks).
+    fn byte(b: u8) -> Self;
+}
+
+/// Transposes the 8 x 8 bit matrix whose row `r` is byte `r` of `x`.
+fn transpose8(mut x: u64) -> u64 {
+    let mut t = (x ^ (x >> 7)) & 0x00AA_00AA_00AA_00AA;
+    x ^= t ^ (t << 7);
+    t = (x ^ (x >> 14)) & 0x0000_CCCC_0000_CCCC;
+    x ^= t ^ (t << 14);
+    t = (x ^ (x >> 28)) & 0x0000_0000_F0F0_F0F0;
+    x ^= t ^ (t << 28);
+    x
 }
 
 macro_rules! word {
     ($($t:ty),*) => {$(
         impl Word for $t {
             const ZERO: $t = 0;
+            const BYTE: bool = <$t>::BITS == 8;
+            #[inline]
+            fn byte(b: u8) -> $t {
+                b as $t
+            }
             #[inline]
             fn bit(p: u32) -> $t {
                 1 << p
@@ -186,6 +206,9 @@ struct Scratch64<T> {
     /// The masks found, state by state: the group's 64 masks of a state
     /// share a few cache lines (`64 * state + destination`).
     acc: Vec<T>,
+    /// One-byte masks: for each state's port, the destinations it is a
+    /// candidate for (`8 * state + port`), turned into masks at the end.
+    ports: Vec<u64>,
     /// Each state's words, side by side so that a visit touches one line.
     st: Vec<Words>,
     /// The states of the frontier, and those the level touched.
@@ -212,6 +235,7 @@ impl<T: Word> Scratch64<T> {
     fn new(states: usize) -> Scratch64<T> {
         Scratch64 {
             acc: vec![T::ZERO; 64 * states],
+            ports: vec![0; if T::BYTE { 8 * states } else { 0 }],
             st: vec![Words::default(); states],
             frontier: Vec::new(),
             touched: Vec::new(),
@@ -265,7 +289,10 @@ impl Incoming {
     /// level reaches state `f` for destination `i`, each link from `f` to
     /// a state of the frontier for `i` is one hop nearer, and its port is
     /// a candidate; each (state, destination) pair is reached at one level
-    /// only. `out` starts empty; the scratch's words other than `seen`
+    /// only. One-byte masks (switches of up to 8 ports) are gathered as
+    /// a word of destinations for each state's port and turned into masks
+    /// by 8 x 8 bit transposes as the search ends; wider ones are set a
+    /// destination at a time. `out` starts empty; the scratch's words other than `seen`
     /// (cleared as a search begins) end empty, as they started.
     fn search64<T: Word>(&self, d0: usize, n: usize, sc: &mut Scratch64<T>, out: &mut [T]) {
         let states = sc.st.len();
@@ -320,12 +347,17 @@ impl Incoming {
                 let (links, down) = from(t as usize);
                 for &(x, port) in links {
                     for f in 2 * x as usize..2 * x as usize + 1 + down as usize {
-                        let mut b = bits & sc.st[f].fresh;
-                        while b != 0 {
-                            let i = b.trailing_zeros() as usize;
-                            b &= b - 1;
-                            let o = &mut sc.acc[64 * f + i];
-                            *o = o.or(T::bit(port));
+                        let b = bits & sc.st[f].fresh;
+                        if T::BYTE {
+                            sc.ports[8 * f + port as usize] |= b;
+                        } else {
+                            let mut b = b;
+                            while b != 0 {
+                                let i = b.trailing_zeros() as usize;
+                                b &= b - 1;
+                                let o = &mut sc.acc[64 * f + i];
+                                *o = o.or(T::bit(port));
+                            }
                         }
                     }
                 }
@@ -343,6 +375,25 @@ impl Incoming {
                 sc.st[f].fresh = 0;
             }
             sc.touched.clear();
+        }
+        if T::BYTE {
+            for f in 0..states {
+                let w = &mut sc.ports[8 * f..8 * f + 8];
+                if w.iter().all(|&x| x == 0) {
+                    continue;
+                }
+                for j in 0..8 {
+                    let mut x = 0u64;
+                    for (p, &wp) in w.iter().enumerate() {
+                        x |= (wp >> (8 * j) & 0xff) << (8 * p);
+                    }
+                    let y = transpose8(x).to_le_bytes();
+                    for (c, &m) in y.iter().enumerate() {
+                        sc.acc[64 * f + 8 * j + c] = T::byte(m);
+                    }
+                }
+                w.fill(0);
+            }
         }
         // Into the columns, 64 states at a time, leaving `acc` empty.
         for f0 in (0..states).step_by(64) {
@@ -496,6 +547,21 @@ mod tests {
 
     fn net(links: &[Wire]) -> Network {
         test_network(4, 4, links)
+    }
+
+    #[test]
+    fn transpose8_moves_each_bit_across_the_diagonal() {
+        for r in 0..8 {
+            for c in 0..8 {
+                assert_eq!(
+                    transpose8(1 << (8 * r + c)),
+                    1 << (8 * c + r),
+                    "row {r} column {c}"
+                );
+            }
+        }
+        let x = 0x0123_4567_89AB_CDEF;
+        assert_eq!(transpose8(transpose8(x)), x);
     }
 
     #[test]
