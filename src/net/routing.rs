@@ -200,8 +200,9 @@ macro_rules! word {
 }
 word!(u8, u16, u32, u64);
 
-/// A thread's scratch for [`Incoming::search64`]: one bit per destination
-/// of the group in each word, by state.
+/// The scratch of [`Incoming::search64`], made once for each parallel job
+/// and reused by its searches: one bit per destination of the group in
+/// each word, by state.
 struct Scratch64<T> {
     /// The masks found, state by state: the group's 64 masks of a state
     /// share a few cache lines (`64 * state + destination`).
@@ -292,8 +293,9 @@ impl Incoming {
     /// only. One-byte masks (switches of up to 8 ports) are gathered as
     /// a word of destinations for each state's port and turned into masks
     /// by 8 x 8 bit transposes as the search ends; wider ones are set a
-    /// destination at a time. `out` starts empty; the scratch's words other than `seen`
-    /// (cleared as a search begins) end empty, as they started.
+    /// destination at a time. `out` starts empty; the scratch's words
+    /// other than `seen` (cleared as a search begins) end empty, as they
+    /// started.
     fn search64<T: Word>(&self, d0: usize, n: usize, sc: &mut Scratch64<T>, out: &mut [T]) {
         let states = sc.st.len();
         for w in sc.st.iter_mut() {
