@@ -229,7 +229,10 @@ pub struct Switch {
     granted: u64,
     /// Inputs that freed chunks this cycle.
     freed: u64,
-    /// Header bytes read for decoding.
+    /// Header bytes read for decoding a header other than unicast's
+    /// (grown to the longest such header met: sized to the formats'
+    /// longest from the start, it took a bit-string header's `nodes / 8`
+    /// bytes in every switch of a network that never carries one).
     scratch: Vec<u8>,
     flit_hops: u64,
     /// Ports whose input unit (buffer and decode unit) a stage has worked
@@ -311,7 +314,6 @@ impl Switch {
                 since: 0,
             });
         }
-        let max_hdr = decoder.formats().max_len();
         Switch {
             id,
             k,
@@ -328,7 +330,7 @@ impl Switch {
             decoded: 0,
             granted: 0,
             freed: 0,
-            scratch: vec![0; max_hdr],
+            scratch: Vec::new(),
             flit_hops: 0,
             touched_in: 0,
             touched_out: 0,
@@ -383,6 +385,12 @@ impl Switch {
     /// True when no packet is held, decoded or being forwarded.
     pub fn is_empty(&self) -> bool {
         self.holding == 0 && self.granted == 0
+    }
+
+    /// Bytes of room kept for reading a header other than unicast's.
+    #[cfg(test)]
+    pub(crate) fn header_room(&self) -> usize {
+        self.scratch.capacity()
     }
 
     /// The decode register of input `i`, when it holds a packet.
@@ -585,6 +593,9 @@ impl Switch {
                 self.decoder
                     .decode_unicast(inp.buf.header_word(pkt, h), phase, &mut inp.dec)
             } else {
+                if self.scratch.len() < h {
+                    self.scratch.resize(h, 0);
+                }
                 let bytes = &mut self.scratch[..h];
                 inp.buf.header(pkt, bytes);
                 self.decoder.decode(bytes, phase, &mut inp.dec)
