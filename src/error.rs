@@ -69,10 +69,12 @@ pub enum Error {
         /// The limit.
         max: usize,
     },
-    /// A network whose routing tables would not fit in memory.
+    /// A network whose routing tables, with the rest of its simulation,
+    /// would not fit in memory.
     #[error(
-        "the routing tables of {switches} switches take {} MB (2 x switches² port masks), more than the {} MB of memory available",
+        "the routing tables of {switches} switches take {} MB (2 x switches² port masks) and the rest of the network about {} MB, more than the {} MB of memory available",
         bytes / 1_000_000,
+        rest / 1_000_000,
         available / 1_000_000
     )]
     TablesTooLarge {
@@ -80,6 +82,9 @@ pub enum Error {
         switches: usize,
         /// Bytes the tables need.
         bytes: u128,
+        /// Bytes reckoned for the rest of a simulation of it (its ports'
+        /// units and buffers, its nodes).
+        rest: u128,
         /// Bytes of memory available.
         available: u64,
     },

@@ -70,11 +70,12 @@ fn a_network_too_large_for_the_model_is_refused() {
         "the topology has 1048577 switches; wormcast handles at most 1048576"
     );
     // Below the count limit, memory decides: a million switches' routing
-    // tables take 2 TB.
+    // tables take 2 TB, and their 2 million ports and one node are reckoned
+    // at 3 GB.
     let e = Network::new(&switches(1_000_000)).unwrap_err().to_string();
     assert!(
         e.starts_with(
-            "the routing tables of 1000000 switches take 2000000 MB (2 x switches² port masks), more than the "
+            "the routing tables of 1000000 switches take 2000000 MB (2 x switches² port masks) and the rest of the network about 3072 MB, more than the "
         ) && e.ends_with(" MB of memory available"),
         "{e}"
     );

@@ -71,6 +71,17 @@ pub const MAX_SWITCHES: usize = 1 << 20;
 /// 20 of its 32 bits).
 pub const MAX_NODES: usize = 1 << 20;
 
+/// Bytes a simulation of the network takes per switch port besides the
+/// routing tables, as [`Network::new`] reckons before anything is built:
+/// about twice what whole `wormcast run`s measured (0.6 - 0.9 kB a port
+/// and 1.0 kB a node, from runs of 4,096 and 16,384 switches of 8, 16 and
+/// 32 ports; docs/performance.md, "Scale"), so that a network refused is
+/// one whose build would not fit, not merely one near the edge.
+const PORT_BYTES: u128 = 1536;
+
+/// Bytes per node besides the routing tables (as [`PORT_BYTES`]).
+const NODE_BYTES: u128 = 2048;
+
 /// Bytes of memory available to a new process (`MemAvailable` of
 /// `/proc/meminfo`), where the system says.
 fn available_memory() -> Option<u64> {
@@ -78,6 +89,34 @@ fn available_memory() -> Option<u64> {
     let line = s.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib * 1024)
+}
+
+/// Refuses a topology whose simulation would take more than `available`
+/// bytes: its routing tables, and the rest reckoned by [`PORT_BYTES`] and
+/// [`NODE_BYTES`].
+fn fits_in(t: &Topology, available: u64) -> Result<()> {
+    let (tables, rest) = reckon(t);
+    if tables + rest > available as u128 {
+        return Err(Error::TablesTooLarge {
+            switches: t.switches.len(),
+            bytes: tables,
+            rest,
+            available,
+        });
+    }
+    Ok(())
+}
+
+/// Bytes a simulation of `t` is reckoned to take: its routing tables, and
+/// the rest.
+fn reckon(t: &Topology) -> (u128, u128) {
+    let widest = t.switches.iter().map(|s| s.ports).max().unwrap_or(0);
+    let tables = super::routing::table_bytes(t.switches.len(), widest);
+    let ports: u128 = t.switches.iter().map(|s| s.ports as u128).sum();
+    (
+        tables,
+        ports * PORT_BYTES + t.nodes.len() as u128 * NODE_BYTES,
+    )
 }
 
 /// A `[[switch]]` entry.
@@ -292,16 +331,8 @@ impl Network {
                 return Err(Error::TooLarge { what, count, max });
             }
         }
-        let widest = t.switches.iter().map(|s| s.ports).max().unwrap_or(0);
-        let tables = super::routing::table_bytes(t.switches.len(), widest);
-        if let Some(avail) = available_memory()
-            && tables > avail as u128
-        {
-            return Err(Error::TablesTooLarge {
-                switches: t.switches.len(),
-                bytes: tables,
-                available: avail,
-            });
+        if let Some(avail) = available_memory() {
+            fits_in(t, avail)?;
         }
         // Switch ids: unique, 0..s-1, sane port counts.
         let s = t.switches.len();
@@ -469,6 +500,15 @@ impl Network {
         &self.topology
     }
 
+    /// Bytes a simulation of the network is reckoned to take before it is
+    /// built: its routing tables, 1,536 bytes per switch port and 2,048 per
+    /// node. [`Network::new`] refuses a network whose reckoning exceeds the
+    /// memory available.
+    pub fn reckoned_bytes(&self) -> u128 {
+        let (tables, rest) = reckon(&self.topology);
+        tables + rest
+    }
+
     /// Number of switches.
     pub fn num_switches(&self) -> usize {
         self.port_base.len() - 1
@@ -601,6 +641,29 @@ at = [1, 0]
         assert_eq!(again.switches, t.switches);
         assert_eq!(again.links, t.links);
         assert_eq!(again.nodes, t.nodes);
+    }
+
+    #[test]
+    fn a_network_is_refused_by_its_whole_memory_not_its_tables_alone() {
+        // Two 4-port switches and two nodes: tables 2 x 2² bytes, the rest
+        // 8 x 1,536 + 2 x 2,048 = 16,384 bytes.
+        let t = Topology::from_toml_str(SMALL).unwrap();
+        assert!(fits_in(&t, 16_392).is_ok());
+        let e = fits_in(&t, 16_391).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::TablesTooLarge {
+                    switches: 2,
+                    bytes: 8,
+                    rest: 16_384,
+                    available: 16_391
+                }
+            ),
+            "{e:?}"
+        );
+        // Tables that fit alone are not enough.
+        assert!(fits_in(&t, 100).is_err());
     }
 
     #[test]
