@@ -365,29 +365,59 @@ impl ChangeLog {
     }
 }
 
+/// No place in [`WideStore::values`] yet.
+const NO_WIDE: u32 = u32::MAX;
+
+/// The values of the signals wider than 64 bits, each given its words the
+/// first time it takes a known value: a switch's decode unit declares
+/// signals of one bit per node (`dests`, `hdr_out{q}`) that stay unknown
+/// unless bit-string worms pass, and words kept for every one of them
+/// from the start took 8 GB at 16,384 switches (address space, untouched)
+/// and failed to allocate at 32,768.
+#[derive(Clone, Debug, Default)]
+struct WideStore {
+    /// Per signal, its place in `values` ([`NO_WIDE`]: none yet).
+    at: Vec<u32>,
+    /// The words of each signal given a place, least significant first.
+    values: Vec<Box<[u64]>>,
+}
+
+impl WideStore {
+    /// Signal `i`'s words, given their place (all zeros) if it has none.
+    #[inline]
+    fn words_mut(&mut self, i: usize, width: u32) -> &mut [u64] {
+        if self.at[i] == NO_WIDE {
+            // Fewer places than signals, whose ids are u32.
+            self.at[i] = self.values.len() as u32;
+            self.values
+                .push(vec![0; width.div_ceil(64) as usize].into_boxed_slice());
+        }
+        &mut self.values[self.at[i] as usize]
+    }
+
+    /// Signal `i`'s words; only for a signal that has taken a known value.
+    #[inline]
+    fn words(&self, i: usize) -> &[u64] {
+        debug_assert_ne!(
+            self.at[i], NO_WIDE,
+            "wide signal {i} read before it was known"
+        );
+        &self.values[self.at[i] as usize]
+    }
+}
+
 /// Last value of every signal and the signals that changed this cycle.
 #[derive(Clone, Debug)]
 pub struct TraceState {
     widths: Vec<u32>,
     slots: Vec<Slot>,
-    wide_at: Vec<u32>,
-    wide: Vec<u64>,
+    wide: WideStore,
     log: ChangeLog,
 }
 
 impl TraceState {
     /// Every signal of `h`, all unknown.
     pub fn new(h: &Hierarchy) -> Self {
-        let mut wide_at = Vec::with_capacity(h.signals.len());
-        let mut words = 0u32;
-        for s in &h.signals {
-            if s.width > 64 {
-                wide_at.push(words);
-                words += s.width.div_ceil(64);
-            } else {
-                wide_at.push(u32::MAX);
-            }
-        }
         TraceState {
             widths: h.signals.iter().map(|s| s.width).collect(),
             slots: h
@@ -399,8 +429,10 @@ impl TraceState {
                     wide: s.width > 64,
                 })
                 .collect(),
-            wide_at,
-            wide: vec![0; words as usize],
+            wide: WideStore {
+                at: vec![NO_WIDE; h.signals.len()],
+                values: Vec::new(),
+            },
             log: ChangeLog::default(),
         }
     }
@@ -411,7 +443,6 @@ impl TraceState {
         Sampler {
             slots: &mut self.slots[range],
             widths: &self.widths,
-            wide_at: &self.wide_at,
             wide: &mut self.wide,
             changed: &mut self.log,
             first,
@@ -453,11 +484,14 @@ impl TraceState {
         let mut changed = self.slots[i].unknown != from.slots[j].unknown;
         self.slots[i].unknown = from.slots[j].unknown;
         if self.slots[i].wide {
-            let n = self.widths[i].div_ceil(64) as usize;
-            let (a, b) = (self.wide_at[i] as usize, from.wide_at[j] as usize);
-            if self.wide[a..a + n] != from.wide[b..b + n] {
-                self.wide[a..a + n].copy_from_slice(&from.wide[b..b + n]);
-                changed = true;
+            // An unknown value's words mean nothing, and are not compared.
+            if !from.slots[j].unknown {
+                let ws = from.wide.words(j);
+                let mine = self.wide.words_mut(i, self.widths[i]);
+                if *mine != *ws {
+                    mine.copy_from_slice(ws);
+                    changed = true;
+                }
             }
         } else if self.slots[i].v != from.slots[j].v {
             self.slots[i].v = from.slots[j].v;
@@ -474,9 +508,7 @@ impl TraceState {
         if slot.unknown {
             self.log.unknown(i as u32);
         } else if slot.wide {
-            let at = self.wide_at[i] as usize;
-            let n = self.widths[i].div_ceil(64) as usize;
-            self.log.wide(i as u32, &self.wide[at..at + n]);
+            self.log.wide(i as u32, self.wide.words(i));
         } else {
             self.log.value(i as u32, slot.v);
         }
@@ -501,9 +533,7 @@ impl TraceState {
             }
             SignalValue::Wide(ws) => {
                 self.slots[i].unknown = false;
-                let at = self.wide_at[i] as usize;
-                let n = self.widths[i].div_ceil(64) as usize;
-                self.wide[at..at + n].copy_from_slice(ws);
+                self.wide.words_mut(i, self.widths[i]).copy_from_slice(ws);
             }
         }
         self.log_change(i);
@@ -517,8 +547,7 @@ impl TraceState {
         if slot.unknown {
             SignalValue::Unknown
         } else if slot.wide {
-            let at = self.wide_at[i] as usize;
-            SignalValue::Wide(&self.wide[at..at + self.widths[i].div_ceil(64) as usize])
+            SignalValue::Wide(self.wide.words(i))
         } else {
             SignalValue::Narrow(slot.v)
         }
@@ -562,9 +591,7 @@ impl TraceState {
             let slot = slots[i as usize];
             if slot.wide && !slot.unknown {
                 let at = wide.len();
-                let from = self.wide_at[i as usize] as usize;
-                let n = self.widths[i as usize].div_ceil(64) as usize;
-                wide.extend_from_slice(&self.wide[from..from + n]);
+                wide.extend_from_slice(self.wide.words(i as usize));
                 at as u64
             } else {
                 slot.v
@@ -663,11 +690,11 @@ impl TraceState {
 pub struct Sampler<'a> {
     /// The component's signals.
     slots: &'a mut [Slot],
-    /// Every signal's width and place in `wide` (indexed from `first`, not
-    /// sliced: a value's write reads neither but where it checks).
+    /// Every signal's width (indexed from `first`, not sliced: a value's
+    /// write reads it only where it checks).
     widths: &'a [u32],
-    wide_at: &'a [u32],
-    wide: &'a mut Vec<u64>,
+    /// Every signal's words, if wider than 64 bits.
+    wide: &'a mut WideStore,
     changed: &'a mut ChangeLog,
     /// Id of the component's first signal.
     first: u32,
@@ -802,17 +829,17 @@ impl Sampler<'_> {
         let mut changed = self.slots[k].unknown;
         let id = self.first + k as u32;
         if w > 64 {
-            let at = self.wide_at[self.first as usize + k] as usize;
+            let mine = self.wide.words_mut(id as usize, w as u32);
             for (n, chunk) in words.chunks(64).enumerate() {
                 let v = chunk.iter_ones().fold(0u64, |acc, j| acc | 1 << j);
-                if self.wide[at + n] != v {
-                    self.wide[at + n] = v;
+                if mine[n] != v {
+                    mine[n] = v;
                     changed = true;
                 }
             }
             if changed {
                 self.slots[k].unknown = false;
-                self.changed.wide(id, &self.wide[at..at + w.div_ceil(64)]);
+                self.changed.wide(id, mine);
             }
         } else {
             let v = words.iter_ones().fold(0u64, |acc, j| acc | 1 << j);
@@ -1293,6 +1320,66 @@ mod tests {
         }
         assert_eq!(st.changed(), &[0, 1]);
         assert_eq!(st.value(SignalId(0)), SignalValue::Unknown);
+    }
+
+    /// A signal wider than 64 bits is given its words when it first takes
+    /// a known value, not before: 10,000 signals of 2^20 bits declared
+    /// take no words while they are unknown (1.3 GB if each had its words
+    /// from the start), one known takes its own, and its changes, to
+    /// unknown and back to the same value, through a sampler, `set` and
+    /// `copy_from`, are those of a state that kept every word.
+    #[test]
+    fn a_wide_signal_takes_its_words_when_first_known() {
+        const W: u32 = 1 << 20;
+        let mut h = Hierarchy::new("top");
+        h.root().scope("u", |s| {
+            for i in 0..10_000 {
+                s.signal(&format!("w{i}"), W);
+            }
+        });
+        let mut st = TraceState::new(&h);
+        assert!(st.wide.values.is_empty());
+        {
+            let mut s = st.sampler(0, 10_000);
+            s.unknowns(10_000);
+            s.finish();
+        }
+        assert!(st.wide.values.is_empty(), "unknown values take no words");
+        let v = BitString::from_indices(W as usize, [3, W as usize - 1]);
+        let sample = |st: &mut TraceState, b: Option<&BitString>| {
+            st.clear_changes();
+            let mut s = st.sampler(7, 1);
+            match b {
+                Some(b) => s.bits(b),
+                None => s.unknown(),
+            }
+            s.finish();
+            st.changed().to_vec()
+        };
+        assert_eq!(sample(&mut st, Some(&v)), [7]);
+        assert_eq!(st.wide.values.len(), 1);
+        assert_eq!(st.wide.values[0].len(), (W / 64) as usize);
+        let SignalValue::Wide(ws) = st.value(SignalId(7)) else {
+            panic!("a known wide value")
+        };
+        assert_eq!((ws[0], ws[ws.len() - 1]), (1 << 3, 1 << 63));
+        assert_eq!(sample(&mut st, Some(&v)), [] as [u32; 0], "the same value");
+        assert_eq!(sample(&mut st, None), [7], "to unknown");
+        assert_eq!(sample(&mut st, Some(&v)), [7], "back to the same value");
+        assert_eq!(st.wide.values.len(), 1, "its words kept");
+        // A copy: an unknown source takes no words, a known one its own.
+        let mut other = TraceState::new(&h);
+        other.copy_from(SignalId(1), &st, SignalId(2));
+        assert!(other.wide.values.is_empty() && other.changed().is_empty());
+        other.copy_from(SignalId(1), &st, SignalId(7));
+        assert_eq!(other.changed(), &[1]);
+        assert_eq!(other.value(SignalId(1)), st.value(SignalId(7)));
+        other.clear_changes();
+        other.copy_from(SignalId(1), &st, SignalId(7));
+        assert!(other.changed().is_empty(), "the same value");
+        other.set(SignalId(4), st.value(SignalId(7)));
+        assert_eq!(other.wide.values.len(), 2);
+        assert_eq!(other.value(SignalId(4)), st.value(SignalId(7)));
     }
 
     /// An unknown slot holds all ones: a 64-bit signal whose value is all
