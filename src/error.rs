@@ -88,6 +88,22 @@ pub enum Error {
         /// Bytes of memory available.
         available: u64,
     },
+    /// A trace whose state would not fit in memory.
+    #[error(
+        "tracing {signals} signals takes about {} MB ({per_signal} bytes a signal), more than the {} MB of memory available",
+        bytes / 1_000_000,
+        available / 1_000_000
+    )]
+    TraceTooLarge {
+        /// Signals declared.
+        signals: usize,
+        /// Bytes reckoned per signal.
+        per_signal: u64,
+        /// Bytes reckoned for tracing them.
+        bytes: u128,
+        /// Bytes of memory available.
+        available: u64,
+    },
     /// A switch with an unusable number of ports.
     #[error("{item}: switch {id} has {ports} ports; a switch has 1 to 64 ports")]
     BadPortCount {

@@ -62,6 +62,7 @@ mod gaps;
 pub mod header;
 pub mod link;
 pub mod mcast;
+mod memory;
 pub mod net;
 pub mod ni;
 mod par;

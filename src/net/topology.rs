@@ -82,15 +82,6 @@ const PORT_BYTES: u128 = 1536;
 /// Bytes per node besides the routing tables (as [`PORT_BYTES`]).
 const NODE_BYTES: u128 = 2048;
 
-/// Bytes of memory available to a new process (`MemAvailable` of
-/// `/proc/meminfo`), where the system says.
-fn available_memory() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = s.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
-}
-
 /// Refuses a topology whose simulation would take more than `available`
 /// bytes: its routing tables, and the rest reckoned by [`PORT_BYTES`] and
 /// [`NODE_BYTES`].
@@ -331,7 +322,7 @@ impl Network {
                 return Err(Error::TooLarge { what, count, max });
             }
         }
-        if let Some(avail) = available_memory() {
+        if let Some(avail) = crate::memory::available() {
             fits_in(t, avail)?;
         }
         // Switch ids: unique, 0..s-1, sane port counts.

@@ -823,6 +823,7 @@ impl System {
                 count.push(root.signal_count() - before);
             }
         }
+        hier.check_room()?;
         let mut t = Box::new(Tracing {
             every: false,
             state: TraceState::new(&hier),

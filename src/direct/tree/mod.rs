@@ -1992,6 +1992,7 @@ impl TreeNet {
                 count.push(root.signal_count() - before);
             }
         }
+        hier.check_room()?;
         let slots = t.n as usize * t.n_in;
         let mut tr = TreeTracing {
             state: TraceState::new(&hier),

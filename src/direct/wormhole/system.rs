@@ -1729,6 +1729,7 @@ impl DirectSystem {
                 count.push(root.signal_count() - before);
             }
         }
+        hier.check_room()?;
         let mut state = TraceState::new(&hier);
         for c in 0..first.len() {
             let mut s = state.sampler(first[c], count[c]);
