@@ -10,7 +10,7 @@
 //! and `wormcast/_wormcast.pyi` gives their types.
 
 use pyo3::create_exception;
-use pyo3::exceptions::{PyException, PyOSError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyException, PyMemoryError, PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyInt, PyList};
 use std::path::PathBuf;
@@ -46,13 +46,16 @@ create_exception!(
 );
 
 /// A Rust error as the Python exception that fits it: bad input is a
-/// `ValueError`, a file that cannot be read or written an `OSError`, what
-/// the model finds while it runs a `WormcastError` subclass.
+/// `ValueError`, a file that cannot be read or written an `OSError`, a
+/// network or a trace refused because it would not fit the memory
+/// available a `MemoryError`, what the model finds while it runs a
+/// `WormcastError` subclass.
 fn err(e: wormcast::Error) -> PyErr {
     use wormcast::Error as E;
     let text = e.to_string();
     match e {
         E::Io { .. } => PyOSError::new_err(text),
+        E::TablesTooLarge { .. } | E::TraceTooLarge { .. } => PyMemoryError::new_err(text),
         E::Deadlock(_) | E::DirectDeadlock(_) | E::TreeDeadlock(_) => DeadlockError::new_err(text),
         E::NotDrained { .. } => NotDrainedError::new_err(text),
         E::Fault { .. } => ModelFault::new_err(text),

@@ -83,6 +83,12 @@ def test_hand_built_worms_arrive_as_the_command_line_sends_them(tmp_path):
     with pytest.raises(ValueError) as e:
         wormcast.Network("mesh:4x4").send_worm(0, "bit-string", [5])
     assert "only the cut-through switch" in str(e.value)
+    # Half a million switches' routing tables take 500 GB.
+    with pytest.raises(MemoryError) as e:
+        wormcast.Network("irregular:switches=500000,ports=8,nodes=500000")
+    assert str(e.value).startswith(
+        "the routing tables of 500000 switches take 500000 MB (2 x switches² port masks) and the rest"
+    ), str(e.value)
 
 
 @pytest.mark.parametrize(
