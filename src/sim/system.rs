@@ -1812,15 +1812,20 @@ mod tests {
     use crate::net::IrregularParams;
     use crate::switch::Flit;
 
-    /// 256 switches and 1,024 nodes on two threads.
-    fn two_ranges() -> System {
+    /// A generated network of 8-port switches.
+    fn irregular(switches: u32, nodes: u32) -> Network {
         let p = IrregularParams {
-            switches: 256,
+            switches,
             ports: 8,
-            nodes: 1024,
+            nodes,
             ..IrregularParams::default()
         };
-        let net = Network::new(&p.generate().unwrap()).unwrap();
+        Network::new(&p.generate().unwrap()).unwrap()
+    }
+
+    /// 256 switches and 1,024 nodes on two threads.
+    fn two_ranges() -> System {
+        let net = irregular(256, 1024);
         let cfg = SimConfig {
             threads: 2,
             ..SimConfig::default()
@@ -1867,13 +1872,7 @@ mod tests {
     /// 100,000 switches exhaust 24 GB.
     #[test]
     fn a_switch_keeps_room_only_for_the_headers_it_decodes() {
-        let p = IrregularParams {
-            switches: 16,
-            ports: 8,
-            nodes: 64,
-            ..IrregularParams::default()
-        };
-        let net = Network::new(&p.generate().unwrap()).unwrap();
+        let net = irregular(16, 64);
         let mut s = System::new(&net, &SimConfig::default(), &Traffic::Idle).unwrap();
         let room = |s: &System| {
             s.switches
