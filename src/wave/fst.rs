@@ -5,20 +5,28 @@
 //! bounds every size the file declares and the reader would allocate from:
 //! block lengths within the file, the signal count, every signal's width
 //! (at most [`super::MAX_WIDTH`]), decompressed lengths within what the
-//! compressed bytes can expand to (zlib 1032:1, LZ4 255:1) and within
-//! [`MAX_INFLATED`], time-table and blackout counts within their bytes, and
-//! each value-change block's signal table. A malformed file is refused
-//! there with the byte offset of the block at fault; anything `fst-reader`
-//! still panics on becomes an error through [`super::stream`]'s guard. A
-//! file wrapped whole in gzip (GTKWave's `-z`... `fstWriterSetPackType`
-//! wrapper) is inflated here, within the same limits, and checked again.
+//! compressed bytes can expand to (zlib 1032:1, LZ4 255:1), time-table and
+//! blackout counts within their bytes, and each value-change block's
+//! signal table. A malformed file is refused there with the byte offset of
+//! the block at fault; anything `fst-reader` still panics on becomes an
+//! error through [`super::stream`]'s guard. A file wrapped whole in gzip
+//! (GTKWave's `-z`... `fstWriterSetPackType` wrapper) is inflated here,
+//! within the same limits, and checked again.
+//!
+//! A well-formed file can still be too large to read: every decompressed
+//! area (a frame, a block's signal data) is held whole, so each must be at
+//! most [`MAX_INFLATED`] and at most a quarter of the memory available
+//! (see [`View::holds`]), and the signals the geometry
+//! declares must fit as a header does ([`super::header`]). Such a file is
+//! refused with the area's size and the memory it would need, before
+//! anything is allocated for it.
 //!
 //! The FST block layout is GTKWave's (`fstapi.c`); the offsets below follow
 //! it as `fst-reader` reads it.
 
 use super::header::{
-    CodeInfo, Event, Format, MAX_WIDTH, VarKind, WaveHeader, WaveVar, check_width, join_scopes,
-    split_name,
+    CodeInfo, Event, Format, HEADER_CHECK_EVERY, MAX_WIDTH, VarKind, WaveHeader, WaveVar,
+    check_width, header_room, join_scopes, signals_room, split_name,
 };
 use super::stream::{Sink, WaveReader, guarded};
 use crate::{Error, Result};
@@ -27,9 +35,12 @@ use rustc_hash::FxHashMap;
 use std::io::{BufRead, BufReader, Cursor, Read, Seek, SeekFrom};
 use std::path::Path;
 
-/// The largest decompressed area (a hierarchy, a geometry, a block's
-/// signal data, a whole gzip-wrapped file) wormcast accepts: 2 GiB.
-pub const MAX_INFLATED: u64 = 1 << 31;
+/// The largest decompressed area (a frame, a hierarchy, a geometry, a
+/// block's signal data, a whole gzip-wrapped file) wormcast accepts: 4 GiB,
+/// room for the largest frame an FST holds (2^32 - 1 characters, one per
+/// bit of every signal; GTKWave's limit, which wormcast's writer keeps).
+/// The 4,096-switch network's trace has a frame of 4.0 G characters.
+pub const MAX_INFLATED: u64 = 1 << 32;
 
 const ZLIB_RATIO: u64 = 1032;
 const LZ4_RATIO: u64 = 255;
@@ -53,10 +64,63 @@ fn bad(offset: u64, what: impl std::fmt::Display) -> Error {
     Error::Wave(format!("malformed FST: byte {offset}: {what}"))
 }
 
+/// A well-formed area too large to hold.
+fn too_large(offset: u64, what: impl std::fmt::Display) -> Error {
+    Error::Wave(format!("FST too large to read: byte {offset}: {what}"))
+}
+
 /// A bounds-checked view of the file for the checks.
 struct View<'a, R> {
     r: &'a mut R,
     len: u64,
+    /// Bytes of memory available, where the system says.
+    available: Option<u64>,
+}
+
+impl<R> View<'_, R> {
+    /// A decompressed area of `declared` bytes from `compressed`: within
+    /// what they can expand to at `ratio`, and one that can be held.
+    fn inflated(
+        &self,
+        at: u64,
+        what: &str,
+        declared: u64,
+        compressed: u64,
+        ratio: u64,
+    ) -> Result<()> {
+        check_inflated(at, what, declared, compressed, ratio)?;
+        self.holds(at, what, declared)
+    }
+
+    /// An area of `bytes` held whole: at most [`MAX_INFLATED`] and a
+    /// quarter of the memory available. A reader holds a frame and, in a
+    /// comparison, every signal's value beside it, and a comparison reads
+    /// two files at once: `wave diff --clock` of the 4,096-switch trace
+    /// (a frame of 4.0 GB) against itself peaked at 12.6 GB, 1.6 times
+    /// the two frames.
+    fn holds(&self, at: u64, what: &str, bytes: u64) -> Result<()> {
+        if bytes > MAX_INFLATED {
+            return Err(too_large(
+                at,
+                format!(
+                    "the {what} inflates to {bytes} bytes; wormcast reads at most {MAX_INFLATED} in one piece"
+                ),
+            ));
+        }
+        if let Some(a) = self.available
+            && bytes.saturating_mul(4) > a
+        {
+            return Err(too_large(
+                at,
+                format!(
+                    "the {what} inflates to {} MB, more than a quarter of the {} MB of memory available (reckoned at twice the area a file, and two files at once for a comparison)",
+                    bytes / 1_000_000,
+                    a / 1_000_000
+                ),
+            ));
+        }
+        Ok(())
+    }
 }
 
 impl<R: Read + Seek> View<'_, R> {
@@ -132,10 +196,7 @@ fn varint_signed(b: &[u8]) -> Option<(i64, u64)> {
 
 /// A decompressed length that `compressed` bytes can produce at `ratio`.
 fn check_inflated(at: u64, what: &str, declared: u64, compressed: u64, ratio: u64) -> Result<()> {
-    let most = compressed
-        .saturating_mul(ratio)
-        .saturating_add(64)
-        .min(MAX_INFLATED);
+    let most = compressed.saturating_mul(ratio).saturating_add(64);
     if declared > most {
         return Err(bad(
             at,
@@ -269,13 +330,16 @@ fn check_geometry<R: Read + Seek>(v: &mut View<'_, R>, start: u64, len: u64) -> 
     let count = v.u64(start + 16)?;
     let comp = len - 24;
     if raw != comp {
-        check_inflated(start - 1, "geometry", raw, comp, ZLIB_RATIO)?;
+        v.inflated(start - 1, "geometry", raw, comp, ZLIB_RATIO)?;
     }
     if count > raw {
         return Err(bad(
             start - 1,
             format!("{count} signals in {raw} bytes of geometry"),
         ));
+    }
+    if let Some(a) = v.available {
+        signals_room(count, a).map_err(|m| too_large(start - 1, m))?;
     }
     let data = v.bytes(start + 24, comp)?;
     let bytes = if raw == comp {
@@ -322,15 +386,15 @@ fn check_hierarchy<R: Read + Seek>(
     let raw = v.u64(start + 8)?;
     let comp = len - 16;
     match kind {
-        BL_HIER => check_inflated(at, "hierarchy", raw, comp, ZLIB_RATIO),
-        BL_HIER_LZ4 => check_inflated(at, "hierarchy", raw, comp, LZ4_RATIO),
+        BL_HIER => v.inflated(at, "hierarchy", raw, comp, ZLIB_RATIO),
+        BL_HIER_LZ4 => v.inflated(at, "hierarchy", raw, comp, LZ4_RATIO),
         _ => {
             let (mid, n) = v.varint(start + 16)?;
             if n >= comp {
                 return Err(bad(at, "a hierarchy block too short for its lengths"));
             }
-            check_inflated(at, "hierarchy", mid, comp - n, LZ4_RATIO)?;
-            check_inflated(at, "hierarchy", raw, mid, LZ4_RATIO)
+            v.inflated(at, "hierarchy", mid, comp - n, LZ4_RATIO)?;
+            v.inflated(at, "hierarchy", raw, mid, LZ4_RATIO)
         }
     }
 }
@@ -352,7 +416,7 @@ fn check_vc_block<R: Read + Seek>(v: &mut View<'_, R>, b: &VcBlock, widths: &[u3
         ));
     }
     if t_raw != t_comp {
-        check_inflated(at, "time table", t_raw, t_comp, ZLIB_RATIO)?;
+        v.inflated(at, "time table", t_raw, t_comp, ZLIB_RATIO)?;
     }
     if t_items > t_raw {
         return Err(bad(at, format!("{t_items} times in {t_raw} bytes")));
@@ -370,7 +434,7 @@ fn check_vc_block<R: Read + Seek>(v: &mut View<'_, R>, b: &VcBlock, widths: &[u3
         ));
     }
     if f_raw != f_comp {
-        check_inflated(at, "frame", f_raw, f_comp, ZLIB_RATIO)?;
+        v.inflated(at, "frame", f_raw, f_comp, ZLIB_RATIO)?;
     }
     if f_handles != widths.len() as u64 {
         return Err(bad(
@@ -437,13 +501,8 @@ fn check_vc_block<R: Read + Seek>(v: &mut View<'_, R>, b: &VcBlock, widths: &[u3
             check_inflated(at, "signal data", raw, len - skip, ratio)?;
         }
         total = total.saturating_add(raw.max(len));
-        if total > MAX_INFLATED {
-            return Err(bad(
-                at,
-                format!("a block whose signal data inflate past {MAX_INFLATED} bytes"),
-            ));
-        }
     }
+    v.holds(at, "block's signal data", total)?;
     Ok(())
 }
 
@@ -539,7 +598,16 @@ pub(crate) fn chain_table(mut b: &[u8], handles: u64, dyn2: bool, last: u64) -> 
 /// Checks a whole FST file (see the module docs) and returns it unwrapped:
 /// `None` if it is not gzip-wrapped, else the inflated file.
 pub fn check<R: Read + Seek>(r: &mut R, len: u64) -> Result<Option<Vec<u8>>> {
-    let mut v = View { r, len };
+    check_within(r, len, crate::memory::available())
+}
+
+/// [`check`], with `available` bytes of memory (`None`: not known).
+fn check_within<R: Read + Seek>(
+    r: &mut R,
+    len: u64,
+    available: Option<u64>,
+) -> Result<Option<Vec<u8>>> {
+    let mut v = View { r, len, available };
     if len >= 1 && v.u8(0)? == BL_ZWRAPPER {
         if len < 1 + 8 + 8 + 10 {
             return Err(bad(0, "a gzip wrapper too short for its lengths"));
@@ -552,7 +620,7 @@ pub fn check<R: Read + Seek>(r: &mut R, len: u64) -> Result<Option<Vec<u8>>> {
                 format!("a gzip wrapper of {sec} bytes in a file of {len}"),
             ));
         }
-        check_inflated(0, "gzip-wrapped file", raw, sec - 16, ZLIB_RATIO)?;
+        v.inflated(0, "gzip-wrapped file", raw, sec - 16, ZLIB_RATIO)?;
         let gz = v.bytes(17, sec - 16)?;
         if gz.len() < 10 || gz[0] != 0x1f || gz[1] != 0x8b || gz[2] != 8 || gz[3] != 0 {
             return Err(bad(17, "the wrapper is not plain gzip"));
@@ -570,7 +638,12 @@ pub fn check<R: Read + Seek>(r: &mut R, len: u64) -> Result<Option<Vec<u8>>> {
         }
         let n = inner.len() as u64;
         let mut c = Cursor::new(&inner[..]);
-        check_blocks(&mut View { r: &mut c, len: n })?;
+        check_blocks(&mut View {
+            r: &mut c,
+            len: n,
+            // The unwrapped file is held while it is read.
+            available: available.map(|a| a.saturating_sub(n)),
+        })?;
         return Ok(Some(inner));
     }
     check_blocks(&mut v)?;
@@ -711,6 +784,15 @@ fn header_of<R: BufRead + Seek>(r: &mut FstReader<R>) -> Result<(WaveHeader, Vec
                     code,
                     line: 0,
                 });
+                // Aliases make more variables than the geometry's signals:
+                // the header is held against memory as a VCD's is.
+                let n = h.vars.len();
+                if n.is_multiple_of(HEADER_CHECK_EVERY)
+                    && let Some(available) = crate::memory::available()
+                    && let Err(m) = header_room(n, available)
+                {
+                    failure = Some(Error::Wave(format!("FST too large to read: {m}")));
+                }
             }
             _ => {}
         }
@@ -844,6 +926,71 @@ mod tests {
         assert!(
             e.contains("declares 18446744073709551615 bytes uncompressed"),
             "{e}"
+        );
+    }
+
+    /// An FST of three signals of 2^20 bits, all unknown: a frame of
+    /// 3,145,728 characters packed into a few kB.
+    fn wide_fst() -> Vec<u8> {
+        use crate::wave::fst_enc::{Encoder, HierarchyRecords, Info};
+        let mut h = HierarchyRecords::default();
+        h.scope("top");
+        for n in ["a", "b", "c"] {
+            h.var(n, MAX_WIDTH);
+        }
+        h.up();
+        let info = Info {
+            timescale: -9,
+            version: "t",
+            date: "d",
+            start: 0,
+        };
+        let mut e = Encoder::new(Cursor::new(Vec::new()), &info, h).unwrap();
+        e.time(0);
+        e.time(5);
+        e.finish().unwrap().into_inner()
+    }
+
+    #[test]
+    fn a_well_formed_file_too_large_for_memory_is_refused_by_its_size() {
+        let f = wide_fst();
+        let n = f.len() as u64;
+        let check = |available| check_within(&mut Cursor::new(&f[..]), n, available);
+        assert!(n < 100_000, "{n} bytes");
+        assert!(check(None).is_ok());
+        assert!(check(Some(12_582_912)).is_ok(), "four times the frame fits");
+        let e = check(Some(12_582_911)).unwrap_err().to_string();
+        assert!(e.starts_with("FST too large to read: byte "), "{e}");
+        assert!(
+            e.ends_with(": the frame inflates to 3 MB, more than a quarter of the 12 MB of memory available (reckoned at twice the area a file, and two files at once for a comparison)"),
+            "{e}"
+        );
+        // The geometry's three signals are held against memory before
+        // any frame is inflated.
+        let e = check(Some(767)).unwrap_err().to_string();
+        assert!(
+            e.ends_with(": the file declares 3 signals; reading them takes about 0 MB (256 bytes a signal), more than the 0 MB of memory available"),
+            "{e}"
+        );
+        // And so the file reads whole, to every signal's unknown value.
+        let r = super::super::stream::WaveReader::from_bytes(f.clone()).unwrap();
+        assert_eq!(r.header().vars.len(), 3);
+    }
+
+    #[test]
+    fn an_area_past_four_gib_is_refused_whatever_the_memory() {
+        let mut c = Cursor::new(Vec::<u8>::new());
+        let v = View {
+            r: &mut c,
+            len: 0,
+            available: None,
+        };
+        assert!(v.holds(9, "frame", u64::from(u32::MAX)).is_ok());
+        assert_eq!(
+            v.holds(9, "frame", MAX_INFLATED + 1)
+                .unwrap_err()
+                .to_string(),
+            "FST too large to read: byte 9: the frame inflates to 4294967297 bytes; wormcast reads at most 4294967296 in one piece"
         );
     }
 }

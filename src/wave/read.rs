@@ -29,8 +29,8 @@
 //! gives the measurements behind keeping this reader for VCD.
 
 use super::header::{
-    CodeInfo, Event, Format, VarKind, WaveHeader, WaveVar, check_width, join_scopes, logic_char,
-    pad_of, parse_timescale, split_name,
+    CodeInfo, Event, Format, HEADER_CHECK_EVERY, VarKind, WaveHeader, WaveVar, check_width,
+    header_room, join_scopes, logic_char, pad_of, parse_timescale, split_name,
 };
 use crate::{Error, Result};
 use rustc_hash::FxHashMap;
@@ -55,32 +55,6 @@ struct CodeMap {
 }
 
 const NO_CODE: u32 = u32::MAX;
-/// Bytes a header is reckoned to take per variable as it is read (the
-/// variable, its identifier code, the code's entry in the lookup): a diff
-/// of two VCDs of 4 million one-bit variables each took 2.39 GB, about 300
-/// bytes a variable per file with the pairing.
-const HEADER_VAR_BYTES: u64 = 256;
-
-/// How often (in variables) a growing header is held against the memory
-/// available.
-const HEADER_CHECK_EVERY: usize = 1 << 20;
-
-/// Refuses to read on past `vars` variables when as many again, which the
-/// header's lists take as they next double, would not fit in `available`
-/// bytes: a header of tens of millions of variables is stopped with its
-/// size named, instead of exhausting the machine's memory.
-fn header_room(vars: usize, available: u64) -> std::result::Result<(), String> {
-    let more = vars as u128 * HEADER_VAR_BYTES as u128;
-    if more > available as u128 {
-        return Err(format!(
-            "the header declares more than {vars} variables; as many again take about {} MB ({HEADER_VAR_BYTES} bytes a variable), more than the {} MB of memory available",
-            more / 1_000_000,
-            available / 1_000_000
-        ));
-    }
-    Ok(())
-}
-
 /// Codes numbered below this are looked up in the table (16 MiB at most).
 const DENSE: u64 = 1 << 22;
 
@@ -896,15 +870,6 @@ mod tests {
             });
         }
         Ok(out)
-    }
-
-    #[test]
-    fn a_header_stops_growing_when_as_much_again_would_not_fit() {
-        assert!(header_room(1 << 20, 256 << 20).is_ok());
-        assert_eq!(
-            header_room(4 << 20, 1_000_000_000).unwrap_err(),
-            "the header declares more than 4194304 variables; as many again take about 1073 MB (256 bytes a variable), more than the 1000 MB of memory available"
-        );
     }
 
     const HEAD: &str = "$timescale 10 ps $end\n$scope module tb $end\n\
