@@ -346,6 +346,46 @@ fn ghdl_vcd_fst_and_ghw_dumps_are_read() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A GHDL design of 20,000 generate blocks, each with a signal of its
+/// own: 20,000 scopes side by side in one scope, read from GHW (through
+/// the child process's conversion to VCD) equal to GHDL's own VCD.
+#[test]
+#[cfg_attr(not(have_ghdl), ignore = "GHDL is not installed")]
+fn a_ghdl_design_of_many_scopes_is_read() {
+    let dir = workdir("ghw-scopes");
+    std::fs::write(
+        dir.join("many.vhd"),
+        "library ieee; use ieee.std_logic_1164.all;\n\
+         entity many is end;\n\
+         architecture a of many is\n\
+           signal clk : std_logic := '0';\n\
+         begin\n\
+           g: for i in 0 to 19999 generate\n\
+             signal x : std_logic := '0';\n\
+           begin\n\
+             x <= clk;\n\
+           end generate;\n\
+           clk <= not clk after 5 ns;\n\
+         end;\n",
+    )
+    .unwrap();
+    tool(&dir, "ghdl", &["-a", "many.vhd"]);
+    tool(&dir, "ghdl", &["-e", "many"]);
+    tool(
+        &dir,
+        "ghdl",
+        &[
+            "-r",
+            "many",
+            "--wave=many.ghw",
+            "--vcd=many.vcd",
+            "--stop-time=30ns",
+        ],
+    );
+    assert_eq!(same(&dir, "many.ghw", "many.vcd", &[]), 20_001);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// GHW files are read in a child process bounded in memory and time: no
 /// mutation of a real one makes the command-line tool crash or hang,
 /// whatever the GHW reader does with it.

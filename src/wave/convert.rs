@@ -177,6 +177,8 @@ struct ChildOutput {
     child: Child,
     out: ChildStdout,
     what: String,
+    /// The child's bounds: MiB of address space and CPU seconds.
+    bounds: (u64, u64),
 }
 
 impl Read for ChildOutput {
@@ -190,9 +192,15 @@ impl Read for ChildOutput {
             let status = self.child.wait()?;
             if !status.success() {
                 let how = match status.code() {
-                    Some(c) => format!("exit status {c}"),
+                    Some(c) => format!("malformed GHW (the reader's exit status {c})"),
                     None => {
-                        "the reader stopped: it ran out of its memory or time bound".to_string()
+                        use std::os::unix::process::ExitStatusExt;
+                        format!(
+                            "GHW not read: its reader was stopped by signal {} under its bounds of {} MiB of memory and {} CPU seconds (a malformed file, or one too large for them)",
+                            status.signal().unwrap_or(0),
+                            self.bounds.0,
+                            self.bounds.1
+                        )
                     }
                 };
                 // The child's message, without the file it names again.
@@ -204,7 +212,7 @@ impl Read for ChildOutput {
                 });
                 return Err(std::io::Error::other(match first {
                     Some(m) => m,
-                    None => format!("malformed GHW ({how})"),
+                    None => how,
                 }));
             }
         }
@@ -258,6 +266,7 @@ pub fn open_isolated(path: &Path, exe: &Path) -> Result<WaveReader> {
         child,
         out,
         what: path.display().to_string(),
+        bounds: (mib, cpu),
     };
     let r = VcdReader::new(src).map_err(|e| e.in_file(path))?;
     let mut w = WaveReader::from_vcd(r);
