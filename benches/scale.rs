@@ -4,7 +4,9 @@
 //! about half of each size's saturation load.
 //!
 //! - `setup/S`: generating, checking and building a network of S switches
-//!   (routing tables included), ready to run.
+//!   (routing tables included), ready to run; `setup/file_4096`: the same
+//!   4,096-switch network read from its topology file's text instead of
+//!   generated (what `wormcast run --topology net.toml` does).
 //! - `flit_hop/S`: 20,000 cycles from a cold start; throughput in flit-hops
 //!   (the time per element is the cost per flit-hop).
 //! - `flit_hop_warm/S` (8 and 1,024): the next 20,000 cycles of a network
@@ -30,7 +32,7 @@
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use wormcast::engine::{self, Pattern, RunOptions, TopoSpec};
-use wormcast::net::{IrregularParams, Network};
+use wormcast::net::{IrregularParams, Network, Topology};
 use wormcast::sim::{SimConfig, System, Traffic};
 
 fn network(switches: u32) -> Network {
@@ -64,6 +66,14 @@ fn setup(c: &mut Criterion) {
             })
         });
     }
+    let text = network(4096).topology().to_toml_string();
+    g.bench_function("file_4096", |b| {
+        b.iter(|| {
+            let t = Topology::from_toml_str(&text).expect("parsed");
+            let net = Network::new(&t).expect("valid");
+            System::new(&net, &SimConfig::default(), &Traffic::Idle).expect("system")
+        })
+    });
     g.finish();
 }
 

@@ -188,6 +188,31 @@ pub(crate) fn line_col(text: &str, offset: usize) -> (usize, usize) {
     (line, col)
 }
 
+/// The lines of many offsets in one text: the newlines are found once and
+/// each offset's line by a binary search among them (counting from the
+/// start for each entry made a 4,096-switch file take 18 s to read).
+struct LineIndex {
+    newlines: Vec<usize>,
+}
+
+impl LineIndex {
+    fn new(text: &str) -> LineIndex {
+        LineIndex {
+            newlines: text
+                .bytes()
+                .enumerate()
+                .filter(|&(_, b)| b == b'\n')
+                .map(|(i, _)| i)
+                .collect(),
+        }
+    }
+
+    /// The 1-based line of byte `offset`.
+    fn line(&self, offset: usize) -> usize {
+        self.newlines.partition_point(|&n| n < offset) + 1
+    }
+}
+
 /// Converts a TOML error to [`Error::Toml`] with its line and column.
 pub(crate) fn toml_error(text: &str, e: toml::de::Error) -> Error {
     let (line, column) = e.span().map_or((1, 1), |s| line_col(text, s.start));
@@ -202,7 +227,8 @@ impl Topology {
     /// Parses a topology from TOML text, remembering each entry's line.
     pub fn from_toml_str(text: &str) -> Result<Topology> {
         let f: SpannedFile = toml::from_str(text).map_err(|e| toml_error(text, e))?;
-        let line = |s: std::ops::Range<usize>| line_col(text, s.start).0;
+        let index = LineIndex::new(text);
+        let line = |s: std::ops::Range<usize>| index.line(s.start);
         let lines = SourceLines {
             switches: f.switches.iter().map(|s| line(s.span())).collect(),
             links: f.links.iter().map(|s| line(s.span())).collect(),
@@ -585,6 +611,21 @@ pub(crate) fn test_network(switches: u32, ports: u32, links: &[Wire]) -> Network
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// The index gives every offset the line a count from the start
+        /// gives, at and beside newlines, at the ends, and past the end.
+        #[test]
+        fn a_line_index_agrees_with_counting(
+            text in "[a\\n=\\[\\]]{0,60}",
+            picks in proptest::collection::vec(0usize..70, 1..20),
+        ) {
+            let index = LineIndex::new(&text);
+            for o in picks.into_iter().chain([0, text.len()]) {
+                proptest::prop_assert_eq!(index.line(o), line_col(&text, o).0, "offset {}", o);
+            }
+        }
+    }
 
     const SMALL: &str = "\
 [[switch]]
