@@ -1,7 +1,7 @@
 //! A description of a network for `wormcast topo show`: levels, the up end of
 //! every link, and a summary of the routing tables.
 
-use super::{Network, Phase, PortConn, PortRef, RoutingTables, TreeParent, UpDown};
+use super::{Network, Phase, PortConn, PortRef, RoutingTables, TreeParent};
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -86,6 +86,7 @@ pub struct NetworkSummary {
 pub fn summarize(net: &Network) -> NetworkSummary {
     let (ud, rt) = RoutingTables::for_network(net);
     let s = net.num_switches() as u32;
+    let (routing, candidates) = routing_summary(net, &rt);
     let switch = (0..s)
         .map(|x| {
             let ports = net
@@ -106,10 +107,7 @@ pub fn summarize(net: &Network) -> NetworkSummary {
                     },
                 })
                 .collect();
-            let cand: u32 = (0..s)
-                .filter(|&d| d != x)
-                .map(|d| rt.switch_candidates(x, d, Phase::Up).count())
-                .sum();
+            let cand = candidates[x as usize];
             SwitchSummary {
                 id: x,
                 level: ud.level(x),
@@ -146,31 +144,38 @@ pub fn summarize(net: &Network) -> NetworkSummary {
         root: 0,
         switch,
         link,
-        routing: routing_summary(net, &ud, &rt),
+        routing,
     }
 }
 
-fn routing_summary(net: &Network, _ud: &UpDown, rt: &RoutingTables) -> RoutingSummary {
+/// The routing summary, and each switch's count of candidate ports summed
+/// over the other switches (phase up). The tables are stored destination
+/// by destination, so they are read in that order.
+fn routing_summary(net: &Network, rt: &RoutingTables) -> (RoutingSummary, Vec<u64>) {
     let s = net.num_switches() as u32;
+    let mut candidates = vec![0u64; s as usize];
     let (mut sum_ud, mut max_ud, mut sum_sp, mut detour, mut adaptive, mut pairs) =
         (0u64, 0u32, 0u64, 0, 0, 0);
-    for x in 0..s {
-        let sp = shortest_from(net, x);
-        for d in 0..s {
-            if d == x {
+    // By destination: one pass gives every switch's route length to it,
+    // and, links being two-way, the shortest paths from it are those to it.
+    for d in 0..s {
+        let sp = shortest_from(net, d);
+        let ud = rt.distances_to(d);
+        for x in 0..s {
+            if x == d {
                 continue;
             }
             pairs += 1;
-            let h = rt
-                .distance(x, d, Phase::Up)
-                .expect("up*/down* connects every pair");
+            let h = ud[x as usize][Phase::Up as usize].expect("up*/down* connects every pair");
             sum_ud += h as u64;
             max_ud = max_ud.max(h);
-            sum_sp += sp[d as usize] as u64;
-            if h > sp[d as usize] {
+            sum_sp += sp[x as usize] as u64;
+            if h > sp[x as usize] {
                 detour += 1;
             }
-            if rt.switch_candidates(x, d, Phase::Up).count() > 1 {
+            let c = rt.switch_candidates(x, d, Phase::Up).count();
+            candidates[x as usize] += c as u64;
+            if c > 1 {
                 adaptive += 1;
             }
         }
@@ -182,14 +187,15 @@ fn routing_summary(net: &Network, _ud: &UpDown, rt: &RoutingTables) -> RoutingSu
             0.0
         }
     };
-    RoutingSummary {
+    let r = RoutingSummary {
         avg_ud_hops: avg(sum_ud),
         max_ud_hops: max_ud,
         avg_shortest_hops: avg(sum_sp),
         pairs_detoured: detour,
         adaptive_entries: adaptive,
         pairs,
-    }
+    };
+    (r, candidates)
 }
 
 fn shortest_from(net: &Network, x: u32) -> Vec<u32> {
