@@ -12,6 +12,7 @@
 
 use crate::rtl::trace::{Hierarchy, ScopeDecl, SignalDecl, SignalId, TraceState, WaveSink};
 use crate::{Error, Result};
+use rustc_hash::FxHashMap;
 
 /// A window of cycles and a set of scopes to write.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -67,19 +68,28 @@ impl TraceLimits {
             path == sel || (path.starts_with(sel) && path.as_bytes().get(sel.len()) == Some(&b'.'))
         };
         // A scope is kept whole when it lies under a selection; a scope
-        // above a selection is kept for its path but not its signals.
+        // above a selection is kept for its path but not its signals. Each
+        // selection is found by its path, and the scopes under the ones
+        // selected are marked in one pass after (parents come first): a
+        // walk of every scope for each selection made 4,096 selections of
+        // a 4,096-switch network's trace take 9 s.
+        let mut by_path: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
+        for (i, p) in paths.iter().enumerate() {
+            by_path.entry(p.as_str()).or_default().push(i);
+        }
         let mut whole = vec![self.scopes.is_empty(); h.scopes.len()];
         let mut path_only = vec![false; h.scopes.len()];
         let mut signals_named = vec![false; h.signals.len()];
         for sel in &self.scopes {
             let sel = sel.trim().trim_end_matches('.');
             let mut hit = false;
-            for (i, p) in paths.iter().enumerate() {
-                if under(p, sel) {
-                    whole[i] = true;
-                    hit = true;
-                } else if under(sel, p) {
-                    path_only[i] = true;
+            for &i in by_path.get(sel).into_iter().flatten() {
+                whole[i] = true;
+                hit = true;
+                let mut s = h.scopes[i].parent;
+                while let Some(a) = s {
+                    path_only[a as usize] = true;
+                    s = h.scopes[a as usize].parent;
                 }
             }
             if !hit && let Some(sig) = h.find(sel) {
@@ -119,6 +129,12 @@ impl TraceLimits {
                         children.join(", ")
                     ),
                 });
+            }
+        }
+        for i in 0..h.scopes.len() {
+            if let Some(p) = h.scopes[i].parent {
+                debug_assert!((p as usize) < i, "parents come first");
+                whole[i] |= whole[p as usize];
             }
         }
         let mut out = Hierarchy {
@@ -335,6 +351,23 @@ mod tests {
             .map(|i| s.hierarchy.path(SignalId(i)))
             .collect();
         assert_eq!(paths, ["top.sw0.in0.b", "top.sw10.a"]);
+        // A scope and one under it, named either way round and twice: the
+        // outer one is kept whole, with everything under it.
+        for scopes in [
+            ["top.sw0.in0", "top.sw0", "top.sw0"],
+            ["top.sw0", "top.sw0.in0", "top.sw0.in0"],
+        ] {
+            let l = TraceLimits {
+                scopes: scopes.iter().map(|s| s.to_string()).collect(),
+                ..TraceLimits::default()
+            };
+            let s = l.select(&h).unwrap();
+            let paths: Vec<String> = (0..s.hierarchy.signals.len() as u32)
+                .map(|i| s.hierarchy.path(SignalId(i)))
+                .collect();
+            assert_eq!(paths, ["top.sw0.a", "top.sw0.in0.b"], "{scopes:?}");
+            assert_eq!(s.hierarchy.scopes.len(), 3, "top, sw0, in0");
+        }
         let e = TraceLimits {
             scopes: vec!["top.sw7".into()],
             ..TraceLimits::default()
