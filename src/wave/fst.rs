@@ -932,20 +932,8 @@ mod tests {
     /// An FST of three signals of 2^20 bits, all unknown: a frame of
     /// 3,145,728 characters packed into a few kB.
     fn wide_fst() -> Vec<u8> {
-        use crate::wave::fst_enc::{Encoder, HierarchyRecords, Info};
-        let mut h = HierarchyRecords::default();
-        h.scope("top");
-        for n in ["a", "b", "c"] {
-            h.var(n, MAX_WIDTH);
-        }
-        h.up();
-        let info = Info {
-            timescale: -9,
-            version: "t",
-            date: "d",
-            start: 0,
-        };
-        let mut e = Encoder::new(Cursor::new(Vec::new()), &info, h).unwrap();
+        let vars = [("a", MAX_WIDTH), ("b", MAX_WIDTH), ("c", MAX_WIDTH)];
+        let (mut e, _) = crate::wave::fst_enc::tests::encoder(&vars, 0);
         e.time(0);
         e.time(5);
         e.finish().unwrap().into_inner()

@@ -752,7 +752,7 @@ impl<W: Write + Seek> Encoder<W> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -821,7 +821,10 @@ mod tests {
 
     /// An encoder to memory starting at `start`, and the handles of `vars`
     /// (name, width) in one scope.
-    fn encoder(vars: &[(&str, u32)], start: u64) -> (Encoder<std::io::Cursor<Vec<u8>>>, Vec<u32>) {
+    pub(crate) fn encoder(
+        vars: &[(&str, u32)],
+        start: u64,
+    ) -> (Encoder<std::io::Cursor<Vec<u8>>>, Vec<u32>) {
         let mut h = HierarchyRecords::default();
         h.scope("top");
         let ids = vars.iter().map(|&(n, w)| h.var(n, w)).collect();

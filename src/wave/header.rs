@@ -438,35 +438,43 @@ pub(crate) const HEADER_VAR_BYTES: u64 = 256;
 /// available.
 pub(crate) const HEADER_CHECK_EVERY: usize = 1 << 20;
 
+/// The memory `count` variables or signals of a header take at
+/// [`HEADER_VAR_BYTES`] each, said against `available` bytes, when it is
+/// more.
+fn beyond(count: u64, noun: &str, available: u64) -> Option<String> {
+    let need = count as u128 * HEADER_VAR_BYTES as u128;
+    (need > available as u128).then(|| {
+        format!(
+            "about {} MB ({HEADER_VAR_BYTES} bytes a {noun}), more than the {} MB of memory available",
+            need / 1_000_000,
+            available / 1_000_000
+        )
+    })
+}
+
 /// Refuses to read on past `vars` variables when as many again, which the
 /// header's lists take as they next double, would not fit in `available`
 /// bytes: a header of tens of millions of variables is stopped with its
 /// size named, instead of exhausting the machine's memory.
 pub(crate) fn header_room(vars: usize, available: u64) -> std::result::Result<(), String> {
-    let more = vars as u128 * HEADER_VAR_BYTES as u128;
-    if more > available as u128 {
-        return Err(format!(
-            "the header declares more than {vars} variables; as many again take about {} MB ({HEADER_VAR_BYTES} bytes a variable), more than the {} MB of memory available",
-            more / 1_000_000,
-            available / 1_000_000
-        ));
+    match beyond(vars as u64, "variable", available) {
+        Some(t) => Err(format!(
+            "the header declares more than {vars} variables; as many again take {t}"
+        )),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// Refuses a file that declares `signals` signals up front (an FST's
 /// geometry) when reading their header, at [`HEADER_VAR_BYTES`] each,
 /// would not fit in `available` bytes.
 pub(crate) fn signals_room(signals: u64, available: u64) -> std::result::Result<(), String> {
-    let need = signals as u128 * HEADER_VAR_BYTES as u128;
-    if need > available as u128 {
-        return Err(format!(
-            "the file declares {signals} signals; reading them takes about {} MB ({HEADER_VAR_BYTES} bytes a signal), more than the {} MB of memory available",
-            need / 1_000_000,
-            available / 1_000_000
-        ));
+    match beyond(signals, "signal", available) {
+        Some(t) => Err(format!(
+            "the file declares {signals} signals; reading them takes {t}"
+        )),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 #[cfg(test)]
