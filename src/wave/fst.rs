@@ -435,6 +435,9 @@ fn check_vc_block<R: Read + Seek>(v: &mut View<'_, R>, b: &VcBlock, widths: &[u3
     }
     if f_raw != f_comp {
         v.inflated(at, "frame", f_raw, f_comp, ZLIB_RATIO)?;
+    } else {
+        // A frame stored as it is is read whole all the same.
+        v.holds(at, "frame", f_raw)?;
     }
     if f_handles != widths.len() as u64 {
         return Err(bad(
