@@ -419,6 +419,57 @@ fn traffic_too_long_for_the_buffers_is_refused_before_the_run() {
     assert!(vcd.exists());
 }
 
+/// A run refused for a `--trace-scope` that names nothing leaves a
+/// waveform already at its output path as it was, VCD and FST alike (it
+/// emptied the file before); a run that goes ahead replaces a longer file
+/// whole, giving the bytes it gives to a fresh path.
+#[test]
+fn a_refused_trace_leaves_the_file_there_untouched() {
+    for ext in ["vcd", "fst"] {
+        let path = tmp(&format!("kept.{ext}"));
+        let fresh = tmp(&format!("fresh.{ext}"));
+        let run = |out: &PathBuf, scope: &str| {
+            wormcast(&[
+                "run",
+                "--topology",
+                "mesh:2x2",
+                "--load",
+                "0.1",
+                "--packet",
+                "4",
+                "--cycles",
+                "50",
+                "--warmup",
+                "0",
+                "--vcd",
+                out.to_str().unwrap(),
+                "--trace-scope",
+                scope,
+            ])
+        };
+        let old = vec![b'#'; 1 << 20];
+        std::fs::write(&path, &old).unwrap();
+        let o = run(&path, "top.nothere");
+        assert_eq!(o.status.code(), Some(2), "{ext}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("trace-scope = top.nothere"),
+            "{ext}"
+        );
+        assert!(
+            std::fs::read(&path).unwrap() == old,
+            "{ext}: the file was changed"
+        );
+        ok(&run(&path, "top.r1"));
+        ok(&run(&fresh, "top.r1"));
+        let (a, b) = (
+            std::fs::read(&path).unwrap(),
+            std::fs::read(&fresh).unwrap(),
+        );
+        assert!(a.len() < old.len(), "{ext}: {} bytes", a.len());
+        assert!(a == b, "{ext}: the rewritten file differs from a fresh one");
+    }
+}
+
 /// Runs `wormcast args`, which must refuse its input: exit status 2 and an
 /// error that contains `needle`.
 fn refused(args: &[&str], needle: &str) {

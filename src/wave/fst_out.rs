@@ -66,11 +66,10 @@ impl FstWriter {
     /// first cycle).
     pub fn create(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref().to_path_buf();
-        // Fail now, not at the first cycle, if the file cannot be made.
-        let file = File::create(&path).map_err(|source| Error::Io {
-            path: path.clone(),
-            source,
-        })?;
+        // Fail now, not at the first cycle, if the file cannot be made;
+        // empty it only when the waveform starts (`begin`), so that a run
+        // refused before then leaves a file already there as it was.
+        let file = super::writer::open_kept(&path)?;
         Ok(FstWriter {
             state: State::Start(file),
             path,
@@ -196,6 +195,7 @@ impl WaveSink for FstWriter {
         let State::Start(file) = std::mem::replace(&mut self.state, State::Done) else {
             return Err(Error::Wave("FST: begin called twice".into()));
         };
+        file.set_len(0).map_err(|e| self.io(e))?;
         let ts = Timescale::for_cycle(cycle_ps);
         self.ts = Some(ts);
         let t0 = super::writer::edge_time(first, &ts)?;

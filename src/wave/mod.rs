@@ -68,4 +68,4 @@ pub use map::{Mapping, SignalMap};
 pub use read::{MAX_TOKEN, VcdReader, detect_format};
 pub use report::{CompareReport, Mismatch, TypeClash};
 pub use stream::WaveReader;
-pub use writer::{Timescale, VcdWriter};
+pub use writer::{KeptUntilWritten, Timescale, VcdWriter};

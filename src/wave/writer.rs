@@ -65,15 +65,62 @@ pub struct VcdWriter<W: Write> {
     comment: String,
 }
 
-impl VcdWriter<BufWriter<File>> {
-    /// A writer to a new file.
+impl VcdWriter<BufWriter<KeptUntilWritten>> {
+    /// A writer to the file at `path`, made now (so that a path that
+    /// cannot be written fails at once) but emptied only when the first
+    /// byte is written: a run refused before its waveform starts (a
+    /// `--trace-scope` naming nothing, say) leaves a file already there as
+    /// it was.
     pub fn create(path: impl AsRef<Path>) -> Result<Self> {
-        let path = path.as_ref();
-        let f = File::create(path).map_err(|source| Error::Io {
+        let f = KeptUntilWritten::open(path.as_ref())?;
+        Ok(VcdWriter::new(BufWriter::with_capacity(1 << 16, f)))
+    }
+}
+
+/// A file opened for writing without being emptied, until the first write
+/// empties it (see [`VcdWriter::create`]).
+#[derive(Debug)]
+pub struct KeptUntilWritten {
+    file: File,
+    emptied: bool,
+}
+
+impl KeptUntilWritten {
+    /// Opens `path` for writing, making it if it does not exist, and
+    /// leaving what it holds until the first write.
+    pub fn open(path: &Path) -> Result<Self> {
+        let file = open_kept(path)?;
+        Ok(KeptUntilWritten {
+            file,
+            emptied: false,
+        })
+    }
+}
+
+/// `path` opened for writing, made if it does not exist, not emptied.
+pub(crate) fn open_kept(path: &Path) -> Result<File> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .map_err(|source| Error::Io {
             path: path.to_path_buf(),
             source,
-        })?;
-        Ok(VcdWriter::new(BufWriter::with_capacity(1 << 16, f)))
+        })
+}
+
+impl Write for KeptUntilWritten {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if !self.emptied {
+            self.file.set_len(0)?;
+            self.emptied = true;
+        }
+        self.file.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
     }
 }
 
