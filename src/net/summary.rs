@@ -148,38 +148,98 @@ pub fn summarize(net: &Network) -> NetworkSummary {
     }
 }
 
-/// The routing summary, and each switch's count of candidate ports summed
-/// over the other switches (phase up). The tables are stored destination
-/// by destination, so they are read in that order.
-fn routing_summary(net: &Network, rt: &RoutingTables) -> (RoutingSummary, Vec<u64>) {
-    let s = net.num_switches() as u32;
-    let mut candidates = vec![0u64; s as usize];
-    let (mut sum_ud, mut max_ud, mut sum_sp, mut detour, mut adaptive, mut pairs) =
-        (0u64, 0u32, 0u64, 0, 0, 0);
-    // By destination: one pass gives every switch's route length to it,
-    // and, links being two-way, the shortest paths from it are those to it.
-    for d in 0..s {
-        let sp = shortest_from(net, d);
-        let ud = rt.distances_to(d);
-        for x in 0..s {
-            if x == d {
-                continue;
-            }
-            pairs += 1;
-            let h = ud[x as usize][Phase::Up as usize].expect("up*/down* connects every pair");
-            sum_ud += h as u64;
-            max_ud = max_ud.max(h);
-            sum_sp += sp[x as usize] as u64;
-            if h > sp[x as usize] {
-                detour += 1;
-            }
-            let c = rt.switch_candidates(x, d, Phase::Up).count();
-            candidates[x as usize] += c as u64;
-            if c > 1 {
-                adaptive += 1;
-            }
+/// Sums over the ordered pairs `(x, d)` of one group of destinations.
+#[derive(Clone, Debug)]
+struct PairSums {
+    sum_ud: u64,
+    max_ud: u32,
+    sum_sp: u64,
+    detour: usize,
+    adaptive: usize,
+    pairs: usize,
+    /// Each switch's candidate ports, summed over the group (phase up).
+    candidates: Vec<u64>,
+}
+
+impl PairSums {
+    fn new(s: usize) -> PairSums {
+        PairSums {
+            sum_ud: 0,
+            max_ud: 0,
+            sum_sp: 0,
+            detour: 0,
+            adaptive: 0,
+            pairs: 0,
+            candidates: vec![0; s],
         }
     }
+
+    fn add(mut self, o: PairSums) -> PairSums {
+        self.sum_ud += o.sum_ud;
+        self.max_ud = self.max_ud.max(o.max_ud);
+        self.sum_sp += o.sum_sp;
+        self.detour += o.detour;
+        self.adaptive += o.adaptive;
+        self.pairs += o.pairs;
+        for (a, b) in self.candidates.iter_mut().zip(o.candidates) {
+            *a += b;
+        }
+        self
+    }
+}
+
+/// The routing summary, and each switch's count of candidate ports summed
+/// over the other switches (phase up). Destinations are taken 64 at a
+/// time: one breadth-first search of the group gives every switch's
+/// shortest distance from each of them ([`Neighbours::shortest_from64`];
+/// links being two-way, those are the distances to them), and the tables,
+/// stored destination by destination, are read in that order. Groups run
+/// in parallel; the sums are of integers, so their order does not matter.
+fn routing_summary(net: &Network, rt: &RoutingTables) -> (RoutingSummary, Vec<u64>) {
+    let s = net.num_switches();
+    let nb = Neighbours::new(net);
+    let group = |g: usize| {
+        let d0 = 64 * g;
+        let n = (s - d0).min(64);
+        let sp = nb.shortest_from64(d0, n);
+        let mut acc = PairSums::new(s);
+        for j in 0..n {
+            let d = (d0 + j) as u32;
+            let sp = &sp[j * s..(j + 1) * s];
+            let ud = rt.distances_to(d);
+            for x in 0..s as u32 {
+                if x == d {
+                    continue;
+                }
+                acc.pairs += 1;
+                let h = ud[x as usize][Phase::Up as usize].expect("up*/down* connects every pair");
+                acc.sum_ud += h as u64;
+                acc.max_ud = acc.max_ud.max(h);
+                acc.sum_sp += sp[x as usize] as u64;
+                if h > sp[x as usize] {
+                    acc.detour += 1;
+                }
+                let c = rt.switch_candidates(x, d, Phase::Up).count();
+                acc.candidates[x as usize] += c as u64;
+                if c > 1 {
+                    acc.adaptive += 1;
+                }
+            }
+        }
+        acc
+    };
+    let groups = s.div_ceil(64);
+    #[cfg(feature = "parallel")]
+    let sums = {
+        use rayon::prelude::*;
+        (0..groups)
+            .into_par_iter()
+            .map(group)
+            .reduce(|| PairSums::new(s), PairSums::add)
+    };
+    #[cfg(not(feature = "parallel"))]
+    let sums = (0..groups).map(group).fold(PairSums::new(s), PairSums::add);
+    let pairs = sums.pairs;
     let avg = |v: u64| {
         if pairs > 0 {
             v as f64 / pairs as f64
@@ -188,31 +248,96 @@ fn routing_summary(net: &Network, rt: &RoutingTables) -> (RoutingSummary, Vec<u6
         }
     };
     let r = RoutingSummary {
-        avg_ud_hops: avg(sum_ud),
-        max_ud_hops: max_ud,
-        avg_shortest_hops: avg(sum_sp),
-        pairs_detoured: detour,
-        adaptive_entries: adaptive,
+        avg_ud_hops: avg(sums.sum_ud),
+        max_ud_hops: sums.max_ud,
+        avg_shortest_hops: avg(sums.sum_sp),
+        pairs_detoured: sums.detour,
+        adaptive_entries: sums.adaptive,
         pairs,
     };
-    (r, candidates)
+    (r, sums.candidates)
 }
 
-fn shortest_from(net: &Network, x: u32) -> Vec<u32> {
-    let mut d = vec![u32::MAX; net.num_switches()];
-    d[x as usize] = 0;
-    let mut q = std::collections::VecDeque::from([x]);
-    while let Some(y) = q.pop_front() {
-        for (_, c) in net.ports_of(y) {
-            if let PortConn::Link { peer, .. } = c
-                && d[peer.switch as usize] == u32::MAX
-            {
-                d[peer.switch as usize] = d[y as usize] + 1;
-                q.push_back(peer.switch);
+/// Each switch's neighbours over its links (a neighbour once per link to
+/// it), kept as one array with an offset per switch.
+struct Neighbours {
+    start: Vec<u32>,
+    peer: Vec<u32>,
+}
+
+impl Neighbours {
+    fn new(net: &Network) -> Neighbours {
+        let s = net.num_switches();
+        let mut start = Vec::with_capacity(s + 1);
+        let mut peer = Vec::new();
+        start.push(0);
+        for x in 0..s as u32 {
+            for (_, c) in net.ports_of(x) {
+                if let PortConn::Link { peer: p, .. } = c {
+                    peer.push(p.switch);
+                }
             }
+            start.push(peer.len() as u32);
         }
+        Neighbours { start, peer }
     }
-    d
+
+    fn of(&self, x: u32) -> &[u32] {
+        &self.peer[self.start[x as usize] as usize..self.start[x as usize + 1] as usize]
+    }
+
+    /// Shortest distances in links (ignoring the up*/down* rule) from each
+    /// of the switches `d0..d0 + n` (`n` at most 64) to every switch:
+    /// entry `j * s + x` is the distance between `d0 + j` and `x`, or
+    /// `u32::MAX` where no path joins them. One breadth-first search
+    /// carries the 64 sources as the bits of a word: a switch's word in the
+    /// frontier says which sources reached it at this distance, and only
+    /// switches on the frontier are visited, so no search costs more than
+    /// the 64 it stands for.
+    fn shortest_from64(&self, d0: usize, n: usize) -> Vec<u32> {
+        debug_assert!((1..=64).contains(&n));
+        let s = self.start.len() - 1;
+        let mut dist = vec![u32::MAX; n * s];
+        let mut seen = vec![0u64; s];
+        let mut front = vec![0u64; s];
+        let mut next = vec![0u64; s];
+        let mut on_front: Vec<u32> = (d0..d0 + n).map(|x| x as u32).collect();
+        let mut on_next = Vec::new();
+        for j in 0..n {
+            seen[d0 + j] = 1 << j;
+            front[d0 + j] = 1 << j;
+            dist[j * s + d0 + j] = 0;
+        }
+        let mut level = 0;
+        while !on_front.is_empty() {
+            level += 1;
+            for &y in &on_front {
+                let f = std::mem::take(&mut front[y as usize]);
+                for &p in self.of(y) {
+                    let new = f & !seen[p as usize];
+                    if new != 0 {
+                        if next[p as usize] == 0 {
+                            on_next.push(p);
+                        }
+                        next[p as usize] |= new;
+                        seen[p as usize] |= new;
+                    }
+                }
+            }
+            for &p in &on_next {
+                let mut bits = next[p as usize];
+                while bits != 0 {
+                    let j = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    dist[j * s + p as usize] = level;
+                }
+            }
+            on_front.clear();
+            std::mem::swap(&mut on_front, &mut on_next);
+            std::mem::swap(&mut front, &mut next);
+        }
+        dist
+    }
 }
 
 impl NetworkSummary {
@@ -258,5 +383,107 @@ impl NetworkSummary {
             r.adaptive_entries
         );
         o
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::irregular::IrregularParams;
+    use proptest::prelude::*;
+
+    /// One source's distances by a plain breadth-first search.
+    fn bfs(net: &Network, x: u32) -> Vec<u32> {
+        let mut d = vec![u32::MAX; net.num_switches()];
+        d[x as usize] = 0;
+        let mut q = std::collections::VecDeque::from([x]);
+        while let Some(y) = q.pop_front() {
+            for (_, c) in net.ports_of(y) {
+                if let PortConn::Link { peer, .. } = c
+                    && d[peer.switch as usize] == u32::MAX
+                {
+                    d[peer.switch as usize] = d[y as usize] + 1;
+                    q.push_back(peer.switch);
+                }
+            }
+        }
+        d
+    }
+
+    fn network(switches: u32, ports: u32, connectivity: f64, seed: u64) -> Option<Network> {
+        let prm = IrregularParams {
+            switches,
+            ports,
+            nodes: switches,
+            connectivity,
+            seed,
+        };
+        prm.generate().ok().map(|t| Network::new(&t).unwrap())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// The search of 64 sources at once gives each source's distances
+        /// as its own search does, for groups that start anywhere and hold
+        /// 1 to 64 sources, on networks sparse (long paths, a frontier
+        /// that splits and meets) and dense.
+        #[test]
+        fn a_search_of_64_sources_is_64_searches(
+            s in 2u32..150, ports in 4u32..9, conn in 0.3f64..=1.0, seed in any::<u64>(),
+            start in any::<prop::sample::Index>(), len in 1usize..=64,
+        ) {
+            let Some(net) = network(s, ports, conn, seed) else { return Ok(()) };
+            let nb = Neighbours::new(&net);
+            let d0 = start.index(s as usize);
+            let n = len.min(s as usize - d0);
+            let got = nb.shortest_from64(d0, n);
+            for j in 0..n {
+                let want = bfs(&net, (d0 + j) as u32);
+                prop_assert_eq!(&got[j * s as usize..(j + 1) * s as usize], &want[..], "source {}", d0 + j);
+            }
+        }
+    }
+
+    /// The summary's routing figures, summed group by group, are those of
+    /// the pairs one by one: route lengths walked hop by hop and shortest
+    /// paths by one search per switch (150 switches: three groups, the
+    /// last of 22).
+    #[test]
+    fn routing_figures_are_the_pairs_one_by_one() {
+        for (conn, seed) in [(0.4, 1), (0.7, 2), (1.0, 3)] {
+            let net = network(150, 8, conn, seed).expect("a valid network");
+            let (_, rt) = RoutingTables::for_network(&net);
+            let (r, cand) = routing_summary(&net, &rt);
+            let s = net.num_switches() as u32;
+            let (mut sum_ud, mut max_ud, mut sum_sp, mut detour, mut adaptive, mut pairs) =
+                (0u64, 0u32, 0u64, 0usize, 0usize, 0usize);
+            let mut want_cand = vec![0u64; s as usize];
+            for d in 0..s {
+                let sp = bfs(&net, d);
+                for x in (0..s).filter(|&x| x != d) {
+                    pairs += 1;
+                    let h = rt.distance(x, d, Phase::Up).unwrap();
+                    sum_ud += h as u64;
+                    max_ud = max_ud.max(h);
+                    sum_sp += sp[x as usize] as u64;
+                    detour += usize::from(h > sp[x as usize]);
+                    let c = rt.switch_candidates(x, d, Phase::Up).count();
+                    want_cand[x as usize] += c as u64;
+                    adaptive += usize::from(c > 1);
+                }
+            }
+            assert_eq!(r.pairs, pairs);
+            assert_eq!(r.max_ud_hops, max_ud);
+            assert_eq!(r.avg_ud_hops, sum_ud as f64 / pairs as f64);
+            assert_eq!(r.avg_shortest_hops, sum_sp as f64 / pairs as f64);
+            assert_eq!(r.pairs_detoured, detour);
+            assert_eq!(r.adaptive_entries, adaptive);
+            assert_eq!(cand, want_cand);
+            assert!(
+                detour > 0 || conn == 1.0,
+                "a sparse network detours somewhere"
+            );
+        }
     }
 }
