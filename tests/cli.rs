@@ -1538,6 +1538,25 @@ fn run_refuses_what_it_cannot_do_as_asked() {
         &[&worm[..], &["--dests", "9", "--path", "2"]].concat(),
         "error: configuration: path = 2: --path is for --worm multi-drop",
     );
+    // An option of another router model's hardware changes nothing, so
+    // it is refused with the router the run would use.
+    refused(
+        &["--startup", "5"],
+        &format!(
+            "error: configuration: router = cut-through: --startup is an option of the wormhole and the tree router, and this run's router is cut-through (the default on {p}): give --router, or leave the option out"
+        ),
+    );
+    // A stop rule that no interval can meet is refused, not run to the
+    // end and reported as not met.
+    for r in ["0", "-0.05", "NaN", "inf"] {
+        refused(
+            &["--stop-rule", r],
+            &format!(
+                "error: configuration: stop_rule = {}: a stop rule is a fraction of the mean latency, finite and above 0 (e.g. 0.05)",
+                r.parse::<f64>().unwrap()
+            ),
+        );
+    }
     // What was run: multi-drop worms asked for 8 destinations reach fewer
     // (those along one route), and the output says how many, in the units
     // of both loads.

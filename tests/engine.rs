@@ -211,6 +211,62 @@ fn run_takes_a_topology_spec_from_the_command_line() {
     );
 }
 
+/// An option of one router model's hardware, given for a run of another,
+/// would change nothing: it is refused by name with the router the run
+/// uses, and taken by the router it belongs to.
+#[test]
+fn a_router_option_of_another_model_is_refused() {
+    let run = |args: &[&str]| {
+        let mut a = vec!["run", "--cycles", "300", "--warmup", "0", "--packet", "8"];
+        a.extend_from_slice(args);
+        Command::new(env!("CARGO_BIN_EXE_wormcast"))
+            .args(&a)
+            .output()
+            .unwrap()
+    };
+    let spec = "irregular:switches=8,ports=8,nodes=16";
+    // (option, its models) and each model's network.
+    let options: [(&[&str], &[&str]); 8] = [
+        (&["--buffer", "64"], &["cut-through"]),
+        (&["--chunk", "4"], &["cut-through"]),
+        (&["--ports", "all-port"], &["wormhole"]),
+        (&["--startup", "3"], &["wormhole", "tree"]),
+        (&["--no-prune"], &["tree"]),
+        (&["--stall-limit", "2"], &["tree"]),
+        (&["--selective-prune"], &["tree"]),
+        (&["--release", "turn"], &["tree"]),
+    ];
+    let nets = [
+        ("cut-through", spec),
+        ("wormhole", "mesh:4x4"),
+        ("tree", "mesh:4x4"),
+    ];
+    for (opt, models) in options {
+        for (model, topo) in nets {
+            let o = run(&[&["--topology", topo, "--router", model], opt].concat());
+            let err = String::from_utf8_lossy(&o.stderr);
+            if models.contains(&model) {
+                assert!(o.status.success(), "{opt:?} on {model}: {err}");
+                continue;
+            }
+            assert_eq!(o.status.code(), Some(2), "{opt:?} on {model}: {err}");
+            assert!(o.stdout.is_empty(), "{opt:?} on {model}");
+            let want = format!(
+                "error: configuration: router = {model}: --{} is an option of the {} router, and this run's router is {model}: give --router, or leave the option out",
+                opt[0].trim_start_matches("--"),
+                models.join(" and the ")
+            );
+            assert_eq!(err.trim_end(), want, "{opt:?} on {model}");
+        }
+    }
+    // Without --router, the message names the topology's default.
+    let o = run(&["--topology", "hypercube:4", "--no-prune"]);
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr).trim_end(),
+        "error: configuration: router = wormhole: --no-prune is an option of the tree router, and this run's router is wormhole (the default on hypercube:4): give --router, or leave the option out"
+    );
+}
+
 /// One packet on an idle network, through the engine: its arrival.
 fn zero_load(topo: &TopoSpec, router: &str, src: u32, dst: u32, flits: u32) -> engine::Arrival {
     let (mut e, _, _) = engine::build(

@@ -192,6 +192,13 @@ impl RunOptions {
                 "an offered load is above 0 and at most 1 flit/node/cycle",
             ));
         }
+        if let Some(r) = o.stop_rule.filter(|r| !(r.is_finite() && *r > 0.0)) {
+            return Err(bad(
+                "stop_rule",
+                r.to_string(),
+                "a stop rule is a fraction of the mean latency, finite and above 0 (e.g. 0.05)",
+            ));
+        }
         if o.batches < 2 {
             return Err(bad(
                 "batches",

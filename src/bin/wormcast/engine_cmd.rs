@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::Instant;
 use wormcast::direct::Release;
 use wormcast::engine::config::Plan;
-use wormcast::engine::{self, RunConfig, RunResult, trace};
+use wormcast::engine::{self, RouterModel, RunConfig, RunResult, TopoSpec, trace};
 use wormcast::sim::NodeModel;
 use wormcast::{Error, Result};
 
@@ -161,6 +161,60 @@ pub fn config_of(a: &RunArgs, file: Option<RunConfig>, given: &[String]) -> Resu
         });
     }
     Ok(c)
+}
+
+/// The options of one router model's hardware, and the models each is
+/// for: given on the command line for a run of another model, it would
+/// change nothing, so it is refused rather than ignored.
+const ROUTER_OPTIONS: &[(&str, &[RouterModel])] = &[
+    ("buffer", &[RouterModel::CutThrough]),
+    ("chunk", &[RouterModel::CutThrough]),
+    ("ports", &[RouterModel::Wormhole]),
+    ("startup", &[RouterModel::Wormhole, RouterModel::Tree]),
+    ("no_prune", &[RouterModel::Tree]),
+    ("stall_limit", &[RouterModel::Tree]),
+    ("selective_prune", &[RouterModel::Tree]),
+    ("release", &[RouterModel::Tree]),
+];
+
+/// Refuses a router option given on the command line (`given`) that the
+/// router model `c` runs does not have: `--no-prune` for a wormhole
+/// router, `--chunk` for a tree router, `--startup` for the cut-through
+/// switch. A run configuration's sections of other models are left alone
+/// (a sweep over router models keeps them all); an unknown topology or
+/// router is left for the run to refuse.
+pub fn check_router_options(c: &RunConfig, given: &[String]) -> Result<()> {
+    let Ok(topo) = TopoSpec::parse(&c.network.topology) else {
+        return Ok(());
+    };
+    let model = match c.network.router.as_deref().map(RouterModel::parse) {
+        Some(Ok(m)) => m,
+        Some(Err(_)) => return Ok(()),
+        None => RouterModel::for_topology(&topo)[0],
+    };
+    for (flag, models) in ROUTER_OPTIONS {
+        if models.contains(&model) || !given.iter().any(|g| g == flag) {
+            continue;
+        }
+        let names: Vec<&str> = models.iter().map(|m| m.name()).collect();
+        return Err(Error::Config {
+            field: "router",
+            value: model.name().into(),
+            reason: format!(
+                "--{} is an option of the {} router, and this run's router is {}{}: give \
+                 --router, or leave the option out",
+                flag.replace('_', "-"),
+                names.join(" and the "),
+                model.name(),
+                if c.network.router.is_none() {
+                    format!(" (the default on {topo})")
+                } else {
+                    String::new()
+                }
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// Runs `c` through the engine harness.

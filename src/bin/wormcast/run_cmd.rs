@@ -385,6 +385,7 @@ pub(crate) fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
         match load_config(p)? {
             Loaded::Run(c) => {
                 let c = engine_cmd::config_of(&a, Some(*c), given)?;
+                engine_cmd::check_router_options(&c, given)?;
                 return engine_cmd::run_engine(&c, a.print_config);
             }
             Loaded::Switch(s) => switch_file = Some(s),
@@ -439,6 +440,7 @@ pub(crate) fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
         if !given.iter().any(|g| g == "topology") {
             c.network.topology = topology;
         }
+        engine_cmd::check_router_options(&c, given)?;
         return engine_cmd::run_engine(&c, a.print_config);
     }
     check_run_options(&a, kind, given)?;
