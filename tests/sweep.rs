@@ -164,6 +164,32 @@ fn bad_sweeps_and_slurm_settings_are_refused_by_name() {
     );
     let o = wormcast(&["sweep", "run", SWEEP, "--out", o_, "--shard", "2/2"], &[]);
     assert!(stderr(&o).contains("out of range"), "{}", stderr(&o));
+    // A number too large for a count is named as such, not as no number.
+    for (shard, why) in [
+        ("1/4294967296", "N is past 4294967295"),
+        ("x/4", "I is not a whole number"),
+        ("1/-4", "N is not a whole number"),
+    ] {
+        let o = wormcast(&["sweep", "run", SWEEP, "--out", o_, "--shard", shard], &[]);
+        assert_eq!(
+            stderr(&o).trim_end(),
+            format!(
+                "error: configuration: shard = {shard}: {why}: give I/N with 0 <= I < N, e.g. 0/4"
+            )
+        );
+    }
+    let o = wormcast(
+        &["sweep", "run", SWEEP, "--out", o_, "--slurm"],
+        &[
+            ("SLURM_ARRAY_TASK_ID", "1"),
+            ("SLURM_ARRAY_TASK_COUNT", "99999999999"),
+        ],
+    );
+    assert!(
+        stderr(&o).contains("SLURM_ARRAY_TASK_COUNT=99999999999: past 4294967295"),
+        "{}",
+        stderr(&o)
+    );
     // No worker, or more than any machine has cores (spawning 100,000
     // threads took minutes), is refused before anything runs; so for the
     // experiments, which take the same option.

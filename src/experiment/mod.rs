@@ -513,8 +513,17 @@ impl Shard {
             reason: format!("{why}: give I/N with 0 <= I < N, e.g. 0/4"),
         };
         let (i, n) = s.split_once('/').ok_or_else(|| bad("no '/'"))?;
-        let index: u32 = i.trim().parse().map_err(|_| bad("I is not a number"))?;
-        let count: u32 = n.trim().parse().map_err(|_| bad("N is not a number"))?;
+        let num = |x: &str, what: &str| {
+            x.trim().parse::<u32>().map_err(|e| {
+                bad(&match e.kind() {
+                    std::num::IntErrorKind::PosOverflow => {
+                        format!("{what} is past {}", u32::MAX)
+                    }
+                    _ => format!("{what} is not a whole number"),
+                })
+            })
+        };
+        let (index, count) = (num(i, "I")?, num(n, "N")?);
         if count == 0 || index >= count {
             return Err(bad("out of range"));
         }

@@ -617,11 +617,18 @@ pub fn slurm_shard(env: &dyn Fn(&str) -> Option<String>) -> Result<Shard> {
     let get = |name: &'static str| -> Result<Option<u32>> {
         match env(name) {
             None => Ok(None),
-            Some(v) => v.trim().parse().map(Some).map_err(|_| Error::Config {
-                field: "slurm",
-                value: format!("{name}={v}"),
-                reason: "not a number".into(),
-            }),
+            Some(v) => v
+                .trim()
+                .parse()
+                .map(Some)
+                .map_err(|e: std::num::ParseIntError| Error::Config {
+                    field: "slurm",
+                    value: format!("{name}={v}"),
+                    reason: match e.kind() {
+                        std::num::IntErrorKind::PosOverflow => format!("past {}", u32::MAX),
+                        _ => "not a number".into(),
+                    },
+                }),
         }
     };
     let need = |name: &'static str| -> Result<u32> {
