@@ -326,6 +326,49 @@ mod tests {
         );
     }
 
+    /// Reads all of a shell command's output through [`ChildOutput`], as
+    /// the GHW reader's child is read.
+    fn child_says(script: &str) -> std::io::Result<Vec<u8>> {
+        let mut child = Command::new("sh")
+            .args(["-c", script])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("sh runs");
+        let out = child.stdout.take().expect("piped");
+        let mut src = ChildOutput {
+            child,
+            out,
+            what: "m.ghw".into(),
+            bounds: (1088, 61),
+        };
+        let mut all = Vec::new();
+        src.read_to_end(&mut all).map(|_| all)
+    }
+
+    /// How the reader's child ended is what the caller is told: its own
+    /// message without the file named again, its exit status, or the
+    /// signal that stopped it under its bounds (never "malformed" for a
+    /// stop that a file too large for the bounds also meets).
+    #[test]
+    fn a_readers_end_is_reported_as_it_was() {
+        assert_eq!(child_says("printf 'ok'").unwrap(), b"ok");
+        let e = child_says("printf '#0'; kill -KILL $$").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "GHW not read: its reader was stopped by signal 9 under its bounds of 1088 MiB of \
+             memory and 61 CPU seconds (a malformed file, or one too large for them)"
+        );
+        let e = child_says("kill -XCPU $$").unwrap_err();
+        assert!(e.to_string().contains("stopped by signal 24 under"), "{e}");
+        let e = child_says("exit 3").unwrap_err();
+        assert_eq!(e.to_string(), "malformed GHW (the reader's exit status 3)");
+        let e = child_says("echo 'note' >&2; echo 'error: m.ghw: a scope ends twice' >&2; exit 2")
+            .unwrap_err();
+        assert_eq!(e.to_string(), "a scope ends twice");
+    }
+
     #[test]
     fn a_conversion_reads_back_the_same() {
         let text = "$timescale 10 ps $end\n$scope module tb $end\n$scope module u $end\n\
