@@ -684,7 +684,14 @@ fn fst_err(e: impl std::fmt::Display) -> Error {
 }
 
 /// The hierarchy as a header, and the signal handle of each code.
-fn header_of<R: BufRead + Seek>(r: &mut FstReader<R>) -> Result<(WaveHeader, Vec<u32>)> {
+///
+/// Aliases make more variables than the geometry's signals, so the
+/// variables are held against `available` bytes of memory (none: no
+/// bound) every [`HEADER_CHECK_EVERY`], as a VCD header's are.
+fn header_of<R: BufRead + Seek>(
+    r: &mut FstReader<R>,
+    available: Option<u64>,
+) -> Result<(WaveHeader, Vec<u32>)> {
     let info = r.get_header();
     let exp = i32::from(info.timescale_exponent);
     let timescale_fs = match exp + 15 {
@@ -791,7 +798,7 @@ fn header_of<R: BufRead + Seek>(r: &mut FstReader<R>) -> Result<(WaveHeader, Vec
                 // the header is held against memory as a VCD's is.
                 let n = h.vars.len();
                 if n.is_multiple_of(HEADER_CHECK_EVERY)
-                    && let Some(available) = crate::memory::available()
+                    && let Some(available) = available
                     && let Err(m) = header_room(n, available)
                 {
                     failure = Some(Error::Wave(format!("FST too large to read: {m}")));
@@ -813,7 +820,7 @@ pub(crate) fn header_from_bytes(bytes: &[u8]) -> Result<WaveHeader> {
     let input = Cursor::new(bytes.to_vec());
     guarded("this FST file", || {
         let mut reader = FstReader::open(input).map_err(fst_err)?;
-        Ok(header_of(&mut reader)?.0)
+        Ok(header_of(&mut reader, crate::memory::available())?.0)
     })
 }
 
@@ -822,7 +829,7 @@ pub(crate) fn header_from_bytes(bytes: &[u8]) -> Result<WaveHeader> {
 fn start<R: BufRead + Seek + Send + 'static>(input: R) -> Result<WaveReader> {
     let (mut reader, h, handles) = guarded("this FST file", || {
         let mut reader = FstReader::open(input).map_err(fst_err)?;
-        let (h, handles) = header_of(&mut reader)?;
+        let (h, handles) = header_of(&mut reader, crate::memory::available())?;
         Ok((reader, h, handles))
     })?;
     // The code of each handle (the check bounded the handles).
@@ -966,6 +973,49 @@ mod tests {
         // And so the file reads whole, to every signal's unknown value.
         let r = super::super::stream::WaveReader::from_bytes(f.clone()).unwrap();
         assert_eq!(r.header().vars.len(), 3);
+    }
+
+    /// A hierarchy of more variables than signals (aliases) is held
+    /// against memory every 2^20 variables, as a VCD header is: one signal
+    /// named 2^20 + 1 times reads with room for 2^20 more variables and is
+    /// refused, by its size, with a byte less.
+    #[test]
+    fn aliases_past_memory_are_refused_by_their_count() {
+        let mut h = crate::wave::fst_enc::HierarchyRecords::default();
+        h.scope("top");
+        let a = h.var("a", 1);
+        for i in 0..HEADER_CHECK_EVERY {
+            h.alias(&format!("b{i}"), a);
+        }
+        h.up();
+        let info = crate::wave::fst_enc::Info {
+            timescale: -9,
+            version: "t",
+            date: "d",
+            start: 0,
+        };
+        let mut e = crate::wave::fst_enc::Encoder::new(Cursor::new(Vec::new()), &info, h).unwrap();
+        e.time(0);
+        e.change_narrow(a, 1);
+        let f = e.finish().unwrap().into_inner();
+        let header = |available| {
+            let mut r = FstReader::open(Cursor::new(&f[..])).unwrap();
+            header_of(&mut r, available)
+        };
+        let room = HEADER_CHECK_EVERY as u64 * crate::wave::header::HEADER_VAR_BYTES;
+        for available in [None, Some(room)] {
+            let (h, handles) = header(available).unwrap();
+            assert_eq!(h.vars.len(), HEADER_CHECK_EVERY + 1);
+            assert_eq!((h.codes.len(), handles), (1, vec![0]));
+            assert!(h.vars.iter().all(|v| v.code == 0));
+        }
+        let e = header(Some(room - 1)).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "FST too large to read: the header declares more than 1048576 variables; as many \
+             again take about 268 MB (256 bytes a variable), more than the 268 MB of memory \
+             available"
+        );
     }
 
     #[test]

@@ -328,6 +328,8 @@ pub(crate) struct HierarchyRecords {
     widths: Vec<u32>,
     scopes: u64,
     depth: u32,
+    /// Variables declared as aliases of another's signal.
+    aliases: u64,
 }
 
 impl HierarchyRecords {
@@ -360,6 +362,19 @@ impl HierarchyRecords {
         self.widths.push(width);
         self.widths.len() as u32 - 1
     }
+
+    /// Declares a wire that is another name for the signal of handle
+    /// index `of` (an alias: a variable without a signal of its own).
+    #[cfg(test)]
+    pub fn alias(&mut self, name: &str, of: u32) {
+        let width = self.widths[of as usize];
+        self.bytes.push(VAR_WIRE);
+        self.bytes.push(DIR_IMPLICIT);
+        c_str(&mut self.bytes, name);
+        varint(&mut self.bytes, width as u64);
+        varint(&mut self.bytes, of as u64 + 1);
+        self.aliases += 1;
+    }
 }
 
 /// Writes an FST file: [`Encoder::new`] writes everything up to the first
@@ -371,6 +386,9 @@ pub(crate) struct Encoder<W: Write + Seek> {
     out: W,
     widths: Vec<u32>,
     vars: u64,
+    /// Variables that alias another's signal (counted among the header's
+    /// variables, not its signals).
+    aliases: u64,
     scopes: u64,
     blocks: u64,
     /// The current block.
@@ -460,6 +478,7 @@ impl<W: Write + Seek> Encoder<W> {
             frame_piece: Vec::new(),
             frame_packed: Vec::new(),
             vars: n as u64,
+            aliases: h.aliases,
             scopes: h.scopes,
             widths: h.widths,
             blocks: 0,
@@ -742,7 +761,12 @@ impl<W: Write + Seek> Encoder<W> {
         self.out.seek(SeekFrom::Start(1 + 2 * 8))?;
         self.out.write_all(&self.last.to_be_bytes())?;
         self.out.seek(SeekFrom::Current(2 * 8))?;
-        for v in [self.scopes, self.vars, self.vars, self.blocks] {
+        for v in [
+            self.scopes,
+            self.vars + self.aliases,
+            self.vars,
+            self.blocks,
+        ] {
             self.out.write_all(&v.to_be_bytes())?;
         }
         self.out.seek(SeekFrom::End(0))?;
