@@ -267,6 +267,137 @@ fn a_router_option_of_another_model_is_refused() {
     );
 }
 
+/// A run in which no copy made in the measured window arrives has no
+/// latency to report: it says so, for every router model and for
+/// multicasts, instead of a mean of 0 cycles (or a claim that the model
+/// does not record it); and a run with arrivals still gives its figures.
+#[test]
+fn a_run_with_nothing_to_measure_says_so() {
+    let run = |args: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_wormcast"))
+            .args(["run", "--warmup", "0", "--batches", "3"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let copies = "none measured (no copy of a message made in the measured window arrived)";
+    let whole =
+        "none measured (no multicast made in the measured window had all its copies arrive)";
+    // 20 cycles: a packet of 128 flits cannot arrive in them.
+    for (topo, router) in [
+        ("mesh:4x4", "tree"),
+        ("mesh:4x4", "wormhole"),
+        ("irregular:switches=8,ports=8,nodes=16", "cut-through"),
+    ] {
+        let out = run(&[
+            "--topology",
+            topo,
+            "--router",
+            router,
+            "--load",
+            "1",
+            "--cycles",
+            "20",
+        ]);
+        let lines: Vec<&str> = out.lines().collect();
+        assert!(
+            out.contains("generated 2 packets, delivered 0") || out.contains("delivered 0"),
+            "{out}"
+        );
+        assert!(
+            lines.contains(&format!("latency (creation to tail): {copies}; no 95% interval (0 of the batches counted had a copy arrive; it takes 2)").as_str()),
+            "{router}: {out}"
+        );
+        assert!(
+            lines.contains(&format!("network latency (first flit in to tail): {copies}").as_str()),
+            "{router}: {out}"
+        );
+        assert!(
+            !out.contains("mean 0.00") && !out.contains("not recorded"),
+            "{out}"
+        );
+    }
+    let out = run(&[
+        "--topology",
+        "hypercube:4",
+        "--traffic",
+        "multicast",
+        "--degree",
+        "3",
+        "--load",
+        "1",
+        "--cycles",
+        "20",
+    ]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(
+        lines.contains(&format!("multicast latency (creation to last copy): {whole}; 3.00 destinations per multicast").as_str()),
+        "{out}"
+    );
+    assert!(
+        lines.contains(&format!("multicast network latency: {whole}").as_str()),
+        "{out}"
+    );
+    // Seed 000's runs of a topology file say it too.
+    let net = std::env::temp_dir().join(format!("wormcast-none-{}.toml", std::process::id()));
+    let made = Command::new(env!("CARGO_BIN_EXE_wormcast"))
+        .args(["topo", "gen", "-o", net.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(made.status.success());
+    let o = Command::new(env!("CARGO_BIN_EXE_wormcast"))
+        .args([
+            "run",
+            "--topology",
+            net.to_str().unwrap(),
+            "--load",
+            "1",
+            "--cycles",
+            "20",
+            "--warmup",
+            "0",
+        ])
+        .output()
+        .unwrap();
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        out.lines()
+            .any(|l| l
+                == "latency: none measured (no packet made in the measured window was delivered)"),
+        "{out}"
+    );
+    std::fs::remove_file(&net).unwrap();
+    // With arrivals, the figures.
+    let out = run(&[
+        "--topology",
+        "mesh:4x4",
+        "--load",
+        "0.1",
+        "--packet",
+        "8",
+        "--cycles",
+        "2000",
+    ]);
+    let lat = out
+        .lines()
+        .find(|l| l.starts_with("latency (creation to tail): mean "))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        lat.contains("; 95% interval +-") && lat.ends_with("(2 batches)"),
+        "{lat}"
+    );
+    assert!(
+        out.contains("network latency (first flit in to tail): mean "),
+        "{out}"
+    );
+}
+
 /// One packet on an idle network, through the engine: its arrival.
 fn zero_load(topo: &TopoSpec, router: &str, src: u32, dst: u32, flits: u32) -> engine::Arrival {
     let (mut e, _, _) = engine::build(
@@ -366,6 +497,26 @@ fn zero_load_latency_is_each_router_models_closed_form_for_every_pair() {
                     );
                 }
             }
+        }
+    }
+}
+
+/// Hypercubes of 16,384 and 65,536 routers run (12 dimensions were the
+/// most before): a packet to the far corner and to a neighbour arrives at
+/// the wormhole router's closed form, with the two address flits a
+/// 14-bit or 16-bit node number takes (H = 3).
+#[test]
+fn hypercubes_of_16384_and_65536_routers_run() {
+    for n in [14u32, 16] {
+        let spec = TopoSpec::parse(&format!("hypercube:{n}")).unwrap();
+        for (d, h) in [((1u32 << n) - 1, n as u64), (1, 1)] {
+            let l = 4u64;
+            let a = zero_load(&spec, "wormhole", 0, d, 3 + l as u32);
+            assert_eq!(
+                a.arrived - a.injected.unwrap(),
+                (h + 1) * 5 + 1 + l + (l - 1) / 2,
+                "{n}-cube 0->{d}"
+            );
         }
     }
 }

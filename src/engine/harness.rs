@@ -206,6 +206,17 @@ impl RunOptions {
                 "an interval needs at least 2 batches",
             ));
         }
+        // The last batch is left out of the run's interval (its messages
+        // may not have arrived), so a run without a stop rule needs 3 for
+        // any interval at all; with one, the run goes on until it has them.
+        if o.batches < 3 && o.stop_rule.is_none() {
+            return Err(bad(
+                "batches",
+                o.batches.to_string(),
+                "an interval needs at least 2 batches besides the last, which is left out \
+                 (its messages may not have arrived): give 3 or more, or a stop rule",
+            ));
+        }
         if o.cycles < o.batches as u64 {
             return Err(bad(
                 "cycles",

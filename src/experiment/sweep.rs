@@ -664,7 +664,7 @@ packet = 6
 [stats]
 cycles = 3000
 warmup = 500
-batches = 2
+batches = 3
 [sweep]
 "traffic.load" = [0.02, 0.05]
 "network.router" = ["tree", "wormhole", "cut-through"]

@@ -66,14 +66,22 @@ impl fmt::Display for RunReport {
             "cycles {} (warm-up {}, measured {}), {} nodes, seed {}",
             self.cycles, self.warmup, self.measured_cycles, self.nodes, self.seed
         )?;
-        writeln!(
-            f,
-            "latency: avg {:.2} cycles ({:.1} ns), max {} cycles; network latency avg {:.2} cycles",
-            self.avg_latency,
-            self.avg_latency * self.cycle_ns,
-            self.max_latency,
-            self.avg_network_latency
-        )?;
+        if self.packets_delivered == 0 {
+            // No sample: a mean of 0 would read as a measurement.
+            writeln!(
+                f,
+                "latency: none measured (no packet made in the measured window was delivered)"
+            )?;
+        } else {
+            writeln!(
+                f,
+                "latency: avg {:.2} cycles ({:.1} ns), max {} cycles; network latency avg {:.2} cycles",
+                self.avg_latency,
+                self.avg_latency * self.cycle_ns,
+                self.max_latency,
+                self.avg_network_latency
+            )?;
+        }
         if self.dests_per_packet > 1.0 {
             writeln!(
                 f,

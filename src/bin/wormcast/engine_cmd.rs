@@ -7,6 +7,7 @@ use std::path::Path;
 use std::time::Instant;
 use wormcast::direct::Release;
 use wormcast::engine::config::Plan;
+use wormcast::engine::stats::Summary;
 use wormcast::engine::{self, RouterModel, RunConfig, RunResult, TopoSpec, trace};
 use wormcast::sim::NodeModel;
 use wormcast::{Error, Result};
@@ -217,6 +218,28 @@ pub fn check_router_options(c: &RunConfig, given: &[String]) -> Result<()> {
     Ok(())
 }
 
+/// What a latency line of copies says when no sample was taken.
+const NONE_MEASURED: &str =
+    "none measured (no copy of a message made in the measured window arrived)";
+
+/// What the multicast lines say when no sample was taken.
+const NO_MULTICAST_MEASURED: &str = "none measured (no multicast made in the measured window \
+     had all its copies arrive)";
+
+/// A latency summary as text: its mean, percentiles and largest, or
+/// `none` when there was nothing to measure (never a mean of 0 for no
+/// samples).
+fn latency_text(s: &Summary, none: &str) -> String {
+    if s.count == 0 {
+        none.to_string()
+    } else {
+        format!(
+            "mean {:.2}, p50 {}, p99 {}, max {} cycles",
+            s.mean, s.p50, s.p99, s.max
+        )
+    }
+}
+
 /// Runs `c` through the engine harness.
 pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
     if print_config {
@@ -296,42 +319,47 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
             r.offered_load, r.accepted_throughput
         );
     }
-    let l = &r.latency;
+    let interval = if r.interval.half_width.is_finite() {
+        format!(
+            "95% interval +-{:.2} ({} batches)",
+            r.interval.half_width, r.interval.batches
+        )
+    } else {
+        format!(
+            "no 95% interval ({} of the batches counted had a copy arrive; it takes 2)",
+            r.interval.batches
+        )
+    };
     println!(
-        "latency (creation to tail): mean {:.2}, p50 {}, p99 {}, max {} cycles; 95% interval +-{:.2} ({} batches)",
-        l.mean, l.p50, l.p99, l.max, r.interval.half_width, r.interval.batches
+        "latency (creation to tail): {}; {interval}",
+        latency_text(&r.latency, NONE_MEASURED)
     );
     if r.dests_per_message > 1.0 {
-        let m = &r.message_latency;
         println!(
-            "multicast latency (creation to last copy): mean {:.2}, p50 {}, p99 {}, max {} cycles; {:.2} destinations per multicast",
-            m.mean, m.p50, m.p99, m.max, r.dests_per_message
+            "multicast latency (creation to last copy): {}; {:.2} destinations per multicast",
+            latency_text(&r.message_latency, NO_MULTICAST_MEASURED),
+            r.dests_per_message
         );
     }
-    match &r.network_latency {
-        Some(n) => {
-            println!(
-                "network latency (first flit in to tail): mean {:.2}, p50 {}, p99 {}, max {} cycles",
-                n.mean, n.p50, n.p99, n.max
-            );
-            if let (true, Some(m), Some(s)) = (
-                r.dests_per_message > 1.0,
-                &r.message_network_latency,
-                &r.message_span,
-            ) {
-                println!(
+    if c.switch.node_model == NodeModel::Ni {
+        println!("network latency: none, messages go host to host (hosts with network interfaces)");
+    } else {
+        // Every router model stamps a copy's first flit into the network;
+        // no summary means no copy arrived to be measured.
+        let none = Summary::default();
+        println!(
+            "network latency (first flit in to tail): {}",
+            latency_text(r.network_latency.as_ref().unwrap_or(&none), NONE_MEASURED)
+        );
+        if r.dests_per_message > 1.0 {
+            match (&r.message_network_latency, &r.message_span) {
+                (Some(m), Some(s)) if m.count > 0 => println!(
                     "multicast network latency (longest copy, start-ups excluded): mean {:.2}, max {} cycles; span (first flit in to last tail): mean {:.2}, max {} cycles",
                     m.mean, m.max, s.mean, s.max
-                );
+                ),
+                _ => println!("multicast network latency: {NO_MULTICAST_MEASURED}"),
             }
         }
-        None if c.switch.node_model == NodeModel::Ni => println!(
-            "network latency: none, messages go host to host (hosts with network interfaces)"
-        ),
-        None => println!(
-            "network latency: not recorded by the {} router model",
-            r.router
-        ),
     }
     if !r.events.is_empty() {
         let ev: Vec<String> = r.events.iter().map(|(k, n)| format!("{k} {n}")).collect();
@@ -403,15 +431,14 @@ fn replay(c: &RunConfig, plan: &Plan, path: &Path, cycles: u64) -> Result<()> {
         "{}, {} router ({} routing): {} messages, {} copies, the last at cycle {}",
         r.topology, r.router, r.routing, r.messages, r.copies, r.finished
     );
-    let l = &r.latency;
     println!(
-        "latency (creation to tail): mean {:.2}, p50 {}, p99 {}, max {} cycles",
-        l.mean, l.p50, l.p99, l.max
+        "latency (creation to tail): {}",
+        latency_text(&r.latency, NONE_MEASURED)
     );
     if let Some(n) = &r.network_latency {
         println!(
-            "network latency (first flit in to tail): mean {:.2}, p50 {}, p99 {}, max {} cycles",
-            n.mean, n.p50, n.p99, n.max
+            "network latency (first flit in to tail): {}",
+            latency_text(n, NONE_MEASURED)
         );
     }
     for (i, (sent, done)) in r.per_message.iter().enumerate() {
