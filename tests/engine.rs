@@ -521,6 +521,27 @@ fn hypercubes_of_16384_and_65536_routers_run() {
     }
 }
 
+/// A mesh past 65,536 nodes (the most before) runs on the tree and the
+/// wormhole router: a packet across a 512x512 mesh arrives at each
+/// model's closed form (the wormhole router's 18-bit node numbers take
+/// three address flits, H = 4).
+#[test]
+fn a_mesh_of_262144_routers_runs() {
+    let spec = TopoSpec::parse("mesh:512x512").unwrap();
+    let far = 512 * 512 - 1;
+    let (l, m) = (4u64, 3u32);
+    for (d, h) in [(far, 1022u64), (1, 1)] {
+        let a = zero_load(&spec, "tree", 0, d, 1 + m);
+        assert_eq!(a.arrived, h + 1 + m as u64, "tree 0->{d}");
+        let a = zero_load(&spec, "wormhole", 0, d, 4 + l as u32);
+        assert_eq!(
+            a.arrived - a.injected.unwrap(),
+            (h + 1) * 6 + 1 + l + (l - 1) / 2,
+            "wormhole 0->{d}"
+        );
+    }
+}
+
 /// No pattern runs unsaturated past its channel-load bound: offered 10%
 /// above the bound, every pattern on the 8x8 mesh saturates.
 #[test]

@@ -26,7 +26,7 @@ pub struct DorMesh {
 }
 
 impl DorMesh {
-    /// A `kx x ky x kz` mesh (each side at least 1, 2 to 65,536 nodes).
+    /// A `kx x ky x kz` mesh (each side at least 1, 2 to 16,777,216 nodes).
     pub fn new(kx: u32, ky: u32, kz: u32) -> Result<DorMesh> {
         Ok(DorMesh {
             k: [kx, ky, kz],

@@ -59,8 +59,10 @@ impl Grid {
             value: format!("{}x{}x{}", k[0], k[1], k[2]),
             reason: reason.into(),
         };
-        if k.contains(&0) || !(2..=65_536).contains(&n) {
-            return Err(bad("a grid has 2 to 65,536 nodes, every side at least 1"));
+        if k.contains(&0) || !(2..=1 << 24).contains(&n) {
+            return Err(bad(
+                "a grid has 2 to 16,777,216 nodes, every side at least 1",
+            ));
         }
         if torus && k.contains(&2) {
             return Err(bad(

@@ -39,7 +39,7 @@ pub use stats::Arrival;
 use crate::direct::cube::natural_list;
 use crate::direct::{
     Coord, CubeFabric, DirectConfig, DirectSystem, DorMesh, Grid, Hypercube, Mesh, MeshFabric,
-    Routing, Scheme, TreeConfig, TreeNet, check_list,
+    PortModel, Routing, Scheme, TreeConfig, TreeNet, check_list,
 };
 use crate::mcast::hamilton::{self, HamAlgo};
 use crate::mcast::{Plan, PlanScheme, path_covers, poc_order};
@@ -322,6 +322,71 @@ fn schemes_of(
     }
 }
 
+/// Bytes a port of a wormhole or tree router is reckoned to take besides
+/// its buffers (its units, channels, interfaces and the router's share of
+/// the run), about twice what was measured (docs/performance.md, "Scale").
+pub const DIRECT_PORT_BYTES: u64 = 1_024;
+
+/// The bytes a simulation of `router` on the mesh, torus or hypercube
+/// `topo` is reckoned to take, with its routers and their ports (every
+/// external channel and the internal ones); `None` for other networks.
+/// A port holds [`DIRECT_PORT_BYTES`] and its buffers: a wormhole
+/// router's FIFO at 16 bytes a flit of its depth rounded up to a power of
+/// two, a tree router's two virtual channels' FIFOs and auxiliary buffers
+/// at 32 bytes a flit (about twice the measured bytes a flit).
+pub fn direct_reckoning(
+    topo: &TopoSpec,
+    router: RouterModel,
+    o: &RunOptions,
+) -> Option<(u64, u64, u128)> {
+    let (routers, links) = match topo {
+        TopoSpec::Mesh(k) | TopoSpec::Torus(k) => (
+            k.iter().map(|&s| s as u64).product::<u64>(),
+            2 * k.iter().filter(|&&s| s > 1).count() as u64,
+        ),
+        TopoSpec::Hypercube(n) => (1u64 << n, *n as u64),
+        _ => return None,
+    };
+    let (internal, per_port) = match router {
+        RouterModel::Wormhole => (
+            match o.ports {
+                PortModel::OnePort => 1,
+                PortModel::AllPort => links,
+                PortModel::Ports(p) => p as u64,
+            },
+            DIRECT_PORT_BYTES + 16 * (o.wormhole_buffer as u64).next_power_of_two(),
+        ),
+        RouterModel::Tree => (
+            1,
+            DIRECT_PORT_BYTES
+                + 32 * ((o.tree.buffer_flits as u64).next_power_of_two() + o.tree.aux_flits as u64),
+        ),
+        RouterModel::CutThrough => return None,
+    };
+    let ports = routers * (links + internal);
+    Some((routers, ports, ports as u128 * per_port as u128))
+}
+
+/// Refuses a wormhole or tree network whose reckoning
+/// ([`direct_reckoning`]) exceeds `available` bytes, naming both, before
+/// anything is built: such a run would otherwise be stopped by the
+/// kernel once the machine's memory ran out.
+fn direct_fits(topo: &TopoSpec, router: RouterModel, o: &RunOptions, available: u64) -> Result<()> {
+    match direct_reckoning(topo, router, o) {
+        Some((routers, ports, bytes)) if bytes > available as u128 => Err(Error::Config {
+            field: "topology",
+            value: topo.to_string(),
+            reason: format!(
+                "a simulation of its {routers} {router} routers ({ports} ports) is reckoned at \
+                 {} MB, more than the {} MB of memory available",
+                bytes / 1_000_000,
+                available / 1_000_000
+            ),
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// Seeds 001/002's routers and processors on `topo` (a hypercube or a
 /// mesh) with `routing`, multicasting by `scheme`.
 fn wormhole(
@@ -426,6 +491,11 @@ pub fn build(
                 ),
             })?,
     };
+    if router != RouterModel::CutThrough
+        && let Some(available) = crate::memory::available()
+    {
+        direct_fits(topo, router, o, available)?;
+    }
     let engine: Box<dyn Engine> = match (router, topo) {
         (RouterModel::CutThrough, _) => {
             let net = Network::new(&topo.topology()?)?;
@@ -1044,6 +1114,57 @@ impl Engine for TreeRouter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A wormhole or tree network is reckoned by its routers' ports and
+    /// buffers, and refused when the reckoning passes the memory given,
+    /// with both named; the cut-through switch and topology files are
+    /// reckoned elsewhere (`Network::reckoned_bytes`).
+    #[test]
+    fn direct_networks_are_reckoned_and_refused_past_memory() {
+        let spec = |t: &str| TopoSpec::parse(t).unwrap();
+        let o = RunOptions::default();
+        // A router has an external port a side of 2 or more, each way, and
+        // one internal pair (a side of 1 adds none: 8x1x4 has 4 and 1).
+        assert_eq!(
+            direct_reckoning(&spec("mesh:512x512"), RouterModel::Tree, &o),
+            Some((262_144, 262_144 * 5, 262_144 * 5 * (1_024 + 32 * (2 + 4))))
+        );
+        assert_eq!(
+            direct_reckoning(&spec("mesh:8x1x4"), RouterModel::Wormhole, &o),
+            Some((32, 32 * 5, 32 * 5 * (1_024 + 16 * 2)))
+        );
+        let all = RunOptions {
+            ports: PortModel::AllPort,
+            wormhole_buffer: 5,
+            ..RunOptions::default()
+        };
+        assert_eq!(
+            direct_reckoning(&spec("hypercube:16"), RouterModel::Wormhole, &all),
+            Some((65_536, 65_536 * 32, 65_536 * 32 * (1_024 + 16 * 8)))
+        );
+        assert_eq!(
+            direct_reckoning(&spec("mesh:4x4"), RouterModel::CutThrough, &o),
+            None
+        );
+        assert_eq!(
+            direct_reckoning(
+                &spec("irregular:switches=8,ports=8,nodes=16"),
+                RouterModel::Tree,
+                &o
+            ),
+            None
+        );
+        let need = 262_144u64 * 5 * (1_024 + 32 * 6);
+        let topo = spec("mesh:512x512");
+        assert!(direct_fits(&topo, RouterModel::Tree, &o, need).is_ok());
+        assert_eq!(
+            direct_fits(&topo, RouterModel::Tree, &o, need - 1)
+                .unwrap_err()
+                .to_string(),
+            "configuration: topology = mesh:512x512: a simulation of its 262144 tree routers \
+             (1310720 ports) is reckoned at 1593 MB, more than the 1593 MB of memory available"
+        );
+    }
 
     /// The cut-through switch takes its own section's thread count (the
     /// other models' counts are theirs), runs on as many ranges as its

@@ -24,6 +24,9 @@ pub enum TopoSpec {
     Irregular(IrregularParams),
 }
 
+/// The most nodes of a mesh or torus spec (2^24).
+pub const MAX_GRID_NODES: u64 = 1 << 24;
+
 /// The families a spec may name, for error messages.
 pub const FAMILIES: &str = "mesh:KXxKY[xKZ], torus:KXxKY[xKZ], hypercube:N, \
      irregular:switches=S,ports=K,nodes=P[,connectivity=C][,seed=N], or a topology file";
@@ -52,8 +55,12 @@ impl TopoSpec {
                     )));
                 }
                 let k = [sides[0], sides[1], sides.get(2).copied().unwrap_or(1)];
-                if k.iter().map(|&s| s as u64).product::<u64>() > 65_536 {
-                    return Err(bad(format!("a {family} has at most 65,536 nodes")));
+                // Channel numbers are 32-bit: 2^24 nodes leave room for
+                // every router's ports. Memory refuses far sooner on most
+                // machines (about 2.2 kB a router measured; the run
+                // reckons it before building, `direct_reckoning`).
+                if k.iter().map(|&s| s as u64).product::<u64>() > MAX_GRID_NODES {
+                    return Err(bad(format!("a {family} has at most 16,777,216 nodes")));
                 }
                 Ok(if family == "mesh" {
                     TopoSpec::Mesh(k)
@@ -253,7 +260,7 @@ mod tests {
         assert!(e("mesh:8").contains("2 or 3 sides"));
         assert!(e("mesh:0x8").contains("2 or 3 sides"));
         assert!(e("mesh:axb").contains("sides are numbers"));
-        assert!(e("torus:1000x1000").contains("at most 65,536 nodes"));
+        assert!(e("torus:5000x5000").contains("at most 16,777,216 nodes"));
         assert!(e("hypercube:17").contains("1 to 16 dimensions"));
         assert!(e("irregular:switches=4,colour=3").contains("unknown parameter `colour`"));
         assert!(e("irregular:switches=x").contains("not a whole number"));
