@@ -301,6 +301,30 @@ fn bad_input_fails_with_a_message_naming_the_problem() {
         &["multicast", "--packets", "4294967295"],
         "a message of 4294967295 packets; a message has 1 to 255",
     );
+    // A plan is of a message that could be carried, run or not.
+    refused(
+        &["plan", "--packets", "0"],
+        "a message of 0 packets; a message has 1 to 255",
+    );
+    // A host overhead past the longest run is refused (its sums with a
+    // cycle number wrapped, and the multicast was called a model fault).
+    refused(
+        &["multicast", "--t-hs", "18446744073709551615"],
+        "t_hs = 18446744073709551615: an overhead is at most 1000000000000 cycles, the longest run",
+    );
+    // One of the longest is run, its waits skipped, not ticked through:
+    // twelve host and NI overheads on the critical path of the default
+    // multicast, each 10^12 - 1,000 cycles longer than the default's.
+    let latency = |t_hs: &str| {
+        let v: serde_json::Value =
+            serde_json::from_str(&ok(&wormcast(&["multicast", "--t-hs", t_hs, "--json"]))).unwrap();
+        assert_eq!(v["latency"], v["predicted_latency"], "{v}");
+        v["latency"].as_u64().unwrap()
+    };
+    assert_eq!(
+        latency("1000000000000") - latency("1000"),
+        12 * (1_000_000_000_000 - 1_000)
+    );
     // An integer beyond TOML's range is a syntax error where it stands,
     // not an unknown field.
     let cfg = tmp("huge-queue.toml");

@@ -171,6 +171,15 @@ fn bad(field: &'static str, value: impl ToString, reason: impl Into<String>) -> 
     }
 }
 
+/// The longest overhead a host or an NI may take, cycles (10^12, the
+/// longest run): beyond it no run could see the overhead end, and the
+/// cycle it ends at would pass what a 64-bit count holds in sums.
+pub const MAX_OVERHEAD: u64 = 1_000_000_000_000;
+
+/// The fastest I/O bus, MB/s (10^6: a terabyte a second), so that its
+/// rate in bytes per cycle is exact in 64 bits for any clock period.
+pub const MAX_IO_BUS_MB_PER_S: u64 = 1_000_000;
+
 impl NiParams {
     /// The timing for a clock of `cycle_ps` picoseconds, checked: the
     /// packet must hold its header and control bytes, and each queue at
@@ -191,8 +200,37 @@ impl NiParams {
         if t_ns == 0 {
             return Err(bad("t_ns", 0, "must be at least 1 cycle"));
         }
-        if self.io_bus_mb_per_s == 0 {
-            return Err(bad("io_bus_mb_per_s", 0, "must be positive"));
+        for (field, v) in [
+            ("t_hs", self.t_hs),
+            ("t_hr", t_hr),
+            ("t_ns", t_ns),
+            ("t_nr", t_nr),
+        ] {
+            if v > MAX_OVERHEAD {
+                // t_ns, and t_nr after it, follow t_hs / r unless given.
+                let derived = match field {
+                    "t_ns" => self.t_ns.is_none(),
+                    "t_nr" => self.t_nr.is_none() && self.t_ns.is_none(),
+                    _ => false,
+                };
+                let from_r = if derived {
+                    format!(" (t_hs {} / r {:?})", self.t_hs, self.r)
+                } else {
+                    String::new()
+                };
+                return Err(bad(
+                    field,
+                    format!("{v}{from_r}"),
+                    format!("an overhead is at most {MAX_OVERHEAD} cycles, the longest run"),
+                ));
+            }
+        }
+        if !(1..=MAX_IO_BUS_MB_PER_S).contains(&self.io_bus_mb_per_s) {
+            return Err(bad(
+                "io_bus_mb_per_s",
+                self.io_bus_mb_per_s,
+                format!("must be 1 to {MAX_IO_BUS_MB_PER_S} MB/s"),
+            ));
         }
         let need = header_flits + CONTROL_BYTES + 1;
         if self.packet_flits < need || self.packet_flits > 65_535 {
@@ -345,6 +383,76 @@ mod tests {
                 .unwrap_err()
                 .to_string()
                 .contains("packet_flits = 12")
+        );
+    }
+
+    /// An overhead past the longest run, given or derived from `r`, and a
+    /// bus too fast for its rate to be exact are refused by name: their
+    /// sums with a cycle number would wrap.
+    #[test]
+    fn overheads_and_buses_past_their_bounds_are_refused() {
+        let refused = |p: NiParams| p.timing(5000, 1, 8).unwrap_err().to_string();
+        let at_most = "an overhead is at most 1000000000000 cycles, the longest run";
+        let edge = NiParams {
+            t_hs: MAX_OVERHEAD,
+            t_nr: Some(MAX_OVERHEAD),
+            io_bus_mb_per_s: MAX_IO_BUS_MB_PER_S,
+            ..Default::default()
+        };
+        let t = edge.timing(1_000_000_000_000, 1, 8).unwrap();
+        assert_eq!(
+            (t.t_hs, t.t_hr, t.t_ns, t.t_nr),
+            (MAX_OVERHEAD, MAX_OVERHEAD, MAX_OVERHEAD, MAX_OVERHEAD)
+        );
+        assert_eq!((t.bus_num, t.bus_den), (1_000_000_000_000, 1));
+        assert_eq!(
+            refused(NiParams {
+                t_hs: u64::MAX,
+                ..Default::default()
+            }),
+            format!("configuration: t_hs = {}: {at_most}", u64::MAX)
+        );
+        assert_eq!(
+            refused(NiParams {
+                t_hr: Some(MAX_OVERHEAD + 1),
+                ..Default::default()
+            }),
+            format!("configuration: t_hr = 1000000000001: {at_most}")
+        );
+        assert_eq!(
+            refused(NiParams {
+                r: 1e-300,
+                ..Default::default()
+            }),
+            format!(
+                "configuration: t_ns = {} (t_hs 1000 / r 1e-300): {at_most}",
+                u64::MAX
+            )
+        );
+        assert_eq!(
+            refused(NiParams {
+                t_nr: Some(u64::MAX),
+                ..Default::default()
+            }),
+            format!("configuration: t_nr = {}: {at_most}", u64::MAX)
+        );
+        assert_eq!(
+            refused(NiParams {
+                t_ns: Some(5),
+                t_nr: Some(u64::MAX),
+                ..Default::default()
+            }),
+            format!("configuration: t_nr = {}: {at_most}", u64::MAX)
+        );
+        assert_eq!(
+            refused(NiParams {
+                io_bus_mb_per_s: u64::MAX,
+                ..Default::default()
+            }),
+            format!(
+                "configuration: io_bus_mb_per_s = {}: must be 1 to 1000000 MB/s",
+                u64::MAX
+            )
         );
     }
 }

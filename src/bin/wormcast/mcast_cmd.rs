@@ -183,7 +183,10 @@ pub(crate) fn multicast(a: &McastArgs) -> Result<()> {
     let id = sys.multicast(tree.clone(), a.packets, scheme)?;
     // Generous: every packet through every vertex one after the other.
     let t = sys.ni_timing().expect("NI node model");
-    let bound = 10 * (t.t_hs + t.t_hr + (t.t_ns + t.t_nr + 1_000) * a.packets as u64) * size;
+    let bound = (t.t_ns + t.t_nr + 1_000)
+        .saturating_mul(a.packets as u64)
+        .saturating_add(t.t_hs + t.t_hr)
+        .saturating_mul(10 * size);
     let result = sys.finish_multicast(id, bound)?;
     if let Some(v) = &a.vcd {
         let h = sys.trace_hierarchy().cloned();

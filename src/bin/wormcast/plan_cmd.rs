@@ -76,6 +76,9 @@ pub(crate) fn plan(a: &PlanArgs) -> Result<()> {
     } else {
         a.dests.clone()
     };
+    // The plan is of a message the network interfaces could carry, run
+    // or not.
+    wormcast::ni::message_packets(a.packets)?;
     let p = Planner::new(&net).plan(scheme, a.source, &dests, a.packets)?;
     let mut run = None;
     if a.run {
