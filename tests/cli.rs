@@ -301,6 +301,43 @@ fn bad_input_fails_with_a_message_naming_the_problem() {
         &["multicast", "--packets", "4294967295"],
         "a message of 4294967295 packets; a message has 1 to 255",
     );
+    // An experiment's option that none of the figures asked for uses is
+    // refused (it changed nothing), and a run past the longest is refused
+    // (it would never end).
+    refused(
+        &[
+            "experiment",
+            "run",
+            "--figure",
+            "fig22",
+            "--quick",
+            "--cycles",
+            "1000",
+        ],
+        "figure = fig22: --cycles is for the loaded figures (fig26 to fig28), and none is asked for",
+    );
+    refused(
+        &[
+            "experiment",
+            "run",
+            "--figure",
+            "fig26,fig27",
+            "--sets",
+            "3",
+        ],
+        "figure = fig26, fig27: --sets is for the figures of single multicasts (fig19 to fig25), and none is asked for",
+    );
+    refused(
+        &[
+            "experiment",
+            "run",
+            "--figure",
+            "fig19,fig26",
+            "--cycles",
+            "18446744073709551615",
+        ],
+        "cycles = 18446744073709551615: a run has at most 1000000000000 cycles",
+    );
     // A plan is of a message that could be carried, run or not.
     refused(
         &["plan", "--packets", "0"],

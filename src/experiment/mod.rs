@@ -270,6 +270,13 @@ impl Options {
                 "the warm-up must be shorter than the run",
             ));
         }
+        if self.cycles > crate::engine::MAX_RUN_CYCLES {
+            return Err(bad(
+                "cycles",
+                self.cycles.to_string(),
+                &format!("a run has at most {} cycles", crate::engine::MAX_RUN_CYCLES),
+            ));
+        }
         if self.schemes.is_empty() {
             return Err(bad("schemes", "none".into(), "at least one scheme"));
         }

@@ -116,6 +116,41 @@ pub(crate) fn experiment(cmd: ExpCmd) -> Result<()> {
             if let Some(h) = host_overhead {
                 o.host_overhead = wormcast::ni::HostOverhead::parse(&h)?;
             }
+            // An option none of the figures asked for uses would change
+            // nothing: refused by name rather than ignored.
+            let loaded = figs.iter().filter(|f| f.is_loaded()).count();
+            let names = || {
+                let v: Vec<&str> = figs.iter().map(|f| f.name()).collect();
+                v.join(", ")
+            };
+            for (flag, given, applies, to) in [
+                (
+                    "cycles",
+                    cycles.is_some(),
+                    loaded > 0,
+                    "the loaded figures (fig26 to fig28)",
+                ),
+                (
+                    "warmup",
+                    warmup.is_some(),
+                    loaded > 0,
+                    "the loaded figures (fig26 to fig28)",
+                ),
+                (
+                    "sets",
+                    sets.is_some(),
+                    loaded < figs.len(),
+                    "the figures of single multicasts (fig19 to fig25)",
+                ),
+            ] {
+                if given && !applies {
+                    return Err(wormcast::Error::Config {
+                        field: "figure",
+                        value: names(),
+                        reason: format!("--{flag} is for {to}, and none is asked for"),
+                    });
+                }
+            }
             for &fig in &figs {
                 o.validate_for(fig)?;
             }
