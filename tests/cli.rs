@@ -338,6 +338,25 @@ fn bad_input_fails_with_a_message_naming_the_problem() {
         ],
         "cycles = 18446744073709551615: a run has at most 1000000000000 cycles",
     );
+    // The seed 002 and 003 sweeps: a warm-up that leaves nothing to
+    // measure is named as the warm-up, and a point that cannot hold its
+    // batches is refused (it ran past the cycles asked for).
+    refused(
+        &[
+            "tree",
+            "experiment",
+            "--quick",
+            "--cycles",
+            "100",
+            "--warmup",
+            "100",
+        ],
+        "warmup = 100: not shorter than the 100 cycles of a point (its warm-up included)",
+    );
+    refused(
+        &["mesh3d", "experiment", "--quick", "--cycles", "10"],
+        "cycles = 10: a point measures 11 batches of at least a cycle: give 11 or more",
+    );
     // A plan is of a message that could be carried, run or not.
     refused(
         &["plan", "--packets", "0"],

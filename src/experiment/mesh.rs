@@ -264,6 +264,7 @@ pub fn point(
             value: algo.into(),
             reason: format!("the schemes are {}", ALGOS.join(", ")),
         })?;
+    check(o)?;
     run_job(
         Job {
             experiment: "load",
@@ -279,7 +280,22 @@ pub fn point(
 
 /// Runs every point on all cores, in a fixed order.
 pub fn run(o: &MeshOptions, progress: &(dyn Fn() + Sync)) -> Result<Vec<MeshPoint>> {
+    check(o)?;
     super::run_parallel(jobs(o.quick), |j| run_job(j, o), progress)
+}
+
+/// The most cycles a point measures must hold its 11 batches (ten
+/// measured, one for their multicasts to arrive) of a cycle or more: with
+/// fewer, a point would run past it.
+fn check(o: &MeshOptions) -> Result<()> {
+    if o.cycles < 11 {
+        return Err(Error::Config {
+            field: "cycles",
+            value: o.cycles.to_string(),
+            reason: "a point measures 11 batches of at least a cycle: give 11 or more".into(),
+        });
+    }
+    Ok(())
 }
 
 /// Number of points a sweep runs.

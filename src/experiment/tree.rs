@@ -284,7 +284,23 @@ pub fn run_variant(
     variant: Variant,
     progress: &(dyn Fn() + Sync),
 ) -> Result<Vec<TreePoint>> {
+    check(o)?;
     super::run_parallel(jobs(o.quick, variant), |j| run_job(j, o), progress)
+}
+
+/// A point's warm-up is part of its cycles: it must leave some to measure.
+fn check(o: &TreeOptions) -> Result<()> {
+    if o.warmup >= o.cycles {
+        return Err(crate::Error::Config {
+            field: "warmup",
+            value: o.warmup.to_string(),
+            reason: format!(
+                "not shorter than the {} cycles of a point (its warm-up included)",
+                o.cycles
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// The variant named `name` (`base`, `stall-4`, ...), or an error naming
@@ -334,6 +350,7 @@ fn variant_jobs(quick: bool) -> Vec<Job> {
 /// Runs the variants sweep ([`VARIANTS`] on the 8x8 mesh and 8x8 torus;
 /// `quick`: the mesh, two loads).
 pub fn run_variants(o: &TreeOptions, progress: &(dyn Fn() + Sync)) -> Result<Vec<TreePoint>> {
+    check(o)?;
     super::run_parallel(variant_jobs(o.quick), |j| run_job(j, o), progress)
 }
 
