@@ -40,6 +40,12 @@ pub struct Grid {
     torus: bool,
 }
 
+/// The most nodes of a mesh or torus (2^24): channel numbers are 32-bit,
+/// and 2^24 routers leave room for every router's ports. Memory refuses
+/// far sooner on most machines (about 2.2 kB a router measured; a run
+/// reckons it before building, `engine::direct_reckoning`).
+pub const MAX_GRID_NODES: u64 = 1 << 24;
+
 impl Grid {
     /// A `kx x ky x kz` mesh (`kz = 1` for 2-D).
     pub fn mesh(kx: u32, ky: u32, kz: u32) -> Result<Grid> {
@@ -59,7 +65,7 @@ impl Grid {
             value: format!("{}x{}x{}", k[0], k[1], k[2]),
             reason: reason.into(),
         };
-        if k.contains(&0) || !(2..=1 << 24).contains(&n) {
+        if k.contains(&0) || !(2..=MAX_GRID_NODES).contains(&n) {
             return Err(bad(
                 "a grid has 2 to 16,777,216 nodes, every side at least 1",
             ));

@@ -24,9 +24,6 @@ pub enum TopoSpec {
     Irregular(IrregularParams),
 }
 
-/// The most nodes of a mesh or torus spec (2^24).
-pub const MAX_GRID_NODES: u64 = 1 << 24;
-
 /// The families a spec may name, for error messages.
 pub const FAMILIES: &str = "mesh:KXxKY[xKZ], torus:KXxKY[xKZ], hypercube:N, \
      irregular:switches=S,ports=K,nodes=P[,connectivity=C][,seed=N], or a topology file";
@@ -55,11 +52,9 @@ impl TopoSpec {
                     )));
                 }
                 let k = [sides[0], sides[1], sides.get(2).copied().unwrap_or(1)];
-                // Channel numbers are 32-bit: 2^24 nodes leave room for
-                // every router's ports. Memory refuses far sooner on most
-                // machines (about 2.2 kB a router measured; the run
-                // reckons it before building, `direct_reckoning`).
-                if k.iter().map(|&s| s as u64).product::<u64>() > MAX_GRID_NODES {
+                if k.iter().map(|&s| s as u64).product::<u64>()
+                    > crate::direct::grid::MAX_GRID_NODES
+                {
                     return Err(bad(format!("a {family} has at most 16,777,216 nodes")));
                 }
                 Ok(if family == "mesh" {
