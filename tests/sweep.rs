@@ -158,7 +158,7 @@ fn bad_sweeps_and_slurm_settings_are_refused_by_name() {
         ],
     );
     assert!(
-        stderr(&o).contains("SLURM_ARRAY_TASK_ID=x: not a number"),
+        stderr(&o).contains("SLURM_ARRAY_TASK_ID=x: not a whole number"),
         "{}",
         stderr(&o)
     );

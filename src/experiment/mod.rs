@@ -508,6 +508,15 @@ pub struct Shard {
     pub count: u32,
 }
 
+/// `text` as a 32-bit count, or why it is not one: `not a whole number`,
+/// or `past 4294967295` for a number too large (not called no number).
+pub(crate) fn count_u32(text: &str) -> std::result::Result<u32, String> {
+    text.trim().parse::<u32>().map_err(|e| match e.kind() {
+        std::num::IntErrorKind::PosOverflow => format!("past {}", u32::MAX),
+        _ => "not a whole number".into(),
+    })
+}
+
 impl Shard {
     /// All jobs.
     pub const ALL: Shard = Shard { index: 0, count: 1 };
@@ -520,16 +529,8 @@ impl Shard {
             reason: format!("{why}: give I/N with 0 <= I < N, e.g. 0/4"),
         };
         let (i, n) = s.split_once('/').ok_or_else(|| bad("no '/'"))?;
-        let num = |x: &str, what: &str| {
-            x.trim().parse::<u32>().map_err(|e| {
-                bad(&match e.kind() {
-                    std::num::IntErrorKind::PosOverflow => {
-                        format!("{what} is past {}", u32::MAX)
-                    }
-                    _ => format!("{what} is not a whole number"),
-                })
-            })
-        };
+        let num =
+            |x: &str, what: &str| count_u32(x).map_err(|why| bad(&format!("{what} is {why}")));
         let (index, count) = (num(i, "I")?, num(n, "N")?);
         if count == 0 || index >= count {
             return Err(bad("out of range"));

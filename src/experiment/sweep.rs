@@ -617,18 +617,11 @@ pub fn slurm_shard(env: &dyn Fn(&str) -> Option<String>) -> Result<Shard> {
     let get = |name: &'static str| -> Result<Option<u32>> {
         match env(name) {
             None => Ok(None),
-            Some(v) => v
-                .trim()
-                .parse()
-                .map(Some)
-                .map_err(|e: std::num::ParseIntError| Error::Config {
-                    field: "slurm",
-                    value: format!("{name}={v}"),
-                    reason: match e.kind() {
-                        std::num::IntErrorKind::PosOverflow => format!("past {}", u32::MAX),
-                        _ => "not a number".into(),
-                    },
-                }),
+            Some(v) => super::count_u32(&v).map(Some).map_err(|why| Error::Config {
+                field: "slurm",
+                value: format!("{name}={v}"),
+                reason: why,
+            }),
         }
     };
     let need = |name: &'static str| -> Result<u32> {

@@ -1150,14 +1150,7 @@ impl System {
     pub fn run_with_progress(&mut self, cycles: u64, mut progress: impl FnMut(u64)) -> Result<()> {
         let mut i = 0;
         while i < cycles {
-            let q = self.quiet_cycles(cycles - i);
-            let k = if q > 1 {
-                self.skip(q);
-                q
-            } else {
-                self.tick()?;
-                1
-            };
+            let k = self.advance(cycles - i)?;
             if (i + k) >> 12 != i >> 12 {
                 progress((i + k) & !4095);
             }
@@ -1165,6 +1158,19 @@ impl System {
         }
         progress(cycles);
         Ok(())
+    }
+
+    /// Moves on by at most `horizon` (at least 1) cycles: skips the quiet
+    /// ones ([`System::quiet_cycles`]) in one step, or else ticks once.
+    /// Returns the cycles it moved.
+    fn advance(&mut self, horizon: u64) -> Result<u64> {
+        match self.quiet_cycles(horizon) {
+            q if q > 1 => {
+                self.skip(q);
+                Ok(q)
+            }
+            _ => self.tick().map(|()| 1),
+        }
     }
 
     /// Cycles from now in which nothing can happen, up to `horizon`: no
@@ -1727,10 +1733,7 @@ impl System {
                     ),
                 });
             }
-            match self.quiet_cycles(max_cycles - spent) {
-                q if q > 1 => self.skip(q),
-                _ => self.tick()?,
-            }
+            self.advance(max_cycles - spent)?;
         }
     }
 
