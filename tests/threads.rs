@@ -656,3 +656,167 @@ mod harness {
         }
     }
 }
+
+mod wormhole_harness {
+    //! The one engine's harness drives the wormhole router with batched
+    //! steps too, which on several threads return while the other ranges
+    //! still run the cycle: the run (or its fault) is the one-thread run's,
+    //! whatever the traffic and whatever the harness reads between steps.
+
+    use super::*;
+    use proptest::prelude::*;
+    use wormcast::engine::{self, Pattern, RouterModel, RunOptions, TopoSpec};
+
+    /// The run's result as JSON, or its error's text.
+    fn run(topo: &str, routing: Option<&str>, o: &RunOptions) -> String {
+        let spec = TopoSpec::parse(topo).unwrap();
+        match engine::run(&spec, Some(RouterModel::Wormhole), routing, o) {
+            Ok(r) => {
+                let mut v = serde_json::to_value(&r).unwrap();
+                // What differs with the thread count and the clock.
+                for key in [
+                    "wall_seconds",
+                    "cycles_per_second",
+                    "setup_seconds",
+                    "threads",
+                ] {
+                    v.as_object_mut().unwrap().remove(key);
+                }
+                v.to_string()
+            }
+            Err(e) => format!("error: {e}"),
+        }
+    }
+
+    /// `o` on 1, 2 and 3 threads: the same result; returns it.
+    fn alike(topo: &str, routing: Option<&str>, o: &RunOptions) -> String {
+        let one = run(topo, routing, o);
+        for threads in [2, 3] {
+            let mut o = o.clone();
+            o.wormhole_threads = threads;
+            assert_eq!(run(topo, routing, &o), one, "{topo}, {threads} threads");
+        }
+        one
+    }
+
+    fn base(load: f64) -> RunOptions {
+        RunOptions {
+            pattern: Pattern::Uniform,
+            load,
+            packet: 12,
+            warmup: 300,
+            cycles: 2_000,
+            ..RunOptions::default()
+        }
+    }
+
+    #[test]
+    fn unicast_multicast_and_light_traffic_run_alike() {
+        let _one = common::one_at_a_time();
+        // Unicast at a moderate load, with a drain at the end.
+        let one = alike(
+            "mesh:16x16",
+            None,
+            &RunOptions {
+                drain: Some(5_000),
+                ..base(0.02)
+            },
+        );
+        assert!(one.contains("\"in_flight\":0"), "{one}");
+        // Path-based worms on a hypercube, and one worm per destination.
+        for scheme in ["path", "unicast"] {
+            let one = alike(
+                "hypercube:7",
+                None,
+                &RunOptions {
+                    multicast: Some((2, 9)),
+                    scheme: Some(scheme.into()),
+                    ..base(0.03)
+                },
+            );
+            assert!(one.contains("\"delivered\":"), "{one}");
+        }
+        // Seed 002's Two-Phase worms, several to a multicast.
+        let one = alike(
+            "mesh:16x8",
+            Some("hamiltonian"),
+            &RunOptions {
+                multicast: Some((3, 12)),
+                scheme: Some("tp".into()),
+                ..base(0.01)
+            },
+        );
+        assert!(one.contains("\"delivered\":"), "{one}");
+        // So light that most cycles are skipped; a start-up that sources
+        // wait out; and a closed loop, which takes the arrivals after
+        // every step.
+        alike("mesh:16x16", None, &base(0.0005));
+        alike(
+            "mesh:16x16",
+            None,
+            &RunOptions {
+                wormhole_startup: 40,
+                ..base(0.01)
+            },
+        );
+        alike(
+            "mesh:16x16",
+            None,
+            &RunOptions {
+                closed_loop: true,
+                ..base(0.02)
+            },
+        );
+    }
+
+    /// Seed 001's unrestricted minimal routing lets worms wait in a cycle:
+    /// past saturation the run stops at the same cycle with the same
+    /// report on any thread count.
+    #[test]
+    fn a_deadlock_is_found_at_the_same_cycle_with_the_same_report() {
+        let _one = common::one_at_a_time();
+        let o = RunOptions {
+            multicast: Some((2, 20)),
+            scheme: Some("path".into()),
+            packet: 20,
+            cycles: 20_000,
+            ..base(0.3)
+        };
+        let one = alike("hypercube:7", Some("minimal"), &o);
+        assert!(
+            one.starts_with("error: ") && one.contains("deadlock"),
+            "{one}"
+        );
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(12))]
+
+        #[test]
+        fn random_runs_give_the_one_thread_run(
+            cube in any::<bool>(),
+            seed in 0u64..1_000,
+            load in 0.001f64..0.03,
+            multicast in any::<bool>(),
+            warmup in 0u64..700,
+            cycles in 200u64..2_500,
+            threads in 2usize..=4,
+        ) {
+            let topo = if cube { "hypercube:8" } else { "mesh:16x16" };
+            let o = RunOptions {
+                seed,
+                warmup,
+                cycles: warmup + cycles,
+                multicast: (multicast && cube).then_some((1, 6)),
+                scheme: (multicast && cube).then(|| "path".into()),
+                ..base(load)
+            };
+            let one = run(topo, None, &o);
+            // A run, not a refusal, and it delivered.
+            prop_assert!(one.contains("\"delivered\":") && !one.contains("\"delivered\":0,"), "{}", one);
+            let mut many = o.clone();
+            many.wormhole_threads = threads;
+            prop_assert_eq!(run(topo, None, &many), one);
+        }
+    }
+}

@@ -220,8 +220,10 @@ pub trait Engine {
     /// Simulates one cycle, as [`Engine::step`], but may leave the last of
     /// its clock edge for the next cycle to finish (the tree router on
     /// several threads leaves the writes that cross between two threads'
-    /// routers to the receiving threads, and may return while the other
-    /// threads still run the cycle). Between such steps only
+    /// routers to the receiving threads; it and the wormhole router may
+    /// return while the other threads still run the cycle, and check the
+    /// cycle's hops and copies while they run the next). Between such
+    /// steps only
     /// [`Engine::arrivals`] (which finishes the cycle first),
     /// [`Engine::send`] and [`Engine::quiet`] (0 while anything is left to
     /// finish) may be used; [`Engine::settle`] finishes the cycle and the
@@ -882,8 +884,13 @@ impl Wormhole {
             }
             (mesh, label, node)
         });
+        let mut sys = DirectSystem::new(fabric, &cfg)?;
+        // The harness reads the system between batched steps only as
+        // `Engine::step_batched` allows: the ranges of a cycle may run on
+        // while it works between cycles.
+        sys.set_overlap(true);
         Ok(Wormhole {
-            sys: DirectSystem::new(fabric, &cfg)?,
+            sys,
             addr,
             ids: SeqMap::new(0),
             scheme,
@@ -966,6 +973,12 @@ impl Engine for Wormhole {
     }
     fn step(&mut self) -> Result<()> {
         self.sys.step()
+    }
+    fn step_batched(&mut self) -> Result<()> {
+        self.sys.step_batched()
+    }
+    fn settle(&mut self) -> Result<()> {
+        self.sys.settle()
     }
     fn quiet(&self, horizon: u64) -> u64 {
         self.sys.quiet_cycles(horizon)

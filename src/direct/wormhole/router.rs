@@ -161,6 +161,9 @@ pub struct Hop {
     pub arrived: Option<u8>,
     /// Output granted: external ports first, then consumption channels.
     pub out: u8,
+    /// The granted output's link (so that the system follows the head
+    /// without reading the router, which another thread may be running).
+    pub link: ChannelId,
 }
 
 /// What a router touches in a cycle besides itself.
@@ -362,7 +365,7 @@ impl Router {
     }
 
     /// The link output `o` drives, if connected.
-    #[inline]
+    #[cfg(test)]
     pub(crate) fn link_out(&self, o: usize) -> Option<ChannelId> {
         (self.wired_out >> o & 1 == 1).then_some(self.outputs[o].link_out)
     }
@@ -618,6 +621,7 @@ impl Router {
                 node: self.node,
                 arrived: (w < self.ext).then_some(w as u8),
                 out: o as u8,
+                link: self.outputs[o].link_out,
             });
         }
     }

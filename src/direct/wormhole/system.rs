@@ -34,7 +34,7 @@ use super::router::{Hop, Router, RouterPort};
 use crate::deadlock::{WaitReport, WaitStep};
 use crate::direct::{Fabric, LegalMemo, ListWalk, check_list, check_list_in, format_list};
 use crate::direct::{MAX_THREADS, threads_used};
-use crate::rtl::crew::Crew;
+use crate::rtl::crew::{Crew, CrewJob};
 use crate::rtl::trace::{Hierarchy, TraceState, Traced, WaveSink, in_unit, out_unit};
 use crate::rtl::{Bits, ChannelId, PortIter, SeqMap, Sink};
 use crate::switch::Channels;
@@ -275,6 +275,20 @@ struct Par {
     crew: Crew<Job>,
     ranges: Vec<Range>,
     cross: Vec<Cross>,
+    /// One past each range's last router, apart from the ranges (which
+    /// their threads hold while a cycle runs on).
+    his: Vec<u32>,
+    /// Per range, the worms sent while a step left the range running
+    /// ([`DirectSystem::step_batched`]): its processors take them before
+    /// the range's next cycle, in the order they were sent.
+    stage: Vec<Vec<(u32, Outgoing)>>,
+}
+
+impl Par {
+    /// The range that holds router (and processor) `x`.
+    fn range_of(&self, x: u32) -> usize {
+        self.his.partition_point(|&hi| hi <= x)
+    }
 }
 
 /// Routers and processors of a direct network, ticked together.
@@ -349,6 +363,25 @@ pub struct DirectSystem {
     /// `unicast_legal`, a hop checked once is legal for good. Kept while
     /// the bits number at most [`HOP_MEMO_BITS`].
     hop_legal: LegalMemo,
+    /// Steps may return while the other ranges still run the cycle
+    /// ([`set_overlap`](Self::set_overlap)).
+    overlap: bool,
+    /// A step returned with the other ranges still running its cycle,
+    /// whose end is left to the next step (or to [`settle`](Self::settle)).
+    left_running: bool,
+    /// A fault found by finishing a cycle for a caller that cannot return
+    /// it ([`visit_finished`](Self::visit_finished)): the next step's, or
+    /// `settle`'s, to return.
+    pending_err: Option<Error>,
+}
+
+impl Drop for DirectSystem {
+    fn drop(&mut self) {
+        // No helper may still be working on the routers as they go.
+        if let Some(p) = &self.par {
+            p.crew.settle_quietly();
+        }
+    }
 }
 
 /// Nodes a worm's route has room for from the start.
@@ -564,6 +597,9 @@ impl DirectSystem {
             ),
             walk: ListWalk::default(),
             par,
+            overlap: false,
+            left_running: false,
+            pending_err: None,
         })
     }
 
@@ -575,7 +611,7 @@ impl DirectSystem {
             return Ok(None);
         }
         let words = n.div_ceil(64);
-        let ranges = (0..parts)
+        let ranges: Vec<Range> = (0..parts)
             .map(|k| Range {
                 lo: (k * words / parts * 64) as u32,
                 hi: ((k + 1) * words / parts * 64).min(n) as u32,
@@ -597,8 +633,10 @@ impl DirectSystem {
         let crew = Crew::new(parts - 1, threads, "wormcast-wormhole")?;
         Ok(Some(Par {
             crew,
+            his: ranges.iter().map(|r| r.hi).collect(),
             ranges,
             cross: (0..parts).map(|_| Cross::default()).collect(),
+            stage: (0..parts).map(|_| Vec::new()).collect(),
         }))
     }
 
@@ -615,7 +653,7 @@ impl DirectSystem {
         match &mut self.par {
             None => (&mut self.live_routers, &mut self.live_procs),
             Some(p) => {
-                let k = p.ranges.partition_point(|r| r.hi <= x);
+                let k = p.range_of(x);
                 let r = &mut p.ranges[k];
                 (&mut r.live_routers, &mut r.live_procs)
             }
@@ -706,6 +744,9 @@ impl DirectSystem {
     /// none: a long run's harness reads them as they come. The list keeps
     /// its room for the worms that finish next.
     pub fn drain_finished(&mut self) -> std::vec::Drain<'_, WormInfo> {
+        if let Err(e) = self.land() {
+            self.pending_err.get_or_insert(e);
+        }
         self.finished.drain(..)
     }
 
@@ -715,6 +756,11 @@ impl DirectSystem {
     /// buffers are kept for the next worms, so a long run reading its
     /// worms as they come allocates none for them.
     pub fn visit_finished(&mut self, mut f: impl FnMut(&WormInfo)) {
+        // A cycle a step left running is finished first; a fault found
+        // there is the next step's (or settle's) to return.
+        if let Err(e) = self.land() {
+            self.pending_err.get_or_insert(e);
+        }
         for w in self.finished.drain(..) {
             f(&w);
             recycle(&mut self.spare, w);
@@ -848,6 +894,8 @@ impl DirectSystem {
         payload: u32,
         path: &[u32],
     ) -> Result<u32> {
+        // It pins the routers: a cycle left running is finished first.
+        self.settle()?;
         check_list(self.fabric.as_ref(), src, list)?;
         let bad = |why: String| {
             Error::BadPacket(format!(
@@ -929,15 +977,26 @@ impl DirectSystem {
         // A worm still in its startup is progress, not a stall, until it is
         // ready.
         self.last_move = self.last_move.max(ready);
-        self.procs[src as usize].queue.push_back(Outgoing {
+        let out = Outgoing {
             tag,
             header,
             payload,
             ready,
-        });
-        // The processor looks at its queue in its next evaluation, and
-        // sleeps until the worm's start-up ends if it must.
-        self.live_sets(src).1.insert(src);
+        };
+        match &mut self.par {
+            // A range still running the last cycle takes the worm before
+            // its next one (the calling thread's own range is done).
+            Some(p) if self.left_running && p.range_of(src) != 0 => {
+                let k = p.range_of(src);
+                p.stage[k].push((src, out));
+            }
+            _ => {
+                self.procs[src as usize].queue.push_back(out);
+                // The processor looks at its queue in its next evaluation,
+                // and sleeps until the worm's start-up ends if it must.
+                self.live_sets(src).1.insert(src);
+            }
+        }
         self.worms.insert(
             tag,
             WormState {
@@ -1065,21 +1124,19 @@ impl DirectSystem {
         Ok(self.cycle)
     }
 
-    /// One clock cycle.
+    /// One clock cycle (a cycle a batched step left running is finished
+    /// first).
     pub fn step(&mut self) -> Result<()> {
+        self.settle()?;
+        self.step_sync()
+    }
+
+    /// One clock cycle, every range run and waited for.
+    fn step_sync(&mut self) -> Result<()> {
         if let Some(t) = self.traffic {
             self.generate(t);
         }
-        let cycle = self.cycle;
-        while let Some(&Reverse((t, p))) = self.wakes.peek()
-            && t <= cycle
-        {
-            self.wakes.pop();
-            if self.wake_at[p as usize] == t {
-                self.wake_at[p as usize] = u64::MAX;
-                self.live_sets(p).1.insert(p);
-            }
-        }
+        self.wake();
         if self.every_cycle {
             for x in 0..self.routers.len() as u32 {
                 let (routers, procs) = self.live_sets(x);
@@ -1095,27 +1152,182 @@ impl DirectSystem {
         if moved {
             self.last_move = self.last_move.max(self.cycle);
         }
-        self.account();
-        if let Some(t) = self.faults.first() {
-            return Err(Error::Fault {
-                cycle: self.cycle,
-                what: t.clone(),
-            });
-        }
+        self.close(self.cycle)?;
         self.cycle += 1;
         if self.tracing.is_some() {
             self.trace_cycle()?;
         }
+        self.look()
+    }
+
+    /// The processors whose start-up ends by the cycle the clock reads
+    /// become live.
+    fn wake(&mut self) {
+        let cycle = self.cycle;
+        while let Some(&Reverse((t, p))) = self.wakes.peek()
+            && t <= cycle
+        {
+            self.wakes.pop();
+            if self.wake_at[p as usize] == t {
+                self.wake_at[p as usize] = u64::MAX;
+                self.live_sets(p).1.insert(p);
+            }
+        }
+    }
+
+    /// What cycle `c` produced, checked: the worms started, the hops and
+    /// the copies received; the cycle's first fault is an error.
+    fn close(&mut self, c: u64) -> Result<()> {
+        self.account();
+        match self.faults.first() {
+            Some(t) => Err(Error::Fault {
+                cycle: c,
+                what: t.clone(),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// The watchdog's look, when the clock has just reached a multiple of
+    /// its period with worms out.
+    fn look(&mut self) -> Result<()> {
         if self.cycle.is_multiple_of(WATCHDOG_PERIOD) && !self.worms.is_empty() {
             self.watchdog()?;
         }
         Ok(())
     }
 
-    /// Evaluates the live routers and processors on the ranges' threads
-    /// and takes what they produced in range order; true when a flit
-    /// moved.
-    fn eval_ranges(&mut self) -> bool {
+    /// [`step`](Self::step), but on several threads with
+    /// [`set_overlap`](Self::set_overlap) on (and no tracer, no random
+    /// traffic of the system's own and no evaluation of every component),
+    /// the step hands its cycle to the other ranges' threads, runs the
+    /// calling thread's own range and returns with the others still
+    /// running. The next step waits for them and takes what they produced;
+    /// it hands its own cycle over before it checks the last cycle's hops
+    /// and copies received, unless a range found a fault, which ends the
+    /// run first. A step after which the watchdog looks (every
+    /// [`WATCHDOG_PERIOD`] cycles) finishes its cycle before it returns. So the caller's work between two cycles (its sends, and
+    /// those checks) runs beside the other ranges instead of before them.
+    ///
+    /// Between such steps only [`send`](Self::send) and
+    /// [`send_multicast`](Self::send_multicast) (a worm for a running
+    /// range waits in that range's list, which its processors take before
+    /// their next cycle), [`quiet_cycles`](Self::quiet_cycles) (0),
+    /// [`visit_finished`](Self::visit_finished) and
+    /// [`settle`](Self::settle) (which finish the cycle first) may be
+    /// used. A fault or a deadlock is the same, found at the same cycle, as
+    /// on one thread; after it the system is not to be stepped again.
+    pub(crate) fn step_batched(&mut self) -> Result<()> {
+        if let Some(e) = self.pending_err.take() {
+            return Err(e);
+        }
+        if !self.overlap
+            || self.par.is_none()
+            || self.tracing.is_some()
+            || self.traffic.is_some()
+            || self.every_cycle
+        {
+            self.land()?;
+            return self.step_sync();
+        }
+        // The last cycle's ranges: a fault among them now; the rest of what
+        // they produced once this cycle is handed over. (A step that leaves
+        // its cycle running never ends where the watchdog looks.)
+        let deferred = self.left_running && {
+            self.gather();
+            if self.faults.is_empty() {
+                true
+            } else {
+                self.close(self.cycle - 1)?;
+                false
+            }
+        };
+        self.unstage();
+        self.wake();
+        let jobs = self.jobs();
+        let crew = &mut self.par.as_mut().expect("ranges").crew;
+        crew.start(&jobs);
+        // Waits for the helpers if anything below panics.
+        let running = crew.pending();
+        self.left_running = true;
+        let c = self.cycle;
+        self.cycle += 1;
+        if deferred && let Err(e) = self.close(c - 1) {
+            drop(running);
+            self.par.as_mut().expect("ranges").crew.wait();
+            self.left_running = false;
+            return Err(e);
+        }
+        // SAFETY: the first range is this thread's alone for the cycle,
+        // and the pointers are fresh (nothing moved the vectors since
+        // `jobs`).
+        unsafe { jobs[0].run() };
+        std::mem::forget(running);
+        if self.cycle.is_multiple_of(WATCHDOG_PERIOD) {
+            // The watchdog looks before the caller sends anything more, as
+            // after one thread's step.
+            return self.land();
+        }
+        Ok(())
+    }
+
+    /// Runs the ranges of the next steps beside the calling thread's work
+    /// between cycles (see [`step_batched`](Self::step_batched)): on for
+    /// the one engine's harness, which reads the system only as a batched
+    /// step allows.
+    pub(crate) fn set_overlap(&mut self, on: bool) {
+        self.overlap = on;
+    }
+
+    /// Finishes a cycle a step left running ([`step_batched`](Self::step_batched)),
+    /// and returns a fault found by finishing one earlier: after it the
+    /// system reads as one thread's step leaves it. Nothing to do after
+    /// [`step`](Self::step).
+    pub(crate) fn settle(&mut self) -> Result<()> {
+        if let Some(e) = self.pending_err.take() {
+            return Err(e);
+        }
+        self.land()
+    }
+
+    /// Waits for the ranges of the cycle a step left running, and finishes
+    /// that cycle as [`step`](Self::step) would have.
+    fn land(&mut self) -> Result<()> {
+        if !self.left_running {
+            return Ok(());
+        }
+        self.gather();
+        self.close(self.cycle - 1)?;
+        self.look()?;
+        self.unstage();
+        Ok(())
+    }
+
+    /// Waits for the ranges of the cycle a step left running and takes
+    /// their lists, as [`eval_ranges`](Self::eval_ranges) does.
+    fn gather(&mut self) {
+        self.par.as_mut().expect("ranges").crew.wait();
+        self.left_running = false;
+        if self.collect() {
+            self.last_move = self.last_move.max(self.cycle - 1);
+        }
+    }
+
+    /// Hands the worms sent while the ranges ran to their processors.
+    fn unstage(&mut self) {
+        let Some(p) = &mut self.par else {
+            return;
+        };
+        for (r, stage) in p.ranges.iter_mut().zip(&mut p.stage) {
+            for (x, w) in stage.drain(..) {
+                self.procs[x as usize].queue.push_back(w);
+                r.live_procs.insert(x);
+            }
+        }
+    }
+
+    /// The ranges' jobs of the cycle the clock reads.
+    fn jobs(&mut self) -> SmallVec<[Job; 4]> {
         let n = self.routers.len() as u32;
         let (cycle, routers, procs, wake_at) = (
             self.cycle,
@@ -1123,13 +1335,14 @@ impl DirectSystem {
             self.procs.as_mut_ptr(),
             self.wake_at.as_mut_ptr(),
         );
+        let traced = self.tracing.is_some();
         let par = self.par.as_mut().expect("ranges");
         let (ranges, cross, n_ranges) = (
             par.ranges.as_mut_ptr(),
             par.cross.as_mut_ptr(),
             par.ranges.len(),
         );
-        let jobs: SmallVec<[Job; 4]> = (0..n_ranges)
+        (0..n_ranges)
             .map(|k| Job {
                 cycle,
                 n,
@@ -1140,10 +1353,24 @@ impl DirectSystem {
                 cross,
                 n_ranges,
                 k,
-                traced: self.tracing.is_some(),
+                traced,
             })
-            .collect();
-        par.crew.run(&jobs);
+            .collect()
+    }
+
+    /// Evaluates the live routers and processors on the ranges' threads
+    /// and takes what they produced in range order; true when a flit
+    /// moved.
+    fn eval_ranges(&mut self) -> bool {
+        let jobs = self.jobs();
+        self.par.as_mut().expect("ranges").crew.run(&jobs);
+        self.collect()
+    }
+
+    /// Takes what the ranges produced in their last cycle, in range order;
+    /// true when a flit moved.
+    fn collect(&mut self) -> bool {
+        let par = self.par.as_mut().expect("ranges");
         // One thread makes the routers' lists in router order, then the
         // processors' in processor order.
         let mut moved = false;
@@ -1281,7 +1508,8 @@ impl DirectSystem {
     /// is drawn (its draws are made every cycle), nothing is traced, and
     /// the watchdog's next look is not passed. 0 while anything is live.
     pub fn quiet_cycles(&self, horizon: u64) -> u64 {
-        if self.every_cycle
+        if self.left_running
+            || self.every_cycle
             || self.tracing.is_some()
             || self.traffic.is_some()
             || !self.faults.is_empty()
@@ -1409,10 +1637,7 @@ impl DirectSystem {
             }
         }
         // The granted output's link leads to the next router's input.
-        let link = self.routers[h.node as usize]
-            .link_out(h.out as usize)
-            .expect("a granted port is connected");
-        let next = self.ch.flits.sink(link);
+        let next = self.ch.flits.sink(h.link);
         let nb = next.component;
         w.at = nb;
         w.arrived = Some(next.port as usize);
@@ -2174,8 +2399,13 @@ mod tests {
     /// a worm that must still go along both X and Y after its first hop
     /// turns where dimension order forbids it.
     fn turns_early() -> Offers {
+        turns_early_on(DorMesh::new(3, 3, 1).unwrap())
+    }
+
+    /// [`turns_early`] on any mesh.
+    fn turns_early_on(mesh: DorMesh) -> Offers {
         Offers {
-            mesh: DorMesh::new(3, 3, 1).unwrap(),
+            mesh,
             offer: |m, node, arrived, target| {
                 let (a, b) = (m.coords(node), m.coords(target));
                 if arrived.is_some() && a[1] != b[1] {
@@ -2344,5 +2574,87 @@ mod tests {
         s.cycle = 10;
         s.step().unwrap();
         assert!(!s.routers[136].is_idle(), "the flit not taken");
+    }
+
+    /// Batched steps that leave the other ranges running, with worms sent
+    /// between them (to every range) and nothing read until the end: the
+    /// same worms arrive at the same cycles, and a deadlock is found at the
+    /// same cycle with the same report, as by one thread's steps; the
+    /// watchdog's look is taken by a step, not left to a reader.
+    #[test]
+    fn batched_steps_give_one_threads_run() {
+        let cube = |routing| -> Arc<dyn Fabric> {
+            Arc::new(CubeFabric {
+                cube: Hypercube::new(7).unwrap(),
+                routing,
+            })
+        };
+        let go = |threads: usize, rate: f64, dests: u32, f: Arc<dyn Fabric>| {
+            let cfg = DirectConfig {
+                threads,
+                keep_worms: true,
+                watchdog: 300,
+                ..DirectConfig::default()
+            };
+            let mut s = DirectSystem::new(f.clone(), &cfg).unwrap();
+            s.set_overlap(true);
+            let n = f.nodes();
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+            let (mut left_running, mut steps) = (0, 0);
+            let mut end = Ok(());
+            for _ in 0..4_000 {
+                steps += 1;
+                for src in 0..n {
+                    if rng.random_bool(rate) {
+                        let mut l: Vec<u32> = (0..dests)
+                            .map(|_| rng.random_range(0..n))
+                            .filter(|&d| d != src)
+                            .collect();
+                        l.sort_unstable();
+                        l.dedup();
+                        if !l.is_empty() && check_list(f.as_ref(), src, &l).is_ok() {
+                            s.send(src, &l, 8).unwrap();
+                        }
+                    }
+                }
+                end = if threads == 1 {
+                    s.step()
+                } else {
+                    s.step_batched()
+                };
+                left_running += s.left_running as u32;
+                if end.is_err() {
+                    break;
+                }
+            }
+            let end = end.and_then(|_| s.settle());
+            (
+                format!("{:?}\n{:?}\n{:?}", end, s.stats(), s.finished()),
+                (left_running, steps),
+            )
+        };
+        // Legal routing; routing that deadlocks; and routers that turn
+        // where the hop check forbids it (a fault the checks of a cycle's
+        // hops find while the next cycle runs).
+        let early: Arc<dyn Fabric> = Arc::new(turns_early_on(DorMesh::new(16, 8, 1).unwrap()));
+        for (rate, dests, f, end) in [
+            (0.01, 4, cube(Routing::Restriction2), "Ok(())"),
+            (0.2, 12, cube(Routing::Minimal), "Err(DirectDeadlock"),
+            (
+                0.002,
+                1,
+                early,
+                "Err(Fault { cycle: 8, what: \"worm 0 <125: 19>: illegal hop",
+            ),
+        ] {
+            let (one, _) = go(1, rate, dests, f.clone());
+            let (two, (left, steps)) = go(2, rate, dests, f);
+            assert_eq!(two, one);
+            assert!(one.starts_with(end), "{one}");
+            // All but the steps after which the watchdog looks (and the
+            // step that found a fault in the cycle before it).
+            let skipped = steps - steps / WATCHDOG_PERIOD as u32 - left;
+            assert!(skipped <= 1, "{skipped} steps finished their cycle");
+        }
     }
 }
