@@ -525,37 +525,71 @@ mod random {
     }
 }
 
-mod harness {
-    //! The one engine's harness drives the tree router with batched steps,
-    //! which on several threads return while the other ranges still run
-    //! the cycle: the run (or its fault) is the one-thread run's, whatever
-    //! the traffic and whatever the harness reads between steps.
-
-    use super::*;
+/// Runs of the one engine's harness, compared across thread counts.
+mod engine_runs {
     use proptest::prelude::*;
     use wormcast::engine::{self, Pattern, RouterModel, RunOptions, TopoSpec};
 
-    /// The run's result as JSON, or its error's text.
-    fn run(topo: &str, o: &RunOptions) -> String {
+    /// The run of `o` on `router` over `topo`: its result as JSON, or its
+    /// error's text.
+    pub fn run(router: RouterModel, topo: &str, routing: Option<&str>, o: &RunOptions) -> String {
         let spec = TopoSpec::parse(topo).unwrap();
-        match engine::run(&spec, Some(RouterModel::Tree), None, o) {
+        match engine::run(&spec, Some(router), routing, o) {
             Ok(r) => serde_json::to_string(&r).unwrap(),
             Err(e) => format!("error: {e}"),
         }
     }
 
-    /// `o` on 1, 2 and 3 threads: the same result; returns it.
-    fn alike(topo: &str, o: &RunOptions) -> String {
-        let one = run(topo, o);
+    /// `o` on 1, 2 and 3 threads of the tree or wormhole router: the same
+    /// result; returns it.
+    pub fn alike(router: RouterModel, topo: &str, routing: Option<&str>, o: &RunOptions) -> String {
+        let one = run(router, topo, routing, o);
         for threads in [2, 3] {
-            let mut o = o.clone();
-            o.tree.threads = threads;
-            assert_eq!(run(topo, &o), one, "{topo}, {threads} threads");
+            let o = on_threads(router, o, threads);
+            assert_eq!(
+                run(router, topo, routing, &o),
+                one,
+                "{topo}, {threads} threads"
+            );
         }
         one
     }
 
-    fn base(load: f64) -> RunOptions {
+    /// `o` with the tree or wormhole router on `threads` threads.
+    fn on_threads(router: RouterModel, o: &RunOptions, threads: usize) -> RunOptions {
+        let mut o = o.clone();
+        match router {
+            RouterModel::Tree => o.tree.threads = threads,
+            _ => o.wormhole_threads = threads,
+        }
+        o
+    }
+
+    /// `o` on one thread is a run that delivered, and on `threads` the
+    /// same run.
+    pub fn same_on(
+        router: RouterModel,
+        topo: &str,
+        o: &RunOptions,
+        threads: usize,
+    ) -> Result<(), TestCaseError> {
+        let one = run(router, topo, None, o);
+        // A run, not a refusal, and it delivered.
+        prop_assert!(
+            one.contains("\"delivered\":") && !one.contains("\"delivered\":0,"),
+            "{}",
+            one
+        );
+        prop_assert_eq!(
+            run(router, topo, None, &on_threads(router, o, threads)),
+            one
+        );
+        Ok(())
+    }
+
+    /// Uniform traffic of 12-flit packets at `load`, 300 cycles of
+    /// warm-up, 2,000 in all.
+    pub fn base(load: f64) -> RunOptions {
         RunOptions {
             pattern: Pattern::Uniform,
             load,
@@ -564,6 +598,22 @@ mod harness {
             cycles: 2_000,
             ..RunOptions::default()
         }
+    }
+}
+
+mod harness {
+    //! The one engine's harness drives the tree router with batched steps,
+    //! which on several threads return while the other ranges still run
+    //! the cycle: the run (or its fault) is the one-thread run's, whatever
+    //! the traffic and whatever the harness reads between steps.
+
+    use super::*;
+    use crate::engine_runs::base;
+    use proptest::prelude::*;
+    use wormcast::engine::{RouterModel, RunOptions};
+
+    fn alike(topo: &str, o: &RunOptions) -> String {
+        crate::engine_runs::alike(RouterModel::Tree, topo, None, o)
     }
 
     #[test]
@@ -647,12 +697,7 @@ mod harness {
                 packet: if multicast { 5 } else { 12 },
                 ..base(load)
             };
-            let one = run(topo, &o);
-            // A run, not a refusal, and it delivered.
-            prop_assert!(one.contains("\"delivered\":") && !one.contains("\"delivered\":0,"), "{}", one);
-            let mut many = o.clone();
-            many.tree.threads = threads;
-            prop_assert_eq!(run(topo, &many), one);
+            crate::engine_runs::same_on(RouterModel::Tree, topo, &o, threads)?;
         }
     }
 }
@@ -664,50 +709,12 @@ mod wormhole_harness {
     //! whatever the traffic and whatever the harness reads between steps.
 
     use super::*;
+    use crate::engine_runs::base;
     use proptest::prelude::*;
-    use wormcast::engine::{self, Pattern, RouterModel, RunOptions, TopoSpec};
+    use wormcast::engine::{RouterModel, RunOptions};
 
-    /// The run's result as JSON, or its error's text.
-    fn run(topo: &str, routing: Option<&str>, o: &RunOptions) -> String {
-        let spec = TopoSpec::parse(topo).unwrap();
-        match engine::run(&spec, Some(RouterModel::Wormhole), routing, o) {
-            Ok(r) => {
-                let mut v = serde_json::to_value(&r).unwrap();
-                // What differs with the thread count and the clock.
-                for key in [
-                    "wall_seconds",
-                    "cycles_per_second",
-                    "setup_seconds",
-                    "threads",
-                ] {
-                    v.as_object_mut().unwrap().remove(key);
-                }
-                v.to_string()
-            }
-            Err(e) => format!("error: {e}"),
-        }
-    }
-
-    /// `o` on 1, 2 and 3 threads: the same result; returns it.
     fn alike(topo: &str, routing: Option<&str>, o: &RunOptions) -> String {
-        let one = run(topo, routing, o);
-        for threads in [2, 3] {
-            let mut o = o.clone();
-            o.wormhole_threads = threads;
-            assert_eq!(run(topo, routing, &o), one, "{topo}, {threads} threads");
-        }
-        one
-    }
-
-    fn base(load: f64) -> RunOptions {
-        RunOptions {
-            pattern: Pattern::Uniform,
-            load,
-            packet: 12,
-            warmup: 300,
-            cycles: 2_000,
-            ..RunOptions::default()
-        }
+        crate::engine_runs::alike(RouterModel::Wormhole, topo, routing, o)
     }
 
     #[test]
@@ -811,12 +818,7 @@ mod wormhole_harness {
                 scheme: (multicast && cube).then(|| "path".into()),
                 ..base(load)
             };
-            let one = run(topo, None, &o);
-            // A run, not a refusal, and it delivered.
-            prop_assert!(one.contains("\"delivered\":") && !one.contains("\"delivered\":0,"), "{}", one);
-            let mut many = o.clone();
-            many.wormhole_threads = threads;
-            prop_assert_eq!(run(topo, None, &many), one);
+            crate::engine_runs::same_on(RouterModel::Wormhole, topo, &o, threads)?;
         }
     }
 }
