@@ -223,8 +223,7 @@ pub trait Engine {
     /// routers to the receiving threads; it and the wormhole router may
     /// return while the other threads still run the cycle, and check the
     /// cycle's hops and copies while they run the next). Between such
-    /// steps only
-    /// [`Engine::arrivals`] (which finishes the cycle first),
+    /// steps only [`Engine::arrivals`] (which finishes the cycle first),
     /// [`Engine::send`] and [`Engine::quiet`] (0 while anything is left to
     /// finish) may be used; [`Engine::settle`] finishes the cycle and the
     /// edge, and reports a fault found in them, before anything else (the
