@@ -4,6 +4,8 @@
 //! The `run` command's thread count, for the tree and the wormhole router
 //! and the cut-through switch (tests/wormhole_threads.rs and
 //! tests/switch_threads.rs have the wormhole and cut-through systems' own).
+//! The one engine's harness on the tree and wormhole routers, whose steps
+//! on several threads return while the other ranges still run the cycle.
 
 mod common;
 

@@ -744,9 +744,7 @@ impl DirectSystem {
     /// none: a long run's harness reads them as they come. The list keeps
     /// its room for the worms that finish next.
     pub fn drain_finished(&mut self) -> std::vec::Drain<'_, WormInfo> {
-        if let Err(e) = self.land() {
-            self.pending_err.get_or_insert(e);
-        }
+        self.land_for_reader();
         self.finished.drain(..)
     }
 
@@ -756,11 +754,7 @@ impl DirectSystem {
     /// buffers are kept for the next worms, so a long run reading its
     /// worms as they come allocates none for them.
     pub fn visit_finished(&mut self, mut f: impl FnMut(&WormInfo)) {
-        // A cycle a step left running is finished first; a fault found
-        // there is the next step's (or settle's) to return.
-        if let Err(e) = self.land() {
-            self.pending_err.get_or_insert(e);
-        }
+        self.land_for_reader();
         for w in self.finished.drain(..) {
             f(&w);
             recycle(&mut self.spare, w);
@@ -983,19 +977,19 @@ impl DirectSystem {
             payload,
             ready,
         };
-        match &mut self.par {
-            // A range still running the last cycle takes the worm before
-            // its next one (the calling thread's own range is done).
-            Some(p) if self.left_running && p.range_of(src) != 0 => {
-                let k = p.range_of(src);
-                p.stage[k].push((src, out));
-            }
-            _ => {
-                self.procs[src as usize].queue.push_back(out);
-                // The processor looks at its queue in its next evaluation,
-                // and sleeps until the worm's start-up ends if it must.
-                self.live_sets(src).1.insert(src);
-            }
+        // A range still running the last cycle takes the worm before its
+        // next one (the calling thread's own range, the first, is done).
+        let running = match &self.par {
+            Some(p) if self.left_running => p.range_of(src),
+            _ => 0,
+        };
+        if let (Some(p), 1..) = (&mut self.par, running) {
+            p.stage[running].push((src, out));
+        } else {
+            self.procs[src as usize].queue.push_back(out);
+            // The processor looks at its queue in its next evaluation, and
+            // sleeps until the worm's start-up ends if it must.
+            self.live_sets(src).1.insert(src);
         }
         self.worms.insert(
             tag,
@@ -1310,6 +1304,14 @@ impl DirectSystem {
         self.look()?;
         self.unstage();
         Ok(())
+    }
+
+    /// [`land`](Self::land) for a reader that cannot return a fault: one
+    /// found is the next step's (or `settle`'s) to return.
+    fn land_for_reader(&mut self) {
+        if let Err(e) = self.land() {
+            self.pending_err.get_or_insert(e);
+        }
     }
 
     /// Waits for the ranges of the cycle a step left running and takes
