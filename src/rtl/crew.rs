@@ -9,6 +9,12 @@
 //! publishes the epoch it finished; the calling thread runs the first job
 //! meanwhile and then waits for the others, or returns once its own job is
 //! done and waits for them later ([`Crew::start`], [`Crew::wait`]).
+//!
+//! A cycle that holds little work is not handed over at all: the calling
+//! thread runs every range itself ([`Crew::run_here`]) when [`Shift`] says
+//! so ([`HandOver`]). Which thread runs a range changes only the time a
+//! cycle takes: the ranges of a cycle are independent, so they may run in
+//! any order or at once.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -22,6 +28,95 @@ pub const MAX_THREADS: usize = 256;
 /// thread's range holds.
 pub fn threads_used(routers: u32, asked: usize) -> usize {
     asked.min((routers as usize).div_ceil(64)).max(1)
+}
+
+/// Which cycles of a network evaluated on several threads are handed to
+/// the other threads. The results, waveforms included, are the same
+/// either way; only the time differs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HandOver {
+    /// The cycles that hold enough work (the default): while the work
+    /// outside the busiest range (the routers, switches, processors or
+    /// nodes that other threads could take off the calling thread)
+    /// averages fewer than 8 components a cycle over the last 64 or so
+    /// cycles, the calling thread runs every range itself, and the cycles
+    /// are handed over again once it averages more than 24. A hand-over
+    /// costs more than so little work would save (docs/performance.md,
+    /// "Light cycles on the calling thread").
+    #[default]
+    Busy,
+    /// Every cycle, however little it holds: slower at light loads. For
+    /// tests of the threads, and to compare with figures taken before
+    /// light cycles stayed on the calling thread.
+    Always,
+}
+
+/// The running choice between handing cycles over and running them on the
+/// calling thread alone, per [`HandOver`].
+#[derive(Clone, Debug)]
+pub(crate) struct Shift {
+    mode: HandOver,
+    /// The work outside the busiest range, averaged over the last cycles
+    /// (an exponential average, the cycle just counted weighing
+    /// 2^-[`AVG_SHIFT`]), in 2^-`AVG_SHIFT` of a component.
+    avg: u32,
+    /// Cycles are being handed over.
+    shared: bool,
+}
+
+/// Work outside the busiest range, averaged, below which cycles stay on
+/// the calling thread ([`HandOver::Busy`]).
+const LIGHT_BELOW: u32 = 8;
+/// Work averaged above which cycles are handed over again.
+const BUSY_ABOVE: u32 = 24;
+/// The average's weight of the cycle just counted is 2^-`AVG_SHIFT`: the
+/// choice follows the load over tens of cycles, not each cycle's ups and
+/// downs (which, in a network that is light on average, would hand a
+/// share of its cycles over anyway).
+const AVG_SHIFT: u32 = 6;
+/// A range's count of components to evaluate goes no further (the
+/// average then climbs past [`BUSY_ABOVE`] within a few cycles).
+pub(crate) const COUNT_TO: usize = 4 * BUSY_ABOVE as usize;
+
+impl Shift {
+    /// Starts with cycles on the calling thread (a network starts idle).
+    pub(crate) fn new(mode: HandOver) -> Self {
+        Shift {
+            mode,
+            avg: 0,
+            shared: false,
+        }
+    }
+
+    /// Whether the last cycle asked about was handed over.
+    #[cfg(test)]
+    pub(crate) fn handed(&self) -> bool {
+        self.mode == HandOver::Always || self.shared
+    }
+
+    /// Whether the cycle about to run is handed over, given the number of
+    /// components each range is to evaluate (each counted no further than
+    /// [`COUNT_TO`]); called once a cycle. Under [`HandOver::Always`] the
+    /// counts are not taken.
+    pub(crate) fn hand_over(&mut self, work: impl IntoIterator<Item = usize>) -> bool {
+        if self.mode == HandOver::Always {
+            return true;
+        }
+        let (mut total, mut most) = (0usize, 0usize);
+        for w in work {
+            total += w;
+            most = most.max(w);
+        }
+        let outside = (total - most).min(COUNT_TO) as u32;
+        self.avg = self.avg - (self.avg >> AVG_SHIFT) + outside;
+        self.shared = if self.shared {
+            self.avg >= LIGHT_BELOW << AVG_SHIFT
+        } else {
+            self.avg > BUSY_ABOVE << AVG_SHIFT
+        };
+        self.shared
+    }
 }
 
 /// One range's work for a cycle, handed to one thread.
@@ -148,6 +243,19 @@ impl<J: CrewJob> Crew<J> {
             unsafe { jobs[0].run() };
         }
         self.wait();
+    }
+
+    /// Runs every job on the calling thread, one after another, in order:
+    /// for a cycle too light to hand over ([`Shift`]). The helpers are left
+    /// as they are (spinning a while, then parked).
+    pub(crate) fn run_here(&mut self, jobs: &[J]) {
+        debug_assert_eq!(jobs.len(), self.slots.len() + 1);
+        debug_assert!(!self.running, "a crew's jobs run here while helpers run");
+        for j in jobs {
+            // SAFETY: the helpers run nothing (`running` is false), so every
+            // range is this thread's for the cycle.
+            unsafe { j.run() };
+        }
     }
 
     /// Hands `jobs[k]` to helper `k - 1` and returns at once (the first
@@ -304,5 +412,102 @@ fn helper<J: CrewJob>(slot: &Slot<J>) {
             slot.panicked.store(true, Ordering::Release);
         }
         slot.done.0.store(e, Ordering::Release);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::thread::ThreadId;
+
+    /// The cycles of `work` a cycle, range by range, until the shift hands
+    /// one over (none in `limit`).
+    fn until_handed(s: &mut Shift, work: &[usize], limit: u32) -> Option<u32> {
+        (1..=limit).find(|_| s.hand_over(work.iter().copied()))
+    }
+
+    /// The cycles of `work` until the shift keeps one here.
+    fn until_here(s: &mut Shift, work: &[usize], limit: u32) -> Option<u32> {
+        (1..=limit).find(|_| !s.hand_over(work.iter().copied()))
+    }
+
+    #[test]
+    fn always_hands_every_cycle_over() {
+        let mut s = Shift::new(HandOver::Always);
+        assert_eq!(until_here(&mut s, &[0, 0], 1_000), None);
+        assert_eq!(until_here(&mut s, &[COUNT_TO, COUNT_TO], 1_000), None);
+    }
+
+    #[test]
+    fn only_busy_cycles_are_handed_over() {
+        let mut s = Shift::new(HandOver::Busy);
+        // However busy one range is, no other thread could take its work:
+        // the work outside the busiest range is what counts.
+        assert_eq!(until_handed(&mut s, &[COUNT_TO, 0], 10_000), None);
+        assert_eq!(until_handed(&mut s, &[0, 0, COUNT_TO, 0], 10_000), None);
+        // 20 outside the busiest range: under 24, so it stays here.
+        let mut s = Shift::new(HandOver::Busy);
+        assert_eq!(until_handed(&mut s, &[10, 10, 10], 10_000), None);
+        // 30 a cycle outside from none: the average, 30 (1 - (63/64)^n)
+        // after n cycles, passes 24 at n = 102.2; the average's decay is
+        // rounded down, which brings it to 99.
+        let mut s = Shift::new(HandOver::Busy);
+        assert_eq!(until_handed(&mut s, &[COUNT_TO, 30], 1_000), Some(99));
+        // Handed over, it stays so while the average is 8 or more.
+        assert_eq!(until_here(&mut s, &[8, 40], 10_000), None);
+        assert_eq!(until_here(&mut s, &[16, 16], 10_000), None);
+        // From 16, 4 a cycle: 4 + 12 (63/64)^n falls under 8 at n = 69.8
+        // (76 with the rounding).
+        assert_eq!(until_here(&mut s, &[4, 4], 1_000), Some(76));
+        // A burst counts no more than `COUNT_TO` (96): from 8, it takes
+        // 8 + 88 (1 - (63/64)^n) past 24 at n = 12.7 (13).
+        assert_eq!(until_handed(&mut s, &[1_000, 1_000], 1_000), Some(13));
+    }
+
+    /// A job that notes the thread it ran on.
+    #[derive(Clone, Copy)]
+    struct Note(*const std::sync::Mutex<Vec<(usize, ThreadId)>>, usize);
+
+    // SAFETY: the mutex outlives the crew's jobs (the tests wait for them).
+    unsafe impl Send for Note {}
+
+    impl CrewJob for Note {
+        unsafe fn run(&self) {
+            // SAFETY: as above.
+            let log = unsafe { &*self.0 };
+            log.lock()
+                .unwrap()
+                .push((self.1, std::thread::current().id()));
+        }
+    }
+
+    #[test]
+    fn jobs_run_on_the_helpers_or_all_here() {
+        let log = std::sync::Mutex::new(Vec::new());
+        let jobs: Vec<Note> = (0..3).map(|k| Note(&log, k)).collect();
+        let mut crew = Crew::new(2, 3, "wormcast-test").unwrap();
+        let me = std::thread::current().id();
+        crew.run(&jobs);
+        let mut ran = std::mem::take(&mut *log.lock().unwrap());
+        ran.sort_by_key(|&(k, _)| k);
+        assert_eq!(ran.iter().map(|&(k, _)| k).collect::<Vec<_>>(), [0, 1, 2]);
+        // The first job here, the others on two other threads.
+        assert_eq!(ran[0].1, me);
+        assert!(ran[1].1 != me && ran[2].1 != me && ran[1].1 != ran[2].1);
+        // Here: every job, in order, on this thread.
+        crew.run_here(&jobs);
+        let here = std::mem::take(&mut *log.lock().unwrap());
+        assert_eq!(here, [(0, me), (1, me), (2, me)]);
+        // And handed over again after.
+        crew.run(&jobs);
+        assert_eq!(log.lock().unwrap().len(), 3);
+        assert_eq!(
+            log.lock()
+                .unwrap()
+                .iter()
+                .filter(|&&(_, t)| t == me)
+                .count(),
+            1
+        );
     }
 }

@@ -17,6 +17,7 @@ mod bits;
 mod channel;
 mod clocked;
 pub(crate) mod crew;
+pub use crew::HandOver;
 mod fifo;
 mod reg;
 mod seqmap;

@@ -43,6 +43,22 @@ impl Bits {
         self.sum.iter().all(|&s| s == 0)
     }
 
+    /// The number of members, counted no further than `limit` (a count
+    /// that reaches it returns `limit`): the summary words skip the empty
+    /// words, so a mostly idle set costs little.
+    pub(crate) fn count_to(&self, limit: usize) -> usize {
+        let mut n = 0;
+        for (si, &ws) in self.sum.iter().enumerate() {
+            for b in super::PortIter(ws) {
+                n += self.words[si << 6 | b].count_ones() as usize;
+                if n >= limit {
+                    return limit;
+                }
+            }
+        }
+        n
+    }
+
     /// Removes `c`, and its word from the summary when the word empties.
     #[inline]
     pub(crate) fn remove(&mut self, c: u32) {

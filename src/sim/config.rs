@@ -3,6 +3,7 @@
 use crate::header::{Formats, Kind};
 use crate::net::toml_error;
 use crate::ni::NiParams;
+use crate::rtl::HandOver;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -52,6 +53,10 @@ pub struct SimConfig {
     /// thread between cycles); one evaluated in a shuffled order takes
     /// one thread alone.
     pub threads: usize,
+    /// On several threads, which cycles are handed to the other threads
+    /// ([`HandOver::Busy`]: those that hold enough work; the calling
+    /// thread runs the others alone). The results are the same either way.
+    pub hand_over: HandOver,
 }
 
 /// What sits at each node.
@@ -81,6 +86,7 @@ impl Default for SimConfig {
             node_model: NodeModel::Endpoint,
             ni: NiParams::default(),
             threads: 1,
+            hand_over: HandOver::Busy,
         }
     }
 }

@@ -34,7 +34,7 @@ use super::terminal::Terminal;
 use super::wheel::Wheel;
 use crate::link::{EndpointIo, PacketLog, PacketTable, PacketView};
 use crate::ni::Group;
-use crate::rtl::crew::CrewJob;
+use crate::rtl::crew::{COUNT_TO, CrewJob};
 use crate::rtl::{Clocked, Next, Sink};
 use crate::switch::{Channels, Cross, CrossLists, Fault, LinkIo, Switch};
 use rand::rngs::Xoshiro256PlusPlus;
@@ -70,6 +70,9 @@ pub(super) struct Range {
     /// When traced: the range's live set as the cycle's evaluation began
     /// (the components it ran), word for word as the system's.
     pub(super) ran: Vec<u64>,
+    /// The components live at the end of the range's last cycle, counted
+    /// no further than [`COUNT_TO`] (for [`Shift`](crate::rtl::crew::Shift)).
+    pub(super) work: usize,
 }
 
 impl Range {
@@ -388,6 +391,7 @@ impl Job {
             order: None,
             cross: Some(out),
         });
+        me.work = me.active.count_to(COUNT_TO);
     }
 }
 

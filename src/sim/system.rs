@@ -14,7 +14,8 @@ use crate::link::{Worm, WormBuilder, WormSpec};
 use crate::mcast::Tree;
 use crate::net::{Network, PortConn, Reachability, RoutingTables, UpDown};
 use crate::ni::{Group, HostDelivery, NiNode, NiTiming, Scheme};
-use crate::rtl::crew::{Crew, threads_used};
+use crate::rtl::HandOver;
+use crate::rtl::crew::{Crew, Shift, threads_used};
 use crate::rtl::trace::{Hierarchy, TraceState, Traced, WaveSink, out_unit};
 use crate::rtl::{ChannelId, PortIter, Sink};
 use crate::switch::{
@@ -231,6 +232,8 @@ struct Par {
     crew: Crew<Job>,
     ranges: Vec<Range>,
     cross: Vec<Cross>,
+    /// Whether a cycle is handed to the helpers or run here.
+    shift: Shift,
 }
 
 impl System {
@@ -414,7 +417,7 @@ impl System {
             .collect();
         let total = n_sw + nodes;
         let node_switch: Vec<u32> = (0..nodes as u32).map(|n| net.node_port(n).switch).collect();
-        let par = Self::ranges(n_sw, &node_switch, cfg.threads, &ch)?;
+        let par = Self::ranges(n_sw, &node_switch, cfg.threads, cfg.hand_over, &ch)?;
         let mut sys = System {
             cfg: cfg.clone(),
             nodes: nodes as u32,
@@ -486,6 +489,7 @@ impl System {
         n_sw: usize,
         node_switch: &[u32],
         threads: usize,
+        hand_over: HandOver,
         ch: &Channels,
     ) -> Result<Option<Par>> {
         let parts = threads_used(n_sw as u32, threads);
@@ -519,6 +523,7 @@ impl System {
                 hosts: Vec::new(),
                 delivered: Vec::new(),
                 ran: Vec::new(),
+                work: 0,
             })
             .collect();
         let crew = Crew::new(parts - 1, threads, "wormcast-switch")?;
@@ -526,6 +531,7 @@ impl System {
             crew,
             ranges,
             cross: (0..parts).map(|_| Cross::default()).collect(),
+            shift: Shift::new(hand_over),
         }))
     }
 
@@ -1043,7 +1049,13 @@ impl System {
             traced: self.tracing.is_some(),
         };
         let jobs: smallvec::SmallVec<[Job; 4]> = (0..n_ranges).map(job).collect();
-        par.crew.run(&jobs);
+        // Handed to the helpers or not ([`Shift`]), by the components each
+        // range left live at the end of the last cycle.
+        if par.shift.hand_over(par.ranges.iter().map(|r| r.work)) {
+            par.crew.run(&jobs);
+        } else {
+            par.crew.run_here(&jobs);
+        }
         for r in &mut par.ranges {
             self.faults.extend(r.faults.drain(..r.node_faults));
         }

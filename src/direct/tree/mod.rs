@@ -60,7 +60,8 @@
 use crate::deadlock::TreeWaitReport;
 use crate::direct::LegalMemo;
 use crate::direct::grid::{Grid, GridHop, PORT_NAMES};
-use crate::rtl::crew::Crew;
+use crate::rtl::HandOver;
+use crate::rtl::crew::{Crew, Shift};
 use crate::rtl::trace::{Hierarchy, ScopeBuilder, TraceState, WaveSink, out_unit};
 use crate::rtl::{Fifo, SeqMap, bits_for};
 use crate::{Error, Result};
@@ -236,6 +237,10 @@ pub struct TreeConfig {
     /// thread, and the results and waveforms are the same for every count
     /// (see `par`).
     pub threads: usize,
+    /// On several threads, which cycles are handed to the other threads
+    /// ([`HandOver::Busy`]: those that hold enough work; the calling
+    /// thread runs the others alone). The results are the same either way.
+    pub hand_over: HandOver,
 }
 
 impl Default for TreeConfig {
@@ -251,6 +256,7 @@ impl Default for TreeConfig {
             startup: 0,
             release: Release::AtEnd,
             threads: 1,
+            hand_over: HandOver::Busy,
         }
     }
 }
@@ -708,6 +714,10 @@ struct Lists {
 struct Outbox {
     /// A flit moved in the range this cycle.
     moved: bool,
+    /// The routers and interfaces live in the range at the end of the
+    /// cycle, counted no further than [`COUNT_TO`](crate::rtl::crew::COUNT_TO)
+    /// (for [`Shift`]).
+    work: usize,
     /// Something below is set or non-empty.
     any: bool,
     /// Phase 1's first fault.
@@ -841,6 +851,8 @@ pub struct TreeNet {
     /// The live-router set's words each range covers (`lo..hi`), in order.
     ranges: Vec<(usize, usize)>,
     crew: Option<Crew<par::Job>>,
+    /// Whether a cycle is handed to the helpers or run here.
+    shift: Shift,
     /// Each range's messages sent while it ran.
     stage: Vec<Stage>,
     /// Each range's outbox lists of the last cycle finished.
@@ -910,6 +922,7 @@ struct TreeTracing {
 impl TreeNet {
     /// Builds the routers and interfaces of `grid`.
     pub fn new(grid: Grid, cfg: TreeConfig) -> Result<TreeNet> {
+        let hand_over = cfg.hand_over;
         let bad = |field: &'static str, value: String, reason: &str| Error::Config {
             field,
             value,
@@ -1070,6 +1083,7 @@ impl TreeNet {
             xbuf: (0..ranges.len()).map(|_| XBuf::default()).collect(),
             cross_pending: false,
             crew,
+            shift: Shift::new(hand_over),
             stage: (0..ranges.len()).map(|_| Stage::default()).collect(),
             lists: (0..ranges.len()).map(|_| Lists::default()).collect(),
             in_flight: false,
@@ -1574,6 +1588,14 @@ impl TreeNet {
         } else {
             None
         };
+        if !self.hand_over() {
+            // Too little to hand over: the calling thread runs every range
+            // and finishes the cycle, as one thread's step.
+            if let Some(c) = deferred {
+                self.edge_lists(c, true)?;
+            }
+            return self.step_on(Some(false));
+        }
         let jobs = self.jobs();
         let crew = self.crew.as_mut().expect("a crew");
         crew.start(&jobs);
@@ -1599,6 +1621,13 @@ impl TreeNet {
     /// One cycle on the calling thread's terms: every range run and waited
     /// for, then the cycle finished.
     fn step_sync(&mut self) -> Result<()> {
+        self.step_on(None)
+    }
+
+    /// [`step_sync`](Self::step_sync), with the cycle handed to the
+    /// helpers or not as `shared` says (`None`: as
+    /// [`hand_over`](Self::hand_over) says).
+    fn step_on(&mut self, shared: Option<bool>) -> Result<()> {
         self.generate();
         if let Some(tr) = self.tracing.as_mut() {
             for (w, live) in tr.sample.iter_mut().zip(self.live_routers.words()) {
@@ -1616,7 +1645,7 @@ impl TreeNet {
         // Every live router, in index order within each range: a router is
         // in the set exactly when one of its inputs is active, and
         // evaluating one never wakes another (that waits for the edge).
-        self.run_ranges();
+        self.run_ranges(shared);
         let c = self.cycle;
         self.cycle += 1;
         self.finish(c, false).map(|_| ())
@@ -1738,18 +1767,32 @@ impl TreeNet {
 
     /// Runs every range on its thread: phase 1, then the edge's writes,
     /// ejections and injections that stay within the range.
-    fn run_ranges(&mut self) {
+    /// `shared`: the cycle is handed to the helpers (`None`: if
+    /// [`hand_over`](Self::hand_over) says so).
+    fn run_ranges(&mut self, shared: Option<bool>) {
         if self.crew.is_none() {
             let job = self.job(0);
             // SAFETY: one thread, and the pointers are fresh.
             unsafe { job.run() };
             return;
         }
+        let shared = shared.unwrap_or_else(|| self.hand_over());
         let jobs = self.jobs();
         let crew = self.crew.as_mut().expect("a crew");
         // The ranges are disjoint, and `run` returns only when every
         // thread is done with its own.
-        crew.run(&jobs);
+        if shared {
+            crew.run(&jobs);
+        } else {
+            crew.run_here(&jobs);
+        }
+    }
+
+    /// Whether the cycle about to run is handed to the helpers
+    /// ([`Shift`]), by the routers and interfaces each range left live at
+    /// the end of the last cycle; asked once a cycle.
+    fn hand_over(&mut self) -> bool {
+        self.shift.hand_over(self.evs.iter().map(|ev| ev.out.work))
     }
 
     /// The rest of the clock edge of cycle `cycle`, on the calling thread,

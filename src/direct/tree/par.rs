@@ -31,7 +31,7 @@ use super::{
     Events, NONE32, Ni, NiEject, Stage, Tables, TreeConfig, TreeRouter, Write, XBuf, apply_range,
     eject_range, eval_router, inject_node,
 };
-use crate::rtl::crew::CrewJob;
+use crate::rtl::crew::{COUNT_TO, CrewJob};
 
 /// One range's work for a cycle: raw pointers, as the ranges are disjoint
 /// parts of the same vectors that the threads work on at once.
@@ -162,7 +162,14 @@ impl Job {
         }
         // Publish the cycle: one write of the outbox's first line, and the
         // rest only when there is something for the calling thread.
+        let mut work = 0;
+        for w in self.range.0..self.range.1 {
+            // SAFETY: word `w` of both sets is the range's.
+            work += unsafe { *self.words.add(w) }.count_ones() as usize
+                + unsafe { *self.ni_words.add(w) }.count_ones() as usize;
+        }
         let out = &mut ev.out;
+        out.work = work.min(COUNT_TO);
         out.moved = std::mem::take(&mut ev.moved);
         out.fault = ev.fault.take();
         out.crossed = !cross.is_empty();

@@ -30,7 +30,7 @@
 
 use super::processor::{Arrival, ProcIo, Processor, Rest};
 use super::router::{Hop, Router, RouterIo};
-use crate::rtl::crew::CrewJob;
+use crate::rtl::crew::{COUNT_TO, CrewJob};
 use crate::rtl::{Bits, Sink, insert_into};
 use crate::switch::{Channels, Cross, CrossLists};
 
@@ -62,6 +62,11 @@ pub(super) struct Range {
     pub(super) proc_faults: Vec<String>,
     /// A flit moved in the range this cycle.
     pub(super) moved: bool,
+    /// The routers and processors live at the end of the range's last
+    /// cycle, counted no further than [`COUNT_TO`] (for [`Shift`](crate::rtl::crew::Shift)): counted
+    /// by the range's thread, beside `moved`, which the calling thread
+    /// reads anyway.
+    pub(super) work: usize,
     /// Processors that went to sleep until a cycle: (cycle, processor).
     pub(super) wakes: Vec<(u64, u32)>,
     /// When traced: the routers and processors the range ran this cycle
@@ -165,6 +170,7 @@ impl Job {
             wakes: &mut me.wakes,
             cross: Some(out),
         });
+        me.work = me.live_routers.count_to(COUNT_TO) + me.live_procs.count_to(COUNT_TO);
     }
 }
 

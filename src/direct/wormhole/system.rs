@@ -34,7 +34,8 @@ use super::router::{Hop, Router, RouterPort};
 use crate::deadlock::{WaitReport, WaitStep};
 use crate::direct::{Fabric, LegalMemo, ListWalk, check_list, check_list_in, format_list};
 use crate::direct::{MAX_THREADS, threads_used};
-use crate::rtl::crew::{Crew, CrewJob};
+use crate::rtl::HandOver;
+use crate::rtl::crew::{Crew, CrewJob, Shift};
 use crate::rtl::trace::{Hierarchy, TraceState, Traced, WaveSink, in_unit, out_unit};
 use crate::rtl::{Bits, ChannelId, PortIter, SeqMap, Sink};
 use crate::switch::Channels;
@@ -115,6 +116,10 @@ pub struct DirectConfig {
     /// are cut into ranges of 64 or more, and the results are the same
     /// for any count, and so is a traced system's waveform.
     pub threads: usize,
+    /// On several threads, which cycles are handed to the other threads
+    /// ([`HandOver::Busy`]: those that hold enough work; the calling
+    /// thread runs the others alone). The results are the same either way.
+    pub hand_over: HandOver,
 }
 
 impl Default for DirectConfig {
@@ -128,6 +133,7 @@ impl Default for DirectConfig {
             keep_routes: true,
             seed: 1,
             threads: 1,
+            hand_over: HandOver::Busy,
         }
     }
 }
@@ -282,9 +288,18 @@ struct Par {
     /// ([`DirectSystem::step_batched`]): its processors take them before
     /// the range's next cycle, in the order they were sent.
     stage: Vec<Vec<(u32, Outgoing)>>,
+    /// Whether a cycle is handed to the helpers or run here.
+    shift: Shift,
 }
 
 impl Par {
+    /// Whether the cycle about to run is handed to the helpers
+    /// ([`Shift`]), by the routers and processors each range left live at
+    /// the end of the last cycle; asked once a cycle.
+    fn hand_over(&mut self) -> bool {
+        self.shift.hand_over(self.ranges.iter().map(|r| r.work))
+    }
+
     /// The range that holds router (and processor) `x`.
     fn range_of(&self, x: u32) -> usize {
         self.his.partition_point(|&hi| hi <= x)
@@ -545,7 +560,7 @@ impl DirectSystem {
             .map(|x| Processor::new(x as u32, addr, &pair_wiring[x]))
             .collect();
         let addr_flits = fabric.address_flits();
-        let par = Self::ranges(n, cfg.threads, &ch)?;
+        let par = Self::ranges(n, cfg.threads, cfg.hand_over, &ch)?;
         Ok(DirectSystem {
             fabric,
             cfg: cfg.clone(),
@@ -605,7 +620,7 @@ impl DirectSystem {
 
     /// The ranges of `n` routers for `threads` threads (none for one):
     /// whole words of 64 routers each, as even as they go.
-    fn ranges(n: usize, threads: usize, ch: &Channels) -> Result<Option<Par>> {
+    fn ranges(n: usize, threads: usize, hand_over: HandOver, ch: &Channels) -> Result<Option<Par>> {
         let parts = threads_used(n as u32, threads);
         if parts == 1 {
             return Ok(None);
@@ -625,6 +640,7 @@ impl DirectSystem {
                 router_faults: Vec::new(),
                 proc_faults: Vec::new(),
                 moved: false,
+                work: 0,
                 wakes: Vec::new(),
                 ran_routers: Bits::new(n),
                 ran_procs: Bits::new(n),
@@ -637,6 +653,7 @@ impl DirectSystem {
             ranges,
             cross: (0..parts).map(|_| Cross::default()).collect(),
             stage: (0..parts).map(|_| Vec::new()).collect(),
+            shift: Shift::new(hand_over),
         }))
     }
 
@@ -1127,6 +1144,13 @@ impl DirectSystem {
 
     /// One clock cycle, every range run and waited for.
     fn step_sync(&mut self) -> Result<()> {
+        self.step_on(None)
+    }
+
+    /// [`step_sync`](Self::step_sync), with the cycle handed to the
+    /// helpers or not as `shared` says (`None`: as [`Par::hand_over`]
+    /// says).
+    fn step_on(&mut self, shared: Option<bool>) -> Result<()> {
         if let Some(t) = self.traffic {
             self.generate(t);
         }
@@ -1139,7 +1163,7 @@ impl DirectSystem {
             }
         }
         let moved = if self.par.is_some() {
-            self.eval_ranges()
+            self.eval_ranges(shared)
         } else {
             self.eval_all()
         };
@@ -1241,6 +1265,14 @@ impl DirectSystem {
         };
         self.unstage();
         self.wake();
+        if !self.par.as_mut().expect("ranges").hand_over() {
+            // Too little to hand over: the calling thread runs every range
+            // and finishes the cycle, as one thread's step.
+            if deferred {
+                self.close(self.cycle - 1)?;
+            }
+            return self.step_on(Some(false));
+        }
         let jobs = self.jobs();
         let crew = &mut self.par.as_mut().expect("ranges").crew;
         crew.start(&jobs);
@@ -1372,9 +1404,16 @@ impl DirectSystem {
     /// Evaluates the live routers and processors on the ranges' threads
     /// and takes what they produced in range order; true when a flit
     /// moved.
-    fn eval_ranges(&mut self) -> bool {
+    /// `shared`: the cycle is handed to the helpers (`None`: if
+    /// [`Par::hand_over`] says so).
+    fn eval_ranges(&mut self, shared: Option<bool>) -> bool {
         let jobs = self.jobs();
-        self.par.as_mut().expect("ranges").crew.run(&jobs);
+        let par = self.par.as_mut().expect("ranges");
+        if shared.unwrap_or_else(|| par.hand_over()) {
+            par.crew.run(&jobs);
+        } else {
+            par.crew.run_here(&jobs);
+        }
         self.collect()
     }
 
@@ -2600,9 +2639,10 @@ mod tests {
                 routing,
             })
         };
-        let go = |threads: usize, rate: f64, dests: u32, f: Arc<dyn Fabric>| {
+        let go = |threads: usize, hand_over, rate: f64, dests: u32, f: Arc<dyn Fabric>| {
             let cfg = DirectConfig {
                 threads,
+                hand_over,
                 keep_worms: true,
                 watchdog: 300,
                 ..DirectConfig::default()
@@ -2611,7 +2651,7 @@ mod tests {
             s.set_overlap(true);
             let n = f.nodes();
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
-            let (mut left_running, mut steps) = (0, 0);
+            let (mut left_running, mut handed, mut steps) = (0, 0, 0);
             let mut end = Ok(());
             for _ in 0..4_000 {
                 steps += 1;
@@ -2636,39 +2676,61 @@ mod tests {
                 if end.is_err() {
                     break;
                 }
-                // A step leaves its cycle running unless the watchdog
-                // looks after it or the calling thread's range is idle.
+                // A step leaves its cycle running when it handed the
+                // cycle over, unless the watchdog looks after it or the
+                // calling thread's range is idle.
                 if let Some(p) = &s.par {
                     // SAFETY: the first range is this thread's.
                     let mine = unsafe { &*p.ranges.as_ptr() };
                     let idle = mine.live_routers.is_empty() && mine.live_procs.is_empty();
                     let look = s.cycle.is_multiple_of(WATCHDOG_PERIOD);
-                    assert_eq!(s.left_running, !idle && !look, "cycle {}", s.cycle);
+                    let h = p.shift.handed();
+                    assert_eq!(s.left_running, h && !idle && !look, "cycle {}", s.cycle);
+                    handed += h as u32;
                 }
                 left_running += s.left_running as u32;
             }
             let end = end.and_then(|_| s.settle());
             (
                 format!("{:?}\n{:?}\n{:?}", end, s.stats(), s.finished()),
-                (left_running, steps),
+                (left_running, handed, steps),
             )
         };
         // Legal routing; routing that deadlocks; and routers that turn
         // where the hop check forbids it (a fault the checks of a cycle's
         // hops find while the next cycle runs).
         let early: Arc<dyn Fabric> = Arc::new(turns_early_on(DorMesh::new(16, 8, 1).unwrap()));
-        for (rate, dests, f, end) in [
-            (0.01, 4, cube(Routing::Restriction2), "Ok(())"),
-            (0.2, 12, cube(Routing::Minimal), "Err(DirectDeadlock"),
+        // `busy`: the least and the most of the steps that hand their
+        // cycle over when only the cycles with enough work are.
+        for (rate, dests, f, end, busy) in [
+            (0.01, 4, cube(Routing::Restriction2), "Ok(())", (0.9, 0.999)),
+            (
+                0.2,
+                12,
+                cube(Routing::Minimal),
+                "Err(DirectDeadlock",
+                (0.9, 0.999),
+            ),
             (
                 0.002,
                 1,
                 early,
                 "Err(Fault { cycle: 8, what: \"worm 0 <125: 19>: illegal hop",
+                (0.0, 0.0),
             ),
         ] {
-            let (one, _) = go(1, rate, dests, f.clone());
-            let (two, (left, steps)) = go(2, rate, dests, f);
+            let (one, _) = go(1, HandOver::Busy, rate, dests, f.clone());
+            // A network starts idle, so its first cycles run on the calling
+            // thread; a loaded one hands most of its cycles over, a light
+            // one none.
+            let (two, (_, handed, steps)) = go(2, HandOver::Busy, rate, dests, f.clone());
+            assert_eq!(two, one);
+            let share = handed as f64 / steps as f64;
+            assert!(
+                (busy.0..=busy.1).contains(&share),
+                "{handed} of {steps} steps handed over"
+            );
+            let (two, (left, _, steps)) = go(2, HandOver::Always, rate, dests, f);
             assert_eq!(two, one);
             assert!(one.starts_with(end), "{one}");
             // Most steps leave their cycle running (the fault is found by
