@@ -10,6 +10,7 @@ use wormcast::Error;
 use wormcast::header::Kind;
 use wormcast::link::Delivery;
 use wormcast::net::{IrregularParams, Network, Phase, PortMask, RoutingTables};
+use wormcast::rtl::HandOver;
 use wormcast::sim::{EvalOrder, SimConfig, System, Traffic};
 use wormcast::wave::{FstWriter, VcdWriter};
 
@@ -35,10 +36,17 @@ fn generated(switches: u32, nodes: u32, seed: u64) -> Network {
     Network::new(&p.generate().unwrap()).unwrap()
 }
 
+/// On several threads, every cycle is handed to the other threads, so that
+/// they run even when the traffic is light ([`cfg_as`] for the default).
 fn cfg(threads: usize) -> SimConfig {
+    cfg_as(threads, HandOver::Always)
+}
+
+fn cfg_as(threads: usize, hand_over: HandOver) -> SimConfig {
     SimConfig {
         record_deliveries: true,
         threads,
+        hand_over,
         ..SimConfig::default()
     }
 }
@@ -95,6 +103,10 @@ fn unicast_traffic_is_the_same_on_every_thread_count() {
             one,
             "{threads} threads"
         );
+        // Only the busy cycles handed over (the default; the network
+        // starts idle, so its first cycles run on the calling thread).
+        let sys = System::new(&net, &cfg_as(threads, HandOver::Busy), &t).unwrap();
+        assert_eq!(finish(sys, cycles, true), one, "{threads} threads, busy");
     }
 }
 
@@ -312,10 +324,11 @@ mod random {
         net: &Network,
         traffic: &Traffic,
         threads: usize,
+        hand_over: HandOver,
         cut: &[u64],
         traced: bool,
     ) -> (Outcome, Vec<u8>) {
-        let mut sys = System::new(net, &cfg(threads), traffic).unwrap();
+        let mut sys = System::new(net, &cfg_as(threads, hand_over), traffic).unwrap();
         let out = common::Shared::default();
         if traced {
             sys.attach_tracer(Box::new(VcdWriter::new(out.clone())))
@@ -352,6 +365,7 @@ mod random {
             kind in 0u8..4,
             load in 0.0005f64..0.02,
             threads in 2usize..=3,
+            always in any::<bool>(),
             cut in proptest::collection::vec(1u64..600, 1..5),
             traced in proptest::bool::weighted(0.3),
         ) {
@@ -363,8 +377,9 @@ mod random {
                 2 => Traffic::multicast(load, 8, 2, Kind::Ssr),
                 _ => Traffic::multicast(load, 8, 3, Kind::MultiDrop),
             };
-            let (one, vcd) = pieces(&net, &traffic, 1, &cut, traced);
-            let (many, got) = pieces(&net, &traffic, threads, &cut, traced);
+            let hand_over = if always { HandOver::Always } else { HandOver::Busy };
+            let (one, vcd) = pieces(&net, &traffic, 1, HandOver::Busy, &cut, traced);
+            let (many, got) = pieces(&net, &traffic, threads, hand_over, &cut, traced);
             prop_assert_eq!(many, one);
             prop_assert!(got == vcd, "{} threads wrote another waveform", threads);
         }

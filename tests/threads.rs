@@ -13,7 +13,19 @@ use wormcast::Error;
 use wormcast::direct::{
     Grid, MAX_THREADS, Pruning, Release, Scheme, TreeConfig, TreeNet, TreeTraffic,
 };
+use wormcast::rtl::HandOver;
 use wormcast::wave::VcdWriter;
+
+/// The thread counts the runs are compared on, each with the cycles it
+/// hands to the other threads: every cycle, so that the threads run even
+/// when the traffic is light, and on two threads also only the busy ones
+/// (the default, which runs light cycles on the calling thread).
+const COUNTS: [(usize, HandOver); 4] = [
+    (2, HandOver::Busy),
+    (2, HandOver::Always),
+    (3, HandOver::Always),
+    (8, HandOver::Always),
+];
 
 /// Everything a run reports, and its VCD.
 #[derive(Debug, PartialEq)]
@@ -105,17 +117,21 @@ fn any_thread_count_gives_the_same_run_and_waveform() {
         let one = run(grid, cfg.clone(), traffic, 1_500);
         assert!(one.vcd.len() > 100_000, "{name}: {} bytes", one.vcd.len());
         assert!(one.deliveries.len() > 1_000, "{name}: too few deliveries");
-        for threads in [2, 3, 8] {
+        for (threads, hand_over) in COUNTS {
             let many = run(
                 grid,
                 TreeConfig {
                     threads,
+                    hand_over,
                     ..cfg.clone()
                 },
                 traffic,
                 1_500,
             );
-            assert!(one == many, "{name}: {threads} threads differ from one");
+            assert!(
+                one == many,
+                "{name}: {threads} threads ({hand_over:?}) differ from one"
+            );
         }
     }
 }
@@ -127,13 +143,17 @@ fn any_thread_count_gives_the_same_untraced_run() {
         let one = run_as(grid, cfg.clone(), traffic, 4_000, false);
         assert!(one.deliveries.len() > 1_000, "{name}: too few deliveries");
         assert!(one.vcd.is_empty());
-        for threads in [2, 3, 8] {
+        for (threads, hand_over) in COUNTS {
             let cfg = TreeConfig {
                 threads,
+                hand_over,
                 ..cfg.clone()
             };
             let many = run_as(grid, cfg, traffic, 4_000, false);
-            assert!(one == many, "{name}: {threads} threads differ from one");
+            assert!(
+                one == many,
+                "{name}: {threads} threads ({hand_over:?}) differ from one"
+            );
         }
     }
 }
@@ -154,11 +174,12 @@ fn a_deadlock_is_reported_alike_on_any_thread_count() {
     // watchdog's report walks every router's registers, so it checks the
     // state the threads left, not only the results.
     let grid = Grid::mesh(16, 16, 1).unwrap();
-    let deadlock = |threads| {
+    let deadlock = |threads, hand_over| {
         let mut net = TreeNet::new(
             grid,
             TreeConfig {
                 threads,
+                hand_over,
                 pruning: Pruning::Off,
                 watchdog: 300,
                 ..TreeConfig::default()
@@ -178,9 +199,9 @@ fn a_deadlock_is_reported_alike_on_any_thread_count() {
         assert!(matches!(e, Error::TreeDeadlock(_)), "{e}");
         e.to_string()
     };
-    let one = deadlock(1);
-    for threads in [2, 4] {
-        assert_eq!(deadlock(threads), one);
+    let one = deadlock(1, HandOver::Busy);
+    for (threads, hand_over) in COUNTS {
+        assert_eq!(deadlock(threads, hand_over), one);
     }
 }
 
@@ -310,12 +331,13 @@ fn the_text_report_names_the_threads_used() {
 
 /// Each router model takes `--threads`: the tree and wormhole routers and
 /// the cut-through switch (with traffic endpoints and with network
-/// interfaces) give the one-thread run on two threads and on more than
-/// their ranges allow.
+/// interfaces) give the one-thread run on two threads, with every cycle
+/// handed to the other thread (`--hand-over always`) as with only the busy
+/// ones, and on more than their ranges allow.
 #[test]
 fn the_run_command_takes_a_thread_count_for_every_router_model() {
     let _one = common::one_at_a_time();
-    let run = |topology: &str, router: &str, threads: &str| {
+    let run_as = |topology: &str, router: &str, threads: &str, hand_over: &str| {
         uniform(&[
             "--topology",
             topology,
@@ -328,8 +350,12 @@ fn the_run_command_takes_a_thread_count_for_every_router_model() {
             "--json",
             "--threads",
             threads,
+            "--hand-over",
+            hand_over,
         ])
     };
+    let run =
+        |topology: &str, router: &str, threads: &str| run_as(topology, router, threads, "busy");
     // The report without its two wall-clock figures and the threads used.
     let report = |o: &std::process::Output, threads: u64| {
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -345,13 +371,18 @@ fn the_run_command_takes_a_thread_count_for_every_router_model() {
         let one = report(&run("mesh:16x16", router, "1"), 1);
         assert!(one["latency"]["count"].as_u64().unwrap() > 1_000, "{one}");
         assert_eq!(report(&run("mesh:16x16", router, "2"), 2), one, "{router}");
+        assert_eq!(
+            report(&run_as("mesh:16x16", router, "2", "always"), 2),
+            one,
+            "{router}"
+        );
         // 256 routers make four ranges of 64 at most.
         assert_eq!(report(&run("mesh:16x16", router, "9"), 4), one, "{router}");
     }
     // Hosts with network interfaces, multicasting by NI-forwarded trees
     // and by worms; 130 switches make two ranges of 64 or more.
     for scheme in ["tree", "path-lg"] {
-        let ni = |threads: &str| {
+        let ni = |threads: &str, hand_over: &str| {
             wormcast(&[
                 "run",
                 "--topology",
@@ -373,11 +404,14 @@ fn the_run_command_takes_a_thread_count_for_every_router_model() {
                 "--json",
                 "--threads",
                 threads,
+                "--hand-over",
+                hand_over,
             ])
         };
-        let one = report(&ni("1"), 1);
+        let one = report(&ni("1", "busy"), 1);
         assert!(one["latency"]["count"].as_u64().unwrap() > 100, "{one}");
-        assert_eq!(report(&ni("2"), 2), one, "{scheme}");
+        assert_eq!(report(&ni("2", "busy"), 2), one, "{scheme}");
+        assert_eq!(report(&ni("2", "always"), 2), one, "{scheme}");
     }
     // A traced network of cut-through switches or wormhole routers writes
     // the same waveform on two threads as on one.
@@ -431,6 +465,13 @@ fn the_run_command_takes_a_thread_count_for_every_router_model() {
         let e = String::from_utf8_lossy(&o.stderr);
         assert!(e.contains(why), "{e}");
     }
+    let o = run_as("mesh:16x16", "tree", "2", "sometimes");
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("invalid value 'sometimes' for '--hand-over"),
+        "{e}"
+    );
 }
 
 mod random {
@@ -484,6 +525,7 @@ mod random {
             prune in 0u8..3,
             turn in any::<bool>(),
             threads in 2usize..=4,
+            always in any::<bool>(),
             cut in proptest::collection::vec(1u64..400, 1..5),
             step_between in any::<bool>(),
         ) {
@@ -520,7 +562,8 @@ mod random {
             cut.push(400);
             let total: u64 = cut.iter().sum::<u64>() + if step_between { cut.len() as u64 } else { 0 };
             let one = pieces(grid, cfg.clone(), traffic, &[total], false);
-            let many = pieces(grid, TreeConfig { threads, ..cfg }, traffic, &cut, step_between);
+            let hand_over = if always { HandOver::Always } else { HandOver::Busy };
+            let many = pieces(grid, TreeConfig { threads, hand_over, ..cfg }, traffic, &cut, step_between);
             prop_assert!(one.deliveries.len() > 2, "no copy delivered");
             prop_assert_eq!(one, many);
         }
@@ -531,6 +574,7 @@ mod random {
 mod engine_runs {
     use proptest::prelude::*;
     use wormcast::engine::{self, Pattern, RouterModel, RunOptions, TopoSpec};
+    use wormcast::rtl::HandOver;
 
     /// The run of `o` on `router` over `topo`: its result as JSON, or its
     /// error's text.
@@ -542,27 +586,34 @@ mod engine_runs {
         }
     }
 
-    /// `o` on 1, 2 and 3 threads of the tree or wormhole router: the same
-    /// result; returns it.
+    /// `o` on 1, 2 and 3 threads of the tree or wormhole router (every
+    /// cycle handed to the other threads, and on two threads also only
+    /// the busy ones): the same result; returns it.
     pub fn alike(router: RouterModel, topo: &str, routing: Option<&str>, o: &RunOptions) -> String {
         let one = run(router, topo, routing, o);
-        for threads in [2, 3] {
-            let o = on_threads(router, o, threads);
+        for (threads, hand_over) in crate::COUNTS.into_iter().take(3) {
+            let o = on_threads(router, o, threads, hand_over);
             assert_eq!(
                 run(router, topo, routing, &o),
                 one,
-                "{topo}, {threads} threads"
+                "{topo}, {threads} threads ({hand_over:?})"
             );
         }
         one
     }
 
-    /// `o` with the tree or wormhole router on `threads` threads.
-    fn on_threads(router: RouterModel, o: &RunOptions, threads: usize) -> RunOptions {
+    /// `o` with the tree or wormhole router on `threads` threads, handing
+    /// them the cycles `hand_over` says.
+    fn on_threads(
+        router: RouterModel,
+        o: &RunOptions,
+        threads: usize,
+        hand_over: HandOver,
+    ) -> RunOptions {
         let mut o = o.clone();
         match router {
-            RouterModel::Tree => o.tree.threads = threads,
-            _ => o.wormhole_threads = threads,
+            RouterModel::Tree => (o.tree.threads, o.tree.hand_over) = (threads, hand_over),
+            _ => (o.wormhole_threads, o.wormhole_hand_over) = (threads, hand_over),
         }
         o
     }
@@ -574,7 +625,13 @@ mod engine_runs {
         topo: &str,
         o: &RunOptions,
         threads: usize,
+        always: bool,
     ) -> Result<(), TestCaseError> {
+        let hand_over = if always {
+            HandOver::Always
+        } else {
+            HandOver::Busy
+        };
         let one = run(router, topo, None, o);
         // A run, not a refusal, and it delivered.
         prop_assert!(
@@ -583,7 +640,12 @@ mod engine_runs {
             one
         );
         prop_assert_eq!(
-            run(router, topo, None, &on_threads(router, o, threads)),
+            run(
+                router,
+                topo,
+                None,
+                &on_threads(router, o, threads, hand_over)
+            ),
             one
         );
         Ok(())
@@ -689,6 +751,7 @@ mod harness {
             warmup in 0u64..700,
             cycles in 200u64..2_500,
             threads in 2usize..=4,
+            always in any::<bool>(),
         ) {
             let topo = if torus { "torus:8x8x4" } else { "mesh:16x16" };
             let o = RunOptions {
@@ -699,7 +762,7 @@ mod harness {
                 packet: if multicast { 5 } else { 12 },
                 ..base(load)
             };
-            crate::engine_runs::same_on(RouterModel::Tree, topo, &o, threads)?;
+            crate::engine_runs::same_on(RouterModel::Tree, topo, &o, threads, always)?;
         }
     }
 }
@@ -810,6 +873,7 @@ mod wormhole_harness {
             warmup in 0u64..700,
             cycles in 200u64..2_500,
             threads in 2usize..=4,
+            always in any::<bool>(),
         ) {
             let topo = if cube { "hypercube:8" } else { "mesh:16x16" };
             let o = RunOptions {
@@ -820,7 +884,7 @@ mod wormhole_harness {
                 scheme: (multicast && cube).then(|| "path".into()),
                 ..base(load)
             };
-            crate::engine_runs::same_on(RouterModel::Wormhole, topo, &o, threads)?;
+            crate::engine_runs::same_on(RouterModel::Wormhole, topo, &o, threads, always)?;
         }
     }
 }

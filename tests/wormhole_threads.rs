@@ -13,7 +13,18 @@ use wormcast::direct::{
     Planner, PortModel, Routing, pseudo_multicast,
 };
 use wormcast::mcast::hamilton::{HamAlgo, prepare};
+use wormcast::rtl::HandOver;
 use wormcast::wave::VcdWriter;
+
+/// The thread counts the runs are compared on, each with the cycles it
+/// hands to the other threads: every cycle, so that the threads run even
+/// when the traffic is light, and on two threads also only the busy ones
+/// (the default, which runs light cycles on the calling thread).
+const COUNTS: [(usize, HandOver); 3] = [
+    (2, HandOver::Busy),
+    (2, HandOver::Always),
+    (4, HandOver::Always),
+];
 
 /// Everything a run reports.
 #[derive(Debug, PartialEq)]
@@ -152,18 +163,25 @@ fn any_thread_count_gives_the_same_run() {
         assert_eq!(one.error, None, "{name}");
         let worms = one.finished.matches("WormInfo").count();
         assert!(worms > 1_000, "{name}: {worms} worms");
-        // Two ranges, and four (each network has 256 routers).
-        for threads in [2, 4] {
+        // Two ranges, and four (each network has 256 routers); every
+        // cycle handed to the other threads, or only the busy ones.
+        for (threads, hand_over) in COUNTS {
             let many = run(
                 fabric.clone(),
-                cfg.clone(),
+                DirectConfig {
+                    hand_over,
+                    ..cfg.clone()
+                },
                 planner.clone(),
                 traffic,
                 3_000,
                 threads,
                 None,
             );
-            assert!(one == many, "{name}: {threads} threads differ from one");
+            assert!(
+                one == many,
+                "{name}: {threads} threads ({hand_over:?}) differ from one"
+            );
         }
     }
 }
@@ -175,11 +193,14 @@ fn any_thread_count_gives_the_same_run() {
 fn a_traced_system_writes_the_same_waveform_on_every_thread_count() {
     let _one = common::one_at_a_time();
     for (name, fabric, cfg, planner, traffic) in cases() {
-        let traced = |threads| {
+        let traced = |threads, hand_over| {
             let out = common::Shared::default();
             let o = run(
                 fabric.clone(),
-                cfg.clone(),
+                DirectConfig {
+                    hand_over,
+                    ..cfg.clone()
+                },
                 planner.clone(),
                 traffic,
                 400,
@@ -188,15 +209,22 @@ fn a_traced_system_writes_the_same_waveform_on_every_thread_count() {
             );
             (o, out.bytes())
         };
-        let (one, vcd) = traced(1);
+        let (one, vcd) = traced(1, HandOver::Busy);
         assert_eq!(one.error, None, "{name}");
         assert!(vcd.len() > 100_000, "{name}: {} bytes", vcd.len());
-        for threads in [2, 3] {
-            let (o, got) = traced(threads);
-            assert!(o == one, "{name}: {threads} threads differ from one");
+        for (threads, hand_over) in [
+            (2, HandOver::Busy),
+            (2, HandOver::Always),
+            (3, HandOver::Always),
+        ] {
+            let (o, got) = traced(threads, hand_over);
+            assert!(
+                o == one,
+                "{name}: {threads} threads ({hand_over:?}) differ from one"
+            );
             assert!(
                 got == vcd,
-                "{name}: {threads} threads wrote another waveform"
+                "{name}: {threads} threads ({hand_over:?}) wrote another waveform"
             );
         }
     }
@@ -217,10 +245,13 @@ fn a_deadlock_is_found_at_the_same_cycle_with_the_same_report() {
         watchdog: 300,
         ..DirectConfig::default()
     };
-    let go = |threads| {
+    let go = |threads, hand_over| {
         run(
             fabric.clone(),
-            cfg.clone(),
+            DirectConfig {
+                hand_over,
+                ..cfg.clone()
+            },
             None,
             traffic(0.05, 20, 16),
             20_000,
@@ -228,11 +259,12 @@ fn a_deadlock_is_found_at_the_same_cycle_with_the_same_report() {
             None,
         )
     };
-    let one = go(1);
+    let one = go(1, HandOver::Busy);
     let e = one.error.clone().expect("a deadlock");
     assert!(e.contains("deadlock"), "{e}");
     // 128 routers: two ranges.
-    assert_eq!(go(2), one);
+    assert_eq!(go(2, HandOver::Busy), one);
+    assert_eq!(go(2, HandOver::Always), one);
 }
 
 /// Worms that cross from one thread's routers to another's, one at a time
@@ -241,12 +273,13 @@ fn a_deadlock_is_found_at_the_same_cycle_with_the_same_report() {
 #[test]
 fn worms_crossing_between_threads_with_quiet_cycles_between_them() {
     let _one = common::one_at_a_time();
-    let go = |threads| {
+    let go = |threads, hand_over| {
         let mut s = DirectSystem::new(
             Arc::new(DorMesh::new(16, 16, 1).unwrap()),
             &DirectConfig {
                 startup: 40,
                 threads,
+                hand_over,
                 ..DirectConfig::default()
             },
         )
@@ -259,8 +292,11 @@ fn worms_crossing_between_threads_with_quiet_cycles_between_them() {
         let end = s.run_until_delivered(10_000).unwrap();
         (end, format!("{:?}", s.finished()))
     };
-    let one = go(1);
-    assert_eq!(go(2), one);
+    // So few worms leave the cycles light: by default the calling thread
+    // runs them all; handed over, the worms cross between the threads.
+    let one = go(1, HandOver::Busy);
+    assert_eq!(go(2, HandOver::Busy), one);
+    assert_eq!(go(2, HandOver::Always), one);
 }
 
 #[test]

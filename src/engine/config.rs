@@ -13,6 +13,7 @@ use super::stats::Metric;
 use super::{Pattern, RouterModel, RunOptions, TopoSpec};
 use crate::direct::{PortModel, Pruning, Release, TreeConfig};
 use crate::net::toml_error;
+use crate::rtl::HandOver;
 use crate::sim::SimConfig;
 use crate::wave::TraceLimits;
 use crate::{Error, Result};
@@ -174,6 +175,10 @@ pub struct WormholeConfig {
     /// Threads evaluating the routers and processors (1); the results are
     /// the same for any count.
     pub threads: usize,
+    /// On several threads, the cycles handed to the other threads:
+    /// `busy` (those that hold enough work) or `always` (`busy`); the
+    /// results are the same either way.
+    pub hand_over: HandOver,
 }
 
 impl Default for WormholeConfig {
@@ -183,6 +188,7 @@ impl Default for WormholeConfig {
             buffer_flits: 2,
             startup: 0,
             threads: 1,
+            hand_over: HandOver::Busy,
         }
     }
 }
@@ -215,6 +221,10 @@ pub struct TreeSection {
     /// Threads evaluating the routers (1); the results and waveforms are
     /// the same for any count.
     pub threads: usize,
+    /// On several threads, the cycles handed to the other threads:
+    /// `busy` (those that hold enough work) or `always` (`busy`); the
+    /// results and waveforms are the same either way.
+    pub hand_over: HandOver,
 }
 
 impl Default for TreeSection {
@@ -229,6 +239,7 @@ impl Default for TreeSection {
             release: Release::AtEnd,
             startup: 0,
             threads: d.threads,
+            hand_over: d.hand_over,
         }
     }
 }
@@ -251,6 +262,7 @@ impl TreeSection {
             startup: self.startup,
             release: self.release,
             threads: self.threads,
+            hand_over: self.hand_over,
             ..TreeConfig::default()
         }
     }
@@ -464,6 +476,7 @@ impl RunConfig {
             wormhole_buffer: self.wormhole.buffer_flits,
             wormhole_startup: self.wormhole.startup,
             wormhole_threads: self.wormhole.threads,
+            wormhole_hand_over: self.wormhole.hand_over,
             tree: self.tree.config(),
             drain: s.drain,
             finish: None,
@@ -539,5 +552,37 @@ mod tests {
         let p = back.plan().unwrap();
         assert_eq!(p.options.multicast, Some((2, 5)));
         assert_eq!(p.options.ports, PortModel::AllPort);
+    }
+
+    #[test]
+    fn each_router_models_section_says_which_cycles_are_handed_over() {
+        let p = RunConfig::default().plan().unwrap().options;
+        assert_eq!(
+            (p.sim.hand_over, p.wormhole_hand_over, p.tree.hand_over),
+            (HandOver::Busy, HandOver::Busy, HandOver::Busy)
+        );
+        for (section, k) in [("switch", 0), ("wormhole", 1), ("tree", 2)] {
+            let c = RunConfig::from_toml_str(&format!("[{section}]\nhand_over = \"always\"\n"))
+                .unwrap();
+            let back = RunConfig::from_toml_str(&c.to_toml().unwrap()).unwrap();
+            assert_eq!(back, c);
+            let p = back.plan().unwrap().options;
+            let got = [p.sim.hand_over, p.wormhole_hand_over, p.tree.hand_over];
+            for (j, h) in got.into_iter().enumerate() {
+                let want = if j == k {
+                    HandOver::Always
+                } else {
+                    HandOver::Busy
+                };
+                assert_eq!(h, want, "[{section}]");
+            }
+            let e = RunConfig::from_toml_str(&format!("[{section}]\nhand_over = \"often\"\n"))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains("unknown variant `often`, expected `busy` or `always`"),
+                "{e}"
+            );
+        }
     }
 }

@@ -16,8 +16,8 @@
 use super::stats::{Collector, Interval, Metric, Summary};
 use super::{Arrival, Engine, Pattern, RouterModel, TopoSpec};
 use crate::direct::{PortModel, TreeConfig};
-use crate::rtl::SeqMap;
 use crate::rtl::trace::{Hierarchy, WaveSink};
+use crate::rtl::{HandOver, SeqMap};
 use crate::sim::SimConfig;
 use crate::{Error, Result};
 use rand::rngs::Xoshiro256PlusPlus;
@@ -97,6 +97,9 @@ pub struct RunOptions {
     pub wormhole_startup: u64,
     /// Threads evaluating a wormhole network's routers and processors.
     pub wormhole_threads: usize,
+    /// On several threads, the cycles of a wormhole network handed to the
+    /// other threads.
+    pub wormhole_hand_over: HandOver,
     /// The tree router's buffers and pruning rule (its seed is the
     /// traffic's).
     pub tree: TreeConfig,
@@ -138,6 +141,7 @@ impl Default for RunOptions {
             wormhole_buffer: 2,
             wormhole_startup: 0,
             wormhole_threads: 1,
+            wormhole_hand_over: HandOver::Busy,
             tree: TreeConfig::default(),
             drain: None,
             finish: None,

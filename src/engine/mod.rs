@@ -870,6 +870,7 @@ impl Wormhole {
             buffer_flits: o.wormhole_buffer,
             startup: o.wormhole_startup,
             threads: o.wormhole_threads,
+            hand_over: o.wormhole_hand_over,
             keep_worms: true,
             // The harness reads each worm's deliveries, never its route.
             keep_routes: false,

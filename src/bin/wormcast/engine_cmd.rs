@@ -9,6 +9,7 @@ use wormcast::direct::Release;
 use wormcast::engine::config::Plan;
 use wormcast::engine::stats::Summary;
 use wormcast::engine::{self, RouterModel, RunConfig, RunResult, TopoSpec, trace};
+use wormcast::rtl::HandOver;
 use wormcast::sim::NodeModel;
 use wormcast::{Error, Result};
 
@@ -69,6 +70,7 @@ const CONFIG_FIELDS: &[(&str, &str)] = &[
     ("selective_prune", "tree.selective"),
     ("release", "tree.release"),
     ("threads", "tree.threads"),
+    ("hand_over", "tree.hand_over"),
 ];
 
 /// The run configuration `a` asks for: the file's (or the defaults), with
@@ -141,6 +143,15 @@ pub fn config_of(a: &RunArgs, file: Option<RunConfig>, given: &[String]) -> Resu
                 c.tree.threads = a.threads.unwrap_or(1);
                 c.wormhole.threads = c.tree.threads;
                 c.switch.threads = c.tree.threads;
+            }
+            "tree.hand_over" => {
+                // As the thread count: whichever router model runs.
+                c.tree.hand_over = match a.hand_over.as_deref() {
+                    Some("always") => HandOver::Always,
+                    _ => HandOver::Busy,
+                };
+                c.wormhole.hand_over = c.tree.hand_over;
+                c.switch.hand_over = c.tree.hand_over;
             }
             "tree.release" => {
                 c.tree.release = match a.release.as_deref() {

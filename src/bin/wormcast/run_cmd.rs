@@ -117,6 +117,12 @@ pub(crate) struct RunArgs {
     /// results and the waveforms are the same for any count.
     #[arg(long)]
     pub(crate) threads: Option<usize>,
+    /// With --threads: which cycles are handed to the other threads, `busy`
+    /// (those that hold enough work; the calling thread runs the others
+    /// alone, default) or `always` (every cycle, slower at light loads).
+    /// The results and the waveforms are the same either way.
+    #[arg(long, value_parser = ["busy", "always"])]
+    pub(crate) hand_over: Option<String>,
     /// Print every link's utilisation over the measured cycles, busiest
     /// first (the engine; without it, the mean and the busiest).
     #[arg(long)]
@@ -408,6 +414,7 @@ pub(crate) fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
         "selective_prune",
         "release",
         "threads",
+        "hand_over",
         "scheme",
         "links",
         "closed_loop",
