@@ -22,7 +22,10 @@
 //! saturation load), 20-flit packets, 20,000 cycles from a cold start; and
 //! the wormhole router at 0.012 (`mesh32x32_wormhole_uniform_0.012/...`).
 //! The two give the same results; the ratio of their times is the speed-up
-//! of one simulation on two cores.
+//! of one simulation on two cores. The same mesh at a very light load
+//! (`mesh32x32_{tree,wormhole}_uniform_0.00002/...`, 128-flit packets,
+//! 2,000,000 cycles): one thread, two with the default hand-over (light
+//! cycles stay on the calling thread) and two with every cycle handed over.
 //!
 //! Traced runs (`traced/...`): 16x16 meshes of wormhole and tree routers
 //! written to an FST with its viewer files, and the set-up of a traced
@@ -212,6 +215,29 @@ fn mesh_threads(c: &mut Criterion) {
     }
 }
 
+/// One large network so lightly loaded that most of its cycles are skipped
+/// and the others hold a worm or two: `wormcast run --topology mesh:32x32
+/// --router R --traffic uniform --load 0.00002 --cycles 2000000 --warmup
+/// 0 --threads N [--hand-over always]`, on one thread, on two with the
+/// default hand-over and on two with every cycle handed over (docs/
+/// performance.md, "Light cycles on the calling thread").
+fn mesh_threads_light(c: &mut Criterion) {
+    const CYCLES: u64 = 2_000_000;
+    for router in ["tree", "wormhole"] {
+        let cases = [(1, "busy"), (2, "busy"), (2, "always")].map(|(threads, hand_over)| {
+            let section = format!("[{router}]\nthreads = {threads}\nhand_over = \"{hand_over}\"\n");
+            let text = uniform("mesh:32x32", router, &section, 0.00002, 128, CYCLES);
+            (format!("threads_{threads}_{hand_over}"), text)
+        });
+        engine_runs(
+            c,
+            &format!("mesh32x32_{router}_uniform_0.00002"),
+            CYCLES,
+            &cases,
+        );
+    }
+}
+
 /// Seeds 001/002's wormhole routers through the engine at a light load,
 /// where most routers are idle in most cycles: `wormcast run --topology
 /// mesh:16x16 --router wormhole --traffic uniform --load 0.002 --packet 20
@@ -281,6 +307,6 @@ fn traced(c: &mut Criterion) {
 criterion_group! {
     name = benches;
     config = Criterion::default().without_plots();
-    targets = cube, tree, mesh_unicast, mesh_threads, mesh_wormhole, traced
+    targets = cube, tree, mesh_unicast, mesh_threads, mesh_threads_light, mesh_wormhole, traced
 }
 criterion_main!(benches);
