@@ -63,9 +63,9 @@ pub(super) struct Range {
     /// A flit moved in the range this cycle.
     pub(super) moved: bool,
     /// The routers and processors live at the end of the range's last
-    /// cycle, counted no further than [`COUNT_TO`] (for [`Shift`](crate::rtl::crew::Shift)): counted
-    /// by the range's thread, beside `moved`, which the calling thread
-    /// reads anyway.
+    /// cycle, counted no further than [`COUNT_TO`] by the range's thread
+    /// (for [`Shift`](crate::rtl::crew::Shift)), beside `moved`, which the
+    /// calling thread reads anyway.
     pub(super) work: usize,
     /// Processors that went to sleep until a cycle: (cycle, processor).
     pub(super) wakes: Vec<(u64, u32)>,
