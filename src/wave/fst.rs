@@ -975,6 +975,87 @@ mod tests {
         assert_eq!(r.header().vars.len(), 3);
     }
 
+    /// `f` with its value-change block's frame stored as it is, unpacked,
+    /// as GTKWave's writer stores a frame that zlib does not shrink, and
+    /// changed by `edit`; the block's length grows by what the frame did.
+    fn with_stored_frame(f: &[u8], edit: impl FnOnce(&mut [u8])) -> Vec<u8> {
+        let mut pos = 0;
+        while ![BL_VCDATA, BL_VCDATA_DYN_ALIAS, BL_VCDATA_DYN_ALIAS2].contains(&f[pos]) {
+            let len = u64::from_be_bytes(f[pos + 1..pos + 9].try_into().unwrap());
+            pos += 1 + len as usize;
+        }
+        let start = pos + 1;
+        let len = u64::from_be_bytes(f[start..start + 8].try_into().unwrap());
+        let mut at = start + 32;
+        let (raw, n1) = varint(&f[at..]).unwrap();
+        let (comp, n2) = varint(&f[at + n1 as usize..]).unwrap();
+        let (handles, n3) = varint(&f[at + (n1 + n2) as usize..]).unwrap();
+        at += (n1 + n2 + n3) as usize;
+        let packed = &f[at..at + comp as usize];
+        let mut frame = miniz_oxide::inflate::decompress_to_vec_zlib(packed).unwrap();
+        assert_eq!(frame.len() as u64, raw);
+        edit(&mut frame);
+        let mut head = Vec::new();
+        for v in [raw, raw, handles] {
+            crate::wave::fst_enc::varint(&mut head, v);
+        }
+        let mut out = f[..start + 32].to_vec();
+        let grown = (head.len() + frame.len()) as u64 - (n1 + n2 + n3 + comp);
+        out[start..start + 8].copy_from_slice(&(len + grown).to_be_bytes());
+        out.extend(head);
+        out.extend(frame);
+        out.extend(&f[at + comp as usize..]);
+        out
+    }
+
+    /// A frame stored unpacked is held against memory as a packed one is,
+    /// and read for the signals' first values.
+    #[test]
+    fn a_stored_frame_too_large_for_memory_is_refused_by_its_size() {
+        let w = MAX_WIDTH as usize;
+        // The first signal all ones, the second all zeros, the third
+        // unknown but for its last bit.
+        // The first time after the block's start, so that a reader takes
+        // the signals' first values from the frame.
+        let vars = [("a", MAX_WIDTH), ("b", MAX_WIDTH), ("c", MAX_WIDTH)];
+        let (mut e, _) = crate::wave::fst_enc::tests::encoder(&vars, 0);
+        e.time(5);
+        e.time(9);
+        let packed = e.finish().unwrap().into_inner();
+        let f = with_stored_frame(&packed, |frame| {
+            frame[..w].fill(b'1');
+            frame[w..2 * w].fill(b'0');
+            frame[3 * w - 1] = b'z';
+        });
+        let n = f.len() as u64;
+        assert!(n > 3_145_728, "{n} bytes: the frame is stored whole");
+        let check = |available| check_within(&mut Cursor::new(&f[..]), n, available);
+        assert!(check(None).is_ok());
+        assert!(check(Some(12_582_912)).is_ok(), "four times the frame fits");
+        let e = check(Some(12_582_911)).unwrap_err().to_string();
+        assert!(e.starts_with("FST too large to read: byte "), "{e}");
+        assert!(
+            e.ends_with(": the frame inflates to 3 MB, more than a quarter of the 12 MB of memory available (reckoned at twice the area a file, and two files at once for a comparison)"),
+            "{e}"
+        );
+        let mut r = super::super::stream::WaveReader::from_bytes(f).unwrap();
+        let mut first = Vec::new();
+        while let Some(ev) = r.next_event().unwrap() {
+            if let Event::Logic { code, bits } = ev {
+                let ones = bits.iter().filter(|&&b| b == b'1').count();
+                first.push((code, bits.len(), ones, bits[0], bits[bits.len() - 1]));
+            }
+        }
+        assert_eq!(
+            first,
+            [
+                (0, w, w, b'1', b'1'),
+                (1, w, 0, b'0', b'0'),
+                (2, w, 0, b'x', b'z')
+            ]
+        );
+    }
+
     /// A hierarchy of more variables than signals (aliases) is held
     /// against memory every 2^20 variables, as a VCD header is: one signal
     /// named 2^20 + 1 times reads with room for 2^20 more variables and is
