@@ -11,7 +11,9 @@
 //! growing over the window, or the backlog did (more than 1.5 times the
 //! messages outstanding at the end of the window as at its start, plus
 //! [`BACKLOG_SLACK`]): its latency is that of a growing queue, not a
-//! result.
+//! result. The backlog and the accepted share are both taken from the end
+//! of the warm-up or, with none, from the end of the first batch, since a
+//! cold network fills before it delivers at the rate it is offered.
 
 use super::stats::{Collector, Interval, Metric, Summary};
 use super::{Arrival, Engine, Pattern, RouterModel, TopoSpec};
@@ -271,6 +273,19 @@ pub struct RunResult {
     /// Flits delivered per node per cycle in the window, each copy counted
     /// as the message's length.
     pub accepted_throughput: f64,
+    /// Flits accepted over copy flits offered, from the start of the
+    /// backlog's span (`in_flight_at_warmup`) to the end of the window.
+    /// With a warm-up this is `accepted_throughput / offered_copies`; with
+    /// none it leaves out the first batch, in which a cold network fills
+    /// and accepts less than is offered however light the load (1 when
+    /// nothing was offered).
+    pub accepted_share: f64,
+    /// The point is saturated when `accepted_share` is below this:
+    /// [`ACCEPTED_SHARE`] less the share of the messages offered over the
+    /// same span that [`BACKLOG_SLACK`] messages make up (a few long
+    /// messages still in flight at the end of a short run are a large part
+    /// of what it offered, and are not saturation).
+    pub accepted_share_floor: f64,
     /// Latency of the copies of messages created in the window (creation
     /// to tail).
     pub latency: Summary,
@@ -304,9 +319,10 @@ pub struct RunResult {
     /// Messages outstanding at the end of the run (after the drain, if
     /// any).
     pub in_flight: u64,
-    /// Accepted below [`ACCEPTED_SHARE`] of offered (both counted per copy), a source
-    /// refused a packet, the latency kept growing over the window (see
-    /// `latency_growing`) or the backlog did (`backlog_growing`).
+    /// Accepted below its floor (`accepted_share` below
+    /// `accepted_share_floor`), a source refused a packet, the latency kept
+    /// growing over the window (see `latency_growing`) or the backlog did
+    /// (`backlog_growing`); [`RunResult::saturation`] says which.
     pub saturated: bool,
     /// Messages outstanding at the start of the window (the end of the
     /// warm-up; with no warm-up, the end of the first batch).
@@ -332,6 +348,35 @@ pub struct RunResult {
     pub stop_rule_met: Option<bool>,
     /// Cycles the drain took (with one); every message arrived.
     pub drained: Option<u64>,
+}
+
+impl RunResult {
+    /// The clauses of the saturation rule this point met, in words (none
+    /// when it is not saturated): what a report prints after "saturated".
+    pub fn saturation(&self) -> Vec<String> {
+        let mut why = Vec::new();
+        if self.accepted_share < self.accepted_share_floor {
+            why.push(format!(
+                "accepted {:.1}% of the copy flits offered, below {:.1}%",
+                100.0 * self.accepted_share,
+                100.0 * self.accepted_share_floor
+            ));
+        }
+        if self.refused > 0 {
+            let s = if self.refused == 1 { "" } else { "s" };
+            why.push(format!("sources refused {} packet{s}", self.refused));
+        }
+        if self.latency_growing {
+            why.push("the latency kept growing".into());
+        }
+        if self.backlog_growing {
+            why.push(format!(
+                "the backlog grew from {} to {} messages",
+                self.in_flight_at_warmup, self.in_flight_at_window_end
+            ));
+        }
+        why
+    }
 }
 
 /// How busy the links were over the measured cycles.
@@ -713,6 +758,8 @@ fn drive(
         .collect();
     let (mut generated, mut gen_flits, mut refused) = (0u64, 0u64, 0u64);
     let mut gen_copy_flits = 0u64;
+    // Messages offered in the window (taken or refused).
+    let mut offered_msgs = 0u64;
     let end_max = o.warmup + o.cycles;
     let mut end = end_max;
     let mut rule_met = None;
@@ -735,6 +782,11 @@ fn drive(
     let mut links_at_warmup = Vec::new();
     let mut events_at_warmup = Vec::new();
     let mut in_flight_at_warmup = 0u64;
+    // Copy flits offered and flits accepted before the backlog's reference
+    // (counted only with no warm-up): the accepted share is taken over the
+    // same span as the backlog, so that a cold network's filling is not
+    // read as a shortfall.
+    let (mut offered_before, mut accepted_before, mut msgs_before) = (0u64, 0u64, 0u64);
     // The backlog's reference: the end of the warm-up, or with none, the
     // end of the first batch (rounded up to the harness's next look at the
     // arrivals, every 64 cycles): a cold network has no backlog to compare
@@ -756,6 +808,8 @@ fn drive(
         if o.warmup == 0 && cycle == backlog_at {
             // The arrivals were taken at the end of the last cycle.
             in_flight_at_warmup = book.msgs.len() as u64;
+            (offered_before, accepted_before, msgs_before) =
+                (gen_copy_flits, book.window_flits, offered_msgs);
         }
         // The source due first is rescheduled in place (one sift of the
         // heap, not a pop and a push); the keys are distinct, so the order
@@ -784,6 +838,7 @@ fn drive(
                     _ => o.packet,
                 };
                 if cycle >= o.warmup {
+                    offered_msgs += 1;
                     gen_flits += len as u64;
                     gen_copy_flits += len as u64 * dests.len() as u64;
                 }
@@ -944,10 +999,20 @@ fn drive(
     let offered = gen_flits as f64 / per;
     let offered_copies = gen_copy_flits as f64 / per;
     let accepted = accepted_flits as f64 / per;
+    let accepted_share = match gen_copy_flits - offered_before {
+        0 => 1.0,
+        n => (accepted_flits - accepted_before) as f64 / n as f64,
+    };
+    // The shortfall a backlog of `BACKLOG_SLACK` messages explains is
+    // forgiven, as in the backlog's clause.
+    let accepted_share_floor = match offered_msgs - msgs_before {
+        0 => ACCEPTED_SHARE,
+        n => (ACCEPTED_SHARE - BACKLOG_SLACK as f64 / n as f64).max(0.0),
+    };
     let summary = |v: Vec<u64>| (!v.is_empty()).then(|| Summary::of(v));
     let full = (measured / batch_len) as usize;
     let growing = book.col.growing(full.saturating_sub(1).max(1));
-    let result = RunResult {
+    let mut result = RunResult {
         topology: topo.to_string(),
         router: router.name(),
         routing,
@@ -974,6 +1039,8 @@ fn drive(
         offered_load: offered,
         offered_copies,
         accepted_throughput: accepted,
+        accepted_share,
+        accepted_share_floor,
         interval: book.col.interval(full.saturating_sub(1).max(1)),
         delivered: book.col.copies(),
         message_latency: Summary::of(std::mem::take(&mut book.msg_latency)),
@@ -988,10 +1055,8 @@ fn drive(
         refused,
         in_flight: book.msgs.len() as u64,
         in_flight_at_window_end: in_flight_at_end,
-        saturated: refused > 0
-            || accepted < ACCEPTED_SHARE * offered_copies
-            || growing
-            || backlog_growing,
+        // Set below from the clauses.
+        saturated: false,
         in_flight_at_warmup,
         backlog_growing,
         latency_growing: growing,
@@ -1004,6 +1069,7 @@ fn drive(
         per_link,
         drained,
     };
+    result.saturated = !result.saturation().is_empty();
     Ok((result, hierarchy))
 }
 

@@ -383,9 +383,9 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
         r.refused,
         r.in_flight,
         if r.saturated {
-            "; saturated (accepted below 95% of offered, or sources refused packets)"
+            format!("; saturated: {}", r.saturation().join(", "))
         } else {
-            ""
+            String::new()
         }
     );
     println!(
