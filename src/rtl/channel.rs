@@ -272,17 +272,42 @@ impl<T: Copy + Default> ChannelBank<T> {
     /// is counted by its writer's copy alone).
     pub(crate) fn gather(copies: &[&Self], reader: impl Fn(Sink) -> usize) -> Self {
         let mut g = copies[0].clone();
-        g.live.clear();
-        for (i, s) in g.slots.iter_mut().enumerate() {
+        g.gather_from(copies, reader);
+        g
+    }
+
+    /// [`gather`](Self::gather) into this bank, which keeps its change
+    /// tracking: for a network that goes on on one thread from where its
+    /// copies left it. Between cycles (nothing written and not delivered).
+    pub(crate) fn gather_from(&mut self, copies: &[&Self], reader: impl Fn(Sink) -> usize) {
+        debug_assert!(self.log.written.is_empty(), "gathered in mid-cycle");
+        self.now = copies[0].now;
+        self.live.clear();
+        for (i, s) in self.slots.iter_mut().enumerate() {
             let r = &copies[reader(s.sink)].slots[i];
             s.q = r.q;
             s.at = r.at;
             s.carried = copies.iter().map(|c| c.slots[i].carried).sum();
-            if s.at == g.now {
-                g.live.push(i as u32);
+            if s.at == self.now {
+                self.live.push(i as u32);
             }
         }
-        g
+    }
+
+    /// Makes this bank, one thread's copy, show every channel as `from`
+    /// shows it, counting as carried only what `drives` says its writer's
+    /// copy is (this one; 0 elsewhere): so that the copies' counts still
+    /// sum to each link's, as [`gather`](Self::gather) reads them. Between
+    /// cycles; the copy's change tracking is kept.
+    pub(crate) fn split_from(&mut self, from: &Self, drives: impl Fn(Sink) -> bool) {
+        debug_assert!(self.log.written.is_empty(), "split in mid-cycle");
+        self.now = from.now;
+        self.live.clone_from(&from.live);
+        for ((s, f), &src) in self.slots.iter_mut().zip(&from.slots).zip(&from.sources) {
+            s.q = f.q;
+            s.at = f.at;
+            s.carried = if drives(src) { f.carried } else { 0 };
+        }
     }
 
     /// Takes the edge the copies of a network evaluated on several threads
@@ -651,10 +676,24 @@ impl<T: Copy + Default> LevelBank<T> {
     /// holds it.
     pub(crate) fn gather(copies: &[&Self], reader: impl Fn(Sink) -> usize) -> Self {
         let mut g = copies[0].clone();
-        for (i, q) in g.q.iter_mut().enumerate() {
-            *q = copies[reader(g.sink[i])].q[i];
-        }
+        g.gather_from(copies, reader);
         g
+    }
+
+    /// [`gather`](Self::gather) into this bank, which keeps its change
+    /// tracking (see [`ChannelBank::gather_from`]).
+    pub(crate) fn gather_from(&mut self, copies: &[&Self], reader: impl Fn(Sink) -> usize) {
+        debug_assert!(self.log.written.is_empty(), "gathered in mid-cycle");
+        for (i, q) in self.q.iter_mut().enumerate() {
+            *q = copies[reader(self.sink[i])].q[i];
+        }
+    }
+
+    /// Makes this bank, one thread's copy, hold every channel's value as
+    /// `from` holds it (see [`ChannelBank::split_from`]).
+    pub(crate) fn split_from(&mut self, from: &Self) {
+        debug_assert!(self.log.written.is_empty(), "split in mid-cycle");
+        self.q.copy_from_slice(&from.q);
     }
 
     /// Sets channel `id` to the value another copy of the bank drove it

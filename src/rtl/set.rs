@@ -59,6 +59,24 @@ impl Bits {
         n
     }
 
+    /// [`count_to`](Self::count_to) of the members in words `words`
+    /// (components `64 * words.start..64 * words.end`).
+    pub(crate) fn count_in(&self, words: std::ops::Range<usize>, limit: usize) -> usize {
+        let mut n = 0;
+        for si in words.start >> 6..words.end.div_ceil(64) {
+            for b in super::PortIter(self.sum[si]) {
+                let w = si << 6 | b;
+                if words.contains(&w) {
+                    n += self.words[w].count_ones() as usize;
+                    if n >= limit {
+                        return limit;
+                    }
+                }
+            }
+        }
+        n
+    }
+
     /// Removes `c`, and its word from the summary when the word empties.
     #[inline]
     pub(crate) fn remove(&mut self, c: u32) {
@@ -102,6 +120,21 @@ impl Bits {
         }
     }
 
+    /// Moves the members of `from`'s words `words` (components
+    /// `64 * words.start..64 * words.end`) into this set, a set of as many
+    /// components.
+    pub(crate) fn take_words(&mut self, from: &mut Bits, words: std::ops::Range<usize>) {
+        debug_assert_eq!(self.words.len(), from.words.len());
+        for w in words {
+            let m = std::mem::take(&mut from.words[w]);
+            if m != 0 {
+                from.sum[w >> 6] &= !(1 << (w & 63));
+                self.words[w] |= m;
+                self.sum[w >> 6] |= 1 << (w & 63);
+            }
+        }
+    }
+
     /// Empties the set (the words the summary names).
     pub(crate) fn clear(&mut self) {
         for si in 0..self.sum.len() {
@@ -140,4 +173,61 @@ pub(crate) fn insert_into(words: &mut [u64], sum: &mut [u64], c: u32) {
     let w = (c >> 6) as usize;
     words[w] |= 1 << (c & 63);
     sum[w >> 6] |= 1 << (w & 63);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Moving words between two sets moves exactly their members and
+        /// keeps both summaries right (the sets read back, and empty out,
+        /// as their members say); counting in words counts exactly the
+        /// members there, up to the limit.
+        #[test]
+        fn words_move_and_count_by_their_members(
+            n in 1usize..9000,
+            a in prop::collection::vec(any::<u32>(), 0..200),
+            b in prop::collection::vec(any::<u32>(), 0..200),
+            cut in any::<(u16, u16)>(),
+            limit in 1usize..300,
+        ) {
+            let n32 = n as u32;
+            let (a, b): (Vec<u32>, Vec<u32>) = (
+                a.iter().map(|c| c % n32).collect(),
+                b.iter().map(|c| c % n32).collect(),
+            );
+            let words = n.div_ceil(64);
+            let (x, y) = (cut.0 as usize % (words + 1), cut.1 as usize % (words + 1));
+            let range = x.min(y)..x.max(y);
+            let (mut to, mut from) = (Bits::new(n), Bits::new(n));
+            a.iter().for_each(|&c| to.insert(c));
+            b.iter().for_each(|&c| from.insert(c));
+            let inside = |c: &u32| range.contains(&(*c as usize / 64));
+            let mut want_in: Vec<u32> = b.iter().copied().filter(inside).collect();
+            want_in.sort_unstable();
+            want_in.dedup();
+            prop_assert_eq!(
+                from.count_in(range.clone(), limit),
+                want_in.len().min(limit)
+            );
+            to.take_words(&mut from, range.clone());
+            let mut want_to: Vec<u32> = a.iter().copied().chain(want_in.iter().copied()).collect();
+            want_to.sort_unstable();
+            want_to.dedup();
+            let mut want_from: Vec<u32> = b.iter().copied().filter(|c| !inside(c)).collect();
+            want_from.sort_unstable();
+            want_from.dedup();
+            prop_assert_eq!(to.iter().collect::<Vec<_>>(), want_to.clone());
+            prop_assert_eq!(from.iter().collect::<Vec<_>>(), want_from.clone());
+            prop_assert_eq!(to.count_to(usize::MAX), want_to.len());
+            prop_assert_eq!(from.is_empty(), want_from.is_empty());
+            prop_assert_eq!(from.count_in(range.clone(), limit), 0);
+            for c in want_from {
+                from.remove(c);
+            }
+            prop_assert!(from.is_empty(), "a summary bit left behind");
+        }
+    }
 }

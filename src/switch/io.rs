@@ -27,6 +27,23 @@ impl Channels {
         }
     }
 
+    /// [`gather`](Self::gather) into these channels, which keep their
+    /// change tracking ([`ChannelBank::gather_from`]).
+    pub(crate) fn gather_from(&mut self, copies: &[&Channels], reader: impl Fn(Sink) -> usize) {
+        let flits: smallvec::SmallVec<[_; 4]> = copies.iter().map(|c| &c.flits).collect();
+        let credits: smallvec::SmallVec<[_; 4]> = copies.iter().map(|c| &c.credits).collect();
+        self.flits.gather_from(&flits, &reader);
+        self.credits.gather_from(&credits, &reader);
+    }
+
+    /// Makes these channels, one thread's copy, show what `from` shows,
+    /// counting what they carried where `drives` says this copy drives
+    /// them ([`ChannelBank::split_from`]).
+    pub(crate) fn split_from(&mut self, from: &Channels, drives: impl Fn(Sink) -> bool) {
+        self.flits.split_from(&from.flits, drives);
+        self.credits.split_from(&from.credits);
+    }
+
     /// Takes the edge that the copies of a network evaluated on several
     /// threads have just taken, as one thread's channels would
     /// ([`ChannelBank::follow`], [`LevelBank::follow`]): kept for a traced

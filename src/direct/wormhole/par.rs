@@ -22,6 +22,14 @@
 //! ([`ChannelBank::deliver`](crate::rtl::ChannelBank::deliver) counts
 //! nothing), so the links' loads are the sum over the copies.
 //!
+//! Cycles too light to hand over ([`Shift`](crate::rtl::crew::Shift)) run
+//! on the calling thread as one thread's, on the system's own live sets,
+//! inboxes and channels: when the choice changes, the state moves between
+//! the ranges and the system (the writes the ranges' last edges handed
+//! over taken first, each channel taken from its reader's copy, and its
+//! count carried from every copy's; back, every copy shows every channel,
+//! and counts what its own components drive).
+//!
 //! A traced range also keeps the routers and processors it ran; the
 //! calling thread samples the cycle from those and from the system's own
 //! set of channels, which follows the ranges' copies after every edge as
@@ -78,8 +86,49 @@ pub(super) struct Range {
 /// Router or processor component `c` (processors are numbered after the
 /// `n` routers) belongs to the range of routers `lo..hi`.
 #[inline]
-fn owns(lo: u32, hi: u32, n: u32, c: u32) -> bool {
+pub(super) fn owns(lo: u32, hi: u32, n: u32, c: u32) -> bool {
     (lo..hi).contains(&if c < n { c } else { c - n })
+}
+
+impl Range {
+    /// The words of 64 routers (or processors) the range holds in a set
+    /// of the system's (ranges start on a word).
+    pub(super) fn words(&self) -> std::ops::Range<usize> {
+        self.lo as usize / 64..(self.hi as usize).div_ceil(64)
+    }
+
+    /// Puts into the range's copy of the channels the writes the other
+    /// ranges' edges handed over in the cycle before `cycle` whose readers
+    /// are this range's (`k` of `n_ranges`; `n` routers), and wakes those
+    /// readers.
+    ///
+    /// # Safety
+    /// As [`Channels::take_crossings`]: `cross` points to every range's
+    /// lists, and no thread writes the last cycle's while this runs.
+    #[inline(always)]
+    pub(super) unsafe fn take_crossings(
+        &mut self,
+        cross: *const Cross,
+        n_ranges: usize,
+        k: usize,
+        cycle: u64,
+        n: u32,
+    ) {
+        let (lo, hi) = (self.lo, self.hi);
+        let (rw, rs) = self.live_routers.parts();
+        let (pw, ps) = self.live_procs.parts();
+        // SAFETY: by the caller.
+        unsafe {
+            self.ch.take_crossings(
+                cross,
+                n_ranges,
+                k,
+                cycle,
+                |c| owns(lo, hi, n, c),
+                |sink| arrive(rw, rs, pw, ps, &mut self.inbox, n, sink),
+            )
+        };
+    }
 }
 
 /// One range's work for a cycle: raw pointers, as the ranges are disjoint
@@ -118,20 +167,8 @@ impl Job {
         let now = (cycle & 1) as usize;
         // SAFETY: by the caller, the range is this thread's.
         let me = unsafe { &mut *self.ranges.add(k) };
-        let (rw, rs) = me.live_routers.parts();
-        let (pw, ps) = me.live_procs.parts();
-        let (lo, hi) = (me.lo, me.hi);
         // SAFETY: the other ranges only read their last cycle's lists.
-        unsafe {
-            me.ch.take_crossings(
-                self.cross,
-                self.n_ranges,
-                k,
-                cycle,
-                |c| owns(lo, hi, n, c),
-                |sink| arrive(rw, rs, pw, ps, &mut me.inbox, n, sink),
-            )
-        };
+        unsafe { me.take_crossings(self.cross, self.n_ranges, k, cycle, n) };
         if self.traced {
             me.ran_routers.clear();
             me.ran_routers.union_with(&me.live_routers);

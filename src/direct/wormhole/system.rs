@@ -35,7 +35,7 @@ use crate::deadlock::{WaitReport, WaitStep};
 use crate::direct::{Fabric, LegalMemo, ListWalk, check_list, check_list_in, format_list};
 use crate::direct::{MAX_THREADS, threads_used};
 use crate::rtl::HandOver;
-use crate::rtl::crew::{Crew, CrewJob, Shift};
+use crate::rtl::crew::{COUNT_TO, Crew, CrewJob, Shift};
 use crate::rtl::trace::{Hierarchy, TraceState, Traced, WaveSink, in_unit, out_unit};
 use crate::rtl::{Bits, ChannelId, PortIter, SeqMap, Sink};
 use crate::switch::Channels;
@@ -290,6 +290,11 @@ struct Par {
     stage: Vec<Vec<(u32, Outgoing)>>,
     /// Whether a cycle is handed to the helpers or run here.
     shift: Shift,
+    /// The network's state is in the system's own live sets, inboxes and
+    /// channels, and its cycles run as one thread's
+    /// ([`DirectSystem::eval_all`]): the cycles [`shift`](Self::shift)
+    /// keeps on the calling thread. Otherwise it is in the ranges.
+    here: bool,
 }
 
 impl Par {
@@ -371,7 +376,9 @@ pub struct DirectSystem {
     /// The ranges and threads, when several threads evaluate the routers
     /// and processors: each range keeps its own live sets, inboxes and
     /// copy of the channels, and `live_routers`, `live_procs`, `inbox`
-    /// and `ch` (but its wiring) are not used.
+    /// and `ch` (but its wiring, and what a traced run samples) are not
+    /// used, except while the cycles run on the calling thread as one
+    /// thread's ([`Par::here`]).
     par: Option<Par>,
     /// The header hops [`check_hop`](Self::check_hop) has found legal, a
     /// bit per (router, destination, arrival port, output): as for
@@ -654,6 +661,7 @@ impl DirectSystem {
             cross: (0..parts).map(|_| Cross::default()).collect(),
             stage: (0..parts).map(|_| Vec::new()).collect(),
             shift: Shift::new(hand_over),
+            here: true,
         }))
     }
 
@@ -668,12 +676,12 @@ impl DirectSystem {
     /// processor) `x`: the system's, or its range's.
     fn live_sets(&mut self, x: u32) -> (&mut Bits, &mut Bits) {
         match &mut self.par {
-            None => (&mut self.live_routers, &mut self.live_procs),
-            Some(p) => {
+            Some(p) if !p.here => {
                 let k = p.range_of(x);
                 let r = &mut p.ranges[k];
                 (&mut r.live_routers, &mut r.live_procs)
             }
+            _ => (&mut self.live_routers, &mut self.live_procs),
         }
     }
 
@@ -703,7 +711,7 @@ impl DirectSystem {
     /// with whether the link joins two routers.
     pub fn link_counts(&self) -> Vec<(u64, bool)> {
         let n = self.fabric.nodes();
-        let Some(p) = &self.par else {
+        let Some(p) = self.par.as_ref().filter(|p| !p.here) else {
             return self.ch.flits.carried_between(n);
         };
         // On several threads, a link's writer's copy of it counts (the
@@ -1266,13 +1274,14 @@ impl DirectSystem {
         self.unstage();
         self.wake();
         if !self.par.as_mut().expect("ranges").hand_over() {
-            // Too little to hand over: the calling thread runs every range
-            // and finishes the cycle, as one thread's step.
+            // Too little to hand over: the calling thread runs the cycle,
+            // as one thread's step, and finishes it.
             if deferred {
                 self.close(self.cycle - 1)?;
             }
             return self.step_on(Some(false));
         }
+        self.hand_to_ranges();
         let jobs = self.jobs();
         let crew = &mut self.par.as_mut().expect("ranges").crew;
         crew.start(&jobs);
@@ -1402,19 +1411,97 @@ impl DirectSystem {
     }
 
     /// Evaluates the live routers and processors on the ranges' threads
-    /// and takes what they produced in range order; true when a flit
-    /// moved.
+    /// and takes what they produced in range order, or, for a cycle kept
+    /// on the calling thread, as one thread does; true when a flit moved.
     /// `shared`: the cycle is handed to the helpers (`None`: if
     /// [`Par::hand_over`] says so).
     fn eval_ranges(&mut self, shared: Option<bool>) -> bool {
-        let jobs = self.jobs();
         let par = self.par.as_mut().expect("ranges");
-        if shared.unwrap_or_else(|| par.hand_over()) {
-            par.crew.run(&jobs);
-        } else {
-            par.crew.run_here(&jobs);
+        if !shared.unwrap_or_else(|| par.hand_over()) {
+            self.bring_here();
+            let moved = self.eval_all();
+            // What each range would have left live, for the next cycle's
+            // choice.
+            let p = self.par.as_mut().expect("ranges");
+            for r in &mut p.ranges {
+                r.work = self.live_routers.count_in(r.words(), COUNT_TO)
+                    + self.live_procs.count_in(r.words(), COUNT_TO);
+            }
+            return moved;
         }
+        self.hand_to_ranges();
+        let jobs = self.jobs();
+        self.par.as_mut().expect("ranges").crew.run(&jobs);
         self.collect()
+    }
+
+    /// Brings the network's state from the ranges into the system's own
+    /// live sets, inboxes and channels, for cycles run as one thread's
+    /// (nothing to do when it is there). Between cycles: the writes the
+    /// ranges' last edges handed to other ranges are put into their
+    /// readers' copies first (and their readers woken), as the readers'
+    /// next cycle would, and each channel is then taken from its reader's
+    /// copy, with what every copy counted it carried.
+    fn bring_here(&mut self) {
+        let n = self.routers.len() as u32;
+        let cycle = self.cycle;
+        let p = self.par.as_mut().expect("ranges");
+        if p.here {
+            return;
+        }
+        debug_assert!(!self.left_running, "a cycle left running");
+        let (cross, n_ranges) = (p.cross.as_ptr(), p.ranges.len());
+        for (k, me) in p.ranges.iter_mut().enumerate() {
+            // SAFETY: no helper runs (the last cycle was waited for), and
+            // the lists are only read.
+            unsafe { me.take_crossings(cross, n_ranges, k, cycle, n) };
+        }
+        {
+            let copies: SmallVec<[&Channels; 4]> = p.ranges.iter().map(|r| &r.ch).collect();
+            let his = &p.his;
+            self.ch.gather_from(&copies, |s| {
+                let x = if s.component < n {
+                    s.component
+                } else {
+                    s.component - n
+                };
+                his.partition_point(|&hi| hi <= x)
+            });
+        }
+        for r in &mut p.ranges {
+            let words = r.words();
+            self.live_routers
+                .take_words(&mut r.live_routers, words.clone());
+            self.live_procs.take_words(&mut r.live_procs, words);
+            for x in r.lo as usize..r.hi as usize {
+                self.inbox[x] = std::mem::take(&mut r.inbox[x]);
+            }
+        }
+        p.here = true;
+    }
+
+    /// Hands the network's state from the system's own live sets, inboxes
+    /// and channels to the ranges, for cycles run on their threads
+    /// (nothing to do when it is there): each range's copy of the channels
+    /// shows them all, and counts as carried what its components drive.
+    fn hand_to_ranges(&mut self) {
+        let n = self.routers.len() as u32;
+        let p = self.par.as_mut().expect("ranges");
+        if !p.here {
+            return;
+        }
+        for r in &mut p.ranges {
+            let (lo, hi) = (r.lo, r.hi);
+            r.ch.split_from(&self.ch, |s| super::par::owns(lo, hi, n, s.component));
+            let words = r.words();
+            r.live_routers
+                .take_words(&mut self.live_routers, words.clone());
+            r.live_procs.take_words(&mut self.live_procs, words);
+            for x in lo as usize..hi as usize {
+                r.inbox[x] = std::mem::take(&mut self.inbox[x]);
+            }
+        }
+        p.here = false;
     }
 
     /// Takes what the ranges produced in their last cycle, in range order;
@@ -2570,8 +2657,11 @@ mod tests {
     /// network is not quiet, even with every live set empty.
     #[test]
     fn a_write_handed_between_ranges_keeps_the_network_from_skipping() {
+        // Every cycle on the ranges (a light one would run as one
+        // thread's, with no writes handed between ranges).
         let cfg = DirectConfig {
             threads: 2,
+            hand_over: HandOver::Always,
             ..DirectConfig::default()
         };
         let mut s = DirectSystem::new(Arc::new(DorMesh::new(16, 16, 1).unwrap()), &cfg).unwrap();
@@ -2603,6 +2693,7 @@ mod tests {
         let f = Arc::new(DorMesh::new(16, 16, 1).unwrap());
         let cfg = DirectConfig {
             threads: 2,
+            hand_over: HandOver::Always,
             ..DirectConfig::default()
         };
         let mut s = DirectSystem::new(f.clone(), &cfg).unwrap();
@@ -2624,6 +2715,72 @@ mod tests {
         s.cycle = 10;
         s.step().unwrap();
         assert!(!s.routers[136].is_idle(), "the flit not taken");
+    }
+
+    /// Cycles moved between the ranges' threads and the calling thread's
+    /// one-thread evaluation and back ([`DirectSystem::bring_here`],
+    /// [`DirectSystem::hand_to_ranges`]), in runs of random length, with worms,
+    /// credits and writes handed between ranges in flight at the moves:
+    /// the same run as one thread's, links' counts and waveform included,
+    /// untraced and traced, at a light and a heavy load.
+    #[test]
+    fn cycles_moved_between_ranges_and_one_thread_give_one_threads_run() {
+        let f: Arc<dyn Fabric> = Arc::new(CubeFabric {
+            cube: Hypercube::new(7).unwrap(),
+            routing: Routing::Restriction2,
+        });
+        for (rate, dests) in [(0.004, 3), (0.04, 8)] {
+            for traced in [false, true] {
+                let go = |threads: usize| {
+                    let cfg = DirectConfig {
+                        threads,
+                        keep_worms: true,
+                        seed: 5,
+                        ..DirectConfig::default()
+                    };
+                    let mut s = DirectSystem::new(f.clone(), &cfg).unwrap();
+                    let wave = MemorySink::new();
+                    if traced {
+                        s.attach_tracer(Box::new(wave.clone()), 5000).unwrap();
+                    }
+                    s.set_traffic(traffic(rate, dests)).unwrap();
+                    let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
+                    let (mut here, mut moves, mut crossing) = (true, 0, 0);
+                    let mut step = |s: &mut DirectSystem| {
+                        if threads == 1 {
+                            return s.step().unwrap();
+                        }
+                        if rng.random_bool(0.1) {
+                            here = !here;
+                            moves += 1;
+                            let last = s.cycle.wrapping_sub(1);
+                            let p = s.par.as_ref().unwrap();
+                            crossing += (here && p.cross.iter().any(|c| c.pending(last))) as u32;
+                        }
+                        s.step_on(Some(!here)).unwrap();
+                        assert_eq!(s.par.as_ref().unwrap().here, here);
+                    };
+                    for _ in 0..3_000 {
+                        step(&mut s);
+                    }
+                    s.stop_traffic();
+                    while !s.worms.is_empty() {
+                        assert!(s.cycle < 100_000, "worms still in flight");
+                        step(&mut s);
+                    }
+                    s.finish_trace().unwrap();
+                    (outcome(&s, &wave), moves, crossing)
+                };
+                let (one, _, _) = go(1);
+                let (two, moves, crossing) = go(2);
+                assert_eq!(two, one, "rate {rate}, traced {traced}");
+                assert!(moves > 250, "{moves} moves");
+                // Moves to the calling thread with writes handed between
+                // the ranges still to be taken.
+                assert!(crossing > 20, "{crossing} of {moves}");
+                assert!(one.contains("deliveries"), "{one}");
+            }
+        }
     }
 
     /// Batched steps that leave the other ranges running, with worms sent
