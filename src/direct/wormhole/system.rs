@@ -1457,16 +1457,11 @@ impl DirectSystem {
             unsafe { me.take_crossings(cross, n_ranges, k, cycle, n) };
         }
         {
+            let p = &*p;
             let copies: SmallVec<[&Channels; 4]> = p.ranges.iter().map(|r| &r.ch).collect();
-            let his = &p.his;
-            self.ch.gather_from(&copies, |s| {
-                let x = if s.component < n {
-                    s.component
-                } else {
-                    s.component - n
-                };
-                his.partition_point(|&hi| hi <= x)
-            });
+            // A processor goes with the router of its number.
+            self.ch
+                .gather_from(&copies, |s| p.range_of(s.component % n));
         }
         for r in &mut p.ranges {
             let words = r.words();
