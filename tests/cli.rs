@@ -562,6 +562,66 @@ fn refused(args: &[&str], needle: &str) {
     );
 }
 
+/// `mesh3d plan` builds meshes past 65,536 nodes (the most before), and
+/// refuses one its machine's memory cannot hold before building it,
+/// naming the reckoning, where it would otherwise run out of memory part
+/// way through; past 2^24 nodes a mesh is refused by its size.
+#[test]
+fn mesh3d_plan_runs_large_meshes_and_refuses_one_too_large_for_memory() {
+    let out = ok(&wormcast(&[
+        "mesh3d", "plan", "--dims", "300x300", "--source", "0,0,0", "--dests", "5,89999", "--json",
+    ]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let nodes: Vec<u64> = v["worms"][0]["deliveries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["node"].as_u64().unwrap())
+        .collect();
+    assert_eq!(nodes, [5, 89999], "{out}");
+    // 4096x4096 all-port routers: 134,217,728 ports at 1,024 bytes and 16
+    // a flit of their 2-flit buffers' depth, 141,733 MB.
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap();
+    let kib: u64 = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemAvailable:"))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        kib * 1024 < 141_733_000_000,
+        "this test needs less than 141,733 MB of memory available to see the refusal"
+    );
+    refused(
+        &[
+            "mesh3d",
+            "plan",
+            "--dims",
+            "4096x4096",
+            "--source",
+            "0,0,0",
+            "--dests",
+            "5",
+        ],
+        "topology = mesh:4096x4096: a simulation of its 16777216 wormhole routers \
+         (134217728 ports) is reckoned at 141733 MB, more than the ",
+    );
+    refused(
+        &[
+            "mesh3d",
+            "plan",
+            "--dims",
+            "4097x4096",
+            "--source",
+            "0,0,0",
+            "--dests",
+            "5",
+        ],
+        "dims = 4097x4096x1: a mesh has 2 to 16777216 nodes, every side at least 1",
+    );
+}
+
 /// The triangle of `tests/common` (0 - 1 and 0 - 2 down from the root, 1 - 2
 /// a same-level link down from 1 to 2; nodes 2s and 2s + 1 on switch s).
 ///

@@ -532,6 +532,56 @@ fn a_mesh_of_262144_routers_runs() {
     }
 }
 
+/// A mesh with Hamiltonian routing past 65,536 nodes (the most before)
+/// runs: on a 300x300 mesh a packet from the first node to the last and
+/// to its neighbour arrives at the wormhole router's closed form, over
+/// the hops the routing function R takes from label to label (the
+/// 90,000 labels take three address flits, H = 4).
+#[test]
+fn a_hamiltonian_mesh_of_90000_routers_runs() {
+    use wormcast::direct::mesh::{Coord, Mesh};
+    let spec = TopoSpec::parse("mesh:300x300").unwrap();
+    let mesh = Mesh::new(300, 300, 1).unwrap();
+    let label = |i: u32| {
+        mesh.label(Coord {
+            x: i % 300,
+            y: i / 300,
+            z: 0,
+        })
+        .unwrap()
+    };
+    let l = 4u64;
+    for d in [300 * 300 - 1, 1] {
+        let (mut at, to) = (label(0), label(d));
+        let mut h = 0u64;
+        while at != to {
+            at = mesh.neighbor(at, mesh.route(at, to)).unwrap();
+            h += 1;
+        }
+        let (mut e, _, _) = engine::build(
+            &spec,
+            Some(RouterModel::Wormhole),
+            Some("hamiltonian"),
+            &RunOptions::default(),
+        )
+        .unwrap();
+        e.send(7, 0, &[d], (4 + l) as u32).unwrap();
+        let mut out = Vec::new();
+        while out.is_empty() {
+            assert!(e.cycle() < 10_000, "0 -> {d} never arrived");
+            e.step().unwrap();
+            e.arrivals(&mut out);
+        }
+        let a = out[0];
+        assert_eq!((a.msg, a.node), (7, d));
+        assert_eq!(
+            a.arrived - a.injected.unwrap(),
+            (h + 1) * (4 + 2) + 1 + l + (l - 1) / 2,
+            "0 -> {d} over {h} hops"
+        );
+    }
+}
+
 /// No pattern runs unsaturated past its channel-load bound: offered 10%
 /// above the bound, every pattern on the 8x8 mesh saturates.
 #[test]

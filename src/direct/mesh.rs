@@ -51,8 +51,11 @@ pub struct Mesh {
     coords: Vec<Coord>,
 }
 
-/// Largest mesh the model builds (labels fit a 2-flit address).
-pub const MAX_MESH_NODES: u32 = 65_536;
+/// Largest mesh the model builds: that of a mesh or torus with dimension
+/// order ([`MAX_GRID_NODES`](super::grid::MAX_GRID_NODES), 2^24; a header takes
+/// as many address flits as its largest label needs). Memory refuses a
+/// smaller one first (`engine::direct_reckoning`).
+pub const MAX_MESH_NODES: u32 = 1 << 24;
 
 impl Mesh {
     /// An `m` (rows) x `n` (columns) x `r` (layers) mesh, each at least 1.

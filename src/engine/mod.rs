@@ -368,6 +368,19 @@ pub fn direct_reckoning(
     Some((routers, ports, ports as u128 * per_port as u128))
 }
 
+/// Refuses, before anything is built, a wormhole or tree network whose
+/// reckoning ([`direct_reckoning`]) exceeds the memory available, naming
+/// both: for a caller that builds such a network itself (`wormcast
+/// mesh3d plan`); [`run`] and [`prepare`] ask this first.
+pub fn check_direct_memory(topo: &TopoSpec, router: RouterModel, o: &RunOptions) -> Result<()> {
+    match crate::memory::available() {
+        Some(available) if router != RouterModel::CutThrough => {
+            direct_fits(topo, router, o, available)
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Refuses a wormhole or tree network whose reckoning
 /// ([`direct_reckoning`]) exceeds `available` bytes, naming both, before
 /// anything is built: such a run would otherwise be stopped by the
@@ -492,11 +505,7 @@ pub fn build(
                 ),
             })?,
     };
-    if router != RouterModel::CutThrough
-        && let Some(available) = crate::memory::available()
-    {
-        direct_fits(topo, router, o, available)?;
-    }
+    check_direct_memory(topo, router, o)?;
     let engine: Box<dyn Engine> = match (router, topo) {
         (RouterModel::CutThrough, _) => {
             let net = Network::new(&topo.topology()?)?;

@@ -383,6 +383,23 @@ fn mesh_plan(a: &MeshPlanArgs) -> Result<()> {
     use wormcast::direct::mesh::{Mesh, MeshFabric};
     use wormcast::mcast::hamilton::{HamAlgo, parse_coord, prepare};
     let mesh = Mesh::parse(&a.dims)?;
+    let cfg = DirectConfig {
+        ports: PortModel::AllPort,
+        startup: a.beta,
+        ..Default::default()
+    };
+    // A mesh too large for the machine's memory is refused before its
+    // routers are built.
+    let (m, n, r) = mesh.dims();
+    wormcast::engine::check_direct_memory(
+        &wormcast::engine::TopoSpec::Mesh([n, m, r]),
+        wormcast::engine::RouterModel::Wormhole,
+        &wormcast::engine::RunOptions {
+            ports: cfg.ports,
+            wormhole_buffer: cfg.buffer_flits,
+            ..Default::default()
+        },
+    )?;
     let algo = HamAlgo::parse(&a.algo)?;
     let src = mesh.label(parse_coord(&a.source)?)?;
     let worms = prepare(&mesh, src, &a.dests, algo)?;
@@ -402,11 +419,6 @@ fn mesh_plan(a: &MeshPlanArgs) -> Result<()> {
             ),
         });
     }
-    let cfg = DirectConfig {
-        ports: PortModel::AllPort,
-        startup: a.beta,
-        ..Default::default()
-    };
     let mut sys = DirectSystem::new(Arc::new(MeshFabric { mesh: mesh.clone() }), &cfg)?;
     if let Some(v) = &a.vcd {
         sys.attach_tracer(a.window.open(v, "wormcast mesh3d plan")?, 5_000)?;
