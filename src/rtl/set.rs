@@ -47,16 +47,7 @@ impl Bits {
     /// that reaches it returns `limit`): the summary words skip the empty
     /// words, so a mostly idle set costs little.
     pub(crate) fn count_to(&self, limit: usize) -> usize {
-        let mut n = 0;
-        for (si, &ws) in self.sum.iter().enumerate() {
-            for b in super::PortIter(ws) {
-                n += self.words[si << 6 | b].count_ones() as usize;
-                if n >= limit {
-                    return limit;
-                }
-            }
-        }
-        n
+        self.count_in(0..self.words.len(), limit)
     }
 
     /// [`count_to`](Self::count_to) of the members in words `words`
