@@ -10,9 +10,11 @@
 //! meanwhile and then waits for the others, or returns once its own job is
 //! done and waits for them later ([`Crew::start`], [`Crew::wait`]).
 //!
-//! A cycle that holds little work is not handed over at all: the calling
-//! thread runs every range itself ([`Crew::run_here`]) when [`Shift`] says
-//! so ([`HandOver`]). Which thread runs a range changes only the time a
+//! A cycle that holds little work is not handed over at all when [`Shift`]
+//! says so ([`HandOver`]): the calling thread runs every range itself
+//! ([`Crew::run_here`], the tree router), or the network runs the cycle as
+//! one thread's evaluation on state it keeps for that (the wormhole
+//! system and the cut-through switch's). Which thread runs a range changes only the time a
 //! cycle takes: the ranges of a cycle are independent, so they may run in
 //! any order or at once.
 

@@ -28,6 +28,12 @@
 //! range also keeps the set of components it ran; the calling thread
 //! samples the cycle from those and from channels that follow the ranges'
 //! copies ([`Channels::follow`]), and so writes one thread's waveform.
+//!
+//! A light cycle is not handed to the ranges at all: the system runs it
+//! as one thread's evaluation on its own channels, live set, wheel and
+//! inboxes, and moves the network's state between those and the ranges'
+//! when the hand-over rule changes its mind ([`Range::take_crossings`]
+//! is the part of a range's cycle such a move does too).
 
 use super::active::{Bits, insert_into};
 use super::terminal::Terminal;
@@ -81,10 +87,57 @@ impl Range {
     pub(super) fn owns(&self, n_sw: u32, c: u32) -> bool {
         owns(&self.sw, &self.nodes, n_sw, c)
     }
+
+    /// The range's components (switches, then nodes numbered as
+    /// components) of a system of `n_sw` switches.
+    pub(super) fn components(&self, n_sw: u32) -> [std::ops::Range<u32>; 2] {
+        [
+            self.sw.clone(),
+            n_sw + self.nodes.start..n_sw + self.nodes.end,
+        ]
+    }
+
+    /// Puts into the range's channels the writes the other ranges' edges
+    /// of the cycle before `cycle` handed it (`cross`: every range's
+    /// lists; this is range `k` of `n_ranges`), waking their readers.
+    ///
+    /// # Safety
+    /// `cross` points to `n_ranges` lists, and no thread writes the last
+    /// cycle's ones while this runs.
+    pub(super) unsafe fn take_crossings(
+        &mut self,
+        cross: *const Cross,
+        n_ranges: usize,
+        k: usize,
+        cycle: u64,
+        n_sw: u32,
+    ) {
+        let (sw, nodes) = (self.sw.clone(), self.nodes.clone());
+        let (words, sum) = self.active.parts();
+        let inbox = &mut self.inbox;
+        // SAFETY: by the caller.
+        unsafe {
+            self.ch.take_crossings(
+                cross,
+                n_ranges,
+                k,
+                cycle,
+                |c| owns(&sw, &nodes, n_sw, c),
+                |s| arrive(inbox, words, sum, s),
+            )
+        };
+    }
 }
 
+/// Component `c` of a system of `n_sw` switches is among switches `sw` or
+/// nodes `nodes` (numbered as nodes, from 0).
 #[inline(always)]
-fn owns(sw: &std::ops::Range<u32>, nodes: &std::ops::Range<u32>, n_sw: u32, c: u32) -> bool {
+pub(super) fn owns(
+    sw: &std::ops::Range<u32>,
+    nodes: &std::ops::Range<u32>,
+    n_sw: u32,
+    c: u32,
+) -> bool {
     if c < n_sw {
         sw.contains(&c)
     } else {
@@ -329,21 +382,8 @@ impl Job {
         // SAFETY: by the caller, the range is this thread's.
         let me = unsafe { &mut *self.ranges.add(k) };
         let (sw, nodes) = (me.sw.clone(), me.nodes.clone());
-        {
-            let (words, sum) = me.active.parts();
-            let inbox = &mut me.inbox;
-            // SAFETY: the other ranges only read their last cycle's lists.
-            unsafe {
-                me.ch.take_crossings(
-                    self.cross,
-                    self.n_ranges,
-                    k,
-                    cycle,
-                    |c| owns(&sw, &nodes, n_sw, c),
-                    |s| arrive(inbox, words, sum, s),
-                )
-            };
-        }
+        // SAFETY: the other ranges only read their last cycle's lists.
+        unsafe { me.take_crossings(self.cross, self.n_ranges, k, cycle, n_sw) };
         {
             let Range { wheel, active, .. } = &mut *me;
             wheel.due(cycle, |c| active.insert(c));

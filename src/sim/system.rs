@@ -3,7 +3,7 @@
 use super::active::{Active, Bits};
 use super::config::{NodeModel, SimConfig, Traffic};
 use super::endpoint::{Endpoint, EndpointStats};
-use super::par::{Job, Parts, Range, evaluate};
+use super::par::{Job, Parts, Range, evaluate, owns};
 use super::report::RunReport;
 use super::terminal::Terminal;
 use super::wheel::Wheel;
@@ -15,7 +15,7 @@ use crate::mcast::Tree;
 use crate::net::{Network, PortConn, Reachability, RoutingTables, UpDown};
 use crate::ni::{Group, HostDelivery, NiNode, NiTiming, Scheme};
 use crate::rtl::HandOver;
-use crate::rtl::crew::{Crew, Shift, threads_used};
+use crate::rtl::crew::{COUNT_TO, Crew, Shift, threads_used};
 use crate::rtl::trace::{Hierarchy, TraceState, Traced, WaveSink, out_unit};
 use crate::rtl::{ChannelId, PortIter, Sink};
 use crate::switch::{
@@ -200,8 +200,9 @@ pub struct System {
     routes: Arc<RoutingTables>,
     /// The channels, their inboxes, the components to evaluate this cycle
     /// and next, and their wake-ups: on one thread. On several, each range
-    /// keeps its own ([`Range`]), and these hold the channels' wiring
-    /// alone.
+    /// keeps its own ([`Range`]) for the cycles handed to the ranges'
+    /// threads, and these hold the network's state only while light
+    /// cycles run as one thread's ([`Par::here`]).
     ch: Channels,
     inbox: Vec<u64>,
     active: Active,
@@ -234,6 +235,15 @@ struct Par {
     cross: Vec<Cross>,
     /// Whether a cycle is handed to the helpers or run here.
     shift: Shift,
+    /// The network's state (channels, live set, wake-ups, inboxes) is in
+    /// the system's own, for cycles run as one thread's (the last cycle
+    /// was light), rather than in the ranges'.
+    here: bool,
+    /// The ranges' switches in turn, then their nodes, as runs of
+    /// components ([`Bits::count_runs`]), and a count for each run: what
+    /// each range would have left live, counted on the system's live set.
+    runs: Vec<usize>,
+    run_counts: Vec<usize>,
 }
 
 impl System {
@@ -509,6 +519,10 @@ impl System {
             }
         };
         let total = n_sw + nodes;
+        let runs: Vec<usize> = (0..parts)
+            .map(|k| sw_cut(k) as usize)
+            .chain((0..=parts).map(|k| n_sw + node_cut(k) as usize))
+            .collect();
         let ranges = (0..parts)
             .map(|k| Range {
                 sw: sw_cut(k)..sw_cut(k + 1),
@@ -532,6 +546,9 @@ impl System {
             ranges,
             cross: (0..parts).map(|_| Cross::default()).collect(),
             shift: Shift::new(hand_over),
+            here: false,
+            run_counts: vec![0; runs.len() - 1],
+            runs,
         }))
     }
 
@@ -566,7 +583,7 @@ impl System {
     /// this gathers them, as one thread would hold them (each channel as
     /// its reader's range sees it), once per cycle asked.
     pub fn channels(&self) -> &Channels {
-        match &self.par {
+        match self.ranges_hold() {
             None => &self.ch,
             Some(p) => self.gathered.get_or_init(|| {
                 let copies: Vec<&Channels> = p.ranges.iter().map(|r| &r.ch).collect();
@@ -761,10 +778,17 @@ impl System {
         &self.worms
     }
 
-    /// The range that holds component `c`, on several threads.
+    /// The ranges, when they hold the network's state (on several
+    /// threads, after a cycle handed to them).
+    fn ranges_hold(&self) -> Option<&Par> {
+        self.par.as_ref().filter(|p| !p.here)
+    }
+
+    /// The range that holds component `c`, when the ranges hold the
+    /// network's state.
     fn range_of(&mut self, c: u32) -> Option<&mut Range> {
         let n_sw = self.n_sw as u32;
-        let p = self.par.as_mut()?;
+        let p = self.par.as_mut().filter(|p| !p.here)?;
         p.ranges.iter_mut().find(|r| r.owns(n_sw, c))
     }
 
@@ -923,10 +947,17 @@ impl System {
 
     /// Simulates one clock cycle.
     pub fn tick(&mut self) -> Result<()> {
+        self.tick_as(None)
+    }
+
+    /// [`tick`](Self::tick); on several threads, `hand` says whether the
+    /// cycle goes to the ranges' threads or runs as one thread's (`None`:
+    /// as the [`Shift`] rule says).
+    fn tick_as(&mut self, hand: Option<bool>) -> Result<()> {
         let cycle = self.cycle;
         let next = cycle + 1;
         if self.par.is_some() {
-            self.eval_ranges();
+            self.eval_ranges(hand);
         } else {
             self.eval_all();
         }
@@ -1023,11 +1054,32 @@ impl System {
         });
     }
 
-    /// Evaluates the live switches and nodes on the ranges' threads and
-    /// takes what they produced in range order: the switches' faults of
-    /// every range, then the nodes', as one thread finds them.
-    fn eval_ranges(&mut self) {
+    /// Evaluates a cycle of a network cut into ranges: on the ranges'
+    /// threads, taking what they produced in range order (the switches'
+    /// faults of every range, then the nodes', as one thread finds them),
+    /// or, when the cycle is light, as one thread's cycle on the system's
+    /// own state ([`System::eval_all`]), which is the same cycle. `hand`
+    /// chooses (tests); `None` leaves it to the [`Shift`] rule, by the
+    /// components each range left live at the end of the last cycle.
+    fn eval_ranges(&mut self, hand: Option<bool>) {
         self.gathered = std::cell::OnceCell::new();
+        let par = self.par.as_mut().expect("ranges");
+        let hand = hand.unwrap_or_else(|| par.shift.hand_over(par.ranges.iter().map(|r| r.work)));
+        if !hand {
+            self.bring_here();
+            self.eval_all();
+            // What each range would have left live, for the next cycle's
+            // choice.
+            let p = self.par.as_mut().expect("ranges");
+            p.run_counts.fill(0);
+            self.active.now().count_runs(&p.runs, &mut p.run_counts);
+            let k = p.ranges.len();
+            for (i, r) in p.ranges.iter_mut().enumerate() {
+                r.work = (p.run_counts[i] + p.run_counts[k + i]).min(COUNT_TO);
+            }
+            return;
+        }
+        self.hand_to_ranges();
         let par = self.par.as_mut().expect("ranges");
         let (ranges, cross, n_ranges) = (
             par.ranges.as_mut_ptr(),
@@ -1049,13 +1101,7 @@ impl System {
             traced: self.tracing.is_some(),
         };
         let jobs: smallvec::SmallVec<[Job; 4]> = (0..n_ranges).map(job).collect();
-        // Handed to the helpers or not ([`Shift`]), by the components each
-        // range left live at the end of the last cycle.
-        if par.shift.hand_over(par.ranges.iter().map(|r| r.work)) {
-            par.crew.run(&jobs);
-        } else {
-            par.crew.run_here(&jobs);
-        }
+        par.crew.run(&jobs);
         for r in &mut par.ranges {
             self.faults.extend(r.faults.drain(..r.node_faults));
         }
@@ -1079,6 +1125,86 @@ impl System {
                 }
             }
         }
+    }
+
+    /// Brings the network's state from the ranges into the system's own
+    /// channels, live set, wheel and inboxes, for cycles run as one
+    /// thread's (nothing to do when it is there). Between cycles: the
+    /// writes the ranges' last edges handed to other ranges are put into
+    /// their readers' copies first (and their readers woken), as the
+    /// readers' next cycle would; each channel is then taken from its
+    /// reader's copy, with what every copy counted it carried.
+    fn bring_here(&mut self) {
+        let (n_sw, cycle) = (self.n_sw as u32, self.cycle);
+        let p = self.par.as_mut().expect("ranges");
+        if p.here {
+            return;
+        }
+        let (cross, n_ranges) = (p.cross.as_ptr(), p.ranges.len());
+        for (k, r) in p.ranges.iter_mut().enumerate() {
+            // SAFETY: no helper runs (the last cycle was waited for), and
+            // the lists are only read.
+            unsafe { r.take_crossings(cross, n_ranges, k, cycle, n_sw) };
+        }
+        {
+            let p = &*p;
+            let copies: smallvec::SmallVec<[&Channels; 4]> =
+                p.ranges.iter().map(|r| &r.ch).collect();
+            self.ch.gather_from(&copies, |s| {
+                p.ranges
+                    .iter()
+                    .position(|r| r.owns(n_sw, s.component))
+                    .expect("every component is in a range")
+            });
+        }
+        for r in &mut p.ranges {
+            self.active.set_mut().union_with(&r.active);
+            r.active.clear();
+            r.wheel.move_to(cycle, &mut [&mut self.wheel], |_| 0);
+            for c in r.components(n_sw).into_iter().flatten() {
+                self.inbox[c as usize] = std::mem::take(&mut r.inbox[c as usize]);
+            }
+        }
+        p.here = true;
+    }
+
+    /// Hands the network's state from the system's own channels, live
+    /// set, wheel and inboxes to the ranges, for cycles run on their
+    /// threads (nothing to do when it is there): each range's copy of the
+    /// channels shows them all, and counts as carried what its components
+    /// drive.
+    fn hand_to_ranges(&mut self) {
+        let (n_sw, cycle) = (self.n_sw as u32, self.cycle);
+        let p = self.par.as_mut().expect("ranges");
+        if !p.here {
+            return;
+        }
+        // Each range's switches and nodes, to find a component's range
+        // while the ranges are borrowed.
+        let cuts: smallvec::SmallVec<[_; 4]> = p
+            .ranges
+            .iter()
+            .map(|r| (r.sw.clone(), r.nodes.clone()))
+            .collect();
+        let owner = |c: u32| {
+            cuts.iter()
+                .position(|(sw, nodes)| owns(sw, nodes, n_sw, c))
+                .expect("every component is in a range")
+        };
+        for (k, r) in p.ranges.iter_mut().enumerate() {
+            r.ch.split_from(&self.ch, |s| owner(s.component) == k);
+            for c in r.components(n_sw).into_iter().flatten() {
+                r.inbox[c as usize] = std::mem::take(&mut self.inbox[c as usize]);
+            }
+        }
+        for c in self.active.now().iter() {
+            p.ranges[owner(c)].active.insert(c);
+        }
+        self.active.set_mut().clear();
+        let mut wheels: smallvec::SmallVec<[&mut Wheel; 4]> =
+            p.ranges.iter_mut().map(|r| &mut r.wheel).collect();
+        self.wheel.move_to(cycle, &mut wheels, owner);
+        p.here = false;
     }
 
     /// Samples the units that may have changed at the edge into `next`: the
@@ -1198,7 +1324,7 @@ impl System {
             return 0;
         }
         let last = self.cycle.wrapping_sub(1);
-        let due = match &self.par {
+        let due = match self.ranges_hold() {
             // A write left to cross to another range keeps the network
             // from being quiet (the ranges take it in the next cycle).
             Some(p) if p.cross.iter().any(|c| c.pending(last)) => return 0,
@@ -1217,7 +1343,7 @@ impl System {
 
     /// No component is to be evaluated this cycle (on any thread).
     fn is_idle(&self) -> bool {
-        match &self.par {
+        match self.ranges_hold() {
             None => self.active.is_empty(),
             Some(p) => p.ranges.iter().all(|r| r.active.is_empty()),
         }
@@ -1225,7 +1351,7 @@ impl System {
 
     /// The components to evaluate this cycle, in index order.
     fn active_components(&self) -> Vec<u32> {
-        match &self.par {
+        match self.ranges_hold() {
             None => self.active.now().iter().collect(),
             Some(p) => {
                 let mut v: Vec<u32> = p.ranges.iter().flat_map(|r| r.active.iter()).collect();
@@ -1844,11 +1970,14 @@ mod tests {
         Network::new(&p.generate().unwrap()).unwrap()
     }
 
-    /// 256 switches and 1,024 nodes on two threads.
+    /// 256 switches and 1,024 nodes on two threads, every cycle handed
+    /// to the ranges (a light cycle would run as one thread's, on the
+    /// system's own state, and these tests look at the ranges').
     fn two_ranges() -> System {
         let net = irregular(256, 1024);
         let cfg = SimConfig {
             threads: 2,
+            hand_over: crate::rtl::HandOver::Always,
             ..SimConfig::default()
         };
         let s = System::new(&net, &cfg, &Traffic::Idle).unwrap();
@@ -1884,6 +2013,82 @@ mod tests {
         s.tick().unwrap();
         assert_eq!(s.par.as_ref().unwrap().ranges[1].ch.credits.q(c), 1);
         assert_eq!(s.quiet_cycles(u64::MAX), u64::MAX, "taken");
+    }
+
+    /// Cycles moved at random between the ranges' threads and one
+    /// thread's evaluation on the system's own state ([`System::bring_here`],
+    /// [`System::hand_to_ranges`]), in runs of random length, with packets,
+    /// worms, credits, wake-ups and writes handed between ranges in flight
+    /// at the moves: the same run as one thread's (deliveries cycle for
+    /// cycle, report, links' counts, waveform), untraced and traced, at a
+    /// light and a heavy load and with multicast worms.
+    #[test]
+    fn cycles_moved_between_ranges_and_one_thread_give_one_threads_run() {
+        use crate::rtl::trace::MemorySink;
+        use rand::{RngExt, SeedableRng};
+        let net = irregular(256, 1024);
+        for traffic in [
+            Traffic::uniform(0.01, 16),
+            Traffic::uniform(0.1, 16),
+            Traffic::multicast(0.01, 6, 4, Kind::BitString),
+        ] {
+            for traced in [false, true] {
+                let go = |threads: usize| {
+                    let cfg = SimConfig {
+                        threads,
+                        record_deliveries: true,
+                        ..SimConfig::default()
+                    };
+                    let mut s = System::new(&net, &cfg, &traffic).unwrap();
+                    let wave = MemorySink::new();
+                    if traced {
+                        s.attach_tracer(Box::new(wave.clone())).unwrap();
+                    }
+                    let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
+                    let (mut here, mut moves, mut crossing) = (true, 0, 0);
+                    for i in 0..2_000 {
+                        if i == 1_000 {
+                            s.stop_traffic();
+                        }
+                        if threads == 1 {
+                            s.tick().unwrap();
+                            continue;
+                        }
+                        if rng.random_bool(0.1) {
+                            here = !here;
+                            moves += 1;
+                            let last = s.cycle.wrapping_sub(1);
+                            let p = s.par.as_ref().unwrap();
+                            crossing += (here && p.cross.iter().any(|c| c.pending(last))) as u32;
+                        }
+                        s.tick_as(Some(!here)).unwrap();
+                        assert_eq!(s.par.as_ref().unwrap().here, here);
+                    }
+                    s.drain(100_000).unwrap();
+                    s.check_quiescent().unwrap();
+                    s.finish_trace().unwrap();
+                    let mut d = Vec::new();
+                    s.take_deliveries(&mut d);
+                    d.sort_by_key(|d| (d.src, d.seq, d.dst));
+                    let out = format!(
+                        "{d:?}\n{}\n{:?}\n{}\n{:?}",
+                        s.report(),
+                        s.link_flits(),
+                        s.cycle(),
+                        wave.changes()
+                    );
+                    (out, d.len(), moves, crossing)
+                };
+                let (one, delivered, _, _) = go(1);
+                let (two, _, moves, crossing) = go(2);
+                assert!(two == one, "{traffic:?}, traced {traced}: another run");
+                assert!(delivered > 250, "{delivered} delivered");
+                assert!(moves > 150, "{moves} moves");
+                // Moves to one thread's evaluation with writes handed
+                // between the ranges still to be taken.
+                assert!(crossing > 20, "{crossing} of {moves}");
+            }
+        }
     }
 
     /// A switch keeps room for a header other than unicast's only once it

@@ -31,6 +31,13 @@ impl Wheel {
     #[inline]
     pub(crate) fn schedule(&mut self, now: u64, c: u32, when: u64) {
         debug_assert!(when > now);
+        self.put(now, c, when);
+    }
+
+    /// [`schedule`](Self::schedule), also for a wake-up in cycle `now`
+    /// itself (one moved between wheels before the cycle's [`due`](Self::due)).
+    #[inline]
+    fn put(&mut self, now: u64, c: u32, when: u64) {
         if self.at[c as usize] == when {
             return;
         }
@@ -70,6 +77,34 @@ impl Wheel {
 }
 
 impl Wheel {
+    /// Moves every pending wake-up to the wheel of `to` that `which` names
+    /// for its component, as of the start of cycle `now` (before that
+    /// cycle's [`due`](Self::due)), and leaves this wheel empty. A
+    /// component keeps its time; the order in which a wheel wakes the
+    /// components of one cycle does not matter (they go into a set).
+    pub(crate) fn move_to(
+        &mut self,
+        now: u64,
+        to: &mut [&mut Wheel],
+        which: impl Fn(u32) -> usize,
+    ) {
+        if self.pending == 0 {
+            return;
+        }
+        for (c, at) in self.at.iter_mut().enumerate() {
+            if *at != u64::MAX {
+                debug_assert!(*at >= now, "a wake-up left behind");
+                to[which(c as u32)].put(now, c as u32, *at);
+                *at = u64::MAX;
+            }
+        }
+        for s in &mut self.slots {
+            s.clear();
+        }
+        self.far.clear();
+        self.pending = 0;
+    }
+
     /// The first cycle from `now` on with a component due, or `None` when
     /// none is scheduled; a cycle past `now + horizon` may be answered as
     /// `now + horizon`, and a stale entry in the far heap (rescheduled
@@ -113,6 +148,34 @@ mod tests {
             w.due(t, |c| seen.push((t, c)));
         }
         assert_eq!(seen, vec![(5, 0), (9, 2), (5000, 1)]);
+    }
+
+    /// Wake-ups moved to other wheels (one due in the cycle of the move,
+    /// one in the slots, one in the far heap, one rescheduled) wake the
+    /// same components at the same cycles, and the wheel moved from is
+    /// empty.
+    #[test]
+    fn moved_wake_ups_keep_their_cycles() {
+        let mut w = Wheel::new(4);
+        w.schedule(0, 0, 10);
+        w.schedule(0, 1, 3000);
+        w.schedule(0, 2, 12);
+        w.schedule(0, 2, 11); // replaces 12
+        w.schedule(5, 3, 10);
+        for t in 0..10 {
+            w.due(t, |_| panic!("nothing is due before 10"));
+        }
+        let (mut even, mut odd) = (Wheel::new(4), Wheel::new(4));
+        w.move_to(10, &mut [&mut even, &mut odd], |c| c as usize % 2);
+        assert_eq!(w.next_due(10, u64::MAX), None);
+        assert_eq!((even.pending, odd.pending), (2, 2));
+        let mut seen = Vec::new();
+        for t in 10..4000 {
+            even.due(t, |c| seen.push((t, c)));
+            odd.due(t, |c| seen.push((t, c)));
+            w.due(t, |c| panic!("{c} left in the old wheel"));
+        }
+        assert_eq!(seen, vec![(10, 0), (10, 3), (11, 2), (3000, 1)]);
     }
 
     #[test]
