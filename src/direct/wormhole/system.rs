@@ -1423,15 +1423,9 @@ impl DirectSystem {
             // What each range would have left live, for the next cycle's
             // choice.
             let p = self.par.as_mut().expect("ranges");
-            let mut bounds: SmallVec<[usize; 5]> =
-                p.ranges.iter().map(|r| r.words().start << 6).collect();
-            bounds.push(p.ranges.last().expect("ranges").words().end << 6);
-            let mut routers: SmallVec<[usize; 4]> = smallvec::smallvec![0; p.ranges.len()];
-            let mut procs = routers.clone();
-            self.live_routers.count_runs(&bounds, &mut routers);
-            self.live_procs.count_runs(&bounds, &mut procs);
-            for (i, r) in p.ranges.iter_mut().enumerate() {
-                r.work = routers[i].min(COUNT_TO) + procs[i].min(COUNT_TO);
+            for r in &mut p.ranges {
+                r.work = self.live_routers.count_in(r.words(), COUNT_TO)
+                    + self.live_procs.count_in(r.words(), COUNT_TO);
             }
             return moved;
         }
