@@ -25,7 +25,8 @@
 //!   two ([`SimConfig::threads`]): the 1,024-switch network at 0.0015 and
 //!   0.0025 flits/node/cycle (its saturation is near 0.003), and a 32x32
 //!   mesh of the same switches (up*/down* routing) at 0.05, about 60% of
-//!   its saturation.
+//!   its saturation; and 500,000 cycles of the 1,024-switch network at
+//!   0.0001, whose light cycles two threads run as one thread's.
 //!
 //! `cargo bench --bench scale`; `cargo run --release --example scale` prints
 //! the same cases in one go (but the thread counts).
@@ -195,10 +196,11 @@ fn threads(c: &mut Criterion) {
         .expect("a mesh");
     let mesh = Network::new(&mesh).expect("valid");
     let irregular = network(1024);
-    for (name, net, load) in [
-        ("irregular_1024_0.0015", &irregular, 0.0015),
-        ("irregular_1024_0.0025", &irregular, 0.0025),
-        ("mesh_32x32_0.05", &mesh, 0.05),
+    for (name, net, load, cycles) in [
+        ("irregular_1024_0.0001", &irregular, 0.0001, 500_000),
+        ("irregular_1024_0.0015", &irregular, 0.0015, 20_000),
+        ("irregular_1024_0.0025", &irregular, 0.0025, 20_000),
+        ("mesh_32x32_0.05", &mesh, 0.05, 20_000),
     ] {
         for threads in [1, 2] {
             let cfg = SimConfig {
@@ -210,7 +212,7 @@ fn threads(c: &mut Criterion) {
                 b.iter_batched(
                     || System::new(net, &cfg, &traffic).expect("system"),
                     |mut sys| {
-                        sys.run(20_000).expect("runs");
+                        sys.run(cycles).expect("runs");
                         sys
                     },
                     BatchSize::LargeInput,
