@@ -104,6 +104,7 @@ impl Range {
     /// # Safety
     /// `cross` points to `n_ranges` lists, and no thread writes the last
     /// cycle's ones while this runs.
+    #[inline(always)]
     pub(super) unsafe fn take_crossings(
         &mut self,
         cross: *const Cross,
