@@ -14,9 +14,9 @@
 //! says so ([`HandOver`]): the calling thread runs every range itself
 //! ([`Crew::run_here`], the tree router), or the network runs the cycle as
 //! one thread's evaluation on state it keeps for that (the wormhole
-//! system and the cut-through switch's). Which thread runs a range changes only the time a
-//! cycle takes: the ranges of a cycle are independent, so they may run in
-//! any order or at once.
+//! system and the cut-through switch's). Which thread runs a range
+//! changes only the time a cycle takes: the ranges of a cycle are
+//! independent, so they may run in any order or at once.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -82,12 +82,6 @@ pub(super) struct Range {
 }
 
 impl Range {
-    /// Component `c` of a system of `n_sw` switches is this range's.
-    #[inline(always)]
-    pub(super) fn owns(&self, n_sw: u32, c: u32) -> bool {
-        owns(&self.sw, &self.nodes, n_sw, c)
-    }
-
     /// The range's components (switches, then nodes numbered as
     /// components) of a system of `n_sw` switches.
     pub(super) fn components(&self, n_sw: u32) -> [std::ops::Range<u32>; 2] {

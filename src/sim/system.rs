@@ -246,6 +246,19 @@ struct Par {
     run_counts: Vec<usize>,
 }
 
+/// The range holding component `c`, among `ranges` ranges cut at `runs`
+/// ([`Par::runs`]: the ranges' switches in turn, then their nodes).
+fn holder(runs: &[usize], ranges: usize, c: u32) -> usize {
+    (runs.partition_point(|&b| b <= c as usize) - 1) % ranges
+}
+
+impl Par {
+    /// The range holding component `c`.
+    fn holder(&self, c: u32) -> usize {
+        holder(&self.runs, self.ranges.len(), c)
+    }
+}
+
 impl System {
     /// Builds the system of `net` with the routing tables its up*/down*
     /// directions give.
@@ -587,13 +600,7 @@ impl System {
             None => &self.ch,
             Some(p) => self.gathered.get_or_init(|| {
                 let copies: Vec<&Channels> = p.ranges.iter().map(|r| &r.ch).collect();
-                let n_sw = self.n_sw as u32;
-                Channels::gather(&copies, |s| {
-                    p.ranges
-                        .iter()
-                        .position(|r| r.owns(n_sw, s.component))
-                        .expect("every component is in a range")
-                })
+                Channels::gather(&copies, |s| p.holder(s.component))
             }),
         }
     }
@@ -787,9 +794,9 @@ impl System {
     /// The range that holds component `c`, when the ranges hold the
     /// network's state.
     fn range_of(&mut self, c: u32) -> Option<&mut Range> {
-        let n_sw = self.n_sw as u32;
         let p = self.par.as_mut().filter(|p| !p.here)?;
-        p.ranges.iter_mut().find(|r| r.owns(n_sw, c))
+        let k = p.holder(c);
+        Some(&mut p.ranges[k])
     }
 
     fn wake_now(&mut self, c: u32) {
@@ -1150,12 +1157,7 @@ impl System {
             let p = &*p;
             let copies: smallvec::SmallVec<[&Channels; 4]> =
                 p.ranges.iter().map(|r| &r.ch).collect();
-            self.ch.gather_from(&copies, |s| {
-                p.ranges
-                    .iter()
-                    .position(|r| r.owns(n_sw, s.component))
-                    .expect("every component is in a range")
-            });
+            self.ch.gather_from(&copies, |s| p.holder(s.component));
         }
         for r in &mut p.ranges {
             self.active.set_mut().union_with(&r.active);
@@ -1179,31 +1181,24 @@ impl System {
         if !p.here {
             return;
         }
-        // Each range's switches and nodes, to find a component's range
-        // while the ranges are borrowed.
-        let cuts: smallvec::SmallVec<[_; 4]> = p
-            .ranges
-            .iter()
-            .map(|r| (r.sw.clone(), r.nodes.clone()))
-            .collect();
-        let owner = |c: u32| {
-            cuts.iter()
-                .position(|(sw, nodes)| owns(sw, nodes, n_sw, c))
-                .expect("every component is in a range")
-        };
-        for (k, r) in p.ranges.iter_mut().enumerate() {
-            r.ch.split_from(&self.ch, |s| owner(s.component) == k);
+        for r in &mut p.ranges {
+            let (sw, nodes) = (r.sw.clone(), r.nodes.clone());
+            r.ch.split_from(&self.ch, |s| owns(&sw, &nodes, n_sw, s.component));
             for c in r.components(n_sw).into_iter().flatten() {
                 r.inbox[c as usize] = std::mem::take(&mut self.inbox[c as usize]);
             }
         }
         for c in self.active.now().iter() {
-            p.ranges[owner(c)].active.insert(c);
+            let k = p.holder(c);
+            p.ranges[k].active.insert(c);
         }
         self.active.set_mut().clear();
+        let Par { runs, ranges, .. } = p;
+        let n_ranges = ranges.len();
         let mut wheels: smallvec::SmallVec<[&mut Wheel; 4]> =
-            p.ranges.iter_mut().map(|r| &mut r.wheel).collect();
-        self.wheel.move_to(cycle, &mut wheels, owner);
+            ranges.iter_mut().map(|r| &mut r.wheel).collect();
+        self.wheel
+            .move_to(cycle, &mut wheels, |c| holder(runs, n_ranges, c));
         p.here = false;
     }
 
