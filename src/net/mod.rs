@@ -19,7 +19,7 @@ mod updown;
 
 pub use irregular::IrregularParams;
 pub use reach::{PortReach, Reachability, SwitchReach};
-pub use routing::{Phase, RoutingTables};
+pub use routing::{Phase, RouteLengths, RoutingTables};
 #[cfg(test)]
 pub(crate) use topology::test_network;
 pub(crate) use topology::toml_error;

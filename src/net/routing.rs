@@ -165,6 +165,8 @@ trait Word: Copy + Send {
     const BYTE: bool;
     /// The mask of the ports of a byte (`BYTE` masks).
     fn byte(b: u8) -> Self;
+    /// The mask as a word of 64 ports.
+    fn wide(self) -> u64;
 }
 
 /// Transposes the 8 x 8 bit matrix whose row `r` is byte `r` of `x`.
@@ -194,6 +196,10 @@ macro_rules! word {
             #[inline]
             fn or(self, o: $t) -> $t {
                 self | o
+            }
+            #[inline]
+            fn wide(self) -> u64 {
+                self as u64
             }
         }
     )*};
@@ -516,45 +522,12 @@ impl RoutingTables {
 
     /// [`RoutingTables::distance`] from every switch to `d`, starting in
     /// either phase (`[up, down]`, by switch), in time linear in the
-    /// switches: each route is followed until it meets a switch and phase
-    /// whose distance is known, or itself (a route that never arrives).
-    /// Walking every pair's route apart made `wormcast topo show` of
-    /// 16,384 switches run for more than ten minutes.
+    /// switches ([`RouteLengths`]).
     pub fn distances_to(&self, d: u32) -> Vec<[Option<u32>; 2]> {
-        const UNKNOWN: u32 = u32::MAX;
-        const ON_ROUTE: u32 = u32::MAX - 1;
-        const NEVER: u32 = u32::MAX - 2;
-        let states = 2 * self.switches;
-        let mut val = vec![UNKNOWN; states];
-        val[2 * d as usize] = 0;
-        val[2 * d as usize + 1] = 0;
-        let mut route = Vec::new();
-        for start in 0..states {
-            let mut i = start;
-            let mut end = loop {
-                match val[i] {
-                    UNKNOWN => {
-                        val[i] = ON_ROUTE;
-                        route.push(i);
-                        let ph = if i % 2 == 0 { Phase::Up } else { Phase::Down };
-                        match self.step((i / 2) as u32, d, ph) {
-                            Some((y, ph)) => i = 2 * y as usize + ph as usize,
-                            None => break NEVER,
-                        }
-                    }
-                    ON_ROUTE => break NEVER,
-                    v => break v,
-                }
-            };
-            while let Some(j) = route.pop() {
-                if end != NEVER {
-                    end += 1;
-                }
-                val[j] = end;
-            }
-        }
-        let known = |h: u32| (h != NEVER).then_some(h);
-        val.chunks_exact(2)
+        let mut w = RouteLengths::new(self);
+        let known = |h: u32| (h != RouteLengths::NEVER).then_some(h);
+        w.to(d)
+            .chunks_exact(2)
             .map(|v| [known(v[0]), known(v[1])])
             .collect()
     }
@@ -593,6 +566,143 @@ impl RoutingTables {
     }
 }
 
+/// The length of the tables' route ([`RoutingTables::distance`]) from every
+/// switch, in either phase, to one destination at a time, in time linear in
+/// the switches: each route is followed until it meets a switch and phase
+/// whose length is known, or itself (a route that never arrives). Walking
+/// every pair's route apart made `wormcast topo show` of 16,384 switches
+/// run for more than ten minutes.
+///
+/// A walker keeps its scratch between destinations, and what a step needs
+/// of a port (the switch it leads to, the phase a packet arrives there in)
+/// in one word, so that a step reads the state's mask, the switch's first
+/// port, that word and the state's length, where
+/// [`RoutingTables::distance`]'s step also reads the switch's up ports. A
+/// summary of a network of `s` switches takes up to `2 s` steps for each
+/// of its `s` destinations (`wormcast topo show`).
+#[derive(Clone)]
+pub struct RouteLengths<'a> {
+    rt: &'a RoutingTables,
+    /// By `first_port[switch] + port`: `2 * peer + 1` for a port that goes
+    /// down, `2 * peer` for one that goes up, [`RouteLengths::NEVER`] for
+    /// an open port.
+    next: Vec<u32>,
+    /// The length of each state's route (`2 * switch + phase`).
+    len: Vec<u32>,
+    route: Vec<u32>,
+}
+
+impl<'a> RouteLengths<'a> {
+    /// No route: it ends at an open port or a port a packet may not take,
+    /// or goes round in a circle.
+    pub const NEVER: u32 = u32::MAX;
+    const UNKNOWN: u32 = u32::MAX - 1;
+    const ON_ROUTE: u32 = u32::MAX - 2;
+
+    /// A walker of `rt`'s routes.
+    pub fn new(rt: &'a RoutingTables) -> RouteLengths<'a> {
+        let next = rt
+            .peer
+            .iter()
+            .enumerate()
+            .map(|(k, &y)| {
+                if y == u32::MAX {
+                    return Self::NEVER;
+                }
+                // The switch owning port index `k`, and the port.
+                let x = rt.first_port.partition_point(|&f| f as usize <= k) - 1;
+                let p = k - rt.first_port[x] as usize;
+                2 * y + u32::from(!rt.up_ports[x].contains(p))
+            })
+            .collect();
+        RouteLengths {
+            rt,
+            next,
+            len: Vec::new(),
+            route: Vec::new(),
+        }
+    }
+
+    /// The length of the route from each state (`2 * switch + phase`, the
+    /// phase `Up` = 0 or `Down` = 1) to switch `d`, or
+    /// [`RouteLengths::NEVER`].
+    ///
+    /// # Panics
+    ///
+    /// If `d` is not a switch of the tables.
+    pub fn to(&mut self, d: u32) -> &[u32] {
+        let s = self.rt.switches;
+        let states = 2 * s;
+        self.len.clear();
+        self.len.resize(states, Self::UNKNOWN);
+        self.len[2 * d as usize] = 0;
+        self.len[2 * d as usize + 1] = 0;
+        let col = d as usize * states..(d as usize + 1) * states;
+        match &self.rt.masks {
+            Masks::B8(v) => self.walk(d, &v[col]),
+            Masks::B16(v) => self.walk(d, &v[col]),
+            Masks::B32(v) => self.walk(d, &v[col]),
+            Masks::B64(v) => self.walk(d, &v[col]),
+        }
+        &self.len
+    }
+
+    /// Every state's route over `col`, the masks of destination `d` by
+    /// state.
+    fn walk<T: Word>(&mut self, d: u32, col: &[T]) {
+        let rt = self.rt;
+        let len = &mut self.len[..];
+        let route = &mut self.route;
+        for start in 0..len.len() {
+            let mut i = start;
+            let mut end = loop {
+                match len[i] {
+                    Self::UNKNOWN => {
+                        len[i] = Self::ON_ROUTE;
+                        route.push(i as u32);
+                        let m = col[i].wide();
+                        if m == 0 {
+                            break Self::NEVER;
+                        }
+                        let x = i / 2;
+                        let p = m.trailing_zeros() as usize;
+                        let k = rt.first_port[x] as usize + p;
+                        let ends = rt
+                            .first_port
+                            .get(x + 1)
+                            .map_or(rt.peer.len(), |&e| e as usize);
+                        let n = if k < ends {
+                            self.next[k]
+                        } else {
+                            // A port past the switch's own (an entry
+                            // replaced by hand): the step as
+                            // `RoutingTables::distance` takes it.
+                            let ph = if i % 2 == 0 { Phase::Up } else { Phase::Down };
+                            match rt.step(x as u32, d, ph) {
+                                Some((y, ph)) => 2 * y + ph as u32,
+                                None => Self::NEVER,
+                            }
+                        };
+                        // A packet that has gone down may not go up.
+                        if n == Self::NEVER || (i % 2 == 1 && n % 2 == 0) {
+                            break Self::NEVER;
+                        }
+                        i = n as usize;
+                    }
+                    Self::ON_ROUTE => break Self::NEVER,
+                    v => break v,
+                }
+            };
+            while let Some(j) = route.pop() {
+                if end != Self::NEVER {
+                    end += 1;
+                }
+                len[j as usize] = end;
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -624,14 +734,20 @@ mod tests {
     #[test]
     fn distances_by_destination_are_the_routes_walked() {
         let check = |rt: &RoutingTables, s: u32| {
+            // One walker for every destination, its scratch reused.
+            let mut walker = RouteLengths::new(rt);
             for d in 0..s {
                 let all = rt.distances_to(d);
+                let lens = walker.to(d);
                 for x in 0..s {
                     for ph in [Phase::Up, Phase::Down] {
+                        let want = rt.distance(x, d, ph);
+                        assert_eq!(all[x as usize][ph as usize], want, "{x} to {d} {ph:?}");
+                        let l = lens[2 * x as usize + ph as usize];
                         assert_eq!(
-                            all[x as usize][ph as usize],
-                            rt.distance(x, d, ph),
-                            "{x} to {d} {ph:?}"
+                            (l != RouteLengths::NEVER).then_some(l),
+                            want,
+                            "{x} to {d} {ph:?}, reused walker"
                         );
                     }
                 }
@@ -657,6 +773,21 @@ mod tests {
                 }
                 check(&rt, switches);
             }
+            // An entry set by hand to a port past its switch's own: the
+            // step reads into the next switch's ports, as `distance` does.
+            let (_, rt) = RoutingTables::for_network(&n);
+            let found = (0..switches - 1).find_map(|x| {
+                let ports = n.ports_of(x).count();
+                (0..switches).filter(|&d| d != x).find_map(|d| {
+                    (ports..ports + 8).find_map(|p| {
+                        let mut e = rt.clone();
+                        e.set_switch_candidates(x, d, Phase::Up, PortMask::single(p));
+                        e.distance(x, d, Phase::Up).is_some().then_some(e)
+                    })
+                })
+            });
+            let e = found.expect("an entry past a switch's ports that leads somewhere");
+            check(&e, switches);
         }
         // A ring whose route from 1 to 3 is made to circle 1 -> 2 -> 1.
         let n = net(&[

@@ -1,7 +1,7 @@
 //! A description of a network for `wormcast topo show`: levels, the up end of
 //! every link, and a summary of the routing tables.
 
-use super::{Network, Phase, PortConn, PortRef, RoutingTables, TreeParent};
+use super::{Network, Phase, PortConn, PortRef, RouteLengths, RoutingTables, TreeParent};
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -198,21 +198,24 @@ impl PairSums {
 fn routing_summary(net: &Network, rt: &RoutingTables) -> (RoutingSummary, Vec<u64>) {
     let s = net.num_switches();
     let nb = Neighbours::new(net);
+    let walker = RouteLengths::new(rt);
     let group = |g: usize| {
         let d0 = 64 * g;
         let n = (s - d0).min(64);
         let sp = nb.shortest_from64(d0, n);
         let mut acc = PairSums::new(s);
+        let mut walker = walker.clone();
         for j in 0..n {
             let d = (d0 + j) as u32;
             let sp = &sp[j * s..(j + 1) * s];
-            let ud = rt.distances_to(d);
+            let ud = walker.to(d);
             for x in 0..s as u32 {
                 if x == d {
                     continue;
                 }
                 acc.pairs += 1;
-                let h = ud[x as usize][Phase::Up as usize].expect("up*/down* connects every pair");
+                let h = ud[2 * x as usize + Phase::Up as usize];
+                assert!(h != RouteLengths::NEVER, "up*/down* connects every pair");
                 acc.sum_ud += h as u64;
                 acc.max_ud = acc.max_ud.max(h);
                 acc.sum_sp += sp[x as usize] as u64;
