@@ -65,6 +65,9 @@ pub(crate) struct Shift {
     avg: u32,
     /// Cycles are being handed over.
     shared: bool,
+    /// Cycles run on the calling thread since their work was last counted
+    /// ([`Shift::count_due`]).
+    uncounted: u32,
 }
 
 /// Work outside the busiest range, averaged, below which cycles stay on
@@ -80,6 +83,10 @@ const AVG_SHIFT: u32 = 6;
 /// A range's count of components to evaluate goes no further (the
 /// average then climbs past [`BUSY_ABOVE`] within a few cycles).
 pub(crate) const COUNT_TO: usize = 4 * BUSY_ABOVE as usize;
+/// A network whose cycles run on the calling thread counts the work its
+/// ranges would have every this many cycles, and the rule reads the last
+/// count in between ([`Shift::count_due`]).
+const COUNT_EVERY: u32 = 8;
 
 impl Shift {
     /// Starts with cycles on the calling thread (a network starts idle).
@@ -88,7 +95,27 @@ impl Shift {
             mode,
             avg: 0,
             shared: false,
+            uncounted: 0,
         }
+    }
+
+    /// Whether a cycle just run on the calling thread is to count the work
+    /// each range would have (the components live in its part of the
+    /// network's one set). The count is a pass over the live set's words,
+    /// which at the light loads that keep cycles here took about an eighth
+    /// of a cycle's instructions when taken every cycle
+    /// (docs/performance.md, "The hand-over rule's counts, every 8th light
+    /// cycle"). Counted every [`COUNT_EVERY`]th cycle, the rule reads a
+    /// count up to 7 cycles old, against an average over about 64. The
+    /// first light cycle after a hand-over counts. Which thread runs a
+    /// cycle changes nothing but the time.
+    pub(crate) fn count_due(&mut self) -> bool {
+        self.uncounted += 1;
+        if self.uncounted < COUNT_EVERY {
+            return false;
+        }
+        self.uncounted = 0;
+        true
     }
 
     /// Whether the last cycle asked about was handed over.
@@ -117,6 +144,10 @@ impl Shift {
         } else {
             self.avg > BUSY_ABOVE << AVG_SHIFT
         };
+        if self.shared {
+            // The next light cycle counts at once.
+            self.uncounted = COUNT_EVERY - 1;
+        }
         self.shared
     }
 }
@@ -464,6 +495,24 @@ mod tests {
         // A burst counts no more than `COUNT_TO` (96): from 8, it takes
         // 8 + 88 (1 - (63/64)^n) past 24 at n = 12.7 (13).
         assert_eq!(until_handed(&mut s, &[1_000, 1_000], 1_000), Some(13));
+    }
+
+    #[test]
+    fn light_cycles_count_their_work_every_eighth_and_first_after_a_hand_over() {
+        let mut s = Shift::new(HandOver::Busy);
+        let due: Vec<bool> = (0..24).map(|_| s.count_due()).collect();
+        let want: Vec<bool> = (1..=24).map(|n| n % COUNT_EVERY == 0).collect();
+        assert_eq!(due, want);
+        s.count_due();
+        // Handed over: the first light cycle after it counts, then every
+        // eighth again.
+        assert_eq!(until_handed(&mut s, &[COUNT_TO, COUNT_TO], 1_000), Some(19));
+        assert_eq!(until_here(&mut s, &[0, 0], 1_000), Some(76));
+        let due: Vec<bool> = (0..9).map(|_| s.count_due()).collect();
+        assert_eq!(
+            due,
+            [true, false, false, false, false, false, false, false, true]
+        );
     }
 
     /// A job that notes the thread it ran on.

@@ -1075,9 +1075,12 @@ impl System {
         if !hand {
             self.bring_here();
             self.eval_all();
-            // What each range would have left live, for the next cycle's
-            // choice.
+            // What each range would have left live, for the next cycles'
+            // choice (every few cycles: `Shift::count_due`).
             let p = self.par.as_mut().expect("ranges");
+            if !p.shift.count_due() {
+                return;
+            }
             p.run_counts.fill(0);
             self.active.now().count_runs(&p.runs, &mut p.run_counts);
             let k = p.ranges.len();

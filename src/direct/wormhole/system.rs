@@ -1420,9 +1420,12 @@ impl DirectSystem {
         if !shared.unwrap_or_else(|| par.hand_over()) {
             self.bring_here();
             let moved = self.eval_all();
-            // What each range would have left live, for the next cycle's
-            // choice.
+            // What each range would have left live, for the next cycles'
+            // choice (every few cycles: `Shift::count_due`).
             let p = self.par.as_mut().expect("ranges");
+            if !p.shift.count_due() {
+                return moved;
+            }
             for r in &mut p.ranges {
                 r.work = self.live_routers.count_in(r.words(), COUNT_TO)
                     + self.live_procs.count_in(r.words(), COUNT_TO);
