@@ -18,6 +18,8 @@
 //! searched in parallel). Distances are not stored:
 //! [`RoutingTables::distance`] follows the tables' route.
 
+use std::sync::Arc;
+
 use super::topology::{Network, PortConn};
 use super::updown::UpDown;
 use crate::rtl::PortMask;
@@ -577,7 +579,9 @@ impl RoutingTables {
 /// of a port (the switch it leads to, the phase a packet arrives there in)
 /// in one word, so that a step reads the state's mask, the switch's first
 /// port, that word and the state's length, where
-/// [`RoutingTables::distance`]'s step also reads the switch's up ports. A
+/// [`RoutingTables::distance`]'s step also reads the switch's up ports.
+/// Clones share the port words and have scratch of their own, so threads
+/// walking different destinations each take a clone. A
 /// summary of a network of `s` switches takes up to `2 s` steps for each
 /// of its `s` destinations (`wormcast topo show`).
 #[derive(Clone)]
@@ -585,8 +589,8 @@ pub struct RouteLengths<'a> {
     rt: &'a RoutingTables,
     /// By `first_port[switch] + port`: `2 * peer + 1` for a port that goes
     /// down, `2 * peer` for one that goes up, [`RouteLengths::NEVER`] for
-    /// an open port.
-    next: Vec<u32>,
+    /// an open port. Built once and shared by the walker's clones.
+    next: Arc<[u32]>,
     /// The length of each state's route (`2 * switch + phase`).
     len: Vec<u32>,
     route: Vec<u32>,
@@ -601,20 +605,22 @@ impl<'a> RouteLengths<'a> {
 
     /// A walker of `rt`'s routes.
     pub fn new(rt: &'a RoutingTables) -> RouteLengths<'a> {
-        let next = rt
-            .peer
-            .iter()
-            .enumerate()
-            .map(|(k, &y)| {
+        let mut next = Vec::with_capacity(rt.peer.len());
+        for (x, up) in rt.up_ports.iter().enumerate() {
+            let ends = rt
+                .first_port
+                .get(x + 1)
+                .map_or(rt.peer.len(), |&e| e as usize);
+            let ports = &rt.peer[rt.first_port[x] as usize..ends];
+            next.extend(ports.iter().enumerate().map(|(p, &y)| {
                 if y == u32::MAX {
-                    return Self::NEVER;
+                    Self::NEVER
+                } else {
+                    2 * y + u32::from(!up.contains(p))
                 }
-                // The switch owning port index `k`, and the port.
-                let x = rt.first_port.partition_point(|&f| f as usize <= k) - 1;
-                let p = k - rt.first_port[x] as usize;
-                2 * y + u32::from(!rt.up_ports[x].contains(p))
-            })
-            .collect();
+            }));
+        }
+        let next = next.into();
         RouteLengths {
             rt,
             next,
