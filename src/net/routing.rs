@@ -539,15 +539,30 @@ impl RoutingTables {
     /// or `None` where the tables give no legal step.
     fn step(&self, x: u32, d: u32, ph: Phase) -> Option<(u32, Phase)> {
         let p = self.switch_candidates(x, d, ph).iter().next()?;
-        let up = self.up_ports[x as usize].contains(p);
-        if up && ph == Phase::Down {
-            return None;
+        let n = self.port_word(x, p);
+        RouteLengths::follows(ph == Phase::Down, n)
+            .then(|| (n / 2, Phase::from_arrival(n % 2 == 1)))
+    }
+
+    /// The ports of switch `x`, as indices into `peer`.
+    fn port_range(&self, x: usize) -> std::ops::Range<usize> {
+        let ends = self
+            .first_port
+            .get(x + 1)
+            .map_or(self.peer.len(), |&e| e as usize);
+        self.first_port[x] as usize..ends
+    }
+
+    /// Where port `p` of switch `x` leads: `2 * peer + 1` for a port that
+    /// goes down, `2 * peer` for one that goes up, [`RouteLengths::NEVER`]
+    /// for an open port or one the switch does not have (an entry
+    /// replaced by hand: the switch never grants it).
+    fn port_word(&self, x: u32, p: usize) -> u32 {
+        let ports = self.port_range(x as usize);
+        match ports.clone().nth(p).map(|k| self.peer[k]) {
+            Some(y) if y != u32::MAX => 2 * y + u32::from(!self.up_ports[x as usize].contains(p)),
+            _ => RouteLengths::NEVER,
         }
-        let y = self.peer[self.first_port[x as usize] as usize + p];
-        if y == u32::MAX {
-            return None;
-        }
-        Some((y, Phase::from_arrival(!up)))
     }
 
     /// The switch a node is attached to.
@@ -561,7 +576,9 @@ impl RoutingTables {
     }
 
     /// Replaces one table entry: for what-if studies, and for tests that
-    /// check the model catches an illegal route.
+    /// check the model catches an illegal route. A port the switch does
+    /// not have is kept as given; a switch never grants it, and
+    /// [`RoutingTables::distance`] finds no route through it.
     pub fn set_switch_candidates(&mut self, s: u32, d: u32, ph: Phase, ports: PortMask) {
         let i = self.at(s, d, ph);
         self.masks.set(i, ports);
@@ -603,24 +620,18 @@ impl<'a> RouteLengths<'a> {
     const UNKNOWN: u32 = u32::MAX - 1;
     const ON_ROUTE: u32 = u32::MAX - 2;
 
+    /// Whether a packet at a switch in phase down (`down`) or up may take
+    /// a port whose word is `n`: the port leads somewhere, and a packet
+    /// that has gone down may not go up.
+    fn follows(down: bool, n: u32) -> bool {
+        n != Self::NEVER && !(down && n & 1 == 0)
+    }
+
     /// A walker of `rt`'s routes.
     pub fn new(rt: &'a RoutingTables) -> RouteLengths<'a> {
-        let mut next = Vec::with_capacity(rt.peer.len());
-        for (x, up) in rt.up_ports.iter().enumerate() {
-            let ends = rt
-                .first_port
-                .get(x + 1)
-                .map_or(rt.peer.len(), |&e| e as usize);
-            let ports = &rt.peer[rt.first_port[x] as usize..ends];
-            next.extend(ports.iter().enumerate().map(|(p, &y)| {
-                if y == u32::MAX {
-                    Self::NEVER
-                } else {
-                    2 * y + u32::from(!up.contains(p))
-                }
-            }));
-        }
-        let next = next.into();
+        let next = (0..rt.switches as u32)
+            .flat_map(|x| (0..rt.port_range(x as usize).len()).map(move |p| rt.port_word(x, p)))
+            .collect();
         RouteLengths {
             rt,
             next,
@@ -645,17 +656,17 @@ impl<'a> RouteLengths<'a> {
         self.len[2 * d as usize + 1] = 0;
         let col = d as usize * states..(d as usize + 1) * states;
         match &self.rt.masks {
-            Masks::B8(v) => self.walk(d, &v[col]),
-            Masks::B16(v) => self.walk(d, &v[col]),
-            Masks::B32(v) => self.walk(d, &v[col]),
-            Masks::B64(v) => self.walk(d, &v[col]),
+            Masks::B8(v) => self.walk(&v[col]),
+            Masks::B16(v) => self.walk(&v[col]),
+            Masks::B32(v) => self.walk(&v[col]),
+            Masks::B64(v) => self.walk(&v[col]),
         }
         &self.len
     }
 
-    /// Every state's route over `col`, the masks of destination `d` by
+    /// Every state's route over `col`, the masks of the destination by
     /// state.
-    fn walk<T: Word>(&mut self, d: u32, col: &[T]) {
+    fn walk<T: Word>(&mut self, col: &[T]) {
         let rt = self.rt;
         let len = &mut self.len[..];
         let route = &mut self.route;
@@ -672,25 +683,15 @@ impl<'a> RouteLengths<'a> {
                         }
                         let x = i / 2;
                         let p = m.trailing_zeros() as usize;
-                        let k = rt.first_port[x] as usize + p;
-                        let ends = rt
-                            .first_port
-                            .get(x + 1)
-                            .map_or(rt.peer.len(), |&e| e as usize);
-                        let n = if k < ends {
-                            self.next[k]
+                        // A port the switch does not have (an entry
+                        // replaced by hand) leads nowhere, as an open port.
+                        let ports = rt.port_range(x);
+                        let n = if p < ports.len() {
+                            self.next[ports.start + p]
                         } else {
-                            // A port past the switch's own (an entry
-                            // replaced by hand): the step as
-                            // `RoutingTables::distance` takes it.
-                            let ph = if i % 2 == 0 { Phase::Up } else { Phase::Down };
-                            match rt.step(x as u32, d, ph) {
-                                Some((y, ph)) => 2 * y + ph as u32,
-                                None => Self::NEVER,
-                            }
+                            Self::NEVER
                         };
-                        // A packet that has gone down may not go up.
-                        if n == Self::NEVER || (i % 2 == 1 && n % 2 == 0) {
+                        if !Self::follows(i % 2 == 1, n) {
                             break Self::NEVER;
                         }
                         i = n as usize;
@@ -734,12 +735,34 @@ mod tests {
     }
 
     /// Every switch's distance to every destination in both phases, one
-    /// pass a destination, is the route walked pair by pair: on generated
-    /// networks, and with entries replaced so that routes end nowhere or
-    /// go round in a circle.
+    /// pass a destination, is the route walked pair by pair, and the route
+    /// followed over the network's own ports: on generated networks, and
+    /// with entries replaced so that routes end nowhere, name a port the
+    /// switch does not have or go round in a circle.
     #[test]
     fn distances_by_destination_are_the_routes_walked() {
-        let check = |rt: &RoutingTables, s: u32| {
+        // The route followed from the network's own ports: the lowest
+        // candidate, a port that leads to another switch, and never up
+        // after going down.
+        let follow = |n: &Network, rt: &RoutingTables, x: u32, d: u32, ph: Phase| {
+            let (mut x, mut ph) = (x, ph);
+            for hops in 0..=2 * n.num_switches() as u32 {
+                if x == d {
+                    return Some(hops);
+                }
+                let p = rt.switch_candidates(x, d, ph).iter().next()?;
+                let (_, PortConn::Link { peer, .. }) = n.ports_of(x).nth(p)? else {
+                    return None;
+                };
+                let up = rt.up_ports(x).contains(p);
+                if up && ph == Phase::Down {
+                    return None;
+                }
+                (x, ph) = (peer.switch, Phase::from_arrival(!up));
+            }
+            None
+        };
+        let check = |n: &Network, rt: &RoutingTables, s: u32| {
             // One walker for every destination, its scratch reused.
             let mut walker = RouteLengths::new(rt);
             for d in 0..s {
@@ -748,6 +771,7 @@ mod tests {
                 for x in 0..s {
                     for ph in [Phase::Up, Phase::Down] {
                         let want = rt.distance(x, d, ph);
+                        assert_eq!(want, follow(n, rt, x, d, ph), "{x} to {d} {ph:?}, followed");
                         assert_eq!(all[x as usize][ph as usize], want, "{x} to {d} {ph:?}");
                         let l = lens[2 * x as usize + ph as usize];
                         assert_eq!(
@@ -768,7 +792,7 @@ mod tests {
             };
             let n = Network::new(&p.generate().unwrap()).unwrap();
             let (_, mut rt) = RoutingTables::for_network(&n);
-            check(&rt, switches);
+            check(&n, &rt, switches);
             // Send 5's traffic for 0 out of every port in turn: some
             // routes then turn back up after going down, some end at an
             // open port or loop between two switches.
@@ -777,23 +801,25 @@ mod tests {
                 for ph in [Phase::Up, Phase::Down] {
                     rt.set_switch_candidates(5, 0, ph, PortMask::single(p));
                 }
-                check(&rt, switches);
+                check(&n, &rt, switches);
             }
-            // An entry set by hand to a port past its switch's own: the
-            // step reads into the next switch's ports, as `distance` does.
-            let (_, rt) = RoutingTables::for_network(&n);
-            let found = (0..switches - 1).find_map(|x| {
+            // An entry set by hand to a port its switch does not have
+            // leads nowhere, as an open port does (the switch never grants
+            // it), the last switch's too.
+            for x in [0, 7, switches - 1] {
                 let ports = n.ports_of(x).count();
-                (0..switches).filter(|&d| d != x).find_map(|d| {
-                    (ports..ports + 8).find_map(|p| {
-                        let mut e = rt.clone();
-                        e.set_switch_candidates(x, d, Phase::Up, PortMask::single(p));
-                        e.distance(x, d, Phase::Up).is_some().then_some(e)
-                    })
-                })
-            });
-            let e = found.expect("an entry past a switch's ports that leads somewhere");
-            check(&e, switches);
+                let d = (x + 1) % switches;
+                for p in [ports, ports + 3, 63] {
+                    let mut e = rt.clone();
+                    e.set_switch_candidates(x, d, Phase::Up, PortMask::single(p));
+                    assert_eq!(e.distance(x, d, Phase::Up), None, "{x} to {d} by port {p}");
+                    assert_eq!(
+                        e.distance(x, d, Phase::Down),
+                        rt.distance(x, d, Phase::Down)
+                    );
+                    check(&n, &e, switches);
+                }
+            }
         }
         // A ring whose route from 1 to 3 is made to circle 1 -> 2 -> 1.
         let n = net(&[
@@ -808,7 +834,7 @@ mod tests {
             rt.set_switch_candidates(2, 3, ph, PortMask::single(1));
         }
         assert_eq!(rt.distance(1, 3, Phase::Up), None);
-        check(&rt, 4);
+        check(&n, &rt, 4);
     }
 
     #[test]
