@@ -58,3 +58,41 @@ fn a_route_up_after_down_is_reported_as_a_fault() {
         e => panic!("expected a fault, got {e}"),
     }
 }
+
+/// A table entry replaced by one naming a port its switch does not have
+/// (switch 1 has ports 0 to 3) stops the run with a fault that names the
+/// port, on one thread and on two; the tables give no route through it.
+#[test]
+fn a_route_through_a_port_the_switch_does_not_have_is_reported_as_a_fault() {
+    let net = common::net(&common::toml(3, 4, &[((0, 1), (1, 1)), ((1, 2), (2, 1))]));
+    for port in [4, 63] {
+        let (ud, mut rt) = RoutingTables::for_network(&net);
+        rt.set_switch_candidates(1, 2, Phase::Down, PortMask::single(port));
+        assert_eq!(rt.distance(1, 2, Phase::Down), None);
+        assert_eq!(rt.distance(0, 2, Phase::Up), None);
+        assert_eq!(rt.distance(0, 1, Phase::Up), Some(1));
+        for threads in [1, 2] {
+            let cfg = SimConfig {
+                threads,
+                ..Default::default()
+            };
+            let mut sys =
+                System::with_routing(&net, &ud, rt.clone(), &cfg, &Traffic::Idle).unwrap();
+            sys.inject(0, 2, 4).unwrap();
+            match sys.drain(1_000).unwrap_err() {
+                Error::Fault { what, cycle } => {
+                    assert_eq!(
+                        what,
+                        format!(
+                            "switch 1 input port 1: packet (tag 0) is routed to port {port}, \
+                             which the switch does not have (ports 0 to 3)"
+                        ),
+                        "{threads} threads"
+                    );
+                    assert!(cycle < 100, "at cycle {cycle}");
+                }
+                e => panic!("expected a fault, got {e}"),
+            }
+        }
+    }
+}
