@@ -83,10 +83,15 @@ impl TopoSpec {
                             .parse::<u64>()
                             .map_err(|_| bad(format!("{what} = `{v}` is not a whole number")))
                     };
+                    let count = |what: &str| {
+                        u32::try_from(num(what)?).map_err(|_| {
+                            bad(format!("{what} = {}: at most {}", v.trim(), u32::MAX))
+                        })
+                    };
                     match k.trim() {
-                        "switches" => p.switches = num("switches")? as u32,
-                        "ports" => p.ports = num("ports")? as u32,
-                        "nodes" => p.nodes = num("nodes")? as u32,
+                        "switches" => p.switches = count("switches")?,
+                        "ports" => p.ports = count("ports")?,
+                        "nodes" => p.nodes = count("nodes")?,
                         "seed" => p.seed = num("seed")?,
                         "connectivity" => {
                             p.connectivity = v
@@ -259,6 +264,14 @@ mod tests {
         assert!(e("hypercube:17").contains("1 to 16 dimensions"));
         assert!(e("irregular:switches=4,colour=3").contains("unknown parameter `colour`"));
         assert!(e("irregular:switches=x").contains("not a whole number"));
+        // Past 32 bits, a count is refused as written, not wrapped.
+        assert!(
+            e("irregular:switches=99999999999,ports=8,nodes=4")
+                .contains("switches = 99999999999: at most 4294967295"),
+            "{}",
+            e("irregular:switches=99999999999,ports=8,nodes=4")
+        );
+        assert!(e("irregular:nodes=4294967296").contains("nodes = 4294967296: at most"));
     }
 
     #[test]
