@@ -18,11 +18,13 @@
 //! searched in parallel). Distances are not stored:
 //! [`RoutingTables::distance`] follows the tables' route.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use super::topology::{Network, PortConn};
 use super::updown::UpDown;
 use crate::rtl::PortMask;
+use crate::{Error, Result};
 
 /// Where a packet is in its up*/down* route.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -153,6 +155,9 @@ pub struct RoutingTables {
     /// `first_port[switch] + port`.
     peer: Vec<u32>,
     first_port: Vec<u32>,
+    /// Entries replaced by hand ([`RoutingTables::set_switch_candidates`])
+    /// that name a port their switch does not have, by index.
+    past_ports: BTreeSet<usize>,
 }
 
 /// A port mask as stored in the tables.
@@ -458,6 +463,7 @@ impl RoutingTables {
             up_ports: (0..s as u32).map(|x| ud.up_ports(x)).collect(),
             peer,
             first_port,
+            past_ports: BTreeSet::new(),
         }
     }
 
@@ -577,11 +583,42 @@ impl RoutingTables {
 
     /// Replaces one table entry: for what-if studies, and for tests that
     /// check the model catches an illegal route. A port the switch does
-    /// not have is kept as given; a switch never grants it, and
-    /// [`RoutingTables::distance`] finds no route through it.
+    /// not have is kept as given: [`RoutingTables::distance`] finds no
+    /// route through it, and [`RoutingTables::check_ports`] (which a
+    /// simulation's setup calls) refuses the tables.
     pub fn set_switch_candidates(&mut self, s: u32, d: u32, ph: Phase, ports: PortMask) {
         let i = self.at(s, d, ph);
         self.masks.set(i, ports);
+        let n = self.port_range(s as usize).len();
+        if ports.0.checked_shr(n as u32).is_some_and(|b| b != 0) {
+            self.past_ports.insert(i);
+        } else {
+            self.past_ports.remove(&i);
+        }
+    }
+
+    /// Refuses tables with an entry that names a port its switch does not
+    /// have (one replaced by hand), naming the first such entry: a switch
+    /// would wait for that output for ever.
+    pub fn check_ports(&self) -> Result<()> {
+        let Some(&i) = self.past_ports.first() else {
+            return Ok(());
+        };
+        let (s, d) = (
+            (i / 2 % self.switches) as u32,
+            (i / 2 / self.switches) as u32,
+        );
+        let ph = if i % 2 == 0 { "up" } else { "down" };
+        let n = self.port_range(s as usize).len();
+        let port = (self.masks.get(i).0 >> n).trailing_zeros() as usize + n;
+        Err(Error::Config {
+            field: "routing",
+            value: format!("switch {s}, to switch {d}, phase {ph}"),
+            reason: format!(
+                "the entry names port {port}, which switch {s} does not have (ports 0 to {})",
+                n - 1
+            ),
+        })
     }
 }
 

@@ -619,19 +619,6 @@ impl Switch {
                 ));
                 continue;
             }
-            // A routing entry replaced by hand may name a port past the
-            // switch's own (`RoutingTables::set_switch_candidates`).
-            let asked = inp.dec.replicate.0 | inp.dec.choice.0;
-            if let Some(beyond) = asked.checked_shr(self.k as u32).filter(|&b| b != 0) {
-                io.fault(format!(
-                    "switch {} input port {i}: packet (tag {}) is routed to port {}, which the switch does not have (ports 0 to {})",
-                    self.id,
-                    e.tag,
-                    self.k as u32 + beyond.trailing_zeros(),
-                    self.k - 1
-                ));
-                continue;
-            }
             inp.buf.set_fanout(pkt, fanout);
             inp.dec.pkt = pkt;
             inp.dec.hdr_len = h as u16;
