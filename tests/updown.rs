@@ -96,3 +96,70 @@ fn a_route_through_a_port_the_switch_does_not_have_is_refused() {
         sys.drain(1_000).unwrap();
     }
 }
+
+/// Tables or directions made for another network are refused at setup,
+/// naming what differs, instead of panicking or simulating a network with
+/// another's routes.
+#[test]
+fn tables_of_another_network_are_refused() {
+    let line = [((0, 1), (1, 1)), ((1, 2), (2, 1))];
+    let a = common::net(&common::toml(3, 4, &line));
+    let longer = common::net(&common::toml(
+        5,
+        4,
+        &[
+            ((0, 1), (1, 1)),
+            ((1, 2), (2, 1)),
+            ((2, 2), (3, 1)),
+            ((3, 2), (4, 1)),
+        ],
+    ));
+    // The same switches, ports and links, wired otherwise.
+    let crossed = common::net(&common::toml(3, 4, &[((0, 1), (1, 2)), ((1, 1), (2, 1))]));
+    let refused = |net, ud, rt| match System::with_routing(
+        net,
+        ud,
+        rt,
+        &SimConfig::default(),
+        &Traffic::Idle,
+    ) {
+        Ok(_) => panic!("tables accepted"),
+        Err(e) => e.to_string(),
+    };
+    let (ud_a, rt_a) = RoutingTables::for_network(&a);
+    let (ud_l, rt_l) = RoutingTables::for_network(&longer);
+    let (ud_c, rt_c) = RoutingTables::for_network(&crossed);
+    assert_eq!(
+        refused(&a, &ud_l, rt_l.clone()),
+        "configuration: routing = directions of 5 switches and 4 links: made for another \
+         network: this one has 3 switches and 2 links"
+    );
+    assert_eq!(
+        refused(&longer, &ud_a, rt_a.clone()),
+        "configuration: routing = directions of 3 switches and 2 links: made for another \
+         network: this one has 5 switches and 4 links"
+    );
+    assert_eq!(
+        refused(&a, &ud_a, rt_l),
+        "configuration: routing = tables of 5 switches and 5 nodes: made for another \
+         network: this one has 3 switches and 3 nodes"
+    );
+    assert_eq!(
+        refused(&a, &ud_a, rt_c.clone()),
+        "configuration: routing = tables of 3 switches: made for another network: switch 1's \
+         ports lead elsewhere"
+    );
+    assert!(
+        refused(&crossed, &ud_a, rt_a.clone()).contains("made for another network"),
+        "{}",
+        refused(&crossed, &ud_a, rt_a.clone())
+    );
+    assert_eq!(
+        refused(&a, &ud_c, rt_a.clone()),
+        "configuration: routing = tables of 3 switches: made with other up*/down* directions: \
+         switch 1's up ports differ"
+    );
+    // Each network with its own tables is built.
+    System::with_routing(&a, &ud_a, rt_a, &SimConfig::default(), &Traffic::Idle).unwrap();
+    System::with_routing(&crossed, &ud_c, rt_c, &SimConfig::default(), &Traffic::Idle).unwrap();
+}

@@ -586,6 +586,10 @@ impl RoutingTables {
     /// not have is kept as given: [`RoutingTables::distance`] finds no
     /// route through it, and [`RoutingTables::check_ports`] (which a
     /// simulation's setup calls) refuses the tables.
+    ///
+    /// # Panics
+    ///
+    /// If `s` or `d` is not a switch of the tables.
     pub fn set_switch_candidates(&mut self, s: u32, d: u32, ph: Phase, ports: PortMask) {
         let i = self.at(s, d, ph);
         self.masks.set(i, ports);
@@ -595,6 +599,79 @@ impl RoutingTables {
         } else {
             self.past_ports.remove(&i);
         }
+    }
+
+    /// Refuses tables, or directions, made for another network than
+    /// `net`: other switches, ports, links or node attachments, or other
+    /// up*/down* directions than `ud`'s.
+    pub fn check_network(&self, net: &Network, ud: &UpDown) -> Result<()> {
+        let refuse = |what: &str, reason: String| {
+            Err(Error::Config {
+                field: "routing",
+                value: what.to_string(),
+                reason,
+            })
+        };
+        let s = net.num_switches();
+        if ud.num_switches() != s || ud.num_links() != net.links().len() {
+            return refuse(
+                &format!(
+                    "directions of {} switches and {} links",
+                    ud.num_switches(),
+                    ud.num_links()
+                ),
+                format!(
+                    "made for another network: this one has {s} switches and {} links",
+                    net.links().len()
+                ),
+            );
+        }
+        if self.switches != s || self.node_at.len() != net.num_nodes() {
+            return refuse(
+                &format!(
+                    "tables of {} switches and {} nodes",
+                    self.switches,
+                    self.node_at.len()
+                ),
+                format!(
+                    "made for another network: this one has {s} switches and {} nodes",
+                    net.num_nodes()
+                ),
+            );
+        }
+        for x in 0..s as u32 {
+            let ports = self.port_range(x as usize);
+            let same = ports.len() == net.num_ports(x) as usize
+                && net
+                    .ports_of(x)
+                    .zip(&self.peer[ports])
+                    .all(|((_, c), &y)| match c {
+                        PortConn::Link { peer, .. } => peer.switch == y,
+                        _ => y == u32::MAX,
+                    });
+            if !same {
+                return refuse(
+                    &format!("tables of {} switches", self.switches),
+                    format!("made for another network: switch {x}'s ports lead elsewhere"),
+                );
+            }
+            if ud.up_ports(x) != self.up_ports[x as usize] {
+                return refuse(
+                    &format!("tables of {} switches", self.switches),
+                    format!("made with other up*/down* directions: switch {x}'s up ports differ"),
+                );
+            }
+        }
+        for n in 0..net.num_nodes() as u32 {
+            let p = net.node_port(n);
+            if self.node_at[n as usize] != (p.switch, p.port) {
+                return refuse(
+                    &format!("tables of {} nodes", self.node_at.len()),
+                    format!("made for another network: node {n} is attached elsewhere"),
+                );
+            }
+        }
+        Ok(())
     }
 
     /// Refuses tables with an entry that names a port its switch does not

@@ -107,6 +107,16 @@ impl UpDown {
         self.tree[l as usize]
     }
 
+    /// Number of switches the directions cover.
+    pub fn num_switches(&self) -> usize {
+        self.level.len()
+    }
+
+    /// Number of inter-switch links the directions cover.
+    pub fn num_links(&self) -> usize {
+        self.a_is_up.len()
+    }
+
     /// The ports of switch `s` through which leaving is an "up" move.
     pub fn up_ports(&self, s: u32) -> PortMask {
         self.up_ports[s as usize]

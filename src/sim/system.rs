@@ -277,6 +277,7 @@ impl System {
         traffic: &Traffic,
     ) -> Result<System> {
         cfg.validate()?;
+        routes.check_network(net, ud)?;
         routes.check_ports()?;
         let nodes = net.num_nodes();
         let n_sw = net.num_switches();
