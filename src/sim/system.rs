@@ -1803,6 +1803,10 @@ impl System {
     /// Cycles from the first flit of a `flits`-flit packet leaving node `a`
     /// to its tail in node `b`'s memory on an idle network:
     /// `flits + h (H + 2) + 1` for a route through `h` switches (docs/timing.md).
+    ///
+    /// # Panics
+    ///
+    /// If `a` or `b` is not a node of the network.
     pub fn idle_latency(&self, a: u32, b: u32, flits: u32) -> u64 {
         let (sa, sb) = (self.routes.node_switch(a), self.routes.node_switch(b));
         let hops = self
