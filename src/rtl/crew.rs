@@ -12,7 +12,7 @@
 //!
 //! A cycle that holds little work is not handed over at all when [`Shift`]
 //! says so ([`HandOver`]): the calling thread runs every range itself
-//! ([`Crew::run_here`], the tree router), or the network runs the cycle as
+//! (the tree router), or the network runs the cycle as
 //! one thread's evaluation on state it keeps for that (the wormhole
 //! system and the cut-through switch's). Which thread runs a range
 //! changes only the time a cycle takes: the ranges of a cycle are
@@ -278,19 +278,6 @@ impl<J: CrewJob> Crew<J> {
         self.wait();
     }
 
-    /// Runs every job on the calling thread, one after another, in order:
-    /// for a cycle too light to hand over ([`Shift`]). The helpers are left
-    /// as they are (spinning a while, then parked).
-    pub(crate) fn run_here(&mut self, jobs: &[J]) {
-        debug_assert_eq!(jobs.len(), self.slots.len() + 1);
-        debug_assert!(!self.running, "a crew's jobs run here while helpers run");
-        for j in jobs {
-            // SAFETY: the helpers run nothing (`running` is false), so every
-            // range is this thread's for the cycle.
-            unsafe { j.run() };
-        }
-    }
-
     /// Hands `jobs[k]` to helper `k - 1` and returns at once (the first
     /// job is the caller's to run); [`wait`](Self::wait) waits for them.
     pub(crate) fn start(&mut self, jobs: &[J]) {
@@ -533,7 +520,7 @@ mod tests {
     }
 
     #[test]
-    fn jobs_run_on_the_helpers_or_all_here() {
+    fn jobs_run_on_the_helpers_cycle_after_cycle() {
         let log = std::sync::Mutex::new(Vec::new());
         let jobs: Vec<Note> = (0..3).map(|k| Note(&log, k)).collect();
         let mut crew = Crew::new(2, 3, "wormcast-test").unwrap();
@@ -545,11 +532,7 @@ mod tests {
         // The first job here, the others on two other threads.
         assert_eq!(ran[0].1, me);
         assert!(ran[1].1 != me && ran[2].1 != me && ran[1].1 != ran[2].1);
-        // Here: every job, in order, on this thread.
-        crew.run_here(&jobs);
-        let here = std::mem::take(&mut *log.lock().unwrap());
-        assert_eq!(here, [(0, me), (1, me), (2, me)]);
-        // And handed over again after.
+        // And handed over again.
         crew.run(&jobs);
         assert_eq!(log.lock().unwrap().len(), 3);
         assert_eq!(

@@ -1741,11 +1741,12 @@ impl TreeNet {
 
     /// The jobs of the cycle the clock reads, one per range.
     fn jobs(&mut self) -> SmallVec<[par::Job; 4]> {
-        (0..self.ranges.len()).map(|k| self.job(k)).collect()
+        (0..self.ranges.len()).map(|k| self.job(k, true)).collect()
     }
 
-    /// Range `k`'s job of the cycle the clock reads.
-    fn job(&mut self, k: usize) -> par::Job {
+    /// Range `k`'s job of the cycle the clock reads; `count`: whether it
+    /// counts its work for the hand-over rule.
+    fn job(&mut self, k: usize, count: bool) -> par::Job {
         par::Job {
             t: &self.t,
             cfg: &self.cfg,
@@ -1762,6 +1763,7 @@ impl TreeNet {
             take_cross: self.cross_pending,
             n_ranges: self.ranges.len(),
             stage: self.stage.as_mut_ptr(),
+            count,
         }
     }
 
@@ -1771,21 +1773,31 @@ impl TreeNet {
     /// [`hand_over`](Self::hand_over) says so).
     fn run_ranges(&mut self, shared: Option<bool>) {
         if self.crew.is_none() {
-            let job = self.job(0);
+            // One thread: no hand-over rule to count for.
+            let job = self.job(0, false);
             // SAFETY: one thread, and the pointers are fresh.
             unsafe { job.run() };
             return;
         }
         let shared = shared.unwrap_or_else(|| self.hand_over());
+        if !shared {
+            // The ranges one after the other on this thread, each job made
+            // as it runs (no list of them to build for a light cycle); the
+            // ranges count their work every few such cycles.
+            let count = self.shift.count_due();
+            for k in 0..self.ranges.len() {
+                let job = self.job(k, count);
+                // SAFETY: the helpers run nothing between cycles, so every
+                // range is this thread's, and the pointers are fresh.
+                unsafe { job.run() };
+            }
+            return;
+        }
         let jobs = self.jobs();
         let crew = self.crew.as_mut().expect("a crew");
         // The ranges are disjoint, and `run` returns only when every
         // thread is done with its own.
-        if shared {
-            crew.run(&jobs);
-        } else {
-            crew.run_here(&jobs);
-        }
+        crew.run(&jobs);
     }
 
     /// Whether the cycle about to run is handed to the helpers
@@ -3259,6 +3271,39 @@ mod thread_tests {
         let q = net.nis[r as usize].queue.back_mut().expect("queued");
         q.dests[0] = 4 * net.t.n;
         net
+    }
+
+    /// Light cycles stay on the calling thread, whose ranges count their
+    /// work only every few cycles; once the load rises, those counts still
+    /// hand the cycles over, and every handed-over cycle counts.
+    #[test]
+    fn light_cycles_stay_here_and_a_rising_load_is_handed_over() {
+        let cfg = TreeConfig {
+            threads: 2,
+            ..TreeConfig::default()
+        };
+        let mut net = TreeNet::new(Grid::mesh(16, 16, 1).unwrap(), cfg).unwrap();
+        assert_eq!(net.ranges.len(), 2);
+        let handed = |net: &mut TreeNet, cycles: u32, every: u32| {
+            let mut h = 0;
+            for c in 0..cycles {
+                if c % every == 0 {
+                    for src in (0..net.t.n).step_by(if every == 1 { 1 } else { 97 }) {
+                        let dst = (src + 137) % net.t.n;
+                        net.send(src, &[dst], 4, Scheme::Tree).unwrap();
+                    }
+                }
+                net.step().unwrap();
+                h += net.shift.handed() as u32;
+            }
+            h
+        };
+        // A few messages every 50 cycles: none handed over.
+        assert_eq!(handed(&mut net, 600, 50), 0);
+        // Every node sends every cycle: within 100 cycles the rule hands
+        // the cycles over, and keeps doing so.
+        let busy = handed(&mut net, 400, 1);
+        assert!(busy >= 300, "{busy} of 400 busy cycles handed over");
     }
 
     /// A panic in a range's evaluation, on the helper thread or on the

@@ -62,6 +62,11 @@ pub(super) struct Job {
     pub(super) take_cross: bool,
     /// The number of ranges.
     pub(super) n_ranges: usize,
+    /// Whether the range counts the routers and interfaces it leaves live
+    /// for the hand-over rule (every handed-over cycle; every few light
+    /// ones, `Shift::count_due`); otherwise its outbox keeps the last
+    /// count.
+    pub(super) count: bool,
     /// Every range's messages for its interfaces, sent while it ran.
     pub(super) stage: *mut Stage,
 }
@@ -162,14 +167,16 @@ impl Job {
         }
         // Publish the cycle: one write of the outbox's first line, and the
         // rest only when there is something for the calling thread.
-        let mut work = 0;
-        for w in self.range.0..self.range.1 {
-            // SAFETY: word `w` of both sets is the range's.
-            work += unsafe { *self.words.add(w) }.count_ones() as usize
-                + unsafe { *self.ni_words.add(w) }.count_ones() as usize;
-        }
         let out = &mut ev.out;
-        out.work = work.min(COUNT_TO);
+        if self.count {
+            let mut work = 0;
+            for w in self.range.0..self.range.1 {
+                // SAFETY: word `w` of both sets is the range's.
+                work += unsafe { *self.words.add(w) }.count_ones() as usize
+                    + unsafe { *self.ni_words.add(w) }.count_ones() as usize;
+            }
+            out.work = work.min(COUNT_TO);
+        }
         out.moved = std::mem::take(&mut ev.moved);
         out.fault = ev.fault.take();
         out.crossed = !cross.is_empty();
