@@ -99,9 +99,10 @@ impl Shift {
         }
     }
 
-    /// Whether a cycle just run on the calling thread is to count the work
-    /// each range would have (the components live in its part of the
-    /// network's one set). The count is a pass over the live set's words,
+    /// Whether a light cycle (one the calling thread runs) counts the work
+    /// each range has or would have, the components live in its part of
+    /// the network: after the cycle in the cut-through and wormhole
+    /// systems, in each range's job for tree routers. The count is a pass over the live set's words,
     /// which at the light loads that keep cycles here took about an eighth
     /// of a cycle's instructions when taken every cycle
     /// (docs/performance.md, "The hand-over rule's counts, every 8th light
