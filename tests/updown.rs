@@ -159,7 +159,22 @@ fn tables_of_another_network_are_refused() {
         "configuration: routing = tables of 3 switches: made with other up*/down* directions: \
          switch 1's up ports differ"
     );
+    // The same switches and links, nodes 0 and 1 attached to each
+    // other's switch.
+    let swapped_toml = common::toml(3, 4, &line)
+        .replace("id = 0\nat = [0, 0]", "id = 0\nat = [1, 0]")
+        .replacen("id = 1\nat = [1, 0]", "id = 1\nat = [0, 0]", 1);
+    let swapped = common::net(&swapped_toml);
+    assert_eq!(swapped.node_port(0).switch, 1);
+    assert_eq!(swapped.node_port(1).switch, 0);
+    assert_eq!(
+        refused(&swapped, &ud_a, rt_a.clone()),
+        "configuration: routing = tables of 3 nodes: made for another network: node 0 is \
+         attached elsewhere"
+    );
     // Each network with its own tables is built.
+    let (ud_s, rt_s) = RoutingTables::for_network(&swapped);
+    System::with_routing(&swapped, &ud_s, rt_s, &SimConfig::default(), &Traffic::Idle).unwrap();
     System::with_routing(&a, &ud_a, rt_a, &SimConfig::default(), &Traffic::Idle).unwrap();
     System::with_routing(&crossed, &ud_c, rt_c, &SimConfig::default(), &Traffic::Idle).unwrap();
 }
