@@ -163,7 +163,7 @@ fn tables_of_another_network_are_refused() {
     // other's switch.
     let swapped_toml = common::toml(3, 4, &line)
         .replace("id = 0\nat = [0, 0]", "id = 0\nat = [1, 0]")
-        .replacen("id = 1\nat = [1, 0]", "id = 1\nat = [0, 0]", 1);
+        .replace("id = 1\nat = [1, 0]", "id = 1\nat = [0, 0]");
     let swapped = common::net(&swapped_toml);
     assert_eq!(swapped.node_port(0).switch, 1);
     assert_eq!(swapped.node_port(1).switch, 0);
