@@ -473,6 +473,41 @@ fn a_signal_in_one_file_only_is_a_difference() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// A signal whose width differs between the files is a difference (exit
+/// 1), also when it is the only signal there is: not "nothing to
+/// compare", which blamed the scopes for a signal both files hold.
+#[test]
+fn a_signal_of_another_width_is_a_difference_even_alone() {
+    let d = scratch("width");
+    let vcd = |w: usize, last: &str| {
+        format!(
+            "$timescale 1ns $end\n$scope module top $end\n$var wire {w} ! a $end\n\
+             $upscope $end\n$enddefinitions $end\n#0\nb0 !\n#10\nb{last} !\n#20\n"
+        )
+    };
+    std::fs::write(d.join("a.vcd"), vcd(4, "1")).unwrap();
+    std::fs::write(d.join("b.vcd"), vcd(5, "1")).unwrap();
+    let (code, out, err) = cli(&d, &["wave", "diff", "a.vcd", "b.vcd"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert_eq!(
+        out.lines().next(),
+        Some(
+            "DIFFERENT TYPES: `top.a` is 4-bit logic in the first waveform and 5-bit logic in the second"
+        ),
+        "{out}"
+    );
+    let (code, out, _) = cli(&d, &["wave", "diff", "a.vcd", "b.vcd", "--json"]);
+    assert_eq!(code, 1);
+    let r: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(r["type_clashes"][0]["signal"], "top.a");
+    assert_eq!(r["signals"], 0);
+    // The same widths compare as before.
+    std::fs::write(d.join("b.vcd"), vcd(4, "1")).unwrap();
+    let (code, out, _) = cli(&d, &["wave", "diff", "a.vcd", "b.vcd"]);
+    assert_eq!((code, out.starts_with("OK: ")), (0, true), "{out}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 /// Values written before the first time (as Icarus writes parameters) are
 /// the time-0 values; escaped identifiers compare by their unescaped
 /// names; reals by value whatever their declared width.

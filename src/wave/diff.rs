@@ -324,7 +324,13 @@ pub(crate) fn pairing(ha: &WaveHeader, hb: &WaveHeader, o: &DiffOptions) -> Resu
     }
     report.ignored = ignored_names.into_iter().collect();
     report.signals = pairs.len();
-    if pairs.is_empty() && report.only_in_first.is_empty() && report.only_in_second.is_empty() {
+    // Signals of different types are a difference to report, not
+    // nothing to compare.
+    if pairs.is_empty()
+        && report.only_in_first.is_empty()
+        && report.only_in_second.is_empty()
+        && report.type_clashes.is_empty()
+    {
         return Err(Error::Wave(
             "nothing to compare: no signal under the scopes asked for (check --scope, --signals and --ignore)"
                 .into(),
