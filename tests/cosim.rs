@@ -508,6 +508,46 @@ fn a_signal_of_another_width_is_a_difference_even_alone() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// On clock edges, a clock that never rises in either file leaves no
+/// cycle to compare: an error (exit 2), not an "OK" over no comparison,
+/// however the other signals differ. A clock that rises in one file only
+/// is a difference in length (exit 1).
+#[test]
+fn a_clock_that_never_rises_compares_nothing() {
+    let d = scratch("norise");
+    let vcd = |clock_at_10: char, a0: &str, a1: &str| {
+        format!(
+            "$timescale 1ns $end\n$scope module top $end\n$var wire 1 \" c $end\n\
+             $var wire 2 ! a $end\n$upscope $end\n$enddefinitions $end\n\
+             #0\n0\"\nb{a0} !\n#10\n{clock_at_10}\"\nb{a1} !\n#40\n"
+        )
+    };
+    std::fs::write(d.join("a.vcd"), vcd('0', "00", "01")).unwrap();
+    std::fs::write(d.join("b.vcd"), vcd('0', "11", "10")).unwrap();
+    let (code, out, err) = cli(&d, &["wave", "diff", "a.vcd", "b.vcd", "--clock", "top.c"]);
+    assert_eq!(
+        (code, out.as_str(), err.trim()),
+        (
+            2,
+            "",
+            "error: the clock `top.c` never rises in either waveform: nothing to compare"
+        )
+    );
+    // Without --clock the values are compared at their times.
+    let (code, out, _) = cli(&d, &["wave", "diff", "a.vcd", "b.vcd"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.starts_with("MISMATCH: top.a at 0 ns"), "{out}");
+    // The clock rises at 10 ns in the first file only.
+    std::fs::write(d.join("a.vcd"), vcd('1', "00", "01")).unwrap();
+    let (code, out, _) = cli(&d, &["wave", "diff", "a.vcd", "b.vcd", "--clock", "top.c"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.starts_with("DIFFERENT LENGTHS: the first waveform has 1 cycles, the second 0"),
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 /// Values written before the first time (as Icarus writes parameters) are
 /// the time-0 values; escaped identifiers compare by their unescaped
 /// names; reals by value whatever their declared width.

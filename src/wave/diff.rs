@@ -881,7 +881,14 @@ fn diff_holding(a: WaveReader, b: WaveReader, o: &DiffOptions, max: u64) -> Resu
                 check_clock(v)?;
                 s.s.clock = Some(v.code);
             }
-            on_edges(&mut sa, &mut sb, &p.pairs, p.report)
+            let r = on_edges(&mut sa, &mut sb, &p.pairs, p.report)?;
+            // No cycle on either side compares nothing: an error, not "OK".
+            if r.cycles == Some(0) && r.cycles_second.is_none() {
+                return Err(Error::Wave(format!(
+                    "the clock `{clk}` never rises in either waveform: nothing to compare"
+                )));
+            }
+            Ok(r)
         }
     }
 }
