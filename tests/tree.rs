@@ -453,6 +453,52 @@ fn saturated_meshes_and_tori_briefly() {
     }
 }
 
+/// A stall limit longer than the watchdog: an input stalled for want of
+/// credits prunes only after `stall_limit` cycles, and that prune is what
+/// ends the wait, so the watchdog may not call the network deadlocked
+/// before then. It did: with a stall limit of 300 and a watchdog of 100,
+/// multicasts of up to 12 destinations on the 8x8 mesh were reported
+/// deadlocked. Now every multicast completes, exactly once, and some prunes
+/// come after a stretch of more than 100 cycles in which no flit moved.
+#[test]
+fn a_stall_limit_past_the_watchdog_is_waited_for() {
+    let mut net = TreeNet::new(
+        Grid::mesh(8, 8, 1).unwrap(),
+        TreeConfig {
+            pruning: Pruning::On { stall_limit: 300 },
+            watchdog: 100,
+            seed: 3,
+            ..cfg()
+        },
+    )
+    .unwrap();
+    assert_eq!(net.watchdog_window(), 400);
+    net.set_traffic(TreeTraffic {
+        rate: 0.05,
+        min_dests: 1,
+        max_dests: 12,
+        data: 1,
+        scheme: Scheme::Tree,
+        queue_cap: 3,
+    })
+    .unwrap();
+    net.run(3_000).unwrap();
+    net.stop_traffic();
+    net.run_until_delivered(1_000_000).unwrap();
+    let s = net.stats();
+    assert!(s.created > 100, "{s:?}");
+    assert_eq!(s.completed, s.created);
+    assert_eq!(s.deliveries, s.dests);
+    // Prunes after a stall of the full limit: two in a row more than the
+    // watchdog apart.
+    let late = net
+        .prunes()
+        .windows(2)
+        .filter(|w| w[1].cycle - w[0].cycle > 100)
+        .count();
+    assert!(late > 0, "{s:?} {:?}", net.prunes());
+}
+
 mod random {
     use super::*;
     use proptest::prelude::*;

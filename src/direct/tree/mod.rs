@@ -218,7 +218,9 @@ pub struct TreeConfig {
     /// The pruning rule.
     pub pruning: Pruning,
     /// Cycles without any flit moving, with messages in flight, after which
-    /// the watchdog reports a deadlock.
+    /// the watchdog reports a deadlock. With pruning, counted from when
+    /// every stalled input has had its `stall_limit` cycles to prune
+    /// ([`TreeNet::watchdog_window`]).
     pub watchdog: u64,
     /// Keep every header's hops (for route checks in tests and the CLI).
     pub keep_routes: bool,
@@ -1718,7 +1720,7 @@ impl TreeNet {
         // No flit has moved for longer than the watchdog allows while a
         // multicast is out (the lists' deliveries may yet complete them).
         let stalled = |net: &TreeNet| {
-            !net.mcasts.is_empty() && net.cycle.saturating_sub(last_move) > net.cfg.watchdog
+            !net.mcasts.is_empty() && net.cycle.saturating_sub(last_move) > net.watchdog_window()
         };
         let deferred = if defer && any && !ends && !stalled(self) {
             Some(c)
@@ -2138,6 +2140,18 @@ impl TreeNet {
         Ok(())
     }
 
+    /// Cycles without a flit moving (or a branch closing) after which the
+    /// watchdog reports a deadlock: `watchdog`, plus the stall limit when
+    /// the routers prune. An input stalled for want of credits prunes only
+    /// after `stall_limit` stalled cycles, and its prune closes branches
+    /// that may be all that a cycle of waits needs; a watchdog shorter than
+    /// that called such a network deadlocked (a stall limit of 3,000 on the
+    /// 8x8 mesh under multicast load: "deadlock at cycle 2100").
+    pub fn watchdog_window(&self) -> u64 {
+        let prune = self.cfg.pruning.stall_limit().map_or(0, u64::from);
+        self.cfg.watchdog.saturating_add(prune)
+    }
+
     /// Builds the watchdog's report: every input channel with an open
     /// segment waits for at most one other (the holder of the channel its
     /// header needs, the downstream input of a branch without credits, or,
@@ -2245,7 +2259,7 @@ impl TreeNet {
             .collect();
         TreeWaitReport {
             cycle: self.cycle,
-            bound: self.cfg.watchdog,
+            bound: self.watchdog_window(),
             // Those created by the cycle found stalled (a harness may have
             // sent more since, while the cycle finished).
             in_flight: self
