@@ -121,7 +121,8 @@ fn a_cyclic_routing_deadlocks_and_the_watchdog_names_each_stuck_packet() {
         for d in 0..4 {
             if d != s {
                 for ph in [Phase::Up, Phase::Down] {
-                    rt.set_switch_candidates(s, d, ph, PortMask::single(1));
+                    rt.set_switch_candidates(s, d, ph, PortMask::single(1))
+                        .unwrap();
                 }
             }
         }

@@ -175,7 +175,8 @@ fn ring(check_updown: bool, threads: usize) -> System {
         for d in 0..130 {
             if d != s {
                 for ph in [Phase::Up, Phase::Down] {
-                    rt.set_switch_candidates(s, d, ph, PortMask::single(1));
+                    rt.set_switch_candidates(s, d, ph, PortMask::single(1))
+                        .unwrap();
                 }
             }
         }

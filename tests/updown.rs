@@ -44,7 +44,8 @@ fn a_route_up_after_down_is_reported_as_a_fault() {
     assert!(ud.goes_up(1, 1), "switch 1 port 1 leads up to the root");
     assert_eq!(rt.switch_candidates(1, 2, Phase::Down), PortMask::single(2));
     // Corrupt switch 1: send packets for switch 2 back up toward the root.
-    rt.set_switch_candidates(1, 2, Phase::Down, PortMask::single(1));
+    rt.set_switch_candidates(1, 2, Phase::Down, PortMask::single(1))
+        .unwrap();
     let mut sys =
         System::with_routing(&net, &ud, rt, &SimConfig::default(), &Traffic::Idle).unwrap();
     sys.inject(0, 2, 4).unwrap();
@@ -59,6 +60,40 @@ fn a_route_up_after_down_is_reported_as_a_fault() {
     }
 }
 
+/// An entry of a switch the tables do not cover, or toward one, is
+/// refused with the switch named, and the tables are left as they were.
+#[test]
+fn an_entry_of_a_switch_the_tables_do_not_cover_is_refused() {
+    let net = common::net(&common::toml(3, 4, &[((0, 1), (1, 1)), ((1, 2), (2, 1))]));
+    let (_, mut rt) = RoutingTables::for_network(&net);
+    let before = rt.clone();
+    for (s, d, value) in [
+        (3, 2, "switch 3"),
+        (u32::MAX, 0, "switch 4294967295"),
+        (1, 3, "destination switch 3"),
+    ] {
+        let err = rt
+            .set_switch_candidates(s, d, Phase::Down, PortMask::single(1))
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "configuration: routing = {value}: no such switch: the tables cover switches 0 to 2"
+            )
+        );
+    }
+    for s in 0..3 {
+        for d in 0..3 {
+            for ph in [Phase::Up, Phase::Down] {
+                assert_eq!(
+                    rt.switch_candidates(s, d, ph),
+                    before.switch_candidates(s, d, ph)
+                );
+            }
+        }
+    }
+}
+
 /// A table entry replaced by one naming a port its switch does not have
 /// (switch 1 has ports 0 to 3) gives no route, and the simulation refuses
 /// the tables at setup, naming the entry and the port, on one thread and
@@ -68,7 +103,8 @@ fn a_route_through_a_port_the_switch_does_not_have_is_refused() {
     let net = common::net(&common::toml(3, 4, &[((0, 1), (1, 1)), ((1, 2), (2, 1))]));
     for port in [4, 9, 63] {
         let (ud, mut rt) = RoutingTables::for_network(&net);
-        rt.set_switch_candidates(1, 2, Phase::Down, PortMask::single(port));
+        rt.set_switch_candidates(1, 2, Phase::Down, PortMask::single(port))
+            .unwrap();
         assert_eq!(rt.distance(1, 2, Phase::Down), None);
         assert_eq!(rt.distance(0, 2, Phase::Up), None);
         assert_eq!(rt.distance(0, 1, Phase::Up), Some(1));
@@ -89,7 +125,8 @@ fn a_route_through_a_port_the_switch_does_not_have_is_refused() {
                 "{threads} threads"
             );
         }
-        rt.set_switch_candidates(1, 2, Phase::Down, PortMask::single(2));
+        rt.set_switch_candidates(1, 2, Phase::Down, PortMask::single(2))
+            .unwrap();
         let mut sys =
             System::with_routing(&net, &ud, rt, &SimConfig::default(), &Traffic::Idle).unwrap();
         sys.inject(0, 2, 4).unwrap();

@@ -585,12 +585,28 @@ impl RoutingTables {
     /// check the model catches an illegal route. A port the switch does
     /// not have is kept as given: [`RoutingTables::distance`] finds no
     /// route through it, and [`RoutingTables::check_ports`] (which a
-    /// simulation's setup calls) refuses the tables.
-    ///
-    /// # Panics
-    ///
-    /// If `s` or `d` is not a switch of the tables.
-    pub fn set_switch_candidates(&mut self, s: u32, d: u32, ph: Phase, ports: PortMask) {
+    /// simulation's setup calls) refuses the tables. A switch `s` or `d`
+    /// the tables do not cover is refused, naming it (it panicked on an
+    /// index out of bounds).
+    pub fn set_switch_candidates(
+        &mut self,
+        s: u32,
+        d: u32,
+        ph: Phase,
+        ports: PortMask,
+    ) -> Result<()> {
+        for (what, x) in [("switch", s), ("destination switch", d)] {
+            if x as usize >= self.switches {
+                return Err(Error::Config {
+                    field: "routing",
+                    value: format!("{what} {x}"),
+                    reason: format!(
+                        "no such switch: the tables cover switches 0 to {}",
+                        self.switches - 1
+                    ),
+                });
+            }
+        }
         let i = self.at(s, d, ph);
         self.masks.set(i, ports);
         let n = self.port_range(s as usize).len();
@@ -599,6 +615,7 @@ impl RoutingTables {
         } else {
             self.past_ports.remove(&i);
         }
+        Ok(())
     }
 
     /// Refuses tables, or directions, made for another network than
@@ -913,7 +930,8 @@ mod tests {
             let ports = n.ports_of(5).count();
             for p in 0..ports {
                 for ph in [Phase::Up, Phase::Down] {
-                    rt.set_switch_candidates(5, 0, ph, PortMask::single(p));
+                    rt.set_switch_candidates(5, 0, ph, PortMask::single(p))
+                        .unwrap();
                 }
                 check(&n, &rt, switches);
             }
@@ -925,7 +943,8 @@ mod tests {
                 let d = (x + 1) % switches;
                 for p in [ports, ports + 3, 63] {
                     let mut e = rt.clone();
-                    e.set_switch_candidates(x, d, Phase::Up, PortMask::single(p));
+                    e.set_switch_candidates(x, d, Phase::Up, PortMask::single(p))
+                        .unwrap();
                     assert_eq!(e.distance(x, d, Phase::Up), None, "{x} to {d} by port {p}");
                     assert_eq!(
                         e.distance(x, d, Phase::Down),
@@ -944,8 +963,10 @@ mod tests {
         ]);
         let (_, mut rt) = RoutingTables::for_network(&n);
         for ph in [Phase::Up, Phase::Down] {
-            rt.set_switch_candidates(1, 3, ph, PortMask::single(2));
-            rt.set_switch_candidates(2, 3, ph, PortMask::single(1));
+            rt.set_switch_candidates(1, 3, ph, PortMask::single(2))
+                .unwrap();
+            rt.set_switch_candidates(2, 3, ph, PortMask::single(1))
+                .unwrap();
         }
         assert_eq!(rt.distance(1, 3, Phase::Up), None);
         check(&n, &rt, 4);
