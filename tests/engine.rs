@@ -159,6 +159,45 @@ fn the_stop_rule_ends_a_run_with_a_narrow_interval() {
     assert_eq!(r.measured_cycles % 2_000, 0, "{r:?}");
 }
 
+/// Tree routers whose stall limit (3,000) is past the watchdog (2,000):
+/// the run was reported deadlocked at cycle 2100, though the stalled
+/// inputs' prunes would end the wait. It now runs to the end and is
+/// reported for what it is, a saturated point whose progress comes from
+/// prunes.
+#[test]
+fn a_tree_stall_limit_past_the_watchdog_is_no_deadlock() {
+    let o = Command::new(env!("CARGO_BIN_EXE_wormcast"))
+        .args([
+            "run",
+            "--topology",
+            "mesh:8x8",
+            "--router",
+            "tree",
+            "--traffic",
+            "multicast",
+            "--degree",
+            "12",
+            "--load",
+            "0.06",
+            "--packet",
+            "2",
+            "--stall-limit",
+            "3000",
+            "--cycles",
+            "20000",
+            "--warmup",
+            "2000",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["measured_cycles"], 18_000);
+    assert_eq!(v["saturated"], true, "{v}");
+    assert!(v["events"]["prunes"].as_u64().unwrap() > 0, "{v}");
+}
+
 /// The command quoted in the issue that asked for the engine.
 #[test]
 fn run_takes_a_topology_spec_from_the_command_line() {

@@ -458,8 +458,8 @@ fn saturated_meshes_and_tori_briefly() {
 /// ends the wait, so the watchdog may not call the network deadlocked
 /// before then. It did: with a stall limit of 300 and a watchdog of 100,
 /// multicasts of up to 12 destinations on the 8x8 mesh were reported
-/// deadlocked. Now every multicast completes, exactly once, and some prunes
-/// come after a stretch of more than 100 cycles in which no flit moved.
+/// deadlocked. Now every multicast completes, exactly once, and some
+/// prune comes more than the watchdog's 100 cycles after the one before.
 #[test]
 fn a_stall_limit_past_the_watchdog_is_waited_for() {
     let mut net = TreeNet::new(
@@ -489,8 +489,8 @@ fn a_stall_limit_past_the_watchdog_is_waited_for() {
     assert!(s.created > 100, "{s:?}");
     assert_eq!(s.completed, s.created);
     assert_eq!(s.deliveries, s.dests);
-    // Prunes after a stall of the full limit: two in a row more than the
-    // watchdog apart.
+    // Two prunes in a row more than the watchdog apart: the run went on
+    // past a stretch the old watchdog could have called a deadlock.
     let late = net
         .prunes()
         .windows(2)
