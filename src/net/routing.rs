@@ -99,7 +99,7 @@ impl Masks {
             let group = 64 * col;
             let start = || Scratch64::new(col);
             let write = |scratch: &mut Scratch64<T>, (g, out): (usize, &mut [T])| {
-                inc.search64(64 * g, out.len() / col, scratch, out);
+                inc.search64::<T, true>(64 * g, out.len() / col, scratch, out, |_, _, _| {});
             };
             #[cfg(feature = "parallel")]
             {
@@ -246,6 +246,17 @@ struct Words {
 }
 
 impl<T: Word> Scratch64<T> {
+    /// The scratch of a search that finds only its levels (no masks).
+    fn levels(states: usize) -> Scratch64<T> {
+        Scratch64 {
+            acc: Vec::new(),
+            ports: Vec::new(),
+            st: vec![Words::default(); states],
+            frontier: Vec::new(),
+            touched: Vec::new(),
+        }
+    }
+
     fn new(states: usize) -> Scratch64<T> {
         Scratch64 {
             acc: vec![T::ZERO; 64 * states],
@@ -308,8 +319,19 @@ impl Incoming {
     /// by 8 x 8 bit transposes as the search ends; wider ones are set a
     /// destination at a time. `out` starts empty; the scratch's words
     /// other than `seen` (cleared as a search begins) end empty, as they
-    /// started.
-    fn search64<T: Word>(&self, d0: usize, n: usize, sc: &mut Scratch64<T>, out: &mut [T]) {
+    /// started. `found(state, destinations, level)` is told each state a
+    /// level reaches and for which destinations, `level` being the length
+    /// of their shortest legal route from it (the destinations' own states
+    /// are at level 0, and not told). Without `MASKS` the search finds the
+    /// levels alone: `out` and the scratch's masks are not touched.
+    fn search64<T: Word, const MASKS: bool>(
+        &self,
+        d0: usize,
+        n: usize,
+        sc: &mut Scratch64<T>,
+        out: &mut [T],
+        mut found: impl FnMut(usize, u64, u32),
+    ) {
         let states = sc.st.len();
         for w in sc.st.iter_mut() {
             w.seen = 0;
@@ -338,7 +360,9 @@ impl Incoming {
                 )
             }
         };
+        let mut level = 0;
         while !sc.frontier.is_empty() {
+            level += 1;
             for &t in &sc.frontier {
                 let bits = sc.st[t as usize].front;
                 let (links, down) = from(t as usize);
@@ -353,25 +377,31 @@ impl Incoming {
             }
             for &f in &sc.touched {
                 let f = f as usize;
-                sc.st[f].fresh = sc.st[f].reach & !sc.st[f].seen;
-                sc.st[f].seen |= sc.st[f].fresh;
+                let fresh = sc.st[f].reach & !sc.st[f].seen;
+                sc.st[f].fresh = fresh;
+                sc.st[f].seen |= fresh;
                 sc.st[f].reach = 0;
+                if fresh != 0 {
+                    found(f, fresh, level);
+                }
             }
-            for &t in &sc.frontier {
-                let bits = sc.st[t as usize].front;
-                let (links, down) = from(t as usize);
-                for &(x, port) in links {
-                    for f in 2 * x as usize..2 * x as usize + 1 + down as usize {
-                        let b = bits & sc.st[f].fresh;
-                        if T::BYTE {
-                            sc.ports[8 * f + port as usize] |= b;
-                        } else {
-                            let mut b = b;
-                            while b != 0 {
-                                let i = b.trailing_zeros() as usize;
-                                b &= b - 1;
-                                let o = &mut sc.acc[64 * f + i];
-                                *o = o.or(T::bit(port));
+            if MASKS {
+                for &t in &sc.frontier {
+                    let bits = sc.st[t as usize].front;
+                    let (links, down) = from(t as usize);
+                    for &(x, port) in links {
+                        for f in 2 * x as usize..2 * x as usize + 1 + down as usize {
+                            let b = bits & sc.st[f].fresh;
+                            if T::BYTE {
+                                sc.ports[8 * f + port as usize] |= b;
+                            } else {
+                                let mut b = b;
+                                while b != 0 {
+                                    let i = b.trailing_zeros() as usize;
+                                    b &= b - 1;
+                                    let o = &mut sc.acc[64 * f + i];
+                                    *o = o.or(T::bit(port));
+                                }
                             }
                         }
                     }
@@ -390,6 +420,9 @@ impl Incoming {
                 sc.st[f].fresh = 0;
             }
             sc.touched.clear();
+        }
+        if !MASKS {
+            return;
         }
         if T::BYTE {
             for f in 0..states {
@@ -716,6 +749,57 @@ impl RoutingTables {
     }
 }
 
+/// The length of the shortest legal up*/down* route from every switch, in
+/// phase Up, to each of up to 64 destination switches at once: one
+/// backward search of the group, the one [`RoutingTables::new`] builds the
+/// tables by, without their masks. A table's route takes a candidate one
+/// hop nearer at every step, so these are the lengths of the routes of
+/// tables as built ([`RouteLengths`] walks the tables' own routes, and
+/// must for tables with an entry replaced by hand,
+/// [`RoutingTables::set_switch_candidates`]). `wormcast topo show` of
+/// 16,384 switches spent most of its time walking routes a destination at
+/// a time.
+pub(crate) struct UdLengths {
+    inc: Incoming,
+    switches: usize,
+}
+
+impl UdLengths {
+    /// The searches of `net` with the directions of `ud`.
+    pub(crate) fn new(net: &Network, ud: &UpDown) -> UdLengths {
+        UdLengths {
+            inc: Incoming::new(net, ud),
+            switches: net.num_switches(),
+        }
+    }
+
+    /// Fills `out` with the lengths to destinations `d0..d0 + n` (`n` at
+    /// most 64): entry `j * switches + x` is the length of the route from
+    /// switch `x` in phase Up to `d0 + j` (0 at `d0 + j` itself), or
+    /// [`RouteLengths::NEVER`] where no legal route joins them.
+    pub(crate) fn group(&self, d0: usize, n: usize, out: &mut Vec<u32>) {
+        let s = self.switches;
+        debug_assert!((1..=64).contains(&n) && d0 + n <= s);
+        out.clear();
+        out.resize(n * s, RouteLengths::NEVER);
+        for j in 0..n {
+            out[j * s + d0 + j] = 0;
+        }
+        let mut sc = Scratch64::<u8>::levels(2 * s);
+        self.inc
+            .search64::<u8, false>(d0, n, &mut sc, &mut [], |f, fresh, level| {
+                if f % 2 == Phase::Up as usize {
+                    let x = f / 2;
+                    let mut b = fresh;
+                    while b != 0 {
+                        out[b.trailing_zeros() as usize * s + x] = level;
+                        b &= b - 1;
+                    }
+                }
+            });
+    }
+}
+
 /// The length of the tables' route ([`RoutingTables::distance`]) from every
 /// switch, in either phase, to one destination at a time, in time linear in
 /// the switches: each route is followed until it meets a switch and phase
@@ -729,9 +813,9 @@ impl RoutingTables {
 /// port, that word and the state's length, where
 /// [`RoutingTables::distance`]'s step also reads the switch's up ports.
 /// Clones share the port words and have scratch of their own, so threads
-/// walking different destinations each take a clone. A
-/// summary of a network of `s` switches takes up to `2 s` steps for each
-/// of its `s` destinations (`wormcast topo show`).
+/// walking different destinations each take a clone. The routes of
+/// a network of `s` switches take up to `2 s` steps for each of its `s`
+/// destinations.
 #[derive(Clone)]
 pub struct RouteLengths<'a> {
     rt: &'a RoutingTables,
