@@ -213,12 +213,18 @@ impl Bits {
     }
 }
 
-/// Adds `c` to the set whose [`Bits::parts`] are `words` and `sum`.
+/// Adds `c` to the set whose [`Bits::parts`] are `words` and `sum`. The
+/// summary names exactly the words that are not empty, so its word is
+/// written only when `c`'s word was empty: most insertions, a flit
+/// arriving at a component already live, write one word.
 #[inline]
 pub(crate) fn insert_into(words: &mut [u64], sum: &mut [u64], c: u32) {
     let w = (c >> 6) as usize;
-    words[w] |= 1 << (c & 63);
-    sum[w >> 6] |= 1 << (w & 63);
+    let old = words[w];
+    words[w] = old | 1 << (c & 63);
+    if old == 0 {
+        sum[w >> 6] |= 1 << (w & 63);
+    }
 }
 
 #[cfg(test)]
@@ -226,7 +232,52 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// Bit `w` of the summary is set exactly when word `w` is not empty.
+    fn summary_is_exact(set: &Bits) -> bool {
+        set.words
+            .iter()
+            .enumerate()
+            .all(|(w, &m)| (set.sum[w >> 6] >> (w & 63) & 1 == 1) == (m != 0))
+    }
+
     proptest! {
+        /// Any run of insertions and removals, through the set and
+        /// through its parts, leaves the members a model set holds and a
+        /// summary that names exactly the words that are not empty
+        /// (`insert_into` sets a summary bit only when its word was
+        /// empty, which needs exactly that).
+        #[test]
+        fn inserting_and_removing_keep_the_summary_exact(
+            n in 1usize..5000,
+            ops in prop::collection::vec((any::<u8>(), any::<u32>()), 0..400),
+        ) {
+            let mut set = Bits::new(n);
+            let mut model = std::collections::BTreeSet::new();
+            for (op, c) in ops {
+                // A small range now and then, so that words fill and
+                // empty again.
+                let c = if op & 4 == 0 { c % n as u32 } else { c % 70 % n as u32 };
+                match op % 3 {
+                    0 => set.insert(c),
+                    1 => {
+                        let (words, sum) = set.parts();
+                        insert_into(words, sum, c);
+                    }
+                    _ => set.remove(c),
+                }
+                if op % 3 == 2 {
+                    model.remove(&c);
+                } else {
+                    model.insert(c);
+                }
+                prop_assert!(summary_is_exact(&set));
+            }
+            prop_assert_eq!(set.iter().collect::<Vec<_>>(), model.iter().copied().collect::<Vec<_>>());
+            prop_assert_eq!(set.is_empty(), model.is_empty());
+            set.clear();
+            prop_assert!(set.is_empty() && summary_is_exact(&set));
+        }
+
         /// Moving words between two sets moves exactly their members and
         /// keeps both summaries right (the sets read back, and empty out,
         /// as their members say); counting in words counts exactly the
