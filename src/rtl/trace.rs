@@ -1033,6 +1033,53 @@ impl<const N: usize> Run<'_, N> {
     }
 }
 
+/// A window of cycles, both ends included.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Window {
+    /// The first cycle.
+    pub from: u64,
+    /// The last cycle (`None`: no end).
+    pub to: Option<u64>,
+}
+
+impl Window {
+    /// Whether `cycle` lies in the window.
+    #[inline]
+    pub fn holds(&self, cycle: u64) -> bool {
+        cycle >= self.from && self.to.is_none_or(|to| cycle <= to)
+    }
+}
+
+/// The part of what a simulation samples that a [`WaveSink`] writes
+/// ([`WaveSink::wants`]): a window of cycles and a choice of signals. A
+/// simulation need not sample outside it. What it does sample must be
+/// right: every signal the sink writes, in every cycle of the window, with
+/// the window's first cycle given with every such signal that changed
+/// since the sink's `begin`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Wants<'a> {
+    /// The cycles written: the sink takes no cycle outside them (the
+    /// values during the first are the waveform's first).
+    pub window: Window,
+    /// Per signal of the hierarchy given to `begin`, its id in the
+    /// waveform written, `None` for a signal not written (`None` for the
+    /// whole: every signal is written).
+    pub signals: Option<&'a [Option<SignalId>]>,
+}
+
+impl Wants<'_> {
+    /// Whether any of the `count` signals from signal `first` (one
+    /// component's) is written.
+    pub fn any_of(&self, first: u32, count: u32) -> bool {
+        match self.signals {
+            None => true,
+            Some(s) => s[first as usize..(first + count) as usize]
+                .iter()
+                .any(Option::is_some),
+        }
+    }
+}
+
 /// Where sampled waveforms go.
 pub trait WaveSink {
     /// Called once, before the first cycle: the hierarchy, the clock period in
@@ -1059,6 +1106,16 @@ pub trait WaveSink {
 
     /// The values that changed at the clock edge that starts `cycle`.
     fn cycle(&mut self, cycle: u64, state: &TraceState, changed: &[u32]) -> Result<()>;
+
+    /// The cycles and signals this sink writes, once [`begin`](Self::begin)
+    /// has been called ([`Wants`]). A simulation may leave the rest
+    /// unsampled and not call [`cycle`](Self::cycle) for cycles outside the
+    /// window, provided the window's first cycle comes with every written
+    /// signal that changed since `begin`. The default: every signal of
+    /// every cycle.
+    fn wants(&self) -> Wants<'_> {
+        Wants::default()
+    }
 
     /// True when the sink takes a cycle's changes as exported words
     /// ([`cycle_exported`](Self::cycle_exported)) and keeps no copy of

@@ -16,7 +16,7 @@ use crate::net::{Network, PortConn, Reachability, RoutingTables, UpDown};
 use crate::ni::{Group, HostDelivery, NiNode, NiTiming, Scheme};
 use crate::rtl::HandOver;
 use crate::rtl::crew::{COUNT_TO, Crew, Shift, threads_used};
-use crate::rtl::trace::{Hierarchy, TraceState, Traced, WaveSink, out_unit};
+use crate::rtl::trace::{Hierarchy, TraceState, Traced, WaveSink, Window, out_unit};
 use crate::rtl::{ChannelId, PortIter, Sink};
 use crate::switch::{
     Channels, Cross, Decoder, Fault, PortWiring, Stall, StallAt, Switch, SwitchParams, WaitOn,
@@ -67,6 +67,12 @@ struct Tracing {
     /// The components evaluated this cycle, a bit each (the active set as
     /// the cycle began).
     ran: Vec<u64>,
+    /// The cycles the sink writes ([`WaveSink::wants`]): outside them
+    /// nothing is sampled (but with `every`).
+    window: Window,
+    /// The components with a signal the sink writes, a bit each: the
+    /// others are not sampled (but with `every`).
+    wanted: Vec<u64>,
 }
 
 /// A unit of a component to sample ([`Traced::sample_units`]).
@@ -840,7 +846,9 @@ impl System {
     }
 
     /// Attaches a waveform sink; every signal of every component is traced
-    /// from now on. Only before the first cycle.
+    /// from now on, or what the sink wants of them ([`WaveSink::wants`]:
+    /// a window of cycles, some components), the rest left unsampled.
+    /// Only before the first cycle.
     pub fn attach_tracer(&mut self, sink: Box<dyn WaveSink>) -> Result<()> {
         if self.cycle != 0 {
             return Err(Error::Config {
@@ -873,6 +881,8 @@ impl System {
             units: vec![0; total],
             marked: vec![0; total.div_ceil(64)],
             ran: Vec::with_capacity(total.div_ceil(64)),
+            window: Window::default(),
+            wanted: Vec::new(),
             flit_marks: (0..self.ch.flits.len())
                 .map(|i| {
                     let s = self.ch.flits.source(ChannelId(i as u32));
@@ -897,6 +907,14 @@ impl System {
         }
         t.sink.begin(&t.hier, self.cfg.cycle_ps(), &t.state)?;
         t.state.clear_changes();
+        let wants = t.sink.wants();
+        let mut wanted = vec![0u64; total.div_ceil(64)];
+        for c in 0..total {
+            if wants.any_of(t.first[c], t.count[c]) {
+                wanted[c >> 6] |= 1 << (c & 63);
+            }
+        }
+        (t.window, t.wanted) = (wants.window, wanted);
         self.ch.flits.set_track_changes(true);
         self.ch.credits.set_track_changes(true);
         // On several threads, the ranges' copies tell the credit counters
@@ -1214,10 +1232,27 @@ impl System {
     /// channel that went idle) and a credit counter's reader (a counter
     /// wakes no one).
     fn trace_cycle(&mut self, next: u64) -> Result<()> {
+        let t = self.tracing.as_deref().expect("checked by the caller");
+        if !(t.every || t.window.holds(next)) {
+            // Outside the sink's window: nothing is sampled, and the sink
+            // is not called (it takes no cycle there).
+            return Ok(());
+        }
         let mut t = self.tracing.take().expect("checked by the caller");
         if t.every {
             for c in 0..self.n_sw + self.nodes as usize {
                 self.sample(&mut t, c, None);
+            }
+        } else if next == t.window.from {
+            // The window's first cycle after cycles left unsampled: every
+            // unit of every component the sink writes, so that it gets
+            // every change since its first values. (The switches' touched
+            // units keep adding up until the next cycle takes them: more
+            // than that cycle needs, never less.)
+            for w in 0..t.wanted.len() {
+                for b in PortIter(t.wanted[w]) {
+                    self.sample(&mut t, w << 6 | b, None);
+                }
             }
         } else {
             let Tracing {
@@ -1225,11 +1260,15 @@ impl System {
                 marked,
                 flit_marks,
                 credit_marks,
+                wanted,
                 ..
             } = &mut *t;
             let mut mark = |c: u32, bits: u128| {
-                units[c as usize] |= bits;
-                marked[(c >> 6) as usize] |= 1 << (c & 63);
+                let (w, b) = ((c >> 6) as usize, 1 << (c & 63));
+                if wanted[w] & b != 0 {
+                    units[c as usize] |= bits;
+                    marked[w] |= b;
+                }
             };
             // A flit channel driven before the edge was driven by a
             // component that ran, and sampling a component that ran covers
@@ -1255,7 +1294,7 @@ impl System {
             // component order: an evaluated switch's units are the ports it
             // worked on, every unit of any other component evaluated.
             for w in 0..t.marked.len() {
-                let ran = t.ran.get(w).copied().unwrap_or(0);
+                let ran = t.ran.get(w).copied().unwrap_or(0) & t.wanted[w];
                 let word = std::mem::take(&mut t.marked[w]) | ran;
                 for b in PortIter(word) {
                     let c = w << 6 | b;
