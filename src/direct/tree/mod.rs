@@ -919,6 +919,12 @@ struct TreeTracing {
     units: Vec<u128>,
     /// Sample every router in every cycle (the tests compare).
     full: bool,
+    /// The cycles the sink writes ([`WaveSink::wants`]): outside them
+    /// nothing is sampled (but with `full`).
+    window: crate::rtl::trace::Window,
+    /// The routers with a signal the sink writes, a bit each: the others
+    /// are not sampled (but with `full`).
+    wanted: Vec<u64>,
 }
 
 impl TreeNet {
@@ -2028,6 +2034,8 @@ impl TreeNet {
     /// (`out_ej` for consumption) its owner input (all ones: free), credits,
     /// and the link register: valid, flit word and message of the flit sent
     /// in the last cycle, and the `close` side-band wire (docs/signals.md).
+    /// Of a sink that wants less ([`WaveSink::wants`]: a window of cycles,
+    /// some routers), the rest is left unsampled.
     pub fn attach_tracer(&mut self, sink: Box<dyn WaveSink>, cycle_ps: u64) -> Result<()> {
         if self.cycle != 0 {
             return Err(Error::Config {
@@ -2063,10 +2071,19 @@ impl TreeNet {
             sample: vec![0; (t.n as usize).div_ceil(64)],
             units: vec![0; t.n as usize],
             full: false,
+            window: Default::default(),
+            wanted: vec![0; (t.n as usize).div_ceil(64)],
         };
         sample_all(t, &self.routers, &mut tr);
         tr.sink.begin(&hier, cycle_ps, &tr.state)?;
         tr.state.clear_changes();
+        let wants = tr.sink.wants();
+        tr.window = wants.window;
+        for r in 0..t.n as usize {
+            if wants.any_of(tr.first[r], tr.count[r]) {
+                tr.wanted[r >> 6] |= 1 << (r & 63);
+            }
+        }
         self.tracing = Some(Box::new(tr));
         for ev in &mut self.evs {
             ev.trace = true;
@@ -2133,8 +2150,19 @@ impl TreeNet {
             for r in 0..self.t.n as usize {
                 mark(&mut tr.sample, r);
             }
+        } else if !tr.window.holds(self.cycle) {
+            // Outside the sink's window: the links and closes above are
+            // kept up, nothing is sampled, and the sink is not called.
+            tr.sample.fill(0);
+            return Ok(());
+        } else if self.cycle == tr.window.from {
+            // The window's first cycle after cycles left unsampled: every
+            // router the sink writes, whole (`sample_some`), so that it
+            // gets every change since its first values.
+            tr.sample.copy_from_slice(&tr.wanted);
         }
-        sample_some(&self.t, &self.routers, tr);
+        let whole = tr.full || self.cycle == tr.window.from;
+        sample_some(&self.t, &self.routers, tr, whole);
         tr.sink.cycle(self.cycle, &tr.state, tr.state.changed())?;
         tr.state.clear_changes();
         Ok(())
@@ -3082,6 +3110,59 @@ mod tests {
             }
             assert_eq!(some.len(), all.len(), "{name}: changes");
             assert!(some == all, "{name}: the waveforms differ");
+        }
+    }
+
+    /// A waveform limited to a window of cycles and to some routers
+    /// (`TraceLimits`) is the one filtered from sampling every router in
+    /// every cycle, though the cycles outside the window and the routers
+    /// outside the scopes are not sampled: windows from the first cycle,
+    /// ending early or not, whole routers and single units, one and two
+    /// threads.
+    #[test]
+    fn a_limited_waveform_is_the_one_filtered_from_every_sample() {
+        use crate::rtl::trace::MemorySink;
+        use crate::wave::TraceLimits;
+        let limits = |from: u64, to: Option<u64>, scopes: &[&str]| TraceLimits {
+            from,
+            to,
+            scopes: scopes.iter().map(|s| s.to_string()).collect(),
+        };
+        let cases = [
+            (1, 6, limits(500, Some(900), &[])),
+            (1, 6, limits(1, Some(2), &["top.r3"])),
+            (1, 6, limits(1_200, None, &["top.r7", "top.r20.out_ej"])),
+            (1, 6, limits(0, Some(1_000), &["top.r14.in_inj"])),
+            (2, 12, limits(700, Some(1_300), &["top.r5", "top.r100"])),
+            (2, 12, limits(900, None, &[])),
+        ];
+        for (threads, side, l) in cases {
+            let cfg = TreeConfig {
+                threads,
+                ..TreeConfig::default()
+            };
+            let wave = |full: bool| {
+                let mut n = TreeNet::new(Grid::mesh(side, side, 1).unwrap(), cfg.clone()).unwrap();
+                let w = MemorySink::new();
+                n.attach_tracer(l.wrap(Box::new(w.clone())).unwrap(), 1000)
+                    .unwrap();
+                n.tracing.as_mut().unwrap().full = full;
+                n.set_traffic(TreeTraffic {
+                    rate: 0.01,
+                    min_dests: 1,
+                    max_dests: 6,
+                    data: 3,
+                    scheme: Scheme::Tree,
+                    queue_cap: 4,
+                })
+                .unwrap();
+                n.run(2_000).unwrap();
+                n.finish_trace().unwrap();
+                w.changes()
+            };
+            let (some, all) = (wave(false), wave(true));
+            assert!(some.len() > 20, "{l:?}: {} changes", some.len());
+            assert!(some == all, "{l:?}: the waveforms differ");
         }
     }
 

@@ -50,15 +50,18 @@ pub(super) fn sample_all(t: &Tables, routers: &[TreeRouter], tr: &mut TreeTracin
     }
 }
 
-/// Samples the routers in `tr.sample`, in index order, and empties it.
-pub(super) fn sample_some(t: &Tables, routers: &[TreeRouter], tr: &mut TreeTracing) {
+/// Samples the routers in `tr.sample` that the sink writes, in index
+/// order, and empties it; `whole`: every unit of each.
+pub(super) fn sample_some(t: &Tables, routers: &[TreeRouter], tr: &mut TreeTracing, whole: bool) {
     for w in 0..tr.sample.len() {
-        for b in crate::rtl::PortIter(std::mem::take(&mut tr.sample[w])) {
+        // The routers the sink writes (all of them with `full`).
+        let wanted = if tr.full { u64::MAX } else { tr.wanted[w] };
+        for b in crate::rtl::PortIter(std::mem::take(&mut tr.sample[w]) & wanted) {
             let r = w << 6 | b;
             // With the units the cycle marked, the inputs active now: the
             // edge pushed a flit into them, or an interface injected one.
             let units = std::mem::take(&mut tr.units[r]) | routers[r].active as u128;
-            let units = if tr.full { u128::MAX } else { units };
+            let units = if whole { u128::MAX } else { units };
             sample_router(t, routers, tr, r, units);
         }
     }

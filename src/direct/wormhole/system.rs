@@ -273,6 +273,12 @@ struct Tracing {
     procs: Bits,
     /// Sample every component in every cycle (the tests compare).
     full: bool,
+    /// The cycles the sink writes ([`WaveSink::wants`]): outside them
+    /// nothing is sampled (but with `full`).
+    window: crate::rtl::trace::Window,
+    /// The components (routers, then processors) with a signal the sink
+    /// writes: the others are not sampled (but with `full`).
+    wanted: Vec<bool>,
 }
 
 /// The ranges of a system evaluated on several threads, and the helper
@@ -1597,7 +1603,19 @@ impl DirectSystem {
                     t.units[source.component as usize] |= in_unit(source.port);
                 }
             }
-            if t.full {
+            let c = self.cycle;
+            // The window's first cycle after cycles left unsampled: every
+            // unit of every component the sink writes, so that it gets
+            // every change since its first values.
+            let whole = t.full || c == t.window.from;
+            if !(t.full || t.window.holds(c)) {
+                // Outside the sink's window: nothing is sampled, and the
+                // sink is not called.
+                t.routers.clear();
+                t.procs.clear();
+                return Ok(());
+            }
+            if whole {
                 for x in 0..n {
                     t.routers.insert(x);
                     t.procs.insert(x);
@@ -1606,6 +1624,9 @@ impl DirectSystem {
             let n = n as usize;
             for x in t.routers.iter() {
                 let x = x as usize;
+                if !t.full && !t.wanted[x] {
+                    continue;
+                }
                 let r = &self.routers[x];
                 // The units this cycle can have changed: the inputs busy
                 // now (an input given a flit holds it; one left idle
@@ -1618,13 +1639,16 @@ impl DirectSystem {
                 let units = r.busy_inputs() as u128
                     | (r.owned_outputs() as u128) << 64
                     | std::mem::take(&mut t.units[x]);
-                let units = if t.full { u128::MAX } else { units };
+                let units = if whole { u128::MAX } else { units };
                 let mut s = t.state.sampler(t.first[x], t.count[x]);
                 r.sample_units(&self.ch, units, &mut s);
                 s.finish();
             }
             for x in t.procs.iter() {
                 let x = x as usize;
+                if !t.full && !t.wanted[n + x] {
+                    continue;
+                }
                 let mut s = t.state.sampler(t.first[n + x], t.count[n + x]);
                 self.procs[x].sample(&self.ch, &mut s);
                 s.finish();
@@ -2062,7 +2086,9 @@ impl DirectSystem {
     }
 
     /// Traces every router and processor from now on (scopes `top.r<x>` and
-    /// `top.p<x>`). Must be called before the first cycle.
+    /// `top.p<x>`), or what the sink wants of them ([`WaveSink::wants`]: a
+    /// window of cycles, some components), the rest left unsampled. Must
+    /// be called before the first cycle.
     pub fn attach_tracer(&mut self, sink: Box<dyn WaveSink>, cycle_ps: u64) -> Result<()> {
         if self.cycle != 0 {
             return Err(Error::Config {
@@ -2111,6 +2137,11 @@ impl DirectSystem {
         for r in self.par.iter_mut().flat_map(|p| &mut p.ranges) {
             r.ch.credits.set_track_changes(true);
         }
+        let wants = sink.wants();
+        let wanted = (0..first.len())
+            .map(|c| wants.any_of(first[c], count[c]))
+            .collect();
+        let window = wants.window;
         self.tracing = Some(Tracing {
             hier,
             state,
@@ -2121,6 +2152,8 @@ impl DirectSystem {
             units: vec![0; n],
             procs: Bits::new(n),
             full: self.every_cycle,
+            window,
+            wanted,
         });
         Ok(())
     }
@@ -2247,6 +2280,70 @@ mod tests {
             max_dests,
             payload: 5,
             queue_cap: 4,
+        }
+    }
+
+    /// A waveform limited to a window of cycles and to some components
+    /// (`TraceLimits`) is the one filtered from sampling every component
+    /// in every cycle, though the cycles outside the window and the
+    /// components outside the scopes are not sampled: windows from the
+    /// first cycle, ending early or not, routers and processors, one and
+    /// two threads.
+    #[test]
+    fn a_limited_waveform_is_the_one_filtered_from_every_sample() {
+        use crate::wave::TraceLimits;
+        let limits = |from: u64, to: Option<u64>, scopes: &[&str]| TraceLimits {
+            from,
+            to,
+            scopes: scopes.iter().map(|s| s.to_string()).collect(),
+        };
+        let cube = |dim| -> Arc<dyn Fabric> {
+            Arc::new(CubeFabric {
+                cube: Hypercube::new(dim).unwrap(),
+                routing: Routing::Restriction2,
+            })
+        };
+        let dor: Arc<dyn Fabric> = Arc::new(DorMesh::new(4, 3, 1).unwrap());
+        let cases = [
+            (cube(4), 1, 0.02, limits(500, Some(900), &[])),
+            (cube(4), 1, 0.02, limits(1, Some(2), &["top.r3"])),
+            (
+                dor.clone(),
+                1,
+                0.02,
+                limits(1_200, None, &["top.r7", "top.p2"]),
+            ),
+            (dor, 1, 0.05, limits(0, Some(1_000), &["top.p5"])),
+            (
+                cube(7),
+                2,
+                0.002,
+                limits(700, Some(1_300), &["top.r5", "top.r100"]),
+            ),
+            (cube(7), 2, 0.002, limits(900, None, &[])),
+        ];
+        for (fabric, threads, rate, l) in cases {
+            let cfg = DirectConfig {
+                seed: 5,
+                threads,
+                ..DirectConfig::default()
+            };
+            let wave = |every: bool| {
+                let mut s = DirectSystem::new(fabric.clone(), &cfg).unwrap();
+                s.every_cycle = every;
+                let w = MemorySink::new();
+                s.attach_tracer(l.wrap(Box::new(w.clone())).unwrap(), 5000)
+                    .unwrap();
+                s.set_traffic(traffic(rate, 4)).unwrap();
+                for _ in 0..2_000 {
+                    s.step().unwrap();
+                }
+                s.finish_trace().unwrap();
+                w.changes()
+            };
+            let (some, all) = (wave(false), wave(true));
+            assert!(some.len() > 20, "{l:?}: {} changes", some.len());
+            assert!(some == all, "{l:?}: the waveforms differ");
         }
     }
 
