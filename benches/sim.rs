@@ -17,7 +17,10 @@
 //! simulation's thread), `vcd_thread` (the same, encoded on a thread of its
 //! own), `fst` and `fst_thread` (every register written to an FST file in
 //! the temporary directory; `fst_thread` is what `wormcast run --vcd
-//! x.fst` does). Every traced case includes finishing the waveform.
+//! x.fst` does). `fst_thread_last_1000` writes only the last 1,000 cycles
+//! (`--trace-from 99000`) and `fst_thread_sw0` only switch 0's registers
+//! (`--trace-scope top.sw0`): the simulation samples nothing else. Every
+//! traced case includes finishing the waveform.
 //!
 //! A long traced run: `anynet8x4_uniform_0.1_long/20flit/tracing_fst_thread`
 //! runs 1,000,000 cycles into an FST on its own thread, finishing
@@ -41,7 +44,7 @@ use wormcast::header::Kind;
 use wormcast::net::Network;
 use wormcast::rtl::trace::NullSink;
 use wormcast::sim::{SimConfig, System, Traffic};
-use wormcast::wave::{Background, FstWriter, VcdWriter};
+use wormcast::wave::{Background, FstWriter, TraceLimits, VcdWriter};
 
 const CYCLES: u64 = 100_000;
 
@@ -62,6 +65,10 @@ enum Tracing {
     VcdThread,
     Fst,
     FstThread,
+    /// `FstThread` limited to the last 1,000 cycles (`--trace-from`).
+    FstThreadWindow,
+    /// `FstThread` limited to switch 0 (`--trace-scope top.sw0`).
+    FstThreadScope,
 }
 
 fn fst_path() -> std::path::PathBuf {
@@ -105,6 +112,22 @@ fn system(net: &Network, len: u32, tracing: Tracing) -> System {
         Tracing::FstThread => sys
             .attach_tracer(Box::new(Background::new(Box::new(new_fst()))))
             .expect("tracer"),
+        Tracing::FstThreadWindow | Tracing::FstThreadScope => {
+            let limits = match tracing {
+                Tracing::FstThreadWindow => TraceLimits {
+                    from: CYCLES - 1_000,
+                    ..TraceLimits::default()
+                },
+                _ => TraceLimits {
+                    scopes: vec!["top.sw0".into()],
+                    ..TraceLimits::default()
+                },
+            };
+            let sink = limits
+                .wrap(Box::new(Background::new(Box::new(new_fst()))))
+                .expect("limits");
+            sys.attach_tracer(sink).expect("tracer")
+        }
     }
     sys
 }
@@ -137,6 +160,12 @@ fn speed(c: &mut Criterion) {
         ("20flit/tracing_vcd_thread", 20, Tracing::VcdThread),
         ("20flit/tracing_fst", 20, Tracing::Fst),
         ("20flit/tracing_fst_thread", 20, Tracing::FstThread),
+        (
+            "20flit/tracing_fst_thread_last_1000",
+            20,
+            Tracing::FstThreadWindow,
+        ),
+        ("20flit/tracing_fst_thread_sw0", 20, Tracing::FstThreadScope),
         ("1flit/tracing_vcd", 1, Tracing::Vcd),
         ("1flit/tracing_vcd_thread", 1, Tracing::VcdThread),
         ("bitstring_deg4/tracing_off", 0, Tracing::Off),
