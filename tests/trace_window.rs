@@ -21,7 +21,10 @@ fn traffic(k: usize) -> Traffic {
         0 => Traffic::uniform(0.2, 20),
         1 => Traffic::uniform(0.1, 1),
         2 => Traffic::multicast(0.05, 8, 4, Kind::BitString),
-        _ => Traffic::multicast(0.05, 4, 3, Kind::Ssr),
+        3 => Traffic::multicast(0.05, 4, 3, Kind::Ssr),
+        // Light: quiet cycles, which a traced network skips outside its
+        // window.
+        _ => Traffic::uniform(0.002, 4),
     }
 }
 
@@ -89,10 +92,10 @@ proptest! {
 
     /// Windows anywhere in the run (from its first cycle, ending before it
     /// ends or not), with scopes of whole components, of units and of
-    /// single signals, or none.
+    /// single signals, or none; loads with quiet cycles among them.
     #[test]
     fn a_limited_waveform_is_the_one_filtered_from_every_sample(
-        k in 0usize..4,
+        k in 0usize..5,
         from in 0u64..1_500,
         len in proptest::option::of(0u64..400),
         picks in proptest::collection::vec(any::<usize>(), 0..4),
@@ -109,7 +112,8 @@ proptest! {
     }
 }
 
-/// The same on two threads, handing every cycle over or the busy ones.
+/// The same on two threads, handing every cycle over or the busy ones,
+/// and at a load light enough for quiet cycles.
 #[test]
 fn a_limited_waveform_is_the_same_on_two_threads() {
     let _one = common::one_at_a_time();
@@ -127,6 +131,7 @@ fn a_limited_waveform_is_the_same_on_two_threads() {
             limits(&p, 1, Some(500), &[sw("top.sw70.out1")]),
             Traffic::multicast(0.005, 6, 4, Kind::BitString),
         ),
+        (limits(&p, 400, Some(450), &[]), Traffic::uniform(0.0003, 4)),
     ] {
         let want = limited_vcd(&net, &one, &t, 700, &l, true);
         assert!(want.len() > 1_000, "{l:?}: {} bytes", want.len());

@@ -1048,6 +1048,22 @@ impl Window {
     pub fn holds(&self, cycle: u64) -> bool {
         cycle >= self.from && self.to.is_none_or(|to| cycle <= to)
     }
+
+    /// Cycles a simulation whose clock reads `cycle` may skip, when
+    /// nothing happens in them, without leaving out a cycle the window
+    /// samples: a step from `cycle` samples the values during `cycle + 1`,
+    /// and the window's first cycle must be stepped into (it samples every
+    /// chosen component whole). Those before the window, up to the one
+    /// before its first; every cycle after its last; none within it.
+    pub fn skippable(&self, cycle: u64) -> u64 {
+        if cycle.saturating_add(1) < self.from {
+            self.from - 1 - cycle
+        } else if self.to.is_some_and(|to| cycle >= to) {
+            u64::MAX
+        } else {
+            0
+        }
+    }
 }
 
 /// The part of what a simulation samples that a [`WaveSink`] writes
@@ -1851,6 +1867,34 @@ mod tests {
         assert_eq!(st.changed(), &[2, 3]);
         assert_eq!(st.value(SignalId(2)), SignalValue::Narrow(1));
         assert_eq!(st.value(SignalId(3)), SignalValue::Unknown);
+    }
+
+    /// A step from cycle `c` samples cycle `c + 1`: a skip may go as far
+    /// as the cycle before the window's first (which a step then samples
+    /// whole), never into the window, and without end after it.
+    #[test]
+    fn a_window_is_skipped_up_to_the_cycle_before_its_first() {
+        let w = Window {
+            from: 10,
+            to: Some(20),
+        };
+        let got: Vec<u64> = (0..23).map(|c| w.skippable(c)).collect();
+        let mut want = vec![9, 8, 7, 6, 5, 4, 3, 2, 1, 0];
+        want.extend([0; 10]);
+        want.extend([u64::MAX; 3]);
+        assert_eq!(got, want);
+        assert!(!w.holds(9) && w.holds(10) && w.holds(20) && !w.holds(21));
+        // From cycle 0 to the end: nothing is skipped.
+        let all = Window::default();
+        assert_eq!(all.skippable(0), 0);
+        assert_eq!(all.skippable(u64::MAX), 0);
+        // A window at the very end of the clock.
+        let late = Window {
+            from: u64::MAX,
+            to: None,
+        };
+        assert_eq!(late.skippable(0), u64::MAX - 1);
+        assert_eq!(late.skippable(u64::MAX - 1), 0);
     }
 
     #[test]

@@ -1351,15 +1351,17 @@ impl System {
     }
 
     /// Cycles from now in which nothing can happen, up to `horizon`: no
-    /// component is due to run, no packet is in flight, nothing is traced,
-    /// until a component's next scheduled wake-up. 0 while anything is
-    /// active.
+    /// component is due to run, no packet is in flight, no cycle a
+    /// waveform samples is passed ([`Window::skippable`]), until a
+    /// component's next scheduled wake-up. 0 while anything is active.
     pub fn quiet_cycles(&self, horizon: u64) -> u64 {
-        if self.tracing.is_some()
-            || !self.faults.is_empty()
-            || self.packets.live() != 0
-            || !self.is_idle()
-        {
+        // A traced network skips only cycles its waveform leaves unsampled.
+        let horizon = match self.tracing.as_deref() {
+            None => horizon,
+            Some(t) if t.every => 0,
+            Some(t) => horizon.min(t.window.skippable(self.cycle)),
+        };
+        if horizon == 0 || !self.faults.is_empty() || self.packets.live() != 0 || !self.is_idle() {
             return 0;
         }
         let last = self.cycle.wrapping_sub(1);

@@ -1492,11 +1492,19 @@ impl TreeNet {
 
     /// Cycles from now, up to `horizon`, in which stepping would change
     /// nothing but the clock: no router has an active input, no interface
-    /// has a worm to send, no multicast is out, nothing is traced, and the
-    /// random traffic's next message is not due. 0 while anything is live.
+    /// has a worm to send, no multicast is out, no cycle a waveform samples
+    /// is passed ([`Window::skippable`](crate::rtl::trace::Window::skippable)),
+    /// and the random traffic's next message is not due. 0 while anything
+    /// is live.
     pub fn quiet_cycles(&self, horizon: u64) -> u64 {
-        if self.in_flight
-            || self.tracing.is_some()
+        // A traced network skips only cycles its waveform leaves unsampled.
+        let horizon = match self.tracing.as_deref() {
+            None => horizon,
+            Some(t) if t.full => 0,
+            Some(t) => horizon.min(t.window.skippable(self.cycle)),
+        };
+        if horizon == 0
+            || self.in_flight
             || self.cross_pending
             || !self.mcasts.is_empty()
             || self.live_routers.0.iter().any(|l| l.0 != [0; 8])
@@ -3128,15 +3136,28 @@ mod tests {
             to,
             scopes: scopes.iter().map(|s| s.to_string()).collect(),
         };
+        // The lightest loads leave quiet cycles, skipped outside the window.
         let cases = [
-            (1, 6, limits(500, Some(900), &[])),
-            (1, 6, limits(1, Some(2), &["top.r3"])),
-            (1, 6, limits(1_200, None, &["top.r7", "top.r20.out_ej"])),
-            (1, 6, limits(0, Some(1_000), &["top.r14.in_inj"])),
-            (2, 12, limits(700, Some(1_300), &["top.r5", "top.r100"])),
-            (2, 12, limits(900, None, &[])),
+            (1, 6, 0.01, limits(500, Some(900), &[])),
+            (1, 6, 0.01, limits(1, Some(2), &["top.r3"])),
+            (
+                1,
+                6,
+                0.01,
+                limits(1_200, None, &["top.r7", "top.r20.out_ej"]),
+            ),
+            (1, 6, 0.01, limits(0, Some(1_000), &["top.r14.in_inj"])),
+            (1, 6, 0.0005, limits(900, Some(1_100), &[])),
+            (
+                2,
+                12,
+                0.01,
+                limits(700, Some(1_300), &["top.r5", "top.r100"]),
+            ),
+            (2, 12, 0.01, limits(900, None, &[])),
+            (2, 12, 0.0002, limits(1_000, Some(1_500), &[])),
         ];
-        for (threads, side, l) in cases {
+        for (threads, side, rate, l) in cases {
             let cfg = TreeConfig {
                 threads,
                 ..TreeConfig::default()
@@ -3148,7 +3169,7 @@ mod tests {
                     .unwrap();
                 n.tracing.as_mut().unwrap().full = full;
                 n.set_traffic(TreeTraffic {
-                    rate: 0.01,
+                    rate,
                     min_dests: 1,
                     max_dests: 6,
                     data: 3,

@@ -1664,12 +1664,19 @@ impl DirectSystem {
     /// Cycles from now, up to `horizon`, in which stepping would change
     /// nothing but the clock: no router or processor has anything to do
     /// before a processor's next worm ends its start-up, no random traffic
-    /// is drawn (its draws are made every cycle), nothing is traced, and
+    /// is drawn (its draws are made every cycle), no cycle a waveform
+    /// samples is passed
+    /// ([`Window::skippable`](crate::rtl::trace::Window::skippable)), and
     /// the watchdog's next look is not passed. 0 while anything is live.
     pub fn quiet_cycles(&self, horizon: u64) -> u64 {
-        if self.left_running
+        // A traced network skips only cycles its waveform leaves unsampled.
+        let horizon = match &self.tracing {
+            None => horizon,
+            Some(t) => horizon.min(t.window.skippable(self.cycle)),
+        };
+        if horizon == 0
+            || self.left_running
             || self.every_cycle
-            || self.tracing.is_some()
             || self.traffic.is_some()
             || !self.faults.is_empty()
             || !self.live_routers.is_empty()
@@ -2338,6 +2345,42 @@ mod tests {
                 for _ in 0..2_000 {
                     s.step().unwrap();
                 }
+                s.finish_trace().unwrap();
+                w.changes()
+            };
+            let (some, all) = (wave(false), wave(true));
+            assert!(some.len() > 20, "{l:?}: {} changes", some.len());
+            assert!(some == all, "{l:?}: the waveforms differ");
+        }
+        // Worms sent one at a time, with quiet cycles between them (random
+        // traffic draws every cycle, so it leaves none): those outside the
+        // window are skipped, up to the cycle before its first.
+        for (fabric, threads, l) in [
+            (cube(4), 1, limits(880, Some(1_100), &[])),
+            (cube(4), 1, limits(300, None, &["top.r1", "top.p9"])),
+            (cube(7), 2, limits(881, Some(1_500), &["top.r64"])),
+            // Starting in a quiet stretch after the first worms, skipped
+            // up to the cycle before the window.
+            (cube(4), 1, limits(500, Some(1_100), &[])),
+            (cube(7), 2, limits(500, None, &[])),
+        ] {
+            let cfg = DirectConfig {
+                seed: 5,
+                threads,
+                ..DirectConfig::default()
+            };
+            let wave = |every: bool| {
+                let mut s = DirectSystem::new(fabric.clone(), &cfg).unwrap();
+                s.every_cycle = every;
+                let w = MemorySink::new();
+                s.attach_tracer(l.wrap(Box::new(w.clone())).unwrap(), 5000)
+                    .unwrap();
+                let n = fabric.nodes();
+                for (at, src) in [(0, 0), (290, 3), (870, 1), (1_000, 9 % n)] {
+                    s.run(at - s.cycle).unwrap();
+                    s.send(src, &[n - 1 - src], 30).unwrap();
+                }
+                s.run(2_000 - s.cycle).unwrap();
                 s.finish_trace().unwrap();
                 w.changes()
             };
