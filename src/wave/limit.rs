@@ -53,6 +53,17 @@ pub struct Selection {
 }
 
 impl TraceLimits {
+    /// The cycles `from` to `to` (`None`: to the end of the run) of the
+    /// signals under `scopes` (none: every scope), as `--trace-from`,
+    /// `--trace-to` and `--trace-scope` give them.
+    pub fn new(from: u64, to: Option<u64>, scopes: &[&str]) -> Self {
+        TraceLimits {
+            from,
+            to,
+            scopes: scopes.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
     /// True when nothing is limited (the whole run, every scope).
     pub fn is_whole(&self) -> bool {
         self.from == 0 && self.to.is_none() && self.scopes.is_empty()

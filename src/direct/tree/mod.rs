@@ -3130,12 +3130,7 @@ mod tests {
     #[test]
     fn a_limited_waveform_is_the_one_filtered_from_every_sample() {
         use crate::rtl::trace::MemorySink;
-        use crate::wave::TraceLimits;
-        let limits = |from: u64, to: Option<u64>, scopes: &[&str]| TraceLimits {
-            from,
-            to,
-            scopes: scopes.iter().map(|s| s.to_string()).collect(),
-        };
+        let limits = crate::wave::TraceLimits::new;
         // The lightest loads leave quiet cycles, skipped outside the window.
         let cases = [
             (1, 6, 0.01, limits(500, Some(900), &[])),
