@@ -1094,6 +1094,19 @@ impl Wants<'_> {
                 .any(Option::is_some),
         }
     }
+
+    /// The components with a signal written, a bit each (bit `c % 64` of
+    /// word `c / 64`), of components whose signals start at `first[c]`
+    /// and number `count[c]`.
+    pub fn components(&self, first: &[u32], count: &[u32]) -> Vec<u64> {
+        let mut bits = vec![0u64; first.len().div_ceil(64)];
+        for (c, (&f, &n)) in first.iter().zip(count).enumerate() {
+            if self.any_of(f, n) {
+                bits[c >> 6] |= 1 << (c & 63);
+            }
+        }
+        bits
+    }
 }
 
 /// Where sampled waveforms go.

@@ -908,13 +908,7 @@ impl System {
         t.sink.begin(&t.hier, self.cfg.cycle_ps(), &t.state)?;
         t.state.clear_changes();
         let wants = t.sink.wants();
-        let mut wanted = vec![0u64; total.div_ceil(64)];
-        for c in 0..total {
-            if wants.any_of(t.first[c], t.count[c]) {
-                wanted[c >> 6] |= 1 << (c & 63);
-            }
-        }
-        (t.window, t.wanted) = (wants.window, wanted);
+        (t.window, t.wanted) = (wants.window, wants.components(&t.first, &t.count));
         self.ch.flits.set_track_changes(true);
         self.ch.credits.set_track_changes(true);
         // On several threads, the ranges' copies tell the credit counters

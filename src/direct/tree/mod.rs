@@ -2080,18 +2080,13 @@ impl TreeNet {
             units: vec![0; t.n as usize],
             full: false,
             window: Default::default(),
-            wanted: vec![0; (t.n as usize).div_ceil(64)],
+            wanted: Vec::new(),
         };
         sample_all(t, &self.routers, &mut tr);
         tr.sink.begin(&hier, cycle_ps, &tr.state)?;
         tr.state.clear_changes();
         let wants = tr.sink.wants();
-        tr.window = wants.window;
-        for r in 0..t.n as usize {
-            if wants.any_of(tr.first[r], tr.count[r]) {
-                tr.wanted[r >> 6] |= 1 << (r & 63);
-            }
-        }
+        (tr.window, tr.wanted) = (wants.window, wants.components(&tr.first, &tr.count));
         self.tracing = Some(Box::new(tr));
         for ev in &mut self.evs {
             ev.trace = true;

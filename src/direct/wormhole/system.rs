@@ -277,8 +277,8 @@ struct Tracing {
     /// nothing is sampled (but with `full`).
     window: crate::rtl::trace::Window,
     /// The components (routers, then processors) with a signal the sink
-    /// writes: the others are not sampled (but with `full`).
-    wanted: Vec<bool>,
+    /// writes, a bit each: the others are not sampled (but with `full`).
+    wanted: Vec<u64>,
 }
 
 /// The ranges of a system evaluated on several threads, and the helper
@@ -1624,7 +1624,7 @@ impl DirectSystem {
             let n = n as usize;
             for x in t.routers.iter() {
                 let x = x as usize;
-                if !t.full && !t.wanted[x] {
+                if !t.full && t.wanted[x >> 6] >> (x & 63) & 1 == 0 {
                     continue;
                 }
                 let r = &self.routers[x];
@@ -1646,7 +1646,8 @@ impl DirectSystem {
             }
             for x in t.procs.iter() {
                 let x = x as usize;
-                if !t.full && !t.wanted[n + x] {
+                let c = n + x;
+                if !t.full && t.wanted[c >> 6] >> (c & 63) & 1 == 0 {
                     continue;
                 }
                 let mut s = t.state.sampler(t.first[n + x], t.count[n + x]);
@@ -2145,9 +2146,7 @@ impl DirectSystem {
             r.ch.credits.set_track_changes(true);
         }
         let wants = sink.wants();
-        let wanted = (0..first.len())
-            .map(|c| wants.any_of(first[c], count[c]))
-            .collect();
+        let wanted = wants.components(&first, &count);
         let window = wants.window;
         self.tracing = Some(Tracing {
             hier,
