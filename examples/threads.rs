@@ -88,6 +88,15 @@ fn run(case: &Case, threads: usize) -> wormcast::Result<(f64, String)> {
     o.tree.threads = threads;
     o.wormhole_threads = threads;
     let mut p = engine::prepare(&spec, case.router, None, &o)?;
+    // A network too small for the count would run on fewer threads, and
+    // its ratio would compare one thread with itself.
+    if p.threads() != threads {
+        return Err(wormcast::Error::Config {
+            field: "threads",
+            value: threads.to_string(),
+            reason: format!("{} runs on {} thread(s)", case.name, p.threads()),
+        });
+    }
     let t = Instant::now();
     let (r, _) = p.run(None)?;
     let secs = t.elapsed().as_secs_f64();
