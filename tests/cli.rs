@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-fn wormcast(args: &[&str]) -> Output {
+fn wormcast<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_wormcast"))
         .args(args)
         .output()
@@ -1330,8 +1330,155 @@ fn tree_send_shows_figure6_with_and_without_pruning() {
 /// way, with a GTKWave save file and a Surfer command file beside it.
 #[test]
 fn every_waveform_command_writes_fst_or_vcd_with_both_views() {
+    for (name, args) in waveform_commands() {
+        let mut files = Vec::new();
+        for ext in ["vcd", "fst"] {
+            let wave = tmp(&format!("views-{name}.{ext}"));
+            let w = wave.to_str().unwrap().to_string();
+            ok(&wormcast(&with_wave(name, &args, &w)));
+            let head = std::fs::read(&wave).unwrap();
+            assert_eq!(
+                wormcast::wave::detect_format(&head[..16.min(head.len())]),
+                if ext == "fst" {
+                    wormcast::wave::Format::Fst
+                } else {
+                    wormcast::wave::Format::Vcd
+                },
+                "{name}: {w}"
+            );
+            let gtkw = std::fs::read_to_string(wave.with_extension("gtkw")).unwrap();
+            assert!(
+                gtkw.contains(&format!("[dumpfile] \"{w}\"")),
+                "{name}: {gtkw}"
+            );
+            let sucl = std::fs::read_to_string(wave.with_extension("sucl")).unwrap();
+            assert!(sucl.starts_with(&format!("load_file {w}\n")), "{name}");
+            assert!(
+                sucl.contains("divider_add ") && sucl.contains("variable_add "),
+                "{name}"
+            );
+            files.push(w);
+        }
+        let out = ok(&wormcast(&["wave", "diff", &files[0], &files[1]]));
+        assert!(out.starts_with("OK: "), "{name}: {out}");
+    }
+}
+
+/// `--vcd -` writes the VCD to standard output, byte for byte what the
+/// same run writes to a file, and what the command prints goes to
+/// standard error; no views are written for it (there is nowhere beside
+/// standard output to put them).
+#[test]
+fn every_waveform_command_writes_vcd_to_standard_output() {
+    for (name, args) in waveform_commands() {
+        let file = tmp(&format!("stdout-{name}.vcd"));
+        let f = file.to_str().unwrap();
+        let to_file = wormcast(&with_wave(name, &args, f));
+        let printed = ok(&to_file);
+        let to_stdout = wormcast(&with_wave(name, &args, "-"));
+        ok(&to_stdout);
+        assert!(
+            to_stdout.stdout == std::fs::read(&file).unwrap(),
+            "{name}: the VCD on standard output differs from the file's"
+        );
+        assert!(to_stdout.stdout.starts_with(b"$version"), "{name}");
+        // What went to standard output with a file goes to standard error
+        // (the wall time and the rate in a run's report differ run to run).
+        let err = String::from_utf8_lossy(&to_stdout.stderr);
+        for line in printed.lines().filter(|l| !l.contains("wall time")) {
+            let line = line.replace(f, "-");
+            assert!(err.contains(&line), "{name}: {line:?} not in {err}");
+        }
+        assert!(!std::path::Path::new("-.gtkw").exists(), "{name}");
+        assert!(!std::path::Path::new("-").exists(), "{name}");
+    }
+}
+
+/// A waveform to something other than a regular file: VCD to a named
+/// pipe arrives whole, with no views beside it; `/dev/null` takes one; an
+/// FST file, which seeks back to its header, is refused for a pipe at
+/// once and by name (not after waiting for a reader); a write that fails
+/// names the file.
+#[cfg(unix)]
+#[test]
+fn waveforms_to_pipes_and_devices() {
     let fig14 = concat!(env!("CARGO_MANIFEST_DIR"), "/topologies/fig14.toml");
-    let commands: [(&str, Vec<&str>); 7] = [
+    let run = |wave: &str| {
+        wormcast(&[
+            "run",
+            "--topology",
+            fig14,
+            "--traffic",
+            "uniform",
+            "--load",
+            "0.05",
+            "--packet",
+            "8",
+            "--cycles",
+            "300",
+            "--warmup",
+            "0",
+            "--quiet",
+            "--vcd",
+            wave,
+        ])
+    };
+    let dir = tmp("pipes");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("file.vcd");
+    ok(&run(file.to_str().unwrap()));
+    let want = std::fs::read(&file).unwrap();
+
+    let fifo = dir.join("fifo.vcd");
+    let _ = std::fs::remove_file(&fifo);
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success(), "mkfifo");
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read(fifo).unwrap())
+    };
+    let o = run(fifo.to_str().unwrap());
+    ok(&o);
+    assert!(reader.join().unwrap() == want, "the VCD through the pipe");
+    assert!(!fifo.with_extension("gtkw").exists());
+    assert!(!fifo.with_extension("sucl").exists());
+
+    let o = run("/dev/null");
+    assert!(ok(&o).contains("accepted throughput"));
+
+    let fifo_fst = dir.join("fifo.fst");
+    let _ = std::fs::remove_file(&fifo_fst);
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo_fst)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let o = run(fifo_fst.to_str().unwrap());
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(&format!(
+            "{}: an FST file is written with seeks",
+            fifo_fst.display()
+        )) && err.contains("write VCD to a pipe"),
+        "{err}"
+    );
+
+    // `/dev/full` takes the open and fails every write.
+    assert!(std::path::Path::new("/dev/full").exists(), "no /dev/full");
+    let o = run("/dev/full");
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("/dev/full: No space left on device"), "{err}");
+}
+
+/// The commands that write a waveform, each with the arguments of a small
+/// run (the waveform's option and path added by [`with_wave`]).
+fn waveform_commands() -> [(&'static str, Vec<&'static str>); 7] {
+    let fig14 = concat!(env!("CARGO_MANIFEST_DIR"), "/topologies/fig14.toml");
+    [
         (
             "run",
             vec![
@@ -1402,50 +1549,24 @@ fn every_waveform_command_writes_fst_or_vcd_with_both_views() {
                 "0,0>3,0;0,3",
             ],
         ),
-    ];
-    for (name, args) in commands {
-        let mut files = Vec::new();
-        for ext in ["vcd", "fst"] {
-            let wave = tmp(&format!("views-{name}.{ext}"));
-            let w = wave.to_str().unwrap().to_string();
-            let mut a: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-            if name == "vectors" {
-                a.push(tmp("views.hex").to_str().unwrap().to_string());
-                a.push("--model-vcd".into());
-            } else if name == "run" {
-                a.extend(["--topology".into(), fig14.into(), "--vcd".into()]);
-            } else {
-                a.push("--vcd".into());
-            }
-            a.push(w.clone());
-            let a: Vec<&str> = a.iter().map(|s| s.as_str()).collect();
-            ok(&wormcast(&a));
-            let head = std::fs::read(&wave).unwrap();
-            assert_eq!(
-                wormcast::wave::detect_format(&head[..16.min(head.len())]),
-                if ext == "fst" {
-                    wormcast::wave::Format::Fst
-                } else {
-                    wormcast::wave::Format::Vcd
-                },
-                "{name}: {w}"
-            );
-            let gtkw = std::fs::read_to_string(wave.with_extension("gtkw")).unwrap();
-            assert!(
-                gtkw.contains(&format!("[dumpfile] \"{w}\"")),
-                "{name}: {gtkw}"
-            );
-            let sucl = std::fs::read_to_string(wave.with_extension("sucl")).unwrap();
-            assert!(sucl.starts_with(&format!("load_file {w}\n")), "{name}");
-            assert!(
-                sucl.contains("divider_add ") && sucl.contains("variable_add "),
-                "{name}"
-            );
-            files.push(w);
-        }
-        let out = ok(&wormcast(&["wave", "diff", &files[0], &files[1]]));
-        assert!(out.starts_with("OK: "), "{name}: {out}");
+    ]
+}
+
+/// `args` of command `name` ([`waveform_commands`]) with its waveform
+/// option naming `wave`.
+fn with_wave(name: &str, args: &[&str], wave: &str) -> Vec<String> {
+    let fig14 = concat!(env!("CARGO_MANIFEST_DIR"), "/topologies/fig14.toml");
+    let mut a: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    if name == "vectors" {
+        a.push(tmp("views.hex").to_str().unwrap().to_string());
+        a.push("--model-vcd".into());
+    } else if name == "run" {
+        a.extend(["--topology".into(), fig14.into(), "--vcd".into()]);
+    } else {
+        a.push("--vcd".into());
     }
+    a.push(wave.to_string());
+    a
 }
 
 /// Output to a closed pipe ends the tool quietly (the issue's `wormcast

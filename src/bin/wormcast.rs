@@ -3,6 +3,33 @@
 //! progress bar, the waveform limits); each subcommand lives in a file of
 //! its own under `wormcast/`, which takes those with `use super::*`.
 
+/// Set once a waveform writes to standard output (`--vcd -`): from then
+/// on what the command prints goes to standard error ([`say!`]).
+static WAVE_ON_STDOUT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// `println!` for what a command prints: to standard output, or to
+/// standard error once a waveform has taken standard output.
+macro_rules! say {
+    ($($t:tt)*) => {
+        if $crate::WAVE_ON_STDOUT.load(std::sync::atomic::Ordering::Relaxed) {
+            eprintln!($($t)*)
+        } else {
+            println!($($t)*)
+        }
+    };
+}
+
+/// `print!` as [`say!`] chooses.
+macro_rules! say_part {
+    ($($t:tt)*) => {
+        if $crate::WAVE_ON_STDOUT.load(std::sync::atomic::Ordering::Relaxed) {
+            eprint!($($t)*)
+        } else {
+            print!($($t)*)
+        }
+    };
+}
+
 #[path = "wormcast/demo_cmd.rs"]
 mod demo_cmd;
 #[path = "wormcast/direct.rs"]
@@ -209,7 +236,7 @@ impl TraceArgs {
     fn open(&self, path: &Path, comment: &str) -> Result<Box<dyn WaveSink>> {
         let l = self.limits();
         l.check()?;
-        l.wrap(wormcast::wave::create(path, comment)?)
+        l.wrap(wave_sink(path, comment)?)
     }
 
     /// The GTKWave and Surfer views of the waveform at `path`, with the
@@ -218,6 +245,16 @@ impl TraceArgs {
         write_views(path, &self.limits().view(h)?)?;
         Ok(())
     }
+}
+
+/// A waveform writer for `path` ([`wormcast::wave::create`]): `-` writes
+/// VCD to standard output, and what the command prints goes to standard
+/// error from then on.
+fn wave_sink(path: &Path, comment: &str) -> Result<Box<dyn WaveSink>> {
+    if path.as_os_str() == wormcast::wave::STDOUT {
+        WAVE_ON_STDOUT.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+    wormcast::wave::create(path, comment)
 }
 
 /// The command line, every option that takes a value accepting a negative

@@ -69,7 +69,35 @@ impl FstWriter {
         // Fail now, not at the first cycle, if the file cannot be made;
         // empty it only when the waveform starts (`begin`), so that a run
         // refused before then leaves a file already there as it was.
-        let file = super::writer::open_kept(&path)?;
+        // The header's counts are written last, at the file's start: a
+        // pipe cannot take that (`/dev/null` can). A named pipe is refused
+        // before it is opened, which would wait for a reader.
+        let unseekable = |source: std::io::Error| Error::Io {
+            path: path.clone(),
+            source: std::io::Error::new(
+                source.kind(),
+                format!(
+                    "an FST file is written with seeks back to its header, which this target \
+                     cannot take ({source}): write VCD to a pipe (a name not ending in .fst)"
+                ),
+            ),
+        };
+        #[cfg(unix)]
+        if let Ok(m) = std::fs::metadata(&path) {
+            use std::os::unix::fs::FileTypeExt;
+            let t = m.file_type();
+            if t.is_fifo() || t.is_socket() {
+                return Err(unseekable(std::io::Error::new(
+                    std::io::ErrorKind::Unsupported,
+                    "a pipe",
+                )));
+            }
+        }
+        let mut file = super::writer::open_kept(&path)?;
+        if !super::writer::is_regular(&file) {
+            use std::io::Seek;
+            file.stream_position().map_err(unseekable)?;
+        }
         Ok(FstWriter {
             state: State::Start(file),
             path,
@@ -195,7 +223,9 @@ impl WaveSink for FstWriter {
         let State::Start(file) = std::mem::replace(&mut self.state, State::Done) else {
             return Err(Error::Wave("FST: begin called twice".into()));
         };
-        file.set_len(0).map_err(|e| self.io(e))?;
+        if super::writer::is_regular(&file) {
+            file.set_len(0).map_err(|e| self.io(e))?;
+        }
         let ts = Timescale::for_cycle(cycle_ps);
         self.ts = Some(ts);
         let t0 = super::writer::edge_time(first, &ts)?;
@@ -289,14 +319,28 @@ impl WaveSink for FstWriter {
     }
 }
 
+/// The path that names standard output as a waveform's target
+/// ([`create`]): VCD, with no views beside it.
+pub const STDOUT: &str = "-";
+
 /// A waveform writer for `path`: FST when the name ends in `.fst`, VCD
-/// otherwise; `comment` goes into the file (the run and its seed). It
-/// encodes on a thread of its own ([`super::Background`]).
+/// otherwise, and VCD to standard output for [`STDOUT`] (`-`); `comment`
+/// goes into the file (the run and its seed). It encodes on a thread of
+/// its own ([`super::Background`]). A target that is not a regular file
+/// (`/dev/null`, a named pipe) is written as it is; an FST file needs one
+/// it can seek in, so a pipe is refused for it by name.
 pub fn create(path: &Path, comment: &str) -> Result<Box<dyn WaveSink>> {
     let is_fst = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("fst"));
-    let sink: Box<dyn WaveSink + Send> = if is_fst {
+    let sink: Box<dyn WaveSink + Send> = if path.as_os_str() == STDOUT {
+        let out = BufWriter::with_capacity(1 << 16, std::io::stdout());
+        Box::new(
+            VcdWriter::new(out)
+                .named("standard output")
+                .with_comment(comment),
+        )
+    } else if is_fst {
         Box::new(FstWriter::create(path)?.with_comment(comment))
     } else {
         Box::new(VcdWriter::create(path)?.with_comment(comment))
@@ -306,8 +350,14 @@ pub fn create(path: &Path, comment: &str) -> Result<Box<dyn WaveSink>> {
 
 /// Writes the views beside the waveform at `wave`: `<name>.gtkw` for
 /// GTKWave and `<name>.sucl` for Surfer (`surfer <wave> -c <name>.sucl`),
-/// both with the signals grouped per unit. Returns the two paths.
-pub fn write_views(wave: &Path, h: &Hierarchy) -> Result<(PathBuf, PathBuf)> {
+/// both with the signals grouped per unit. Returns the two paths; `None`,
+/// writing nothing, when the waveform went to standard output ([`STDOUT`])
+/// or to something other than a regular file (`/dev/null`, a pipe),
+/// beside which there is nowhere to put them.
+pub fn write_views(wave: &Path, h: &Hierarchy) -> Result<Option<(PathBuf, PathBuf)>> {
+    if !has_room_beside(wave) {
+        return Ok(None);
+    }
     let name = wave.to_string_lossy();
     let g = wave.with_extension("gtkw");
     let s = wave.with_extension("sucl");
@@ -317,7 +367,14 @@ pub fn write_views(wave: &Path, h: &Hierarchy) -> Result<(PathBuf, PathBuf)> {
             source,
         })?;
     }
-    Ok((g, s))
+    Ok(Some((g, s)))
+}
+
+/// Whether files can be written beside the waveform at `wave`: it is a
+/// regular file (or one that cannot be looked at, which the write then
+/// names), not standard output, a device or a pipe.
+fn has_room_beside(wave: &Path) -> bool {
+    wave.as_os_str() != STDOUT && std::fs::metadata(wave).map_or(true, |m| m.is_file())
 }
 
 #[cfg(test)]

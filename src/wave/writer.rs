@@ -4,7 +4,7 @@ use crate::rtl::trace::{Hierarchy, HierarchyIndex, SignalId, SignalValue, TraceS
 use crate::{Error, Result};
 use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use vcd::{IdCode, ReferenceIndex, SimulationCommand, TimescaleUnit, VarType};
 
 /// The time unit of a dump and the clock in it.
@@ -63,6 +63,9 @@ pub struct VcdWriter<W: Write> {
     ts: Option<Timescale>,
     buf: Vec<u8>,
     comment: String,
+    /// Where the dump goes, to name it in an error (`None`: a writer
+    /// made by [`VcdWriter::new`], whose errors say only "VCD").
+    path: Option<PathBuf>,
 }
 
 impl VcdWriter<BufWriter<KeptUntilWritten>> {
@@ -73,12 +76,14 @@ impl VcdWriter<BufWriter<KeptUntilWritten>> {
     /// it was.
     pub fn create(path: impl AsRef<Path>) -> Result<Self> {
         let f = KeptUntilWritten::open(path.as_ref())?;
-        Ok(VcdWriter::new(BufWriter::with_capacity(1 << 16, f)))
+        Ok(VcdWriter::new(BufWriter::with_capacity(1 << 16, f)).named(path.as_ref()))
     }
 }
 
 /// A file opened for writing without being emptied, until the first write
-/// empties it (see [`VcdWriter::create`]).
+/// empties it (see [`VcdWriter::create`]). A target that is not a regular
+/// file (`/dev/null`, a named pipe) is written as it is: it has nothing to
+/// empty.
 #[derive(Debug)]
 pub struct KeptUntilWritten {
     file: File,
@@ -91,10 +96,16 @@ impl KeptUntilWritten {
     pub fn open(path: &Path) -> Result<Self> {
         let file = open_kept(path)?;
         Ok(KeptUntilWritten {
+            emptied: !is_regular(&file),
             file,
-            emptied: false,
         })
     }
+}
+
+/// True when `file` is a regular file: one that can be emptied, and that
+/// views can be written beside. A device or a pipe is not.
+pub(crate) fn is_regular(file: &File) -> bool {
+    file.metadata().map(|m| m.is_file()).unwrap_or(false)
 }
 
 /// `path` opened for writing, made if it does not exist, not emptied.
@@ -124,8 +135,15 @@ impl Write for KeptUntilWritten {
     }
 }
 
-fn io(e: std::io::Error) -> Error {
-    Error::Vcd(e.to_string())
+/// A write error of the dump at `path` (`None`: unnamed), naming it.
+fn io_at(path: &Option<PathBuf>, source: std::io::Error) -> Error {
+    match path {
+        Some(p) => Error::Io {
+            path: p.clone(),
+            source,
+        },
+        None => Error::Vcd(source.to_string()),
+    }
 }
 
 impl<W: Write> VcdWriter<W> {
@@ -139,7 +157,15 @@ impl<W: Write> VcdWriter<W> {
             ts: None,
             buf: Vec::with_capacity(256),
             comment: String::new(),
+            path: None,
         }
+    }
+
+    /// The same writer, naming `path` in its errors (the file, or
+    /// `standard output`).
+    pub fn named(mut self, path: impl AsRef<Path>) -> Self {
+        self.path = Some(path.as_ref().to_path_buf());
+        self
     }
 
     /// Adds a `$comment` to the header (for example the run's seed).
@@ -248,9 +274,9 @@ impl<W: Write> VcdWriter<W> {
         let mut buf = std::mem::take(&mut self.buf);
         buf.clear();
         build(self, &mut buf);
-        let r = self.w().writer().write_all(&buf).map_err(io);
+        let r = self.w().writer().write_all(&buf);
         self.buf = buf;
-        r
+        r.map_err(|e| io_at(&self.path, e))
     }
 }
 
@@ -410,6 +436,8 @@ impl<W: Write> WaveSink for VcdWriter<W> {
         let ts = Timescale::for_cycle(cycle_ps);
         self.ts = Some(ts);
         let comment = std::mem::take(&mut self.comment);
+        let path = self.path.clone();
+        let io = |e| io_at(&path, e);
         let w = self.w();
         w.version(concat!("wormcast ", env!("CARGO_PKG_VERSION")))
             .map_err(io)?;
@@ -495,6 +523,8 @@ impl<W: Write> WaveSink for VcdWriter<W> {
     }
 
     fn finish(&mut self, last_cycle: u64) -> Result<()> {
+        let path = self.path.clone();
+        let io = |e| io_at(&path, e);
         if let Some(ts) = self.ts {
             // Close the last cycle so viewers show it whole.
             let end = (last_cycle + 1) * ts.period;

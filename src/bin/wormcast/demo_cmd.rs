@@ -27,7 +27,12 @@ pub(crate) fn demo(out: &Path) -> Result<()> {
     sys.run(2_000)?;
     let h = sys.trace_hierarchy().cloned().expect("tracing is on");
     sys.finish_trace()?;
-    let (gtkw, sucl) = write_views(&vcd, &h)?;
+    let Some((gtkw, sucl)) = write_views(&vcd, &h)? else {
+        return Err(Error::Wave(format!(
+            "{}: not a regular file, so no views beside it",
+            vcd.display()
+        )));
+    };
     println!(
         "\n== waveform: {} ({} signals); open it with: gtkwave {} (or surfer -c {})",
         vcd.display(),

@@ -68,7 +68,8 @@ pub struct CubeMcastArgs {
     #[arg(long)]
     paths: bool,
     /// Write every register to this waveform (`.fst` for FST, else VCD),
-    /// with a GTKWave `.gtkw` and a Surfer `.sucl` beside it.
+    /// with a GTKWave `.gtkw` and a Surfer `.sucl` beside it; `-` writes
+    /// VCD to standard output and the report to standard error.
     #[arg(long)]
     vcd: Option<PathBuf>,
     #[command(flatten)]
@@ -148,7 +149,7 @@ fn paths(max: u32, routing: Routing, json: bool) -> Result<()> {
             routing: &'a str,
             rows: &'a [PathRow],
         }
-        println!(
+        say!(
             "{}",
             serde_json::to_string_pretty(&Out {
                 routing: routing.name(),
@@ -157,11 +158,9 @@ fn paths(max: u32, routing: Routing, json: bool) -> Result<()> {
         );
         return Ok(());
     }
-    println!("average number of legal shortest paths under {routing}, counted by enumeration");
-    println!(
-        "(natural list: between consecutive destinations; lower bound = first channel positive)"
-    );
-    println!(
+    say!("average number of legal shortest paths under {routing}, counted by enumeration");
+    say!("(natural list: between consecutive destinations; lower bound = first channel positive)");
+    say!(
         "{:>2} | {:>12} {:>12} | {:>12} {:>12} | {:>12} {:>12} | {:>10} {:>10}",
         "k",
         "unicast",
@@ -174,7 +173,7 @@ fn paths(max: u32, routing: Routing, json: bool) -> Result<()> {
         "Table 1"
     );
     for r in &rows {
-        println!(
+        say!(
             "{:>2} | {:>12.2} {:>12.2} | {:>12.2} {:>12} | {:>12.2} {:>12} | {:>10.2} {:>10}",
             r.k,
             r.unicast_average,
@@ -187,16 +186,23 @@ fn paths(max: u32, routing: Routing, json: bool) -> Result<()> {
             printed(r.table1_ud_path)
         );
     }
-    println!();
-    println!("path totals, counted / closed form:");
-    println!(
+    say!();
+    say!("path totals, counted / closed form:");
+    say!(
         "{:>2} | {:>21} {:>21} {:>19} {:>21} | {:>21} {:>21} {:>21}",
-        "k", "t_k (4.1)", "t+_k", "t-_k", "tN_k (4.7)", "t'_k (4.3)", "t'P_k (4.10)", "t'N_k (4.9)"
+        "k",
+        "t_k (4.1)",
+        "t+_k",
+        "t-_k",
+        "tN_k (4.7)",
+        "t'_k (4.3)",
+        "t'P_k (4.10)",
+        "t'N_k (4.9)"
     );
     for r in &rows {
         let (c, f) = (&r.counted, &r.closed_forms);
         let pair = |a: u128, b: u128| format!("{a}/{b}");
-        println!(
+        say!(
             "{:>2} | {:>21} {:>21} {:>19} {:>21} | {:>21} {:>21} {:>21}",
             r.k,
             pair(c.t, f.t),
@@ -232,16 +238,16 @@ fn multicast(a: &CubeMcastArgs) -> Result<()> {
     if a.paths {
         let p = multicast_paths(fabric.as_ref(), a.src, &list, 100_000)?;
         if a.json {
-            println!("{}", serde_json::to_string_pretty(&p)?);
+            say!("{}", serde_json::to_string_pretty(&p)?);
         } else {
-            println!(
+            say!(
                 "{} under {routing}: {} multicast path(s)",
                 format_list(a.src, &list),
                 p.len()
             );
             for path in p {
                 let s: Vec<String> = path.iter().map(u32::to_string).collect();
-                println!("  {}", s.join(" -> "));
+                say!("  {}", s.join(" -> "));
             }
         }
         return Ok(());
@@ -274,25 +280,27 @@ fn multicast(a: &CubeMcastArgs) -> Result<()> {
             channels,
             cycles: end,
         };
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        say!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
     }
-    println!(
+    say!(
         "{} under {routing}, {} data flits",
         format_list(a.src, &list),
         a.payload
     );
     let route: Vec<String> = w.route.iter().map(u32::to_string).collect();
-    println!("route: {}", route.join(" -> "));
-    println!("channels: {}", channels.join(", "));
+    say!("route: {}", route.join(" -> "));
+    say!("channels: {}", channels.join(", "));
     for d in &w.deliveries {
-        println!(
+        say!(
             "  node {:>4}: head at cycle {:>6}, tail at cycle {:>6}",
-            d.node, d.head, d.tail
+            d.node,
+            d.head,
+            d.tail
         );
     }
     if let Some(v) = &a.vcd {
-        println!("waveform: {}", v.display());
+        say!("waveform: {}", v.display());
     }
     Ok(())
 }
@@ -332,7 +340,8 @@ pub struct MeshPlanArgs {
     #[arg(long, default_value_t = 0)]
     beta: u64,
     /// Write every register to this waveform (`.fst` for FST, else VCD),
-    /// with a GTKWave `.gtkw` and a Surfer `.sucl` beside it.
+    /// with a GTKWave `.gtkw` and a Surfer `.sucl` beside it; `-` writes
+    /// VCD to standard output and the report to standard error.
     #[arg(long)]
     vcd: Option<PathBuf>,
     #[command(flatten)]
@@ -472,10 +481,10 @@ fn mesh_plan(a: &MeshPlanArgs) -> Result<()> {
     out.channels = out.high_channels + out.low_channels;
     out.distinct_channels = distinct.len();
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        say!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
     }
-    println!(
+    say!(
         "{} mesh, source {} = label {src}, {} destinations, {}",
         a.dims,
         mesh.coord(src),
@@ -485,7 +494,7 @@ fn mesh_plan(a: &MeshPlanArgs) -> Result<()> {
     for w in &out.worms {
         let list: Vec<String> = w.list.iter().map(u32::to_string).collect();
         let route: Vec<String> = w.route.iter().map(u32::to_string).collect();
-        println!(
+        say!(
             "{:<4} ({} subnetwork) {{{}}}: {} hops: {}",
             w.set,
             w.subnetwork,
@@ -494,7 +503,7 @@ fn mesh_plan(a: &MeshPlanArgs) -> Result<()> {
             route.join(" -> ")
         );
     }
-    println!(
+    say!(
         "channels: {} high + {} low = {} ({} distinct); largest source-to-destination distance {} hops; last tail at cycle {}",
         out.high_channels,
         out.low_channels,

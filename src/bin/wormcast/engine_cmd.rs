@@ -1,7 +1,7 @@
 //! `wormcast run` on the one engine: any topology spec, router model,
 //! routing function and traffic pattern (src/engine).
 
-use crate::RunArgs;
+use crate::{RunArgs, wave_sink};
 use serde::Serialize;
 use std::path::Path;
 use std::time::Instant;
@@ -254,7 +254,7 @@ fn latency_text(s: &Summary, none: &str) -> String {
 /// Runs `c` through the engine harness.
 pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
     if print_config {
-        print!("{}", c.to_toml()?);
+        say_part!("{}", c.to_toml()?);
         return Ok(());
     }
     let plan = c.plan()?;
@@ -274,7 +274,7 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
     let sink = match vcd {
         Some(v) => {
             let comment = format!("wormcast run --topology {spec}, seed {}", o.seed);
-            Some(window.wrap(wormcast::wave::create(v, &comment)?)?)
+            Some(window.wrap(wave_sink(v, &comment)?)?)
         }
         None => None,
     };
@@ -302,10 +302,10 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
             setup_seconds: setup,
             threads,
         };
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        say!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
     }
-    println!(
+    say!(
         "{}, {} router ({} routing), traffic {}{}, {}-flit packets, seed {}",
         r.topology,
         r.router,
@@ -315,19 +315,24 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
         r.packet,
         r.seed
     );
-    println!(
+    say!(
         "cycles {cycles} (warm-up {}, measured {}), {} nodes",
-        r.warmup, r.measured_cycles, r.nodes
+        r.warmup,
+        r.measured_cycles,
+        r.nodes
     );
     if r.dests_per_message > 1.0 {
-        println!(
+        say!(
             "offered load {:.4} flits/node/cycle injected (a multicast counted once), {:.4} to deliver; accepted throughput {:.4} flits/node/cycle delivered (each copy counted)",
-            r.offered_load, r.offered_copies, r.accepted_throughput
+            r.offered_load,
+            r.offered_copies,
+            r.accepted_throughput
         );
     } else {
-        println!(
+        say!(
             "offered load {:.4}, accepted throughput {:.4} flits/node/cycle (generated, delivered)",
-            r.offered_load, r.accepted_throughput
+            r.offered_load,
+            r.accepted_throughput
         );
     }
     let interval = if r.interval.half_width.is_finite() {
@@ -341,42 +346,45 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
             r.interval.batches
         )
     };
-    println!(
+    say!(
         "latency (creation to tail): {}; {interval}",
         latency_text(&r.latency, NONE_MEASURED)
     );
     if r.dests_per_message > 1.0 {
-        println!(
+        say!(
             "multicast latency (creation to last copy): {}; {:.2} destinations per multicast",
             latency_text(&r.message_latency, NO_MULTICAST_MEASURED),
             r.dests_per_message
         );
     }
     if c.switch.node_model == NodeModel::Ni {
-        println!("network latency: none, messages go host to host (hosts with network interfaces)");
+        say!("network latency: none, messages go host to host (hosts with network interfaces)");
     } else {
         // Every router model stamps a copy's first flit into the network;
         // no summary means no copy arrived to be measured.
         let none = Summary::default();
-        println!(
+        say!(
             "network latency (first flit in to tail): {}",
             latency_text(r.network_latency.as_ref().unwrap_or(&none), NONE_MEASURED)
         );
         if r.dests_per_message > 1.0 {
             match (&r.message_network_latency, &r.message_span) {
-                (Some(m), Some(s)) if m.count > 0 => println!(
+                (Some(m), Some(s)) if m.count > 0 => say!(
                     "multicast network latency (longest copy, start-ups excluded): mean {:.2}, max {} cycles; span (first flit in to last tail): mean {:.2}, max {} cycles",
-                    m.mean, m.max, s.mean, s.max
+                    m.mean,
+                    m.max,
+                    s.mean,
+                    s.max
                 ),
-                _ => println!("multicast network latency: {NO_MULTICAST_MEASURED}"),
+                _ => say!("multicast network latency: {NO_MULTICAST_MEASURED}"),
             }
         }
     }
     if !r.events.is_empty() {
         let ev: Vec<String> = r.events.iter().map(|(k, n)| format!("{k} {n}")).collect();
-        println!("events after the warm-up: {}", ev.join(", "));
+        say!("events after the warm-up: {}", ev.join(", "));
     }
-    println!(
+    say!(
         "generated {} packets, delivered {}, refused {} at full sources, {} in flight at the end{}",
         r.generated,
         r.delivered,
@@ -388,15 +396,18 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
             String::new()
         }
     );
-    println!(
+    say!(
         "links: mean utilisation between routers {:.4}, busiest {} at {:.4} flits/cycle ({} links)",
-        r.links.mean_between_routers, r.links.busiest, r.links.max, r.links.links
+        r.links.mean_between_routers,
+        r.links.busiest,
+        r.links.max,
+        r.links.links
     );
     for l in r.per_link.iter().flatten() {
-        println!("  {:>8.4}  {}", l.utilisation, l.link);
+        say!("  {:>8.4}  {}", l.utilisation, l.link);
     }
     if let Some(met) = r.stop_rule_met {
-        println!(
+        say!(
             "stop rule {}: half-width {:.2}% of the mean {}",
             if met {
                 "met"
@@ -407,7 +418,7 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
             r.stop_metric
         );
     }
-    println!(
+    say!(
         "wall time {wall:.3} s ({:.0} cycles/s), after {setup:.3} s building the network",
         cycles as f64 / wall.max(1e-9)
     );
@@ -417,7 +428,7 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
         } else {
             String::new()
         };
-        println!("threads {threads}{why}");
+        say!("threads {threads}{why}");
     }
     Ok(())
 }
@@ -435,25 +446,30 @@ fn replay(c: &RunConfig, plan: &Plan, path: &Path, cycles: u64) -> Result<()> {
         cycles,
     )?;
     if c.output.json {
-        println!("{}", serde_json::to_string_pretty(&r)?);
+        say!("{}", serde_json::to_string_pretty(&r)?);
         return Ok(());
     }
-    println!(
+    say!(
         "{}, {} router ({} routing): {} messages, {} copies, the last at cycle {}",
-        r.topology, r.router, r.routing, r.messages, r.copies, r.finished
+        r.topology,
+        r.router,
+        r.routing,
+        r.messages,
+        r.copies,
+        r.finished
     );
-    println!(
+    say!(
         "latency (creation to tail): {}",
         latency_text(&r.latency, NONE_MEASURED)
     );
     if let Some(n) = &r.network_latency {
-        println!(
+        say!(
             "network latency (first flit in to tail): {}",
             latency_text(n, NONE_MEASURED)
         );
     }
     for (i, (sent, done)) in r.per_message.iter().enumerate() {
-        println!("  message {i}: sent at cycle {sent}, last copy at cycle {done}");
+        say!("  message {i}: sent at cycle {sent}, last copy at cycle {done}");
     }
     Ok(())
 }

@@ -71,7 +71,8 @@ pub(crate) struct McastArgs {
     #[arg(long)]
     pub(crate) r: Option<f64>,
     /// Write every register to this waveform (`.fst` for FST, else VCD),
-    /// with a GTKWave `.gtkw` and a Surfer `.sucl` beside it.
+    /// with a GTKWave `.gtkw` and a Surfer `.sucl` beside it; `-` writes
+    /// VCD to standard output and the report to standard error.
     #[arg(long)]
     pub(crate) vcd: Option<PathBuf>,
     #[command(flatten)]
@@ -273,10 +274,10 @@ pub(crate) fn multicast(a: &McastArgs) -> Result<()> {
         max_forwarding_cycles,
     };
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        say!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
     }
-    println!(
+    say!(
         "multicast of {} packet(s) from node {} to {} destinations, scheme {}, k = {k} (max degree {})",
         a.packets,
         a.src,
@@ -286,12 +287,15 @@ pub(crate) fn multicast(a: &McastArgs) -> Result<()> {
     );
     for (x, kids) in out.tree.iter().filter(|(_, c)| !c.is_empty()) {
         let kids: Vec<String> = kids.iter().map(u32::to_string).collect();
-        println!("  node {x:>4} -> {}", kids.join(", "));
+        say!("  node {x:>4} -> {}", kids.join(", "));
     }
     for d in &out.destinations {
-        println!(
+        say!(
             "node {:>4}: cycle {:>8} (model {:>8}, step {:>3})",
-            d.node, d.cycle, d.predicted, d.step
+            d.node,
+            d.cycle,
+            d.predicted,
+            d.step
         );
     }
     let step_model = match out.step_model_latency {
@@ -301,13 +305,15 @@ pub(crate) fn multicast(a: &McastArgs) -> Result<()> {
         ),
         None => "no step model for conventional multi-packet messages".into(),
     };
-    println!(
+    say!(
         "latency {} cycles; timing model {}; {step_model}",
-        out.latency, out.predicted_latency
+        out.latency,
+        out.predicted_latency
     );
-    println!(
+    say!(
         "largest receive queue {} bytes; longest forwarding hold {} cycles",
-        out.max_recv_queue_bytes, out.max_forwarding_cycles
+        out.max_recv_queue_bytes,
+        out.max_forwarding_cycles
     );
     Ok(())
 }
@@ -316,28 +322,34 @@ pub(crate) fn kbinomial(nodes: u64, packets: u32, table: bool, json: bool) -> Re
     if table {
         let t = wormcast::mcast::OptimalKTable::new(nodes, packets)?;
         if json {
-            println!("{}", serde_json::to_string_pretty(&t)?);
+            say!("{}", serde_json::to_string_pretty(&t)?);
             return Ok(());
         }
-        println!(
+        say!(
             "optimal k for n = 2..={nodes} nodes (source included), m = 1..={packets} packets: \
              \"from m: k\" runs, {} entries",
             t.entries()
         );
         for (i, row) in t.rows.iter().enumerate() {
             let runs: Vec<String> = row.iter().map(|(m, k)| format!("{m}: {k}")).collect();
-            println!("n = {:>4}  {}", i + 2, runs.join(", "));
+            say!("n = {:>4}  {}", i + 2, runs.join(", "));
         }
         return Ok(());
     }
     let r = wormcast::mcast::optimal_k(nodes, packets)?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&r)?);
+        say!("{}", serde_json::to_string_pretty(&r)?);
     } else {
-        println!(
+        say!(
             "n = {} nodes (source included), m = {} packets: optimal k = {}, L1 = {}, \
              steps L1 + (m-1)k = {}; binomial tree {} steps, linear tree {} steps",
-            r.nodes, r.packets, r.k, r.l1, r.steps, r.binomial_steps, r.linear_steps
+            r.nodes,
+            r.packets,
+            r.k,
+            r.l1,
+            r.steps,
+            r.binomial_steps,
+            r.linear_steps
         );
     }
     Ok(())

@@ -27,7 +27,8 @@ pub(crate) struct PlanArgs {
     #[arg(long)]
     pub(crate) run: bool,
     /// With --run: write every register to this waveform (`.fst` for FST,
-    /// else VCD), with GTKWave and Surfer views beside it.
+    /// else VCD), with GTKWave and Surfer views beside it; `-` writes VCD
+    /// to standard output and the report to standard error.
     #[arg(long, requires = "run")]
     pub(crate) vcd: Option<PathBuf>,
     #[command(flatten)]
@@ -121,11 +122,11 @@ pub(crate) fn plan(a: &PlanArgs) -> Result<()> {
             latency: run.as_ref().and_then(|r| r.latency),
             deliveries: run.map(|r| r.deliveries),
         };
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        say!("{}", serde_json::to_string_pretty(&out)?);
     } else {
-        print!("{}", p.to_text());
+        say_part!("{}", p.to_text());
         if let Some(r) = run {
-            println!(
+            say!(
                 "simulated: latency {} cycles; each host had the message at cycle: {}",
                 r.latency.unwrap_or(0),
                 r.deliveries

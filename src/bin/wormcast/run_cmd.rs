@@ -238,7 +238,8 @@ pub(crate) struct RunArgs {
     #[arg(long)]
     pub(crate) chunk: Option<u32>,
     /// Write every register to this waveform (`.fst` for FST, else VCD),
-    /// with a GTKWave `.gtkw` and a Surfer `.sucl` beside it.
+    /// with a GTKWave `.gtkw` and a Surfer `.sucl` beside it; `-` writes
+    /// VCD to standard output and the report to standard error.
     #[arg(long)]
     pub(crate) vcd: Option<PathBuf>,
     #[command(flatten)]
@@ -531,10 +532,10 @@ pub(crate) fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
         setup_seconds: setup,
     };
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        say!("{}", serde_json::to_string_pretty(&out)?);
     } else {
-        println!("{report}");
-        println!(
+        say!("{report}");
+        say!(
             "wall time {:.3} s ({:.0} cycles/s), after {setup:.3} s building the network",
             wall,
             report.cycles as f64 / wall.max(1e-9)
@@ -559,16 +560,19 @@ pub(crate) fn print_deliveries(d: &[Delivery], json: bool, cycle: u64) -> Result
     let mut d = d.to_vec();
     d.sort_by_key(|x| x.dst);
     if json {
-        println!("{}", serde_json::to_string_pretty(&d)?);
+        say!("{}", serde_json::to_string_pretty(&d)?);
         return Ok(());
     }
     let f = &d[0];
-    println!(
+    say!(
         "{} from node {}: generated at cycle {}, first flit sent at {}",
-        f.kind, f.src, f.created, f.inject
+        f.kind,
+        f.src,
+        f.created,
+        f.inject
     );
     for x in &d {
-        println!(
+        say!(
             "  node {:>4}: {} flits, tail arrived at cycle {} (latency {} cycles)",
             x.dst,
             x.len,

@@ -62,7 +62,8 @@ pub struct SendArgs {
     #[arg(long)]
     no_prune: bool,
     /// Write every router's registers to this waveform (`.fst` for FST,
-    /// else VCD), with a GTKWave `.gtkw` and a Surfer `.sucl` beside it.
+    /// else VCD), with a GTKWave `.gtkw` and a Surfer `.sucl` beside it;
+    /// `-` writes VCD to standard output and the report to standard error.
     #[arg(long)]
     vcd: Option<PathBuf>,
     #[command(flatten)]
@@ -231,21 +232,23 @@ fn send(a: &SendArgs) -> Result<bool> {
     // A deadlock is what the run found, not a failure to run: exit status 1.
     let finished = out.deadlock.is_none();
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        say!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(finished);
     }
     match (&out.cycles, &out.deadlock) {
-        (Some(c), _) => println!(
+        (Some(c), _) => say!(
             "{} multicast on the {}: all copies delivered by cycle {c}",
-            out.scheme, out.topology
+            out.scheme,
+            out.topology
         ),
-        (None, _) => println!(
+        (None, _) => say!(
             "{} multicast on the {}: deadlocked; the copies delivered before:",
-            out.scheme, out.topology
+            out.scheme,
+            out.topology
         ),
     }
     for c in &out.copies {
-        println!(
+        say!(
             "  multicast {} {} -> {} at cycle {}: {}",
             c.mcast,
             c.source,
@@ -255,15 +258,19 @@ fn send(a: &SendArgs) -> Result<bool> {
         );
     }
     for p in &out.prunes {
-        println!("  prune: {p}");
+        say!("  prune: {p}");
     }
     let s = &out.stats;
-    println!(
+    say!(
         "  {} flits over external channels, {} data flits replayed, {} prunes cutting {} branches, {} branches released early",
-        s.link_flits, s.replayed, s.prunes, s.branches_cut, s.early_releases
+        s.link_flits,
+        s.replayed,
+        s.prunes,
+        s.branches_cut,
+        s.early_releases
     );
     if let Some(d) = &out.deadlock {
-        println!("{d}");
+        say!("{d}");
     }
     Ok(finished)
 }

@@ -55,7 +55,7 @@ pub(crate) struct VectorArgs {
     pub(crate) output: PathBuf,
     /// Also write the model's own waveform of these vectors (scope
     /// `tb.dut`, a 10 ns clock) and a `.gtkw` beside it: what the Verilog's
-    /// dump should show.
+    /// dump should show (`-`: VCD to standard output).
     #[arg(long)]
     pub(crate) model_vcd: Option<PathBuf>,
 }
@@ -108,7 +108,7 @@ pub(crate) fn vectors(a: &VectorArgs) -> Result<()> {
         unit.stimulus(&p, a.seed)?.take(cycles),
     )?;
     if let Some(path) = &a.model_vcd {
-        let mut w = wormcast::wave::create(
+        let mut w = wave_sink(
             path,
             &format!(
                 "wormcast model of the {} unit, {n} vectors, seed {}",
@@ -142,9 +142,9 @@ pub(crate) fn vectors(a: &VectorArgs) -> Result<()> {
 
 pub(crate) fn report(r: &CompareReport, json: bool) -> Result<bool> {
     if json {
-        println!("{}", serde_json::to_string_pretty(r)?);
+        say!("{}", serde_json::to_string_pretty(r)?);
     } else {
-        println!("{r}");
+        say!("{r}");
     }
     Ok(r.ok())
 }
