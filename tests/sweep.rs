@@ -238,6 +238,19 @@ fn bad_sweeps_and_slurm_settings_are_refused_by_name() {
         !out.join("journal.jsonl").exists(),
         "nothing runs before every job is checked"
     );
+    // Listing it prints no line of a list that it then refuses.
+    let o = wormcast(&["sweep", "list", bad.to_str().unwrap()], &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        o.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    assert!(
+        stderr(&o).contains("job 1 (traffic.load=1.5;replicate=0)"),
+        "{}",
+        stderr(&o)
+    );
     let o = wormcast(&["sweep", "run", "/no/such/sweep.toml"], &[]);
     assert!(stderr(&o).contains("/no/such/sweep.toml"), "{}", stderr(&o));
     // A journal of another sweep in --out is refused.

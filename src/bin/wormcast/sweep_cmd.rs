@@ -99,11 +99,14 @@ pub(crate) fn run(cmd: SweepCmd) -> Result<bool> {
         }
         SweepCmd::List { config } => {
             let s = Sweep::load(&config)?;
+            // Every job is checked before a line is printed: a sweep with a
+            // wrong job lists nothing.
+            let jobs = s.jobs()?;
             println!("sweep {}: {} jobs", s.id(), s.len());
             let mut head = vec!["job".to_string(), "replicate".into(), "seed".into()];
             head.extend(s.fields().iter().map(|f| f.to_string()));
             println!("{}", head.join("\t"));
-            for j in s.jobs()? {
+            for j in jobs {
                 let mut row = vec![
                     j.index.to_string(),
                     j.replicate.to_string(),
