@@ -76,17 +76,15 @@ const CASES: [Case; 5] = [
 /// The run of `case` on `threads` threads: its time and its report.
 fn run(case: &Case, threads: usize) -> wormcast::Result<(f64, String)> {
     let spec = TopoSpec::parse(case.topology)?;
-    let mut o = RunOptions {
+    let o = RunOptions {
         pattern: Pattern::Uniform,
         load: case.load,
         packet: 20,
         warmup: 0,
         cycles: case.cycles,
         ..RunOptions::default()
-    };
-    o.sim.threads = threads;
-    o.tree.threads = threads;
-    o.wormhole_threads = threads;
+    }
+    .with_threads(threads);
     let mut p = engine::prepare(&spec, case.router, None, &o)?;
     // A network too small for the count would run on fewer threads, and
     // its ratio would compare one thread with itself.

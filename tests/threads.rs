@@ -888,3 +888,46 @@ mod wormhole_harness {
         }
     }
 }
+
+/// `RunOptions::with_threads` sets the count of whichever router model
+/// runs (each model's section of a configuration file has its own), and
+/// `with_hand_over` its hand-over: each model then runs on two threads and
+/// reports what it reports on one, word for word.
+#[test]
+fn run_options_with_threads_set_every_router_models_count() {
+    use wormcast::engine::{self, RouterModel, RunOptions, TopoSpec};
+    let cases = [
+        ("irregular:switches=128,ports=8,nodes=256", None, 0.02),
+        ("mesh:16x16", Some(RouterModel::Tree), 0.05),
+        ("mesh:16x16", Some(RouterModel::Wormhole), 0.03),
+        ("mesh:16x16", Some(RouterModel::CutThrough), 0.05),
+    ];
+    for (topo, router, load) in cases {
+        let spec = TopoSpec::parse(topo).unwrap();
+        let report = |threads: usize| {
+            let o = RunOptions {
+                load,
+                warmup: 0,
+                cycles: 400,
+                ..RunOptions::default()
+            }
+            .with_threads(threads)
+            .with_hand_over(HandOver::Always);
+            let mut p = engine::prepare(&spec, router, None, &o).unwrap();
+            let used = p.threads();
+            let (r, _) = p.run(None).unwrap();
+            (used, serde_json::to_string(&r).unwrap())
+        };
+        let (one, r1) = report(1);
+        let (two, r2) = report(2);
+        assert_eq!((one, two), (1, 2), "{topo} {router:?}");
+        assert!(r1.contains("\"delivered\""), "{r1}");
+        assert_eq!(r1, r2, "{topo} {router:?}");
+    }
+    // Which cycles are handed over shows in no report: the fields.
+    let o = RunOptions::default().with_hand_over(HandOver::Always);
+    assert_eq!(
+        (o.sim.hand_over, o.wormhole_hand_over, o.tree.hand_over),
+        (HandOver::Always, HandOver::Always, HandOver::Always)
+    );
+}

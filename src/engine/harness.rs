@@ -151,6 +151,30 @@ impl Default for RunOptions {
     }
 }
 
+impl RunOptions {
+    /// These options with `threads` evaluating the network, whichever
+    /// router model runs it (the cut-through switch's [`SimConfig`], the
+    /// wormhole router's and the tree router's counts, which a
+    /// configuration file sets apart). The results and waveforms are the
+    /// same for any count; a network too small for the count runs on
+    /// fewer ([`Prepared::threads`] says how many).
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.sim.threads = threads;
+        self.wormhole_threads = threads;
+        self.tree.threads = threads;
+        self
+    }
+
+    /// These options with `hand_over` choosing which cycles go to the
+    /// other threads, whichever router model runs.
+    pub fn with_hand_over(mut self, hand_over: HandOver) -> Self {
+        self.sim.hand_over = hand_over;
+        self.wormhole_hand_over = hand_over;
+        self.tree.hand_over = hand_over;
+        self
+    }
+}
+
 /// A configuration value refused.
 fn bad(field: &'static str, value: String, reason: &str) -> Error {
     Error::Config {
