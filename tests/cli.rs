@@ -253,6 +253,18 @@ fn bad_input_fails_with_a_message_naming_the_problem() {
         ],
         "warmup = 1000: not shorter than the run of 1000 cycles",
     );
+    // A short run that left the warm-up at its default is told which
+    // option to give, on the topology file's path and the engine's.
+    refused(
+        &["run", "--topology", net, "--cycles", "2000"],
+        "warmup = 50000: not shorter than the run of 2000 cycles (the default warm-up: \
+         give a shorter one, --warmup)",
+    );
+    refused(
+        &["run", "--topology", "mesh:4x4", "--cycles", "2000"],
+        "stats.warmup = 50000: not shorter than the run of 2000 cycles (the default \
+         warm-up: give a shorter one, --warmup or stats.warmup)",
+    );
     // A run longer than any run may be ends at once, on every path (it ran
     // until killed; warm-up and measured cycles added up could wrap).
     let long = "a run has at most 1000000000000 cycles";

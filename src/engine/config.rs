@@ -437,10 +437,17 @@ impl RunConfig {
             })
             .transpose()?;
         if t.trace.is_none() && warmup >= cycles {
+            // A short run that left the warm-up at its default is told
+            // which setting to give.
+            let default = if s.warmup.is_none() {
+                " (the default warm-up: give a shorter one, --warmup or stats.warmup)"
+            } else {
+                ""
+            };
             return Err(bad(
                 "stats.warmup",
                 warmup,
-                format!("not shorter than the run of {cycles} cycles"),
+                format!("not shorter than the run of {cycles} cycles{default}"),
             ));
         }
         let degree = t.degree.unwrap_or(4);

@@ -478,7 +478,15 @@ pub(crate) fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
         return Err(Error::Config {
             field: "warmup",
             value: a.warmup.to_string(),
-            reason: format!("not shorter than the run of {} cycles", a.cycles),
+            reason: format!(
+                "not shorter than the run of {} cycles{}",
+                a.cycles,
+                if given.iter().any(|g| g == "warmup") {
+                    ""
+                } else {
+                    " (the default warm-up: give a shorter one, --warmup)"
+                }
+            ),
         });
     }
     let mut sys = System::new(&net, &cfg, &traffic)?;
