@@ -1414,27 +1414,9 @@ fn every_waveform_command_writes_vcd_to_standard_output() {
 #[cfg(unix)]
 #[test]
 fn waveforms_to_pipes_and_devices() {
-    let fig14 = concat!(env!("CARGO_MANIFEST_DIR"), "/topologies/fig14.toml");
-    let run = |wave: &str| {
-        wormcast(&[
-            "run",
-            "--topology",
-            fig14,
-            "--traffic",
-            "uniform",
-            "--load",
-            "0.05",
-            "--packet",
-            "8",
-            "--cycles",
-            "300",
-            "--warmup",
-            "0",
-            "--quiet",
-            "--vcd",
-            wave,
-        ])
-    };
+    let [(name, args), ..] = waveform_commands();
+    assert_eq!(name, "run");
+    let run = |wave: &str| wormcast(&with_wave(name, &args, wave));
     let dir = tmp("pipes");
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("file.vcd");
