@@ -26,21 +26,40 @@ fn light_load(switches: u32) -> f64 {
     }
 }
 
-fn network(switches: u32) -> Network {
+fn network(switches: u32) -> wormcast::Result<Network> {
     // The paper's 8-port switches, 80% connectivity, seed 1; 4 nodes each.
     let p = IrregularParams {
         switches,
-        nodes: 4 * switches,
+        nodes: switches.saturating_mul(4),
         ..IrregularParams::default()
     };
-    Network::new(&p.generate().expect("generated")).expect("valid")
+    Network::new(&p.generate()?)
 }
 
-fn main() -> wormcast::Result<()> {
+fn main() -> std::process::ExitCode {
+    // An error is printed as the command-line tool prints one.
+    match measure() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn measure() -> wormcast::Result<()> {
+    // A size that is not a number is refused by name; the generator
+    // refuses one it cannot build.
     let sizes: Vec<u32> = std::env::args()
         .skip(1)
-        .map(|a| a.parse().expect("a number of switches"))
-        .collect();
+        .map(|a| {
+            a.parse().map_err(|_| wormcast::Error::Config {
+                field: "switches",
+                value: a,
+                reason: "a number of switches".into(),
+            })
+        })
+        .collect::<wormcast::Result<_>>()?;
     let sizes = if sizes.is_empty() {
         vec![8, 64, 256, 1024, 4096]
     } else {
@@ -59,7 +78,7 @@ fn main() -> wormcast::Result<()> {
     );
     for s in sizes {
         let t = Instant::now();
-        let net = network(s);
+        let net = network(s)?;
         let mut sys = System::new(&net, &SimConfig::default(), &Traffic::Idle)?;
         let setup = t.elapsed().as_secs_f64();
         let idle_cycles = 10_000_000;

@@ -109,7 +109,18 @@ fn median(v: &mut [f64]) -> f64 {
     v[v.len() / 2]
 }
 
-fn main() -> wormcast::Result<()> {
+fn main() -> std::process::ExitCode {
+    // An error is printed as the command-line tool prints one.
+    match measure() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn measure() -> wormcast::Result<()> {
     let pairs: usize = match std::env::args().nth(1) {
         Some(a) => a
             .parse()

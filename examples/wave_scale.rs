@@ -59,11 +59,32 @@ pub fn many_signals(n: usize) -> PathBuf {
 }
 
 #[allow(dead_code)]
-fn main() -> wormcast::Result<()> {
-    let n: usize = std::env::args()
-        .nth(1)
-        .map(|a| a.parse().expect("a number of signals"))
-        .unwrap_or(100_000);
+fn main() -> std::process::ExitCode {
+    // An error is printed as the command-line tool prints one.
+    match measure() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+#[allow(dead_code)]
+fn measure() -> wormcast::Result<()> {
+    // At most ten million signals: a file of several gigabytes already.
+    let n: usize = match std::env::args().nth(1) {
+        Some(a) => a
+            .parse()
+            .ok()
+            .filter(|n| (1..=10_000_000).contains(n))
+            .ok_or_else(|| wormcast::Error::Config {
+                field: "signals",
+                value: a,
+                reason: "a number of signals from 1 to 10,000,000".into(),
+            })?,
+        None => 100_000,
+    };
     let path = many_signals(n);
     let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
     let t = Instant::now();
