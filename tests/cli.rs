@@ -1468,6 +1468,142 @@ fn waveforms_to_pipes_and_devices() {
     assert!(err.contains("/dev/full: No space left on device"), "{err}");
 }
 
+/// `wormcast` with `input` written to its standard input through a pipe
+/// (by a thread of its own, as another program in a pipeline would).
+fn wormcast_fed(args: &[&str], input: Vec<u8>) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wormcast"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let feed = std::thread::spawn(move || {
+        // A reader that stops early closes the pipe: not an error here.
+        let _ = stdin.write_all(&input);
+    });
+    let o = child.wait_with_output().unwrap();
+    feed.join().unwrap();
+    o
+}
+
+/// Waveforms read from standard input (`-`) and from named pipes: the
+/// same report as from the files, for VCD (read as it streams) and FST
+/// (read whole); a difference is found as from files; one cut short is
+/// an error naming standard input; both sides of a diff cannot be `-`.
+#[cfg(unix)]
+#[test]
+fn waveforms_are_read_from_pipes_and_standard_input() {
+    let [(name, args), ..] = waveform_commands();
+    let dir = tmp("read-pipes");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (vcd, fst) = (dir.join("a.vcd"), dir.join("a.fst"));
+    for w in [&vcd, &fst] {
+        ok(&wormcast(&with_wave(name, &args, w.to_str().unwrap())));
+    }
+    let (v, f) = (vcd.to_str().unwrap(), fst.to_str().unwrap());
+    let from_files = ok(&wormcast(&["wave", "diff", v, f, "--json"]));
+    let signals = |out: &str| {
+        let r: serde_json::Value = serde_json::from_str(out).unwrap();
+        assert_eq!(r["mismatches"], 0, "{r:#}");
+        r["signals"].as_u64().unwrap()
+    };
+    let n = signals(&from_files);
+    assert!(n > 100, "{from_files}");
+    for (input, other) in [(&vcd, f), (&fst, v)] {
+        let o = wormcast_fed(
+            &["wave", "diff", "-", other, "--json"],
+            std::fs::read(input).unwrap(),
+        );
+        assert_eq!(signals(&ok(&o)), n, "{} on standard input", input.display());
+        let o = wormcast_fed(
+            &["wave", "diff", other, "-", "--json"],
+            std::fs::read(input).unwrap(),
+        );
+        assert_eq!(
+            signals(&ok(&o)),
+            n,
+            "{} on standard input, second",
+            input.display()
+        );
+    }
+    // `wave to-vcd -` writes what it writes of the file.
+    let o = wormcast_fed(&["wave", "to-vcd", "-"], std::fs::read(&fst).unwrap());
+    assert!(ok(&o) == ok(&wormcast(&["wave", "to-vcd", f])), "to-vcd -");
+
+    // A named pipe, for each format.
+    for input in [&vcd, &fst] {
+        let fifo = dir.join("fifo");
+        let _ = std::fs::remove_file(&fifo);
+        assert!(
+            Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let writer = {
+            let (fifo, bytes) = (fifo.clone(), std::fs::read(input).unwrap());
+            std::thread::spawn(move || std::fs::write(fifo, bytes))
+        };
+        // A reader that opened the pipe twice would wait for a second
+        // writer for ever: the run is given a minute, then fails.
+        let mut child = Command::new(env!("CARGO_BIN_EXE_wormcast"))
+            .args(["wave", "diff", fifo.to_str().unwrap(), v, "--json"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let start = std::time::Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if start.elapsed() > std::time::Duration::from_secs(60) {
+                child.kill().unwrap();
+                panic!(
+                    "{}: no answer through a named pipe in a minute",
+                    input.display()
+                );
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let o = child.wait_with_output().unwrap();
+        let out = ok(&o);
+        // Only now: a writer whose pipe was never opened waits for ever.
+        let wrote = writer.join().unwrap();
+        assert!(wrote.is_ok(), "the pipe's writer: {wrote:?}");
+        assert_eq!(signals(&out), n, "{} through a named pipe", input.display());
+    }
+
+    // Another run's waveform on standard input differs, as its file does.
+    let other = dir.join("other.vcd");
+    let mut a = with_wave(name, &args, other.to_str().unwrap());
+    let load = a.iter().position(|x| x == "--load").unwrap();
+    a[load + 1] = "0.08".into();
+    ok(&wormcast(&a));
+    let o = wormcast_fed(&["wave", "diff", v, "-"], std::fs::read(&other).unwrap());
+    assert_eq!(o.status.code(), Some(1));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.starts_with("MISMATCH: "), "{out}");
+    assert_eq!(
+        out,
+        String::from_utf8_lossy(&wormcast(&["wave", "diff", v, other.to_str().unwrap()]).stdout)
+    );
+
+    // Cut short, and both sides `-`.
+    let head = std::fs::read(&vcd).unwrap()[..3000].to_vec();
+    let o = wormcast_fed(&["wave", "diff", "-", v], head);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.starts_with("error: standard input: line "), "{err}");
+    let o = wormcast_fed(&["wave", "diff", "-", "-"], std::fs::read(&vcd).unwrap());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr)
+            .contains("only one of them can be read from standard input")
+    );
+}
+
 /// The commands that write a waveform, each with the arguments of a small
 /// run (the waveform's option and path added by [`with_wave`]).
 fn waveform_commands() -> [(&'static str, Vec<&'static str>); 7] {

@@ -120,6 +120,12 @@ fn mutate(rtl: &str, from: &str, to: &str) -> String {
 
 /// Runs `wormcast cosim`; returns its exit status and JSON report.
 fn cosim(unit: Unit, vcd: &Path) -> (i32, Value) {
+    cosim_within(unit, vcd, None)
+}
+
+/// [`cosim`], killed and failed after `limit` (a reader waiting for a pipe
+/// that no one writes any more).
+fn cosim_within(unit: Unit, vcd: &Path, limit: Option<std::time::Duration>) -> (i32, Value) {
     let mut args = vec![
         "cosim".to_string(),
         "--vcd".into(),
@@ -135,8 +141,23 @@ fn cosim(unit: Unit, vcd: &Path) -> (i32, Value) {
         args.extend(["--param".into(), format!("C={}", p.chunks)]);
         args.extend(["--param".into(), format!("K={}", p.chunk_flits)]);
     }
-    let args: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
-    let o = wormcast(&args);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wormcast"))
+        .args(&args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let Some(limit) = limit {
+        let start = std::time::Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if start.elapsed() > limit {
+                child.kill().unwrap();
+                panic!("cosim of {} gave no answer in {limit:?}", vcd.display());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+    let o = child.wait_with_output().unwrap();
     let code = o.status.code().unwrap();
     assert!(
         code != 2,
@@ -227,6 +248,53 @@ fn the_intact_verilog_agrees_under_icarus() {
         let (code, r) = cosim(unit, &vcd);
         assert_eq!(code, 0, "{}: {r}", unit.name());
         assert_eq!(r["cycles"].as_u64(), Some(CYCLES as u64));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+/// Icarus's dumps straight through a named pipe into `cosim`, with no
+/// file between (docs/cosim.md, "Reading waveforms"): the intact unit
+/// agrees on every cycle, and a mutant is reported exactly as from its
+/// file, word for word.
+#[cfg(unix)]
+#[test]
+#[cfg_attr(
+    not(have_iverilog),
+    ignore = "Icarus Verilog (iverilog) is not installed"
+)]
+fn icarus_dumps_through_a_named_pipe_are_cosimulated() {
+    let u = Unit::BitStringDecode;
+    let mutant = mutate(
+        &rtl(u),
+        "branch[q*N +: N] = dests & restricted[q*N +: N];",
+        "branch[q*N +: N] = dests | restricted[q*N +: N];",
+    );
+    for (tag, src, code) in [("pipe-intact", rtl(u), 0), ("pipe-mutant", mutant, 1)] {
+        let dir = workdir(u, tag);
+        // The testbench built and run once to a file (`tb.vvp` stays).
+        let file = simulate(u, &dir, &src);
+        let from_file = cosim(u, &file);
+        assert_eq!(from_file.0, code, "{tag}: {}", from_file.1);
+        let pipe = dir.join("tb.pipe");
+        assert!(
+            Command::new("mkfifo")
+                .arg(&pipe)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let mut sim = Command::new("vvp")
+            .current_dir(&dir)
+            .args(["-n", "tb.vvp", "+vcd=tb.pipe"])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let through_pipe = cosim_within(u, &pipe, Some(std::time::Duration::from_secs(120)));
+        assert!(sim.wait().unwrap().success(), "{tag}: vvp");
+        assert_eq!(through_pipe, from_file, "{tag}");
+        if code == 0 {
+            assert_eq!(through_pipe.1["cycles"].as_u64(), Some(CYCLES as u64));
+        }
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -346,6 +346,59 @@ fn ghdl_vcd_fst_and_ghw_dumps_are_read() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// GHDL's dumps read from standard input (`wave diff A -`): the VCD as
+/// it streams, the GHW read by the child process fed through a pipe; the
+/// same signals agree as from the files, and a GHW cut short is an error
+/// that names standard input, not a crash.
+#[test]
+#[cfg_attr(not(have_ghdl), ignore = "GHDL is not installed")]
+fn ghdl_dumps_are_read_from_standard_input() {
+    use std::io::Write;
+    let dir = workdir("ghdl-stdin");
+    ghdl_types(&dir, &["--vcd=types.vcd", "--wave=types.ghw"]);
+    // `wave diff types.vcd -` with `input` on standard input.
+    let fed = |input: &str, args: &[&str]| {
+        let bytes = std::fs::read(dir.join(input)).unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_wormcast"))
+            .current_dir(&dir)
+            .args(["wave", "diff", "types.vcd", "-", "--json"])
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let feed = std::thread::spawn(move || {
+            let _ = stdin.write_all(&bytes);
+        });
+        let o = child.wait_with_output().unwrap();
+        feed.join().unwrap();
+        o
+    };
+    let ignore = ["--ignore", "types.st,types.msg*"];
+    for (f, args) in [("types.vcd", &[][..]), ("types.ghw", &ignore[..])] {
+        let from_files = same(&dir, "types.vcd", f, args);
+        assert!(from_files >= 6, "{f}: {from_files}");
+        let o = fed(f, args);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{f}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(r["signals"], from_files, "{f} on standard input");
+    }
+    let ghw = std::fs::read(dir.join("types.ghw")).unwrap();
+    std::fs::write(dir.join("half.ghw"), &ghw[..ghw.len() / 2]).unwrap();
+    let o = fed("half.ghw", &ignore);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.starts_with("error: standard input: "), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A GHDL design of 20,000 generate blocks, each with a signal of its
 /// own: 20,000 scopes side by side in one scope, read from GHW (through
 /// the child process's conversion to VCD) equal to GHDL's own VCD.

@@ -14,7 +14,7 @@
 
 use super::header::{Event, Format, VarKind, WaveHeader};
 use super::read::{VcdReader, detect_format};
-use super::stream::WaveReader;
+use super::stream::{Stream, WaveReader};
 use crate::{Error, Result};
 use rustc_hash::FxHashMap;
 use std::io::{Read, Write};
@@ -231,6 +231,14 @@ impl Drop for ChildOutput {
 /// GHW file is read by `exe wave to-vcd <path>` in a child process (the
 /// `wormcast` executable), so that no GHW file can crash the caller.
 pub fn open_isolated(path: &Path, exe: &Path) -> Result<WaveReader> {
+    if let Some(s) = Stream::open(path)? {
+        // A pipe or standard input: a GHW stream is handed to the child on
+        // its standard input, as read.
+        if s.format != Format::Ghw {
+            return s.reader();
+        }
+        return ghw_in_child(exe, s);
+    }
     let mut first = [0u8; 16];
     let n = std::fs::File::open(path)
         .and_then(|mut f| f.read(&mut first))
@@ -273,6 +281,59 @@ pub fn open_isolated(path: &Path, exe: &Path) -> Result<WaveReader> {
     w.set_path(path);
     Ok(w)
 }
+
+/// A GHW stream (from a pipe or standard input) read by `exe wave to-vcd -`
+/// in a child process, fed the stream on its standard input by a thread of
+/// its own. Its length is not known beforehand: the child gets the bounds
+/// of a file of [`STREAMED_GHW_MIB`] MiB (a longer stream may exceed them,
+/// and is then reported as too large for them).
+fn ghw_in_child(exe: &Path, s: Stream) -> Result<WaveReader> {
+    let name = s.name.clone();
+    let mib = 1024 + STREAMED_GHW_MIB * 64;
+    let cpu = 60 + STREAMED_GHW_MIB;
+    let mut child = Command::new(exe)
+        .args(["wave", "to-vcd", "--max-memory-mib"])
+        .arg(mib.to_string())
+        .arg("--max-cpu-seconds")
+        .arg(cpu.to_string())
+        .arg(super::stream::STDIN)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|source| Error::Io {
+            path: exe.to_path_buf(),
+            source,
+        })?;
+    let mut input = child.stdin.take().expect("piped");
+    let mut src = s.src;
+    // The child may stop reading early (a malformed file): the copy then
+    // fails, which the child's own error reports.
+    std::thread::Builder::new()
+        .name("wormcast-ghw-feed".into())
+        .spawn(move || {
+            let _ = std::io::copy(&mut src, &mut input);
+        })
+        .map_err(|source| Error::Io {
+            path: name.clone(),
+            source,
+        })?;
+    let out = child.stdout.take().expect("piped");
+    let src = ChildOutput {
+        child,
+        out,
+        what: "standard input".to_string(),
+        bounds: (mib, cpu),
+    };
+    let r = VcdReader::new(src).map_err(|e| e.in_file(&name))?;
+    let mut w = WaveReader::from_vcd(r);
+    w.set_path(&name);
+    Ok(w)
+}
+
+/// The size of GHW file whose bounds a child reading a GHW stream gets
+/// ([`ghw_in_child`]): 9 GiB of address space and 188 CPU seconds.
+const STREAMED_GHW_MIB: u64 = 128;
 
 #[cfg(test)]
 mod tests {

@@ -834,6 +834,12 @@ pub fn diff_files(
     o: &DiffOptions,
     open: impl Fn(&std::path::Path) -> Result<WaveReader>,
 ) -> Result<CompareReport> {
+    let stdin = std::path::Path::new(super::stream::STDIN);
+    if a == stdin && b == stdin {
+        return Err(Error::Wave(
+            "both waveforms are `-`: only one of them can be read from standard input".into(),
+        ));
+    }
     if o.clock.is_none()
         && let Some((xa, ha)) = super::fst_diff::load(a)
         && let Some((xb, hb)) = super::fst_diff::load(b)

@@ -699,7 +699,9 @@ pub(crate) fn diff_fst(
 
 /// The file's bytes, unwrapped, if the fast path can take it.
 pub(crate) fn load(path: &std::path::Path) -> Option<(Vec<u8>, WaveHeader)> {
-    let len = std::fs::metadata(path).ok()?.len();
+    // A regular file only: reading a pipe here would take what the
+    // streaming reader is to read.
+    let len = std::fs::metadata(path).ok().filter(|m| m.is_file())?.len();
     if len > MAX_BYTES {
         return None;
     }

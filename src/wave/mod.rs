@@ -67,5 +67,5 @@ pub use limit::{Selection, TraceLimits};
 pub use map::{Mapping, SignalMap};
 pub use read::{MAX_TOKEN, VcdReader, detect_format};
 pub use report::{CompareReport, Mismatch, TypeClash};
-pub use stream::WaveReader;
+pub use stream::{MAX_STREAMED, STDIN, WaveReader};
 pub use writer::{KeptUntilWritten, Timescale, VcdWriter};

@@ -204,6 +204,14 @@ impl<R: Read> VcdReader<R> {
         Ok(r)
     }
 
+    /// Reads the header from `src`, a stream from `path` (a pipe, or
+    /// standard input), which its errors name.
+    pub(crate) fn named(src: R, path: &Path) -> Result<Self> {
+        let mut r = VcdReader::start(src, Some(path.to_path_buf()));
+        r.read_header()?;
+        Ok(r)
+    }
+
     fn start(src: R, path: Option<PathBuf>) -> Self {
         VcdReader {
             src,

@@ -217,11 +217,116 @@ pub struct WaveReader {
     widened: Vec<u8>,
 }
 
+/// The path that names standard input as a waveform to read
+/// ([`WaveReader::open`]).
+pub const STDIN: &str = "-";
+
+/// The most bytes of an FST or GHW waveform read from a pipe or standard
+/// input, which is held in memory whole (a VCD is read as it streams).
+pub const MAX_STREAMED: u64 = 1 << 30;
+
+/// Where a waveform read from a stream comes from: its name in errors.
+fn stream_name(path: &Path) -> PathBuf {
+    if path.as_os_str() == STDIN {
+        PathBuf::from("standard input")
+    } else {
+        path.to_path_buf()
+    }
+}
+
+/// What a waveform read from a pipe begins with, and the rest of it.
+pub(crate) struct Stream {
+    /// Its name in errors (`standard input` for [`STDIN`]).
+    pub(crate) name: PathBuf,
+    /// The format its first bytes tell.
+    pub(crate) format: Format,
+    /// Its first bytes followed by the rest, unread.
+    pub(crate) src: std::io::Chain<std::io::Cursor<Vec<u8>>, Box<dyn Read + Send>>,
+}
+
+impl Stream {
+    /// `path` opened as a stream when it is one: standard input for
+    /// [`STDIN`], or anything but a regular file (a named pipe, a
+    /// process substitution's `/dev/fd/N`); `None` for a regular file,
+    /// which is read by its path. The first bytes are read to tell the
+    /// format, and kept.
+    pub(crate) fn open(path: &Path) -> Result<Option<Stream>> {
+        let name = stream_name(path);
+        let io = |source| Error::Io {
+            path: name.clone(),
+            source,
+        };
+        let mut src: Box<dyn Read + Send> = if path.as_os_str() == STDIN {
+            Box::new(std::io::stdin())
+        } else {
+            let f = std::fs::File::open(path).map_err(io)?;
+            if f.metadata().map(|m| m.is_file()).unwrap_or(true) {
+                return Ok(None);
+            }
+            Box::new(f)
+        };
+        let mut first = vec![0u8; 16];
+        let n = read_up_to(&mut src, &mut first).map_err(io)?;
+        first.truncate(n);
+        let format = detect_format(&first);
+        Ok(Some(Stream {
+            name,
+            format,
+            src: std::io::Cursor::new(first).chain(src),
+        }))
+    }
+
+    /// The whole stream in memory, at most [`MAX_STREAMED`] bytes (an FST
+    /// or GHW waveform is read whole).
+    pub(crate) fn into_bytes(mut self) -> Result<Vec<u8>> {
+        let mut bytes = Vec::new();
+        (&mut self.src)
+            .take(MAX_STREAMED + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|source| Error::Io {
+                path: self.name.clone(),
+                source,
+            })?;
+        if bytes.len() as u64 > MAX_STREAMED {
+            return Err(Error::Wave(format!(
+                "{}: an {} waveform from a pipe is read into memory whole, and this one is \
+                 longer than {} MiB: write it to a file",
+                self.name.display(),
+                self.format.name(),
+                MAX_STREAMED >> 20
+            )));
+        }
+        Ok(bytes)
+    }
+
+    /// A reader of the stream, which names it in its errors.
+    pub(crate) fn reader(self) -> Result<WaveReader> {
+        let name = self.name.clone();
+        let mut r = match self.format {
+            Format::Vcd => WaveReader::from_vcd(VcdReader::named(self.src, &name)?),
+            Format::Fst => {
+                super::fst::from_bytes(self.into_bytes()?).map_err(|e| e.in_file(&name))?
+            }
+            Format::Ghw => {
+                super::ghw::from_bytes(self.into_bytes()?).map_err(|e| e.in_file(&name))?
+            }
+        };
+        r.set_path(&name);
+        Ok(r)
+    }
+}
+
 impl WaveReader {
     /// Opens the waveform at `path` (VCD, FST or GHW) and reads its
-    /// header; errors name the file.
+    /// header; errors name the file. `-` ([`STDIN`]) reads standard
+    /// input, and a path that is not a regular file (a named pipe,
+    /// `/dev/fd/N`) is read as a stream: a VCD as it comes, an FST or GHW
+    /// waveform whole into memory (at most [`MAX_STREAMED`] bytes).
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
+        if let Some(s) = Stream::open(path)? {
+            return s.reader();
+        }
         let io = |source| Error::Io {
             path: path.to_path_buf(),
             source,

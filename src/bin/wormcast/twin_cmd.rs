@@ -62,7 +62,7 @@ pub(crate) struct VectorArgs {
 
 #[derive(clap::Args)]
 pub(crate) struct CosimArgs {
-    /// The testbench's waveform (VCD, FST or GHW).
+    /// The testbench's waveform (VCD, FST or GHW; `-`: standard input).
     #[arg(long, visible_alias = "wave")]
     pub(crate) vcd: PathBuf,
     /// The unit.

@@ -8,7 +8,7 @@ pub(crate) enum WaveCmd {
     /// output or a file: the scopes, variables and values wormcast reads
     /// from it.
     ToVcd {
-        /// The waveform.
+        /// The waveform (`-`: standard input; a pipe is read as it comes).
         file: PathBuf,
         /// Write here instead of standard output.
         #[arg(short, long)]
@@ -26,9 +26,9 @@ pub(crate) enum WaveCmd {
     /// signal in one waveform only is a difference unless --ignore names
     /// it. Exit status 1 on a difference.
     Diff {
-        /// The reference waveform.
+        /// The reference waveform (`-`: standard input, for one of the two).
         a: PathBuf,
-        /// The waveform to check.
+        /// The waveform to check (`-`: standard input).
         b: PathBuf,
         /// Compare on the rising edges of this clock (each file's own) and
         /// report cycles; without it, compare at every time either changes.
