@@ -1590,6 +1590,16 @@ fn waveforms_are_read_from_pipes_and_standard_input() {
         String::from_utf8_lossy(&wormcast(&["wave", "diff", v, other.to_str().unwrap()]).stdout)
     );
 
+    // A device that never ends and says it is FST is refused at its
+    // first bytes, not read whole.
+    let o = wormcast(&["wave", "diff", "/dev/zero", v]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("/dev/zero: malformed FST: the header block is 0 bytes, not 329"),
+        "{err}"
+    );
+
     // Cut short, and both sides `-`.
     let head = std::fs::read(&vcd).unwrap()[..3000].to_vec();
     let o = wormcast_fed(&["wave", "diff", "-", v], head);

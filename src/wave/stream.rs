@@ -279,6 +279,19 @@ impl Stream {
     /// The whole stream in memory, at most [`MAX_STREAMED`] bytes (an FST
     /// or GHW waveform is read whole).
     pub(crate) fn into_bytes(mut self) -> Result<Vec<u8>> {
+        // An FST file's first block, its header, is 329 bytes long: a
+        // stream that says otherwise (all zeros, say) is refused before
+        // anything more is read.
+        let first = self.src.get_ref().0.get_ref();
+        if self.format == Format::Fst && first[0] == 0 {
+            let len = u64::from_be_bytes(first[1..9].try_into().expect("9 bytes"));
+            if len != 329 {
+                return Err(Error::Wave(format!(
+                    "{}: malformed FST: the header block is {len} bytes, not 329",
+                    self.name.display()
+                )));
+            }
+        }
         let mut bytes = Vec::new();
         (&mut self.src)
             .take(MAX_STREAMED + 1)
@@ -289,8 +302,8 @@ impl Stream {
             })?;
         if bytes.len() as u64 > MAX_STREAMED {
             return Err(Error::Wave(format!(
-                "{}: an {} waveform from a pipe is read into memory whole, and this one is \
-                 longer than {} MiB: write it to a file",
+                "{}: an {} waveform that is not a regular file is read into memory whole, \
+                 and this one is longer than {} MiB: write it to a file",
                 self.name.display(),
                 self.format.name(),
                 MAX_STREAMED >> 20
