@@ -1440,6 +1440,21 @@ fn waveforms_to_pipes_and_devices() {
     let o = run("/dev/null");
     assert!(ok(&o).contains("accepted throughput"));
 
+    // `/dev/stdout` is taken as `-`: with standard output sent to a
+    // regular file, the file holds the VCD alone (opened apart, the VCD
+    // and the report would write over each other), and no views go into
+    // `/dev`.
+    let redirected = dir.join("redirected.vcd");
+    let o = Command::new(env!("CARGO_BIN_EXE_wormcast"))
+        .args(with_wave(name, &args, "/dev/stdout"))
+        .stdout(std::fs::File::create(&redirected).unwrap())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(std::fs::read(&redirected).unwrap() == want, "/dev/stdout");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("accepted throughput"));
+    assert!(!std::path::Path::new("/dev/stdout.gtkw").exists());
+
     let fifo_fst = dir.join("fifo.fst");
     let _ = std::fs::remove_file(&fifo_fst);
     assert!(

@@ -247,11 +247,11 @@ impl TraceArgs {
     }
 }
 
-/// A waveform writer for `path` ([`wormcast::wave::create`]): `-` writes
-/// VCD to standard output, and what the command prints goes to standard
-/// error from then on.
+/// A waveform writer for `path` ([`wormcast::wave::create`]): `-` (or
+/// `/dev/stdout`) writes VCD to standard output, and what the command
+/// prints goes to standard error from then on.
 fn wave_sink(path: &Path, comment: &str) -> Result<Box<dyn WaveSink>> {
-    if path.as_os_str() == wormcast::wave::STDOUT {
+    if wormcast::wave::is_stdout(path) {
         WAVE_ON_STDOUT.store(true, std::sync::atomic::Ordering::Relaxed);
     }
     wormcast::wave::create(path, comment)

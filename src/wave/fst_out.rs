@@ -323,8 +323,17 @@ impl WaveSink for FstWriter {
 /// ([`create`]): VCD, with no views beside it.
 pub const STDOUT: &str = "-";
 
+/// Whether `path` names standard output: [`STDOUT`] (`-`), or
+/// `/dev/stdout`, which is taken the same way (opened as a file of its
+/// own, it would write over what the process prints to standard output,
+/// and its views would go into `/dev`).
+pub fn is_stdout(path: &Path) -> bool {
+    path.as_os_str() == STDOUT || path == Path::new("/dev/stdout")
+}
+
 /// A waveform writer for `path`: FST when the name ends in `.fst`, VCD
-/// otherwise, and VCD to standard output for [`STDOUT`] (`-`); `comment`
+/// otherwise, and VCD to standard output for [`STDOUT`] (`-`, and
+/// `/dev/stdout`: [`is_stdout`]); `comment`
 /// goes into the file (the run and its seed). It encodes on a thread of
 /// its own ([`super::Background`]). A target that is not a regular file
 /// (`/dev/null`, a named pipe) is written as it is; an FST file needs one
@@ -333,7 +342,7 @@ pub fn create(path: &Path, comment: &str) -> Result<Box<dyn WaveSink>> {
     let is_fst = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("fst"));
-    let sink: Box<dyn WaveSink + Send> = if path.as_os_str() == STDOUT {
+    let sink: Box<dyn WaveSink + Send> = if is_stdout(path) {
         let out = BufWriter::with_capacity(1 << 16, std::io::stdout());
         Box::new(
             VcdWriter::new(out)
@@ -374,7 +383,7 @@ pub fn write_views(wave: &Path, h: &Hierarchy) -> Result<Option<(PathBuf, PathBu
 /// regular file (or one that cannot be looked at, which the write then
 /// names), not standard output, a device or a pipe.
 fn has_room_beside(wave: &Path) -> bool {
-    wave.as_os_str() != STDOUT && std::fs::metadata(wave).map_or(true, |m| m.is_file())
+    !is_stdout(wave) && std::fs::metadata(wave).map_or(true, |m| m.is_file())
 }
 
 #[cfg(test)]
