@@ -1,5 +1,7 @@
 //! The command-line tool, end to end.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -1483,25 +1485,12 @@ fn waveforms_to_pipes_and_devices() {
     assert!(err.contains("/dev/full: No space left on device"), "{err}");
 }
 
-/// `wormcast` with `input` written to its standard input through a pipe
-/// (by a thread of its own, as another program in a pipeline would).
+/// `wormcast` with `input` written to its standard input through a pipe.
 fn wormcast_fed(args: &[&str], input: Vec<u8>) -> Output {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_wormcast"))
-        .args(args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let feed = std::thread::spawn(move || {
-        // A reader that stops early closes the pipe: not an error here.
-        let _ = stdin.write_all(&input);
-    });
-    let o = child.wait_with_output().unwrap();
-    feed.join().unwrap();
-    o
+    common::fed(
+        Command::new(env!("CARGO_BIN_EXE_wormcast")).args(args),
+        input,
+    )
 }
 
 /// Waveforms read from standard input (`-`) and from named pipes: the

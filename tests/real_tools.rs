@@ -8,6 +8,8 @@
 //! A test whose tools are not installed is reported as ignored, with the
 //! tool's name (`build.rs` finds them); `.ci/run` installs them all.
 
+mod common;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -353,28 +355,17 @@ fn ghdl_vcd_fst_and_ghw_dumps_are_read() {
 #[test]
 #[cfg_attr(not(have_ghdl), ignore = "GHDL is not installed")]
 fn ghdl_dumps_are_read_from_standard_input() {
-    use std::io::Write;
     let dir = workdir("ghdl-stdin");
     ghdl_types(&dir, &["--vcd=types.vcd", "--wave=types.ghw"]);
     // `wave diff types.vcd -` with `input` on standard input.
     let fed = |input: &str, args: &[&str]| {
-        let bytes = std::fs::read(dir.join(input)).unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_wormcast"))
-            .current_dir(&dir)
-            .args(["wave", "diff", "types.vcd", "-", "--json"])
-            .args(args)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stdin = child.stdin.take().unwrap();
-        let feed = std::thread::spawn(move || {
-            let _ = stdin.write_all(&bytes);
-        });
-        let o = child.wait_with_output().unwrap();
-        feed.join().unwrap();
-        o
+        common::fed(
+            Command::new(env!("CARGO_BIN_EXE_wormcast"))
+                .current_dir(&dir)
+                .args(["wave", "diff", "types.vcd", "-", "--json"])
+                .args(args),
+            std::fs::read(dir.join(input)).unwrap(),
+        )
     };
     let ignore = ["--ignore", "types.st,types.msg*"];
     for (f, args) in [("types.vcd", &[][..]), ("types.ghw", &ignore[..])] {

@@ -237,7 +237,8 @@ pub fn open_isolated(path: &Path, exe: &Path) -> Result<WaveReader> {
         if s.format != Format::Ghw {
             return s.reader();
         }
-        return ghw_in_child(exe, s);
+        let name = s.name.clone();
+        return ghw_in_child(exe, &name, STREAMED_GHW_MIB << 20, Some(s));
     }
     let mut first = [0u8; 16];
     let n = std::fs::File::open(path)
@@ -253,15 +254,35 @@ pub fn open_isolated(path: &Path, exe: &Path) -> Result<WaveReader> {
     // for memory without end (it then fails fast instead of paging the
     // machine out) or loop (it is then stopped).
     let len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    ghw_in_child(exe, path, len, None)
+}
+
+/// A GHW waveform read by `exe wave to-vcd ARG` in a child process, under
+/// the bounds of a file of `len` bytes (`1024 + 64 * len` MiB of address
+/// space, `60 + len` CPU seconds, `len` in MiB): `ARG` is `path`, or `-`
+/// with `feed`, the stream handed to the child on its standard input by a
+/// thread of its own. Errors name `path` (for a stream, its name).
+fn ghw_in_child(exe: &Path, path: &Path, len: u64, feed: Option<Stream>) -> Result<WaveReader> {
     let mib = 1024 + len.saturating_mul(64) / (1 << 20);
     let cpu = 60 + len / (1 << 20);
+    let (arg, what) = match &feed {
+        Some(_) => (
+            Path::new(super::stream::STDIN),
+            "standard input".to_string(),
+        ),
+        None => (path, path.display().to_string()),
+    };
     let mut child = Command::new(exe)
         .args(["wave", "to-vcd", "--max-memory-mib"])
         .arg(mib.to_string())
         .arg("--max-cpu-seconds")
         .arg(cpu.to_string())
-        .arg(path)
-        .stdin(Stdio::null())
+        .arg(arg)
+        .stdin(if feed.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -269,65 +290,31 @@ pub fn open_isolated(path: &Path, exe: &Path) -> Result<WaveReader> {
             path: exe.to_path_buf(),
             source,
         })?;
+    if let Some(s) = feed {
+        let mut input = child.stdin.take().expect("piped");
+        let mut src = s.src;
+        // The child may stop reading early (a malformed file): the copy
+        // then fails, which the child's own error reports.
+        std::thread::Builder::new()
+            .name("wormcast-ghw-feed".into())
+            .spawn(move || {
+                let _ = std::io::copy(&mut src, &mut input);
+            })
+            .map_err(|source| Error::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
+    }
     let out = child.stdout.take().expect("piped");
     let src = ChildOutput {
         child,
         out,
-        what: path.display().to_string(),
+        what,
         bounds: (mib, cpu),
     };
     let r = VcdReader::new(src).map_err(|e| e.in_file(path))?;
     let mut w = WaveReader::from_vcd(r);
     w.set_path(path);
-    Ok(w)
-}
-
-/// A GHW stream (from a pipe or standard input) read by `exe wave to-vcd -`
-/// in a child process, fed the stream on its standard input by a thread of
-/// its own. Its length is not known beforehand: the child gets the bounds
-/// of a file of [`STREAMED_GHW_MIB`] MiB (a longer stream may exceed them,
-/// and is then reported as too large for them).
-fn ghw_in_child(exe: &Path, s: Stream) -> Result<WaveReader> {
-    let name = s.name.clone();
-    let mib = 1024 + STREAMED_GHW_MIB * 64;
-    let cpu = 60 + STREAMED_GHW_MIB;
-    let mut child = Command::new(exe)
-        .args(["wave", "to-vcd", "--max-memory-mib"])
-        .arg(mib.to_string())
-        .arg("--max-cpu-seconds")
-        .arg(cpu.to_string())
-        .arg(super::stream::STDIN)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|source| Error::Io {
-            path: exe.to_path_buf(),
-            source,
-        })?;
-    let mut input = child.stdin.take().expect("piped");
-    let mut src = s.src;
-    // The child may stop reading early (a malformed file): the copy then
-    // fails, which the child's own error reports.
-    std::thread::Builder::new()
-        .name("wormcast-ghw-feed".into())
-        .spawn(move || {
-            let _ = std::io::copy(&mut src, &mut input);
-        })
-        .map_err(|source| Error::Io {
-            path: name.clone(),
-            source,
-        })?;
-    let out = child.stdout.take().expect("piped");
-    let src = ChildOutput {
-        child,
-        out,
-        what: "standard input".to_string(),
-        bounds: (mib, cpu),
-    };
-    let r = VcdReader::new(src).map_err(|e| e.in_file(&name))?;
-    let mut w = WaveReader::from_vcd(r);
-    w.set_path(&name);
     Ok(w)
 }
 

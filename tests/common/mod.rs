@@ -115,3 +115,23 @@ at = [2, 0]
 id = 5
 at = [2, 1]
 ";
+
+/// Runs `cmd` with `input` written to its standard input through a pipe,
+/// by a thread of its own, as another program in a pipeline would (a
+/// reader that stops early closes the pipe: not an error here).
+pub fn fed(cmd: &mut std::process::Command, input: Vec<u8>) -> std::process::Output {
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let feed = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let o = child.wait_with_output().unwrap();
+    feed.join().unwrap();
+    o
+}
