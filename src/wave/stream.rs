@@ -259,11 +259,11 @@ impl Stream {
         let mut src: Box<dyn Read + Send> = if path.as_os_str() == STDIN {
             Box::new(std::io::stdin())
         } else {
-            let f = std::fs::File::open(path).map_err(io)?;
-            if f.metadata().map(|m| m.is_file()).unwrap_or(true) {
+            // A regular file is told by its metadata, without opening it.
+            if std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
                 return Ok(None);
             }
-            Box::new(f)
+            Box::new(std::fs::File::open(path).map_err(io)?)
         };
         let mut first = vec![0u8; 16];
         let n = read_up_to(&mut src, &mut first).map_err(io)?;

@@ -103,9 +103,11 @@ impl KeptUntilWritten {
 }
 
 /// True when `file` is a regular file: one that can be emptied, and that
-/// views can be written beside. A device or a pipe is not.
+/// views can be written beside. A device or a pipe is not. One whose
+/// metadata cannot be read counts as regular: emptying it then fails with
+/// its name, where leaving it unemptied could keep an old file's tail.
 pub(crate) fn is_regular(file: &File) -> bool {
-    file.metadata().map(|m| m.is_file()).unwrap_or(false)
+    file.metadata().map_or(true, |m| m.is_file())
 }
 
 /// `path` opened for writing, made if it does not exist, not emptied.
