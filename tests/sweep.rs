@@ -251,6 +251,32 @@ fn bad_sweeps_and_slurm_settings_are_refused_by_name() {
         "{}",
         stderr(&o)
     );
+    // Two jobs that would be the same run are refused: a value listed
+    // twice, or replicates of a swept seed.
+    for (sweep, why) in [
+        (
+            "\"traffic.load\" = [0.05, 0.1, 0.05]",
+            "traffic.load = [0.05, 0.1, 0.05]: 0.05 is listed twice",
+        ),
+        (
+            "\"traffic.seed\" = [1, 2]\nreplicates = 2",
+            "replicates = 2: with traffic.seed swept",
+        ),
+    ] {
+        std::fs::write(
+            &bad,
+            format!("[network]\ntopology = \"mesh:4x4\"\n[sweep]\n{sweep}\n"),
+        )
+        .unwrap();
+        let o = wormcast(&["sweep", "list", bad.to_str().unwrap()], &[]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(o.stdout.is_empty());
+        assert!(
+            stderr(&o).contains("bad.toml") && stderr(&o).contains(why),
+            "{}",
+            stderr(&o)
+        );
+    }
     let o = wormcast(&["sweep", "run", "/no/such/sweep.toml"], &[]);
     assert!(stderr(&o).contains("/no/such/sweep.toml"), "{}", stderr(&o));
     // A journal of another sweep in --out is refused.

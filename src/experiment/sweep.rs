@@ -24,13 +24,17 @@
 //! slowest, each `replicates` times (1 by default). A job's traffic seed is
 //! derived from the base seed and its key (its fields' values and its
 //! replicate), so it does not change when values are added elsewhere in
-//! the grid; sweeping `traffic.seed` sets it instead.
+//! the grid; sweeping `traffic.seed` sets it instead. No two jobs are the
+//! same run: a value listed twice, or replicates of a swept seed, are
+//! refused.
 //!
 //! A run appends one JSON line per finished job to a journal in its output
 //! folder (`journal.jsonl`, or `journal.shard-K-of-N.jsonl` for a shard)
 //! and flushes it, so a run that stops is resumed by running it again:
 //! the jobs already in the journal are skipped (a torn last line, from a
-//! run killed while writing, is dropped and its job run again). `merge`
+//! run killed while writing, is dropped and its job run again). A run
+//! locks its journal, so a second run of the same shard into the same
+//! folder is refused. `merge`
 //! turns journals into `sweep.csv` (one row per job, in job order) and
 //! `sweep.jsonl` (every job's whole result); an unsharded run writes them
 //! the same way, so the shards of a sweep merge into the same bytes as one
@@ -191,7 +195,26 @@ impl Sweep {
                     "a sweep writes no waveforms; run one job with wormcast run --config",
                 ));
             }
+            // A value listed twice gives two jobs with the same key, so the
+            // same seed: the same run twice, not a replicate.
+            let mut seen = std::collections::HashSet::with_capacity(values.len());
+            if let Some(v) = values.iter().find(|v| !seen.insert(v.to_string())) {
+                return Err(bad(
+                    format!("{k} = {}", toml::Value::Array(values.clone())),
+                    format!(
+                        "{v} is listed twice: its jobs would be the same run (same seed); \
+                         for repeated runs give replicates = N"
+                    ),
+                ));
+            }
             axes.push((k, values));
+        }
+        if replicates > 1 && axes.iter().any(|(k, _)| k == "traffic.seed") {
+            return Err(bad(
+                format!("replicates = {replicates}"),
+                "with traffic.seed swept, each job runs the seed it lists, so every replicate \
+                 would be the same run: list more seeds instead",
+            ));
         }
         if base.get("output").and_then(|o| o.get("vcd")).is_some() {
             return Err(bad(
@@ -352,6 +375,13 @@ fn read_journal(path: &Path) -> Result<(Vec<Record>, u64)> {
             value: format!("{}:{}", path.display(), n + 1),
             reason: format!("not a journal line: {e}"),
         })?;
+        if r.job >= r.jobs {
+            return Err(Error::Config {
+                field: "journal",
+                value: format!("{}:{}", path.display(), n + 1),
+                reason: format!("job {} of a sweep of {} jobs", r.job, r.jobs),
+            });
+        }
         out.push(r);
     }
     Ok((out, whole as u64))
@@ -386,6 +416,22 @@ pub fn run(
         .collect::<Result<_>>()?;
     std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
     let path = journal_path(out, shard);
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .map_err(|e| Error::io(&path, e))?;
+    // One run at a time per journal: two would run the same jobs, and one
+    // dropping what it takes for a torn line could cut the other's. A file
+    // system without locks (some cluster mounts) runs unguarded, as before.
+    if let Err(std::fs::TryLockError::WouldBlock) = file.try_lock() {
+        return Err(Error::Config {
+            field: "journal",
+            value: path.display().to_string(),
+            reason: "another sweep run is writing it: wait for that run, or give another --out"
+                .into(),
+        });
+    }
     let (done, whole) = read_journal(&path)?;
     let mut finished = vec![false; sweep.len()];
     let mut findings = 0;
@@ -401,17 +447,10 @@ pub fn run(
                 ),
             });
         }
-        if r.job < finished.len() {
-            finished[r.job] = true;
-            findings += r.error.is_some() as usize;
-        }
+        finished[r.job] = true;
+        findings += r.error.is_some() as usize;
     }
     // Drop a torn last line: its job runs again.
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .map_err(|e| Error::io(&path, e))?;
     if file.metadata().map_err(|e| Error::io(&path, e))?.len() > whole {
         file.set_len(whole).map_err(|e| Error::io(&path, e))?;
     }
@@ -723,11 +762,32 @@ replicates = 2
             e("[traffic]\ntrace = \"t.csv\"\n[sweep]\n\"traffic.load\" = [0.1]\n")
                 .contains("replay")
         );
+        let loads: Vec<String> = (1..=1001).map(|i| format!("{}", i as f64 / 1e4)).collect();
         let big = format!(
-            "[sweep]\nreplicates = 1000\n\"traffic.seed\" = [{}]\n",
-            vec!["1"; 1001].join(",")
+            "[sweep]\nreplicates = 1000\n\"traffic.load\" = [{}]\n",
+            loads.join(",")
         );
         assert!(e(&big).contains("more than 1000000 jobs"));
+        // A value listed twice would run the same job twice.
+        let x = e("[sweep]\n\"traffic.load\" = [0.1, 0.2, 0.10]\n");
+        assert!(
+            x.contains("traffic.load = [0.1, 0.2, 0.1]") && x.contains("0.1 is listed twice"),
+            "{x}"
+        );
+        let x = e("[sweep]\n\"network.router\" = [\"tree\", \"tree\"]\n");
+        assert!(x.contains("\"tree\" is listed twice"), "{x}");
+        // Replicates of a swept seed would all be the same run.
+        let x = e("[sweep]\n\"traffic.seed\" = [1, 2]\nreplicates = 3\n");
+        assert!(
+            x.contains("replicates = 3") && x.contains("list more seeds instead"),
+            "{x}"
+        );
+        assert_eq!(
+            Sweep::parse("[sweep]\n\"traffic.seed\" = [1, 2]\nreplicates = 1\n")
+                .unwrap()
+                .len(),
+            2
+        );
     }
 
     #[test]
@@ -814,6 +874,30 @@ replicates = 2
             .unwrap_err()
             .to_string();
         assert!(e.contains("another sweep"), "{e}");
+        // A journal another run holds is refused, by name, and left whole.
+        let path = journal_path(&one, Shard::ALL);
+        let held = std::fs::File::open(&path).unwrap();
+        held.lock().unwrap();
+        let e = run(&s, &one, Shard::ALL, &|| {}).unwrap_err().to_string();
+        assert!(
+            e.contains("journal.jsonl") && e.contains("another sweep run is writing it"),
+            "{e}"
+        );
+        drop(held);
+        let o = run(&s, &one, Shard::ALL, &|| {}).unwrap();
+        assert_eq!((o.ran, o.skipped), (0, 12));
+        // A line naming a job past the sweep's count is refused by line.
+        let text = std::fs::read_to_string(&path).unwrap();
+        let bad = text.replacen("\"job\":0,", "\"job\":12,", 1);
+        assert_ne!(bad, text);
+        std::fs::write(&path, bad).unwrap();
+        let e = run(&s, &one, Shard::ALL, &|| {}).unwrap_err().to_string();
+        assert!(
+            e.contains("journal.jsonl:1") && e.contains("job 12 of a sweep of 12 jobs"),
+            "{e}"
+        );
+        let e = merge(&[path], &base.join("m2")).unwrap_err().to_string();
+        assert!(e.contains("job 12 of a sweep of 12 jobs"), "{e}");
         let _ = std::fs::remove_dir_all(&base);
     }
 }
