@@ -1804,3 +1804,81 @@ fn a_vanishing_load_offers_no_packet() {
     assert_eq!(v["packets_generated"], 0, "{v}");
     assert_eq!(v["flit_hops"], 0, "{v}");
 }
+
+/// The longest packet each model carries is refused past its limit before
+/// the run, never cut short: a tree message has 65,535 data flits behind
+/// its header, a worm 65,535 flits in all (its header included), and the
+/// cut-through switch needs buffers larger than the packet. (A tree
+/// message of 70,000 flits was once cut to 65,536 and arrived in 65,537
+/// cycles.)
+#[test]
+fn the_longest_packet_of_each_model_is_carried_or_refused() {
+    let run = |router: &str, packet: u32| {
+        Command::new(env!("CARGO_BIN_EXE_wormcast"))
+            .args(["run", "--topology", "mesh:2x1", "--router", router])
+            .args(["--packet", &packet.to_string(), "--load", "0.3"])
+            .args(["--warmup", "0", "--cycles", "200000", "--json"])
+            .output()
+            .unwrap()
+    };
+    for (router, most, why) in [
+        (
+            "tree",
+            65_536,
+            "a tree message carries at most 65,535 data flits behind its 1-flit header (65536 flits in all)",
+        ),
+        ("wormhole", 65_535, "a worm has at most 65,535"),
+    ] {
+        let o = run(router, most);
+        assert_eq!(o.status.code(), Some(0), "{router} {most}");
+        // Each packet's tail arrives no sooner than one flit a cycle
+        // allows.
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert!(v["delivered"].as_u64().unwrap() >= 1, "{router}: {v}");
+        assert!(
+            v["network_latency"]["mean"].as_f64().unwrap() >= most as f64,
+            "{router}: {v}"
+        );
+        for packet in [most + 1, 70_000] {
+            let o = run(router, packet);
+            assert_eq!(o.status.code(), Some(2), "{router} {packet}");
+            assert!(o.stdout.is_empty());
+            let e = String::from_utf8_lossy(&o.stderr);
+            assert!(
+                e.contains(&format!("{packet} flits")) && e.contains(why),
+                "{router} {packet}: {e}"
+            );
+        }
+    }
+    // A session checks a message as a run does, the worm's list included:
+    // a worm listing 3 destinations has a 4-flit header.
+    let mesh = TopoSpec::parse("mesh:4x4").unwrap();
+    let o = RunOptions::default();
+    let tree = engine::Session::new(&mesh, Some(RouterModel::Tree), None, &o).unwrap();
+    assert!(tree.check(0, &[5], 65_536).is_ok());
+    let e = tree.check(0, &[5], 65_537).unwrap_err().to_string();
+    assert!(e.contains("65,535 data flits"), "{e}");
+    let ham = RunOptions {
+        scheme: Some("sp".into()),
+        ..RunOptions::default()
+    };
+    let worm = engine::Session::new(
+        &mesh,
+        Some(RouterModel::Wormhole),
+        Some("hamiltonian"),
+        &ham,
+    )
+    .unwrap();
+    assert_eq!(worm.scheme(), "sp");
+    assert!(worm.check(0, &[5], 65_535).is_ok());
+    assert!(worm.check(0, &[5, 6, 7], 65_533).is_ok());
+    let e = worm.check(0, &[5, 6, 7], 65_534).unwrap_err().to_string();
+    assert!(
+        e.contains("to up to 3 destinations on one worm: worms of up to 65536 flits"),
+        "{e}"
+    );
+    // One worm per destination: the list is one node long.
+    let uni = engine::Session::new(&mesh, Some(RouterModel::Wormhole), None, &o).unwrap();
+    assert!(uni.check(0, &[5, 6, 7], 65_535).is_ok());
+    assert!(uni.check(0, &[5, 6, 7], 65_536).is_err());
+}

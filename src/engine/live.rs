@@ -172,7 +172,9 @@ impl Session {
                 reason: format!("a packet holds its {h}-flit header and at least one more flit"),
             });
         }
-        Ok(())
+        // What the model can carry: the cut-through switch's buffers, the
+        // longest worm or tree message.
+        self.engine.check_messages(flits, dests.len() as u32)
     }
 
     /// Queues a message from `src` to `dests`, created in the current

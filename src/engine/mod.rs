@@ -954,6 +954,28 @@ impl Engine for Wormhole {
     fn nodes(&self) -> u32 {
         self.sys.fabric().nodes()
     }
+    /// A worm has at most 65,535 flits, its header of one flit and an
+    /// address per node of its list included; the schemes that build
+    /// lists of several nodes ([`Wormhole::lists`]) may list every
+    /// destination.
+    fn check_messages(&self, flits: u32, most_dests: u32) -> Result<()> {
+        let several = self.scheme == "path"
+            || (matches!(self.scheme, "tp" | "sp" | "gtdmpm") && self.labels.is_some());
+        let list = if several { most_dests.max(1) } else { 1 };
+        let payload = u64::from(flits.saturating_sub(self.header_flits()));
+        let longest = 1 + u64::from(list) * u64::from(self.addr) + payload;
+        if longest > u64::from(u16::MAX) {
+            return Err(Error::BadPacket(format!(
+                "{flits} flits{}: worms of up to {longest} flits; a worm has at most 65,535",
+                if list > 1 {
+                    format!(" to up to {list} destinations on one worm")
+                } else {
+                    String::new()
+                }
+            )));
+        }
+        Ok(())
+    }
     fn threads(&self) -> usize {
         self.sys.threads()
     }
@@ -1039,6 +1061,18 @@ impl Engine for Wormhole {
     }
 }
 
+/// The data flits of a tree message of `flits` flits, its `header` flits
+/// included: at most 65,535, what a message's length field counts.
+fn tree_data(flits: u32, header: u32) -> Result<u16> {
+    u16::try_from(flits.saturating_sub(header)).map_err(|_| {
+        Error::BadPacket(format!(
+            "{flits} flits; a tree message carries at most 65,535 data flits behind its \
+             {header}-flit header ({} flits in all)",
+            65_535 + header
+        ))
+    })
+}
+
 /// Seed 003's tree routers.
 struct TreeRouter {
     net: TreeNet,
@@ -1058,10 +1092,11 @@ impl Engine for TreeRouter {
     fn cycle(&self) -> u64 {
         self.net.cycle()
     }
+    fn check_messages(&self, flits: u32, _most_dests: u32) -> Result<()> {
+        tree_data(flits, self.header_flits()).map(|_| ())
+    }
     fn send(&mut self, msg: u64, src: u32, dests: &[u32], flits: u32) -> Result<()> {
-        let data = flits
-            .saturating_sub(self.header_flits())
-            .min(u16::MAX as u32) as u16;
+        let data = tree_data(flits, self.header_flits())?;
         let scheme = if dests.len() == 1 || self.pseudo {
             Scheme::Pseudo
         } else {
