@@ -1850,6 +1850,23 @@ fn the_longest_packet_of_each_model_is_carried_or_refused() {
             );
         }
     }
+    // So is a trace's message, by its line.
+    let trace = std::env::temp_dir().join(format!("wormcast-long-{}.csv", std::process::id()));
+    std::fs::write(&trace, "0,0,1,20\n5,1,0,70000\n").unwrap();
+    for router in ["tree", "wormhole"] {
+        let o = Command::new(env!("CARGO_BIN_EXE_wormcast"))
+            .args(["run", "--topology", "mesh:2x1", "--router", router])
+            .args(["--trace", trace.to_str().unwrap(), "--cycles", "100000"])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{router}");
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            e.contains("trace = line 2: bad packet: 70000 flits"),
+            "{router}: {e}"
+        );
+    }
+    std::fs::remove_file(&trace).unwrap();
     // A session checks a message as a run does, the worm's list included:
     // a worm listing 3 destinations has a 4-flit header.
     let mesh = TopoSpec::parse("mesh:4x4").unwrap();
