@@ -558,6 +558,9 @@ pub fn merge(journals: &[PathBuf], out: &Path) -> Result<Vec<PathBuf>> {
     let mut all: BTreeMap<usize, Record> = BTreeMap::new();
     let mut sweep: Option<(String, usize)> = None;
     for path in journals {
+        // A run starts from no journal; a merge is given journals that
+        // exist (a misspelt shard is named, not taken as one of no jobs).
+        std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
         let (records, _) = read_journal(path)?;
         for r in records {
             match &sweep {
@@ -898,6 +901,15 @@ replicates = 2
         );
         let e = merge(&[path], &base.join("m2")).unwrap_err().to_string();
         assert!(e.contains("job 12 of a sweep of 12 jobs"), "{e}");
+        // A journal that is not there is named.
+        let gone = base.join("journal.shard-9-of-4.jsonl");
+        let e = merge(&[journals[0].clone(), gone], &base.join("m3"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("journal.shard-9-of-4.jsonl") && e.contains("No such file"),
+            "{e}"
+        );
         let _ = std::fs::remove_dir_all(&base);
     }
 }
