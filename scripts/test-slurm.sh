@@ -116,3 +116,26 @@ for f in sweep.csv sweep.jsonl; do
 done
 jobs=$(($(wc -l <"$work/one/sweep.csv") - 1))
 echo "ok   Slurm job array of 4 shards, merged: sweep.csv and sweep.jsonl ($jobs jobs) equal to the single-machine run, byte for byte"
+
+# A stepped array (tasks 1, 3, 5, 7) runs the same 4 shards; an array that
+# is not evenly spaced (tasks 1, 2, 5) is refused by every task.
+array=$(sbatch --parsable --array=1-7:2 --chdir="$work" --output="$work/stepped-%a.out" \
+    "$here/sweep.sbatch" "$sweep" "$work/stepped" "$wormcast")
+uneven=$(sbatch --parsable --array=1,2,5 --chdir="$work" --output="$work/uneven-%a.out" \
+    "$here/sweep.sbatch" "$sweep" "$work/uneven" "$wormcast")
+for _ in $(seq 300); do
+    [ -z "$(squeue -h 2>/dev/null)" ] && break
+    sleep 1
+done
+[ -z "$(squeue -h)" ] || fail "the arrays ${array%%;*} and ${uneven%%;*} did not finish within 300 s: $(squeue -h)"
+"$wormcast" sweep merge --out "$work/stepped" "$work"/stepped/journal.shard-{0,1,2,3}-of-4.jsonl >/dev/null \
+    || fail "the stepped array's journals do not merge: $(cat "$work"/stepped-*.out)"
+for f in sweep.csv sweep.jsonl; do
+    cmp "$work/one/$f" "$work/stepped/$f" || fail "$f of the stepped array differs from the single-machine run"
+done
+for t in 1 2 5; do
+    grep -q "evenly spaced" "$work/uneven-$t.out" \
+        || fail "task $t of --array=1,2,5 was not refused: $(cat "$work/uneven-$t.out")"
+done
+[ -z "$(ls "$work"/uneven/journal.* 2>/dev/null)" ] || fail "the uneven array wrote journals: $(ls "$work"/uneven)"
+echo "ok   Slurm job array --array=1-7:2 runs shards 0 to 3 (merged, equal byte for byte); --array=1,2,5 is refused by each task"

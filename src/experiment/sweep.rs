@@ -676,13 +676,28 @@ pub fn slurm_shard(env: &dyn Fn(&str) -> Option<String>) -> Result<Shard> {
     let id = need("SLURM_ARRAY_TASK_ID")?;
     let count = need("SLURM_ARRAY_TASK_COUNT")?;
     let min = get("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
+    // A stepped array (--array=0-6:2) numbers its tasks min, min + step,
+    // ...: task min + k * step runs shard k. An array that is not evenly
+    // spaced (--array=1,2,5) has no such numbering and is refused, or
+    // some shards would run twice and others never.
+    let step = get("SLURM_ARRAY_TASK_STEP")?.unwrap_or(1);
+    let max = get("SLURM_ARRAY_TASK_MAX")?;
+    let spaced = step > 0
+        && count > 0
+        && max.is_none_or(|max| {
+            u64::from(min) + u64::from(count - 1) * u64::from(step) == u64::from(max)
+        });
     let index = id
         .checked_sub(min)
-        .filter(|&i| i < count)
+        .filter(|&off| spaced && off % step == 0 && off / step < count)
+        .map(|off| off / step)
         .ok_or_else(|| Error::Config {
             field: "slurm",
-            value: format!("task {id} (first {min}) of {count}"),
-            reason: "the array must be contiguous, e.g. --array=0-3".into(),
+            value: format!(
+                "task {id} of {count} (first {min}{}, step {step})",
+                max.map_or(String::new(), |m| format!(", last {m}"))
+            ),
+            reason: "the array must be evenly spaced, e.g. --array=0-3 or --array=0-6:2".into(),
         })?;
     Shard::parse(&format!("{index}/{count}"))
 }
@@ -828,7 +843,48 @@ replicates = 2
         ]))
         .unwrap_err()
         .to_string();
-        assert!(e.contains("contiguous"), "{e}");
+        assert!(e.contains("evenly spaced"), "{e}");
+        // A stepped array (--array=1-7:2): tasks 1, 3, 5, 7 run shards 0
+        // to 3, with or without the last task's number.
+        for (k, id) in ["1", "3", "5", "7"].into_iter().enumerate() {
+            let mut vars = vec![
+                ("SLURM_ARRAY_TASK_ID", id.to_string()),
+                ("SLURM_ARRAY_TASK_MIN", "1".into()),
+                ("SLURM_ARRAY_TASK_STEP", "2".into()),
+                ("SLURM_ARRAY_TASK_COUNT", "4".into()),
+            ];
+            if k != 2 {
+                vars.push(("SLURM_ARRAY_TASK_MAX", "7".into()));
+            }
+            let get = |n: &str| vars.iter().find(|(v, _)| *v == n).map(|(_, x)| x.clone());
+            let s = slurm_shard(&get).unwrap();
+            assert_eq!((s.index, s.count), (k as u32, 4), "task {id}");
+        }
+        // Not evenly spaced: --array=1,2,5 (3 tasks from 1 to 5), and a
+        // task between the steps.
+        for vars in [
+            &[
+                ("SLURM_ARRAY_TASK_ID", "2"),
+                ("SLURM_ARRAY_TASK_MIN", "1"),
+                ("SLURM_ARRAY_TASK_MAX", "5"),
+                ("SLURM_ARRAY_TASK_STEP", "1"),
+                ("SLURM_ARRAY_TASK_COUNT", "3"),
+            ][..],
+            &[
+                ("SLURM_ARRAY_TASK_ID", "4"),
+                ("SLURM_ARRAY_TASK_MIN", "1"),
+                ("SLURM_ARRAY_TASK_STEP", "2"),
+                ("SLURM_ARRAY_TASK_COUNT", "4"),
+            ],
+            &[
+                ("SLURM_ARRAY_TASK_ID", "0"),
+                ("SLURM_ARRAY_TASK_STEP", "0"),
+                ("SLURM_ARRAY_TASK_COUNT", "4"),
+            ],
+        ] {
+            let e = slurm_shard(&env(vars)).unwrap_err().to_string();
+            assert!(e.contains("evenly spaced"), "{vars:?}: {e}");
+        }
     }
 
     #[test]

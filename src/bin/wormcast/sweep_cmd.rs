@@ -23,7 +23,8 @@ pub(crate) enum SweepCmd {
         #[arg(long, conflicts_with = "slurm")]
         shard: Option<String>,
         /// Take the shard from the Slurm job array task
-        /// (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT).
+        /// (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT; a stepped array such as
+        /// --array=1-7:2 too).
         #[arg(long)]
         slurm: bool,
         /// Worker threads (default: every core).
