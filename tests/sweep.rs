@@ -17,6 +17,8 @@ fn wormcast(args: &[&str], env: &[(&str, &str)]) -> Output {
         "SLURM_ARRAY_TASK_ID",
         "SLURM_ARRAY_TASK_COUNT",
         "SLURM_ARRAY_TASK_MIN",
+        "SLURM_ARRAY_TASK_MAX",
+        "SLURM_ARRAY_TASK_STEP",
     ] {
         c.env_remove(k);
     }
@@ -310,4 +312,48 @@ fn bad_sweeps_and_slurm_settings_are_refused_by_name() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("another sweep"), "{}", stderr(&o));
     let _ = std::fs::remove_dir_all(out);
+}
+
+/// A sweep that names a file (its topology) gives the same results from
+/// whatever folder it is run: the file is named by its whole path, so a
+/// shard run elsewhere (a Slurm task starts in --out) merges into the
+/// bytes of a run started beside the sweep.
+#[test]
+fn a_sweep_naming_a_file_gives_the_same_results_from_any_folder() {
+    let dir = tmp("files");
+    let sub = dir.join("sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    std::fs::copy(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/benches/anynet8x4.toml"),
+        sub.join("net.toml"),
+    )
+    .unwrap();
+    std::fs::write(
+        sub.join("f.toml"),
+        "[network]\ntopology = \"net.toml\"\n[traffic]\npacket = 8\n\
+         [stats]\ncycles = 3000\nwarmup = 500\n[sweep]\n\"traffic.load\" = [0.02, 0.05]\n",
+    )
+    .unwrap();
+    let run = |cwd: &Path, sweep: &str, out: &str| {
+        let o = Command::new(env!("CARGO_BIN_EXE_wormcast"))
+            .args(["sweep", "run", sweep, "--out", out, "--quiet"])
+            .current_dir(cwd)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+    };
+    run(&dir, "sub/f.toml", "a");
+    run(&sub, "f.toml", "../b");
+    let csv = read(&dir.join("a/sweep.csv"));
+    assert_eq!(csv, read(&dir.join("b/sweep.csv")));
+    let whole = std::fs::canonicalize(sub.join("net.toml")).unwrap();
+    let text = String::from_utf8(csv).unwrap();
+    assert_eq!(text.lines().count(), 3, "{text}");
+    assert!(
+        text.lines()
+            .skip(1)
+            .all(|l| l.contains(&format!(",{},cut-through,", whole.display()))),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

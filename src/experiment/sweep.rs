@@ -140,7 +140,13 @@ impl Sweep {
         let path = path.as_ref();
         let text = crate::read_text(path)?;
         let mut s = Sweep::parse(&text).map_err(|e| e.in_file(path))?;
-        s.dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
+        // Files the sweep names are taken from its folder, named by its
+        // whole path: a job's result (its topology's name) is then the
+        // same whatever folder the sweep is run from, so shards run
+        // elsewhere (a Slurm task starts in --out) merge into the bytes
+        // of one run.
+        let whole = std::fs::canonicalize(path).map_err(|e| Error::io(path, e))?;
+        s.dir = whole.parent().unwrap_or(Path::new("/")).to_path_buf();
         Ok(s)
     }
 
