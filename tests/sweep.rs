@@ -355,5 +355,16 @@ fn a_sweep_naming_a_file_gives_the_same_results_from_any_folder() {
             .all(|l| l.contains(&format!(",{},cut-through,", whole.display()))),
         "{text}"
     );
+    // The topology changed: the journal is another sweep's, not resumed
+    // with results of the old network.
+    let net = std::fs::read_to_string(sub.join("net.toml")).unwrap();
+    std::fs::write(sub.join("net.toml"), format!("{net}\n# changed\n")).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_wormcast"))
+        .args(["sweep", "run", "sub/f.toml", "--out", "a", "--quiet"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("another sweep"), "{}", stderr(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -92,7 +92,12 @@ fn bad(value: impl Into<String>, reason: impl Into<String>) -> Error {
 
 /// FNV-1a, 64 bits: a hash that is the same on every machine and build.
 fn fnv(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+    fnv_bytes(text.as_bytes())
+}
+
+/// [`fnv`] of bytes.
+fn fnv_bytes(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
     })
 }
@@ -147,6 +152,17 @@ impl Sweep {
         // of one run.
         let whole = std::fs::canonicalize(path).map_err(|e| Error::io(path, e))?;
         s.dir = whole.parent().unwrap_or(Path::new("/")).to_path_buf();
+        // The files' contents are part of the sweep: a journal of results
+        // on a topology since changed is another sweep's, not resumed.
+        let mut files = String::new();
+        for f in s.files() {
+            if let Ok(bytes) = std::fs::read(s.dir.join(&f)) {
+                let _ = write!(files, "{f}:{:016x};", fnv_bytes(&bytes));
+            }
+        }
+        if !files.is_empty() {
+            s.id = format!("{:016x}", fnv(&format!("{}{files}", s.id)));
+        }
         Ok(s)
     }
 
@@ -254,8 +270,39 @@ impl Sweep {
         })
     }
 
-    /// The sweep's identity (a hash of its canonical text): the journals
-    /// of another sweep are refused.
+    /// The files the sweep's jobs may read, as written: its topologies
+    /// that are not generated (`network.topology`) and its permutations
+    /// (`traffic.pattern` = `permutation:FILE`).
+    fn files(&self) -> Vec<String> {
+        let field = |section: &str, key: &str| {
+            self.base
+                .get(section)
+                .and_then(|t| t.get(key))
+                .into_iter()
+                .chain(
+                    self.axes
+                        .iter()
+                        .filter(|(k, _)| *k == format!("{section}.{key}"))
+                        .flat_map(|(_, v)| v.iter()),
+                )
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect::<Vec<_>>()
+        };
+        let mut out: Vec<String> = field("network", "topology")
+            .into_iter()
+            .filter(|t| !t.contains(':'))
+            .collect();
+        out.extend(
+            field("traffic", "pattern")
+                .iter()
+                .filter_map(|p| p.strip_prefix("permutation:").map(str::to_string)),
+        );
+        out
+    }
+
+    /// The sweep's identity (a hash of its canonical text and of the
+    /// contents of the files it names): the journals of another sweep are
+    /// refused.
     pub fn id(&self) -> &str {
         &self.id
     }
