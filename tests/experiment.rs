@@ -156,6 +156,34 @@ fn shards_merge_into_the_unsharded_result() {
     );
     let e = merge(&parts[..2]).unwrap_err().to_string();
     assert!(e.contains("shard 2/3"), "{e}");
+    // A shard of another seed, or with another option, is named by what
+    // differs.
+    let mut other = o.clone();
+    other.seed = 5;
+    let shard = Shard::parse("2/3").unwrap();
+    let text = raw_csv(
+        fig,
+        &other,
+        shard,
+        &run(fig, &other, shard, &|| ()).unwrap(),
+    );
+    let mut mixed = parts[..2].to_vec();
+    mixed.push(parse_raw(&text, "seed5").unwrap());
+    let e = merge(&mixed).unwrap_err().to_string();
+    assert!(
+        e.ends_with(
+            "the raw files come from different experiments: seed=1 in one, seed=5 in another"
+        ),
+        "{e}"
+    );
+    other.seed = o.seed;
+    other.host_overhead = wormcast::ni::HostOverhead::PerPacket;
+    mixed[2].1 = other;
+    let e = merge(&mixed).unwrap_err().to_string();
+    assert!(
+        e.ends_with("the defaults in one, host=per-packet in another"),
+        "{e}"
+    );
     assert!(Shard::parse("3/3").is_err());
     assert!(parse_raw("job,x\n", "bad.csv").is_err());
 }

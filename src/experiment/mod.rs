@@ -604,13 +604,11 @@ pub(crate) fn mix(parts: &[u64]) -> u64 {
 const RAW_HEADER: &str =
     "job,setting,x,topology,set,scheme,latency,phases,generated,completed,saturated";
 
-/// The raw CSV of `rows`: a comment line naming the experiment, a header,
-/// one line per row.
-pub fn raw_csv(fig: Figure, o: &Options, shard: Shard, rows: &[Row]) -> String {
-    let settings = settings(fig, o.quick);
-    let jobs = jobs(fig, o);
-    let mut t = format!(
-        "# wormcast experiment {} quick={} topologies={} sets={} cycles={} warmup={} seed={} schemes={}{} shard={}/{} jobs={}\n{RAW_HEADER}\n",
+/// An experiment as its raw file's first line names it: the figure and
+/// every option that changes its rows.
+fn describe(fig: Figure, o: &Options) -> String {
+    format!(
+        "{} quick={} topologies={} sets={} cycles={} warmup={} seed={} schemes={}{}",
         fig.name(),
         o.quick,
         o.topologies,
@@ -628,6 +626,17 @@ pub fn raw_csv(fig: Figure, o: &Options, shard: Shard, rows: &[Row]) -> String {
         } else {
             format!(" host={}", o.host_overhead.name())
         },
+    )
+}
+
+/// The raw CSV of `rows`: a comment line naming the experiment, a header,
+/// one line per row.
+pub fn raw_csv(fig: Figure, o: &Options, shard: Shard, rows: &[Row]) -> String {
+    let settings = settings(fig, o.quick);
+    let jobs = jobs(fig, o);
+    let mut t = format!(
+        "# wormcast experiment {} shard={}/{} jobs={}\n{RAW_HEADER}\n",
+        describe(fig, o),
         shard.index,
         shard.count,
         jobs.len()
@@ -745,13 +754,25 @@ pub fn merge(parts: &[(Figure, Options, Shard, Vec<Row>)]) -> Result<(Figure, Op
     let mut all: Vec<Row> = Vec::new();
     for (f, oo, _, rows) in parts {
         if f != fig || oo != o {
+            // Name what differs: the figure, or the options' words.
+            let (a, b) = (describe(*fig, o), describe(*f, oo));
+            let words = |x: &str| x.split(' ').map(str::to_string).collect::<Vec<_>>();
+            let (wa, wb) = (words(&a), words(&b));
+            let only = |x: &[String], y: &[String]| {
+                let w: Vec<String> = x.iter().filter(|w| !y.contains(w)).cloned().collect();
+                if w.is_empty() {
+                    "the defaults".to_string()
+                } else {
+                    w.join(" ")
+                }
+            };
             return Err(Error::Config {
                 field: "merge",
                 value: f.name().into(),
                 reason: format!(
-                    "the raw files come from different experiments ({} and {}, or other options)",
-                    fig.name(),
-                    f.name()
+                    "the raw files come from different experiments: {} in one, {} in another",
+                    only(&wa, &wb),
+                    only(&wb, &wa)
                 ),
             });
         }
