@@ -940,6 +940,75 @@ replicates = 2
         }
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// Any grid of distinct values: every job lies in exactly one
+        /// shard of any count, and no two jobs share a seed (two jobs with
+        /// one seed and the same values would be the same run).
+        #[test]
+        fn shards_part_the_jobs_and_seeds_are_distinct(
+            loads in proptest::collection::btree_set(1u32..50, 1..4),
+            packets in proptest::collection::btree_set(6u32..40, 1..4),
+            replicates in 1u32..4,
+            count in 1u32..7,
+        ) {
+            let list = |v: Vec<String>| v.join(", ");
+            let text = format!(
+                "[network]\ntopology = \"mesh:4x4\"\n[stats]\ncycles = 3000\nwarmup = 500\n\
+                 [sweep]\n\"traffic.load\" = [{}]\n\"traffic.packet\" = [{}]\nreplicates = {replicates}\n",
+                list(loads.iter().map(|l| format!("{}", *l as f64 / 1000.0)).collect()),
+                list(packets.iter().map(u32::to_string).collect()),
+            );
+            let s = Sweep::parse(&text).unwrap();
+            proptest::prop_assert_eq!(s.len(), loads.len() * packets.len() * replicates as usize);
+            let jobs = s.jobs().unwrap();
+            let mut seeds: Vec<u64> = jobs.iter().map(|j| j.seed).collect();
+            seeds.sort_unstable();
+            seeds.dedup();
+            proptest::prop_assert_eq!(seeds.len(), jobs.len());
+            for j in 0..s.len() {
+                let shards = (0..count).filter(|&k| Shard { index: k, count }.has(j)).count();
+                proptest::prop_assert_eq!(shards, 1);
+            }
+        }
+
+        /// A Slurm array of `count` tasks from `min` by `step`: task
+        /// `min + k * step` runs shard `k`, every other task number is
+        /// refused.
+        #[test]
+        fn stepped_arrays_map_each_task_to_its_shard(
+            min in 0u32..20,
+            step in 1u32..5,
+            count in 1u32..9,
+            id in 0u32..60,
+            with_max in proptest::bool::ANY,
+        ) {
+            let max = min + (count - 1) * step;
+            let mut vars = vec![
+                ("SLURM_ARRAY_TASK_ID", id.to_string()),
+                ("SLURM_ARRAY_TASK_MIN", min.to_string()),
+                ("SLURM_ARRAY_TASK_STEP", step.to_string()),
+                ("SLURM_ARRAY_TASK_COUNT", count.to_string()),
+            ];
+            if with_max {
+                vars.push(("SLURM_ARRAY_TASK_MAX", max.to_string()));
+            }
+            let get = |n: &str| vars.iter().find(|(v, _)| *v == n).map(|(_, x)| x.clone());
+            let ours = id >= min && (id - min) % step == 0 && id <= max;
+            match slurm_shard(&get) {
+                Ok(s) => {
+                    proptest::prop_assert!(ours);
+                    proptest::prop_assert_eq!((s.index, s.count), ((id - min) / step, count));
+                }
+                Err(e) => {
+                    proptest::prop_assert!(!ours, "{}", e);
+                    proptest::prop_assert!(e.to_string().contains("evenly spaced"));
+                }
+            }
+        }
+    }
+
     #[test]
     fn shards_merge_into_the_bytes_of_one_run_and_a_rerun_resumes() {
         let base = std::env::temp_dir().join(format!("wormcast-sweep-{}", std::process::id()));
