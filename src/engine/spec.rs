@@ -143,7 +143,21 @@ impl TopoSpec {
         use crate::net::{LinkSpec, NodeSpec, PortRef, SwitchSpec};
         match self {
             TopoSpec::File(p) => Topology::load(p),
-            TopoSpec::Irregular(p) => p.generate(),
+            TopoSpec::Irregular(p) => {
+                // What the network built from it will be reckoned at, checked
+                // before the generator spends seconds on one that cannot be
+                // built.
+                if let Some(avail) = crate::memory::available() {
+                    crate::net::fits_shape(
+                        p.switches as usize,
+                        p.ports,
+                        p.switches as u128 * p.ports as u128,
+                        p.nodes as usize,
+                        avail,
+                    )?;
+                }
+                p.generate()
+            }
             TopoSpec::Hypercube(n) => {
                 let nodes = 1u32 << n;
                 let mut t = Topology::default();

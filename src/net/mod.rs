@@ -22,11 +22,11 @@ pub use reach::{PortReach, Reachability, SwitchReach};
 pub use routing::{Phase, RouteLengths, RoutingTables};
 #[cfg(test)]
 pub(crate) use topology::test_network;
-pub(crate) use topology::toml_error;
 pub use topology::{
     LinkSpec, MAX_NODES, MAX_SWITCHES, Network, NodeSpec, PortConn, PortRef, SourceLines,
     SwitchSpec, Topology,
 };
+pub(crate) use topology::{fits_shape, toml_error};
 pub use updown::{TreeParent, UpDown};
 
 /// Port sets, as the routing tables hold them.

@@ -86,28 +86,48 @@ const NODE_BYTES: u128 = 2048;
 /// bytes: its routing tables, and the rest reckoned by [`PORT_BYTES`] and
 /// [`NODE_BYTES`].
 fn fits_in(t: &Topology, available: u64) -> Result<()> {
-    let (tables, rest) = reckon(t);
-    if tables + rest > available as u128 {
-        return Err(Error::TablesTooLarge {
-            switches: t.switches.len(),
-            bytes: tables,
-            rest,
-            available,
-        });
-    }
-    Ok(())
+    let widest = t.switches.iter().map(|s| s.ports).max().unwrap_or(0);
+    let ports: u128 = t.switches.iter().map(|s| s.ports as u128).sum();
+    fits_shape(t.switches.len(), widest, ports, t.nodes.len(), available)
 }
 
 /// Bytes a simulation of `t` is reckoned to take: its routing tables, and
 /// the rest.
 fn reckon(t: &Topology) -> (u128, u128) {
     let widest = t.switches.iter().map(|s| s.ports).max().unwrap_or(0);
-    let tables = super::routing::table_bytes(t.switches.len(), widest);
     let ports: u128 = t.switches.iter().map(|s| s.ports as u128).sum();
+    reckon_shape(t.switches.len(), widest, ports, t.nodes.len())
+}
+
+/// [`reckon`] of a network known by its shape (see [`fits_shape`]).
+fn reckon_shape(switches: usize, widest: u32, ports: u128, nodes: usize) -> (u128, u128) {
     (
-        tables,
-        ports * PORT_BYTES + t.nodes.len() as u128 * NODE_BYTES,
+        super::routing::table_bytes(switches, widest),
+        ports * PORT_BYTES + nodes as u128 * NODE_BYTES,
     )
+}
+
+/// [`Network::new`]'s memory check on a network known only by its shape:
+/// `switches` switches of at most `widest` ports, `ports` ports in all,
+/// and `nodes` nodes. A generated network is checked this way before it
+/// is generated, so that one far too large is refused at once.
+pub(crate) fn fits_shape(
+    switches: usize,
+    widest: u32,
+    ports: u128,
+    nodes: usize,
+    available: u64,
+) -> Result<()> {
+    let (tables, rest) = reckon_shape(switches, widest, ports, nodes);
+    if tables + rest > available as u128 {
+        return Err(Error::TablesTooLarge {
+            switches,
+            bytes: tables,
+            rest,
+            available,
+        });
+    }
+    Ok(())
 }
 
 /// A `[[switch]]` entry.
@@ -696,6 +716,50 @@ at = [1, 0]
         );
         // Tables that fit alone are not enough.
         assert!(fits_in(&t, 100).is_err());
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+        /// A generated network's shape, as the engine checks it before
+        /// generating, is reckoned at exactly what the network generated
+        /// from it is: the early check refuses what the later one would,
+        /// and nothing else.
+        #[test]
+        fn a_generated_networks_shape_reckons_as_the_network(
+            switches in 1u32..40,
+            ports in 6u32..20,
+            per in 1u32..3,
+            seed in 0u64..1000,
+        ) {
+            let prm = crate::net::IrregularParams {
+                switches,
+                ports,
+                nodes: switches * per,
+                connectivity: 0.8,
+                seed,
+            };
+            let t = prm.generate().unwrap();
+            let shape = reckon_shape(
+                switches as usize,
+                ports,
+                switches as u128 * ports as u128,
+                prm.nodes as usize,
+            );
+            proptest::prop_assert_eq!(shape, reckon(&t));
+            let need = (shape.0 + shape.1) as u64;
+            for avail in [need - 1, need] {
+                let early = fits_shape(
+                    switches as usize,
+                    ports,
+                    switches as u128 * ports as u128,
+                    prm.nodes as usize,
+                    avail,
+                );
+                proptest::prop_assert_eq!(early.is_ok(), fits_in(&t, avail).is_ok());
+                proptest::prop_assert_eq!(early.is_ok(), avail == need);
+            }
+        }
     }
 
     #[test]
