@@ -279,6 +279,15 @@ fn bad_sweeps_and_slurm_settings_are_refused_by_name() {
             stderr(&o)
         );
     }
+    // A sweep file given to `run` says which command runs it.
+    let o = wormcast(&["run", "--config", SWEEP], &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("unknown field `sweep`")
+            && stderr(&o).contains("a file with a [sweep] table is run by `wormcast sweep run`"),
+        "{}",
+        stderr(&o)
+    );
     let o = wormcast(&["sweep", "run", "/no/such/sweep.toml"], &[]);
     assert!(stderr(&o).contains("/no/such/sweep.toml"), "{}", stderr(&o));
     // A journal of another sweep in --out is refused.

@@ -297,7 +297,25 @@ impl RunConfig {
     /// Parses a configuration from TOML (missing fields take their
     /// defaults; an unknown one is refused with its line).
     pub fn from_toml_str(text: &str) -> Result<RunConfig> {
-        toml::from_str(text).map_err(|e| toml_error(text, e))
+        toml::from_str(text).map_err(|e| {
+            // A sweep file given as one run's configuration: say which
+            // command runs it.
+            let sweep = e.message().starts_with("unknown field `sweep`");
+            match toml_error(text, e) {
+                Error::Toml {
+                    line,
+                    column,
+                    message,
+                } if sweep => Error::Toml {
+                    line,
+                    column,
+                    message: format!(
+                        "{message}; a file with a [sweep] table is run by `wormcast sweep run`"
+                    ),
+                },
+                e => e,
+            }
+        })
     }
 
     /// Reads a configuration file. A relative topology, trace or
