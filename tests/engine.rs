@@ -1899,3 +1899,36 @@ fn the_longest_packet_of_each_model_is_carried_or_refused() {
     assert!(uni.check(0, &[5, 6, 7], 65_535).is_ok());
     assert!(uni.check(0, &[5, 6, 7], 65_536).is_err());
 }
+
+/// A generated network of one switch runs: its nodes talk through the
+/// switch, there are no links between routers, and their mean utilisation
+/// is written as 0, not the "-0.0000" a float sum of nothing gave.
+#[test]
+fn a_network_of_one_switch_runs_with_no_links_between_routers() {
+    let o = Command::new(env!("CARGO_BIN_EXE_wormcast"))
+        .args(["run", "--topology", "irregular:switches=1,ports=8,nodes=4"])
+        .args(["--cycles", "3000", "--warmup", "100"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        text.contains("links: mean utilisation between routers 0.0000, busiest sw0.p"),
+        "{text}"
+    );
+    assert!(!text.contains("routers -0"), "{text}");
+    let v = wormcast_json(&[
+        "run",
+        "--topology",
+        "irregular:switches=1,ports=8,nodes=4",
+        "--cycles",
+        "3000",
+        "--warmup",
+        "100",
+        "--json",
+    ]);
+    assert_eq!(v["links"]["flits_between_routers"], 0);
+    let mean = v["links"]["mean_between_routers"].as_f64().unwrap();
+    assert!(mean == 0.0 && mean.is_sign_positive(), "{mean:?}");
+    assert!(v["delivered"].as_u64().unwrap() > 0, "{v}");
+}

@@ -287,3 +287,28 @@ fn system_size_sweeps_up_to_the_whole_system() {
     let ni = PlanScheme::NiKbinomial;
     assert_eq!(at(ni, 63.0).phases, at(ni, 31.0).phases + 1.0);
 }
+
+/// A point none of whose runs completed a multicast has no latency: its
+/// summary writes zeros (and marks it saturated), never the "-0.0" a float
+/// sum of nothing gives.
+#[test]
+fn a_point_with_no_completed_run_summarizes_as_zero_not_minus_zero() {
+    let mut o = quick();
+    o.schemes = vec![PlanScheme::PathLg];
+    let fig = Figure::Fig25;
+    let mut rows = run(fig, &o, Shard::ALL, &|| ()).unwrap();
+    for r in &mut rows {
+        r.completed = 0;
+        r.phases = 0.0;
+    }
+    let points = summarize(fig, &o, &rows);
+    assert!(!points.is_empty());
+    for p in &points {
+        assert!(p.saturated);
+        for v in [p.mean, p.std, p.min, p.max, p.phases] {
+            assert!(v == 0.0 && v.is_sign_positive(), "{v:?}");
+        }
+    }
+    let csv = summary_csv(&points);
+    assert!(!csv.contains("-0."), "{csv}");
+}

@@ -471,7 +471,8 @@ fn link_loads(
     };
     let summary = LinkSummary {
         links: window.len(),
-        mean_between_routers: inner.iter().sum::<f64>() / inner.len().max(1) as f64,
+        // From +0: a float sum of nothing is -0 (a network of one switch).
+        mean_between_routers: inner.iter().fold(0.0, |a, b| a + b) / inner.len().max(1) as f64,
         flits_between_routers: inner_flits,
         max: busiest.map_or(0.0, |b| util(window[b].0)),
         busiest: busiest.map(name).transpose()?.unwrap_or_default(),

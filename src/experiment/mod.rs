@@ -860,9 +860,12 @@ pub fn summarize(fig: Figure, o: &Options, rows: &[Row]) -> Vec<Point> {
                     .filter(|r| r.completed > 0)
                     .map(|r| r.latency)
                     .collect();
+                // Sums from +0: a float sum of nothing is -0, which a
+                // summary of a point with no sample wrote as "-0.0".
+                let sum = |v: &mut dyn Iterator<Item = f64>| v.fold(0.0, |a, b| a + b);
                 let n = ok.len().max(1) as f64;
-                let mean = ok.iter().sum::<f64>() / n;
-                let var = ok.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n;
+                let mean = sum(&mut ok.iter().copied()) / n;
+                let var = sum(&mut ok.iter().map(|v| (v - mean) * (v - mean))) / n;
                 let min = if ok.is_empty() {
                     0.0
                 } else {
@@ -882,7 +885,7 @@ pub fn summarize(fig: Figure, o: &Options, rows: &[Row]) -> Vec<Point> {
                     phases: {
                         let p: Vec<f64> =
                             rs.iter().map(|r| r.phases).filter(|&p| p > 0.0).collect();
-                        p.iter().sum::<f64>() / p.len().max(1) as f64
+                        sum(&mut p.iter().copied()) / p.len().max(1) as f64
                     },
                     saturated: ok.is_empty()
                         || rs.iter().any(|r| {

@@ -14,7 +14,8 @@
 //!   so that the share of node ports is the same everywhere (as the paper's
 //!   scaling experiments keep it); node ids run switch by switch, port by
 //!   port;
-//! - the number of links is `floor((s*k - p) * connectivity / 2)`;
+//! - the number of links is `floor((s*k - p) * connectivity / 2)`, and 0
+//!   for one switch (there is no other to link to);
 //! - connectivity is guaranteed by first wiring a random spanning tree
 //!   (each switch, in random order, to a random already-wired switch with a
 //!   free port), then adding the remaining links between random free ports
@@ -60,6 +61,10 @@ impl Default for IrregularParams {
 impl IrregularParams {
     /// Number of inter-switch links the generator places.
     pub fn num_links(&self) -> u32 {
+        if self.switches <= 1 {
+            // A lone switch has no other switch to link to.
+            return 0;
+        }
         let free = (self.switches as u64 * self.ports as u64).saturating_sub(self.nodes as u64);
         ((free as f64 * self.connectivity) / 2.0).floor() as u32
     }
@@ -396,6 +401,26 @@ mod tests {
         assert_eq!(t.links.len(), 12);
         for s in 0..8 {
             assert_eq!(net.nodes_of(s).len(), 4);
+        }
+    }
+
+    /// One switch has no other to link to: its free ports stay open, at
+    /// any connectivity (it once asked for a link it could not place).
+    #[test]
+    fn a_lone_switch_has_no_links() {
+        for connectivity in [0.0, 0.8, 1.0] {
+            let prm = IrregularParams {
+                switches: 1,
+                ports: 8,
+                nodes: 4,
+                connectivity,
+                seed: 1,
+            };
+            assert_eq!(prm.num_links(), 0);
+            let t = prm.generate().unwrap();
+            assert!(t.links.is_empty());
+            let net = Network::new(&t).unwrap();
+            assert_eq!(net.nodes_of(0).len(), 4);
         }
     }
 
