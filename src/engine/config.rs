@@ -300,7 +300,7 @@ impl RunConfig {
         toml::from_str(text).map_err(|e| {
             // A sweep file given as one run's configuration: say which
             // command runs it.
-            let sweep = e.message().starts_with("unknown field `sweep`");
+            let sweep = toml::from_str::<toml::Table>(text).is_ok_and(|t| t.contains_key("sweep"));
             match toml_error(text, e) {
                 Error::Toml {
                     line,

@@ -918,6 +918,16 @@ impl Wormhole {
         }
     }
 
+    /// Whether [`lists`](Self::lists) may put several destinations on one
+    /// worm (a Hamiltonian scheme's worms, or a hypercube's path worms);
+    /// otherwise each worm lists one.
+    fn several_per_worm(&self) -> bool {
+        matches!(
+            (self.scheme, &self.labels),
+            ("tp" | "sp" | "gtdmpm", Some(_)) | ("path", _)
+        )
+    }
+
     /// The destination lists of a multicast's worms, in router ids.
     fn lists(&self, src: u32, dests: &[u32]) -> Result<Vec<Vec<u32>>> {
         Ok(match (self.scheme, &self.labels) {
@@ -955,13 +965,15 @@ impl Engine for Wormhole {
         self.sys.fabric().nodes()
     }
     /// A worm has at most 65,535 flits, its header of one flit and an
-    /// address per node of its list included; the schemes that build
-    /// lists of several nodes ([`Wormhole::lists`]) may list every
+    /// address per node of its list included; a scheme that builds lists
+    /// of several nodes ([`Wormhole::several_per_worm`]) may list every
     /// destination.
     fn check_messages(&self, flits: u32, most_dests: u32) -> Result<()> {
-        let several = self.scheme == "path"
-            || (matches!(self.scheme, "tp" | "sp" | "gtdmpm") && self.labels.is_some());
-        let list = if several { most_dests.max(1) } else { 1 };
+        let list = if self.several_per_worm() {
+            most_dests.max(1)
+        } else {
+            1
+        };
         let payload = u64::from(flits.saturating_sub(self.header_flits()));
         let longest = 1 + u64::from(list) * u64::from(self.addr) + payload;
         if longest > u64::from(u16::MAX) {
