@@ -515,8 +515,9 @@ fn traffic_too_long_for_the_buffers_is_refused_before_the_run() {
 
 /// A run refused for a `--trace-scope` that names nothing leaves a
 /// waveform already at its output path as it was, VCD and FST alike (it
-/// emptied the file before); a run that goes ahead replaces a longer file
-/// whole, giving the bytes it gives to a fresh path.
+/// emptied the file before), and makes no file at a path where there was
+/// none (it left an empty one before); a run that goes ahead replaces a
+/// longer file whole, giving the bytes it gives to a fresh path.
 #[test]
 fn a_refused_trace_leaves_the_file_there_untouched() {
     for ext in ["vcd", "fst"] {
@@ -553,6 +554,9 @@ fn a_refused_trace_leaves_the_file_there_untouched() {
             std::fs::read(&path).unwrap() == old,
             "{ext}: the file was changed"
         );
+        let _ = std::fs::remove_file(&fresh);
+        assert_eq!(run(&fresh, "top.nothere").status.code(), Some(2), "{ext}");
+        assert!(!fresh.exists(), "{ext}: a refused run made {fresh:?}");
         ok(&run(&path, "top.r1"));
         ok(&run(&fresh, "top.r1"));
         let (a, b) = (
@@ -2237,4 +2241,171 @@ fn a_network_of_4096_switches_runs_from_the_command_line() {
     assert_eq!(r["in_flight"], 0, "drained");
     assert_eq!(r["saturated"], false, "{o}");
     assert!(r["delivered"].as_u64().unwrap() > 500, "{o}");
+}
+
+/// An output named as a file the same command reads is refused before
+/// anything is written, and the input is left as it was: the waveform of
+/// `run` over its topology file (by another name too: `./` and a symbolic
+/// link), its configuration (`--vcd` or the file's own `output.vcd`), its
+/// trace or its permutation; of `plan --run` over its topology; and `wave
+/// to-vcd` of an FST over itself (which replaced the FST with a broken
+/// VCD before).
+#[test]
+fn an_output_over_its_own_input_is_refused() {
+    let dir = tmp("own-input");
+    std::fs::create_dir_all(&dir).unwrap();
+    let at = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    ok(&wormcast(&[
+        "topo",
+        "gen",
+        "--switches",
+        "4",
+        "--ports",
+        "8",
+        "--nodes",
+        "8",
+        "-o",
+        &at("net.toml"),
+    ]));
+    std::fs::write(dir.join("trace.csv"), "0,0,1,4\n").unwrap();
+    std::fs::write(dir.join("perm.txt"), "1\n0\n3\n2\n5\n4\n7\n6\n").unwrap();
+    std::fs::write(
+        dir.join("cfg.toml"),
+        format!(
+            "[network]\ntopology = {:?}\n[output]\nvcd = {:?}\n[stats]\ncycles = 100\nwarmup = 0\n",
+            at("net.toml"),
+            at("cfg.toml")
+        ),
+    )
+    .unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(dir.join("net.toml"), dir.join("link.vcd")).unwrap();
+    let dot = format!("{}/./net.toml", dir.display());
+    let short = [
+        "--load", "0.05", "--packet", "4", "--cycles", "100", "--warmup", "0",
+    ];
+    let mut cases: Vec<(Vec<String>, &str, &str)> = vec![
+        (
+            vec!["--topology".into(), at("net.toml"), "--vcd".into(), dot],
+            "vcd",
+            "net.toml",
+        ),
+        (
+            vec!["--config".into(), at("cfg.toml")],
+            "output.vcd",
+            "cfg.toml",
+        ),
+        (
+            vec![
+                "--config".into(),
+                at("cfg.toml"),
+                "--vcd".into(),
+                at("cfg.toml"),
+            ],
+            "vcd",
+            "cfg.toml",
+        ),
+        (
+            vec![
+                "--topology".into(),
+                "mesh:2x2".into(),
+                "--router".into(),
+                "wormhole".into(),
+                "--trace".into(),
+                at("trace.csv"),
+                "--vcd".into(),
+                at("trace.csv"),
+            ],
+            "vcd",
+            "trace.csv",
+        ),
+        (
+            vec![
+                "--topology".into(),
+                at("net.toml"),
+                "--traffic".into(),
+                format!("permutation:{}", at("perm.txt")),
+                "--vcd".into(),
+                at("perm.txt"),
+            ],
+            "output.vcd",
+            "perm.txt",
+        ),
+    ];
+    #[cfg(unix)]
+    cases.push((
+        vec![
+            "--topology".into(),
+            at("net.toml"),
+            "--vcd".into(),
+            at("link.vcd"),
+        ],
+        "vcd",
+        "net.toml",
+    ));
+    for (args, field, input) in cases {
+        let before = std::fs::read(dir.join(input)).unwrap();
+        let mut all: Vec<String> = vec!["run".into()];
+        all.extend(args.iter().cloned());
+        if !args.contains(&"--config".to_string()) && !args.contains(&"--trace".to_string()) {
+            all.extend(short.iter().map(|s| s.to_string()));
+        }
+        let o = wormcast(&all);
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{all:?}: {e}");
+        assert!(
+            e.contains(&format!("{field} = ")) && e.contains("which this command reads"),
+            "{all:?}: {e}"
+        );
+        assert!(
+            std::fs::read(dir.join(input)).unwrap() == before,
+            "{all:?}: {input} changed"
+        );
+    }
+    // The same run to another path goes ahead.
+    ok(&wormcast(&[
+        "run",
+        "--topology",
+        &at("net.toml"),
+        "--vcd",
+        &at("run.fst"),
+        "--load",
+        "0.05",
+        "--packet",
+        "4",
+        "--cycles",
+        "100",
+        "--warmup",
+        "0",
+    ]));
+    let net = std::fs::read(dir.join("net.toml")).unwrap();
+    let o = wormcast(&[
+        "plan",
+        "--topology",
+        &at("net.toml"),
+        "--run",
+        "--vcd",
+        &at("net.toml"),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(std::fs::read(dir.join("net.toml")).unwrap() == net);
+    let fst = std::fs::read(dir.join("run.fst")).unwrap();
+    let o = wormcast(&["wave", "to-vcd", &at("run.fst"), "-o", &at("run.fst")]);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("output = ") && e.contains("which this command reads"),
+        "{e}"
+    );
+    assert!(
+        std::fs::read(dir.join("run.fst")).unwrap() == fst,
+        "the FST changed"
+    );
+    ok(&wormcast(&[
+        "wave",
+        "to-vcd",
+        &at("run.fst"),
+        "-o",
+        &at("run.vcd"),
+    ]));
 }

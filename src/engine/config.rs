@@ -435,6 +435,19 @@ impl RunConfig {
             scopes: self.output.trace_scope.clone(),
         };
         limits.check()?;
+        if let Some(out) = &self.output.vcd {
+            // The waveform is not written over a file the run reads.
+            let file = match &topology {
+                TopoSpec::File(p) => Some(p.as_path()),
+                _ => None,
+            };
+            let perm = t.pattern.strip_prefix("permutation:").map(Path::new);
+            crate::wave::check_not_input(
+                "output.vcd",
+                out,
+                file.into_iter().chain(t.trace.as_deref()).chain(perm),
+            )?;
+        }
         if self.output.vcd.is_none() && !limits.is_whole() {
             return Err(bad(
                 "output.trace_from",

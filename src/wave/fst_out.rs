@@ -51,6 +51,8 @@ enum State {
 /// Writes an FST file from the tracer's value changes.
 pub struct FstWriter {
     state: State,
+    /// The file, when opening it made it, until the waveform begins.
+    made: super::writer::Made,
     path: PathBuf,
     /// Per signal, its handle index.
     ids: Vec<u32>,
@@ -93,13 +95,14 @@ impl FstWriter {
                 )));
             }
         }
-        let mut file = super::writer::open_kept(&path)?;
+        let (mut file, made) = super::writer::open_kept(&path)?;
         if !super::writer::is_regular(&file) {
             use std::io::Seek;
             file.stream_position().map_err(unseekable)?;
         }
         Ok(FstWriter {
             state: State::Start(file),
+            made,
             path,
             ids: Vec::new(),
             clk: 0,
@@ -226,6 +229,7 @@ impl WaveSink for FstWriter {
         if super::writer::is_regular(&file) {
             file.set_len(0).map_err(|e| self.io(e))?;
         }
+        self.made.keep();
         let ts = Timescale::for_cycle(cycle_ps);
         self.ts = Some(ts);
         let t0 = super::writer::edge_time(first, &ts)?;

@@ -83,22 +83,50 @@ impl VcdWriter<BufWriter<KeptUntilWritten>> {
 /// A file opened for writing without being emptied, until the first write
 /// empties it (see [`VcdWriter::create`]). A target that is not a regular
 /// file (`/dev/null`, a named pipe) is written as it is: it has nothing to
-/// empty.
+/// empty. A file that did not exist before is removed again if it is
+/// dropped before its first write ([`Made`]).
 #[derive(Debug)]
 pub struct KeptUntilWritten {
     file: File,
     emptied: bool,
+    made: Made,
 }
 
 impl KeptUntilWritten {
     /// Opens `path` for writing, making it if it does not exist, and
     /// leaving what it holds until the first write.
     pub fn open(path: &Path) -> Result<Self> {
-        let file = open_kept(path)?;
+        let (file, made) = open_kept(path)?;
         Ok(KeptUntilWritten {
             emptied: !is_regular(&file),
             file,
+            made,
         })
+    }
+}
+
+/// The path of a file that opening a waveform made, until the waveform's
+/// first bytes are written to it ([`keep`](Self::keep)): dropped before
+/// then (a run refused before its waveform starts), it removes the file,
+/// so that such a run leaves no empty file behind, as it leaves a file
+/// that was already there as it was.
+#[derive(Debug)]
+pub(crate) struct Made(Option<PathBuf>);
+
+impl Made {
+    /// The file holds the waveform now: keep it.
+    pub(crate) fn keep(&mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for Made {
+    fn drop(&mut self) {
+        if let Some(p) = self.0.take() {
+            // Nothing was written to it; if it cannot be removed, an empty
+            // file stays, as before.
+            let _ = std::fs::remove_file(p);
+        }
     }
 }
 
@@ -110,17 +138,55 @@ pub(crate) fn is_regular(file: &File) -> bool {
     file.metadata().map_or(true, |m| m.is_file())
 }
 
-/// `path` opened for writing, made if it does not exist, not emptied.
-pub(crate) fn open_kept(path: &Path) -> Result<File> {
-    std::fs::OpenOptions::new()
+/// Refuses to write `out` (the output of option `field`) over one of
+/// `inputs`, the files the same command reads: the output would destroy
+/// the input it is made from (`--vcd net.toml` beside `--topology
+/// net.toml`, or `wave to-vcd run.fst -o run.fst`). Paths are compared as
+/// files (a link, or another name of the same file, is the same file); an
+/// input or output that does not exist, standard output among them, is
+/// not one.
+pub fn check_not_input<'a>(
+    field: &'static str,
+    out: &Path,
+    inputs: impl IntoIterator<Item = &'a Path>,
+) -> Result<()> {
+    for input in inputs {
+        if same_file::is_same_file(out, input).unwrap_or(false) {
+            return Err(Error::Config {
+                field,
+                value: out.display().to_string(),
+                reason: format!(
+                    "it is {}, which this command reads: writing it would destroy that \
+                     input; give another path",
+                    input.display()
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// `path` opened for writing, made if it does not exist (the [`Made`]
+/// then names it), not emptied.
+pub(crate) fn open_kept(path: &Path) -> Result<(File, Made)> {
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    match std::fs::OpenOptions::new()
         .write(true)
-        .create(true)
-        .truncate(false)
+        .create_new(true)
         .open(path)
-        .map_err(|source| Error::Io {
-            path: path.to_path_buf(),
-            source,
-        })
+    {
+        Ok(f) => Ok((f, Made(Some(path.to_path_buf())))),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => std::fs::OpenOptions::new()
+            .write(true)
+            .truncate(false)
+            .open(path)
+            .map(|f| (f, Made(None)))
+            .map_err(io),
+        Err(e) => Err(io(e)),
+    }
 }
 
 impl Write for KeptUntilWritten {
@@ -129,6 +195,7 @@ impl Write for KeptUntilWritten {
             self.file.set_len(0)?;
             self.emptied = true;
         }
+        self.made.keep();
         self.file.write(buf)
     }
 

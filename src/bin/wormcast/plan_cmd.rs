@@ -60,6 +60,10 @@ pub(crate) struct PlanOutput<'a> {
 }
 
 pub(crate) fn plan(a: &PlanArgs) -> Result<()> {
+    if let Some(v) = &a.vcd {
+        let inputs = a.topology.as_deref().into_iter();
+        wormcast::wave::check_not_input("vcd", v, inputs.chain(a.config.as_deref()))?;
+    }
     let net = match &a.topology {
         Some(p) => Network::load(p)?,
         None => Network::new(&IrregularParams::default().generate()?)?,

@@ -388,9 +388,17 @@ pub(crate) fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
     // A run configuration runs on the engine; a file of the switch's
     // fields alone sets its hardware, as before.
     let mut switch_file = None;
+    if let Some(v) = &a.vcd {
+        let topology = a.topology.as_deref().map(Path::new);
+        let inputs = a.config.as_deref().into_iter().chain(topology);
+        wormcast::wave::check_not_input("vcd", v, inputs.chain(a.trace.as_deref()))?;
+    }
     if let Some(p) = &a.config {
         match load_config(p)? {
             Loaded::Run(c) => {
+                if let Some(v) = &c.output.vcd {
+                    wormcast::wave::check_not_input("output.vcd", v, [p.as_path()])?;
+                }
                 let c = engine_cmd::config_of(&a, Some(*c), given)?;
                 engine_cmd::check_router_options(&c, given)?;
                 return engine_cmd::run_engine(&c, a.print_config);

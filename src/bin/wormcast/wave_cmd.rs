@@ -126,6 +126,9 @@ pub(crate) fn wave(cmd: WaveCmd) -> Result<bool> {
             max_cpu_seconds,
         } => {
             limit_self(max_memory_mib, max_cpu_seconds)?;
+            if let Some(o) = &output {
+                wormcast::wave::check_not_input("output", o, [file.as_path()])?;
+            }
             let mut r = WaveReader::open(&file)?;
             match output {
                 Some(o) => {
