@@ -2409,3 +2409,74 @@ fn an_output_over_its_own_input_is_refused() {
         &at("run.vcd"),
     ]));
 }
+
+/// `vectors` writes two files and, with `--model-vcd`, a third: a name
+/// that would put two of them at one path is refused before anything is
+/// written (before, `-o v.hex --model-vcd v.hex` left a VCD where the
+/// testbench reads its vectors, and `-o v.vh` replaced the vectors with
+/// the defines, both reported as written).
+#[test]
+fn vectors_refuse_to_write_two_files_at_one_path() {
+    let dir = tmp("vectors-paths");
+    std::fs::create_dir_all(&dir).unwrap();
+    let at = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let run = |extra: &[String]| {
+        let mut all: Vec<String> = ["vectors", "--unit", "bitstring-decode", "--cycles", "20"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        all.extend(extra.iter().cloned());
+        wormcast(&all)
+    };
+    for (extra, field) in [
+        (
+            vec!["-o".into(), at("v.hex"), "--model-vcd".into(), at("v.hex")],
+            "model-vcd",
+        ),
+        (
+            vec![
+                "-o".into(),
+                at("v.hex"),
+                "--model-vcd".into(),
+                format!("{}/./v.vh", dir.display()),
+            ],
+            "model-vcd",
+        ),
+        (vec!["-o".into(), at("v.vh")], "output"),
+    ] {
+        let o = run(&extra);
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {e}");
+        assert!(
+            e.starts_with(&format!("error: configuration: {field} = ")),
+            "{extra:?}: {e}"
+        );
+        assert!(
+            !dir.join("v.hex").exists() && !dir.join("v.vh").exists(),
+            "{extra:?}"
+        );
+    }
+    ok(&run(&[
+        "-o".into(),
+        at("v.hex"),
+        "--model-vcd".into(),
+        at("v.vcd"),
+    ]));
+    let hex = std::fs::read_to_string(dir.join("v.hex")).unwrap();
+    assert_eq!(hex.lines().count(), 20);
+    assert!(
+        hex.lines()
+            .all(|l| l.chars().all(|c| c.is_ascii_hexdigit())),
+        "{hex}"
+    );
+    assert!(
+        std::fs::read_to_string(dir.join("v.vh"))
+            .unwrap()
+            .contains("`define VEC_CYCLES 20")
+    );
+    assert!(
+        std::fs::read_to_string(dir.join("v.vcd"))
+            .unwrap()
+            .starts_with("$version")
+    );
+}

@@ -100,6 +100,27 @@ pub(crate) fn vectors(a: &VectorArgs) -> Result<()> {
         chunk_flits: a.chunk_flits,
     };
     let cycles = wormcast::switch::twin::check_cycles(a.cycles)?;
+    if let Some(m) = &a.model_vcd {
+        // The model's waveform is made after the vectors: over them it
+        // would leave a VCD where the testbench reads vectors or defines.
+        let same = |b: &Path| {
+            std::path::absolute(m).ok() == std::path::absolute(b).ok()
+                || same_file::is_same_file(m, b).unwrap_or(false)
+        };
+        if let Some(o) = [a.output.clone(), a.output.with_extension("vh")]
+            .into_iter()
+            .find(|o| same(o))
+        {
+            return Err(Error::Config {
+                field: "model-vcd",
+                value: m.display().to_string(),
+                reason: format!(
+                    "the vectors go to {}: give the model's waveform another path",
+                    o.display()
+                ),
+            });
+        }
+    }
     let mut twin = unit.build(&p)?;
     let n = write_vectors(
         &a.output,

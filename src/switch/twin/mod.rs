@@ -339,6 +339,18 @@ pub fn write_vectors(
         let p = p.to_path_buf();
         move |source| Error::Io { path: p, source }
     };
+    if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("vh"))
+    {
+        return Err(Error::Config {
+            field: "output",
+            value: path.display().to_string(),
+            reason: "the defines are written beside the vectors, to the same name with .vh, \
+                     and would replace them: name the vectors file otherwise (.hex)"
+                .into(),
+        });
+    }
     let file = std::fs::File::create(path).map_err(io(path))?;
     let mut out = std::io::BufWriter::new(file);
     let mut line = Vec::with_capacity(digits + 1);
