@@ -662,6 +662,9 @@ impl Network {
                 c.output.trace_to = limits.to;
                 c.output.trace_scope = limits.scopes.clone();
             }
+            if let Some(v) = &c.output.vcd {
+                wormcast::wave::check_not_input("vcd", v, [path.as_path()]).map_err(err)?;
+            }
             return Ok(Network {
                 s: Session::from_config(&c).map_err(err)?,
             });

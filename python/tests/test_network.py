@@ -166,6 +166,32 @@ def test_bad_networks_and_messages_are_refused_with_what_is_wrong(tmp_path):
     assert net.in_flight == 0 and net.stats()["messages"] == 0
 
 
+def test_a_waveform_is_not_written_over_the_files_the_network_is_built_from(tmp_path):
+    topo = tmp_path / "net.toml"
+    topo.write_text(
+        "[[switch]]\nid = 0\nports = 4\n[[switch]]\nid = 1\nports = 4\n"
+        "[[link]]\na = [0, 1]\nb = [1, 0]\n"
+        "[[node]]\nid = 0\nat = [0, 2]\n[[node]]\nid = 1\nat = [1, 2]\n"
+    )
+    cfg = tmp_path / "run.toml"
+    cfg.write_text(f'[network]\ntopology = "{topo}"\n')
+    before = (topo.read_bytes(), cfg.read_bytes())
+    for call, name in [
+        (lambda: wormcast.Network(str(topo), vcd=topo), "net.toml"),
+        (lambda: wormcast.Network(str(topo), vcd=tmp_path / "." / "net.toml"), "net.toml"),
+        (lambda: wormcast.Network(config=cfg, vcd=cfg), "run.toml"),
+        (lambda: wormcast.Network(config=cfg, vcd=topo), "net.toml"),
+    ]:
+        with pytest.raises(ValueError) as e:
+            call()
+        assert "which this command reads" in str(e.value) and name in str(e.value), str(e.value)
+    assert (topo.read_bytes(), cfg.read_bytes()) == before
+    with wormcast.Network(str(topo), vcd=tmp_path / "w.vcd") as net:
+        net.send(0, [1], flits=4)
+        net.drain()
+    assert (tmp_path / "w.vcd").read_text().startswith("$version")
+
+
 def test_a_true_deadlock_is_raised_with_its_cycle(tmp_path):
     # Seed 003 Fig. 6: two tree multicasts that wait for each other when
     # pruning is off.

@@ -35,6 +35,9 @@ pub struct Session {
     buf: Vec<Arrival>,
     col: Collector,
     wave: Option<(PathBuf, TraceLimits)>,
+    /// The topology file the network was built from, which a waveform is
+    /// not written over.
+    file: Option<PathBuf>,
 }
 
 impl Session {
@@ -63,6 +66,10 @@ impl Session {
             buf: Vec::new(),
             col: Collector::new(0, u64::MAX / 2, Metric::Latency),
             wave: None,
+            file: match topo {
+                TopoSpec::File(p) => Some(p.clone()),
+                _ => None,
+            },
         })
     }
 
@@ -86,7 +93,8 @@ impl Session {
     /// Writes every register (or those `limits` keeps) to `path` (FST when
     /// it ends in `.fst`, VCD otherwise) from now on, at a clock period of
     /// `cycle_ps` picoseconds; the GTKWave and Surfer views are written
-    /// beside it by [`finish`](Self::finish). Only before the first cycle.
+    /// beside it by [`finish`](Self::finish). Only before the first cycle,
+    /// and not over the topology file the network was built from.
     pub fn trace(&mut self, path: &Path, limits: TraceLimits, cycle_ps: u64) -> Result<()> {
         if self.engine.cycle() != 0 {
             return Err(Error::Config {
@@ -107,6 +115,7 @@ impl Session {
             });
         }
         limits.check()?;
+        crate::wave::check_not_input("vcd", path, self.file.as_deref())?;
         let comment = format!("wormcast, {} {} router", self.topology, self.router);
         let sink = limits.wrap(crate::wave::create(path, &comment)?)?;
         self.engine.attach_tracer(sink, cycle_ps)?;
