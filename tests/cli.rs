@@ -2480,3 +2480,60 @@ fn vectors_refuse_to_write_two_files_at_one_path() {
             .starts_with("$version")
     );
 }
+
+/// The GTKWave save file beside a waveform is wormcast's to rewrite only
+/// while it is wormcast's: once GTKWave has saved a user's arrangement
+/// there, a run writes the new waveform and its Surfer view and keeps the
+/// save file as it is, saying so on standard error (before, every run
+/// replaced it).
+#[test]
+fn a_gtkwave_save_file_a_user_saved_is_kept() {
+    let dir = tmp("kept-gtkw");
+    std::fs::create_dir_all(&dir).unwrap();
+    let vcd = dir.join("w.vcd");
+    let (gtkw, sucl) = (dir.join("w.gtkw"), dir.join("w.sucl"));
+    let run = |cycles: &str| {
+        wormcast(&[
+            "run",
+            "--topology",
+            "mesh:2x2",
+            "--load",
+            "0.1",
+            "--packet",
+            "4",
+            "--cycles",
+            cycles,
+            "--warmup",
+            "0",
+            "--vcd",
+            vcd.to_str().unwrap(),
+            "--json",
+        ])
+    };
+    ok(&run("50"));
+    let ours = std::fs::read_to_string(&gtkw).unwrap();
+    assert!(ours.starts_with(wormcast::wave::GTKW_MARK), "{ours}");
+    let saved = "[*]\n[*] GTKWave Analyzer v3.3.118 (w)1999-2023 BSI\n[dumpfile] \"w.vcd\"\n@28\ntop.r0.clk\n";
+    std::fs::write(&gtkw, saved).unwrap();
+    std::fs::remove_file(&sucl).unwrap();
+    let o = run("60");
+    let out = ok(&o);
+    assert!(
+        serde_json::from_str::<serde_json::Value>(&out).is_ok(),
+        "{out}"
+    );
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("w.gtkw was left as it was"), "{e}");
+    assert_eq!(std::fs::read_to_string(&gtkw).unwrap(), saved);
+    assert!(
+        std::fs::read_to_string(&sucl)
+            .unwrap()
+            .starts_with("load_file ")
+    );
+    // A save file wormcast wrote is rewritten without a word.
+    std::fs::write(&gtkw, &ours).unwrap();
+    let o = run("50");
+    ok(&o);
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("left as it was"));
+    assert_eq!(std::fs::read_to_string(&gtkw).unwrap(), ours);
+}

@@ -242,9 +242,17 @@ impl TraceArgs {
     /// The GTKWave and Surfer views of the waveform at `path`, with the
     /// signals these limits keep.
     fn views(&self, path: &Path, h: &Hierarchy) -> Result<()> {
-        write_views(path, &self.limits().view(h)?)?;
-        Ok(())
+        views(path, &self.limits().view(h)?)
     }
+}
+
+/// Writes the GTKWave and Surfer views beside the waveform at `path`
+/// ([`write_views`]), saying on standard error which it left as it was.
+fn views(path: &Path, h: &Hierarchy) -> Result<()> {
+    if let Some(note) = write_views(path, h)?.and_then(|v| v.note()) {
+        eprintln!("note: {note}");
+    }
+    Ok(())
 }
 
 /// A waveform writer for `path` ([`wormcast::wave::create`]): `-` (or

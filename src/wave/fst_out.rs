@@ -361,26 +361,79 @@ pub fn create(path: &Path, comment: &str) -> Result<Box<dyn WaveSink>> {
     Ok(Box::new(super::Background::new(sink)))
 }
 
+/// The views [`write_views`] put beside a waveform.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Views {
+    /// The GTKWave save file, `<name>.gtkw`.
+    pub gtkw: PathBuf,
+    /// The Surfer command file, `<name>.sucl`.
+    pub sucl: PathBuf,
+    /// The save file already at `gtkw` was not one wormcast wrote (it
+    /// lacks [`GTKW_MARK`](super::gtkw::GTKW_MARK): GTKWave wrote it when
+    /// a user arranged the signals and saved), so it was left as it was,
+    /// for GTKWave to show the new waveform with that arrangement.
+    pub kept_gtkw: bool,
+}
+
+impl Views {
+    /// What a command line says about views it did not write (`None`:
+    /// it wrote both).
+    pub fn note(&self) -> Option<String> {
+        self.kept_gtkw.then(|| {
+            format!(
+                "{} was left as it was: it is a save file wormcast did not write (remove it for \
+                 wormcast's view)",
+                self.gtkw.display()
+            )
+        })
+    }
+}
+
 /// Writes the views beside the waveform at `wave`: `<name>.gtkw` for
 /// GTKWave and `<name>.sucl` for Surfer (`surfer <wave> -c <name>.sucl`),
-/// both with the signals grouped per unit. Returns the two paths; `None`,
-/// writing nothing, when the waveform went to standard output ([`STDOUT`])
-/// or to something other than a regular file (`/dev/null`, a pipe),
-/// beside which there is nowhere to put them.
-pub fn write_views(wave: &Path, h: &Hierarchy) -> Result<Option<(PathBuf, PathBuf)>> {
+/// both with the signals grouped per unit. A `.gtkw` already there that
+/// wormcast did not write is kept ([`Views::kept_gtkw`]). Returns the two
+/// paths; `None`, writing nothing, when the waveform went to standard
+/// output ([`STDOUT`]) or to something other than a regular file
+/// (`/dev/null`, a pipe), beside which there is nowhere to put them.
+pub fn write_views(wave: &Path, h: &Hierarchy) -> Result<Option<Views>> {
     if !has_room_beside(wave) {
         return Ok(None);
     }
     let name = wave.to_string_lossy();
     let g = wave.with_extension("gtkw");
     let s = wave.with_extension("sucl");
-    for (p, text) in [(&g, gtkw_text(&name, h)), (&s, surfer_text(&name, h))] {
+    let kept_gtkw = saved_by_another(&g);
+    let gtkw = (!kept_gtkw).then(|| gtkw_text(&name, h));
+    for (p, text) in [(&g, gtkw), (&s, Some(surfer_text(&name, h)))] {
+        let Some(text) = text else { continue };
         std::fs::write(p, text).map_err(|source| Error::Io {
             path: p.clone(),
             source,
         })?;
     }
-    Ok(Some((g, s)))
+    Ok(Some(Views {
+        gtkw: g,
+        sucl: s,
+        kept_gtkw,
+    }))
+}
+
+/// Whether the GTKWave save file at `path` holds something wormcast did not
+/// write: it starts with anything but [`GTKW_MARK`](super::gtkw::GTKW_MARK).
+/// A file that is missing, empty or unreadable is not (writing it then
+/// names any error).
+fn saved_by_another(path: &Path) -> bool {
+    use std::io::Read;
+    let Ok(f) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mark = super::gtkw::GTKW_MARK.as_bytes();
+    let mut first = Vec::with_capacity(mark.len());
+    if f.take(mark.len() as u64).read_to_end(&mut first).is_err() {
+        return false;
+    }
+    !first.is_empty() && first != mark
 }
 
 /// Whether files can be written beside the waveform at `wave`: it is a

@@ -18,6 +18,12 @@ const CLOSED: u32 = 1 << 22;
 const GRP_BEGIN: u32 = 1 << 23;
 const GRP_END: u32 = 1 << 24;
 
+/// The first line of every GTKWave save file wormcast writes: a save file
+/// beside a waveform that does not start with it was written by someone
+/// else (GTKWave, once a user arranged the signals and saved), and
+/// [`write_views`](super::write_views) leaves it as it is.
+pub const GTKW_MARK: &str = "[*] GTKWave save file written by wormcast";
+
 /// The text of a save file for `vcd_path` that shows the clock (`top.clk`,
 /// or `clk` in whatever the root scope is) and then one group per component
 /// (`sw3`, `ep7`), with a closed sub-group per unit (`in2`, `dec2`,
@@ -26,7 +32,7 @@ const GRP_END: u32 = 1 << 24;
 /// decimal.
 pub fn gtkw_text(vcd_path: &str, h: &Hierarchy) -> String {
     let mut o = String::new();
-    let _ = writeln!(o, "[*] GTKWave save file written by wormcast");
+    let _ = writeln!(o, "{GTKW_MARK}");
     let _ = writeln!(o, "[dumpfile] \"{vcd_path}\"");
     let _ = writeln!(o, "[timestart] 0");
     let root = &h.scopes[0].name;

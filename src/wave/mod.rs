@@ -57,8 +57,8 @@ pub use convert::{open_isolated, write_vcd};
 pub use cosim::{CosimOptions, cosim};
 pub use diff::{DiffOptions, diff, diff_files};
 pub use fst::{MAX_INFLATED, check as check_fst};
-pub use fst_out::{FstWriter, STDOUT, create, is_stdout, write_views};
-pub use gtkw::{gtkw_text, surfer_text, write_gtkw};
+pub use fst_out::{FstWriter, STDOUT, Views, create, is_stdout, write_views};
+pub use gtkw::{GTKW_MARK, gtkw_text, surfer_text, write_gtkw};
 pub use header::{
     CodeInfo, Event, Format, MAX_WIDTH, VarKind, WaveHeader, WaveVar, logic_char, parse_timescale,
     split_name,

@@ -27,7 +27,7 @@ pub(crate) fn demo(out: &Path) -> Result<()> {
     sys.run(2_000)?;
     let h = sys.trace_hierarchy().cloned().expect("tracing is on");
     sys.finish_trace()?;
-    let Some((gtkw, sucl)) = write_views(&vcd, &h)? else {
+    let Some(views) = write_views(&vcd, &h)? else {
         return Err(Error::Wave(format!(
             "{}: not a regular file, so no views beside it",
             vcd.display()
@@ -37,9 +37,12 @@ pub(crate) fn demo(out: &Path) -> Result<()> {
         "\n== waveform: {} ({} signals); open it with: gtkwave {} (or surfer -c {})",
         vcd.display(),
         h.signals.len(),
-        gtkw.display(),
-        sucl.display()
+        views.gtkw.display(),
+        views.sucl.display()
     );
+    if let Some(note) = views.note() {
+        eprintln!("note: {note}");
+    }
 
     // Latency and throughput against load, untraced.
     println!("\n== uniform traffic, 128-flit packets, 200,000 cycles after 50,000 of warm-up");

@@ -145,7 +145,7 @@ pub(crate) fn vectors(a: &VectorArgs) -> Result<()> {
         )?;
         drop(w);
         let h = wormcast::switch::twin::hierarchy(twin.as_ref());
-        write_views(path, &h)?;
+        crate::views(path, &h)?;
     }
     eprintln!(
         "{n} vectors for the {} unit ({}) written to {} and {}",
