@@ -421,10 +421,14 @@ pub fn write_views(wave: &Path, h: &Hierarchy) -> Result<Option<Views>> {
 
 /// Whether the GTKWave save file at `path` holds something wormcast did not
 /// write: it starts with anything but [`GTKW_MARK`](super::gtkw::GTKW_MARK).
-/// A file that is missing, empty or unreadable is not (writing it then
-/// names any error).
+/// A file that is missing, empty, unreadable or not a regular file is not
+/// (writing it then names any error).
 fn saved_by_another(path: &Path) -> bool {
     use std::io::Read;
+    // Only a regular file is read (opening a pipe would wait).
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
     let Ok(f) = std::fs::File::open(path) else {
         return false;
     };

@@ -68,4 +68,4 @@ pub use map::{Mapping, SignalMap};
 pub use read::{MAX_TOKEN, VcdReader, detect_format};
 pub use report::{CompareReport, Mismatch, TypeClash};
 pub use stream::{MAX_STREAMED, STDIN, WaveReader};
-pub use writer::{KeptUntilWritten, Timescale, VcdWriter, check_not_input};
+pub use writer::{KeptUntilWritten, Timescale, VcdWriter, check_not_input, is_same_file};

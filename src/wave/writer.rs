@@ -142,16 +142,16 @@ pub(crate) fn is_regular(file: &File) -> bool {
 /// `inputs`, the files the same command reads: the output would destroy
 /// the input it is made from (`--vcd net.toml` beside `--topology
 /// net.toml`, or `wave to-vcd run.fst -o run.fst`). Paths are compared as
-/// files (a link, or another name of the same file, is the same file); an
-/// input or output that does not exist, standard output among them, is
-/// not one.
+/// files ([`is_same_file`]: a link, or another name of the same file, is
+/// the same file); an input or output that does not exist, standard output
+/// among them, is not one.
 pub fn check_not_input<'a>(
     field: &'static str,
     out: &Path,
     inputs: impl IntoIterator<Item = &'a Path>,
 ) -> Result<()> {
     for input in inputs {
-        if same_file::is_same_file(out, input).unwrap_or(false) {
+        if is_same_file(out, input) {
             return Err(Error::Config {
                 field,
                 value: out.display().to_string(),
@@ -164,6 +164,25 @@ pub fn check_not_input<'a>(
         }
     }
     Ok(())
+}
+
+/// Whether `a` and `b` name one file (the same device and inode, after
+/// links), looked up without opening either: opening a named pipe to ask
+/// would wait for its other end. A path that does not exist names no file.
+pub fn is_same_file(a: &Path, b: &Path) -> bool {
+    let (Ok(x), Ok(y)) = (std::fs::metadata(a), std::fs::metadata(b)) else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        x.dev() == y.dev() && x.ino() == y.ino()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (x, y);
+        std::fs::canonicalize(a).ok() == std::fs::canonicalize(b).ok()
+    }
 }
 
 /// `path` opened for writing, made if it does not exist (the [`Made`]

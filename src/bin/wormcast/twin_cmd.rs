@@ -105,7 +105,7 @@ pub(crate) fn vectors(a: &VectorArgs) -> Result<()> {
         // would leave a VCD where the testbench reads vectors or defines.
         let same = |b: &Path| {
             std::path::absolute(m).ok() == std::path::absolute(b).ok()
-                || same_file::is_same_file(m, b).unwrap_or(false)
+                || wormcast::wave::is_same_file(m, b)
         };
         if let Some(o) = [a.output.clone(), a.output.with_extension("vh")]
             .into_iter()
