@@ -368,10 +368,8 @@ impl Network {
                 return Err(Error::TooLarge { what, count, max });
             }
         }
-        if let Some(avail) = crate::memory::available() {
-            fits_in(t, avail)?;
-        }
-        // Switch ids: unique, 0..s-1, sane port counts.
+        // Switch ids: unique, 0..s-1, sane port counts (before the memory
+        // check, so that an absurd port count is named as one).
         let s = t.switches.len();
         let mut seen: Vec<Option<usize>> = vec![None; s];
         let mut ports = vec![0u32; s];
@@ -402,6 +400,9 @@ impl Network {
                 missing: missing as u32,
                 count: s,
             });
+        }
+        if let Some(avail) = crate::memory::available() {
+            fits_in(t, avail)?;
         }
         let mut port_base = Vec::with_capacity(s + 1);
         let mut total = 0u32;
@@ -844,6 +845,16 @@ at = [1, 0]
         assert_eq!(
             e.to_string(),
             "line 1: switch #1: switch 0 has 0 ports; a switch has 1 to 64 ports"
+        );
+        // A port count too large for any memory is named as a port count,
+        // not reckoned in bytes first.
+        let e = err(&SMALL.replace(
+            "ports = 4\n\n[[switch]]",
+            "ports = 4294967295\n\n[[switch]]",
+        ));
+        assert_eq!(
+            e.to_string(),
+            "line 1: switch #1: switch 0 has 4294967295 ports; a switch has 1 to 64 ports"
         );
     }
 
