@@ -1932,3 +1932,103 @@ fn a_network_of_one_switch_runs_with_no_links_between_routers() {
     assert!(mean == 0.0 && mean.is_sign_positive(), "{mean:?}");
     assert!(v["delivered"].as_u64().unwrap() > 0, "{v}");
 }
+
+/// `run --trace` writes the waveform `--vcd` asks for, byte for byte the
+/// one a traced session replaying the same trace writes (it wrote none
+/// before, without a word), and a replay that runs out of cycles leaves
+/// the waveform up to where it stopped and says that the network did not
+/// drain (a limit, not a model fault). A trace line whose node or length
+/// does not fit 32 bits is refused (it was cut to its low bits, naming
+/// another node), as is a message created at or past the replay's limit.
+#[test]
+fn a_trace_replay_writes_its_waveform_and_refuses_what_it_cannot_send() {
+    let dir = std::env::temp_dir().join(format!("wormcast-replay-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("t.csv");
+    std::fs::write(&trace, "0,0,3,6\n2,1,2;3,6\n").unwrap();
+    let cli = |vcd: &std::path::Path, cycles: &str| {
+        Command::new(env!("CARGO_BIN_EXE_wormcast"))
+            .args([
+                "run",
+                "--topology",
+                "mesh:2x2",
+                "--router",
+                "wormhole",
+                "--json",
+            ])
+            .args(["--trace", trace.to_str().unwrap(), "--cycles", cycles])
+            .args(["--vcd", vcd.to_str().unwrap()])
+            .output()
+            .unwrap()
+    };
+    let ours = dir.join("cli.vcd");
+    let o = cli(&ours, "1000");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["copies"], 3);
+    assert!(dir.join("cli.gtkw").exists() && dir.join("cli.sucl").exists());
+
+    let msgs = engine::trace::parse(&std::fs::read_to_string(&trace).unwrap(), "t.csv").unwrap();
+    let o = RunOptions::default();
+    let spec = TopoSpec::parse("mesh:2x2").unwrap();
+    let mut s = engine::Session::new(&spec, Some(RouterModel::Wormhole), None, &o).unwrap();
+    let lib = dir.join("lib.vcd");
+    s.trace(&lib, Default::default(), o.sim.cycle_ps()).unwrap();
+    let got = engine::trace::replay_on(&mut s, &msgs, 1000).unwrap();
+    s.finish().unwrap();
+    assert_eq!(got.finished, r["finished"].as_u64().unwrap());
+    let (a, b) = (std::fs::read(&ours).unwrap(), std::fs::read(&lib).unwrap());
+    assert!(
+        a.len() > 1000 && a == b,
+        "{} and {} bytes",
+        a.len(),
+        b.len()
+    );
+
+    // Out of cycles: the waveform up to the limit, and the reason.
+    let short = dir.join("short.vcd");
+    let o = cli(&short, "5");
+    let e = String::from_utf8_lossy(&o.stderr);
+    // What the simulation found, as a run that does not drain: status 1.
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(
+        e.contains("did not drain within 5 cycles (2 messages outstanding)")
+            && !e.contains("fault"),
+        "{e}"
+    );
+    let text = std::fs::read_to_string(&short).unwrap();
+    let period = 50; // 5 ns in the 100 ps unit
+    let last: u64 = text
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix('#'))
+        .unwrap()
+        .parse()
+        .unwrap();
+    // As a run of 5 cycles ends: the edge after its last cycle, that
+    // edge's half period, and the end mark a period after it.
+    assert!(
+        text.contains("$timescale 100 ps $end") && last == (5 + 1) * period,
+        "{last}"
+    );
+
+    for (line, why) in [
+        ("0,4294967297,3,6\n", "source 4294967297 is past 4294967295"),
+        (
+            "0,0,4294967299,6\n",
+            "destination 4294967299 is past 4294967295",
+        ),
+        ("0,0,3,4294967302\n", "flits 4294967302 is past 4294967295"),
+        (
+            "0,0,3,6\n1000,1,2,6\n",
+            "line 2: it is sent at cycle 1000, not before the replay's limit of 1000 cycles",
+        ),
+    ] {
+        std::fs::write(&trace, line).unwrap();
+        let o = cli(&dir.join("bad.vcd"), "1000");
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{line}: {e}");
+        assert!(e.contains(why), "{line}: {e}");
+        assert!(!dir.join("bad.vcd").exists(), "{line}");
+    }
+}

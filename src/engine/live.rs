@@ -126,13 +126,21 @@ impl Session {
     /// Ends the waveform, if one is written, and writes its views; returns
     /// the waveform's path.
     pub fn finish(&mut self) -> Result<Option<PathBuf>> {
+        Ok(self.finish_views()?.map(|(path, _)| path))
+    }
+
+    /// [`finish`](Self::finish), returning also what
+    /// [`write_views`](crate::wave::write_views) wrote (`None` when the
+    /// waveform has nothing beside it: standard output, a pipe).
+    pub fn finish_views(&mut self) -> Result<Option<(PathBuf, Option<crate::wave::Views>)>> {
         let Some((path, limits)) = self.wave.take() else {
             return Ok(None);
         };
+        let mut views = None;
         if let Some(h) = self.engine.finish_trace()? {
-            crate::wave::write_views(&path, &limits.view(&h)?)?;
+            views = crate::wave::write_views(&path, &limits.view(&h)?)?;
         }
-        Ok(Some(path))
+        Ok(Some((path, views)))
     }
 
     /// The topology, as its spec prints.

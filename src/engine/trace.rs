@@ -84,14 +84,20 @@ pub fn parse(text: &str, name: &str) -> Result<Vec<TraceMsg>> {
                 s.parse::<u64>()
                     .map_err(|_| bad(i + 1, format!("{what} `{s}` is not a whole number")))
             };
+            // Nodes and lengths are 32-bit: a larger number is refused, not
+            // cut to its low bits (which named another node).
+            let num32 = |what: &str, s: &str| {
+                let n = num(what, s)?;
+                u32::try_from(n).map_err(|_| bad(i + 1, format!("{what} {n} is past {}", u32::MAX)))
+            };
             TraceMsg {
                 cycle: num("cycle", f[0])?,
-                src: num("source", f[1])? as u32,
+                src: num32("source", f[1])?,
                 dests: f[2]
                     .split(';')
-                    .map(|d| num("destination", d.trim()).map(|d| d as u32))
+                    .map(|d| num32("destination", d.trim()))
                     .collect::<Result<_>>()?,
-                flits: num("flits", f[3])? as u32,
+                flits: num32("flits", f[3])?,
                 after: f
                     .get(4)
                     .map(|a| num("after", a))
@@ -148,7 +154,8 @@ pub struct ReplayResult {
 }
 
 /// Replays `trace` on `router` over `topo` until every copy has arrived,
-/// failing after `max_cycles`.
+/// failing after `max_cycles` ([`Error::NotDrained`]); a message created
+/// at or after `max_cycles` is refused before the replay, by its line.
 pub fn replay(
     topo: &TopoSpec,
     router: Option<RouterModel>,
@@ -161,16 +168,10 @@ pub fn replay(
     replay_on(&mut s, trace, max_cycles)
 }
 
-/// [`replay`] on a network already built (with a waveform, say).
+/// [`replay`] on a network already built (with a waveform, say), after
+/// [`check`].
 pub fn replay_on(s: &mut Session, trace: &[TraceMsg], max_cycles: u64) -> Result<ReplayResult> {
-    for m in trace {
-        s.check(m.src, &m.dests, m.flits)
-            .map_err(|err| Error::Config {
-                field: "trace",
-                value: format!("line {}", m.line),
-                reason: err.to_string(),
-            })?;
-    }
+    check(s, trace, max_cycles)?;
     // Messages in order of their cycle (stable: file order breaks ties).
     let mut order: Vec<usize> = (0..trace.len()).collect();
     order.sort_by_key(|&i| trace[i].cycle);
@@ -186,11 +187,13 @@ pub fn replay_on(s: &mut Session, trace: &[TraceMsg], max_cycles: u64) -> Result
     while remaining > 0 {
         let now = s.cycle();
         if now >= max_cycles {
-            return Err(Error::Fault {
+            // A limit reached, not a fault of the model (a deadlock is
+            // found by the watchdog as it is).
+            return Err(Error::NotDrained {
                 cycle: now,
-                what: format!(
-                    "the trace did not finish within {max_cycles} cycles ({remaining} messages left)"
-                ),
+                limit: max_cycles,
+                outstanding: remaining as u64,
+                what: "messages",
             });
         }
         while next < order.len() && trace[order[next]].cycle <= now {
@@ -235,6 +238,38 @@ pub fn replay_on(s: &mut Session, trace: &[TraceMsg], max_cycles: u64) -> Result
         per_message: sent.into_iter().zip(done).collect(),
         deliveries,
     })
+}
+
+/// Refuses, by its line, a message of `trace` the network of `s` cannot
+/// carry ([`Session::check`]) or one created at or after `max_cycles`,
+/// which a replay of that many cycles would never send. [`replay_on`]
+/// checks first; a caller that attaches a waveform checks before it, so
+/// that a trace refused leaves no file.
+pub fn check(s: &Session, trace: &[TraceMsg], max_cycles: u64) -> Result<()> {
+    for m in trace {
+        let at = |reason: String| Error::Config {
+            field: "trace",
+            value: format!("line {}", m.line),
+            reason,
+        };
+        s.check(m.src, &m.dests, m.flits).map_err(|err| {
+            at(match err {
+                Error::Config {
+                    field,
+                    value,
+                    reason,
+                } => format!("{field} = {value}: {reason}"),
+                e => e.to_string(),
+            })
+        })?;
+        if m.cycle >= max_cycles {
+            return Err(at(format!(
+                "it is sent at cycle {}, not before the replay's limit of {max_cycles} cycles",
+                m.cycle
+            )));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -6,7 +6,6 @@ use serde::Serialize;
 use std::path::Path;
 use std::time::Instant;
 use wormcast::direct::Release;
-use wormcast::engine::config::Plan;
 use wormcast::engine::stats::Summary;
 use wormcast::engine::{self, RouterModel, RunConfig, RunResult, TopoSpec, trace};
 use wormcast::rtl::HandOver;
@@ -260,7 +259,7 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
     let plan = c.plan()?;
     let spec = &plan.topology;
     if let Some((t, cycles)) = &plan.trace {
-        return replay(c, &plan, t, *cycles);
+        return replay(c, t, *cycles);
     }
     let o = &plan.options;
     let window = &plan.limits;
@@ -434,17 +433,37 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
 }
 
 /// `run --trace`: replays a trace and prints when each message finished.
-fn replay(c: &RunConfig, plan: &Plan, path: &Path, cycles: u64) -> Result<()> {
+fn replay(c: &RunConfig, path: &Path, cycles: u64) -> Result<()> {
     let text = wormcast::read_text(path)?;
     let msgs = trace::parse(&text, &path.display().to_string())?;
-    let r = trace::replay(
+    // The network of the configuration, its trace checked, and then its
+    // waveform if it asks for one (`--vcd`, limited as a run's), which a
+    // fault ends where it was found.
+    let plan = c.plan()?;
+    let mut s = wormcast::engine::Session::new(
         &plan.topology,
         plan.router,
         plan.routing.as_deref(),
-        &msgs,
         &plan.options,
-        cycles,
     )?;
+    trace::check(&s, &msgs, cycles)?;
+    if let Some(v) = &c.output.vcd {
+        s.trace(v, plan.limits.clone(), plan.options.sim.cycle_ps())?;
+    }
+    let r = match trace::replay_on(&mut s, &msgs, cycles) {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = s.finish();
+            return Err(e);
+        }
+    };
+    if let Some(note) = s
+        .finish_views()?
+        .and_then(|(_, v)| v)
+        .and_then(|v| v.note())
+    {
+        eprintln!("note: {note}");
+    }
     if c.output.json {
         say!("{}", serde_json::to_string_pretty(&r)?);
         return Ok(());
