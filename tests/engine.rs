@@ -1984,6 +1984,34 @@ fn a_trace_replay_writes_its_waveform_and_refuses_what_it_cannot_send() {
         a.len(),
         b.len()
     );
+    // The links over the replay's cycles, as a run reports them (`--links`
+    // was ignored before): message 0's worm crosses (0,0)->(1,0)->(1,1),
+    // message 1's two worms (1,0)->(0,0)->(0,1) and (1,0)->(1,1): 5 hops of
+    // 6 flits, 12 on the busiest, over the 29 cycles to the last arrival.
+    let o = Command::new(env!("CARGO_BIN_EXE_wormcast"))
+        .args([
+            "run",
+            "--topology",
+            "mesh:2x2",
+            "--router",
+            "wormhole",
+            "--json",
+        ])
+        .args(["--trace", trace.to_str().unwrap(), "--links"])
+        .output()
+        .unwrap();
+    let l: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(l["finished"], 28);
+    assert_eq!(l["links"]["flits_between_routers"], 30);
+    assert_eq!(l["links"]["links"], 16);
+    let per = l["per_link"].as_array().unwrap();
+    assert_eq!(per.len(), 16);
+    let busiest = per
+        .iter()
+        .find(|p| p["link"] == "c[(1,0)->(1,1) +y vc0]")
+        .unwrap();
+    assert_eq!(busiest["utilisation"].as_f64().unwrap(), 12.0 / 29.0);
+    assert!(r.get("per_link").is_none(), "without --links, no list");
 
     // Out of cycles: the waveform up to the limit, and the reason.
     let short = dir.join("short.vcd");

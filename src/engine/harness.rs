@@ -432,7 +432,7 @@ pub struct LinkLoad {
 /// [`Engine::link_counts`] `cycles` apart; the links are named (by `e`)
 /// only where the result shows them: the busiest, and every link with
 /// `per_link`.
-fn link_loads(
+pub(crate) fn link_loads(
     e: &dyn Engine,
     start: &[(u64, bool)],
     end: &[(u64, bool)],

@@ -337,6 +337,27 @@ impl Session {
         self.engine.link_flits()
     }
 
+    /// Every link's flits since cycle 0 and whether it joins two routers
+    /// ([`Engine::link_counts`]), for [`loads`](Self::loads).
+    pub(crate) fn link_counts(&self) -> Vec<(u64, bool)> {
+        self.engine.link_counts()
+    }
+
+    /// The links' utilisation over the `cycles` since `start` (an earlier
+    /// [`link_counts`](Self::link_counts)), as a run's result gives it.
+    pub(crate) fn loads(
+        &self,
+        start: &[(u64, bool)],
+        cycles: u64,
+        per_link: bool,
+    ) -> Result<(
+        super::harness::LinkSummary,
+        Option<Vec<super::harness::LinkLoad>>,
+    )> {
+        let end = self.engine.link_counts();
+        super::harness::link_loads(&*self.engine, start, &end, cycles, per_link)
+    }
+
     /// Counts of the router model's own events (prunes, ...).
     pub fn events(&self) -> Vec<(&'static str, u64)> {
         self.engine.events()

@@ -28,8 +28,8 @@ pub mod trace;
 
 pub use config::RunConfig;
 pub use harness::{
-    ACCEPTED_SHARE, BACKLOG_SLACK, MAX_RUN_CYCLES, Prepared, RunOptions, RunResult, prepare, run,
-    run_traced,
+    ACCEPTED_SHARE, BACKLOG_SLACK, LinkLoad, LinkSummary, MAX_RUN_CYCLES, Prepared, RunOptions,
+    RunResult, prepare, run, run_traced,
 };
 pub use live::Session;
 pub use pattern::Pattern;

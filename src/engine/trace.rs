@@ -151,6 +151,11 @@ pub struct ReplayResult {
     /// Every copy in the order it arrived: (message, node, cycle its tail
     /// arrived), messages numbered in file order.
     pub deliveries: Vec<(usize, u32, u64)>,
+    /// The links' utilisation over the replay's cycles, as a run gives it.
+    pub links: super::harness::LinkSummary,
+    /// Every link's utilisation, busiest first (with `per_link`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub per_link: Option<Vec<super::harness::LinkLoad>>,
 }
 
 /// Replays `trace` on `router` over `topo` until every copy has arrived,
@@ -171,7 +176,19 @@ pub fn replay(
 /// [`replay`] on a network already built (with a waveform, say), after
 /// [`check`].
 pub fn replay_on(s: &mut Session, trace: &[TraceMsg], max_cycles: u64) -> Result<ReplayResult> {
+    replay_links(s, trace, max_cycles, false)
+}
+
+/// [`replay_on`], giving every link's utilisation too when `per_link` (as
+/// `wormcast run --trace FILE --links` prints it).
+pub fn replay_links(
+    s: &mut Session,
+    trace: &[TraceMsg],
+    max_cycles: u64,
+    per_link: bool,
+) -> Result<ReplayResult> {
     check(s, trace, max_cycles)?;
+    let (first, start) = (s.cycle(), s.link_counts());
     // Messages in order of their cycle (stable: file order breaks ties).
     let mut order: Vec<usize> = (0..trace.len()).collect();
     order.sort_by_key(|&i| trace[i].cycle);
@@ -226,6 +243,7 @@ pub fn replay_on(s: &mut Session, trace: &[TraceMsg], max_cycles: u64) -> Result
         }
     }
     let (latency, network_latency) = s.summaries();
+    let (links, per_link) = s.loads(&start, s.cycle() - first, per_link)?;
     Ok(ReplayResult {
         topology: s.topology().to_string(),
         router: s.router().name(),
@@ -237,6 +255,8 @@ pub fn replay_on(s: &mut Session, trace: &[TraceMsg], max_cycles: u64) -> Result
         network_latency,
         per_message: sent.into_iter().zip(done).collect(),
         deliveries,
+        links,
+        per_link,
     })
 }
 

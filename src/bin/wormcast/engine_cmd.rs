@@ -7,7 +7,9 @@ use std::path::Path;
 use std::time::Instant;
 use wormcast::direct::Release;
 use wormcast::engine::stats::Summary;
-use wormcast::engine::{self, RouterModel, RunConfig, RunResult, TopoSpec, trace};
+use wormcast::engine::{
+    self, LinkLoad, LinkSummary, RouterModel, RunConfig, RunResult, TopoSpec, trace,
+};
 use wormcast::rtl::HandOver;
 use wormcast::sim::NodeModel;
 use wormcast::{Error, Result};
@@ -395,16 +397,7 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
             String::new()
         }
     );
-    say!(
-        "links: mean utilisation between routers {:.4}, busiest {} at {:.4} flits/cycle ({} links)",
-        r.links.mean_between_routers,
-        r.links.busiest,
-        r.links.max,
-        r.links.links
-    );
-    for l in r.per_link.iter().flatten() {
-        say!("  {:>8.4}  {}", l.utilisation, l.link);
-    }
+    say_links(&r.links, r.per_link.as_deref());
     if let Some(met) = r.stop_rule_met {
         say!(
             "stop rule {}: half-width {:.2}% of the mean {}",
@@ -450,7 +443,7 @@ fn replay(c: &RunConfig, path: &Path, cycles: u64) -> Result<()> {
     if let Some(v) = &c.output.vcd {
         s.trace(v, plan.limits.clone(), plan.options.sim.cycle_ps())?;
     }
-    let r = match trace::replay_on(&mut s, &msgs, cycles) {
+    let r = match trace::replay_links(&mut s, &msgs, cycles, c.output.per_link) {
         Ok(r) => r,
         Err(e) => {
             let _ = s.finish();
@@ -490,5 +483,20 @@ fn replay(c: &RunConfig, path: &Path, cycles: u64) -> Result<()> {
     for (i, (sent, done)) in r.per_message.iter().enumerate() {
         say!("  message {i}: sent at cycle {sent}, last copy at cycle {done}");
     }
+    say_links(&r.links, r.per_link.as_deref());
     Ok(())
+}
+
+/// The links' lines of a run's or a replay's report.
+fn say_links(l: &LinkSummary, per_link: Option<&[LinkLoad]>) {
+    say!(
+        "links: mean utilisation between routers {:.4}, busiest {} at {:.4} flits/cycle ({} links)",
+        l.mean_between_routers,
+        l.busiest,
+        l.max,
+        l.links
+    );
+    for l in per_link.into_iter().flatten() {
+        say!("  {:>8.4}  {}", l.utilisation, l.link);
+    }
 }
