@@ -786,9 +786,21 @@ impl Network {
         self.s.arrivals().iter().map(delivery).collect()
     }
 
-    /// Whether every copy of message `msg` has been delivered.
-    fn done(&self, msg: u64) -> bool {
-        self.s.is_done(msg)
+    /// Whether every copy of message `msg` has been delivered. An id
+    /// `send` has not returned is refused (`ValueError`): waiting for it
+    /// would never end.
+    fn done(&self, msg: u64) -> PyResult<bool> {
+        let sent = self.s.messages();
+        if msg >= sent {
+            let sent = match sent {
+                0 => "none has been sent yet".to_string(),
+                n => format!("the ids sent run from 0 to {}", n - 1),
+            };
+            return Err(PyValueError::new_err(format!(
+                "message {msg} was not sent: {sent}"
+            )));
+        }
+        Ok(self.s.is_done(msg))
     }
 
     /// Statistics of the copies delivered so far: counts, and latency

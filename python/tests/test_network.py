@@ -150,6 +150,7 @@ def test_bad_networks_and_messages_are_refused_with_what_is_wrong(tmp_path):
         (lambda: net.send(0, [3, 3]), ValueError, "node 3 is listed twice"),
         (lambda: net.send(0, [3], flits=1), ValueError, "a packet holds its 1-flit header"),
         (lambda: net.send(0, "x"), TypeError, "dests: a node (int) or a sequence of nodes"),
+        (lambda: net.done(0), ValueError, "message 0 was not sent: none has been sent yet"),
         (lambda: wormcast.Network("mesh:0x4"), ValueError, "mesh"),
         (lambda: wormcast.Network("ring:8"), ValueError, "ring:8"),
         (lambda: wormcast.Network("torus:4x4", router="wormhole"), ValueError,
@@ -214,7 +215,14 @@ def test_a_true_deadlock_is_raised_with_its_cycle(tmp_path):
 
 def test_a_drain_that_runs_out_says_so():
     net = wormcast.Network("mesh:4x4")
-    net.send(0, [15], flits=200)
+    m = net.send(0, [15], flits=200)
     with pytest.raises(wormcast.NotDrainedError) as e:
         net.drain(10)
     assert "did not drain within 10 cycles" in str(e.value)
+    assert not net.done(m)
+    # An id never sent is refused: waiting for it would never end.
+    with pytest.raises(ValueError) as e:
+        net.done(m + 1)
+    assert str(e.value) == f"message {m + 1} was not sent: the ids sent run from 0 to {m}"
+    net.drain()
+    assert net.done(m)

@@ -198,8 +198,10 @@ pub(crate) fn open_kept(path: &Path) -> Result<(File, Made)> {
         .open(path)
     {
         Ok(f) => Ok((f, Made(Some(path.to_path_buf())))),
+        // (A link to a file not made yet is made through, as before.)
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => std::fs::OpenOptions::new()
             .write(true)
+            .create(true)
             .truncate(false)
             .open(path)
             .map(|f| (f, Made(None)))
