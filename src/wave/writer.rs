@@ -84,7 +84,7 @@ impl VcdWriter<BufWriter<KeptUntilWritten>> {
 /// empties it (see [`VcdWriter::create`]). A target that is not a regular
 /// file (`/dev/null`, a named pipe) is written as it is: it has nothing to
 /// empty. A file that did not exist before is removed again if it is
-/// dropped before its first write ([`Made`]).
+/// dropped before its first write.
 #[derive(Debug)]
 pub struct KeptUntilWritten {
     file: File,
