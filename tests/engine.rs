@@ -1946,20 +1946,18 @@ fn a_trace_replay_writes_its_waveform_and_refuses_what_it_cannot_send() {
     std::fs::create_dir_all(&dir).unwrap();
     let trace = dir.join("t.csv");
     std::fs::write(&trace, "0,0,3,6\n2,1,2;3,6\n").unwrap();
-    let cli = |vcd: &std::path::Path, cycles: &str| {
+    // The replay, with `extra` options.
+    let replay = |extra: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_wormcast"))
-            .args([
-                "run",
-                "--topology",
-                "mesh:2x2",
-                "--router",
-                "wormhole",
-                "--json",
-            ])
-            .args(["--trace", trace.to_str().unwrap(), "--cycles", cycles])
-            .args(["--vcd", vcd.to_str().unwrap()])
+            .args(["run", "--topology", "mesh:2x2", "--router", "wormhole"])
+            .args(["--json", "--trace", trace.to_str().unwrap()])
+            .args(extra)
             .output()
             .unwrap()
+    };
+    // With a waveform to `vcd`, at most `cycles` cycles.
+    let cli = |vcd: &std::path::Path, cycles: &str| {
+        replay(&["--cycles", cycles, "--vcd", vcd.to_str().unwrap()])
     };
     let ours = dir.join("cli.vcd");
     let o = cli(&ours, "1000");
@@ -1988,18 +1986,7 @@ fn a_trace_replay_writes_its_waveform_and_refuses_what_it_cannot_send() {
     // was ignored before): message 0's worm crosses (0,0)->(1,0)->(1,1),
     // message 1's two worms (1,0)->(0,0)->(0,1) and (1,0)->(1,1): 5 hops of
     // 6 flits, 12 on the busiest, over the 29 cycles to the last arrival.
-    let o = Command::new(env!("CARGO_BIN_EXE_wormcast"))
-        .args([
-            "run",
-            "--topology",
-            "mesh:2x2",
-            "--router",
-            "wormhole",
-            "--json",
-        ])
-        .args(["--trace", trace.to_str().unwrap(), "--links"])
-        .output()
-        .unwrap();
+    let o = replay(&["--links"]);
     let l: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(l["finished"], 28);
     assert_eq!(l["links"]["flits_between_routers"], 30);
