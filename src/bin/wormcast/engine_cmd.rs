@@ -6,6 +6,7 @@ use serde::Serialize;
 use std::path::Path;
 use std::time::Instant;
 use wormcast::direct::Release;
+use wormcast::engine::config::Plan;
 use wormcast::engine::stats::Summary;
 use wormcast::engine::{
     self, LinkLoad, LinkSummary, RouterModel, RunConfig, RunResult, TopoSpec, trace,
@@ -261,7 +262,7 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
     let plan = c.plan()?;
     let spec = &plan.topology;
     if let Some((t, cycles)) = &plan.trace {
-        return replay(c, t, *cycles);
+        return replay(c, &plan, t, *cycles);
     }
     let o = &plan.options;
     let window = &plan.limits;
@@ -426,13 +427,12 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
 }
 
 /// `run --trace`: replays a trace and prints when each message finished.
-fn replay(c: &RunConfig, path: &Path, cycles: u64) -> Result<()> {
+fn replay(c: &RunConfig, plan: &Plan, path: &Path, cycles: u64) -> Result<()> {
     let text = wormcast::read_text(path)?;
     let msgs = trace::parse(&text, &path.display().to_string())?;
     // The network of the configuration, its trace checked, and then its
     // waveform if it asks for one (`--vcd`, limited as a run's), which a
     // fault ends where it was found.
-    let plan = c.plan()?;
     let mut s = wormcast::engine::Session::new(
         &plan.topology,
         plan.router,

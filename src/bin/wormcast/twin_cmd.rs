@@ -104,8 +104,8 @@ pub(crate) fn vectors(a: &VectorArgs) -> Result<()> {
         // The model's waveform is made after the vectors: over them it
         // would leave a VCD where the testbench reads vectors or defines.
         let same = |b: &Path| {
-            std::path::absolute(m).ok() == std::path::absolute(b).ok()
-                || wormcast::wave::is_same_file(m, b)
+            let (x, y) = (std::path::absolute(m), std::path::absolute(b));
+            matches!((x, y), (Ok(x), Ok(y)) if x == y) || wormcast::wave::is_same_file(m, b)
         };
         if let Some(o) = [a.output.clone(), a.output.with_extension("vh")]
             .into_iter()
