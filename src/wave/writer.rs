@@ -213,10 +213,12 @@ pub(crate) fn open_kept(path: &Path) -> Result<(File, Made)> {
 impl Write for KeptUntilWritten {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         if !self.emptied {
+            // (A file this writer made is regular, so it is kept here, at
+            // its first write, and not asked again.)
             self.file.set_len(0)?;
             self.emptied = true;
+            self.made.keep();
         }
-        self.made.keep();
         self.file.write(buf)
     }
 
