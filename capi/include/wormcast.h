@@ -240,12 +240,23 @@ int32_t wc_net_trace(struct WcNet *n, const char *path, uint64_t from, uint64_t 
 
 /**
  * Ends the waveform, if one is written, and writes its GTKWave and Surfer
- * views beside it.
+ * views beside it. A GTKWave save file already there that wormcast did
+ * not write (one a user saved) is left as it was; `wc_net_note` says so.
  *
  * # Safety
  * `n` is a live network.
  */
 int32_t wc_net_close(struct WcNet *n);
+
+/**
+ * What the last `wc_net_close` of `n` said beside success: the views it
+ * left as they were and why, or "" (also for a null handle). Valid until
+ * the next `wc_net_close` or `wc_net_free` of `n`.
+ *
+ * # Safety
+ * `n` is null or a live network.
+ */
+const char *wc_net_note(struct WcNet *n);
 
 /**
  * Number of nodes (0 for a null handle).

@@ -156,6 +156,9 @@ pub struct WcNet {
     /// Deliveries not yet read by `wc_net_next_delivery`, as indices into
     /// the session's log.
     read: usize,
+    /// What the last `wc_net_close` said about the views it did not write
+    /// ("" when it wrote them all).
+    note: CString,
 }
 
 /// One copy of a message delivered.
@@ -463,7 +466,11 @@ pub unsafe extern "C" fn wc_net_new(
             ..RunOptions::default()
         };
         let s = Session::new(&topo, router, routing, &o)?;
-        Ok(Box::into_raw(Box::new(WcNet { s, read: 0 })))
+        Ok(Box::into_raw(Box::new(WcNet {
+            s,
+            read: 0,
+            note: CString::default(),
+        })))
     })
 }
 
@@ -479,7 +486,11 @@ pub unsafe extern "C" fn wc_net_from_config(path: *const c_char) -> *mut WcNet {
         let path = unsafe { required(path, "configuration file") }?;
         let c = RunConfig::load(path)?;
         let s = Session::from_config(&c)?;
-        Ok(Box::into_raw(Box::new(WcNet { s, read: 0 })))
+        Ok(Box::into_raw(Box::new(WcNet {
+            s,
+            read: 0,
+            note: CString::default(),
+        })))
     })
 }
 
@@ -533,7 +544,8 @@ pub unsafe extern "C" fn wc_net_trace(
 }
 
 /// Ends the waveform, if one is written, and writes its GTKWave and Surfer
-/// views beside it.
+/// views beside it. A GTKWave save file already there that wormcast did
+/// not write (one a user saved) is left as it was; `wc_net_note` says so.
 ///
 /// # Safety
 /// `n` is a live network.
@@ -541,9 +553,26 @@ pub unsafe extern "C" fn wc_net_trace(
 pub unsafe extern "C" fn wc_net_close(n: *mut WcNet) -> i32 {
     code(|| {
         // SAFETY: as documented.
-        unsafe { net_mut(n) }?.s.finish()?;
+        let n = unsafe { net_mut(n) }?;
+        let note = n.s.finish_views()?.and_then(|(_, v)| v?.note());
+        n.note = CString::new(note.unwrap_or_default()).unwrap_or_default();
         Ok(())
     })
+}
+
+/// What the last `wc_net_close` of `n` said beside success: the views it
+/// left as they were and why, or "" (also for a null handle). Valid until
+/// the next `wc_net_close` or `wc_net_free` of `n`.
+///
+/// # Safety
+/// `n` is null or a live network.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn wc_net_note(n: *mut WcNet) -> *const c_char {
+    // SAFETY: as documented.
+    match unsafe { n.as_ref() } {
+        Some(n) => n.note.as_ptr(),
+        None => c"".as_ptr(),
+    }
 }
 
 /// Number of nodes (0 for a null handle).
@@ -952,5 +981,50 @@ mod tests {
                 last()
             );
         }
+    }
+
+    /// A traced network's close writes both views, or says which save file
+    /// it left as it was: one a user saved from GTKWave.
+    #[test]
+    fn a_close_says_which_save_file_it_kept() {
+        let dir = std::env::temp_dir().join(format!("wormcast-capi-note-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let vcd = dir.join("n.vcd");
+        let gtkw = dir.join("n.gtkw");
+        let cvcd = CString::new(vcd.to_str().unwrap()).unwrap();
+        let note = |n| {
+            // SAFETY: wc_net_note returns a live NUL-terminated string.
+            unsafe { CStr::from_ptr(wc_net_note(n)) }
+                .to_string_lossy()
+                .into_owned()
+        };
+        let run = || unsafe {
+            let n = wc_net_new(c"mesh:2x2".as_ptr(), std::ptr::null(), c"".as_ptr(), std::ptr::null(), 1);
+            assert!(!n.is_null(), "{}", last());
+            assert_eq!(wc_net_trace(n, cvcd.as_ptr(), 0, 0), WC_OK, "{}", last());
+            assert_eq!(wc_net_send(n, 0, [3u32].as_ptr(), 1, 4), 0);
+            assert!(wc_net_drain(n, 1_000) > 0);
+            assert_eq!(wc_net_close(n), WC_OK, "{}", last());
+            let said = note(n);
+            wc_net_free(n);
+            said
+        };
+        assert_eq!(run(), "");
+        let ours = std::fs::read_to_string(&gtkw).unwrap();
+        assert!(ours.starts_with(wormcast::wave::GTKW_MARK));
+        let saved = "[dumpfile] \"n.vcd\"\n[savefile] \"n.gtkw\"\n";
+        std::fs::write(&gtkw, saved).unwrap();
+        let said = run();
+        assert_eq!(
+            said,
+            format!(
+                "{} was left as it was: it is a save file wormcast did not write (remove it for \
+                 wormcast's view)",
+                gtkw.display()
+            )
+        );
+        assert_eq!(std::fs::read_to_string(&gtkw).unwrap(), saved);
+        assert_eq!(note(std::ptr::null_mut()), "");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

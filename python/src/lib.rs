@@ -836,9 +836,19 @@ impl Network {
     }
 
     /// Ends the waveform, if one is written, and writes its GTKWave and
-    /// Surfer views beside it; returns its path (None without one).
-    fn close(&mut self) -> PyResult<Option<PathBuf>> {
-        self.s.finish().map_err(err)
+    /// Surfer views beside it; returns its path (None without one). A
+    /// GTKWave save file already there that wormcast did not write (one a
+    /// user saved) is left as it was, with a `UserWarning` that says so.
+    fn close(&mut self, py: Python<'_>) -> PyResult<Option<PathBuf>> {
+        let Some((path, views)) = self.s.finish_views().map_err(err)? else {
+            return Ok(None);
+        };
+        if let Some(note) = views.and_then(|v| v.note()) {
+            let note = std::ffi::CString::new(note).unwrap_or_default();
+            let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+            PyErr::warn(py, category.as_any(), &note, 1)?;
+        }
+        Ok(Some(path))
     }
 
     fn __enter__(slf: Py<Self>) -> Py<Self> {
@@ -847,11 +857,12 @@ impl Network {
 
     fn __exit__(
         &mut self,
+        py: Python<'_>,
         _t: &Bound<'_, PyAny>,
         _v: &Bound<'_, PyAny>,
         _tb: &Bound<'_, PyAny>,
     ) -> PyResult<bool> {
-        self.close()?;
+        self.close(py)?;
         Ok(false)
     }
 

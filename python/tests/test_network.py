@@ -4,6 +4,7 @@ the Rust API and the command-line tool report."""
 import json
 import os
 import subprocess
+import warnings
 from pathlib import Path
 
 import pytest
@@ -140,6 +141,30 @@ def test_a_run_configuration_builds_the_network_and_its_waveform(tmp_path):
     per_cycle = 5000 // unit_ps
     stamps = [int(line[1:]) for line in text.splitlines() if line.startswith("#")]
     assert min(stamps) == 2 * per_cycle and max(stamps) == 11 * per_cycle
+
+
+def test_a_save_file_a_user_wrote_is_kept_with_a_warning(tmp_path):
+    vcd = tmp_path / "k.vcd"
+    gtkw = vcd.with_suffix(".gtkw")
+
+    def run():
+        net = wormcast.Network("mesh:2x2", vcd=str(vcd))
+        net.send(0, [3], flits=4)
+        net.drain()
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            assert str(net.close()) == str(vcd)
+        return [str(w.message) for w in said if w.category is UserWarning]
+
+    assert run() == []
+    assert gtkw.read_text().startswith("[*] GTKWave save file written by wormcast")
+    saved = '[dumpfile] "k.vcd"\n[savefile] "k.gtkw"\n'
+    gtkw.write_text(saved)
+    assert run() == [
+        f"{gtkw} was left as it was: it is a save file wormcast did not write "
+        "(remove it for wormcast's view)"
+    ]
+    assert gtkw.read_text() == saved
 
 
 def test_bad_networks_and_messages_are_refused_with_what_is_wrong(tmp_path):

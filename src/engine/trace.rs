@@ -187,7 +187,7 @@ pub fn replay_links(
     max_cycles: u64,
     per_link: bool,
 ) -> Result<ReplayResult> {
-    check(s, trace, max_cycles)?;
+    check(s, trace, max_cycles, None)?;
     let (first, start) = (s.cycle(), s.link_counts());
     // Messages in order of their cycle (stable: file order breaks ties).
     let mut order: Vec<usize> = (0..trace.len()).collect();
@@ -262,14 +262,19 @@ pub fn replay_links(
 
 /// Refuses, by its line, a message of `trace` the network of `s` cannot
 /// carry ([`Session::check`]) or one created at or after `max_cycles`,
-/// which a replay of that many cycles would never send. [`replay_on`]
-/// checks first; a caller that attaches a waveform checks before it, so
-/// that a trace refused leaves no file.
-pub fn check(s: &Session, trace: &[TraceMsg], max_cycles: u64) -> Result<()> {
+/// which a replay of that many cycles would never send. `name` names the
+/// trace's file in the error as [`parse`] does (`FILE:LINE`); without one
+/// the error says `line LINE`. [`replay_on`] checks first; a caller that
+/// attaches a waveform checks before it, so that a trace refused leaves no
+/// file.
+pub fn check(s: &Session, trace: &[TraceMsg], max_cycles: u64, name: Option<&str>) -> Result<()> {
     for m in trace {
         let at = |reason: String| Error::Config {
             field: "trace",
-            value: format!("line {}", m.line),
+            value: match name {
+                Some(n) => format!("{n}:{}", m.line),
+                None => format!("line {}", m.line),
+            },
             reason,
         };
         s.check(m.src, &m.dests, m.flits).map_err(|err| {

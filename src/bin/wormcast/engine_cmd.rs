@@ -429,7 +429,8 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
 /// `run --trace`: replays a trace and prints when each message finished.
 fn replay(c: &RunConfig, plan: &Plan, path: &Path, cycles: u64) -> Result<()> {
     let text = wormcast::read_text(path)?;
-    let msgs = trace::parse(&text, &path.display().to_string())?;
+    let name = path.display().to_string();
+    let msgs = trace::parse(&text, &name)?;
     // The network of the configuration, its trace checked, and then its
     // waveform if it asks for one (`--vcd`, limited as a run's), which a
     // fault ends where it was found.
@@ -439,7 +440,7 @@ fn replay(c: &RunConfig, plan: &Plan, path: &Path, cycles: u64) -> Result<()> {
         plan.routing.as_deref(),
         &plan.options,
     )?;
-    trace::check(&s, &msgs, cycles)?;
+    trace::check(&s, &msgs, cycles, Some(&name))?;
     if let Some(v) = &c.output.vcd {
         s.trace(v, plan.limits.clone(), plan.options.sim.cycle_ps())?;
     }
