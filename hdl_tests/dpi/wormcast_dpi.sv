@@ -60,6 +60,8 @@ package wormcast_dpi;
     import "DPI-C" function int wc_net_trace(input chandle n, input string path,
         input longint unsigned from_cycle, input longint unsigned to_cycle);
     import "DPI-C" function int wc_net_close(input chandle n);
+    // After wc_net_close: "" or which view it left as it was (a user's .gtkw).
+    import "DPI-C" function string wc_net_note(input chandle n);
     import "DPI-C" function int unsigned wc_net_nodes(input chandle n);
     import "DPI-C" function longint unsigned wc_net_cycle(input chandle n);
     import "DPI-C" function longint unsigned wc_net_in_flight(input chandle n);
