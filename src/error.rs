@@ -53,6 +53,15 @@ pub enum Error {
         /// The parser's message.
         message: String,
     },
+    /// A BookSim anynet file ([`crate::net::booksim`]) that does not
+    /// parse, or names what the model cannot build.
+    #[error("{}{message} (BookSim anynet file)", line_prefix(*.line))]
+    Anynet {
+        /// 1-based line (0: the file as a whole).
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
     /// A topology with no switches.
     #[error("the topology has no switches")]
     NoSwitches,
@@ -385,6 +394,15 @@ pub(crate) fn load_text<T>(
 ) -> Result<T> {
     let text = read_text(path)?;
     parse(&text).map_err(|e| e.in_file(path))
+}
+
+/// `line N: `, or nothing for line 0 (a file as a whole).
+fn line_prefix(line: usize) -> String {
+    if line == 0 {
+        String::new()
+    } else {
+        format!("line {line}: ")
+    }
 }
 
 /// The crate's result type.

@@ -114,6 +114,95 @@ fn topo_gen_then_show_then_run() {
     assert!(human.contains("accepted throughput"), "{human}");
 }
 
+/// BookSim's anynet file of the headline network (`benches/anynet8x4.anynet`)
+/// runs as the TOML translation of it does: the same topology, port for
+/// port, and the same run, cycle for cycle. A latency the model's links do
+/// not have is refused by its file and line.
+#[test]
+fn a_booksim_anynet_file_runs_as_its_toml_translation() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let (anynet, toml) = (
+        format!("{root}/benches/anynet8x4.anynet"),
+        format!("{root}/benches/anynet8x4.toml"),
+    );
+    // The same network but for the TOML's open ports: its switches have 8
+    // ports each, a BookSim router as many as it has links.
+    let show = |f: &str| {
+        let mut v: serde_json::Value =
+            serde_json::from_str(&ok(&wormcast(&["topo", "show", f, "--json"]))).unwrap();
+        let mut open = 0;
+        for sw in v["switch"].as_array_mut().unwrap() {
+            let ports = sw["ports"].as_array_mut().unwrap();
+            let n = ports.len();
+            ports.retain(|p| p["to"] != "open");
+            open += n - ports.len();
+        }
+        (v, open)
+    };
+    let ((a, none), (b, open)) = (show(&anynet), show(&toml));
+    assert_eq!((none, open), (0, 8 * 8 - 32 - 2 * 12));
+    assert_eq!(a, b);
+    // The switch system with its nodes' own generators, or (`--threads`)
+    // the engine.
+    let run = |f: &str, more: &[&str]| {
+        let mut args = vec![
+            "run",
+            "--topology",
+            f,
+            "--traffic",
+            "uniform",
+            "--load",
+            "0.1",
+            "--packet",
+            "20",
+            "--warmup",
+            "500",
+            "--cycles",
+            "3000",
+            "--json",
+        ];
+        args.extend_from_slice(more);
+        let out = ok(&wormcast(&args));
+        let mut v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let m = v.as_object_mut().unwrap();
+        assert_eq!(m.remove("topology").unwrap(), f);
+        for timing in ["wall_seconds", "cycles_per_second", "setup_seconds"] {
+            m.remove(timing).expect(timing);
+        }
+        v
+    };
+    let a = run(&anynet, &[]);
+    assert!(a["packets_delivered"].as_u64().unwrap() > 300, "{a}");
+    assert_eq!(a, run(&toml, &[]));
+    let e = run(&anynet, &["--threads", "2"]);
+    assert!(e["delivered"].as_u64().unwrap() > 300, "{e}");
+    assert_eq!(e, run(&toml, &["--threads", "2"]));
+
+    let slow = tmp("slow.anynet");
+    std::fs::write(
+        &slow,
+        "router 0 node 0 node 1 router 1\nrouter 1 node 2 router 0 3\n",
+    )
+    .unwrap();
+    let o = wormcast(&[
+        "run",
+        "--topology",
+        slow.to_str().unwrap(),
+        "--cycles",
+        "100",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        format!(
+            "error: {}: line 2: the link from router 1 to router 0 takes 3 cycles; the model's \
+             links take one cycle (seed 000 section 6.2), so only a latency of 1 is read (BookSim \
+             anynet file)\n",
+            slow.display()
+        )
+    );
+}
+
 #[test]
 fn a_single_packet_reports_its_latency() {
     let net = tmp("single.toml");

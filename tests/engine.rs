@@ -1863,7 +1863,10 @@ fn the_longest_packet_of_each_model_is_carried_or_refused() {
         let e = String::from_utf8_lossy(&o.stderr);
         // Named by the file and the line, as a line that does not parse is.
         assert!(
-            e.contains(&format!("trace = {}:2: bad packet: 70000 flits", trace.display())),
+            e.contains(&format!(
+                "trace = {}:2: bad packet: 70000 flits",
+                trace.display()
+            )),
             "{router}: {e}"
         );
     }

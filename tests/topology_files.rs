@@ -129,3 +129,92 @@ proptest! {
         }
     }
 }
+
+/// Lines of an anynet file: mostly `router`/`node` pairs with small ids,
+/// latencies and stray words among them.
+fn anynet_line() -> impl Strategy<Value = String> {
+    let word = prop_oneof![
+        4 => (prop_oneof![Just("router"), Just("node")], 0u32..6).prop_map(|(k, i)| format!("{k} {i}")),
+        1 => Just("1".to_string()),
+        1 => "[a-z0-9-]{0,6}",
+    ];
+    proptest::collection::vec(word, 0..8).prop_map(|w| w.join(" "))
+}
+
+/// A connected network of `routers` routers: a random spanning tree (each
+/// router joined to an earlier one) and `extra` more links, with nodes
+/// `0..nodes` each on a random router.
+fn anynet_network() -> impl Strategy<Value = (usize, Vec<(usize, usize)>, Vec<usize>)> {
+    (1usize..8).prop_flat_map(|routers| {
+        let tree = (1..routers)
+            .map(|r| (0..r).prop_map(move |p| (p, r)))
+            .collect::<Vec<_>>();
+        let extra = proptest::collection::vec((0..routers, 0..routers), 0..6);
+        let nodes = proptest::collection::vec(0..routers, 1..12);
+        (Just(routers), tree, extra, nodes).prop_map(|(r, mut links, extra, nodes)| {
+            links.extend(extra.into_iter().filter(|(a, b)| a != b));
+            (r, links, nodes)
+        })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    /// What an anynet file says gives a network or an error, never a panic.
+    #[test]
+    fn anynet_text_never_panics(lines in proptest::collection::vec(anynet_line(), 0..10)) {
+        if let Ok(topo) = Topology::from_str_any(&lines.join("\n")) {
+            let _ = Network::new(&topo).map(|n| wormcast::net::summary::summarize(&n));
+        }
+    }
+
+    /// However an anynet file lists a connected network (each link from
+    /// either end, once or twice; each node from its router's line or its
+    /// own), it builds a network in which each router has a port per node
+    /// and per neighbour, the nodes first, and the TOML written from it
+    /// reads back as the same topology.
+    #[test]
+    fn an_anynet_network_builds_with_booksims_ports(
+        (routers, links, nodes) in anynet_network(),
+        from_b in proptest::collection::vec(any::<bool>(), 16),
+        node_lines in proptest::collection::vec(any::<bool>(), 12),
+    ) {
+        let mut text: Vec<String> = (0..routers).map(|r| format!("router {r}")).collect();
+        for (i, &(a, b)) in links.iter().enumerate() {
+            let (h, t) = if from_b[i % 16] { (b, a) } else { (a, b) };
+            text[h].push_str(&format!(" router {t}"));
+        }
+        for (n, &r) in nodes.iter().enumerate() {
+            if node_lines[n] {
+                text.push(format!("node {n} router {r}"));
+            } else {
+                text[r].push_str(&format!(" node {n}"));
+            }
+        }
+        let t = Topology::from_str_any(&text.join("\n")).unwrap();
+        let net = Network::new(&t).unwrap();
+        prop_assert_eq!(net.num_nodes(), nodes.len());
+        let mut neighbours = vec![std::collections::BTreeSet::new(); routers];
+        for &(a, b) in &links {
+            neighbours[a].insert(b);
+            neighbours[b].insert(a);
+        }
+        for (r, s) in t.switches.iter().enumerate() {
+            let own: Vec<usize> = (0..nodes.len()).filter(|&n| nodes[n] == r).collect();
+            prop_assert_eq!(s.ports as usize, own.len() + neighbours[r].len());
+            for (port, &n) in own.iter().enumerate() {
+                prop_assert_eq!(<[u32; 2]>::from(t.nodes[n].at), [r as u32, port as u32]);
+            }
+        }
+        prop_assert_eq!(t.links.len(), neighbours.iter().map(|n| n.len()).sum::<usize>() / 2);
+        for l in &t.links {
+            let (a, b) = (l.a.switch as usize, l.b.switch as usize);
+            let own_a = nodes.iter().filter(|&&r| r == a).count();
+            let rank = neighbours[a].iter().position(|&x| x == b).unwrap();
+            prop_assert_eq!(l.a.port as usize, own_a + rank);
+        }
+        let back = Topology::from_toml_str(&t.to_toml_string()).unwrap();
+        prop_assert_eq!((&back.switches, &back.links, &back.nodes), (&t.switches, &t.links, &t.nodes));
+    }
+}

@@ -999,7 +999,13 @@ mod tests {
                 .into_owned()
         };
         let run = || unsafe {
-            let n = wc_net_new(c"mesh:2x2".as_ptr(), std::ptr::null(), c"".as_ptr(), std::ptr::null(), 1);
+            let n = wc_net_new(
+                c"mesh:2x2".as_ptr(),
+                std::ptr::null(),
+                c"".as_ptr(),
+                std::ptr::null(),
+                1,
+            );
             assert!(!n.is_null(), "{}", last());
             assert_eq!(wc_net_trace(n, cvcd.as_ptr(), 0, 0), WC_OK, "{}", last());
             assert_eq!(wc_net_send(n, 0, [3u32].as_ptr(), 1, 4), 0);

@@ -8,8 +8,10 @@
 //! minimal up*/down* routing tables the switches' unicast decode units look
 //! up ([`RoutingTables`]); the reachability strings of section 5.3.2 that
 //! bit-string decode units AND headers with ([`Reachability`]). [`summary`] describes a network for people and
-//! tools (`wormcast topo show`).
+//! tools (`wormcast topo show`). A topology file may also be a BookSim
+//! anynet file ([`booksim`]).
 
+pub mod booksim;
 mod irregular;
 mod reach;
 mod routing;

@@ -262,9 +262,19 @@ impl Topology {
         })
     }
 
-    /// Reads a topology file.
+    /// Reads a topology file: TOML as above, or a BookSim anynet file
+    /// ([`booksim`](super::booksim), told by its first line).
     pub fn load(path: impl AsRef<Path>) -> Result<Topology> {
-        crate::error::load_text(path.as_ref(), Topology::from_toml_str)
+        crate::error::load_text(path.as_ref(), Topology::from_str_any)
+    }
+
+    /// Parses a topology from the text of either file format.
+    pub fn from_str_any(text: &str) -> Result<Topology> {
+        if super::booksim::is_anynet(text) {
+            super::booksim::from_anynet_str(text)
+        } else {
+            Topology::from_toml_str(text)
+        }
     }
 
     /// The topology as TOML, in the file format above.
