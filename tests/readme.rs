@@ -86,7 +86,7 @@ fn every_readme_command_runs_as_written() {
     let dir = std::env::temp_dir().join(format!("wormcast-readme-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    for d in ["topologies", "traces", "configs"] {
+    for d in ["topologies", "traces", "configs", "benches"] {
         std::os::unix::fs::symlink(root.join(d), dir.join(d)).unwrap();
     }
     let bin = Path::new(env!("CARGO_BIN_EXE_wormcast"));
