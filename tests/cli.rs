@@ -139,9 +139,9 @@ fn a_booksim_anynet_file_runs_as_its_toml_translation() {
         }
         (v, open)
     };
-    let ((a, none), (b, open)) = (show(&anynet), show(&toml));
+    let ((shown, none), (b, open)) = (show(&anynet), show(&toml));
     assert_eq!((none, open), (0, 8 * 8 - 32 - 2 * 12));
-    assert_eq!(a, b);
+    assert_eq!(shown, b);
     // The switch system with its nodes' own generators, or (`--threads`)
     // the engine.
     let run = |f: &str, more: &[&str]| {
@@ -177,6 +177,21 @@ fn a_booksim_anynet_file_runs_as_its_toml_translation() {
     let e = run(&anynet, &["--threads", "2"]);
     assert!(e["delivered"].as_u64().unwrap() > 300, "{e}");
     assert_eq!(e, run(&toml, &["--threads", "2"]));
+
+    // Converted to a TOML topology file (`topo show --toml`), BookSim's
+    // ports and all: the same network and the same run again.
+    let text = ok(&wormcast(&["topo", "show", &anynet, "--toml"]));
+    assert!(
+        text.starts_with(&format!(
+            "# {anynet}: 8 switches, 32 nodes, 12 links\n\n[[switch]]\nid = 0\nports = 8\n"
+        )),
+        "{text}"
+    );
+    let converted = tmp("anynet8x4-converted.toml");
+    std::fs::write(&converted, &text).unwrap();
+    let c = converted.to_str().unwrap();
+    assert_eq!(show(c), (shown, 0));
+    assert_eq!(run(c, &[]), run(&anynet, &[]));
 
     let slow = tmp("slow.anynet");
     std::fs::write(

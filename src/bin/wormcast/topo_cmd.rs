@@ -28,11 +28,15 @@ pub(crate) enum TopoCmd {
     },
     /// Show levels, up/down link ends and a routing summary.
     Show {
-        /// The topology file.
+        /// The topology file (TOML, or a BookSim anynet file).
         file: PathBuf,
         /// Print JSON.
         #[arg(long)]
         json: bool,
+        /// Print the topology itself, checked, as a TOML topology file (a
+        /// BookSim anynet file converted, its ports in BookSim's order).
+        #[arg(long, conflicts_with = "json")]
+        toml: bool,
     },
 }
 
@@ -72,7 +76,24 @@ pub(crate) fn topo(cmd: TopoCmd) -> Result<()> {
                 }
             }
         }
-        TopoCmd::Show { file, json } => {
+        TopoCmd::Show {
+            file,
+            json: _,
+            toml: true,
+        } => {
+            let t = wormcast::net::Topology::load(&file)?;
+            let net = Network::new(&t).map_err(|e| e.in_file(&file))?;
+            say!(
+                "# {}: {} switches, {} nodes, {} links\n\n{}",
+                file.display(),
+                net.num_switches(),
+                net.num_nodes(),
+                t.links.len(),
+                t.to_toml_string().trim_end()
+            );
+            Ok(())
+        }
+        TopoCmd::Show { file, json, .. } => {
             let net = Network::load(&file)?;
             let s = summarize(&net);
             if json {
