@@ -31,13 +31,16 @@ use crate::error::{Error, Result};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// True when `text` looks like an anynet file: its first line that is not
-/// blank starts with `router` or `node` (which no TOML topology can).
+/// blank starts with the word `router` or `node`, not followed by `=` (a
+/// TOML key of that name, which a topology file does not have, is left to
+/// the TOML reader to name).
 pub fn is_anynet(text: &str) -> bool {
-    text.lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .and_then(|l| l.split_whitespace().next())
-        .is_some_and(|w| w == "router" || w == "node")
+    let Some(line) = text.lines().map(str::trim).find(|l| !l.is_empty()) else {
+        return false;
+    };
+    let mut words = line.split_whitespace();
+    words.next().is_some_and(|w| w == "router" || w == "node")
+        && !words.next().is_some_and(|w| w.starts_with('='))
 }
 
 /// What a line connects its head to.
@@ -222,6 +225,7 @@ mod tests {
     fn ports_follow_booksims_order_and_links_are_full_duplex() {
         assert!(is_anynet(EXAMPLE) && is_anynet("\n  node 0 router 1\n"));
         assert!(!is_anynet("# router 0\n[[switch]]\n") && !is_anynet(""));
+        assert!(!is_anynet("router = 5\n") && !is_anynet("node =5\n") && !is_anynet("routers 1\n"));
         let t = from_anynet_str(EXAMPLE).unwrap();
         let ports: Vec<(u32, u32)> = t.switches.iter().map(|s| (s.id, s.ports)).collect();
         assert_eq!(ports, [(0, 5), (1, 5), (2, 5)]);
