@@ -145,22 +145,11 @@ fn a_booksim_anynet_file_runs_as_its_toml_translation() {
     // The switch system with its nodes' own generators, or (`--threads`)
     // the engine.
     let run = |f: &str, more: &[&str]| {
-        let mut args = vec![
-            "run",
-            "--topology",
-            f,
-            "--traffic",
-            "uniform",
-            "--load",
-            "0.1",
-            "--packet",
-            "20",
-            "--warmup",
-            "500",
-            "--cycles",
-            "3000",
-            "--json",
-        ];
+        let mut args: Vec<&str> =
+            "run --traffic uniform --load 0.1 --packet 20 --warmup 500 --cycles 3000 --json"
+                .split(' ')
+                .collect();
+        args.extend(["--topology", f]);
         args.extend_from_slice(more);
         let out = ok(&wormcast(&args));
         let mut v: serde_json::Value = serde_json::from_str(&out).unwrap();
