@@ -182,6 +182,57 @@ fn a_booksim_anynet_file_runs_as_its_toml_translation() {
     assert_eq!(show(c), (shown, 0));
     assert_eq!(run(c, &[]), run(&anynet, &[]));
 
+    // And back: the TOML written as an anynet file is BookSim's file, byte
+    // for byte. A generated network's anynet file (ports renumbered as
+    // BookSim numbers them) writes back as itself; one that joins two
+    // switches twice is refused, naming them.
+    let back = ok(&wormcast(&["topo", "show", &toml, "--anynet"]));
+    assert_eq!(back, std::fs::read_to_string(&anynet).unwrap());
+    for (seed, twice) in [("1", None), ("2", Some("switches 10 and 14"))] {
+        let net = tmp(&format!("gen{seed}.toml"));
+        let n = net.to_str().unwrap();
+        ok(&wormcast(&[
+            "topo",
+            "gen",
+            "--switches",
+            "64",
+            "--ports",
+            "8",
+            "--nodes",
+            "256",
+            "--seed",
+            seed,
+            "-o",
+            n,
+        ]));
+        let o = wormcast(&["topo", "show", n, "--anynet"]);
+        match twice {
+            None => {
+                let first = ok(&o);
+                let file = tmp(&format!("gen{seed}.anynet"));
+                std::fs::write(&file, &first).unwrap();
+                let f = file.to_str().unwrap();
+                assert_eq!(ok(&wormcast(&["topo", "show", f, "--anynet"])), first);
+                let count = |f: &str| {
+                    let v: serde_json::Value =
+                        serde_json::from_str(&ok(&wormcast(&["topo", "show", f, "--json"])))
+                            .unwrap();
+                    (
+                        v["switches"].clone(),
+                        v["nodes"].clone(),
+                        v["links"].clone(),
+                    )
+                };
+                assert_eq!(count(f), count(n));
+            }
+            Some(which) => {
+                assert_eq!(o.status.code(), Some(2));
+                let e = String::from_utf8_lossy(&o.stderr);
+                assert!(e.contains(which) && e.contains("more than one link"), "{e}");
+            }
+        }
+    }
+
     let slow = tmp("slow.anynet");
     std::fs::write(
         &slow,

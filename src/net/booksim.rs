@@ -25,6 +25,9 @@
 //! BookSim reads an id with `atoi`, so that a mistyped id quietly becomes
 //! router or node 0; here every token that is not what its place asks for
 //! is refused with its line.
+//!
+//! A topology is written as an anynet file too ([`to_anynet_string`]), for
+//! BookSim to run a network generated or written here.
 
 use super::topology::{LinkSpec, NodeSpec, PortRef, SourceLines, SwitchSpec, Topology};
 use crate::error::{Error, Result};
@@ -211,6 +214,45 @@ pub fn from_anynet_str(text: &str) -> Result<Topology> {
     Ok(t)
 }
 
+/// Writes `t` as an anynet file: a line per router, its nodes and then its
+/// neighbours of higher id, each by id (the lower end's line lists a
+/// link). BookSim numbers the ports itself, nodes first, so the network it
+/// builds is this one with its ports in that order: a file read back by
+/// [`from_anynet_str`] gives the same switches, links and nodes where the
+/// ports already were in that order. Two switches joined by more than one
+/// link are refused: an anynet file joins two routers once.
+pub fn to_anynet_string(t: &Topology) -> Result<String> {
+    let mut nodes: BTreeMap<u32, BTreeSet<u32>> = BTreeMap::new();
+    for n in &t.nodes {
+        nodes.entry(n.at.switch).or_default().insert(n.id);
+    }
+    let mut up: BTreeMap<u32, BTreeSet<u32>> = BTreeMap::new();
+    for l in &t.links {
+        let (a, b) = (l.a.switch.min(l.b.switch), l.a.switch.max(l.b.switch));
+        if !up.entry(a).or_default().insert(b) {
+            return Err(Error::Anynet {
+                line: 0,
+                message: format!(
+                    "switches {a} and {b} are joined by more than one link, and an anynet file \
+                     joins two routers once"
+                ),
+            });
+        }
+    }
+    let mut out = String::new();
+    for s in &t.switches {
+        out.push_str(&format!("router {}", s.id));
+        for n in nodes.get(&s.id).into_iter().flatten() {
+            out.push_str(&format!(" node {n}"));
+        }
+        for r in up.get(&s.id).into_iter().flatten() {
+            out.push_str(&format!(" router {r}"));
+        }
+        out.push('\n');
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -268,6 +310,30 @@ mod tests {
         assert_eq!(
             (&again.switches, &again.links, &again.nodes),
             (&t.switches, &t.links, &t.nodes)
+        );
+    }
+
+    #[test]
+    fn a_topology_written_as_anynet_reads_back() {
+        let t = from_anynet_str(EXAMPLE).unwrap();
+        let text = to_anynet_string(&t).unwrap();
+        assert_eq!(
+            text,
+            "router 0 node 0 node 1 node 2 router 1 router 2\n\
+             router 1 node 3 node 4 node 5 router 2\n\
+             router 2 node 6 node 7 node 8\n"
+        );
+        let back = from_anynet_str(&text).unwrap();
+        assert_eq!(
+            (&back.switches, &back.links, &back.nodes),
+            (&t.switches, &t.links, &t.nodes)
+        );
+        let mut twice = t.clone();
+        twice.links.push(twice.links[0]);
+        assert_eq!(
+            to_anynet_string(&twice).unwrap_err().to_string(),
+            "switches 0 and 1 are joined by more than one link, and an anynet file joins two \
+             routers once (BookSim anynet file)"
         );
     }
 

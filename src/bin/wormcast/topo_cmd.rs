@@ -37,6 +37,11 @@ pub(crate) enum TopoCmd {
         /// BookSim anynet file converted, its ports in BookSim's order).
         #[arg(long, conflicts_with = "json")]
         toml: bool,
+        /// Print the topology, checked, as a BookSim anynet file (BookSim
+        /// numbers the ports itself: a router's nodes first, then its
+        /// neighbours, each by id).
+        #[arg(long, conflicts_with_all = ["json", "toml"])]
+        anynet: bool,
     },
 }
 
@@ -77,9 +82,17 @@ pub(crate) fn topo(cmd: TopoCmd) -> Result<()> {
             }
         }
         TopoCmd::Show {
-            file,
-            json: _,
-            toml: true,
+            file, anynet: true, ..
+        } => {
+            let t = wormcast::net::Topology::load(&file)?;
+            Network::new(&t).map_err(|e| e.in_file(&file))?;
+            let text =
+                wormcast::net::booksim::to_anynet_string(&t).map_err(|e| e.in_file(&file))?;
+            say_part!("{text}");
+            Ok(())
+        }
+        TopoCmd::Show {
+            file, toml: true, ..
         } => {
             let t = wormcast::net::Topology::load(&file)?;
             let net = Network::new(&t).map_err(|e| e.in_file(&file))?;
