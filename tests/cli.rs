@@ -191,20 +191,8 @@ fn a_booksim_anynet_file_runs_as_its_toml_translation() {
     for (seed, twice) in [("1", None), ("2", Some("switches 10 and 14"))] {
         let net = tmp(&format!("gen{seed}.toml"));
         let n = net.to_str().unwrap();
-        ok(&wormcast(&[
-            "topo",
-            "gen",
-            "--switches",
-            "64",
-            "--ports",
-            "8",
-            "--nodes",
-            "256",
-            "--seed",
-            seed,
-            "-o",
-            n,
-        ]));
+        let generate = format!("topo gen --switches 64 --ports 8 --nodes 256 --seed {seed} -o {n}");
+        ok(&wormcast(&generate.split(' ').collect::<Vec<_>>()));
         let o = wormcast(&["topo", "show", n, "--anynet"]);
         match twice {
             None => {
