@@ -76,13 +76,13 @@ impl Kind {
 ///
 /// [`Network::new`]: super::topology::Network::new
 pub fn from_anynet_str(text: &str) -> Result<Topology> {
-    // Routers by id: the line each first appears on, its nodes and its
-    // neighbours (each with the line that joined them).
+    // Routers by id with the line each first appears on, each router's
+    // nodes, each node's router, and the links (lower id first), each
+    // with the line that first named it.
     let mut routers: BTreeMap<u32, usize> = BTreeMap::new();
     let mut attached: BTreeMap<u32, BTreeSet<u32>> = BTreeMap::new();
     let mut nodes: BTreeMap<u32, (u32, usize)> = BTreeMap::new();
     let mut links: BTreeMap<(u32, u32), usize> = BTreeMap::new();
-    let mut neighbours: BTreeMap<u32, BTreeSet<u32>> = BTreeMap::new();
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
         let bad = |message: String| Error::Anynet { line, message };
@@ -145,8 +145,6 @@ pub fn from_anynet_str(text: &str) -> Result<Topology> {
                     }
                     routers.entry(b).or_insert(line);
                     links.entry((h.min(b), h.max(b))).or_insert(line);
-                    neighbours.entry(h).or_default().insert(b);
-                    neighbours.entry(b).or_default().insert(h);
                 }
                 _ => {
                     let (node, router) = if head == Kind::Node { (h, b) } else { (b, h) };
@@ -173,6 +171,11 @@ pub fn from_anynet_str(text: &str) -> Result<Topology> {
             line: 0,
             message: "no router or node is named".into(),
         });
+    }
+    let mut neighbours: BTreeMap<u32, BTreeSet<u32>> = BTreeMap::new();
+    for &(a, b) in links.keys() {
+        neighbours.entry(a).or_default().insert(b);
+        neighbours.entry(b).or_default().insert(a);
     }
     // BookSim's port order: nodes, then neighbouring routers, each by id.
     let empty = BTreeSet::new();

@@ -84,8 +84,7 @@ pub(crate) fn topo(cmd: TopoCmd) -> Result<()> {
         TopoCmd::Show {
             file, anynet: true, ..
         } => {
-            let t = wormcast::net::Topology::load(&file)?;
-            Network::new(&t).map_err(|e| e.in_file(&file))?;
+            let (t, _) = checked(&file)?;
             let text =
                 wormcast::net::booksim::to_anynet_string(&t).map_err(|e| e.in_file(&file))?;
             say_part!("{text}");
@@ -94,8 +93,7 @@ pub(crate) fn topo(cmd: TopoCmd) -> Result<()> {
         TopoCmd::Show {
             file, toml: true, ..
         } => {
-            let t = wormcast::net::Topology::load(&file)?;
-            let net = Network::new(&t).map_err(|e| e.in_file(&file))?;
+            let (t, net) = checked(&file)?;
             say!(
                 "# {}: {} switches, {} nodes, {} links\n\n{}",
                 file.display(),
@@ -117,4 +115,12 @@ pub(crate) fn topo(cmd: TopoCmd) -> Result<()> {
             Ok(())
         }
     }
+}
+
+/// A topology file as written, and the network it passed every check as
+/// ([`Network::load`], keeping the entries it was built from).
+fn checked(file: &Path) -> Result<(wormcast::net::Topology, Network)> {
+    let t = wormcast::net::Topology::load(file)?;
+    let net = Network::new(&t).map_err(|e| e.in_file(file))?;
+    Ok((t, net))
 }
