@@ -491,58 +491,94 @@ fn fst_blocks(path: &Path) -> Vec<(u64, u64)> {
 }
 
 /// The model's own FST files, read back by GTKWave's `fst2vcd` (the
-/// reference implementation of the format), hold exactly what the VCD of
-/// the same run holds: a long run written in several value-change blocks,
-/// and a window of some scopes that starts past cycle 0.
+/// reference implementation of the format, whose zlib inflates each
+/// block's frame), hold exactly what the VCD of the same run holds: a long
+/// run written in several value-change blocks, a window of some scopes
+/// that starts past cycle 0, and a network whose bit strings are 256 bits
+/// wide, so that its frames are long runs of `0` and `x` (packed from
+/// their runs, `src/wave/runzlib.rs`).
 #[test]
 #[cfg_attr(not(have_fst2vcd), ignore = "needs GTKWave's fst2vcd")]
 fn gtkwave_reads_the_models_fst_as_its_vcd() {
     let dir = workdir("model-fst");
     let net = root().join("benches/anynet8x4.toml").display().to_string();
-    let cases: [(&str, &[&str], u64); 2] = [
+    let net64 = dir.join("net64.toml").display().to_string();
+    tool(
+        &dir,
+        env!("CARGO_BIN_EXE_wormcast"),
+        &[
+            "topo",
+            "gen",
+            "--switches",
+            "64",
+            "--ports",
+            "8",
+            "--nodes",
+            "256",
+            "-o",
+            &net64,
+        ],
+    );
+    let uniform = ["--traffic", "uniform", "--load", "0.1", "--packet", "20"];
+    let cases: [(&str, &str, Vec<&str>, u64); 3] = [
         // The clock and every register of 8 switches and 32 endpoints.
-        ("whole", &["--cycles", "30000"], 1949),
+        (
+            "whole",
+            &net,
+            [&uniform[..], &["--cycles", "30000"]].concat(),
+            1949,
+        ),
         (
             "window",
-            &[
-                "--cycles",
-                "3000",
-                "--trace-from",
-                "1000",
-                "--trace-to",
-                "1500",
-                "--trace-scope",
-                "top.sw3,top.ep5",
-            ],
+            &net,
+            [
+                &uniform[..],
+                &[
+                    "--cycles",
+                    "3000",
+                    "--trace-from",
+                    "1000",
+                    "--trace-to",
+                    "1500",
+                    "--trace-scope",
+                    "top.sw3,top.ep5",
+                ],
+            ]
+            .concat(),
             // The clock; the switch's 7 wired ports, each 4 input, 11 + 7
             // decode and 7 output signals; the endpoint's 10.
             1 + 7 * (4 + 11 + 7 + 7) + 10,
         ),
+        // Bit-string worms to 8 of 256 nodes: every decode unit's strings
+        // are 256 bits, unknown until its first worm.
+        (
+            "wide",
+            &net64,
+            vec![
+                "--traffic",
+                "multicast",
+                "--worm",
+                "bit-string",
+                "--degree",
+                "8",
+                "--load",
+                "0.05",
+                "--cycles",
+                "6000",
+            ],
+            16023,
+        ),
     ];
-    for (name, args, signals) in cases {
+    for (name, topology, args, signals) in cases {
         for ext in ["vcd", "fst"] {
             let file = format!("{name}.{ext}");
-            let mut a = vec![
-                "run",
-                "--topology",
-                &net,
-                "--traffic",
-                "uniform",
-                "--load",
-                "0.1",
-                "--packet",
-                "20",
-                "--warmup",
-                "0",
-                "--quiet",
-                "--vcd",
-                &file,
-            ];
-            a.extend_from_slice(args);
+            let mut a = vec!["run", "--topology", topology];
+            a.extend_from_slice(&args);
+            a.extend_from_slice(&["--warmup", "0", "--quiet", "--vcd", &file]);
             tool(&dir, env!("CARGO_BIN_EXE_wormcast"), &a);
         }
         let blocks = fst_blocks(&dir.join(format!("{name}.fst")));
-        if name == "whole" {
+        if name != "window" {
             assert!(blocks.len() >= 3, "{blocks:?}");
             for w in blocks.windows(2) {
                 assert_eq!(w[0].1, w[1].0, "blocks follow each other: {blocks:?}");

@@ -517,3 +517,74 @@ fn a_large_network_s_fst_packs_its_frames() {
     assert!(r.signals > 10_000, "{}", r.signals);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Every block's frame holds the values the changes before it leave. A
+/// viewer that opens a file at a later time starts from that block's frame
+/// (a read from cycle 0 never looks at the frames after the first), so
+/// each block is read here from just past its start with the `fst-reader`
+/// crate, and every signal is found as a read from time 0 has it at the
+/// block's end. The network's bit strings are 256 bits wide: the frames
+/// are long runs of `0` and `x` around the strings of worms' destinations,
+/// packed from their runs (`src/wave/runzlib.rs`).
+#[test]
+fn every_frame_holds_the_values_its_block_starts_from() {
+    use fst_reader::{FstFilter, FstReader, FstSignalValue};
+    use std::collections::HashMap;
+    use wormcast::wave::FstWriter;
+    let p = wormcast::net::IrregularParams {
+        switches: 64,
+        nodes: 256,
+        ..Default::default()
+    };
+    let net = wormcast::net::Network::new(&p.generate().unwrap()).unwrap();
+    let traffic = Traffic::multicast(0.05, 16, 8, wormcast::header::Kind::BitString);
+    let dir = std::env::temp_dir().join(format!("wormcast-every-frame-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("run.fst");
+    let mut sys = System::new(&net, &SimConfig::default(), &traffic).unwrap();
+    sys.attach_tracer(Box::new(FstWriter::create(&path).unwrap()))
+        .unwrap();
+    sys.run(6000).unwrap();
+    sys.finish_trace().unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    // The value-change blocks' (start, end) times.
+    let be = |at: usize| u64::from_be_bytes(bytes[at..at + 8].try_into().unwrap());
+    let (mut at, mut blocks) = (0, Vec::new());
+    while at < bytes.len() {
+        if bytes[at] == 8 {
+            blocks.push((be(at + 9), be(at + 17)));
+        }
+        at += 1 + be(at + 1) as usize;
+    }
+    assert!(blocks.len() >= 3, "{blocks:?}");
+    let mut r = FstReader::open(std::io::Cursor::new(bytes)).unwrap();
+    // Each signal's last value read between `from` and `to`.
+    let mut read = |from: u64, to: u64| {
+        let mut last: HashMap<usize, String> = HashMap::new();
+        r.read_signals(&FstFilter::filter_time(from, to), |_, h, v| {
+            if let FstSignalValue::String(s) = v {
+                last.insert(h.get_index(), String::from_utf8_lossy(s).into_owned());
+            }
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+        last
+    };
+    let mut wide_known = 0;
+    for &(start, end) in &blocks[1..] {
+        assert!(end > start + 1, "{blocks:?}");
+        let whole = read(0, end);
+        let late = read(start + 1, end);
+        assert_eq!(late.len(), whole.len(), "every signal, from block {start}");
+        for (h, v) in &whole {
+            assert_eq!(late.get(h), Some(v), "signal {h} from the block at {start}");
+        }
+        wide_known += whole
+            .values()
+            .filter(|v| v.len() == 256 && !v.contains('x'))
+            .count();
+    }
+    // The frames hold known bit strings, not only unknown ones.
+    assert!(wide_known > 100, "{wide_known}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

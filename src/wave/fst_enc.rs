@@ -25,6 +25,7 @@
 
 use std::io::{Seek, SeekFrom, Write};
 
+use super::runzlib::RunZlib;
 use super::writer::BYTE_CHARS;
 use crate::rtl::trace::SignalValue;
 
@@ -44,9 +45,6 @@ const DIR_IMPLICIT: u8 = 0;
 const MIN_COMPRESS: usize = 32;
 /// zlib level for the time table.
 const ZLIB_LEVEL: u8 = 3;
-/// zlib level for a block's frame: the fastest, as a frame repeats one
-/// character for long stretches.
-const FRAME_LEVEL: u8 = 1;
 
 /// Appends `v` as an unsigned LEB128 varint.
 #[inline]
@@ -73,7 +71,8 @@ fn svarint(out: &mut Vec<u8>, mut v: i64) {
 }
 
 /// The characters of a frame are made and handed on in pieces of about
-/// this many (a piece stays in the cache while zlib reads it).
+/// this many, when a frame is stored as it is (a piece stays in the cache
+/// while it is copied).
 const FRAME_PIECE: usize = 1 << 16;
 
 /// The values every signal holds at the start of a block, kept packed: a
@@ -81,7 +80,8 @@ const FRAME_PIECE: usize = 1 << 16;
 /// most significant bit first (as a change record stores it), and a flag
 /// for a signal whose value is unknown. The block stores them as its
 /// frame, one character per bit: at 1,024 switches 252 M characters, held
-/// here in 32 MB and made a piece at a time as zlib packs them.
+/// here in 32 MB and handed to zlib as runs of equal characters
+/// ([`Frame::runs`]), never made.
 ///
 /// The encoder writes no values but binary ones and all-unknown ones
 /// ([`SignalValue`]), so a flag and the bits say every value.
@@ -168,37 +168,53 @@ impl Frame {
             out(piece);
         }
     }
+
+    /// [`chars`](Self::chars), handed to `z` as runs: an unknown value is
+    /// one run of `x`, and a value's bytes are read 8 at a time while they
+    /// are all zeros or all ones (a bit string as wide as the network has
+    /// nodes is nearly all zeros).
+    fn runs(&self, widths: &[u32], z: &mut RunZlib<'_>) {
+        for (h, &w) in widths.iter().enumerate() {
+            if self.unknown[h] {
+                z.push(b'x', w as u64);
+                continue;
+            }
+            let at = self.at[h] as usize;
+            let (full, rest) = ((w / 8) as usize, (w % 8) as usize);
+            let bytes = &self.bits[at..at + full];
+            let mut words = bytes.chunks_exact(8);
+            for word in &mut words {
+                match u64::from_ne_bytes(word.try_into().expect("8 bytes")) {
+                    0 => z.push(b'0', 64),
+                    u64::MAX => z.push(b'1', 64),
+                    _ => word.iter().for_each(|&b| byte_runs(z, b)),
+                }
+            }
+            words.remainder().iter().for_each(|&b| byte_runs(z, b));
+            if rest > 0 {
+                z.push_bytes(&BYTE_CHARS[self.bits[at + full] as usize][..rest]);
+            }
+        }
+    }
 }
 
-/// Packs `frame`'s characters with zlib into `packed`, a piece at a time
-/// (the bytes zlib gives for the whole frame at once).
-fn pack_frame(
-    frame: &Frame,
-    widths: &[u32],
-    piece: &mut Vec<u8>,
-    packed: &mut Vec<u8>,
-) -> std::io::Result<()> {
-    use miniz_oxide::deflate::core::{
-        CompressorOxide, TDEFLFlush, TDEFLStatus, compress_to_output,
-        create_comp_flags_from_zip_params,
-    };
-    // A positive window size asks for the zlib wrapper.
-    let mut c = CompressorOxide::new(create_comp_flags_from_zip_params(FRAME_LEVEL as i32, 1, 0));
-    packed.clear();
-    let mut failed = false;
-    let mut put = |o: &[u8]| {
-        packed.extend_from_slice(o);
-        true
-    };
-    frame.chars(widths, piece, |p| {
-        let (status, used) = compress_to_output(&mut c, p, TDEFLFlush::None, &mut put);
-        failed |= status != TDEFLStatus::Okay || used != p.len();
-    });
-    let (status, _) = compress_to_output(&mut c, &[], TDEFLFlush::Finish, &mut put);
-    if failed || status != TDEFLStatus::Done {
-        return Err(std::io::Error::other("zlib failed to pack an FST frame"));
+/// The 8 characters of byte `b`, most significant bit first, as runs.
+#[inline]
+fn byte_runs(z: &mut RunZlib<'_>, b: u8) {
+    match b {
+        0 => z.push(b'0', 8),
+        0xff => z.push(b'1', 8),
+        _ => z.push_bytes(&BYTE_CHARS[b as usize]),
     }
-    Ok(())
+}
+
+/// Packs `frame`'s characters with zlib into `packed`, from the frame's
+/// runs of equal characters ([`Frame::runs`]), without making them.
+fn pack_frame(frame: &Frame, widths: &[u32], packed: &mut Vec<u8>) {
+    packed.clear();
+    let mut z = RunZlib::new(packed);
+    frame.runs(widths, &mut z);
+    z.finish();
 }
 
 /// The records of `run`, a signal of `w` (more than 64) bits, into
@@ -654,10 +670,10 @@ impl<W: Write + Seek> Encoder<W> {
         // block for a large network (252 M characters at 1,024 switches,
         // most of them bit strings as wide as the network has nodes,
         // against 31 MB of changes, `fst_out`'s block size there); it is
-        // nearly all alike, and zlib takes it to a few percent. Stored as
-        // it is when that does not help (a length equal to the stored one
-        // means "as it is").
-        pack_frame(frame, widths, frame_piece, frame_packed)?;
+        // nearly all alike, and zlib takes it to a fraction of a percent,
+        // packed from its runs. Stored as it is when that does not help
+        // (a length equal to the stored one means "as it is").
+        pack_frame(frame, widths, frame_packed);
         let frame_len = frame.len;
         varint(b, frame_len as u64);
         if frame_packed.len() < frame_len {
@@ -975,15 +991,15 @@ pub(crate) mod tests {
         assert!(out.is_empty());
     }
 
-    /// A frame of several pieces, packed a piece at a time, gives the
-    /// bytes zlib gives for all of its characters at once (what the
-    /// encoder wrote when it held them), and they unpack to the values
-    /// set: known ones a bit each, unknown ones `x`.
+    /// A frame's characters, made a piece at a time (as a frame stored as
+    /// it is is written), are the values set: known ones a bit each,
+    /// unknown ones `x`; packed from its runs, the frame inflates to the
+    /// same characters.
     #[test]
-    fn a_frame_packed_in_pieces_is_the_whole_frame_packed() {
-        // 3 x 70,000 + 13 + 1 + 200 characters, handed on once a piece
-        // passes 65,536: three pieces.
-        let widths = [70_000u32, 13, 1, 70_000, 200, 70_000];
+    fn a_frame_made_in_pieces_or_packed_from_its_runs_is_its_characters() {
+        // 3 x 70,000 + 13 + 1 + 200 + 5,003 characters, handed on once a
+        // piece passes 65,536: three pieces, and the rest.
+        let widths = [70_000u32, 13, 1, 70_000, 200, 70_000, 5_003];
         let mut f = Frame::new(&widths).unwrap();
         let rec = |w: u32, delta: u64, v: SignalValue<'_>| {
             let mut d = Vec::new();
@@ -1005,6 +1021,13 @@ pub(crate) mod tests {
         // record without its characters, as a run keeps it).
         f.set(5, 70_000, &rec(70_000, 0, SignalValue::Wide(&wide)));
         f.set(5, 70_000, &[1 << 1 | 1]);
+        // Mostly zeros, as a bit string as wide as the network is: whole
+        // words of zeros and of ones, and bytes of both.
+        let mut sparse = vec![0u64; 5_003usize.div_ceil(64)];
+        sparse[3] = u64::MAX;
+        sparse[7] = 1 << 40 | 0xff00;
+        sparse[78] = 0b101;
+        f.set(6, 5_003, &rec(5_003, 0, SignalValue::Wide(&sparse)));
         let mut chars = Vec::new();
         let mut piece = Vec::new();
         let mut pieces = 0;
@@ -1012,7 +1035,7 @@ pub(crate) mod tests {
             pieces += 1;
             chars.extend_from_slice(p)
         });
-        assert_eq!(pieces, 3);
+        assert_eq!(pieces, 4);
         let bits = |words: &[u64], w: u32| bit_chars(words, w).into_bytes();
         let mut want = bits(&wide, 70_000);
         want.extend(bits(&[0b1_0110_0000_0101], 13));
@@ -1020,14 +1043,11 @@ pub(crate) mod tests {
         want.extend([b'x'; 70_000]);
         want.extend(bits(&[u64::MAX, 5, 0, 0xff], 200));
         want.extend([b'x'; 70_000]);
+        want.extend(bits(&sparse, 5_003));
         assert_eq!(chars.len(), f.len);
         assert!(chars == want, "the frame's characters");
         let mut packed = Vec::new();
-        pack_frame(&f, &widths, &mut piece, &mut packed).unwrap();
-        assert_eq!(
-            packed,
-            miniz_oxide::deflate::compress_to_vec_zlib(&want, FRAME_LEVEL)
-        );
+        pack_frame(&f, &widths, &mut packed);
         assert_eq!(
             miniz_oxide::inflate::decompress_to_vec_zlib(&packed).unwrap(),
             want

@@ -49,6 +49,7 @@ mod limit;
 mod map;
 mod read;
 mod report;
+mod runzlib;
 mod stream;
 mod writer;
 
