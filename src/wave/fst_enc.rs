@@ -217,26 +217,144 @@ fn pack_frame(frame: &Frame, widths: &[u32], packed: &mut Vec<u8>) {
     z.finish();
 }
 
-/// The records of `run`, a signal of `w` (more than 64) bits, into
-/// `out` as the block stores them: each record of an unknown value,
-/// written without its characters, with its `w` characters `x`.
-fn expand_unknowns(run: &[u8], w: u32, out: &mut Vec<u8>) {
+/// A part of a signal's run whose records of unknown values are kept
+/// without their characters ([`Encoder::change_other`]).
+enum Part<'a> {
+    /// Bytes of the records as the block stores them.
+    Bytes(&'a [u8]),
+    /// A record's `w` characters `x`.
+    Unknown,
+}
+
+/// The parts of `run`, a signal of `w` (more than 64) bits, in order.
+fn record_parts<'a>(run: &'a [u8], w: u32, mut part: impl FnMut(Part<'a>)) {
     debug_assert!(w > 64);
-    out.clear();
     let bytes = w.div_ceil(8) as usize;
     let mut p = 0;
     while p < run.len() {
         let (v, n) = super::fst::varint(&run[p..]).expect("a record this encoder wrote");
         let n = n as usize;
-        out.extend_from_slice(&run[p..p + n]);
-        p += n;
         if v & 1 == 1 {
-            out.resize(out.len() + w as usize, b'x');
+            part(Part::Bytes(&run[p..p + n]));
+            part(Part::Unknown);
+            p += n;
         } else {
-            out.extend_from_slice(&run[p..p + bytes]);
-            p += bytes;
+            part(Part::Bytes(&run[p..p + n + bytes]));
+            p += n + bytes;
         }
     }
+}
+
+/// The records of `run`, a signal of `w` (more than 64) bits, into
+/// `out` as the block stores them: each record of an unknown value,
+/// written without its characters, with its `w` characters `x`.
+fn expand_unknowns(run: &[u8], w: u32, out: &mut Vec<u8>) {
+    out.clear();
+    record_parts(run, w, |p| match p {
+        Part::Bytes(b) => out.extend_from_slice(b),
+        Part::Unknown => out.resize(out.len() + w as usize, b'x'),
+    });
+}
+
+/// The length of what [`expand_unknowns`] makes of `run`.
+fn expanded_len(run: &[u8], w: u32) -> usize {
+    let mut unknowns = 0;
+    record_parts(run, w, |p| unknowns += matches!(p, Part::Unknown) as usize);
+    run.len() + unknowns * w as usize
+}
+
+/// What [`expand_unknowns`] makes of `run` (`total` bytes), as an LZ4
+/// block appended to `out`, written from the records without making the
+/// characters `x`: each unknown value is a literal `x` and a match of
+/// the rest at offset 1 (at 4,096 switches the first edge's records are a
+/// million bit strings of 16,384 `x`, which the LZ4 compressor read).
+/// `lits` is scratch.
+fn lz4_unknowns(run: &[u8], w: u32, total: usize, lits: &mut Vec<u8>, out: &mut Vec<u8>) {
+    lits.clear();
+    let mut z = Lz4Runs {
+        out,
+        lits,
+        pos: 0,
+        total,
+    };
+    record_parts(run, w, |p| match p {
+        Part::Bytes(b) => z.bytes(b),
+        Part::Unknown => z.run(b'x', w as usize),
+    });
+    z.finish();
+}
+
+/// An LZ4 block (the format's block, as FST stores a signal's changes)
+/// written from bytes as they are and from runs of one byte.
+struct Lz4Runs<'a> {
+    out: &'a mut Vec<u8>,
+    /// Literals not yet written (a sequence writes its literals' count
+    /// first).
+    lits: &'a mut Vec<u8>,
+    /// Bytes so far, of `total`.
+    pos: usize,
+    total: usize,
+}
+
+impl Lz4Runs<'_> {
+    fn bytes(&mut self, b: &[u8]) {
+        self.lits.extend_from_slice(b);
+        self.pos += b.len();
+    }
+
+    /// `n` copies of `c`: a literal, then a match of the rest at offset 1.
+    /// The format's end rules hold for every match: the last 5 bytes of a
+    /// block are literals, and its last match starts 12 bytes or more
+    /// before the end; what a match cannot take stays literal.
+    fn run(&mut self, c: u8, n: usize) {
+        if n == 0 {
+            return;
+        }
+        self.lits.push(c);
+        let start = self.pos + 1;
+        self.pos += n;
+        let len = (n - 1).min(self.total.saturating_sub(5).saturating_sub(start));
+        if len < 4 || start + 12 > self.total {
+            self.lits.resize(self.lits.len() + n - 1, c);
+            return;
+        }
+        self.sequence(Some(len));
+        self.lits.resize(n - 1 - len, c);
+    }
+
+    /// A sequence: the literals kept, then a match of `len` (at least 4)
+    /// at offset 1, or none (the block's last sequence).
+    fn sequence(&mut self, len: Option<usize>) {
+        let l = self.lits.len();
+        let m = len.map_or(0, |m| m - 4);
+        self.out.push((l.min(15) as u8) << 4 | m.min(15) as u8);
+        if l >= 15 {
+            lz4_length(self.out, l - 15);
+        }
+        self.out.extend_from_slice(self.lits);
+        self.lits.clear();
+        if len.is_some() {
+            self.out.extend_from_slice(&1u16.to_le_bytes());
+            if m >= 15 {
+                lz4_length(self.out, m - 15);
+            }
+        }
+    }
+
+    fn finish(mut self) {
+        debug_assert_eq!(self.pos, self.total);
+        self.sequence(None);
+    }
+}
+
+/// The rest of an LZ4 length past its token's 15: bytes of 255, then the
+/// remainder.
+fn lz4_length(out: &mut Vec<u8>, mut n: usize) {
+    while n >= 255 {
+        out.push(255);
+        n -= 255;
+    }
+    out.push(n as u8);
 }
 
 /// Appends the record of a change of a signal of `w` bits, `delta` time
@@ -430,7 +548,8 @@ pub(crate) struct Encoder<W: Write + Seek> {
     /// Per handle: its run holds a record of an unknown value without its
     /// characters ([`Encoder::change_other`]).
     short_x: Vec<bool>,
-    /// Scratch: a run with its unknown values' characters.
+    /// Scratch: a run with its unknown values' characters, or the
+    /// literals of its LZ4 block ([`lz4_unknowns`]).
     expanded: Vec<u8>,
     /// The block's changes, and the bytes of their records.
     changes: usize,
@@ -692,11 +811,7 @@ impl<W: Write + Seek> Encoder<W> {
         let mut zeros = 0u64;
         let mut memory = 0u64;
         for h in 0..n {
-            let mut s = &self.runs[h][..];
-            if self.short_x[h] {
-                expand_unknowns(s, self.widths[h], &mut self.expanded);
-                s = &self.expanded[..];
-            }
+            let s = &self.runs[h][..];
             if s.is_empty() {
                 zeros += 1;
                 continue;
@@ -706,6 +821,25 @@ impl<W: Write + Seek> Encoder<W> {
                 zeros = 0;
             }
             let here = b.len() as i64;
+            if self.short_x[h] {
+                // Unknown values' characters, packed without being made.
+                let w = self.widths[h];
+                let total = expanded_len(s, w);
+                memory += total as u64;
+                self.packed.clear();
+                lz4_unknowns(s, w, total, &mut self.expanded, &mut self.packed);
+                if self.packed.len() < total {
+                    varint(b, total as u64);
+                    b.extend_from_slice(&self.packed);
+                } else {
+                    expand_unknowns(s, w, &mut self.expanded);
+                    varint(b, 0);
+                    b.extend_from_slice(&self.expanded);
+                }
+                svarint(&mut offsets, (here - prev_at) << 1 | 1);
+                prev_at = here;
+                continue;
+            }
             memory += s.len() as u64;
             let packed = if s.len() >= MIN_COMPRESS {
                 lz4(
@@ -1105,6 +1239,40 @@ pub(crate) mod tests {
         assert!(late.contains(&s(30, 0, "000000000101")), "{late:?}");
     }
 
+    /// Where each match of an LZ4 block starts in the unpacked bytes, and
+    /// its length.
+    fn lz4_matches(block: &[u8]) -> Vec<(usize, usize)> {
+        let (mut p, mut pos, mut out) = (0, 0, Vec::new());
+        let length = |p: &mut usize, mut n: usize| {
+            if n == 15 {
+                loop {
+                    let b = block[*p];
+                    *p += 1;
+                    n += b as usize;
+                    if b != 255 {
+                        break;
+                    }
+                }
+            }
+            n
+        };
+        while p < block.len() {
+            let token = block[p];
+            p += 1;
+            let lits = length(&mut p, (token >> 4) as usize);
+            p += lits;
+            pos += lits;
+            if p == block.len() {
+                break;
+            }
+            p += 2;
+            let len = length(&mut p, (token & 15) as usize) + 4;
+            out.push((pos, len));
+            pos += len;
+        }
+        out
+    }
+
     /// The value of `words` (least significant word first) as `w` bit
     /// characters, most significant first.
     fn bit_chars(words: &[u64], w: u32) -> String {
@@ -1121,6 +1289,49 @@ pub(crate) mod tests {
     }
 
     proptest::proptest! {
+        /// A run of a wide signal with records of unknown values kept
+        /// without their characters, packed as LZ4 from its parts,
+        /// unpacks (by the `lz4_flex` crate, as the `fst-reader` crate
+        /// reads FST) to the run with the characters made, whatever the
+        /// widths, the mix of records and where the block ends (a match
+        /// near the end is cut to the format's end rules).
+        #[test]
+        fn unknowns_packed_from_their_records_unpack_to_their_characters(
+            w in proptest::sample::select(vec![65u32, 72, 130, 1000, 16_384]),
+            records in proptest::collection::vec(
+                (proptest::bool::ANY, 0u64..100_000, proptest::num::u64::ANY), 1..12),
+        ) {
+            let mut run = Vec::new();
+            for &(unknown, delta, seed) in &records {
+                if unknown {
+                    varint(&mut run, delta << 1 | 1);
+                } else {
+                    let words: Vec<u64> = (0..w.div_ceil(64) as u64)
+                        .map(|i| seed.wrapping_mul(i | 1).rotate_left(i as u32))
+                        .collect();
+                    other_record(&mut run, w, delta, SignalValue::Wide(&words));
+                }
+            }
+            let mut want = Vec::new();
+            expand_unknowns(&run, w, &mut want);
+            let total = expanded_len(&run, w);
+            proptest::prop_assert_eq!(total, want.len());
+            let (mut lits, mut packed) = (Vec::new(), Vec::new());
+            lz4_unknowns(&run, w, total, &mut lits, &mut packed);
+            let back = lz4_flex::block::decompress(&packed, total).unwrap();
+            proptest::prop_assert!(back == want);
+            // The end rules, which the `lz4_flex` decoder does not hold
+            // a block to but GTKWave's does: no match starts within 12
+            // bytes of the end or ends within 5.
+            for (start, len) in lz4_matches(&packed) {
+                proptest::prop_assert!(start + 12 <= total && start + len + 5 <= total);
+            }
+            if records.iter().all(|r| r.0) {
+                // Unknown values alone: a few bytes a record.
+                proptest::prop_assert!(packed.len() < 100 * records.len(), "{} bytes", packed.len());
+            }
+        }
+
         /// Every change comes back from the `fst-reader` crate as written,
         /// whatever the mix of record lengths in a block: narrow values
         /// (appended as one fixed-size copy cut back), and wide or unknown
