@@ -28,6 +28,12 @@
 //!   its saturation; and 500,000 cycles of the 1,024-switch network at
 //!   0.0001, whose light cycles two threads run as one thread's.
 //!
+//! - `traced/...`: a large network traced to an FST file, every register
+//!   (the network built outside the time; declaring the signals, the run
+//!   and writing the file timed): 2,000 cycles of the 1,024-switch network
+//!   at 0.0025, and 200 of the 4,096-switch one at 0.0004, whose frames
+//!   are 4 G characters of bit strings 16,384 wide.
+//!
 //! `cargo bench --bench scale`; `cargo run --release --example scale` prints
 //! the same cases in one go (but the thread counts).
 
@@ -223,11 +229,40 @@ fn threads(c: &mut Criterion) {
     g.finish();
 }
 
+fn traced(c: &mut Criterion) {
+    use wormcast::wave::FstWriter;
+    let mut g = c.benchmark_group("scale_traced");
+    g.sample_size(10);
+    let dir = std::env::temp_dir().join(format!("wormcast-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let path = dir.join("run.fst");
+    for (switches, load, cycles) in [(1024, 0.0025, 2_000), (4096, 0.0004, 200)] {
+        let net = network(switches);
+        let traffic = Traffic::uniform(load, 20);
+        g.throughput(Throughput::Elements(cycles));
+        g.bench_function(format!("fst_{switches}"), |b| {
+            b.iter_batched(
+                || System::new(&net, &SimConfig::default(), &traffic).expect("system"),
+                |mut sys| {
+                    let w = FstWriter::create(&path).expect("a file");
+                    sys.attach_tracer(Box::new(w)).expect("traced");
+                    sys.run(cycles).expect("runs");
+                    sys.finish_trace().expect("written");
+                    sys
+                },
+                BatchSize::LargeInput,
+            )
+        });
+    }
+    g.finish();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 // Criterion's own charts need a system font that plotters, built here with
 // an embedded font only, cannot find; the figures are in the text report.
 criterion_group! {
     name = benches;
     config = Criterion::default().without_plots();
-    targets = setup, flit_hop, flit_hop_warm, short_run, idle, threads
+    targets = setup, flit_hop, flit_hop_warm, short_run, idle, threads, traced
 }
 criterion_main!(benches);
