@@ -476,20 +476,6 @@ fn mutated_ghw_files_never_crash_the_tool() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The value-change blocks of an FST file, as (start time, end time).
-fn fst_blocks(path: &Path) -> Vec<(u64, u64)> {
-    let d = std::fs::read(path).unwrap();
-    let be = |at: usize| u64::from_be_bytes(d[at..at + 8].try_into().unwrap());
-    let (mut at, mut out) = (0, Vec::new());
-    while at < d.len() {
-        if d[at] == 8 {
-            out.push((be(at + 9), be(at + 17)));
-        }
-        at += 1 + be(at + 1) as usize;
-    }
-    out
-}
-
 /// The model's own FST files, read back by GTKWave's `fst2vcd` (the
 /// reference implementation of the format, whose zlib inflates each
 /// block's frame), hold exactly what the VCD of the same run holds: a long
@@ -503,22 +489,11 @@ fn gtkwave_reads_the_models_fst_as_its_vcd() {
     let dir = workdir("model-fst");
     let net = root().join("benches/anynet8x4.toml").display().to_string();
     let net64 = dir.join("net64.toml").display().to_string();
-    tool(
-        &dir,
-        env!("CARGO_BIN_EXE_wormcast"),
-        &[
-            "topo",
-            "gen",
-            "--switches",
-            "64",
-            "--ports",
-            "8",
-            "--nodes",
-            "256",
-            "-o",
-            &net64,
-        ],
-    );
+    let mut generate: Vec<&str> = "topo gen --switches 64 --ports 8 --nodes 256 -o"
+        .split(' ')
+        .collect();
+    generate.push(&net64);
+    tool(&dir, env!("CARGO_BIN_EXE_wormcast"), &generate);
     let uniform = ["--traffic", "uniform", "--load", "0.1", "--packet", "20"];
     let cases: [(&str, &str, Vec<&str>, u64); 3] = [
         // The clock and every register of 8 switches and 32 endpoints.
@@ -577,7 +552,7 @@ fn gtkwave_reads_the_models_fst_as_its_vcd() {
             a.extend_from_slice(&["--warmup", "0", "--quiet", "--vcd", &file]);
             tool(&dir, env!("CARGO_BIN_EXE_wormcast"), &a);
         }
-        let blocks = fst_blocks(&dir.join(format!("{name}.fst")));
+        let blocks = common::fst_blocks(&std::fs::read(dir.join(format!("{name}.fst"))).unwrap());
         if name != "window" {
             assert!(blocks.len() >= 3, "{blocks:?}");
             for w in blocks.windows(2) {

@@ -10,6 +10,17 @@ use wormcast::rtl::trace::MemorySink;
 use wormcast::sim::{SimConfig, System, Traffic, WormSpec};
 use wormcast::wave::{VcdWriter, gtkw_text};
 
+/// Seed 000's generated network of `switches` 8-port switches and `nodes`
+/// nodes (seed 1).
+fn generated(switches: u32, nodes: u32) -> wormcast::net::Network {
+    let p = wormcast::net::IrregularParams {
+        switches,
+        nodes,
+        ..Default::default()
+    };
+    wormcast::net::Network::new(&p.generate().unwrap()).unwrap()
+}
+
 /// sw0: port 0 node 0, port 1 to sw1; sw1: port 0 node 1, port 1 to sw0.
 fn two_switches() -> wormcast::net::Network {
     common::net(&common::toml(2, 2, &[((0, 1), (1, 1))]))
@@ -480,12 +491,7 @@ fn one_branch_blocked_the_other_goes_on() {
 #[test]
 fn a_large_network_s_fst_packs_its_frames() {
     use wormcast::wave::{DiffOptions, FstWriter, WaveReader, diff};
-    let p = wormcast::net::IrregularParams {
-        switches: 256,
-        nodes: 1024,
-        ..Default::default()
-    };
-    let net = wormcast::net::Network::new(&p.generate().unwrap()).unwrap();
+    let net = generated(256, 1024);
     let traffic = Traffic::uniform(0.004, 20);
     let dir = std::env::temp_dir().join(format!("wormcast-frames-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -531,12 +537,7 @@ fn every_frame_holds_the_values_its_block_starts_from() {
     use fst_reader::{FstFilter, FstReader, FstSignalValue};
     use std::collections::HashMap;
     use wormcast::wave::FstWriter;
-    let p = wormcast::net::IrregularParams {
-        switches: 64,
-        nodes: 256,
-        ..Default::default()
-    };
-    let net = wormcast::net::Network::new(&p.generate().unwrap()).unwrap();
+    let net = generated(64, 256);
     let traffic = Traffic::multicast(0.05, 16, 8, wormcast::header::Kind::BitString);
     let dir = std::env::temp_dir().join(format!("wormcast-every-frame-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -547,15 +548,7 @@ fn every_frame_holds_the_values_its_block_starts_from() {
     sys.run(6000).unwrap();
     sys.finish_trace().unwrap();
     let bytes = std::fs::read(&path).unwrap();
-    // The value-change blocks' (start, end) times.
-    let be = |at: usize| u64::from_be_bytes(bytes[at..at + 8].try_into().unwrap());
-    let (mut at, mut blocks) = (0, Vec::new());
-    while at < bytes.len() {
-        if bytes[at] == 8 {
-            blocks.push((be(at + 9), be(at + 17)));
-        }
-        at += 1 + be(at + 1) as usize;
-    }
+    let blocks = common::fst_blocks(&bytes);
     assert!(blocks.len() >= 3, "{blocks:?}");
     let mut r = FstReader::open(std::io::Cursor::new(bytes)).unwrap();
     // Each signal's last value read between `from` and `to`.

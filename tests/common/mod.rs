@@ -135,3 +135,17 @@ pub fn fed(cmd: &mut std::process::Command, input: Vec<u8>) -> std::process::Out
     feed.join().unwrap();
     o
 }
+
+/// The value-change blocks of FST file `bytes`, as (start time, end time):
+/// the blocks are walked by their type byte and 8-byte length.
+pub fn fst_blocks(bytes: &[u8]) -> Vec<(u64, u64)> {
+    let be = |at: usize| u64::from_be_bytes(bytes[at..at + 8].try_into().unwrap());
+    let (mut at, mut out) = (0, Vec::new());
+    while at < bytes.len() {
+        if bytes[at] == 8 {
+            out.push((be(at + 9), be(at + 17)));
+        }
+        at += 1 + be(at + 1) as usize;
+    }
+    out
+}
