@@ -212,6 +212,27 @@ impl<'a> RunZlib<'a> {
         }
     }
 
+    /// Writes the `n` (at most 32) bits of `v` `count` times: as many
+    /// copies at a time as 32 bits hold (a run's matches, millions of one
+    /// pattern of a few bits, are written 16 at a time).
+    fn repeat(&mut self, v: u64, n: u32, count: u64) {
+        let k = (32 / n) as u64;
+        if count >= 2 * k && k > 1 {
+            let pattern = (0..k).fold(0, |p, i| p | v << (i as u32 * n));
+            for _ in 0..count / k {
+                self.put(pattern, k as u32 * n);
+            }
+        }
+        let left = if k > 1 && count >= 2 * k {
+            count % k
+        } else {
+            count
+        };
+        for _ in 0..left {
+            self.put(v, n);
+        }
+    }
+
     /// Writes the tokens collected as a block with Huffman codes of their
     /// own, and starts the next block's counts. Distances are always 1
     /// (code 0), but a complete code needs two symbols: the distance code
@@ -262,17 +283,19 @@ impl<'a> RunZlib<'a> {
             let s = t.sym as usize;
             let (code, len) = (lit_code[s] as u64, lit_len[s] as u32);
             if s < END {
-                for _ in 0..t.count {
-                    self.put(code, len);
-                }
+                self.repeat(code, len, t.count);
             } else {
                 // The length's code and extra bits, then the distance's
                 // code: at most 15 + 5 and 15 bits.
                 let head = code | (t.extra as u64) << len;
                 let head_len = len + t.extra_bits as u32;
-                for _ in 0..t.count {
-                    self.put(head, head_len);
-                    self.put(d_code, d_len);
+                if head_len + d_len <= 32 {
+                    self.repeat(head | d_code << head_len, head_len + d_len, t.count);
+                } else {
+                    for _ in 0..t.count {
+                        self.put(head, head_len);
+                        self.put(d_code, d_len);
+                    }
                 }
             }
         }
@@ -521,6 +544,22 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(12))]
+
+        /// Long runs of a few bytes, interleaved: matches and literals
+        /// repeated thousands of times, with the codes' lengths each
+        /// block's counts give them, written several copies at a time.
+        #[test]
+        fn long_runs_inflate_to_their_bytes(
+            runs in proptest::collection::vec((0u8..3, 1u64..200_000), 1..8),
+            lone in proptest::collection::vec(0u8..255, 0..300),
+        ) {
+            let mut all: Vec<(u8, u64)> =
+                runs.iter().map(|&(c, n)| (b"0x1"[c as usize], n)).collect();
+            // Single bytes, each a literal, many of one value in a row.
+            all.extend(lone.iter().map(|&b| (b % 3 + b'a', 1)));
+            all.extend(runs.iter().map(|&(c, n)| (b"1x0"[c as usize], n / 7 + 1)));
+            prop_assert_eq!(inflate(&pack(&all)), bytes(&all));
+        }
 
         /// Every byte value, runs of every length around the match
         /// lengths' edges, and enough tokens to fill several blocks.
