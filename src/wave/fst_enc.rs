@@ -266,8 +266,9 @@ fn expanded_len(run: &[u8], w: u32) -> usize {
 /// What [`expand_unknowns`] makes of `run` (`total` bytes), as an LZ4
 /// block appended to `out`, written from the records without making the
 /// characters `x`: each unknown value is a literal `x` and a match of
-/// the rest at offset 1 (at 4,096 switches the first edge's records are a
-/// million bit strings of 16,384 `x`, which the LZ4 compressor read).
+/// the rest at offset 1 (at 4,096 switches the first edge's records hold
+/// about 250,000 bit strings of 16,384 `x`, which the LZ4 compressor
+/// read).
 /// `lits` is scratch.
 fn lz4_unknowns(run: &[u8], w: u32, total: usize, lits: &mut Vec<u8>, out: &mut Vec<u8>) {
     lits.clear();
