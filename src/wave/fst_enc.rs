@@ -822,44 +822,38 @@ impl<W: Write + Seek> Encoder<W> {
                 zeros = 0;
             }
             let here = b.len() as i64;
-            if self.short_x[h] {
-                // Unknown values' characters, packed without being made.
+            let (len, packed) = if self.short_x[h] {
+                // Unknown values' characters, packed without being made
+                // (and made only to be stored as they are, when packing
+                // does not help).
                 let w = self.widths[h];
                 let total = expanded_len(s, w);
-                memory += total as u64;
                 self.packed.clear();
                 lz4_unknowns(s, w, total, &mut self.expanded, &mut self.packed);
-                if self.packed.len() < total {
-                    varint(b, total as u64);
-                    b.extend_from_slice(&self.packed);
-                } else {
+                if self.packed.len() >= total {
                     expand_unknowns(s, w, &mut self.expanded);
-                    varint(b, 0);
-                    b.extend_from_slice(&self.expanded);
                 }
-                svarint(&mut offsets, (here - prev_at) << 1 | 1);
-                prev_at = here;
-                continue;
-            }
-            memory += s.len() as u64;
-            let packed = if s.len() >= MIN_COMPRESS {
-                lz4(
+                (total, Some(&self.packed[..]))
+            } else if s.len() >= MIN_COMPRESS {
+                let p = lz4(
                     s,
                     &mut self.packed,
                     &mut self.lz4_small,
                     &mut self.lz4_large,
-                )
+                );
+                (s.len(), p)
             } else {
-                None
+                (s.len(), None)
             };
-            match packed.filter(|p| p.len() < s.len()) {
+            memory += len as u64;
+            match packed.filter(|p| p.len() < len) {
                 Some(p) => {
-                    varint(b, s.len() as u64);
+                    varint(b, len as u64);
                     b.extend_from_slice(p);
                 }
                 None => {
                     varint(b, 0);
-                    b.extend_from_slice(s);
+                    b.extend_from_slice(if self.short_x[h] { &self.expanded } else { s });
                 }
             }
             svarint(&mut offsets, (here - prev_at) << 1 | 1);

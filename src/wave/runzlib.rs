@@ -11,8 +11,9 @@
 //! block at 4,096 switches, which was most of a traced run's time
 //! (docs/performance.md, "A large network's frame packed from its runs").
 //! Here a run of `n` equal bytes costs its one literal and `n / 258`
-//! matches of length 258 at distance 1, each a pair of codes written in a
-//! loop, and its Adler-32 is taken in closed form.
+//! matches of length 258 at distance 1, the same few bits each, written
+//! as many at a time as 32 bits hold, and its Adler-32 is taken in closed
+//! form.
 //!
 //! Each block carries its own Huffman codes (RFC 1951 section 3.2.7),
 //! built from the block's counts and limited to the format's lengths; the
@@ -215,20 +216,16 @@ impl<'a> RunZlib<'a> {
     /// Writes the `n` (at most 32) bits of `v` `count` times: as many
     /// copies at a time as 32 bits hold (a run's matches, millions of one
     /// pattern of a few bits, are written 16 at a time).
-    fn repeat(&mut self, v: u64, n: u32, count: u64) {
+    fn repeat(&mut self, v: u64, n: u32, mut count: u64) {
         let k = (32 / n) as u64;
-        if count >= 2 * k && k > 1 {
+        if k > 1 && count >= 2 * k {
             let pattern = (0..k).fold(0, |p, i| p | v << (i as u32 * n));
             for _ in 0..count / k {
                 self.put(pattern, k as u32 * n);
             }
+            count %= k;
         }
-        let left = if k > 1 && count >= 2 * k {
-            count % k
-        } else {
-            count
-        };
-        for _ in 0..left {
+        for _ in 0..count {
             self.put(v, n);
         }
     }
