@@ -242,7 +242,7 @@ impl TraceArgs {
     /// The GTKWave and Surfer views of the waveform at `path`, with the
     /// signals these limits keep.
     fn views(&self, path: &Path, h: &Hierarchy) -> Result<()> {
-        views(path, &self.limits().view(h)?)
+        views(path, &*self.limits().view(h)?)
     }
 }
 

@@ -138,7 +138,7 @@ impl Session {
         };
         let mut views = None;
         if let Some(h) = self.engine.finish_trace()? {
-            views = crate::wave::write_views(&path, &limits.view(&h)?)?;
+            views = crate::wave::write_views(&path, &*limits.view(&h)?)?;
         }
         Ok(Some((path, views)))
     }

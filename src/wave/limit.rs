@@ -27,6 +27,7 @@ use crate::rtl::trace::{
 };
 use crate::{Error, Result};
 use rustc_hash::FxHashMap;
+use std::borrow::Cow;
 
 /// A window of cycles and a set of scopes to write.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -198,9 +199,14 @@ impl TraceLimits {
     }
 
     /// The hierarchy a waveform written under these limits declares (for
-    /// its GTKWave and Surfer views).
-    pub fn view(&self, h: &Hierarchy) -> Result<Hierarchy> {
-        Ok(self.select(h)?.hierarchy)
+    /// its GTKWave and Surfer views): `h` itself when no scope is limited
+    /// (a window of cycles keeps every signal), a copy of the part kept
+    /// otherwise.
+    pub fn view<'h>(&self, h: &'h Hierarchy) -> Result<Cow<'h, Hierarchy>> {
+        if self.scopes.is_empty() {
+            return Ok(Cow::Borrowed(h));
+        }
+        Ok(Cow::Owned(self.select(h)?.hierarchy))
     }
 
     /// `inner` behind these limits (`inner` itself when nothing is

@@ -287,7 +287,7 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
     // Tearing the network down is not the run's time either.
     drop(prepared);
     if let (Some(v), Some(h)) = (vcd, &h) {
-        crate::views(v, &window.view(h)?)?;
+        crate::views(v, &*window.view(h)?)?;
     }
     let cycles = r.warmup + r.measured_cycles;
     // Each router model takes its own section's count.
