@@ -807,9 +807,7 @@ impl Engine for CutThrough {
         self.sys.attach_tracer(sink)
     }
     fn finish_trace(&mut self) -> Result<Option<Hierarchy>> {
-        let h = self.sys.trace_hierarchy().cloned();
-        self.sys.finish_trace()?;
-        Ok(h)
+        self.sys.finish_trace_hierarchy()
     }
 }
 
@@ -1067,9 +1065,7 @@ impl Engine for Wormhole {
         self.sys.attach_tracer(sink, cycle_ps)
     }
     fn finish_trace(&mut self) -> Result<Option<Hierarchy>> {
-        let h = self.sys.trace_hierarchy().cloned();
-        self.sys.finish_trace()?;
-        Ok(h)
+        self.sys.finish_trace_hierarchy()
     }
 }
 
@@ -1174,9 +1170,7 @@ impl Engine for TreeRouter {
         self.net.attach_tracer(sink, cycle_ps)
     }
     fn finish_trace(&mut self) -> Result<Option<Hierarchy>> {
-        let h = self.net.trace_hierarchy().cloned();
-        self.net.finish_trace()?;
-        Ok(h)
+        self.net.finish_trace_hierarchy()
     }
 }
 

@@ -25,8 +25,7 @@ pub(crate) fn demo(out: &Path) -> Result<()> {
     let vcd = out.join("demo.vcd");
     sys.attach_tracer(wormcast::wave::create(&vcd, "wormcast demo, seed 1")?)?;
     sys.run(2_000)?;
-    let h = sys.trace_hierarchy().cloned().expect("tracing is on");
-    sys.finish_trace()?;
+    let h = sys.finish_trace_hierarchy()?.expect("tracing is on");
     let Some(views) = write_views(&vcd, &h)? else {
         return Err(Error::Wave(format!(
             "{}: not a regular file, so no views beside it",

@@ -194,8 +194,7 @@ pub(crate) fn multicast(a: &McastArgs) -> Result<()> {
         .saturating_mul(10 * size);
     let result = sys.finish_multicast(id, bound)?;
     if let Some(v) = &a.vcd {
-        let h = sys.trace_hierarchy().cloned();
-        sys.finish_trace()?;
+        let h = sys.finish_trace_hierarchy()?;
         if let Some(h) = h {
             a.window.views(v, &h)?;
         }

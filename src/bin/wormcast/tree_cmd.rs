@@ -184,8 +184,8 @@ fn send(a: &SendArgs) -> Result<bool> {
         net.send(src, &dests, a.data, scheme)?;
     }
     let cycles = net.run_until_delivered(1_000_000);
-    crate::direct::finish_views(a.vcd.as_deref(), net.trace_hierarchy().cloned(), &a.window)?;
-    net.finish_trace()?;
+    let h = net.finish_trace_hierarchy()?;
+    crate::direct::finish_views(a.vcd.as_deref(), h, &a.window)?;
     let (cycles, deadlock) = match cycles {
         Ok(c) => (Some(c), None),
         Err(Error::TreeDeadlock(r)) => (None, Some(*r)),

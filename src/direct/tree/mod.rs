@@ -2101,13 +2101,21 @@ impl TreeNet {
 
     /// Ends the waveform.
     pub fn finish_trace(&mut self) -> Result<()> {
+        self.finish_trace_hierarchy().map(drop)
+    }
+
+    /// Ends the waveform as [`finish_trace`](Self::finish_trace) does and
+    /// returns the hierarchy traced, without a copy of it.
+    pub fn finish_trace_hierarchy(&mut self) -> Result<Option<Hierarchy>> {
+        let mut hier = None;
         if let Some(mut tr) = self.tracing.take() {
             tr.sink.finish(self.cycle)?;
+            hier = Some(tr.hier);
         }
         for ev in &mut self.evs {
             ev.trace = false;
         }
-        Ok(())
+        Ok(hier)
     }
 
     fn sample_trace(&mut self) -> Result<()> {

@@ -2171,15 +2171,22 @@ impl DirectSystem {
 
     /// Ends the waveform.
     pub fn finish_trace(&mut self) -> Result<()> {
-        if let Some(mut t) = self.tracing.take() {
-            self.ch.flits.set_track_changes(false);
-            self.ch.credits.set_track_changes(false);
-            for r in self.par.iter_mut().flat_map(|p| &mut p.ranges) {
-                r.ch.credits.set_track_changes(false);
-            }
-            t.sink.finish(self.cycle)?;
+        self.finish_trace_hierarchy().map(drop)
+    }
+
+    /// Ends the waveform as [`finish_trace`](Self::finish_trace) does and
+    /// returns the hierarchy traced, without a copy of it.
+    pub fn finish_trace_hierarchy(&mut self) -> Result<Option<Hierarchy>> {
+        let Some(mut t) = self.tracing.take() else {
+            return Ok(None);
+        };
+        self.ch.flits.set_track_changes(false);
+        self.ch.credits.set_track_changes(false);
+        for r in self.par.iter_mut().flat_map(|p| &mut p.ranges) {
+            r.ch.credits.set_track_changes(false);
         }
-        Ok(())
+        t.sink.finish(self.cycle)?;
+        Ok(Some(t.hier))
     }
 
     /// Worms queued or being sent at node `x`.
