@@ -22,7 +22,7 @@
 
 use super::diff::{DiffOptions, Pair, Ty, pairing, same, value_text};
 use super::fst::{Loc, chain_table};
-use super::header::{Format, LOGIC, WaveHeader};
+use super::header::{Format, WaveHeader, push_logic};
 use super::report::{CompareReport, Mismatch};
 use super::stream::guarded;
 use crate::{Error, Result};
@@ -372,11 +372,7 @@ impl Changes {
     }
 
     fn push_logic(&mut self, raw: &[u8]) {
-        self.bytes
-            .extend(raw.iter().map(|&c| match LOGIC[c as usize] {
-                0 => b'x',
-                v => v,
-            }));
+        push_logic(&mut self.bytes, raw);
     }
 
     fn push_frame(&mut self, g: Geo, v: &[u8], little: bool) {

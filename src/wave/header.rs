@@ -345,6 +345,32 @@ pub(crate) const LOGIC: [u8; 256] = {
     t
 };
 
+/// Appends `raw`'s logic characters to `out` as the four-valued ones they
+/// read as ([`LOGIC`]; a byte that is not a logic value as `x`). Stretches
+/// of 64 characters that are all `0`, `1`, `x` or `z` already, nearly all
+/// of any dump (a 4,096-switch network's FST holds a quarter of a million
+/// bit strings of 16,384 `x`), are checked together and copied whole.
+pub(crate) fn push_logic(out: &mut Vec<u8>, raw: &[u8]) {
+    let map = |c: u8| match LOGIC[c as usize] {
+        0 => b'x',
+        v => v,
+    };
+    out.reserve(raw.len());
+    let mut chunks = raw.chunks_exact(64);
+    for c in &mut chunks {
+        // `&` and `|`, not `&&` and `||`: one test of the whole stretch.
+        let plain = c.iter().fold(true, |ok, &b| {
+            ok & ((b == b'0') | (b == b'1') | (b == b'x') | (b == b'z'))
+        });
+        if plain {
+            out.extend_from_slice(c);
+        } else {
+            out.extend(c.iter().map(|&b| map(b)));
+        }
+    }
+    out.extend(chunks.remainder().iter().map(|&b| map(b)));
+}
+
 /// The four-valued character a logic character reads as (see the module
 /// docs), or `None` if it is not a logic value.
 #[inline]
@@ -480,6 +506,53 @@ pub(crate) fn signals_room(signals: u64, available: u64) -> std::result::Result<
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Copying whole stretches gives what mapping each byte gives:
+        /// plain characters with up to three others put in (the other
+        /// logic characters or any byte), so that some stretches of 64
+        /// are plain and others hold one character that is not, at every
+        /// length around a stretch's.
+        #[test]
+        fn logic_pushed_by_stretches_is_each_byte_mapped(
+            plain in proptest::collection::vec(prop::sample::select(b"01xz".to_vec()), 0..300),
+            others in proptest::collection::vec(
+                (any::<prop::sample::Index>(), prop_oneof![
+                    prop::sample::select(b"XZUuWw-LlHh".to_vec()),
+                    any::<u8>(),
+                ]),
+                0..4,
+            ),
+            lead in proptest::collection::vec(any::<u8>(), 0..3),
+        ) {
+            let mut raw = plain;
+            if !raw.is_empty() {
+                for (at, c) in others {
+                    let at = at.index(raw.len());
+                    raw[at] = c;
+                }
+            }
+            let mut out = lead.clone();
+            push_logic(&mut out, &raw);
+            let mut want = lead;
+            want.extend(raw.iter().map(|&c| logic_char(c).unwrap_or(b'x')));
+            prop_assert_eq!(out, want);
+        }
+    }
+
+    #[test]
+    fn a_stretch_with_one_other_character_is_mapped() {
+        for (i, c) in [(0, b'X'), (31, b'H'), (63, b'?'), (64, b'l')] {
+            let mut raw = vec![b'x'; 130];
+            raw[i] = c;
+            let mut out = Vec::new();
+            push_logic(&mut out, &raw);
+            let mut want = vec![b'x'; 130];
+            want[i] = logic_char(c).unwrap_or(b'x');
+            assert_eq!(out, want, "{} at {i}", c as char);
+        }
+    }
 
     #[test]
     fn a_header_stops_growing_when_as_much_again_would_not_fit() {

@@ -16,7 +16,7 @@
 //! file, never a crash. The guard silences the panic's message only on the
 //! reader threads.
 
-use super::header::{Event, Format, LOGIC, WaveHeader, pad_of};
+use super::header::{Event, Format, WaveHeader, pad_of, push_logic};
 use super::read::{VcdReader, detect_format};
 use crate::{Error, Result};
 use std::cell::Cell;
@@ -136,12 +136,7 @@ impl Sink {
         raw: &[u8],
     ) -> std::result::Result<(), Closed> {
         let at = self.batch.bytes.len() as u32;
-        self.batch
-            .bytes
-            .extend(raw.iter().map(|&c| match LOGIC[c as usize] {
-                0 => b'x',
-                v => v,
-            }));
+        push_logic(&mut self.batch.bytes, raw);
         self.batch.items.push(Item::Logic {
             code,
             at,
