@@ -32,7 +32,10 @@
 //!   (the network built outside the time; declaring the signals, the run
 //!   and writing the file timed): 2,000 cycles of the 1,024-switch network
 //!   at 0.0025, and 200 of the 4,096-switch one at 0.0004, whose frames
-//!   are 4 G characters of bit strings 16,384 wide.
+//!   are 4 G characters of bit strings 16,384 wide; then, for the
+//!   4,096-switch trace, `views_4096`: its GTKWave and Surfer views (a
+//!   million signals) written beside the file, and `diff_4096`: `wave
+//!   diff` of that FST with itself.
 //!
 //! `cargo bench --bench scale`; `cargo run --release --example scale` prints
 //! the same cases in one go (but the thread counts).
@@ -254,6 +257,31 @@ fn traced(c: &mut Criterion) {
             )
         });
     }
+    // The last case's file again (so that either case runs alone), and
+    // its hierarchy.
+    let h = {
+        let traffic = Traffic::uniform(0.0004, 20);
+        let mut sys = System::new(&network(4096), &SimConfig::default(), &traffic).expect("system");
+        let w = FstWriter::create(&path).expect("a file");
+        sys.attach_tracer(Box::new(w)).expect("traced");
+        sys.run(200).expect("runs");
+        let h = sys.trace_hierarchy().cloned().expect("traced");
+        sys.finish_trace().expect("written");
+        h
+    };
+    g.throughput(Throughput::Elements(h.signals.len() as u64));
+    g.bench_function("views_4096", |b| {
+        b.iter(|| wormcast::wave::write_views(&path, &h).expect("views"))
+    });
+    g.throughput(Throughput::Elements(1));
+    g.bench_function("diff_4096", |b| {
+        b.iter(|| {
+            let same = wormcast::wave::diff_files(&path, &path, &Default::default(), |p| {
+                wormcast::wave::WaveReader::open(p)
+            });
+            assert!(same.expect("compared").ok());
+        })
+    });
     g.finish();
     let _ = std::fs::remove_dir_all(&dir);
 }
