@@ -2053,3 +2053,31 @@ fn a_trace_replay_writes_its_waveform_and_refuses_what_it_cannot_send() {
         assert!(!dir.join("bad.vcd").exists(), "{line}");
     }
 }
+
+/// Each router model's engine hands back, as its trace ends, the hierarchy
+/// its waveform declared (the one its sink was given), and ends the trace:
+/// ending it again gives nothing.
+#[test]
+fn a_trace_ends_with_the_hierarchy_it_declared() {
+    use wormcast::rtl::trace::MemorySink;
+    for router in ["tree", "wormhole", "cut-through"] {
+        let spec = TopoSpec::parse("mesh:3x3").unwrap();
+        let model = Some(RouterModel::parse(router).unwrap());
+        let (mut e, _, _) = engine::build(&spec, model, None, &RunOptions::default()).unwrap();
+        let mem = MemorySink::new();
+        e.attach_tracer(Box::new(mem.clone()), 1_000).unwrap();
+        e.send(0, 0, &[8], 4).unwrap();
+        for _ in 0..40 {
+            e.step().unwrap();
+        }
+        let h = e.finish_trace().unwrap().expect("a trace was attached");
+        assert!(
+            h.signals.len() > 50,
+            "{router}: {} signals",
+            h.signals.len()
+        );
+        assert_eq!(h, mem.hierarchy(), "{router}");
+        assert!(!mem.changes().is_empty(), "{router}: nothing written");
+        assert_eq!(e.finish_trace().unwrap(), None, "{router}: ended twice");
+    }
+}
