@@ -9,7 +9,7 @@
 //! file beside a waveform.
 
 use super::fst_enc::{Encoder, HierarchyRecords, Info};
-use super::gtkw::{gtkw_text, surfer_text};
+use super::gtkw::{gtkw_text_in, surfer_text_in};
 use super::writer::{Timescale, VcdWriter};
 use crate::rtl::trace::{Hierarchy, HierarchyIndex, SignalId, SignalValue, TraceState, WaveSink};
 use crate::{Error, Result};
@@ -415,11 +415,13 @@ pub fn write_views(wave: &Path, h: &Hierarchy) -> Result<Option<Views>> {
             source,
         })
     };
-    // The two texts are made and written side by side: at a million
-    // signals each takes a few hundred milliseconds.
+    // The two texts are made and written side by side, from one index of
+    // the hierarchy: at a million signals each takes a few hundred
+    // milliseconds.
+    let ix = h.index();
     std::thread::scope(|scope| {
-        let gtkw = (!kept_gtkw).then(|| scope.spawn(|| write(&g, gtkw_text(&name, h))));
-        let sucl = write(&s, surfer_text(&name, h));
+        let gtkw = (!kept_gtkw).then(|| scope.spawn(|| write(&g, gtkw_text_in(&name, h, &ix))));
+        let sucl = write(&s, surfer_text_in(&name, h, &ix));
         let gtkw = gtkw.map_or(Ok(()), |t| t.join().expect("writing the GTKWave view"));
         gtkw.and(sucl)
     })?;

@@ -55,6 +55,11 @@ fn enter(path: &mut String, h: &Hierarchy, scope: u32) -> usize {
 /// [`Radix`]: masks in binary, data bytes in hexadecimal, counters in
 /// decimal.
 pub fn gtkw_text(vcd_path: &str, h: &Hierarchy) -> String {
+    gtkw_text_in(vcd_path, h, &h.index())
+}
+
+/// [`gtkw_text`] with `h`'s index made already.
+pub(crate) fn gtkw_text_in(vcd_path: &str, h: &Hierarchy, ix: &HierarchyIndex) -> String {
     let mut o = String::with_capacity(64 * h.signals.len() + 256);
     let root = &h.scopes[0].name;
     for line in [
@@ -70,10 +75,9 @@ pub fn gtkw_text(vcd_path: &str, h: &Hierarchy) -> String {
     flags(&mut o, BIN | RJUSTIFY);
     o.push_str(root);
     o.push_str(".clk\n");
-    let ix = h.index();
     let mut path = root.clone();
     for &comp in ix.children(0) {
-        group(&mut o, &mut path, h, &ix, comp, false);
+        group(&mut o, &mut path, h, ix, comp, false);
     }
     o
 }
@@ -131,6 +135,11 @@ fn group(
 /// language makes groups only from items marked by hand, so dividers
 /// stand for GTKWave's groups. Run it with `surfer -c <file>.sucl`.
 pub fn surfer_text(wave_path: &str, h: &Hierarchy) -> String {
+    surfer_text_in(wave_path, h, &h.index())
+}
+
+/// [`surfer_text`] with `h`'s index made already.
+pub(crate) fn surfer_text_in(wave_path: &str, h: &Hierarchy, ix: &HierarchyIndex) -> String {
     let mut o = String::with_capacity(64 * h.signals.len() + 256);
     let root = &h.scopes[0].name;
     o.push_str("load_file ");
@@ -161,10 +170,9 @@ pub fn surfer_text(wave_path: &str, h: &Hierarchy) -> String {
         }
         path.truncate(back);
     }
-    let ix = h.index();
     let mut path = root.clone();
     for &comp in ix.children(0) {
-        unit(&mut o, &mut path, h, &ix, comp);
+        unit(&mut o, &mut path, h, ix, comp);
     }
     o.push_str("zoom_fit\n");
     o

@@ -351,10 +351,7 @@ pub(crate) const LOGIC: [u8; 256] = {
 /// of any dump (a 4,096-switch network's FST holds a quarter of a million
 /// bit strings of 16,384 `x`), are checked together and copied whole.
 pub(crate) fn push_logic(out: &mut Vec<u8>, raw: &[u8]) {
-    let map = |c: u8| match LOGIC[c as usize] {
-        0 => b'x',
-        v => v,
-    };
+    let map = |c: u8| logic_char(c).unwrap_or(b'x');
     out.reserve(raw.len());
     let mut chunks = raw.chunks_exact(64);
     for c in &mut chunks {
