@@ -79,7 +79,8 @@ fn fst_path() -> std::path::PathBuf {
 /// removed first. Truncating it instead would make ext4 write the whole
 /// new file out when it is closed (`auto_da_alloc`, its guard for files
 /// replaced by truncation), a cost of overwriting a file on that file
-/// system, not of tracing (docs/performance.md).
+/// system, not of tracing (docs/performance-log.md, "The fixed costs of a
+/// traced run").
 fn new_fst() -> FstWriter {
     let path = fst_path();
     let _ = std::fs::remove_file(&path);

@@ -2,7 +2,7 @@
 //! the speed-up a network evaluated on two cores gets, taken so that the
 //! drift of a shared machine's speed from minute to minute cancels (a
 //! benchmark that times one thread's runs and then two threads' carries
-//! that drift into its ratio; docs/performance.md, "What bounds two
+//! that drift into its ratio; docs/performance-log.md, "What bounds two
 //! threads on the irregular network").
 //!
 //! Each run goes through the engine, as `wormcast run --threads N` does:

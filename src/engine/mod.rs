@@ -325,7 +325,8 @@ fn schemes_of(
 
 /// Bytes a port of a wormhole or tree router is reckoned to take besides
 /// its buffers (its units, channels, interfaces and the router's share of
-/// the run), about twice what was measured (docs/performance.md, "Scale").
+/// the run), about twice what was measured (docs/performance-log.md,
+/// "Direct networks past 65,536 nodes").
 pub const DIRECT_PORT_BYTES: u64 = 1_024;
 
 /// The bytes a simulation of `router` on the mesh, torus or hypercube

@@ -75,7 +75,8 @@ pub const MAX_NODES: usize = 1 << 20;
 /// routing tables, as [`Network::new`] reckons before anything is built:
 /// about twice what whole `wormcast run`s measured (0.6 - 0.9 kB a port
 /// and 1.0 kB a node, from runs of 4,096 and 16,384 switches of 8, 16 and
-/// 32 ports; docs/performance.md, "Scale"), so that a network refused is
+/// 32 ports; docs/performance-log.md, "A header scratch per switch, and
+/// what a network is refused by"), so that a network refused is
 /// one whose build would not fit, not merely one near the edge.
 const PORT_BYTES: u128 = 1536;
 

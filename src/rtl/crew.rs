@@ -44,7 +44,7 @@ pub enum HandOver {
     /// averages fewer than 8 components a cycle over the last 64 or so
     /// cycles, the calling thread runs every range itself, and the cycles
     /// are handed over again once it averages more than 24. A hand-over
-    /// costs more than so little work would save (docs/performance.md,
+    /// costs more than so little work would save (docs/performance-log.md,
     /// "Light cycles on the calling thread").
     #[default]
     Busy,
@@ -105,7 +105,7 @@ impl Shift {
     /// systems, in each range's job for tree routers. The count is a pass over the live set's words,
     /// which at the light loads that keep cycles here took about an eighth
     /// of a cycle's instructions when taken every cycle
-    /// (docs/performance.md, "The hand-over rule's counts, every 8th light
+    /// (docs/performance-log.md, "The hand-over rule's counts, every 8th light
     /// cycle"). Counted every [`COUNT_EVERY`]th cycle, the rule reads a
     /// count up to 7 cycles old, against an average over about 64. The
     /// first light cycle after a hand-over counts. Which thread runs a

@@ -67,7 +67,8 @@ impl Default for Hierarchy {
 /// declared (its value slot, change logs, the writer's copy and codes): a
 /// whole traced run took 214 bytes a signal more than the same run
 /// untraced, the hierarchy's declarations included, at 4,096 and 16,384
-/// switches (docs/performance.md, "Scale").
+/// switches (docs/performance-log.md, "A header scratch per switch, and
+/// what a network is refused by").
 pub const TRACE_SIGNAL_BYTES: u64 = 256;
 
 /// Refuses to trace `signals` signals in `available` bytes.

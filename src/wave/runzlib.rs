@@ -9,7 +9,7 @@
 //! zlib-rs and libdeflate would do the same): each reads every byte it
 //! packs, so the frame's characters had to be made and read, 4 G of them a
 //! block at 4,096 switches, which was most of a traced run's time
-//! (docs/performance.md, "A large network's frame packed from its runs").
+//! (docs/performance-log.md, "A large network's frame packed from its runs").
 //! Here a run of `n` equal bytes costs its one literal and `n / 258`
 //! matches of length 258 at distance 1, the same few bits each, written
 //! as many at a time as 32 bits hold, and its Adler-32 is taken in closed

@@ -214,7 +214,8 @@ pub struct Waiting {
 /// evaluation reads first, then the port tables, then what only some
 /// stages read. (Measured, not reasoned: whole runs of the 8x8 mesh with
 /// 3-flit worms take 2.5 - 3 % less time than with the compiler's order,
-/// for the same instructions; docs/performance.md.)
+/// for the same instructions; docs/performance-log.md, "A worm's books,
+/// and an output's credit first".)
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub struct Router {
