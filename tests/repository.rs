@@ -124,3 +124,84 @@ fn the_module_graph_has_no_cycle() {
         }
     }
 }
+
+/// The section a citation names after `docs/<name>.md` (`docs/<name>.md,
+/// "Section"` or `docs/<name>.md ("Section")`, the quote possibly broken
+/// over comment lines), with its line breaks and comment markers made
+/// single spaces.
+fn cited_section(after: &str) -> Option<String> {
+    let mut rest = after;
+    let mut separated = false;
+    loop {
+        let c = rest.chars().next()?;
+        if c == ',' || c == ';' || c == '(' {
+            separated = true;
+        } else if !(c.is_whitespace() || c == '/' || c == '!' || c == '#') {
+            break;
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    let quoted = rest.strip_prefix('"').filter(|_| separated)?;
+    let end = quoted.find('"')?;
+    let words: Vec<&str> = quoted[..end]
+        .split_whitespace()
+        .filter(|w| !w.chars().all(|c| c == '/' || c == '!' || c == '#'))
+        .collect();
+    Some(words.join(" "))
+}
+
+/// Every document a file cites (`docs/<name>.md`) exists, and every section
+/// it cites by name (`docs/<name>.md, "Section"`) is a heading of that
+/// document (a heading that starts with the name: headings carry dates).
+#[test]
+fn every_cited_document_and_section_exists() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    walk(root, &mut files);
+    let mut bad = Vec::new();
+    let mut sections = 0;
+    for f in &files {
+        let Ok(text) = std::fs::read_to_string(f) else {
+            continue;
+        };
+        let mut from = 0;
+        while let Some(at) = text[from..].find("docs/") {
+            let start = from + at;
+            from = start + 5;
+            let name_len = text[from..]
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+                .unwrap_or(text.len() - from);
+            let stem = &text[from..from + name_len];
+            let Some(after) = text[from + name_len..].strip_prefix(".md") else {
+                continue;
+            };
+            if stem.is_empty() {
+                continue;
+            }
+            let line = text[..start].matches('\n').count() + 1;
+            let doc = root.join("docs").join(format!("{stem}.md"));
+            let Ok(body) = std::fs::read_to_string(&doc) else {
+                bad.push(format!(
+                    "{}:{line}: docs/{stem}.md does not exist",
+                    f.display()
+                ));
+                continue;
+            };
+            if let Some(section) = cited_section(after) {
+                sections += 1;
+                let found = body
+                    .lines()
+                    .filter(|l| l.starts_with('#'))
+                    .any(|l| l.trim_start_matches('#').trim().starts_with(&section));
+                if !found {
+                    bad.push(format!(
+                        "{}:{line}: docs/{stem}.md has no section \"{section}\"",
+                        f.display()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(sections > 40, "found only {sections} cited sections");
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

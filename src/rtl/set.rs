@@ -2,8 +2,8 @@
 //! bit per word of them, so that a cycle of a large, mostly idle network
 //! costs in proportion to the components that run rather than to the size
 //! of the network. The cut-through system's active set and the wormhole
-//! system's routers and processors are kept in them (docs/architecture.md,
-//! "only active components run").
+//! system's routers and processors are kept in them (docs/design.md,
+//! "Activity").
 
 /// A set of components: component `c` is bit `c % 64` of word `c / 64`,
 /// and bit `w % 64` of summary word `w / 64` is set when word `w` is not
