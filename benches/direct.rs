@@ -219,8 +219,8 @@ fn mesh_threads(c: &mut Criterion) {
 /// and the others hold a worm or two: `wormcast run --topology mesh:32x32
 /// --router R --traffic uniform --load 0.00002 --cycles 2000000 --warmup
 /// 0 --threads N [--hand-over always]`, on one thread, on two with the
-/// default hand-over and on two with every cycle handed over (docs/
-/// performance-log.md, "Light cycles on the calling thread").
+/// default hand-over and on two with every cycle handed over
+/// (docs/performance-log.md, "Light cycles on the calling thread").
 fn mesh_threads_light(c: &mut Criterion) {
     const CYCLES: u64 = 2_000_000;
     for router in ["tree", "wormhole"] {

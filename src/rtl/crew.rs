@@ -105,8 +105,8 @@ impl Shift {
     /// systems, in each range's job for tree routers. The count is a pass over the live set's words,
     /// which at the light loads that keep cycles here took about an eighth
     /// of a cycle's instructions when taken every cycle
-    /// (docs/performance-log.md, "The hand-over rule's counts, every 8th light
-    /// cycle"). Counted every [`COUNT_EVERY`]th cycle, the rule reads a
+    /// (docs/performance-log.md, "The hand-over rule's counts, every 8th
+    /// light cycle"). Counted every [`COUNT_EVERY`]th cycle, the rule reads a
     /// count up to 7 cycles old, against an average over about 64. The
     /// first light cycle after a hand-over counts. Which thread runs a
     /// cycle changes nothing but the time.

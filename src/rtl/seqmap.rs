@@ -6,8 +6,8 @@
 //! window as a ring of slots indexed by `key - base` (a lookup is an
 //! index, not a hash), and moves an entry that stays while many younger
 //! ones leave into an ordinary hash map, so the ring never grows much
-//! beyond the number of live entries (docs/performance-log.md, "Books kept by
-//! sequence number"). No published crate found keeps this shape: a slab reuses its
+//! beyond the number of live entries (docs/performance-log.md, "Books kept
+//! by sequence number"). No published crate found keeps this shape: a slab reuses its
 //! own keys, and an index map keeps insertion order at the cost of a hash
 //! per lookup.
 

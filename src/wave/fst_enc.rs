@@ -7,10 +7,11 @@
 //! API takes one ASCII character per bit, which it packs back into bits,
 //! and it keeps each signal's changes in a list it walks backwards at every
 //! block. At the rate a traced network changes (about 100 values per
-//! cycle) that was most of the writing thread's time (docs/performance-log.md,
-//! "Traced runs: halves of ports, runs of signals, our own FST encoder"). Here a change is encoded straight from the sampled word
-//! into the signal's own run of records for the block, which is the form
-//! a block stores: writing the block sorts nothing.
+//! cycle) that was most of the writing thread's time
+//! (docs/performance-log.md, "Traced runs: halves of ports, runs of
+//! signals, our own FST encoder"). Here a change is encoded straight from
+//! the sampled word into the signal's own run of records for the block,
+//! which is the form a block stores: writing the block sorts nothing.
 //!
 //! The layout (all integers big-endian unless a varint):
 //! - header block (type 0): times, counts, timescale, version and date;
