@@ -645,6 +645,71 @@ fn traffic_too_long_for_the_buffers_is_refused_before_the_run() {
     assert!(vcd.exists());
 }
 
+/// Tree multicasts on seed 003's router with the default 128-flit packets
+/// failed at the first multicast, after the run had begun and with its
+/// waveform half written (70 KB of VCD for a 4x4 mesh). Every input
+/// channel holds all the data flits of a tree multicast (4 by default),
+/// so the run is now refused before it starts, naming the longest packet
+/// that fits and the two other ways out; the waveform file is not made.
+/// Each way out runs: 5-flit packets, a larger `[tree] aux_flits`, pseudo
+/// multicast, and unicasts only (`--degree 1`).
+#[test]
+fn tree_multicasts_too_long_for_the_auxiliary_buffers_are_refused_before_the_run() {
+    let vcd = tmp("tree-too-long.vcd");
+    let _ = std::fs::remove_file(&vcd);
+    let run = |extra: &[&str]| {
+        let mut a = vec![
+            "run",
+            "--topology",
+            "mesh:4x4",
+            "--router",
+            "tree",
+            "--traffic",
+            "multicast",
+            "--load",
+            "0.002",
+            "--cycles",
+            "2000",
+            "--warmup",
+            "0",
+            "--json",
+        ];
+        a.extend_from_slice(extra);
+        a.iter().map(|s| s.to_string()).collect::<Vec<_>>()
+    };
+    let args = run(&["--degree", "3", "--vcd", vcd.to_str().unwrap()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    refused(
+        &args,
+        "bad packet: 128 flits to several destinations: a tree multicast keeps its 127 data \
+         flits in the auxiliary buffer of every input channel it crosses, which holds 4 \
+         (seed 003 section 3.3): send at most 5 flits, enlarge the buffers ([tree] \
+         aux_flits) or multicast by pseudo (one unicast per destination)",
+    );
+    assert!(!vcd.exists(), "a refused run made {vcd:?}");
+    let six = run(&["--degree", "3", "--packet", "6"]);
+    refused(
+        &six.iter().map(String::as_str).collect::<Vec<_>>(),
+        "bad packet: 6 flits to several destinations: a tree multicast keeps its 5 data flits",
+    );
+    // The ways out, each run to its end with every copy delivered.
+    let cfg = tmp("tree-aux.toml");
+    std::fs::write(&cfg, "[tree]\naux_flits = 127\n").unwrap();
+    for extra in [
+        vec!["--degree", "3", "--packet", "5"],
+        vec!["--degree", "3", "--config", cfg.to_str().unwrap()],
+        vec!["--degree", "3", "--scheme", "pseudo"],
+        vec!["--degree", "1"],
+    ] {
+        let o = ok(&wormcast(&run(&extra)));
+        let r: serde_json::Value = serde_json::from_str(&o).unwrap();
+        let (made, got) = (r["generated"].as_u64().unwrap(), r["delivered"].as_u64());
+        let copies = if extra[1] == "3" { 3 } else { 1 };
+        assert!(made > 0, "{extra:?}: {o}");
+        assert_eq!(got, Some(made * copies), "{extra:?}: {o}");
+    }
+}
+
 /// A run refused for a `--trace-scope` that names nothing leaves a
 /// waveform already at its output path as it was, VCD and FST alike (it
 /// emptied the file before), and makes no file at a path where there was

@@ -1807,10 +1807,10 @@ fn a_vanishing_load_offers_no_packet() {
 
 /// The longest packet each model carries is refused past its limit before
 /// the run, never cut short: a tree message has 65,535 data flits behind
-/// its header, a worm 65,535 flits in all (its header included), and the
-/// cut-through switch needs buffers larger than the packet. (A tree
-/// message of 70,000 flits was once cut to 65,536 and arrived in 65,537
-/// cycles.)
+/// its header (a tree multicast, as many as the auxiliary buffers hold),
+/// a worm 65,535 flits in all (its header included), and the cut-through
+/// switch needs buffers larger than the packet. (A tree message of 70,000
+/// flits was once cut to 65,536 and arrived in 65,537 cycles.)
 #[test]
 fn the_longest_packet_of_each_model_is_carried_or_refused() {
     let run = |router: &str, packet: u32| {
@@ -1879,6 +1879,21 @@ fn the_longest_packet_of_each_model_is_carried_or_refused() {
     assert!(tree.check(0, &[5], 65_536).is_ok());
     let e = tree.check(0, &[5], 65_537).unwrap_err().to_string();
     assert!(e.contains("65,535 data flits"), "{e}");
+    // A tree multicast's data must fit the 4-flit auxiliary buffers; a
+    // unicast's need not.
+    assert!(tree.check(0, &[5, 6], 5).is_ok());
+    let e = tree.check(0, &[5, 6], 6).unwrap_err().to_string();
+    assert!(
+        e.contains("6 flits to several destinations: a tree multicast keeps its 5 data flits")
+            && e.contains("send at most 5 flits"),
+        "{e}"
+    );
+    let pseudo = RunOptions {
+        scheme: Some("pseudo".into()),
+        ..RunOptions::default()
+    };
+    let pseudo = engine::Session::new(&mesh, Some(RouterModel::Tree), None, &pseudo).unwrap();
+    assert!(pseudo.check(0, &[5, 6], 128).is_ok());
     let ham = RunOptions {
         scheme: Some("sp".into()),
         ..RunOptions::default()

@@ -1101,8 +1101,22 @@ impl Engine for TreeRouter {
     fn cycle(&self) -> u64 {
         self.net.cycle()
     }
-    fn check_messages(&self, flits: u32, _most_dests: u32) -> Result<()> {
-        tree_data(flits, self.header_flits()).map(|_| ())
+    fn check_messages(&self, flits: u32, most_dests: u32) -> Result<()> {
+        let data = tree_data(flits, self.header_flits())?;
+        // A tree multicast's every input channel holds all its data flits
+        // (seed 003 section 3.3); refused here, before the run, rather than
+        // at the first multicast with a waveform half written.
+        let aux = self.net.aux_flits();
+        if most_dests > 1 && !self.pseudo && usize::from(data) > aux {
+            return Err(Error::BadPacket(format!(
+                "{flits} flits to several destinations: a tree multicast keeps its {data} data \
+                 flits in the auxiliary buffer of every input channel it crosses, which holds \
+                 {aux} (seed 003 section 3.3): send at most {} flits, enlarge the buffers \
+                 ([tree] aux_flits) or multicast by pseudo (one unicast per destination)",
+                aux as u64 + u64::from(self.header_flits())
+            )));
+        }
+        Ok(())
     }
     fn send(&mut self, msg: u64, src: u32, dests: &[u32], flits: u32) -> Result<()> {
         let data = tree_data(flits, self.header_flits())?;

@@ -1125,6 +1125,12 @@ impl TreeNet {
         &self.t.grid
     }
 
+    /// Data flits every input channel's auxiliary buffer holds: the most a
+    /// tree multicast may carry ([`TreeConfig::aux_flits`]).
+    pub fn aux_flits(&self) -> usize {
+        self.cfg.aux_flits
+    }
+
     /// Every link with the flits it has carried since cycle 0 (every
     /// virtual channel of a physical link together): `(1,2) +x` for the
     /// link leaving router (1,2) in the +x direction, `(1,2) ejection` and
