@@ -240,6 +240,39 @@ fn bad_sweeps_and_slurm_settings_are_refused_by_name() {
         !out.join("journal.jsonl").exists(),
         "nothing runs before every job is checked"
     );
+    // So is a job whose traffic its network cannot take, which only the
+    // built network knows (it ran the jobs before it, then stopped without
+    // naming the job): a pattern the grid's shape does not take, a tree
+    // multicast longer than the auxiliary buffers.
+    for (sweep, job) in [
+        (
+            "[network]\ntopology = \"mesh:4x3\"\n[traffic]\npacket = 5\n\
+             [sweep]\n\"traffic.pattern\" = [\"uniform\", \"transpose\"]\n",
+            "job 1 (traffic.pattern=transpose;replicate=0): configuration: pattern = \
+             transpose: transpose needs every side of the grid equal",
+        ),
+        (
+            "[network]\ntopology = \"mesh:4x4\"\nrouter = \"tree\"\n\
+             [traffic]\npattern = \"multicast\"\ndegree = 3\nload = 0.002\n\
+             [sweep]\n\"traffic.packet\" = [5, 6]\nreplicates = 2\n",
+            "job 2 (traffic.packet=6;replicate=0): bad packet: 6 flits to several \
+             destinations",
+        ),
+    ] {
+        std::fs::write(&bad, sweep).unwrap();
+        let o = wormcast(&["sweep", "run", bad.to_str().unwrap(), "--out", o_], &[]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(stderr(&o).contains(job), "{}", stderr(&o));
+        assert!(
+            !out.join("journal.jsonl").exists(),
+            "nothing runs before every job is checked"
+        );
+    }
+    std::fs::write(
+        &bad,
+        "[network]\ntopology = \"mesh:4x4\"\n[sweep]\n\"traffic.load\" = [0.1, 1.5]\n",
+    )
+    .unwrap();
     // Listing it prints no line of a list that it then refuses.
     let o = wormcast(&["sweep", "list", bad.to_str().unwrap()], &[]);
     assert_eq!(o.status.code(), Some(2));

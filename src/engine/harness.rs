@@ -650,6 +650,14 @@ impl Prepared<'_> {
         check_traffic(&*self.e, self.topo, self.o).map(|_| ())
     }
 
+    /// [`Prepared::check`] of another run's traffic `o` on this network
+    /// (a sweep checks each of its jobs before any runs, building each
+    /// network once). `o` is meant for a network built from the same
+    /// topology, router and hardware.
+    pub fn check_other(&self, o: &RunOptions) -> Result<()> {
+        check_traffic(&*self.e, self.topo, o).map(|_| ())
+    }
+
     /// Runs the harness on the network, as [`run_traced`] does after
     /// building it. A network runs once: a second call is refused.
     pub fn run(

@@ -28,6 +28,10 @@
 //! same run: a value listed twice, or replicates of a swept seed, are
 //! refused.
 //!
+//! Every job of a run's shard is checked before any runs, against its
+//! built network too (its size, shape and buffers), and the first bad one
+//! is refused by name.
+//!
 //! A run appends one JSON line per finished job to a journal in its output
 //! folder (`journal.jsonl`, or `journal.shard-K-of-N.jsonl` for a shard)
 //! and flushes it, so a run that stops is resumed by running it again:
@@ -80,6 +84,63 @@ pub struct Job {
     pub seed: u64,
     /// The whole run configuration.
     pub config: RunConfig,
+}
+
+impl Job {
+    /// `job N (field=value;...;replicate=R)`, as errors name it.
+    pub fn name(&self) -> String {
+        let mut key = String::new();
+        for (k, v) in &self.params {
+            let _ = write!(key, "{k}={v};");
+        }
+        format!("job {} ({key}replicate={})", self.index, self.replicate)
+    }
+}
+
+/// Checks every job's traffic against its network before any job runs:
+/// what a run checks only once its router model is built (a pattern the
+/// network's size or shape does not take, a node a hot spot names that it
+/// does not have, a packet longer than its buffers hold). Jobs that differ
+/// only in their load and seed share a network, built once for them all;
+/// one network is held at a time. The first bad job, in job order, is
+/// refused by name.
+fn check_on_networks(jobs: &[Job]) -> Result<()> {
+    let mut groups: Vec<(String, Vec<&Job>)> = Vec::new();
+    for job in jobs {
+        let mut shared = job.config.clone();
+        shared.traffic.load = None;
+        shared.traffic.seed = None;
+        let key = toml::to_string(&shared).map_err(|e| bad(job.name(), e.to_string()))?;
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, g)) => g.push(job),
+            None => groups.push((key, vec![job])),
+        }
+    }
+    let first_bad = crate::par::map_owned(groups, |(_, group)| -> Option<(usize, Error)> {
+        let plans: Vec<(&Job, Result<engine::config::Plan>)> =
+            group.iter().map(|&j| (j, j.config.plan())).collect();
+        let (j0, p0) = &plans[0];
+        let p0 = match p0 {
+            Ok(p) => p,
+            Err(e) => return Some((j0.index, bad(j0.name(), e.to_string()))),
+        };
+        let net = match engine::prepare(&p0.topology, p0.router, p0.routing.as_deref(), &p0.options)
+        {
+            Ok(n) => n,
+            Err(e) => return Some((j0.index, bad(j0.name(), e.to_string()))),
+        };
+        plans.iter().find_map(|(j, p)| {
+            let r = p
+                .as_ref()
+                .map_err(|e| e.to_string())
+                .and_then(|p| net.check_other(&p.options).map_err(|e| e.to_string()));
+            r.err().map(|e| (j.index, bad(j.name(), e)))
+        })
+    });
+    match first_bad.into_iter().flatten().min_by_key(|(i, _)| *i) {
+        Some((_, e)) => Err(e),
+        None => Ok(()),
+    }
 }
 
 fn bad(value: impl Into<String>, reason: impl Into<String>) -> Error {
@@ -467,6 +528,7 @@ pub fn run(
         .filter(|&j| shard.has(j))
         .map(|j| sweep.job(j))
         .collect::<Result<_>>()?;
+    check_on_networks(&jobs)?;
     std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
     let path = journal_path(out, shard);
     let file = std::fs::OpenOptions::new()
@@ -520,7 +582,16 @@ pub fn run(
             plan.router,
             plan.routing.as_deref(),
             &plan.options,
-        );
+        )
+        .map_err(|e| match e {
+            // A finding is the job's result; anything else stops the
+            // sweep, naming the job it stopped at.
+            Error::Deadlock(_)
+            | Error::DirectDeadlock(_)
+            | Error::TreeDeadlock(_)
+            | Error::NotDrained { .. } => e,
+            e => bad(job.name(), e.to_string()),
+        });
         let (result, error) = match r {
             Ok(r) => (Some(serde_json::to_value(&r)?), None),
             Err(
