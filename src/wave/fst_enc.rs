@@ -96,16 +96,26 @@ struct Frame {
     len: usize,
 }
 
+/// Refuses signals of more bits in all than an FST frame holds (a
+/// character per bit of every signal: 2^32 - 1, GTKWave's limit).
+pub(crate) fn check_frame(widths: &[u32]) -> std::io::Result<()> {
+    let chars: u64 = widths.iter().map(|&w| w as u64).sum();
+    if chars > u32::MAX as u64 {
+        return Err(std::io::Error::other(format!(
+            "{chars} bits of signals: an FST frame holds at most {} (a character per bit of \
+             every signal): trace part of the network (--trace-scope) or write VCD (a name not \
+             ending in .fst)",
+            u32::MAX
+        )));
+    }
+    Ok(())
+}
+
 impl Frame {
     /// Every handle of `widths` unknown.
     fn new(widths: &[u32]) -> std::io::Result<Frame> {
+        check_frame(widths)?;
         let chars: u64 = widths.iter().map(|&w| w as u64).sum();
-        if chars > u32::MAX as u64 {
-            return Err(std::io::Error::other(format!(
-                "{chars} bits of signals: an FST frame holds at most {}",
-                u32::MAX
-            )));
-        }
         let mut at = Vec::with_capacity(widths.len());
         let mut bytes = 0usize;
         for &w in widths {
@@ -469,6 +479,12 @@ pub(crate) struct HierarchyRecords {
 }
 
 impl HierarchyRecords {
+    /// Refuses a hierarchy whose signals an FST frame cannot hold
+    /// ([`check_frame`]), as [`Encoder::new`] does.
+    pub(crate) fn check_frame(&self) -> std::io::Result<()> {
+        check_frame(&self.widths)
+    }
+
     /// Opens a module scope.
     pub fn scope(&mut self, name: &str) {
         self.bytes.push(SCOPE);
@@ -1116,7 +1132,9 @@ pub(crate) mod tests {
         let msg = e.err().expect("refused").to_string();
         assert_eq!(
             msg,
-            "4294967296 bits of signals: an FST frame holds at most 4294967295"
+            "4294967296 bits of signals: an FST frame holds at most 4294967295 (a character per \
+             bit of every signal): trace part of the network (--trace-scope) or write VCD (a \
+             name not ending in .fst)"
         );
         assert!(out.is_empty());
     }

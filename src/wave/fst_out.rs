@@ -226,10 +226,6 @@ impl WaveSink for FstWriter {
         let State::Start(file) = std::mem::replace(&mut self.state, State::Done) else {
             return Err(Error::Wave("FST: begin called twice".into()));
         };
-        if super::writer::is_regular(&file) {
-            file.set_len(0).map_err(|e| self.io(e))?;
-        }
-        self.made.keep();
         let ts = Timescale::for_cycle(cycle_ps);
         self.ts = Some(ts);
         let t0 = super::writer::edge_time(first, &ts)?;
@@ -272,6 +268,14 @@ impl WaveSink for FstWriter {
             ids.iter().all(|&i| i != u32::MAX),
             "every signal is in a scope"
         );
+        // A waveform refused is refused before the file is touched: one
+        // already at the path stays as it was, and none is left where there
+        // was none.
+        rec.check_frame().map_err(|e| self.io(e))?;
+        if super::writer::is_regular(&file) {
+            file.set_len(0).map_err(|e| self.io(e))?;
+        }
+        self.made.keep();
         let date: String = self.comment.chars().take(100).collect();
         let info = Info {
             timescale: exponent(&ts),
@@ -499,6 +503,45 @@ mod tests {
         let bytes = std::fs::read(&path).unwrap();
         std::fs::remove_file(&path).unwrap();
         bytes
+    }
+
+    /// Signals of more bits than an FST frame holds (2^32 - 1 characters;
+    /// the whole 16,384-switch network's 13.8 G) are refused before the
+    /// file is touched, with the two ways out named (here 2^32 - 1 bits,
+    /// one and the clock's one). An FST refused so
+    /// emptied a file already at the path and left an empty one where
+    /// there was none. (The refusal comes before the values are read, so
+    /// a state of a smaller network stands in for one of 4 G bits.)
+    #[test]
+    fn a_frame_too_large_leaves_the_file_as_it_was() {
+        let mut big = Hierarchy::new("top");
+        let mut r = big.root();
+        r.signal("wide", u32::MAX);
+        r.signal("more", 1);
+        let mut small = Hierarchy::new("top");
+        small.root().signal("more", 1);
+        let state = TraceState::new(&small);
+        let dir = std::env::temp_dir();
+        let kept = dir.join(format!("wormcast-frame-kept-{}.fst", std::process::id()));
+        let fresh = dir.join(format!("wormcast-frame-fresh-{}.fst", std::process::id()));
+        std::fs::write(&kept, b"an older waveform").unwrap();
+        let _ = std::fs::remove_file(&fresh);
+        for path in [&kept, &fresh] {
+            let mut w = FstWriter::create(path).unwrap();
+            let e = w.begin(&big, 1_000, &state).unwrap_err().to_string();
+            assert!(
+                e.contains(
+                    "4294967297 bits of signals: an FST frame holds at most 4294967295 (a \
+                     character per bit of every signal): trace part of the network \
+                     (--trace-scope) or write VCD"
+                ),
+                "{e}"
+            );
+            drop(w);
+        }
+        assert_eq!(std::fs::read(&kept).unwrap(), b"an older waveform");
+        assert!(!fresh.exists(), "a refused waveform made {fresh:?}");
+        std::fs::remove_file(&kept).unwrap();
     }
 
     /// A block of a network with 40 M bits of signals collects 5 M bytes
