@@ -710,6 +710,77 @@ fn tree_multicasts_too_long_for_the_auxiliary_buffers_are_refused_before_the_run
     }
 }
 
+/// A run that deadlocks ends its waveform where it stopped, with its views
+/// beside it, as a finished run does: the waveform is what a deadlock is
+/// debugged with. The FST of a tree multicast run without pruning that
+/// deadlocks at cycle 2049 held its hierarchy and no value (its blocks
+/// were never written), and neither format had its views. Now both hold
+/// every edge up to the deadlock (the falling edge of cycle 2049 at
+/// 102,475 in units of 100 ps), the same values (`wave diff`), and the
+/// VCD its closing time, as a finished run's.
+#[test]
+fn a_deadlocked_run_ends_its_waveform_where_it_stopped() {
+    let last_time = |vcd_text: &str| {
+        vcd_text
+            .lines()
+            .rfind(|l| l.starts_with('#'))
+            .map(str::to_string)
+    };
+    let mut paths = Vec::new();
+    for ext in ["fst", "vcd"] {
+        let path = tmp(&format!("deadlocked.{ext}"));
+        for p in [path.with_extension("gtkw"), path.with_extension("sucl")] {
+            let _ = std::fs::remove_file(p);
+        }
+        let o = wormcast(&[
+            "run",
+            "--topology",
+            "mesh:4x4",
+            "--router",
+            "tree",
+            "--traffic",
+            "multicast",
+            "--degree",
+            "6",
+            "--degree-max",
+            "15",
+            "--load",
+            "0.3",
+            "--packet",
+            "5",
+            "--cycles",
+            "20000",
+            "--warmup",
+            "0",
+            "--no-prune",
+            "--vcd",
+            path.to_str().unwrap(),
+        ]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{ext}: {err}");
+        assert!(
+            err.starts_with("deadlock at cycle 2049: no flit moved for 2000 cycles"),
+            "{ext}: {err}"
+        );
+        for view in ["gtkw", "sucl"] {
+            assert!(path.with_extension(view).exists(), "{ext}: no .{view}");
+        }
+        // The VCD closes the last cycle with a time of its own, as a
+        // finished run's does; the FST's closing time carries no change.
+        let text = ok(&wormcast(&["wave", "to-vcd", path.to_str().unwrap()]));
+        let end = if ext == "vcd" { "#102500" } else { "#102475" };
+        assert_eq!(last_time(&text).as_deref(), Some(end), "{ext}");
+        paths.push(path);
+    }
+    let d = ok(&wormcast(&[
+        "wave",
+        "diff",
+        paths[0].to_str().unwrap(),
+        paths[1].to_str().unwrap(),
+    ]));
+    assert!(d.starts_with("OK: 4100 times, 977 signals compared"), "{d}");
+}
+
 /// A run refused for a `--trace-scope` that names nothing leaves a
 /// waveform already at its output path as it was, VCD and FST alike (it
 /// emptied the file before), and makes no file at a path where there was

@@ -609,6 +609,8 @@ pub struct Prepared<'a> {
     router: RouterModel,
     routing: &'static str,
     o: &'a RunOptions,
+    /// The hierarchy of the waveform a failed run ended where it stopped.
+    stopped: Option<Hierarchy>,
 }
 
 impl std::fmt::Debug for Prepared<'_> {
@@ -634,6 +636,7 @@ pub fn prepare<'a>(
         router,
         routing,
         o,
+        stopped: None,
     })
 }
 
@@ -671,14 +674,31 @@ impl Prepared<'_> {
                 "this network has run already: prepare another for another run",
             ));
         }
-        drive(
+        let r = drive(
             &mut *self.e,
             self.topo,
             self.router,
             self.routing,
             self.o,
             sink,
-        )
+        );
+        if r.is_err() {
+            // A run that stops (a deadlock, a drain that ran out, a fault)
+            // ends its waveform where it stopped, so that a viewer opens
+            // the file it is debugged with; an error in ending it (a
+            // waveform that had failed already) gives way to the run's.
+            if let Ok(Some(h)) = self.e.finish_trace() {
+                self.stopped = Some(h);
+            }
+        }
+        r
+    }
+
+    /// The hierarchy of the waveform a run that failed ended where it
+    /// stopped ([`Prepared::run`]), for its views; `None` when it wrote
+    /// none or the run did not fail.
+    pub fn take_stopped_hierarchy(&mut self) -> Option<Hierarchy> {
+        self.stopped.take()
     }
 }
 

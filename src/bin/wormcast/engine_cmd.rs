@@ -282,7 +282,19 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
     };
     let threads = prepared.threads();
     let t0 = Instant::now();
-    let (r, h) = prepared.run(sink)?;
+    let (r, h) = match prepared.run(sink) {
+        Ok(r) => r,
+        Err(e) => {
+            // A run that stopped (a deadlock, most often) ended its
+            // waveform there; its views go beside it, as a finished run's.
+            if let (Some(v), Some(h)) = (vcd, prepared.take_stopped_hierarchy())
+                && let Ok(view) = window.view(&h)
+            {
+                let _ = crate::views(v, &view);
+            }
+            return Err(e);
+        }
+    };
     let wall = t0.elapsed().as_secs_f64();
     // Tearing the network down is not the run's time either.
     drop(prepared);
