@@ -781,6 +781,47 @@ fn a_deadlocked_run_ends_its_waveform_where_it_stopped() {
     assert!(d.starts_with("OK: 4100 times, 977 signals compared"), "{d}");
 }
 
+/// So does a single packet that has not arrived when `--cycles` run out
+/// (exit status 1): its waveform ends at cycle 5, the views beside it
+/// (they were not written).
+#[test]
+fn a_packet_that_does_not_arrive_in_time_leaves_a_waveform_with_views() {
+    let topo = triangle("late.toml");
+    let fst = tmp("late.fst");
+    for p in [fst.with_extension("gtkw"), fst.with_extension("sucl")] {
+        let _ = std::fs::remove_file(p);
+    }
+    let o = wormcast(&[
+        "run",
+        "--topology",
+        topo.to_str().unwrap(),
+        "--traffic",
+        "single",
+        "--src",
+        "0",
+        "--dst",
+        "5",
+        "--packet",
+        "20",
+        "--cycles",
+        "5",
+        "--vcd",
+        fst.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("the network did not drain within 5 cycles (1 packets outstanding)"),
+        "{err}"
+    );
+    for view in ["gtkw", "sucl"] {
+        assert!(fst.with_extension(view).exists(), "no .{view}");
+    }
+    let text = ok(&wormcast(&["wave", "to-vcd", fst.to_str().unwrap()]));
+    let last = text.lines().rfind(|l| l.starts_with('#'));
+    assert_eq!(last, Some("#275"), "the falling edge of cycle 5");
+}
+
 /// A run refused for a `--trace-scope` that names nothing leaves a
 /// waveform already at its output path as it was, VCD and FST alike (it
 /// emptied the file before), and makes no file at a path where there was

@@ -192,13 +192,15 @@ pub(crate) fn multicast(a: &McastArgs) -> Result<()> {
         .saturating_mul(a.packets as u64)
         .saturating_add(t.t_hs + t.t_hr)
         .saturating_mul(10 * size);
-    let result = sys.finish_multicast(id, bound)?;
+    // A multicast that does not finish ends its waveform there too.
+    let result = sys.finish_multicast(id, bound);
     if let Some(v) = &a.vcd {
         let h = sys.finish_trace_hierarchy()?;
         if let Some(h) = h {
             a.window.views(v, &h)?;
         }
     }
+    let result = result?;
     let disc = match scheme {
         Scheme::SmartNi(d) => d,
         Scheme::Conventional | Scheme::Worms => Discipline::Fpfs,

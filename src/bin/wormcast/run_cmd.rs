@@ -511,20 +511,32 @@ pub(crate) fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
     }
     let t0 = Instant::now();
     let mut bar = Progress::new(a.cycles, a.quiet || a.json);
-    if single {
-        match kind {
-            TrafficKind::Worm => {
-                let spec = worm_spec(&net, &a)?;
-                sys.inject_worm(a.src, &spec, a.payload)?
-            }
-            _ => sys.inject(a.src, a.dst, a.packet)?,
-        };
-        sys.drain(a.cycles)?;
-    } else {
-        sys.run_with_progress(a.warmup, |c| bar.set(c))?;
-        sys.start_window();
-        let w = a.warmup;
-        sys.run_with_progress(a.cycles - a.warmup, |c| bar.set(w + c))?;
+    let ran = (|| {
+        if single {
+            match kind {
+                TrafficKind::Worm => {
+                    let spec = worm_spec(&net, &a)?;
+                    sys.inject_worm(a.src, &spec, a.payload)?
+                }
+                _ => sys.inject(a.src, a.dst, a.packet)?,
+            };
+            sys.drain(a.cycles).map(|_| ())
+        } else {
+            sys.run_with_progress(a.warmup, |c| bar.set(c))?;
+            sys.start_window();
+            let w = a.warmup;
+            sys.run_with_progress(a.cycles - a.warmup, |c| bar.set(w + c))
+                .map(|_| ())
+        }
+    })();
+    if let Err(e) = ran {
+        // A run that stops (a deadlock, a packet that never arrives, a
+        // fault) ends its waveform where it stopped, views beside it.
+        bar.done();
+        if let (Some(v), Ok(Some(h))) = (&a.vcd, sys.finish_trace_hierarchy()) {
+            let _ = a.window.views(v, &h);
+        }
+        return Err(e);
     }
     bar.done();
     // The waveform's last block is written as it finishes: part of the run.
