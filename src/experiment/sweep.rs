@@ -102,8 +102,8 @@ impl Job {
 /// network's size or shape does not take, a node a hot spot names that it
 /// does not have, a packet longer than its buffers hold). Jobs that differ
 /// only in their load and seed share a network, built once for them all;
-/// one network is held at a time. The first bad job, in job order, is
-/// refused by name.
+/// each worker thread holds one network at a time, as a run of the jobs
+/// does. The first bad job, in job order, is refused by name.
 fn check_on_networks(jobs: &[Job]) -> Result<()> {
     let mut groups: Vec<(String, Vec<&Job>)> = Vec::new();
     for job in jobs {
