@@ -164,6 +164,37 @@ fn unicast_multicast_and_broadcast_follow_restriction2() {
     }
 }
 
+/// A network dropped without its waveform finished (its run stopped on a
+/// deadlock and the caller returned the error) ends the waveform as it
+/// goes: the FST of Fig. 3(a)'s deadlock reads back up to the falling edge
+/// of the cycle the watchdog stopped it in. It was unreadable (no block,
+/// no end); the cut-through switch's network already ended its own.
+#[test]
+fn a_network_dropped_after_a_deadlock_ends_its_fst() {
+    let mut s = system(2, Routing::Ecube, cfg(PortModel::OnePort, 2));
+    let path =
+        std::env::temp_dir().join(format!("wormcast-cube-dropped-{}.fst", std::process::id()));
+    let sink = wormcast::wave::create(&path, "dropped").unwrap();
+    s.attach_tracer(sink, 5_000).unwrap();
+    s.send(0, &[1, 3], 64).unwrap();
+    s.send(2, &[3, 1], 64).unwrap();
+    deadlock_report(&mut s);
+    let stopped = s.cycle();
+    drop(s);
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_wormcast"))
+        .args(["wave", "to-vcd"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    std::fs::remove_file(&path).unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // 100 ps units: cycle `c` rises at 50 c and falls at 50 c + 25.
+    let last = text.lines().rfind(|l| l.starts_with('#'));
+    assert_eq!(last, Some(format!("#{}", 50 * stopped + 25).as_str()));
+    assert_eq!(stopped, 2048);
+}
+
 #[test]
 fn fig3a_deadlock_in_a_one_port_system_and_its_cure() {
     // <0: 1, 3> and <2: 3, 1> under e-cube routing on the 0-1-3-2 face: each

@@ -37,6 +37,36 @@ fn figure6(pruning: Pruning) -> (TreeNet, u32, u32, Grid) {
     (net, a, b, g)
 }
 
+/// A network dropped without its waveform finished (its run stopped on a
+/// deadlock and the caller returned the error) ends the waveform as it
+/// goes: the FST of Fig. 6 without pruning reads back up to the falling
+/// edge of the cycle the watchdog stopped it in. It was unreadable (no
+/// block, no end); the cut-through switch's network already ended its own.
+#[test]
+fn a_network_dropped_after_a_deadlock_ends_its_fst() {
+    let (mut net, ..) = figure6(Pruning::Off);
+    let path =
+        std::env::temp_dir().join(format!("wormcast-tree-dropped-{}.fst", std::process::id()));
+    let sink = wormcast::wave::create(&path, "dropped").unwrap();
+    net.attach_tracer(sink, 5_000).unwrap();
+    let err = net.run_until_delivered(10_000).unwrap_err();
+    assert!(matches!(err, Error::TreeDeadlock(_)), "{err}");
+    let stopped = net.cycle();
+    drop(net);
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_wormcast"))
+        .args(["wave", "to-vcd"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    std::fs::remove_file(&path).unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // 100 ps units: cycle `c` rises at 50 c and falls at 50 c + 25.
+    let last = text.lines().rfind(|l| l.starts_with('#'));
+    assert_eq!(last, Some(format!("#{}", 50 * stopped + 25).as_str()));
+    assert_eq!(stopped, 521);
+}
+
 #[test]
 fn figure6_deadlocks_without_pruning() {
     let (mut net, ..) = figure6(Pruning::Off);

@@ -890,6 +890,10 @@ impl Drop for TreeNet {
         if let Some(crew) = &self.crew {
             crew.settle_quietly();
         }
+        // A waveform not finished (the run stopped on an error) ends here,
+        // so that an FST is readable up to the cycle reached, as the
+        // cut-through switch's network ends its own.
+        let _ = self.finish_trace_hierarchy();
     }
 }
 
