@@ -720,12 +720,6 @@ fn tree_multicasts_too_long_for_the_auxiliary_buffers_are_refused_before_the_run
 /// VCD its closing time, as a finished run's.
 #[test]
 fn a_deadlocked_run_ends_its_waveform_where_it_stopped() {
-    let last_time = |vcd_text: &str| {
-        vcd_text
-            .lines()
-            .rfind(|l| l.starts_with('#'))
-            .map(str::to_string)
-    };
     let mut paths = Vec::new();
     for ext in ["fst", "vcd"] {
         let path = tmp(&format!("deadlocked.{ext}"));
@@ -762,14 +756,10 @@ fn a_deadlocked_run_ends_its_waveform_where_it_stopped() {
             err.starts_with("deadlock at cycle 2049: no flit moved for 2000 cycles"),
             "{ext}: {err}"
         );
-        for view in ["gtkw", "sucl"] {
-            assert!(path.with_extension(view).exists(), "{ext}: no .{view}");
-        }
         // The VCD closes the last cycle with a time of its own, as a
         // finished run's does; the FST's closing time carries no change.
-        let text = ok(&wormcast(&["wave", "to-vcd", path.to_str().unwrap()]));
         let end = if ext == "vcd" { "#102500" } else { "#102475" };
-        assert_eq!(last_time(&text).as_deref(), Some(end), "{ext}");
+        common::assert_ended_with_views(&path, end);
         paths.push(path);
     }
     let d = ok(&wormcast(&[
@@ -814,12 +804,8 @@ fn a_packet_that_does_not_arrive_in_time_leaves_a_waveform_with_views() {
         err.contains("the network did not drain within 5 cycles (1 packets outstanding)"),
         "{err}"
     );
-    for view in ["gtkw", "sucl"] {
-        assert!(fst.with_extension(view).exists(), "no .{view}");
-    }
-    let text = ok(&wormcast(&["wave", "to-vcd", fst.to_str().unwrap()]));
-    let last = text.lines().rfind(|l| l.starts_with('#'));
-    assert_eq!(last, Some("#275"), "the falling edge of cycle 5");
+    // The falling edge of cycle 5.
+    common::assert_ended_with_views(&fst, "#275");
 }
 
 /// A run refused for a `--trace-scope` that names nothing leaves a

@@ -1,6 +1,8 @@
 //! Tree-based multicast with pruning and the pseudo-multicast baseline on
 //! meshes and tori (seed 003 sections 3.1-3.4).
 
+mod common;
+
 use wormcast::Error;
 use wormcast::direct::{Grid, Pruning, Release, Scheme, TreeConfig, TreeNet, TreeTraffic};
 
@@ -53,17 +55,10 @@ fn a_network_dropped_after_a_deadlock_ends_its_fst() {
     assert!(matches!(err, Error::TreeDeadlock(_)), "{err}");
     let stopped = net.cycle();
     drop(net);
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_wormcast"))
-        .args(["wave", "to-vcd"])
-        .arg(&path)
-        .output()
-        .unwrap();
-    std::fs::remove_file(&path).unwrap();
-    let text = String::from_utf8_lossy(&o.stdout);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     // 100 ps units: cycle `c` rises at 50 c and falls at 50 c + 25.
-    let last = text.lines().rfind(|l| l.starts_with('#'));
-    assert_eq!(last, Some(format!("#{}", 50 * stopped + 25).as_str()));
+    let last = common::last_time(&path);
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(last, Some(format!("#{}", 50 * stopped + 25)));
     assert_eq!(stopped, 521);
 }
 

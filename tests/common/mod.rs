@@ -149,3 +149,36 @@ pub fn fst_blocks(bytes: &[u8]) -> Vec<(u64, u64)> {
     }
     out
 }
+
+/// The last time stamp (`#T`) of the waveform at `path` as `wormcast wave
+/// to-vcd` writes it out; the waveform must read back whole.
+pub fn last_time(path: &std::path::Path) -> Option<String> {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_wormcast"))
+        .args(["wave", "to-vcd"])
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{}: {}",
+        path.display(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .rfind(|l| l.starts_with('#'))
+        .map(str::to_string)
+}
+
+/// Asserts that the views of the waveform at `path` (`.gtkw`, `.sucl`) are
+/// beside it and that it reads back up to time stamp `last`.
+pub fn assert_ended_with_views(path: &std::path::Path, last: &str) {
+    for view in ["gtkw", "sucl"] {
+        assert!(
+            path.with_extension(view).exists(),
+            "{}: no .{view}",
+            path.display()
+        );
+    }
+    assert_eq!(last_time(path).as_deref(), Some(last), "{}", path.display());
+}
