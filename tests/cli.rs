@@ -726,7 +726,7 @@ fn a_deadlocked_run_ends_its_waveform_where_it_stopped() {
         for p in [path.with_extension("gtkw"), path.with_extension("sucl")] {
             let _ = std::fs::remove_file(p);
         }
-        let o = wormcast(&[
+        let args = [
             "run",
             "--topology",
             "mesh:4x4",
@@ -749,12 +749,10 @@ fn a_deadlocked_run_ends_its_waveform_where_it_stopped() {
             "--no-prune",
             "--vcd",
             path.to_str().unwrap(),
-        ]);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(1), "{ext}: {err}");
-        assert!(
-            err.starts_with("deadlock at cycle 2049: no flit moved for 2000 cycles"),
-            "{ext}: {err}"
+        ];
+        found(
+            &args,
+            "deadlock at cycle 2049: no flit moved for 2000 cycles",
         );
         // The VCD closes the last cycle with a time of its own, as a
         // finished run's does; the FST's closing time carries no change.
@@ -781,7 +779,7 @@ fn a_packet_that_does_not_arrive_in_time_leaves_a_waveform_with_views() {
     for p in [fst.with_extension("gtkw"), fst.with_extension("sucl")] {
         let _ = std::fs::remove_file(p);
     }
-    let o = wormcast(&[
+    let args = [
         "run",
         "--topology",
         topo.to_str().unwrap(),
@@ -797,12 +795,10 @@ fn a_packet_that_does_not_arrive_in_time_leaves_a_waveform_with_views() {
         "5",
         "--vcd",
         fst.to_str().unwrap(),
-    ]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(
-        err.contains("the network did not drain within 5 cycles (1 packets outstanding)"),
-        "{err}"
+    ];
+    found(
+        &args,
+        "the network did not drain within 5 cycles (1 packets outstanding)",
     );
     // The falling edge of cycle 5.
     common::assert_ended_with_views(&fst, "#275");
@@ -861,6 +857,16 @@ fn a_refused_trace_leaves_the_file_there_untouched() {
         assert!(a.len() < old.len(), "{ext}: {} bytes", a.len());
         assert!(a == b, "{ext}: the rewritten file differs from a fresh one");
     }
+}
+
+/// Runs `wormcast args`, whose run must find something (a deadlock, a
+/// network that does not drain): exit status 1 and a report on standard
+/// error that contains `needle`.
+fn found(args: &[&str], needle: &str) {
+    let o = wormcast(args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+    assert!(err.contains(needle), "{args:?}: {err}");
 }
 
 /// Runs `wormcast args`, which must refuse its input: exit status 2 and an
