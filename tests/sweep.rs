@@ -248,7 +248,7 @@ fn bad_sweeps_and_slurm_settings_are_refused_by_name() {
         (
             "[network]\ntopology = \"mesh:4x3\"\n[traffic]\npacket = 5\n\
              [sweep]\n\"traffic.pattern\" = [\"uniform\", \"transpose\"]\n",
-            "job 1 (traffic.pattern=transpose;replicate=0): configuration: pattern = \
+            "job 1 (traffic.pattern=\"transpose\";replicate=0): configuration: pattern = \
              transpose: transpose needs every side of the grid equal",
         ),
         (

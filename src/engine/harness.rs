@@ -650,7 +650,7 @@ impl Prepared<'_> {
     /// [`Prepared::run`] does before anything else): a caller that writes
     /// a waveform can check before it makes the file.
     pub fn check(&self) -> Result<()> {
-        check_traffic(&*self.e, self.topo, self.o).map(|_| ())
+        self.check_other(self.o)
     }
 
     /// [`Prepared::check`] of another run's traffic `o` on this network

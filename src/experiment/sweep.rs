@@ -84,17 +84,8 @@ pub struct Job {
     pub seed: u64,
     /// The whole run configuration.
     pub config: RunConfig,
-}
-
-impl Job {
     /// `job N (field=value;...;replicate=R)`, as errors name it.
-    pub fn name(&self) -> String {
-        let mut key = String::new();
-        for (k, v) in &self.params {
-            let _ = write!(key, "{k}={v};");
-        }
-        format!("job {} ({key}replicate={})", self.index, self.replicate)
-    }
+    pub name: String,
 }
 
 /// Checks every job's traffic against its network before any job runs:
@@ -110,7 +101,7 @@ fn check_on_networks(jobs: &[Job]) -> Result<()> {
         let mut shared = job.config.clone();
         shared.traffic.load = None;
         shared.traffic.seed = None;
-        let key = toml::to_string(&shared).map_err(|e| bad(job.name(), e.to_string()))?;
+        let key = toml::to_string(&shared).map_err(|e| bad(job.name.clone(), e.to_string()))?;
         match groups.iter_mut().find(|(k, _)| *k == key) {
             Some((_, g)) => g.push(job),
             None => groups.push((key, vec![job])),
@@ -122,19 +113,19 @@ fn check_on_networks(jobs: &[Job]) -> Result<()> {
         let (j0, p0) = &plans[0];
         let p0 = match p0 {
             Ok(p) => p,
-            Err(e) => return Some((j0.index, bad(j0.name(), e.to_string()))),
+            Err(e) => return Some((j0.index, bad(j0.name.clone(), e.to_string()))),
         };
         let net = match engine::prepare(&p0.topology, p0.router, p0.routing.as_deref(), &p0.options)
         {
             Ok(n) => n,
-            Err(e) => return Some((j0.index, bad(j0.name(), e.to_string()))),
+            Err(e) => return Some((j0.index, bad(j0.name.clone(), e.to_string()))),
         };
         plans.iter().find_map(|(j, p)| {
             let r = p
                 .as_ref()
                 .map_err(|e| e.to_string())
                 .and_then(|p| net.check_other(&p.options).map_err(|e| e.to_string()));
-            r.err().map(|e| (j.index, bad(j.name(), e)))
+            r.err().map(|e| (j.index, bad(j.name.clone(), e)))
         })
     });
     match first_bad.into_iter().flatten().min_by_key(|(i, _)| *i) {
@@ -403,9 +394,10 @@ impl Sweep {
             seeded |= k == "traffic.seed";
         }
         let _ = write!(key, "replicate={replicate}");
+        let name = format!("job {index} ({key})");
         let mut config = RunConfig::deserialize(toml::Value::Table(t)).map_err(|e| {
             bad(
-                format!("job {index} ({key})"),
+                name.clone(),
                 format!("not a run configuration: {}", e.message()),
             )
         })?;
@@ -420,13 +412,14 @@ impl Sweep {
         config
             .plan()
             .and_then(|p| p.options.check())
-            .map_err(|e| bad(format!("job {index} ({key})"), e.to_string()))?;
+            .map_err(|e| bad(name.clone(), e.to_string()))?;
         Ok(Job {
             index,
             params,
             replicate,
             seed,
             config,
+            name,
         })
     }
 
@@ -590,7 +583,7 @@ pub fn run(
             | Error::DirectDeadlock(_)
             | Error::TreeDeadlock(_)
             | Error::NotDrained { .. } => e,
-            e => bad(job.name(), e.to_string()),
+            e => bad(job.name.clone(), e.to_string()),
         });
         let (result, error) = match r {
             Ok(r) => (Some(serde_json::to_value(&r)?), None),
