@@ -2838,3 +2838,88 @@ fn a_gtkwave_save_file_a_user_saved_is_kept() {
     assert!(!String::from_utf8_lossy(&o.stderr).contains("left as it was"));
     assert_eq!(std::fs::read_to_string(&gtkw).unwrap(), ours);
 }
+
+/// A stop rule that ends a run without an interval (no copy of a measured
+/// message arrived) says so, where it used to quote a half-width of
+/// "inf%"; one that is met quotes its half-width.
+#[test]
+fn a_stop_rule_without_an_interval_says_so() {
+    let run = |load: &str| {
+        ok(&wormcast(&[
+            "run",
+            "--topology",
+            "mesh:4x4",
+            "--packet",
+            "5",
+            "--cycles",
+            "4000",
+            "--warmup",
+            "0",
+            "--load",
+            load,
+            "--stop-rule",
+            "0.5",
+            "-q",
+        ]))
+    };
+    let none = run("1e-300");
+    assert!(none.contains("generated 0 packets"), "{none}");
+    assert!(
+        none.contains(
+            "stop rule not met within --cycles: no interval of the mean latency to compare\n"
+        ),
+        "{none}"
+    );
+    assert!(!none.contains("inf%"), "{none}");
+    let met = run("0.1");
+    let line = met
+        .lines()
+        .find(|l| l.starts_with("stop rule met: half-width "))
+        .unwrap_or_else(|| panic!("{met}"));
+    assert!(line.ends_with("% of the mean latency"), "{line}");
+}
+
+/// A stop rule without `--batch-cycles` cut the measured cycles into
+/// `--batches` batches, of which the last is always left out: it needed
+/// `--batches` of them and could never be met, and a run at a half-width
+/// of 0.47% against a rule of 50% said "not met". Its batches are now a
+/// tenth as long, and a rule that no run of that length could meet is
+/// refused before the run.
+#[test]
+fn a_stop_rule_without_batch_cycles_can_be_met() {
+    let base = [
+        "run",
+        "--topology",
+        "mesh:4x4",
+        "--packet",
+        "5",
+        "--load",
+        "0.1",
+        "--stop-rule",
+        "0.5",
+        "-q",
+        "--json",
+    ];
+    let r: serde_json::Value = serde_json::from_str(&ok(&wormcast(&base))).unwrap();
+    assert_eq!(r["stop_rule_met"], true, "{r}");
+    // Batches of 150,000 / (10 x 10) cycles: it stops at the first
+    // boundary with 10 batches besides the last, 11 of them.
+    assert_eq!(r["measured_cycles"], 11 * 1_500, "{r}");
+    assert_eq!(r["interval"]["batches"], 10, "{r}");
+    // Batches given: the measured cycles must hold one more than the
+    // fewest.
+    refused(
+        &[&base[..], &["--batch-cycles", "15000"]].concat(),
+        "error: configuration: batch_cycles = 15000: the 150000 measured cycles hold 10 batches of 15000, and the stop rule needs 10 of them besides the last",
+    );
+    let r: serde_json::Value = serde_json::from_str(&ok(&wormcast(
+        &[&base[..], &["--batch-cycles", "13636"]].concat(),
+    )))
+    .unwrap();
+    assert_eq!(r["stop_rule_met"], true, "{r}");
+    assert_eq!(r["measured_cycles"], 11 * 13_636, "{r}");
+    refused(
+        &[&base[..], &["--cycles", "10", "--warmup", "0"]].concat(),
+        "error: configuration: batch_cycles = 1: the 10 measured cycles hold 10 batches of 1",
+    );
+}

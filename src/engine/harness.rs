@@ -68,7 +68,7 @@ pub struct RunOptions {
     /// Batches the measured cycles are cut into (at least 2); with a stop
     /// rule, the fewest batches before it may stop.
     pub batches: u32,
-    /// Cycles per batch (default: the measured cycles over `batches`).
+    /// Cycles per batch (default: [`RunOptions::batch_len`]).
     pub batch_cycles: Option<u64>,
     /// Stop once the 95% half-width of the [`stop_metric`](Self::stop_metric)'s
     /// mean is under this fraction of the mean (seed 002 uses 0.05),
@@ -190,7 +190,28 @@ fn bad(field: &'static str, value: String, reason: &str) -> Error {
 /// arithmetic would wrap).
 pub const MAX_RUN_CYCLES: u64 = 1_000_000_000_000;
 
+/// With a stop rule and no batch length given, the most cycles measured
+/// hold this many times the fewest batches, so that the rule can end the
+/// run early (the mesh experiments' reading of seed 002 section 5 too: at
+/// least 10 batches, at most 100).
+pub const STOP_RULE_SPAN: u64 = 10;
+
 impl RunOptions {
+    /// The batch length in cycles: [`batch_cycles`](Self::batch_cycles)
+    /// when given; else the measured cycles over
+    /// [`batches`](Self::batches), or with a stop rule over
+    /// [`STOP_RULE_SPAN`] times `batches` (at least 1 cycle), since a
+    /// rule that needs `batches` whole batches besides the last could never
+    /// be met in `batches` batches.
+    pub fn batch_len(&self) -> u64 {
+        let batches = u64::from(self.batches.max(1));
+        match (self.batch_cycles, self.stop_rule) {
+            (Some(b), _) => b,
+            (None, Some(_)) => (self.cycles / (STOP_RULE_SPAN * batches)).max(1),
+            (None, None) => self.cycles / batches,
+        }
+    }
+
     /// Checks what does not depend on the network: the load, the batches,
     /// the run's length and the source queue ([`run`] checks the rest
     /// once the router model is built).
@@ -252,6 +273,31 @@ impl RunOptions {
                 "cycles",
                 o.cycles.to_string(),
                 "fewer measured cycles than batches",
+            ));
+        }
+        let batch_len = o.batch_len();
+        if batch_len == 0 || batch_len > o.cycles {
+            return Err(bad(
+                "batch_cycles",
+                batch_len.to_string(),
+                "a batch is 1 cycle to the whole measured run",
+            ));
+        }
+        // A stop rule counts at least `batches` batches besides the last
+        // (left out: its messages may not have arrived), so a run too short
+        // for that many could only ever report the rule not met.
+        let whole = o.cycles / batch_len;
+        if o.stop_rule.is_some() && whole <= u64::from(o.batches) {
+            return Err(bad(
+                "batch_cycles",
+                batch_len.to_string(),
+                &format!(
+                    "the {} measured cycles hold {whole} batches of {batch_len}, and the stop \
+                     rule needs {} of them besides the last, which is left out (its messages \
+                     may not have arrived): it could never be met; give more cycles, shorter \
+                     batches (--batch-cycles) or fewer (--batches)",
+                    o.cycles, o.batches
+                ),
             ));
         }
         if o.source_queue == 0 {
@@ -706,6 +752,7 @@ impl Prepared<'_> {
 /// runs or a waveform is begun); the messages per node per cycle and the
 /// batch length in cycles.
 fn check_traffic(e: &dyn Engine, topo: &TopoSpec, o: &RunOptions) -> Result<(f64, u64)> {
+    o.check()?;
     let nodes = e.nodes();
     let sides = topo.sides();
     o.pattern.check(nodes, sides.as_deref())?;
@@ -763,14 +810,7 @@ fn check_traffic(e: &dyn Engine, topo: &TopoSpec, o: &RunOptions) -> Result<(f64
             "more than one packet per node per cycle",
         ));
     }
-    let batch_len = o.batch_cycles.unwrap_or(o.cycles / o.batches as u64);
-    if batch_len == 0 || batch_len > o.cycles {
-        return Err(bad(
-            "batch_cycles",
-            batch_len.to_string(),
-            "a batch is 1 cycle to the whole measured run",
-        ));
-    }
+    let batch_len = o.batch_len();
     // The longest message the traffic makes.
     let longest = o.packet.max(o.packet_alt.map_or(0, |(len, _)| len));
     e.check_messages(longest, o.multicast.map_or(1, |(_, hi)| hi))?;

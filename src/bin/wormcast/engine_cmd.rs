@@ -412,16 +412,25 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
     );
     say_links(&r.links, r.per_link.as_deref());
     if let Some(met) = r.stop_rule_met {
-        say!(
-            "stop rule {}: half-width {:.2}% of the mean {}",
-            if met {
-                "met"
-            } else {
-                "not met within --cycles"
-            },
-            100.0 * r.interval.relative,
-            r.stop_metric
-        );
+        let met = if met {
+            "met"
+        } else {
+            "not met within --cycles"
+        };
+        if r.interval.relative.is_finite() {
+            say!(
+                "stop rule {met}: half-width {:.2}% of the mean {}",
+                100.0 * r.interval.relative,
+                r.stop_metric
+            );
+        } else {
+            // No interval (fewer than two batches had a copy arrive): no
+            // half-width to quote, rather than "inf%".
+            say!(
+                "stop rule {met}: no interval of the mean {} to compare",
+                r.stop_metric
+            );
+        }
     }
     say!(
         "wall time {wall:.3} s ({:.0} cycles/s), after {setup:.3} s building the network",

@@ -172,7 +172,9 @@ pub(crate) struct RunArgs {
     /// interval (with --stop-rule: the fewest before it may stop).
     #[arg(long, default_value_t = 10)]
     pub(crate) batches: u32,
-    /// Cycles per batch (default: the measured cycles over --batches).
+    /// Cycles per batch (default: the measured cycles over --batches; with
+    /// --stop-rule, over 10 times --batches, so that the rule can end the
+    /// run early).
     #[arg(long)]
     pub(crate) batch_cycles: Option<u64>,
     /// Messages a node may have outstanding before it refuses new ones
