@@ -2923,3 +2923,74 @@ fn a_stop_rule_without_batch_cycles_can_be_met() {
         "error: configuration: batch_cycles = 1: the 10 measured cycles hold 10 batches of 1",
     );
 }
+
+/// The interval is of the stop metric's mean, and the text puts it on that
+/// metric's line: with `--stop-metric network-latency` it stood on the
+/// creation-to-tail line (+-0.29 beside a mean of 147, the half-width of a
+/// network latency of 26). Hosts with network interfaces record no network
+/// latency, and the metric is refused for them: a stop rule "met at 2.46%
+/// of the mean network-latency" was a creation-to-tail interval under
+/// another name.
+#[test]
+fn an_interval_stands_beside_the_latency_it_is_of() {
+    let run = |metric: &str| {
+        ok(&wormcast(&[
+            "run",
+            "--topology",
+            "hypercube:4",
+            "--packet",
+            "5",
+            "--load",
+            "0.1",
+            "--traffic",
+            "multicast",
+            "--degree",
+            "3",
+            "--cycles",
+            "20000",
+            "--warmup",
+            "2000",
+            "--stop-metric",
+            metric,
+            "-q",
+        ]))
+    };
+    for (metric, with, without) in [
+        (
+            "latency",
+            "latency (creation to tail): ",
+            "network latency (first flit in to tail): ",
+        ),
+        (
+            "network-latency",
+            "network latency (first flit in to tail): ",
+            "latency (creation to tail): ",
+        ),
+    ] {
+        let out = run(metric);
+        let line = |start: &str| {
+            out.lines()
+                .find(|l| l.starts_with(start))
+                .unwrap_or_else(|| panic!("{out}"))
+                .to_string()
+        };
+        assert!(line(with).contains("; 95% interval +-"), "{metric}: {out}");
+        assert!(!line(without).contains("interval"), "{metric}: {out}");
+    }
+    refused(
+        &[
+            "run",
+            "--topology",
+            "irregular:switches=8,ports=8,nodes=32",
+            "--node-model",
+            "ni",
+            "--stop-metric",
+            "network-latency",
+            "--stop-rule",
+            "0.05",
+            "--load",
+            "0.01",
+        ],
+        "error: configuration: stop_metric = network-latency: hosts with network interfaces measure no network latency",
+    );
+}

@@ -491,6 +491,18 @@ pub fn build(
             ),
         });
     }
+    if o.sim.node_model == NodeModel::Ni && o.stop_metric == stats::Metric::Network {
+        // A host's message has no first flit into the network of its own
+        // (its packets go host to host through the interfaces): its batch
+        // means would be creation-to-tail latencies under another name.
+        return Err(Error::Config {
+            field: "stop_metric",
+            value: "network-latency".into(),
+            reason: "hosts with network interfaces measure no network latency (a message goes \
+                     host to host): use the latency, creation to tail"
+                .into(),
+        });
+    }
     let schemes = schemes_of(router, topo, routing, o);
     let scheme = match &o.scheme {
         None => schemes[0],

@@ -26,8 +26,8 @@ pub enum Metric {
     /// Per copy, creation to tail.
     #[default]
     Latency,
-    /// Per copy, first flit in the network to tail (falls back to
-    /// `Latency` where the router model does not record injection).
+    /// Per copy, first flit in the network to tail (refused for hosts
+    /// with network interfaces, whose messages record no injection).
     Network,
 }
 

@@ -360,9 +360,19 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
             r.interval.batches
         )
     };
+    // The interval is of the stop metric's mean: it goes on that line.
+    let network_metric = r.stop_metric == "network-latency";
+    let on = |metric: bool| {
+        if metric {
+            format!("; {interval}")
+        } else {
+            String::new()
+        }
+    };
     say!(
-        "latency (creation to tail): {}; {interval}",
-        latency_text(&r.latency, NONE_MEASURED)
+        "latency (creation to tail): {}{}",
+        latency_text(&r.latency, NONE_MEASURED),
+        on(!network_metric)
     );
     if r.dests_per_message > 1.0 {
         say!(
@@ -378,8 +388,9 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
         // no summary means no copy arrived to be measured.
         let none = Summary::default();
         say!(
-            "network latency (first flit in to tail): {}",
-            latency_text(r.network_latency.as_ref().unwrap_or(&none), NONE_MEASURED)
+            "network latency (first flit in to tail): {}{}",
+            latency_text(r.network_latency.as_ref().unwrap_or(&none), NONE_MEASURED),
+            on(network_metric)
         );
         if r.dests_per_message > 1.0 {
             match (&r.message_network_latency, &r.message_span) {
