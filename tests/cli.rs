@@ -1048,6 +1048,27 @@ fn run_sends_one_worm_and_reports_each_destination() {
     );
     let e = worm("bit-string", &["--dests", "9"]);
     assert!(String::from_utf8_lossy(&e.stderr).contains("node 9 does not exist"));
+    // A path's switches are checked too: switch 9 was dropped silently
+    // (the worm ran as if the path were 2, 0), and a switch named twice was
+    // refused as a destination "listed twice".
+    for (path, err) in [
+        (
+            "2,9,0",
+            "error: bad packet: switch 9 on the path (--path) does not exist (the network has switches 0 to 2)",
+        ),
+        (
+            "2,0,2",
+            "error: bad packet: switch 2 is twice on the path (--path): a multi-drop worm visits each switch of its path once",
+        ),
+    ] {
+        let e = worm("multi-drop", &["--path", path, "--dests", "5,0"]);
+        assert_eq!(e.status.code(), Some(2), "{path}");
+        assert_eq!(
+            String::from_utf8_lossy(&e.stderr).lines().last().unwrap(),
+            err,
+            "{path}"
+        );
+    }
 }
 
 #[test]

@@ -46,8 +46,9 @@ impl WormSpec {
     /// switches of `path` in order, dropping at each the destinations on
     /// it (every destination must be on a switch of the path). Refused
     /// with what is wrong: no destination, a node that does not exist, a
-    /// unicast worm to several nodes, a multi-drop worm without a path or
-    /// with a destination off it, an unknown kind.
+    /// unicast worm to several nodes, a multi-drop worm without a path,
+    /// with a destination off it, or with a path naming a switch that does
+    /// not exist or one switch twice, an unknown kind.
     pub fn from_request(
         net: &Network,
         kind: &str,
@@ -89,6 +90,22 @@ impl WormSpec {
                     return bad(
                         "a multi-drop worm needs a path (--path), the switches it visits".into(),
                     );
+                }
+                let switches = net.num_switches();
+                for (i, &s) in path.iter().enumerate() {
+                    if s as usize >= switches {
+                        return bad(format!(
+                            "switch {s} on the path (--path) does not exist (the network has \
+                             switches 0 to {})",
+                            switches - 1
+                        ));
+                    }
+                    if path[..i].contains(&s) {
+                        return bad(format!(
+                            "switch {s} is twice on the path (--path): a multi-drop worm \
+                             visits each switch of its path once"
+                        ));
+                    }
                 }
                 if let Some(&d) = dests.iter().find(|&&d| !path.contains(&on(d))) {
                     return bad(format!(
