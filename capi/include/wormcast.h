@@ -334,7 +334,8 @@ int64_t wc_net_send_worm(struct WcNet *n,
                          uint32_t payload);
 
 /**
- * Simulates `cycles` cycles.
+ * Simulates `cycles` cycles: at most 10^12 a call ([`WC_EINVAL`] past
+ * them, with the reason in `wc_last_error`).
  *
  * # Safety
  * `n` is a live network.

@@ -719,7 +719,8 @@ pub unsafe extern "C" fn wc_net_send_worm(
     if c == WC_OK { id } else { c as i64 }
 }
 
-/// Simulates `cycles` cycles.
+/// Simulates `cycles` cycles: at most 10^12 a call ([`WC_EINVAL`] past
+/// them, with the reason in `wc_last_error`).
 ///
 /// # Safety
 /// `n` is a live network.
@@ -964,6 +965,21 @@ mod tests {
                 wc_net_next_delivery_fields(n, &mut m, &mut node, &mut cyc),
                 0
             );
+            // A step past 10^12 cycles is refused: its end wrapped, and the
+            // call ran nothing (here) or never returned (at cycle 0).
+            let at = wc_net_cycle(n);
+            assert_eq!(wc_net_step(n, u64::MAX), WC_EINVAL);
+            assert_eq!(
+                last(),
+                format!(
+                    "configuration: cycles = {}: a call simulates at most 1000000000000 cycles",
+                    u64::MAX
+                )
+            );
+            assert_eq!(wc_net_cycle(n), at);
+            // 10^12 cycles of an idle network go by in one skip.
+            assert_eq!(wc_net_step(n, 1_000_000_000_000), WC_OK);
+            assert_eq!(wc_net_cycle(n), at + 1_000_000_000_000);
             wc_net_free(n);
             assert!(
                 wc_net_new(

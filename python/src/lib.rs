@@ -765,11 +765,20 @@ impl Network {
             .map_err(err)
     }
 
-    /// Simulates `cycles` cycles; returns the copies delivered in them.
+    /// Simulates `cycles` cycles (at most 10^12; those in which nothing
+    /// can happen in one go); returns the copies delivered in them. A
+    /// long call can be interrupted (`KeyboardInterrupt`).
     #[pyo3(signature = (cycles=1))]
-    fn step(&mut self, cycles: u64) -> PyResult<Vec<Delivery>> {
-        for _ in 0..cycles {
-            self.s.step().map_err(err)?;
+    fn step(&mut self, py: Python<'_>, cycles: u64) -> PyResult<Vec<Delivery>> {
+        Session::check_cycles(cycles).map_err(err)?;
+        let mut left = cycles;
+        while left > 0 {
+            // Slices of 65,536 cycles, between which Python's signals are
+            // looked at: a long step would otherwise ignore Ctrl-C.
+            let n = left.min(1 << 16);
+            self.s.run(n).map_err(err)?;
+            left -= n;
+            py.check_signals()?;
         }
         Ok(self.s.take_arrivals().iter().map(delivery).collect())
     }

@@ -251,3 +251,22 @@ def test_a_drain_that_runs_out_says_so():
     assert str(e.value) == f"message {m + 1} was not sent: the ids sent run from 0 to {m}"
     net.drain()
     assert net.done(m)
+
+
+def test_a_step_past_the_limit_is_refused_and_quiet_cycles_are_skipped():
+    net = wormcast.Network("mesh:4x4")
+    # Past 10^12 cycles a call is refused, before any cycle runs.
+    with pytest.raises(ValueError) as e:
+        net.step(10**12 + 1)
+    assert str(e.value) == (
+        "configuration: cycles = 1000000000001: a call simulates at most 1000000000000 cycles"
+    )
+    assert net.cycle == 0
+    # A long step goes through the cycles in which nothing can happen in
+    # one go (it stepped them one by one: 10^9 cycles took minutes), and
+    # returns what arrived on the way.
+    m = net.send(0, [15], flits=20)
+    copies = net.step(10**9)
+    assert [(c.msg, c.node) for c in copies] == [(m, 15)]
+    assert net.cycle == 10**9
+    assert copies == net.deliveries()

@@ -147,7 +147,7 @@ class Network:
     ) -> int:
         """Queues a hand-built worm now (cut-through switch only); returns its id."""
     def step(self, cycles: int = 1) -> List[Delivery]:
-        """Simulates cycles; returns the copies delivered in them."""
+        """Simulates cycles (at most 10**12, quiet ones skipped); returns the copies delivered in them."""
     def drain(self, max_cycles: int = 1000000) -> int:
         """Runs until every copy has arrived; returns the cycle reached."""
     def deliveries(self) -> List[Delivery]: ...

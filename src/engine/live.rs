@@ -260,11 +260,28 @@ impl Session {
     }
 
     /// Simulates `cycles` cycles (those in which nothing can happen in
-    /// one go).
+    /// one go): at most [`MAX_RUN_CYCLES`](super::MAX_RUN_CYCLES) a call,
+    /// as a run has.
     pub fn run(&mut self, cycles: u64) -> Result<()> {
-        let end = self.cycle() + cycles;
+        Self::check_cycles(cycles)?;
+        let end = self.cycle().saturating_add(cycles);
         while self.cycle() < end {
             self.advance(end - self.cycle())?;
+        }
+        Ok(())
+    }
+
+    /// Refuses a [`run`](Self::run) of more than
+    /// [`MAX_RUN_CYCLES`](super::MAX_RUN_CYCLES) cycles: past it the end
+    /// would wrap (a run of nothing, or one without end), and short of
+    /// wrapping it would take hours even on an idle network.
+    pub fn check_cycles(cycles: u64) -> Result<()> {
+        if cycles > super::MAX_RUN_CYCLES {
+            return Err(Error::Config {
+                field: "cycles",
+                value: cycles.to_string(),
+                reason: format!("a call simulates at most {} cycles", super::MAX_RUN_CYCLES),
+            });
         }
         Ok(())
     }
