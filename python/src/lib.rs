@@ -610,9 +610,12 @@ fn delivery(a: &wormcast::engine::Arrival) -> Delivery {
 /// `topology` is a spec (`mesh:8x8`, `torus:8x8x8`, `hypercube:6`,
 /// `irregular:switches=8,ports=8,nodes=32,seed=1`) or a topology file;
 /// `router` is `cut-through`, `wormhole` or `tree` (the topology's default
-/// when None), `routing` and `scheme` the model's (its defaults when None).
+/// when None), `routing` and `scheme` the model's (its defaults when None);
+/// `topology` defaults to `mesh:8x8` and `seed` to 1.
 /// `config` names a run configuration file (`wormcast run --config`)
-/// whose network, hardware and output sections are used instead. `vcd`
+/// whose network, hardware and output sections are used instead (a
+/// topology, router, routing, scheme or seed given beside it is refused:
+/// the file says them). `vcd`
 /// writes every register (FST when it ends in `.fst`) from the first cycle,
 /// limited to cycles `trace_from..=trace_to` and to the scopes in
 /// `trace_scope`; `close()` ends it and writes the GTKWave and Surfer views.
@@ -624,30 +627,49 @@ pub struct Network {
 #[pymethods]
 impl Network {
     #[new]
-    #[pyo3(signature = (topology="mesh:8x8", *, router=None, routing=None, scheme=None, config=None, seed=1, vcd=None, trace_from=0, trace_to=None, trace_scope=None))]
+    #[pyo3(signature = (topology=None, *, router=None, routing=None, scheme=None, config=None, seed=None, vcd=None, trace_from=None, trace_to=None, trace_scope=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
-        topology: &str,
+        topology: Option<&str>,
         router: Option<&str>,
         routing: Option<&str>,
         scheme: Option<&str>,
         config: Option<PathBuf>,
-        seed: u64,
+        seed: Option<u64>,
         vcd: Option<PathBuf>,
-        trace_from: u64,
+        trace_from: Option<u64>,
         trace_to: Option<u64>,
         trace_scope: Option<Vec<String>>,
     ) -> PyResult<Network> {
+        // A window or a scope limits the waveform `vcd` names: without it
+        // they would be dropped without a word.
+        if vcd.is_none() {
+            let given = [
+                (trace_from.is_some(), "trace_from"),
+                (trace_to.is_some(), "trace_to"),
+                (trace_scope.is_some(), "trace_scope"),
+            ];
+            if let Some((_, f)) = given.iter().find(|g| g.0) {
+                return Err(PyValueError::new_err(format!(
+                    "{f}: limits the waveform, and no vcd is given (with config, give the \
+                     limits in its [output] beside its vcd)"
+                )));
+            }
+        }
         let limits = TraceLimits {
-            from: trace_from,
+            from: trace_from.unwrap_or(0),
             to: trace_to,
             scopes: trace_scope.unwrap_or_default(),
         };
         if let Some(path) = config {
+            // The file says these; one given here too was dropped without
+            // a word (the topology and the seed were).
             let given = [
+                (topology.is_some(), "topology"),
                 (router.is_some(), "router"),
                 (routing.is_some(), "routing"),
                 (scheme.is_some(), "scheme"),
+                (seed.is_some(), "seed"),
             ];
             if let Some((_, f)) = given.iter().find(|g| g.0) {
                 return Err(PyValueError::new_err(format!(
@@ -669,10 +691,10 @@ impl Network {
                 s: Session::from_config(&c).map_err(err)?,
             });
         }
-        let topo = TopoSpec::parse(topology).map_err(err)?;
+        let topo = TopoSpec::parse(topology.unwrap_or("mesh:8x8")).map_err(err)?;
         let router = router.map(RouterModel::parse).transpose().map_err(err)?;
         let o = RunOptions {
-            seed,
+            seed: seed.unwrap_or(1),
             scheme: scheme.map(str::to_string),
             ..RunOptions::default()
         };

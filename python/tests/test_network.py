@@ -185,6 +185,24 @@ def test_bad_networks_and_messages_are_refused_with_what_is_wrong(tmp_path):
         (lambda: wormcast.Network("mesh:4x4", vcd=tmp_path / "x.vcd", trace_scope=["top.r99"]),
          ValueError, "top.r99"),
     ]
+    # What a configuration file says is not given beside it: the topology
+    # and the seed were dropped without a word (the network was the file's
+    # 4x4 mesh, not the torus asked for), as a window without a waveform.
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('[network]\ntopology = "mesh:4x4"\nrouter = "wormhole"\n')
+    for given in [{"topology": "torus:8x8"}, {"seed": 5}, {"router": "tree"}]:
+        (name,) = given
+        args = dict(given)
+        topology = args.pop("topology", None)
+        call = (lambda t=topology, a=args: wormcast.Network(t, config=cfg, **a))
+        cases.append((call, ValueError,
+                       f"{name}: give it in the configuration file {cfg} ([network] or [traffic])"))
+    for name in ["trace_from", "trace_to", "trace_scope"]:
+        value = ["top.r1"] if name == "trace_scope" else 5
+        cases.append((lambda n=name, v=value: wormcast.Network("mesh:4x4", **{n: v}), ValueError,
+                      f"{name}: limits the waveform, and no vcd is given"))
+        cases.append((lambda n=name, v=value: wormcast.Network(config=cfg, **{n: v}), ValueError,
+                      f"{name}: limits the waveform, and no vcd is given"))
     for call, kind, text in cases:
         with pytest.raises(kind) as e:
             call()

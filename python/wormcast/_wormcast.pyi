@@ -107,15 +107,15 @@ class Network:
 
     def __init__(
         self,
-        topology: str = "mesh:8x8",
+        topology: Optional[str] = None,
         *,
         router: Optional[str] = None,
         routing: Optional[str] = None,
         scheme: Optional[str] = None,
         config: Optional[_Path] = None,
-        seed: int = 1,
+        seed: Optional[int] = None,
         vcd: Optional[_Path] = None,
-        trace_from: int = 0,
+        trace_from: Optional[int] = None,
         trace_to: Optional[int] = None,
         trace_scope: Optional[List[str]] = None,
     ) -> None: ...
