@@ -63,6 +63,10 @@ fn err(e: wormcast::Error) -> PyErr {
     }
 }
 
+/// The most cycles of vectors a unit's `run` or `stimulus` holds in lists
+/// at once.
+const MOST_VECTORS: usize = 100_000_000;
+
 /// `value`, a Python int, as the 64-bit words of a `width`-bit port
 /// (least significant first) in `out`.
 fn int_words(name: &str, width: u32, value: &Bound<'_, PyAny>, out: &mut Vec<u64>) -> PyResult<()> {
@@ -303,7 +307,8 @@ impl Unit {
     /// hold their values. `cycles` defaults to the sequences' length (they
     /// must all have it). Returns every output per cycle: `{name: [int]}`,
     /// or with `as_bytes=True` `{name: bytes}` packed as the inputs are.
-    /// After the call each input holds its last value.
+    /// After the call each input holds its last value. At most 100,000,000
+    /// cycles a call, since every output of every cycle is held.
     #[pyo3(signature = (cycles=None, *, as_bytes=false, **inputs))]
     fn run<'py>(
         &mut self,
@@ -393,6 +398,14 @@ impl Unit {
                 "give the number of cycles, or an input with one value per cycle",
             ));
         };
+        if n > MOST_VECTORS {
+            // Every output of every cycle is held until the call returns:
+            // 10^10 cycles asked for 80 GB at once and ended the process.
+            return Err(PyValueError::new_err(format!(
+                "cycles = {n}: at most 100,000,000 cycles a call (every output of every cycle \
+                 is held in a list); call run again for more"
+            )));
+        }
         // Every value is checked before the first edge: a bad one leaves
         // the unit as it was.
         for (idx, s) in &sources {
@@ -414,7 +427,16 @@ impl Unit {
             .iter()
             .map(|&(_, w)| (w as usize).div_ceil(64))
             .collect();
-        let mut rec: Vec<Vec<u64>> = strides.iter().map(|s| Vec::with_capacity(n * s)).collect();
+        let mut rec: Vec<Vec<u64>> = Vec::with_capacity(strides.len());
+        for s in &strides {
+            let mut r = Vec::new();
+            r.try_reserve_exact(n * s).map_err(|_| {
+                PyMemoryError::new_err(format!(
+                    "cycles = {n}: the outputs of {n} cycles do not fit the memory available"
+                ))
+            })?;
+            rec.push(r);
+        }
         for c in 0..n {
             for (idx, s) in &sources {
                 if let Source::Words { stride, words } = s {
@@ -460,7 +482,7 @@ impl Unit {
         cycles: usize,
         seed: u64,
     ) -> PyResult<Bound<'py, PyList>> {
-        if cycles > 100_000_000 {
+        if cycles > MOST_VECTORS {
             return Err(PyValueError::new_err(format!(
                 "cycles = {cycles}: at most 100,000,000 vectors are held in a list"
             )));

@@ -144,6 +144,10 @@ def test_bad_names_widths_and_values_are_refused_with_what_is_wrong():
         (lambda: u.run(hdr_valid=1), ValueError, "give the number of cycles"),
         (lambda: u.run(dests=[1, 1 << 16]), ValueError, "cycle 1: bitstring-decode: dests is 16 bits wide"),
         (lambda: u.run(dests=3.5), TypeError, "dests: give an int, a sequence of ints or bytes, not float"),
+        # Every output of every cycle is held: 10^10 cycles asked for 80 GB
+        # at once and ended the process.
+        (lambda: u.run(10**10), ValueError,
+         "cycles = 10000000000: at most 100,000,000 cycles a call (every output of every cycle is held in a list)"),
         (lambda: wormcast.BitStringDecode(nodes=0), ValueError, "nodes = 0: must be 1 to 1024"),
         (lambda: wormcast.SsrMdDecode(switches=65), ValueError, "switches = 65: must be 2 to 64"),
         (lambda: wormcast.ReplBuffer(ports=17), ValueError, "ports = 17: must be 1 to 16 readers"),
