@@ -644,6 +644,16 @@ fn on_clock_edges_the_phase_does_not_matter() {
         r.to_string()
             .contains("DIFFERENT LENGTHS: the first waveform has 300 cycles, the second 199")
     );
+    // The values line counts the cycles compared, those both have (it
+    // said "300 cycles" beside 199 cycles' comparisons).
+    assert_eq!(r.comparisons % 199, 0, "{r}");
+    assert!(
+        r.to_string().contains(&format!(
+            "values: the 199 cycles both have, {} signals compared ({} comparisons), no mismatch",
+            r.signals, r.comparisons
+        )),
+        "{r}"
+    );
 }
 
 /// A dump cut short passes every cycle it has, but fails --expect-cycles;

@@ -101,6 +101,15 @@ impl CompareReport {
         }
     }
 
+    /// What was compared: [`span`](Self::span), or with waveforms of
+    /// different lengths the cycles both have (only those are compared).
+    fn compared(&self) -> String {
+        match (self.cycles, self.cycles_second) {
+            (Some(c1), Some(c2)) => format!("the {} cycles both have", c1.min(c2)),
+            _ => self.span(),
+        }
+    }
+
     /// What was stepped over: `5000 cycles` or `350002 times`.
     fn span(&self) -> String {
         match (self.cycles, self.times) {
@@ -195,13 +204,13 @@ impl fmt::Display for CompareReport {
                 self.mismatches,
                 self.per_signal.len(),
                 self.signals,
-                self.span(),
+                self.compared(),
                 per.join(", ")
             ));
         } else {
             lines.push(format!(
                 "values: {}, {} signals compared ({} comparisons), no mismatch",
-                self.span(),
+                self.compared(),
                 self.signals,
                 self.comparisons
             ));
