@@ -211,6 +211,18 @@ pub enum Error {
         /// Why it is refused.
         reason: String,
     },
+    /// A waveform whose window the run never reached: it ended at cycle
+    /// `last` (a stop rule met, a replay finished) before the window's
+    /// first cycle `from`, so no file was written.
+    #[error(
+        "configuration: trace-from = {from}: past the run's last cycle, {last}: the waveform holds nothing"
+    )]
+    WindowNotReached {
+        /// The window's first cycle.
+        from: u64,
+        /// The run's last cycle.
+        last: u64,
+    },
     /// An input buffer that cannot hold the largest packet (seed 000 section
     /// 3.4.2: replication is deadlock-free only when it can).
     #[error(

@@ -3015,3 +3015,89 @@ fn an_interval_stands_beside_the_latency_it_is_of() {
         "error: configuration: stop_metric = network-latency: hosts with network interfaces measure no network latency",
     );
 }
+
+/// A run that ends before its waveform's window begins (its stop rule met
+/// early, or a replay done) prints its report and then says that the
+/// waveform holds nothing, with no file made; the report used to be lost.
+#[test]
+fn a_run_that_ends_before_the_window_reports_and_then_says_so() {
+    let wave = tmp("missed-window.fst");
+    let _ = std::fs::remove_file(&wave);
+    let o = wormcast(&[
+        "run",
+        "--topology",
+        "mesh:4x4",
+        "--packet",
+        "5",
+        "--load",
+        "0.1",
+        "--cycles",
+        "300000",
+        "--warmup",
+        "100",
+        "--stop-rule",
+        "0.5",
+        "--trace-from",
+        "250000",
+        "--vcd",
+        wave.to_str().unwrap(),
+        "-q",
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{out}{err}");
+    assert!(out.contains("stop rule met: half-width "), "{out}");
+    let cycles: u64 = out
+        .lines()
+        .find_map(|l| l.strip_prefix("cycles "))
+        .and_then(|l| l.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(cycles < 250_000, "{out}");
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "error: configuration: trace-from = 250000: past the run's last cycle, {cycles}: the waveform holds nothing"
+        )
+    );
+    assert!(!wave.exists());
+    // A replay, in text and in JSON.
+    let trace = tmp("missed-window.csv");
+    std::fs::write(&trace, "0,3,5,20\n").unwrap();
+    for json in [false, true] {
+        let mut args = vec![
+            "run",
+            "--topology",
+            "mesh:4x4",
+            "--trace",
+            trace.to_str().unwrap(),
+            "--cycles",
+            "1000",
+            "--trace-from",
+            "500",
+            "--vcd",
+            wave.to_str().unwrap(),
+        ];
+        if json {
+            args.push("--json");
+        }
+        let o = wormcast(&args);
+        let out = String::from_utf8_lossy(&o.stdout);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{out}{err}");
+        if json {
+            let r: serde_json::Value = serde_json::from_str(&out).unwrap();
+            assert_eq!(r["copies"], 1, "{r}");
+        } else {
+            assert!(
+                out.contains("message 0: sent at cycle 0, last copy at cycle 23"),
+                "{out}"
+            );
+        }
+        assert_eq!(
+            err.trim_end(),
+            "error: configuration: trace-from = 500: past the run's last cycle, 24: the waveform holds nothing"
+        );
+        assert!(!wave.exists());
+    }
+}

@@ -636,7 +636,14 @@ pub fn run_traced(
     o: &RunOptions,
     sink: Option<Box<dyn WaveSink>>,
 ) -> Result<(RunResult, Option<Hierarchy>)> {
-    prepare(topo, router, routing, o)?.run(sink)
+    let mut p = prepare(topo, router, routing, o)?;
+    let r = p.run(sink)?;
+    // A window the run never reached is an error here, as it was before
+    // `Prepared::run` kept the result of such a run.
+    match p.take_missed_window() {
+        Some(e) => Err(e),
+        None => Ok(r),
+    }
 }
 
 /// A network built for a run and not yet stepped: [`run_traced`] in its
@@ -657,6 +664,8 @@ pub struct Prepared<'a> {
     o: &'a RunOptions,
     /// The hierarchy of the waveform a failed run ended where it stopped.
     stopped: Option<Hierarchy>,
+    /// A run that ended before its waveform's window began.
+    missed: Option<Error>,
 }
 
 impl std::fmt::Debug for Prepared<'_> {
@@ -683,6 +692,7 @@ pub fn prepare<'a>(
         routing,
         o,
         stopped: None,
+        missed: None,
     })
 }
 
@@ -708,7 +718,11 @@ impl Prepared<'_> {
     }
 
     /// Runs the harness on the network, as [`run_traced`] does after
-    /// building it. A network runs once: a second call is refused.
+    /// building it. A network runs once: a second call is refused. A run
+    /// whose stop rule ends it before its waveform's window begins returns
+    /// its result with no hierarchy (no file is written), and
+    /// [`Prepared::take_missed_window`] gives the error that says so
+    /// ([`run_traced`] returns that error instead).
     pub fn run(
         &mut self,
         sink: Option<Box<dyn WaveSink>>,
@@ -727,7 +741,11 @@ impl Prepared<'_> {
             self.routing,
             self.o,
             sink,
-        );
+        )
+        .map(|(r, h, missed)| {
+            self.missed = missed;
+            (r, h)
+        });
         if r.is_err() {
             // A run that stops (a deadlock, a drain that ran out, a fault)
             // ends its waveform where it stopped, so that a viewer opens
@@ -745,6 +763,13 @@ impl Prepared<'_> {
     /// none or the run did not fail.
     pub fn take_stopped_hierarchy(&mut self) -> Option<Hierarchy> {
         self.stopped.take()
+    }
+
+    /// [`Error::WindowNotReached`] when the run ended (its stop rule met)
+    /// before its waveform's window began: [`Prepared::run`] then returns
+    /// the run's result with no hierarchy, and no file was written.
+    pub fn take_missed_window(&mut self) -> Option<Error> {
+        self.missed.take()
     }
 }
 
@@ -825,7 +850,7 @@ fn drive(
     routing: &'static str,
     o: &RunOptions,
     sink: Option<Box<dyn WaveSink>>,
-) -> Result<(RunResult, Option<Hierarchy>)> {
+) -> Result<(RunResult, Option<Hierarchy>, Option<Error>)> {
     let (rate, batch_len) = check_traffic(e, topo, o)?;
     let nodes = e.nodes();
     let sides = topo.sides();
@@ -1085,7 +1110,13 @@ fn drive(
             drained = Some(cycle - start);
         }
     }
-    let hierarchy = e.finish_trace()?;
+    // A window the run never reached (its stop rule ended it first) leaves
+    // no file; the run's result stands, and the caller is told.
+    let (hierarchy, missed) = match e.finish_trace() {
+        Ok(h) => (h, None),
+        Err(err @ Error::WindowNotReached { .. }) => (None, Some(err)),
+        Err(err) => return Err(err),
+    };
     let measured = end - o.warmup;
     let per = (nodes as u64 * measured).max(1) as f64;
     let (latency, network_latency) = book.col.summaries();
@@ -1163,7 +1194,7 @@ fn drive(
         drained,
     };
     result.saturated = !result.saturation().is_empty();
-    Ok((result, hierarchy))
+    Ok((result, hierarchy, missed))
 }
 
 #[cfg(test)]
@@ -1256,9 +1287,9 @@ mod tests {
             let (mut e, router, routing) = crate::engine::build(&topo, None, None, o).unwrap();
             let quiet_at_start = e.quiet(u64::MAX);
             skipped_any |= quiet_at_start > 1;
-            let (skip, _) = drive(&mut *e, &topo, router, routing, o, None).unwrap();
+            let (skip, _, _) = drive(&mut *e, &topo, router, routing, o, None).unwrap();
             let (e, router, routing) = crate::engine::build(&topo, None, None, o).unwrap();
-            let (every, _) = drive(&mut EveryCycle(e), &topo, router, routing, o, None).unwrap();
+            let (every, _, _) = drive(&mut EveryCycle(e), &topo, router, routing, o, None).unwrap();
             assert_eq!(
                 serde_json::to_string(&skip).unwrap(),
                 serde_json::to_string(&every).unwrap(),
@@ -1316,10 +1347,10 @@ mod tests {
                 o.scheme = Some("tp".into());
             }
             let (mut e, model, r) = crate::engine::build(&topo, Some(router), routing, &o).unwrap();
-            let (skip, _) = drive(&mut *e, &topo, model, r, &o, None).unwrap();
+            let (skip, _, _) = drive(&mut *e, &topo, model, r, &o, None).unwrap();
             let (e, model, r) = crate::engine::build(&topo, Some(router), routing, &o).unwrap();
             assert_eq!(e.quiet(u64::MAX), u64::MAX, "{topo}: idle at cycle 0");
-            let (every, _) = drive(&mut EveryCycle(e), &topo, model, r, &o, None).unwrap();
+            let (every, _, _) = drive(&mut EveryCycle(e), &topo, model, r, &o, None).unwrap();
             let copies = skip.latency.count;
             assert!(copies > 50, "{topo}: {copies} copies measured");
             assert_eq!(

@@ -337,12 +337,9 @@ impl WaveSink for Limited {
         self.ended = true;
         if !self.started {
             if last_cycle < self.limits.from {
-                return Err(Error::Config {
-                    field: "trace-from",
-                    value: self.limits.from.to_string(),
-                    reason: format!(
-                        "past the run's last cycle, {last_cycle}: the waveform holds nothing"
-                    ),
+                return Err(Error::WindowNotReached {
+                    from: self.limits.from,
+                    last: last_cycle,
                 });
             }
             self.start(self.limits.from)?;
