@@ -3101,3 +3101,76 @@ fn a_run_that_ends_before_the_window_reports_and_then_says_so() {
         assert!(!wave.exists());
     }
 }
+
+/// Every command that runs until its messages arrive prints its report
+/// before saying that a waveform window it never reached holds nothing
+/// (exit status 2, no file); the report used to be lost to the error.
+#[test]
+fn every_command_reports_before_a_window_it_never_reached() {
+    let wave = tmp("missed-window-cmds.vcd");
+    let w = wave.to_str().unwrap();
+    let net = triangle("triangle-missed.toml");
+    let cases: [(Vec<&str>, &str, &str); 6] = [
+        (
+            vec!["tree", "send", "--send", "0,0>7,7;7,0"],
+            "tree multicast on the 8x8 mesh: all copies delivered by cycle 17",
+            "17",
+        ),
+        (
+            vec!["plan", "--run"],
+            "path-lg: source 0, 31 destinations, 4 sends in 2 phases",
+            "8685",
+        ),
+        (
+            vec!["multicast"],
+            "multicast of 1 packet(s) from node 0 to 31 destinations",
+            "12876",
+        ),
+        (
+            vec!["hypercube", "multicast", "--src", "0", "--list", "3,5"],
+            "route: 0 -> 1 -> 3 -> 7 -> 5",
+            "35",
+        ),
+        (
+            vec![
+                "mesh3d", "plan", "--dims", "4x4x4", "--source", "0,0,0", "--dests", "5,63",
+            ],
+            "last tail at cycle 67",
+            "67",
+        ),
+        (
+            vec![
+                "run",
+                "--topology",
+                net.to_str().unwrap(),
+                "--traffic",
+                "single",
+                "--src",
+                "0",
+                "--dst",
+                "5",
+                "--packet",
+                "4",
+                "-q",
+            ],
+            "node    5: 4 flits, tail arrived at cycle",
+            "",
+        ),
+    ];
+    for (args, report, last) in cases {
+        let _ = std::fs::remove_file(&wave);
+        let o = wormcast(&[&args[..], &["--vcd", w, "--trace-from", "100000000"]].concat());
+        let out = String::from_utf8_lossy(&o.stdout);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {out}{err}");
+        assert!(out.contains(report), "{args:?}: {out}");
+        let line = err.lines().last().unwrap_or_default();
+        assert!(
+            line.starts_with(
+                "error: configuration: trace-from = 100000000: past the run's last cycle, "
+            ) && line.ends_with(&format!("{last}: the waveform holds nothing")),
+            "{args:?}: {err}"
+        );
+        assert!(!wave.exists(), "{args:?}");
+    }
+}

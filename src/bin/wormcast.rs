@@ -284,6 +284,28 @@ fn command() -> clap::Command {
 
 /// Exit status 0: done (no difference); 1: a comparison found a difference;
 /// 2: an error.
+/// An error found once a command's report is printed: a waveform window
+/// the run never reached ([`after_report`]). `main` reports it when the
+/// command has returned, so that the report is not lost to it.
+static DEFERRED: std::sync::Mutex<Option<Error>> = std::sync::Mutex::new(None);
+
+/// The hierarchy of a waveform `ended` (a command's
+/// `finish_trace_hierarchy`); a window the run never reached (it ended
+/// first: a multicast or a replay done, a stop rule met) gives `None`, no
+/// file, and its error after the command's report (exit status 2), where
+/// it used to stop the command before its report.
+pub fn after_report(
+    ended: Result<Option<wormcast::rtl::trace::Hierarchy>>,
+) -> Result<Option<wormcast::rtl::trace::Hierarchy>> {
+    match ended {
+        Err(e @ Error::WindowNotReached { .. }) => {
+            *DEFERRED.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+            Ok(None)
+        }
+        r => r,
+    }
+}
+
 fn main() -> ExitCode {
     // Output to a closed pipe (`wormcast reach net.toml | head -1`) ends
     // the process quietly, as other command-line tools do, instead of
@@ -310,7 +332,15 @@ fn main() -> ExitCode {
                 .collect()
         })
         .unwrap_or_default();
-    match run(cli, &given) {
+    let r = run(cli, &given);
+    // An error deferred past the report stands in for the command's
+    // success (an error of the command's own goes first).
+    let deferred = DEFERRED.lock().unwrap_or_else(|p| p.into_inner()).take();
+    let r = match (r, deferred) {
+        (Ok(_), Some(e)) => Err(e),
+        (r, _) => r,
+    };
+    match r {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         // Output to a closed pipe (`| head`) ends quietly.

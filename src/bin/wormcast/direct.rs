@@ -263,7 +263,7 @@ fn multicast(a: &CubeMcastArgs) -> Result<()> {
     }
     sys.send(a.src, &list, a.payload)?;
     let end = sys.run_until_delivered(10_000_000);
-    let h = sys.finish_trace_hierarchy()?;
+    let h = crate::after_report(sys.finish_trace_hierarchy())?;
     finish_views(a.vcd.as_deref(), h, &a.window)?;
     let end = end?;
     let w = &sys.finished()[0];
@@ -435,7 +435,7 @@ fn mesh_plan(a: &MeshPlanArgs) -> Result<()> {
     let lists: Vec<Vec<u32>> = worms.iter().map(|w| w.list.clone()).collect();
     sys.send_multicast(src, &lists, a.payload)?;
     let last_tail = sys.run_until_delivered(PLAN_CYCLES);
-    let h = sys.finish_trace_hierarchy()?;
+    let h = crate::after_report(sys.finish_trace_hierarchy())?;
     finish_views(a.vcd.as_deref(), h, &a.window)?;
     let last_tail = last_tail?;
     let mut out = MeshPlanOut {

@@ -195,7 +195,7 @@ pub(crate) fn multicast(a: &McastArgs) -> Result<()> {
     // A multicast that does not finish ends its waveform there too.
     let result = sys.finish_multicast(id, bound);
     if let Some(v) = &a.vcd {
-        let h = sys.finish_trace_hierarchy()?;
+        let h = crate::after_report(sys.finish_trace_hierarchy())?;
         if let Some(h) = h {
             a.window.views(v, &h)?;
         }

@@ -99,7 +99,7 @@ pub(crate) fn plan(a: &PlanArgs) -> Result<()> {
         let id = sys.multicast_plan(&p)?;
         let r = sys.finish_multicast(id, 100_000_000);
         if let Some(v) = &a.vcd {
-            let h = sys.finish_trace_hierarchy()?;
+            let h = crate::after_report(sys.finish_trace_hierarchy())?;
             if let Some(h) = h {
                 a.window.views(v, &h)?;
             }

@@ -542,7 +542,7 @@ pub(crate) fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
     }
     bar.done();
     // The waveform's last block is written as it finishes: part of the run.
-    let h = sys.finish_trace_hierarchy()?;
+    let h = crate::after_report(sys.finish_trace_hierarchy())?;
     let wall = t0.elapsed().as_secs_f64();
     if let (Some(v), Some(h)) = (&a.vcd, h) {
         a.window.views(v, &h)?;

@@ -184,7 +184,7 @@ fn send(a: &SendArgs) -> Result<bool> {
         net.send(src, &dests, a.data, scheme)?;
     }
     let cycles = net.run_until_delivered(1_000_000);
-    let h = net.finish_trace_hierarchy()?;
+    let h = crate::after_report(net.finish_trace_hierarchy())?;
     crate::direct::finish_views(a.vcd.as_deref(), h, &a.window)?;
     let (cycles, deadlock) = match cycles {
         Ok(c) => (Some(c), None),
