@@ -410,3 +410,66 @@ fn a_sweep_naming_a_file_gives_the_same_results_from_any_folder() {
     assert!(stderr(&o).contains("another sweep"), "{}", stderr(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A sweep of runs under a stop rule says in `sweep.csv` which latency the
+/// half-width is of, whether each run met its rule and the cycles it
+/// measured (a met rule ends a run early): the columns it lacked.
+#[test]
+fn a_stop_rule_sweep_says_which_runs_met_their_rule() {
+    let dir = tmp("stop-rule");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("stop.toml");
+    std::fs::write(
+        &file,
+        "[network]\ntopology = \"mesh:4x4\"\n\
+         [traffic]\npacket = 5\n\
+         [stats]\ncycles = 100000\nwarmup = 1000\nstop_rule = 0.02\nstop_metric = \"network-latency\"\n\
+         [sweep]\n\"traffic.load\" = [0.0005, 0.1]\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = wormcast(
+        &[
+            "sweep",
+            "run",
+            file.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let csv = String::from_utf8(read(&out.join("sweep.csv"))).unwrap();
+    let rows: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
+    let col = |name: &str| {
+        rows[0]
+            .iter()
+            .position(|c| *c == name)
+            .unwrap_or_else(|| panic!("no column {name}: {csv}"))
+    };
+    let (metric, met, measured) = (
+        col("stop_metric"),
+        col("stop_rule_met"),
+        col("measured_cycles"),
+    );
+    assert_eq!(col("half_width") + 1, metric, "{csv}");
+    let jsonl = String::from_utf8(read(&out.join("sweep.jsonl"))).unwrap();
+    for (row, record) in rows[1..].iter().zip(jsonl.lines()) {
+        let r: serde_json::Value = serde_json::from_str(record).unwrap();
+        let r = &r["result"];
+        assert_eq!(row[metric], "network-latency", "{csv}");
+        assert_eq!(row[met], r["stop_rule_met"].to_string(), "{csv}");
+        assert_eq!(row[measured], r["measured_cycles"].to_string(), "{csv}");
+    }
+    // The light load measures too few copies for 2% in 99,000 cycles; the
+    // busier one meets it early.
+    assert_eq!(
+        (rows[1][met], rows[1][measured]),
+        ("false", "99000"),
+        "{csv}"
+    );
+    assert_eq!(rows[2][met], "true", "{csv}");
+    assert!(rows[2][measured].parse::<u64>().unwrap() < 99_000, "{csv}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -633,7 +633,7 @@ pub fn run(
 
 /// Columns of `sweep.csv` after the job's own and the swept fields, each
 /// a path into the run's result.
-const COLUMNS: [(&str, &str); 16] = [
+const COLUMNS: [(&str, &str); 19] = [
     ("topology", "topology"),
     ("router", "router"),
     ("routing", "routing"),
@@ -647,6 +647,11 @@ const COLUMNS: [(&str, &str); 16] = [
     ("network_latency_mean", "network_latency.mean"),
     ("message_latency_mean", "message_latency.mean"),
     ("half_width", "interval.half_width"),
+    // The latency the half-width is of, whether a stop rule was met (empty
+    // without one) and the cycles measured (a stop rule ends a run early).
+    ("stop_metric", "stop_metric"),
+    ("stop_rule_met", "stop_rule_met"),
+    ("measured_cycles", "measured_cycles"),
     ("generated", "generated"),
     ("delivered", "delivered"),
     ("saturated", "saturated"),
