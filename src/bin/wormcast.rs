@@ -289,21 +289,24 @@ fn command() -> clap::Command {
 /// command has returned, so that the report is not lost to it.
 static DEFERRED: std::sync::Mutex<Option<Error>> = std::sync::Mutex::new(None);
 
-/// The hierarchy of a waveform `ended` (a command's
-/// `finish_trace_hierarchy`); a window the run never reached (it ended
+/// What a waveform `ended` with (a command's `finish_trace_hierarchy`,
+/// a session's `finish_views`); a window the run never reached (it ended
 /// first: a multicast or a replay done, a stop rule met) gives `None`, no
 /// file, and its error after the command's report (exit status 2), where
 /// it used to stop the command before its report.
-pub fn after_report(
-    ended: Result<Option<wormcast::rtl::trace::Hierarchy>>,
-) -> Result<Option<wormcast::rtl::trace::Hierarchy>> {
+pub fn after_report<T>(ended: Result<Option<T>>) -> Result<Option<T>> {
     match ended {
         Err(e @ Error::WindowNotReached { .. }) => {
-            *DEFERRED.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+            defer(e);
             Ok(None)
         }
         r => r,
     }
+}
+
+/// Reports `e` once the command has printed its report and returned.
+pub fn defer(e: Error) {
+    *DEFERRED.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
 }
 
 fn main() -> ExitCode {

@@ -298,7 +298,9 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
     let wall = t0.elapsed().as_secs_f64();
     // A run that ended (its stop rule met) before the waveform's window
     // began wrote no file: its report is printed, then the error.
-    let missed = prepared.take_missed_window().map_or(Ok(()), Err);
+    if let Some(e) = prepared.take_missed_window() {
+        crate::defer(e);
+    }
     // Tearing the network down is not the run's time either.
     drop(prepared);
     if let (Some(v), Some(h)) = (vcd, &h) {
@@ -320,7 +322,7 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
             threads,
         };
         say!("{}", serde_json::to_string_pretty(&out)?);
-        return missed;
+        return Ok(());
     }
     say!(
         "{}, {} router ({} routing), traffic {}{}, {}-flit packets, seed {}",
@@ -458,7 +460,7 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
         };
         say!("threads {threads}{why}");
     }
-    missed
+    Ok(())
 }
 
 /// `run --trace`: replays a trace and prints when each message finished.
@@ -488,19 +490,15 @@ fn replay(c: &RunConfig, plan: &Plan, path: &Path, cycles: u64) -> Result<()> {
     };
     // A replay that finished before the waveform's window began wrote no
     // file: its report is printed, then the error.
-    let missed = match s.finish_views() {
-        Ok(views) => {
-            if let Some(note) = views.and_then(|(_, v)| v).and_then(|v| v.note()) {
-                eprintln!("note: {note}");
-            }
-            Ok(())
-        }
-        Err(e @ Error::WindowNotReached { .. }) => Err(e),
-        Err(e) => return Err(e),
-    };
+    if let Some(note) = crate::after_report(s.finish_views())?
+        .and_then(|(_, v)| v)
+        .and_then(|v| v.note())
+    {
+        eprintln!("note: {note}");
+    }
     if c.output.json {
         say!("{}", serde_json::to_string_pretty(&r)?);
-        return missed;
+        return Ok(());
     }
     say!(
         "{}, {} router ({} routing): {} messages, {} copies, the last at cycle {}",
@@ -525,7 +523,7 @@ fn replay(c: &RunConfig, plan: &Plan, path: &Path, cycles: u64) -> Result<()> {
         say!("  message {i}: sent at cycle {sent}, last copy at cycle {done}");
     }
     say_links(&r.links, r.per_link.as_deref());
-    missed
+    Ok(())
 }
 
 /// The links' lines of a run's or a replay's report.
