@@ -29,7 +29,7 @@ pub mod trace;
 pub use config::RunConfig;
 pub use harness::{
     ACCEPTED_SHARE, BACKLOG_SLACK, LinkLoad, LinkSummary, MAX_RUN_CYCLES, Prepared, RunOptions,
-    RunResult, prepare, run, run_traced,
+    RunResult, STOP_RULE_SPAN, prepare, run, run_traced,
 };
 pub use live::Session;
 pub use pattern::Pattern;
