@@ -281,7 +281,7 @@ def test_a_step_past_the_limit_is_refused_and_quiet_cycles_are_skipped():
     )
     assert net.cycle == 0
     # A long step goes through the cycles in which nothing can happen in
-    # one go (it stepped them one by one: 10^9 cycles took minutes), and
+    # one go (it stepped them one at a time: 10^9 engine steps), and
     # returns what arrived on the way.
     m = net.send(0, [15], flits=20)
     copies = net.step(10**9)
