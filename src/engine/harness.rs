@@ -714,6 +714,9 @@ impl Prepared<'_> {
     /// network once). `o` is meant for a network built from the same
     /// topology, router and hardware.
     pub fn check_other(&self, o: &RunOptions) -> Result<()> {
+        // `prepare` checked this run's own options; another run's are
+        // checked here.
+        o.check()?;
         check_traffic(&*self.e, self.topo, o).map(|_| ())
     }
 
@@ -775,9 +778,9 @@ impl Prepared<'_> {
 
 /// Refuses traffic `o` that the network `e` cannot run (before a cycle
 /// runs or a waveform is begun); the messages per node per cycle and the
-/// batch length in cycles.
+/// batch length in cycles. `o` has passed [`RunOptions::check`] (a batch
+/// of at least one cycle among them).
 fn check_traffic(e: &dyn Engine, topo: &TopoSpec, o: &RunOptions) -> Result<(f64, u64)> {
-    o.check()?;
     let nodes = e.nodes();
     let sides = topo.sides();
     o.pattern.check(nodes, sides.as_deref())?;
