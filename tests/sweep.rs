@@ -473,3 +473,38 @@ fn a_stop_rule_sweep_says_which_runs_met_their_rule() {
     assert!(rows[2][measured].parse::<u64>().unwrap() < 99_000, "{csv}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A journal is read a line at a time and its claims are checked before
+/// anything is made of them: a line claiming 10^18 jobs made a merge count
+/// to 10^18 (it never ended).
+#[test]
+fn a_journal_claiming_an_absurd_sweep_is_refused_at_once() {
+    let dir = tmp("absurd");
+    std::fs::create_dir_all(&dir).unwrap();
+    let j = dir.join("journal.shard-0-of-2.jsonl");
+    std::fs::write(
+        &j,
+        "{\"sweep\":\"1c11e242467c96cc\",\"jobs\":1000000000000000000,\"job\":0,\
+         \"replicate\":0,\"seed\":1,\"params\":[],\"result\":null,\"error\":null}\n",
+    )
+    .unwrap();
+    let out = dir.join("merged");
+    let o = wormcast(
+        &[
+            "sweep",
+            "merge",
+            "--out",
+            out.to_str().unwrap(),
+            j.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("journal.shard-0-of-2.jsonl:1: a sweep of 1000000000000000000 jobs: a sweep has 1 to 1000000"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!out.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -32,8 +32,8 @@ use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-/// The most jobs one sweep, or one figure of an experiment, may have: the
-/// list of jobs is made before the first runs.
+/// The most jobs one sweep, or one figure of an experiment, may have: every
+/// job is checked before the first runs.
 pub const MAX_JOBS: usize = 1_000_000;
 
 /// How big a load sweep of the direct-network experiments is (seed 002's

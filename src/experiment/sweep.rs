@@ -49,9 +49,9 @@ use super::Shard;
 use crate::engine::{self, RunConfig};
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::io::{BufWriter, Write as _};
+use std::io::{BufRead as _, BufReader, BufWriter, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -88,44 +88,57 @@ pub struct Job {
     pub name: String,
 }
 
-/// Checks every job's traffic against its network before any job runs:
-/// what a run checks only once its router model is built (a pattern the
-/// network's size or shape does not take, a node a hot spot names that it
-/// does not have, a packet longer than its buffers hold). Jobs that differ
-/// only in their load and seed share a network, built once for them all;
-/// each worker thread holds one network at a time, as a run of the jobs
-/// does. The first bad job, in job order, is refused by name.
-fn check_on_networks(jobs: &[Job]) -> Result<()> {
-    let mut groups: Vec<(String, Vec<&Job>)> = Vec::new();
-    for job in jobs {
-        let mut shared = job.config.clone();
+/// Checks the traffic of the jobs `indices` of `sweep` against their
+/// networks before any job runs: what a run checks only once its router
+/// model is built (a pattern the network's size or shape does not take, a
+/// node a hot spot names that it does not have, a packet longer than its
+/// buffers hold). Jobs that differ only in their load and seed share a
+/// network, built once for them all; each worker thread holds one network
+/// at a time, as a run of the jobs does. A job is built again where it is
+/// needed rather than kept, so a shard of many jobs holds their indices
+/// only. The first bad job, in job order, is refused by name.
+fn check_on_networks(sweep: &Sweep, indices: &[usize]) -> Result<()> {
+    let mut keys: HashMap<String, usize> = HashMap::new();
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for &i in indices {
+        let job = sweep.job(i)?;
+        let mut shared = job.config;
         shared.traffic.load = None;
         shared.traffic.seed = None;
-        let key = toml::to_string(&shared).map_err(|e| bad(job.name.clone(), e.to_string()))?;
-        match groups.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, g)) => g.push(job),
-            None => groups.push((key, vec![job])),
-        }
+        let key = toml::to_string(&shared).map_err(|e| bad(job.name, e.to_string()))?;
+        let g = *keys.entry(key).or_insert_with(|| {
+            groups.push(Vec::new());
+            groups.len() - 1
+        });
+        groups[g].push(i);
     }
-    let first_bad = crate::par::map_owned(groups, |(_, group)| -> Option<(usize, Error)> {
-        let plans: Vec<(&Job, Result<engine::config::Plan>)> =
-            group.iter().map(|&j| (j, j.config.plan())).collect();
-        let (j0, p0) = &plans[0];
-        let p0 = match p0 {
+    drop(keys);
+    let first_bad = crate::par::map_owned(groups, |group| -> Option<(usize, Error)> {
+        let refuse = |j: &Job, e: String| Some((j.index, bad(j.name.clone(), e)));
+        let j0 = match sweep.job(group[0]) {
+            Ok(j) => j,
+            Err(e) => return Some((group[0], e)),
+        };
+        let p0 = match j0.config.plan() {
             Ok(p) => p,
-            Err(e) => return Some((j0.index, bad(j0.name.clone(), e.to_string()))),
+            Err(e) => return refuse(&j0, e.to_string()),
         };
         let net = match engine::prepare(&p0.topology, p0.router, p0.routing.as_deref(), &p0.options)
         {
             Ok(n) => n,
-            Err(e) => return Some((j0.index, bad(j0.name.clone(), e.to_string()))),
+            Err(e) => return refuse(&j0, e.to_string()),
         };
-        plans.iter().find_map(|(j, p)| {
-            let r = p
-                .as_ref()
+        group.iter().find_map(|&i| {
+            let j = match sweep.job(i) {
+                Ok(j) => j,
+                Err(e) => return Some((i, e)),
+            };
+            let r = j
+                .config
+                .plan()
                 .map_err(|e| e.to_string())
                 .and_then(|p| net.check_other(&p.options).map_err(|e| e.to_string()));
-            r.err().map(|e| (j.index, bad(j.name.clone(), e)))
+            r.err().and_then(|e| refuse(&j, e))
         })
     });
     match first_bad.into_iter().flatten().min_by_key(|(i, _)| *i) {
@@ -424,8 +437,16 @@ impl Sweep {
     }
 
     /// Every job, each configuration checked (the first bad one refused).
+    /// A sweep may have [`MAX_JOBS`] jobs, each a whole configuration:
+    /// [`Sweep::check`] checks them all without keeping them.
     pub fn jobs(&self) -> Result<Vec<Job>> {
         (0..self.len()).map(|i| self.job(i)).collect()
+    }
+
+    /// Checks every job's configuration (the first bad one refused), one
+    /// job at a time.
+    pub fn check(&self) -> Result<()> {
+        (0..self.len()).try_for_each(|i| self.job(i).map(drop))
     }
 }
 
@@ -463,35 +484,120 @@ pub fn journal_path(out: &Path, shard: Shard) -> PathBuf {
     }
 }
 
-/// Reads a journal: its records, and the length of its whole lines (a
-/// torn last line is not counted).
-fn read_journal(path: &Path) -> Result<(Vec<Record>, u64)> {
-    let text = match std::fs::read(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
+/// Reads a journal line by line, giving `each` every whole line's record
+/// and the byte it starts at; returns the length of the whole lines (a
+/// torn last line is neither given nor counted). A journal that does not
+/// exist has no lines. One line is held at a time, so a journal of a
+/// million jobs is read in the memory of one.
+fn scan_journal(path: &Path, mut each: impl FnMut(u64, Record) -> Result<()>) -> Result<u64> {
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
         Err(e) => return Err(Error::io(path, e)),
     };
-    let whole = text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    let mut out = Vec::new();
-    for (n, line) in text[..whole].split(|&b| b == b'\n').enumerate() {
-        if line.is_empty() {
-            continue;
+    let mut reader = BufReader::new(file);
+    let mut line = Vec::new();
+    let (mut at, mut n) = (0u64, 0usize);
+    loop {
+        line.clear();
+        let got = reader
+            .read_until(b'\n', &mut line)
+            .map_err(|e| Error::io(path, e))?;
+        if line.last() != Some(&b'\n') {
+            return Ok(at);
         }
-        let r: Record = serde_json::from_slice(line).map_err(|e| Error::Config {
-            field: "journal",
-            value: format!("{}:{}", path.display(), n + 1),
-            reason: format!("not a journal line: {e}"),
-        })?;
-        if r.job >= r.jobs {
+        n += 1;
+        if got > 1 {
+            let place = || format!("{}:{n}", path.display());
+            each(at, journal_line(place, &line[..got - 1])?)?;
+        }
+        at += got as u64;
+    }
+}
+
+/// A journal's line, parsed and checked; `place` names it in an error.
+fn journal_line(place: impl Fn() -> String, line: &[u8]) -> Result<Record> {
+    let refuse = |reason: String| Error::Config {
+        field: "journal",
+        value: place(),
+        reason,
+    };
+    let r: Record =
+        serde_json::from_slice(line).map_err(|e| refuse(format!("not a journal line: {e}")))?;
+    if r.jobs == 0 || r.jobs > MAX_JOBS {
+        return Err(refuse(format!(
+            "a sweep of {} jobs: a sweep has 1 to {MAX_JOBS}",
+            r.jobs
+        )));
+    }
+    if r.job >= r.jobs {
+        return Err(refuse(format!(
+            "job {} of a sweep of {} jobs",
+            r.job, r.jobs
+        )));
+    }
+    Ok(r)
+}
+
+/// The journals a merge reads, each opened when a record is wanted from
+/// it; at most [`Journals::OPEN`] are open at once, so a merge of more
+/// shards than a process may open files still runs.
+struct Journals<'a> {
+    paths: &'a [PathBuf],
+    /// Each journal's reader and the byte it stands at.
+    open: Vec<Option<(BufReader<std::fs::File>, u64)>>,
+    /// How many are open, and how many may be.
+    count: usize,
+    most: usize,
+    line: Vec<u8>,
+}
+
+impl<'a> Journals<'a> {
+    const OPEN: usize = 256;
+
+    fn new(paths: &'a [PathBuf], most: usize) -> Self {
+        Journals {
+            paths,
+            open: (0..paths.len()).map(|_| None).collect(),
+            count: 0,
+            most: most.max(1),
+            line: Vec::new(),
+        }
+    }
+
+    /// The record of the line at byte `at` of journal `f`.
+    fn read(&mut self, f: usize, at: u64) -> Result<Record> {
+        let path = &self.paths[f];
+        if self.open[f].is_none() {
+            if self.count == self.most {
+                self.open.iter_mut().for_each(|o| *o = None);
+                self.count = 0;
+            }
+            let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+            self.open[f] = Some((BufReader::new(file), 0));
+            self.count += 1;
+        }
+        let (reader, pos) = self.open[f].as_mut().expect("opened above");
+        reader
+            .seek_relative(at as i64 - *pos as i64)
+            .map_err(|e| Error::io(path, e))?;
+        self.line.clear();
+        let got = reader
+            .read_until(b'\n', &mut self.line)
+            .map_err(|e| Error::io(path, e))?;
+        *pos = at + got as u64;
+        if self.line.last() != Some(&b'\n') {
             return Err(Error::Config {
                 field: "journal",
-                value: format!("{}:{}", path.display(), n + 1),
-                reason: format!("job {} of a sweep of {} jobs", r.job, r.jobs),
+                value: path.display().to_string(),
+                reason: "it changed while it was merged".into(),
             });
         }
-        out.push(r);
+        journal_line(
+            || format!("{} (the line at byte {at})", path.display()),
+            &self.line[..got - 1],
+        )
     }
-    Ok((out, whole as u64))
 }
 
 /// What a run did.
@@ -517,11 +623,8 @@ pub fn run(
     shard: Shard,
     progress: &(dyn Fn() + Sync),
 ) -> Result<Outcome> {
-    let jobs: Vec<Job> = (0..sweep.len())
-        .filter(|&j| shard.has(j))
-        .map(|j| sweep.job(j))
-        .collect::<Result<_>>()?;
-    check_on_networks(&jobs)?;
+    let mine: Vec<usize> = (0..sweep.len()).filter(|&j| shard.has(j)).collect();
+    check_on_networks(sweep, &mine)?;
     std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
     let path = journal_path(out, shard);
     let file = std::fs::OpenOptions::new()
@@ -540,10 +643,9 @@ pub fn run(
                 .into(),
         });
     }
-    let (done, whole) = read_journal(&path)?;
     let mut finished = vec![false; sweep.len()];
     let mut findings = 0;
-    for r in &done {
+    let whole = scan_journal(&path, |_, r| {
         if r.sweep != sweep.id() || r.jobs != sweep.len() {
             return Err(Error::Config {
                 field: "journal",
@@ -555,20 +657,23 @@ pub fn run(
                 ),
             });
         }
-        finished[r.job] = true;
-        findings += r.error.is_some() as usize;
-    }
+        if !std::mem::replace(&mut finished[r.job], true) {
+            findings += r.error.is_some() as usize;
+        }
+        Ok(())
+    })?;
     // Drop a torn last line: its job runs again.
     if file.metadata().map_err(|e| Error::io(&path, e))?.len() > whole {
         file.set_len(whole).map_err(|e| Error::io(&path, e))?;
     }
     let journal = Mutex::new(BufWriter::new(file));
-    let pending: Vec<Job> = jobs.into_iter().filter(|j| !finished[j.index]).collect();
+    let pending: Vec<usize> = mine.into_iter().filter(|&j| !finished[j]).collect();
     let skipped = (0..sweep.len())
         .filter(|&j| shard.has(j) && finished[j])
         .count();
     let ran = pending.len();
-    let results = crate::par::map_owned(pending, |job| -> Result<bool> {
+    let results = crate::par::map_owned(pending, |index| -> Result<bool> {
+        let job = sweep.job(index)?;
         let plan = job.config.plan()?;
         let r = engine::run(
             &plan.topology,
@@ -665,7 +770,7 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-fn at<'a>(v: &'a serde_json::Value, path: &str) -> Option<&'a serde_json::Value> {
+fn at_path<'a>(v: &'a serde_json::Value, path: &str) -> Option<&'a serde_json::Value> {
     path.split('.').try_fold(v, |v, k| v.get(k))
 }
 
@@ -677,16 +782,37 @@ fn at<'a>(v: &'a serde_json::Value, path: &str) -> Option<&'a serde_json::Value>
 /// job must be present, once (a job in two journals must have the same
 /// record in both). Returns the two paths.
 pub fn merge(journals: &[PathBuf], out: &Path) -> Result<Vec<PathBuf>> {
-    let mut all: BTreeMap<usize, Record> = BTreeMap::new();
+    merge_opening(journals, out, Journals::OPEN)
+}
+
+/// [`merge`], with at most `most` journals open at once.
+fn merge_opening(journals: &[PathBuf], out: &Path, most: usize) -> Result<Vec<PathBuf>> {
+    // Where each job's line is (journal, byte): a first pass over the
+    // journals finds them, holding one line at a time; the second reads
+    // them again in job order. A merge of a million jobs holds 16 bytes a
+    // job, not every result.
+    const NONE: (u32, u64) = (u32::MAX, 0);
+    let mut at: Vec<(u32, u64)> = Vec::new();
     let mut sweep: Option<(String, usize)> = None;
-    for path in journals {
+    let mut lookup = Journals::new(journals, most);
+    for (f, path) in journals.iter().enumerate() {
         // A run starts from no journal; a merge is given journals that
         // exist (a misspelt shard is named, not taken as one of no jobs).
         std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
-        let (records, _) = read_journal(path)?;
-        for r in records {
+        let f = u32::try_from(f)
+            .ok()
+            .filter(|&f| f != NONE.0)
+            .ok_or_else(|| Error::Config {
+                field: "journal",
+                value: format!("{} journals", journals.len()),
+                reason: "more journals than a merge takes".into(),
+            })?;
+        scan_journal(path, |byte, r| {
             match &sweep {
-                None => sweep = Some((r.sweep.clone(), r.jobs)),
+                None => {
+                    sweep = Some((r.sweep.clone(), r.jobs));
+                    at = vec![NONE; r.jobs];
+                }
                 Some((id, n)) if *id != r.sweep || *n != r.jobs => {
                     return Err(Error::Config {
                         field: "journal",
@@ -699,18 +825,18 @@ pub fn merge(journals: &[PathBuf], out: &Path) -> Result<Vec<PathBuf>> {
                 }
                 Some(_) => {}
             }
-            if let Some(old) = all.get(&r.job) {
-                if *old != r {
-                    return Err(Error::Config {
-                        field: "journal",
-                        value: path.display().to_string(),
-                        reason: format!("job {} is in two journals with different results", r.job),
-                    });
-                }
-                continue;
+            let (g, b) = at[r.job];
+            if g == NONE.0 {
+                at[r.job] = (f, byte);
+            } else if lookup.read(g as usize, b)? != r {
+                return Err(Error::Config {
+                    field: "journal",
+                    value: path.display().to_string(),
+                    reason: format!("job {} is in two journals with different results", r.job),
+                });
             }
-            all.insert(r.job, r);
-        }
+            Ok(())
+        })?;
     }
     let Some((_, jobs)) = sweep else {
         return Err(Error::Config {
@@ -723,7 +849,7 @@ pub fn merge(journals: &[PathBuf], out: &Path) -> Result<Vec<PathBuf>> {
             reason: "no finished job in them".into(),
         });
     };
-    let missing: Vec<usize> = (0..jobs).filter(|j| !all.contains_key(j)).collect();
+    let missing: Vec<usize> = (0..jobs).filter(|&j| at[j] == NONE).collect();
     if !missing.is_empty() {
         let shown: Vec<String> = missing.iter().take(10).map(|j| j.to_string()).collect();
         return Err(Error::Config {
@@ -737,42 +863,81 @@ pub fn merge(journals: &[PathBuf], out: &Path) -> Result<Vec<PathBuf>> {
         });
     }
     std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
-    let mut csv = String::from("job,replicate,seed");
-    let first = all.values().next().expect("every job present");
-    for (k, _) in &first.params {
-        csv.push(',');
-        csv.push_str(&csv_field(k));
+    let (c, j) = (out.join("sweep.csv"), out.join("sweep.jsonl"));
+    // Written beside their names and renamed once whole: a journal given
+    // from `out` (its own sweep.jsonl) is read to the end, and a merge
+    // that fails leaves no half-written results.
+    let (c_part, j_part) = (out.join("sweep.csv.part"), out.join("sweep.jsonl.part"));
+    let written = write_results(&mut lookup, &at, &c_part, &j_part).and_then(|()| {
+        std::fs::rename(&c_part, &c).map_err(|e| Error::io(&c, e))?;
+        std::fs::rename(&j_part, &j).map_err(|e| Error::io(&j, e))
+    });
+    if written.is_err() {
+        let _ = std::fs::remove_file(&c_part);
+        let _ = std::fs::remove_file(&j_part);
     }
-    for (name, _) in COLUMNS {
-        csv.push(',');
-        csv.push_str(name);
-    }
-    csv.push_str(",error\n");
-    let mut jsonl = String::new();
-    for r in all.values() {
-        let _ = write!(csv, "{},{},{}", r.job, r.replicate, r.seed);
+    written.map(|()| vec![c, j])
+}
+
+/// Writes `sweep.csv` and `sweep.jsonl` (to `csv` and `jsonl`) from the
+/// records at `at`, in job order.
+fn write_results(
+    lookup: &mut Journals<'_>,
+    at: &[(u32, u64)],
+    csv: &Path,
+    jsonl: &Path,
+) -> Result<()> {
+    let create = |p: &Path| {
+        std::fs::File::create(p)
+            .map(BufWriter::new)
+            .map_err(|e| Error::io(p, e))
+    };
+    let (mut c, mut j) = (create(csv)?, create(jsonl)?);
+    let mut row = String::new();
+    for (job, &(f, byte)) in at.iter().enumerate() {
+        let r = lookup.read(f as usize, byte)?;
+        if r.job != job {
+            return Err(Error::Config {
+                field: "journal",
+                value: lookup.paths[f as usize].display().to_string(),
+                reason: "it changed while it was merged".into(),
+            });
+        }
+        row.clear();
+        if r.job == 0 {
+            row.push_str("job,replicate,seed");
+            for (k, _) in &r.params {
+                row.push(',');
+                row.push_str(&csv_field(k));
+            }
+            for (name, _) in COLUMNS {
+                row.push(',');
+                row.push_str(name);
+            }
+            row.push_str(",error\n");
+        }
+        let _ = write!(row, "{},{},{}", r.job, r.replicate, r.seed);
         for (_, v) in &r.params {
-            csv.push(',');
-            csv.push_str(&csv_field(v));
+            row.push(',');
+            row.push_str(&csv_field(v));
         }
         for (_, path) in COLUMNS {
-            csv.push(',');
-            match r.result.as_ref().and_then(|v| at(v, path)) {
-                Some(serde_json::Value::String(s)) => csv.push_str(&csv_field(s)),
+            row.push(',');
+            match r.result.as_ref().and_then(|v| at_path(v, path)) {
+                Some(serde_json::Value::String(s)) => row.push_str(&csv_field(s)),
                 Some(serde_json::Value::Null) | None => {}
-                Some(v) => csv.push_str(&v.to_string()),
+                Some(v) => row.push_str(&v.to_string()),
             }
         }
-        csv.push(',');
-        csv.push_str(&csv_field(r.error.as_deref().unwrap_or("")));
-        csv.push('\n');
-        jsonl.push_str(&serde_json::to_string(r)?);
-        jsonl.push('\n');
+        row.push(',');
+        row.push_str(&csv_field(r.error.as_deref().unwrap_or("")));
+        row.push('\n');
+        c.write_all(row.as_bytes()).map_err(|e| Error::io(csv, e))?;
+        serde_json::to_writer(&mut j, &r)?;
+        j.write_all(b"\n").map_err(|e| Error::io(jsonl, e))?;
     }
-    let (c, j) = (out.join("sweep.csv"), out.join("sweep.jsonl"));
-    std::fs::write(&c, csv).map_err(|e| Error::io(&c, e))?;
-    std::fs::write(&j, jsonl).map_err(|e| Error::io(&j, e))?;
-    Ok(vec![c, j])
+    c.flush().map_err(|e| Error::io(csv, e))?;
+    j.flush().map_err(|e| Error::io(jsonl, e))
 }
 
 /// The shard a Slurm job array task runs: `SLURM_ARRAY_TASK_ID` less
@@ -1162,6 +1327,89 @@ replicates = 2
             .to_string();
         assert!(
             e.contains("journal.shard-9-of-4.jsonl") && e.contains("No such file"),
+            "{e}"
+        );
+        let _ = std::fs::remove_dir_all(&base);
+    }
+
+    /// A merge holds where each line is, not the records: a journal given
+    /// twice, a job with two different results, a journal claiming more
+    /// jobs than a sweep may have, a merge into the folder of its own
+    /// results and one with fewer journals open than it reads.
+    #[test]
+    fn merges_read_each_line_where_it_is() {
+        let base = std::env::temp_dir().join(format!("wormcast-merge-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        let s = Sweep::parse(SMALL).unwrap();
+        let one = base.join("one");
+        run(&s, &one, Shard::ALL, &|| {}).unwrap();
+        let csv = std::fs::read(one.join("sweep.csv")).unwrap();
+        let jsonl = std::fs::read(one.join("sweep.jsonl")).unwrap();
+        let journal = journal_path(&one, Shard::ALL);
+        let same = |dir: &Path| {
+            assert_eq!(std::fs::read(dir.join("sweep.csv")).unwrap(), csv);
+            assert_eq!(std::fs::read(dir.join("sweep.jsonl")).unwrap(), jsonl);
+            let left: Vec<_> = std::fs::read_dir(dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().into_string().unwrap())
+                .filter(|n| n.ends_with(".part"))
+                .collect();
+            assert!(left.is_empty(), "{left:?}");
+        };
+        // The same journal twice: every job twice, with the same record.
+        merge(&[journal.clone(), journal.clone()], &base.join("twice")).unwrap();
+        same(&base.join("twice"));
+        // Its own sweep.jsonl (a journal in job order) into its own folder.
+        merge(&[one.join("sweep.jsonl")], &one).unwrap();
+        same(&one);
+        // Four shards read with one journal open at a time.
+        let parts = base.join("parts");
+        let shards: Vec<PathBuf> = (0..4)
+            .map(|k| {
+                let shard = Shard { index: k, count: 4 };
+                run(&s, &parts, shard, &|| {}).unwrap();
+                journal_path(&parts, shard)
+            })
+            .collect();
+        merge_opening(&shards, &base.join("one-open"), 1).unwrap();
+        same(&base.join("one-open"));
+        // Job 5 with another seed in a second journal.
+        let text = std::fs::read_to_string(&journal).unwrap();
+        let line = text.lines().find(|l| l.contains("\"job\":5,")).unwrap();
+        let seed = format!("\"seed\":{},", s.job(5).unwrap().seed);
+        assert!(line.contains(&seed), "{line}");
+        let other = base.join("other.jsonl");
+        std::fs::write(&other, format!("{}\n", line.replace(&seed, "\"seed\":7,"))).unwrap();
+        let e = merge(&[journal.clone(), other.clone()], &base.join("two"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("other.jsonl")
+                && e.contains("job 5 is in two journals with different results"),
+            "{e}"
+        );
+        assert!(!base.join("two/sweep.csv").exists());
+        // A line that claims 10^18 jobs is refused by line, by a merge and
+        // by a run resuming it, before anything is made of that count.
+        let huge = line.replace("\"jobs\":12,", "\"jobs\":1000000000000000000,");
+        assert_ne!(huge, line);
+        std::fs::write(&other, format!("{huge}\n")).unwrap();
+        let e = merge(std::slice::from_ref(&other), &base.join("huge"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("other.jsonl:1")
+                && e.contains("a sweep of 1000000000000000000 jobs: a sweep has 1 to 1000000"),
+            "{e}"
+        );
+        let resumed = base.join("resumed");
+        std::fs::create_dir_all(&resumed).unwrap();
+        std::fs::copy(&other, journal_path(&resumed, Shard::ALL)).unwrap();
+        let e = run(&s, &resumed, Shard::ALL, &|| {})
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("journal.jsonl:1") && e.contains("a sweep has 1 to"),
             "{e}"
         );
         let _ = std::fs::remove_dir_all(&base);

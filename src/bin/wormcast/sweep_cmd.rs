@@ -2,6 +2,7 @@
 //! over machines (Slurm job arrays among them), resumable, merged.
 
 use super::*;
+use std::fmt::Write as _;
 use wormcast::experiment::Shard;
 use wormcast::experiment::sweep::{self, Sweep};
 
@@ -72,7 +73,7 @@ pub(crate) fn run(cmd: SweepCmd) -> Result<bool> {
                 }
             };
             // Every job's configuration is checked before any runs.
-            s.jobs()?;
+            s.check()?;
             let pool = worker_pool(threads)?;
             let total = (0..s.len()).filter(|&j| shard.has(j)).count() as u64;
             let bar = jobs_bar(total, "sweep", quiet);
@@ -101,21 +102,24 @@ pub(crate) fn run(cmd: SweepCmd) -> Result<bool> {
         SweepCmd::List { config } => {
             let s = Sweep::load(&config)?;
             // Every job is checked before a line is printed: a sweep with a
-            // wrong job lists nothing.
-            let jobs = s.jobs()?;
-            println!("sweep {}: {} jobs", s.id(), s.len());
-            let mut head = vec!["job".to_string(), "replicate".into(), "seed".into()];
-            head.extend(s.fields().iter().map(|f| f.to_string()));
-            println!("{}", head.join("\t"));
-            for j in jobs {
-                let mut row = vec![
-                    j.index.to_string(),
-                    j.replicate.to_string(),
-                    j.seed.to_string(),
-                ];
-                row.extend(j.params.into_iter().map(|(_, v)| v));
-                println!("{}", row.join("\t"));
+            // wrong job lists nothing. The list is made as the jobs are
+            // checked, a line each, rather than keeping the jobs.
+            let mut list = format!("sweep {}: {} jobs\njob\treplicate\tseed", s.id(), s.len());
+            for f in s.fields() {
+                list.push('\t');
+                list.push_str(f);
             }
+            list.push('\n');
+            for i in 0..s.len() {
+                let j = s.job(i)?;
+                let _ = write!(list, "{}\t{}\t{}", j.index, j.replicate, j.seed);
+                for (_, v) in j.params {
+                    list.push('\t');
+                    list.push_str(&v);
+                }
+                list.push('\n');
+            }
+            print!("{list}");
             Ok(true)
         }
     }
