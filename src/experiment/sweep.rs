@@ -269,6 +269,19 @@ impl Sweep {
             }
             let values = match v {
                 toml::Value::Array(a) if !a.is_empty() => a,
+                // `traffic.load = [...]` unquoted is a table in TOML: its
+                // fields would come in the tables' order, not the file's,
+                // and the job order with them.
+                toml::Value::Table(t) => {
+                    let inner = t.keys().next().map_or(String::new(), |f| format!(".{f}"));
+                    return Err(bad(
+                        format!("{k} = {}", toml::Value::Table(t)),
+                        format!(
+                            "a swept field's name is one quoted key, \"{k}{inner}\" = [...]; \
+                             unquoted, TOML reads it as a table"
+                        ),
+                    ));
+                }
                 _ => {
                     return Err(bad(
                         format!("{k} = {v}"),
@@ -1046,6 +1059,12 @@ replicates = 2
             "line 3, column 1: duplicate key"
         );
         assert!(e("[sweep]\n\"traffic.load\" = []\n").contains("non-empty list"));
+        // Unquoted, a dotted name is a table: named, with the quoted form.
+        assert_eq!(
+            e("[sweep]\ntraffic.load = [0.1, 0.2]\n"),
+            "configuration: sweep = traffic = { load = [0.1, 0.2] }: a swept field's name is \
+             one quoted key, \"traffic.load\" = [...]; unquoted, TOML reads it as a table"
+        );
         for n in ["0", "-1", "1000001", "100000000000", "1.5", "\"2\""] {
             let x = e(&format!(
                 "[sweep]\nreplicates = {n}\n\"traffic.load\" = [0.1]\n"
