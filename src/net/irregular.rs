@@ -96,10 +96,14 @@ impl IrregularParams {
         let per = p.div_ceil(s);
         let spare = if s > 1 { 1 } else { 0 };
         if per + spare > k {
-            return fail(format!(
-                "{p} nodes on {s} switches of {k} ports: a switch would carry {per} nodes and keep \
-                 fewer than {spare} port(s) for links"
-            ));
+            return fail(if spare == 0 {
+                format!("{p} nodes on one switch of {k} ports: a node takes a port")
+            } else {
+                format!(
+                    "{p} nodes on {s} switches of {k} ports: a switch would carry {per} nodes \
+                     and keep no port for a link"
+                )
+            });
         }
         let links = self.num_links();
         if links + 1 < s {
@@ -447,7 +451,23 @@ mod tests {
         .generate()
         .unwrap_err();
         assert!(
-            e.to_string().contains("64 nodes on 8 switches of 8 ports"),
+            e.to_string().contains(
+                "64 nodes on 8 switches of 8 ports: a switch would carry 8 nodes and keep no port \
+                 for a link"
+            ),
+            "{e}"
+        );
+        // One switch needs no link: only its ports bound its nodes.
+        let e = IrregularParams {
+            switches: 1,
+            nodes: 9,
+            ..Default::default()
+        }
+        .generate()
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("9 nodes on one switch of 8 ports: a node takes a port"),
             "{e}"
         );
         let e = IrregularParams {
