@@ -12,7 +12,7 @@
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyMemoryError, PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyInt, PyList};
+use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyString};
 use std::path::PathBuf;
 use wormcast::engine::{RouterModel, RunConfig, RunOptions, Session, TopoSpec};
 use wormcast::rtl::BitString;
@@ -61,6 +61,97 @@ fn err(e: wormcast::Error) -> PyErr {
         E::Fault { .. } => ModelFault::new_err(text),
         _ => PyValueError::new_err(text),
     }
+}
+
+/// Argument `name`, a whole number of at most `most`: an int out of range
+/// is a `ValueError` that names the argument and the range (Python's own
+/// `OverflowError` names neither), anything but an int a `TypeError`.
+fn whole(name: &str, ob: &Bound<'_, PyAny>, most: u64) -> PyResult<u64> {
+    if !ob.is_instance_of::<PyInt>() {
+        return Err(PyTypeError::new_err(format!(
+            "{name}: an int, not {}",
+            ob.get_type().name()?
+        )));
+    }
+    match ob.extract::<u64>() {
+        Ok(v) if v <= most => Ok(v),
+        _ => Err(PyValueError::new_err(format!(
+            "{name} = {ob}: must be a whole number from 0 to {most}"
+        ))),
+    }
+}
+
+/// Readers of whole-number arguments by name, for `from_py_with`.
+macro_rules! whole_args {
+    ($($f:ident: $t:ty = $name:literal;)*) => {$(
+        fn $f(ob: &Bound<'_, PyAny>) -> PyResult<$t> {
+            whole($name, ob, <$t>::MAX as u64).map(|v| v as $t)
+        }
+    )*};
+}
+
+whole_args! {
+    src_arg: u32 = "src";
+    flits_arg: u32 = "flits";
+    payload_arg: u32 = "payload";
+    cycles_arg: u64 = "cycles";
+    max_cycles_arg: u64 = "max_cycles";
+    msg_arg: u64 = "msg";
+    seed_arg: u64 = "seed";
+    vectors_arg: usize = "cycles";
+    nodes_arg: u32 = "nodes";
+    ports_arg: u32 = "ports";
+    switches_arg: u32 = "switches";
+    chunks_arg: u32 = "chunks";
+    chunk_flits_arg: u32 = "chunk_flits";
+}
+
+/// `name`, a node or a sequence of nodes (not a string), as a list of
+/// nodes.
+fn node_list(name: &str, ob: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
+    let node = |x: &Bound<'_, PyAny>| -> PyResult<u32> {
+        if !x.is_instance_of::<PyInt>() {
+            return Err(PyTypeError::new_err(format!(
+                "{name}: a node is an int, not {}",
+                x.get_type().name()?
+            )));
+        }
+        x.extract().map_err(|_| {
+            PyValueError::new_err(format!(
+                "{name}: node {x} must be a whole number from 0 to {}",
+                u32::MAX
+            ))
+        })
+    };
+    if ob.is_instance_of::<PyInt>() {
+        return Ok(vec![node(ob)?]);
+    }
+    let not_nodes = || PyTypeError::new_err(format!("{name}: a node (int) or a sequence of nodes"));
+    if ob.is_instance_of::<PyString>() || ob.is_instance_of::<PyBytes>() {
+        return Err(not_nodes());
+    }
+    ob.try_iter()
+        .map_err(|_| not_nodes())?
+        .map(|x| node(&x?))
+        .collect()
+}
+
+fn dests_arg(ob: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
+    node_list("dests", ob)
+}
+
+fn opt_cycles_arg(ob: &Bound<'_, PyAny>) -> PyResult<Option<usize>> {
+    if ob.is_none() {
+        return Ok(None);
+    }
+    vectors_arg(ob).map(Some)
+}
+
+fn path_arg(ob: &Bound<'_, PyAny>) -> PyResult<Option<Vec<u32>>> {
+    if ob.is_none() {
+        return Ok(None);
+    }
+    node_list("path", ob).map(Some)
 }
 
 /// The most cycles of vectors a unit's `run` or `stimulus` holds in lists
@@ -313,7 +404,7 @@ impl Unit {
     fn run<'py>(
         &mut self,
         py: Python<'py>,
-        cycles: Option<usize>,
+        #[pyo3(from_py_with = opt_cycles_arg)] cycles: Option<usize>,
         as_bytes: bool,
         inputs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyDict>> {
@@ -479,8 +570,8 @@ impl Unit {
     fn stimulus<'py>(
         &self,
         py: Python<'py>,
-        cycles: usize,
-        seed: u64,
+        #[pyo3(from_py_with = vectors_arg)] cycles: usize,
+        #[pyo3(from_py_with = seed_arg)] seed: u64,
     ) -> PyResult<Bound<'py, PyList>> {
         if cycles > MOST_VECTORS {
             return Err(PyValueError::new_err(format!(
@@ -527,7 +618,10 @@ pub struct BitStringDecode;
 impl BitStringDecode {
     #[new]
     #[pyo3(signature = (nodes=16, ports=6))]
-    fn new(nodes: u32, ports: u32) -> PyResult<PyClassInitializer<Self>> {
+    fn new(
+        #[pyo3(from_py_with = nodes_arg)] nodes: u32,
+        #[pyo3(from_py_with = ports_arg)] ports: u32,
+    ) -> PyResult<PyClassInitializer<Self>> {
         let p = params(nodes, ports, 8, 16, 4);
         Ok(PyClassInitializer::from(Unit::make(UnitKind::BitStringDecode, p)?).add_subclass(Self))
     }
@@ -543,7 +637,10 @@ pub struct SsrMdDecode;
 impl SsrMdDecode {
     #[new]
     #[pyo3(signature = (ports=6, switches=8))]
-    fn new(ports: u32, switches: u32) -> PyResult<PyClassInitializer<Self>> {
+    fn new(
+        #[pyo3(from_py_with = ports_arg)] ports: u32,
+        #[pyo3(from_py_with = switches_arg)] switches: u32,
+    ) -> PyResult<PyClassInitializer<Self>> {
         let p = params(16, ports, switches, 16, 4);
         Ok(PyClassInitializer::from(Unit::make(UnitKind::SsrMdDecode, p)?).add_subclass(Self))
     }
@@ -559,7 +656,11 @@ pub struct ReplBuffer;
 impl ReplBuffer {
     #[new]
     #[pyo3(signature = (chunks=16, chunk_flits=4, ports=6))]
-    fn new(chunks: u32, chunk_flits: u32, ports: u32) -> PyResult<PyClassInitializer<Self>> {
+    fn new(
+        #[pyo3(from_py_with = chunks_arg)] chunks: u32,
+        #[pyo3(from_py_with = chunk_flits_arg)] chunk_flits: u32,
+        #[pyo3(from_py_with = ports_arg)] ports: u32,
+    ) -> PyResult<PyClassInitializer<Self>> {
         let p = params(16, ports, 8, chunks, chunk_flits);
         Ok(PyClassInitializer::from(Unit::make(UnitKind::ReplBuffer, p)?).add_subclass(Self))
     }
@@ -780,14 +881,13 @@ impl Network {
     /// included) to one node, or a multicast carrying the payload such a
     /// packet would, by the network's scheme. Returns its id.
     #[pyo3(signature = (src, dests, flits=20))]
-    fn send(&mut self, src: u32, dests: &Bound<'_, PyAny>, flits: u32) -> PyResult<u64> {
-        let list: Vec<u32> = match dests.extract::<u32>() {
-            Ok(d) => vec![d],
-            Err(_) => dests
-                .extract()
-                .map_err(|_| PyTypeError::new_err("dests: a node (int) or a sequence of nodes"))?,
-        };
-        self.s.send(src, &list, flits).map_err(err)
+    fn send(
+        &mut self,
+        #[pyo3(from_py_with = src_arg)] src: u32,
+        #[pyo3(from_py_with = dests_arg)] dests: Vec<u32>,
+        #[pyo3(from_py_with = flits_arg)] flits: u32,
+    ) -> PyResult<u64> {
+        self.s.send(src, &dests, flits).map_err(err)
     }
 
     /// Queues a hand-built worm from `src`, created now: `kind` is
@@ -798,11 +898,11 @@ impl Network {
     #[pyo3(signature = (src, kind, dests, path=None, payload=16))]
     fn send_worm(
         &mut self,
-        src: u32,
+        #[pyo3(from_py_with = src_arg)] src: u32,
         kind: &str,
-        dests: Vec<u32>,
-        path: Option<Vec<u32>>,
-        payload: u32,
+        #[pyo3(from_py_with = dests_arg)] dests: Vec<u32>,
+        #[pyo3(from_py_with = path_arg)] path: Option<Vec<u32>>,
+        #[pyo3(from_py_with = payload_arg)] payload: u32,
     ) -> PyResult<u64> {
         self.s
             .send_worm(src, kind, &dests, &path.unwrap_or_default(), payload)
@@ -813,7 +913,11 @@ impl Network {
     /// can happen in one go); returns the copies delivered in them. A
     /// long call can be interrupted (`KeyboardInterrupt`).
     #[pyo3(signature = (cycles=1))]
-    fn step(&mut self, py: Python<'_>, cycles: u64) -> PyResult<Vec<Delivery>> {
+    fn step(
+        &mut self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = cycles_arg)] cycles: u64,
+    ) -> PyResult<Vec<Delivery>> {
         Session::check_cycles(cycles).map_err(err)?;
         let mut left = cycles;
         while left > 0 {
@@ -830,7 +934,7 @@ impl Network {
     /// Simulates until every copy sent has arrived, at most `max_cycles`
     /// cycles (`NotDrainedError` past them); returns the cycle reached.
     #[pyo3(signature = (max_cycles=1_000_000))]
-    fn drain(&mut self, max_cycles: u64) -> PyResult<u64> {
+    fn drain(&mut self, #[pyo3(from_py_with = max_cycles_arg)] max_cycles: u64) -> PyResult<u64> {
         self.s.drain(max_cycles).map_err(err)
     }
 
@@ -842,7 +946,7 @@ impl Network {
     /// Whether every copy of message `msg` has been delivered. An id
     /// `send` has not returned is refused (`ValueError`): waiting for it
     /// would never end.
-    fn done(&self, msg: u64) -> PyResult<bool> {
+    fn done(&self, #[pyo3(from_py_with = msg_arg)] msg: u64) -> PyResult<bool> {
         let sent = self.s.messages();
         if msg >= sent {
             let sent = match sent {

@@ -151,6 +151,11 @@ def test_bad_names_widths_and_values_are_refused_with_what_is_wrong():
         (lambda: wormcast.BitStringDecode(nodes=0), ValueError, "nodes = 0: must be 1 to 1024"),
         (lambda: wormcast.SsrMdDecode(switches=65), ValueError, "switches = 65: must be 2 to 64"),
         (lambda: wormcast.ReplBuffer(ports=17), ValueError, "ports = 17: must be 1 to 16 readers"),
+        (lambda: wormcast.BitStringDecode(nodes=2**40), ValueError, "nodes = 1099511627776: must be a whole number from 0 to 4294967295"),
+        (lambda: wormcast.ReplBuffer(chunk_flits=-1), ValueError, "chunk_flits = -1: must be a whole number"),
+        (lambda: u.stimulus(-1), ValueError, "cycles = -1: must be a whole number"),
+        (lambda: u.stimulus(3, seed=-1), ValueError, "seed = -1: must be a whole number from 0 to 18446744073709551615"),
+        (lambda: u.run(-2, hdr_valid=1), ValueError, "cycles = -2: must be a whole number"),
     ]
     for call, kind, text in cases:
         with pytest.raises(kind) as e:
