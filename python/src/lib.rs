@@ -932,10 +932,38 @@ impl Network {
     }
 
     /// Simulates until every copy sent has arrived, at most `max_cycles`
-    /// cycles (`NotDrainedError` past them); returns the cycle reached.
+    /// cycles (`NotDrainedError` past them); returns the cycle reached. A
+    /// long drain can be interrupted (`KeyboardInterrupt`).
     #[pyo3(signature = (max_cycles=1_000_000))]
-    fn drain(&mut self, #[pyo3(from_py_with = max_cycles_arg)] max_cycles: u64) -> PyResult<u64> {
-        self.s.drain(max_cycles).map_err(err)
+    fn drain(
+        &mut self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = max_cycles_arg)] max_cycles: u64,
+    ) -> PyResult<u64> {
+        // In slices of 65,536 cycles, as `step`, so that Ctrl-C ends a long
+        // drain; the limit a drain that runs out reports is the call's.
+        let start = self.s.cycle();
+        loop {
+            let left = max_cycles - (self.s.cycle() - start);
+            let n = left.min(1 << 16);
+            match self.s.drain(n) {
+                Err(wormcast::Error::NotDrained { .. }) if n < left => py.check_signals()?,
+                Err(wormcast::Error::NotDrained {
+                    cycle,
+                    outstanding,
+                    what,
+                    ..
+                }) => {
+                    return Err(err(wormcast::Error::NotDrained {
+                        cycle,
+                        limit: max_cycles,
+                        outstanding,
+                        what,
+                    }));
+                }
+                r => return r.map_err(err),
+            }
+        }
     }
 
     /// Every copy delivered so far, in the order they arrived.

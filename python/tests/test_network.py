@@ -3,6 +3,7 @@ the Rust API and the command-line tool report."""
 
 import json
 import os
+import signal
 import subprocess
 import warnings
 from pathlib import Path
@@ -282,6 +283,43 @@ def test_a_drain_that_runs_out_says_so():
     assert str(e.value) == f"message {m + 1} was not sent: the ids sent run from 0 to {m}"
     net.drain()
     assert net.done(m)
+
+
+def test_a_long_step_or_drain_is_interrupted_by_a_signal():
+    # 3,000 packets of 2,000 flits through one injection channel keep the
+    # network busy for 6,000,000 cycles: a SIGALRM whose handler raises
+    # KeyboardInterrupt (as Ctrl-C's does) ends each call early; before,
+    # the signal waited for the call to end.
+    def interrupt(*_):
+        raise KeyboardInterrupt
+    old = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        net = wormcast.Network("mesh:4x4")
+        for _ in range(3000):
+            net.send(0, [15], flits=2000)
+        for call in [lambda: net.step(6_000_000), lambda: net.drain(10_000_000)]:
+            signal.setitimer(signal.ITIMER_REAL, 0.02)
+            with pytest.raises(KeyboardInterrupt):
+                call()
+            assert 0 < net.cycle < 6_000_000 and net.in_flight > 0, (net.cycle, net.in_flight)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def test_a_long_drain_runs_in_slices_and_reports_its_whole_limit():
+    # 600 packets of 200 flits through one injection channel take more
+    # than 120,000 cycles; the drain runs in slices of 65,536 cycles (so
+    # that Ctrl-C is seen), and the one that runs out names the call's limit.
+    net = wormcast.Network("mesh:4x4")
+    ids = [net.send(0, [15], flits=200) for _ in range(600)]
+    with pytest.raises(wormcast.NotDrainedError) as e:
+        net.drain(100_000)
+    assert "did not drain within 100000 cycles" in str(e.value), str(e.value)
+    assert net.cycle == 100_000
+    end = net.drain(100_000)
+    assert all(net.done(m) for m in ids)
+    assert 120_000 < end < 200_000 and net.cycle == end
 
 
 def test_a_step_past_the_limit_is_refused_and_quiet_cycles_are_skipped():

@@ -147,9 +147,9 @@ class Network:
     ) -> int:
         """Queues a hand-built worm now (cut-through switch only); returns its id."""
     def step(self, cycles: int = 1) -> List[Delivery]:
-        """Simulates cycles (at most 10**12, quiet ones skipped); returns the copies delivered in them."""
+        """Simulates cycles (at most 10**12, quiet ones skipped); returns the copies delivered in them. A long step can be interrupted (KeyboardInterrupt)."""
     def drain(self, max_cycles: int = 1000000) -> int:
-        """Runs until every copy has arrived; returns the cycle reached."""
+        """Runs until every copy has arrived; returns the cycle reached. A long drain can be interrupted (KeyboardInterrupt)."""
     def deliveries(self) -> List[Delivery]: ...
     def done(self, msg: int) -> bool: ...
     def stats(self) -> Dict[str, object]: ...
