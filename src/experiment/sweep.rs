@@ -44,6 +44,12 @@
 //! the same way, so the shards of a sweep merge into the same bytes as one
 //! run. A job whose run ends in a finding (a deadlock, a network that did
 //! not drain) is recorded with its error; the sweep then exits with 1.
+//!
+//! Nothing here holds a sweep's jobs or results: a job is built from its
+//! number where it is checked or run, journals are read a line at a time,
+//! and a merge keeps where each job's line is and reads the lines again in
+//! job order, so a sweep of [`MAX_JOBS`] jobs runs and merges in tens of
+//! megabytes.
 
 use super::Shard;
 use crate::engine::{self, RunConfig};
