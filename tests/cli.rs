@@ -989,6 +989,27 @@ fn reach_prints_levels_and_strings_node_0_first() {
         text.contains("switch 1 (level 1): total 001111\n  down port  0: 001000\n"),
         "{text}"
     );
+    // Written a switch at a time, the output is the library's summary,
+    // byte for byte, in both forms.
+    let net = wormcast::net::Network::load(&net).unwrap();
+    let ud = wormcast::net::UpDown::new(&net);
+    let all = wormcast::net::Reachability::new(&net, &ud).summary(&ud);
+    assert_eq!(all.len(), 3);
+    assert_eq!(
+        ok(&wormcast(&["reach", p, "--json"])),
+        serde_json::to_string_pretty(&all).unwrap() + "\n"
+    );
+    let mut want = String::from("strings are node 0 first\n");
+    for s in &all {
+        want += &format!(
+            "switch {} (level {}): total {}\n",
+            s.switch, s.level, s.total
+        );
+        for d in &s.down_ports {
+            want += &format!("  down port {:>2}: {}\n", d.port, d.restricted);
+        }
+    }
+    assert_eq!(text, want);
 }
 
 #[test]

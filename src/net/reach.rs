@@ -98,20 +98,30 @@ impl Reachability {
     /// string and down ports' restricted strings, as '0'/'1' text with node 0
     /// first.
     pub fn summary(&self, ud: &UpDown) -> Vec<SwitchReach> {
-        (0..self.total.len() as u32)
-            .map(|s| SwitchReach {
-                switch: s,
-                level: ud.level(s),
-                total: self.total(s).to_string(),
-                down_ports: self
-                    .down_ports(s)
-                    .map(|(port, r)| PortReach {
-                        port,
-                        restricted: r.to_string(),
-                    })
-                    .collect(),
-            })
-            .collect()
+        (0..self.switches()).map(|s| self.describe(ud, s)).collect()
+    }
+
+    /// The number of switches.
+    pub fn switches(&self) -> u32 {
+        self.total.len() as u32
+    }
+
+    /// Switch `s`'s part of [`Reachability::summary`]: a large network's
+    /// text (a character a node, a string a down port) is written one
+    /// switch at a time rather than held whole.
+    pub fn describe(&self, ud: &UpDown, s: u32) -> SwitchReach {
+        SwitchReach {
+            switch: s,
+            level: ud.level(s),
+            total: self.total(s).to_string(),
+            down_ports: self
+                .down_ports(s)
+                .map(|(port, r)| PortReach {
+                    port,
+                    restricted: r.to_string(),
+                })
+                .collect(),
+        }
     }
 }
 
