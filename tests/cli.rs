@@ -683,9 +683,8 @@ fn tree_multicasts_too_long_for_the_auxiliary_buffers_are_refused_before_the_run
         &args,
         "bad packet: 128 flits to several destinations: a tree multicast keeps its 127 data \
          flits in the auxiliary buffer of every input channel it crosses, which holds 4 \
-         (seed 003 section 3.3): send at most 5 flits (--packet), enlarge the buffers \
-         ([tree] aux_flits) or multicast by pseudo (--scheme pseudo: one unicast per \
-         destination)",
+         (seed 003 section 3.3): send at most 5 flits, enlarge the buffers ([tree] \
+         aux_flits) or use the pseudo scheme (one unicast per destination)",
     );
     assert!(!vcd.exists(), "a refused run made {vcd:?}");
     let six = run(&["--degree", "3", "--packet", "6"]);

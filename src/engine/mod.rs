@@ -1123,9 +1123,8 @@ impl Engine for TreeRouter {
             return Err(Error::BadPacket(format!(
                 "{flits} flits to several destinations: a tree multicast keeps its {data} data \
                  flits in the auxiliary buffer of every input channel it crosses, which holds \
-                 {aux} (seed 003 section 3.3): send at most {} flits (--packet), enlarge \
-                 the buffers ([tree] aux_flits) or multicast by pseudo (--scheme pseudo: one \
-                 unicast per destination)",
+                 {aux} (seed 003 section 3.3): send at most {} flits, enlarge the buffers \
+                 ([tree] aux_flits) or use the pseudo scheme (one unicast per destination)",
                 aux as u64 + u64::from(self.header_flits())
             )));
         }
