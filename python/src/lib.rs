@@ -104,6 +104,8 @@ whole_args! {
     switches_arg: u32 = "switches";
     chunks_arg: u32 = "chunks";
     chunk_flits_arg: u32 = "chunk_flits";
+    trace_from_arg: u64 = "trace_from";
+    trace_to_arg: u64 = "trace_to";
 }
 
 /// `name`, a node or a sequence of nodes (not a string), as a list of
@@ -140,18 +142,35 @@ fn dests_arg(ob: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
     node_list("dests", ob)
 }
 
-fn opt_cycles_arg(ob: &Bound<'_, PyAny>) -> PyResult<Option<usize>> {
+/// `None`, or what `read` reads from `ob`.
+fn opt<T>(
+    ob: &Bound<'_, PyAny>,
+    read: fn(&Bound<'_, PyAny>) -> PyResult<T>,
+) -> PyResult<Option<T>> {
     if ob.is_none() {
         return Ok(None);
     }
-    vectors_arg(ob).map(Some)
+    read(ob).map(Some)
+}
+
+fn opt_cycles_arg(ob: &Bound<'_, PyAny>) -> PyResult<Option<usize>> {
+    opt(ob, vectors_arg)
+}
+
+fn opt_seed_arg(ob: &Bound<'_, PyAny>) -> PyResult<Option<u64>> {
+    opt(ob, seed_arg)
+}
+
+fn opt_trace_from_arg(ob: &Bound<'_, PyAny>) -> PyResult<Option<u64>> {
+    opt(ob, trace_from_arg)
+}
+
+fn opt_trace_to_arg(ob: &Bound<'_, PyAny>) -> PyResult<Option<u64>> {
+    opt(ob, trace_to_arg)
 }
 
 fn path_arg(ob: &Bound<'_, PyAny>) -> PyResult<Option<Vec<u32>>> {
-    if ob.is_none() {
-        return Ok(None);
-    }
-    node_list("path", ob).map(Some)
+    opt(ob, |ob| node_list("path", ob))
 }
 
 /// The most cycles of vectors a unit's `run` or `stimulus` holds in lists
@@ -758,10 +777,10 @@ impl Network {
         routing: Option<&str>,
         scheme: Option<&str>,
         config: Option<PathBuf>,
-        seed: Option<u64>,
+        #[pyo3(from_py_with = opt_seed_arg)] seed: Option<u64>,
         vcd: Option<PathBuf>,
-        trace_from: Option<u64>,
-        trace_to: Option<u64>,
+        #[pyo3(from_py_with = opt_trace_from_arg)] trace_from: Option<u64>,
+        #[pyo3(from_py_with = opt_trace_to_arg)] trace_to: Option<u64>,
         trace_scope: Option<Vec<String>>,
     ) -> PyResult<Network> {
         // A window or a scope limits the waveform `vcd` names: without it
