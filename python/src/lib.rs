@@ -173,6 +173,10 @@ fn path_arg(ob: &Bound<'_, PyAny>) -> PyResult<Option<Vec<u32>>> {
     opt(ob, |ob| node_list("path", ob))
 }
 
+/// Cycles `Network.step` and `Network.drain` simulate between looks at
+/// Python's signals: a long call would otherwise ignore Ctrl-C.
+const SLICE: u64 = 1 << 16;
+
 /// The most cycles of vectors a unit's `run` or `stimulus` holds in lists
 /// at once.
 const MOST_VECTORS: usize = 100_000_000;
@@ -940,9 +944,9 @@ impl Network {
         Session::check_cycles(cycles).map_err(err)?;
         let mut left = cycles;
         while left > 0 {
-            // Slices of 65,536 cycles, between which Python's signals are
+            // Slices of SLICE cycles, between which Python's signals are
             // looked at: a long step would otherwise ignore Ctrl-C.
-            let n = left.min(1 << 16);
+            let n = left.min(SLICE);
             self.s.run(n).map_err(err)?;
             left -= n;
             py.check_signals()?;
@@ -959,12 +963,12 @@ impl Network {
         py: Python<'_>,
         #[pyo3(from_py_with = max_cycles_arg)] max_cycles: u64,
     ) -> PyResult<u64> {
-        // In slices of 65,536 cycles, as `step`, so that Ctrl-C ends a long
+        // In slices of SLICE cycles, as `step`, so that Ctrl-C ends a long
         // drain; the limit a drain that runs out reports is the call's.
         let start = self.s.cycle();
         loop {
             let left = max_cycles - (self.s.cycle() - start);
-            let n = left.min(1 << 16);
+            let n = left.min(SLICE);
             match self.s.drain(n) {
                 Err(wormcast::Error::NotDrained { .. }) if n < left => py.check_signals()?,
                 Err(wormcast::Error::NotDrained {
