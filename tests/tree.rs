@@ -160,6 +160,55 @@ fn unicast_timing_and_route_on_every_pair() {
     }
 }
 
+/// A side longer than the routers' tables keep (1,024) has its hops
+/// computed as they are taken: unicasts along a long mesh row and round
+/// long tori, across the wrap link and at a ring's halfway tie, take the
+/// dimension-order route in `distance + 1 + data` cycles. (A side past
+/// 65,535 once had its coordinates cut to 16 bits, and a side past 65,536
+/// its table's size overflowed: `mesh:2000000x1` panicked.)
+#[test]
+fn sides_longer_than_the_tables_route_in_closed_form() {
+    for (g, pairs) in [
+        (
+            Grid::mesh(1500, 2, 1).unwrap(),
+            vec![(0, 1499), (1499, 0), (2999, 1), (700, 2250), (1, 2)],
+        ),
+        (
+            // Even side: 651 hops either way from 0 to 651 (the tie goes
+            // the positive way).
+            Grid::torus(1302, 3, 1).unwrap(),
+            vec![(0, 651), (651, 0), (1300, 3), (5, 1301), (2604, 1000)],
+        ),
+        (
+            Grid::torus(3, 3, 1200).unwrap(),
+            vec![(0, 9 * 1199), (9 * 1199 + 8, 4), (9 * 600, 9 * 1)],
+        ),
+        (
+            Grid::torus(70_000, 1, 1).unwrap(),
+            vec![(65_530, 65_540), (69_999, 3), (10, 65_600)],
+        ),
+    ] {
+        let mut net = TreeNet::new(g, cfg()).unwrap();
+        for (u, v) in pairs {
+            let start = net.cycle();
+            let m = net.send(u, &[v], 2, Scheme::Pseudo).unwrap();
+            net.run_until_delivered(40_000).unwrap();
+            let d = net.deliveries().last().unwrap();
+            assert_eq!((d.mcast, d.node, d.src), (m, v, u), "{g}");
+            assert_eq!(
+                d.cycle - start,
+                (g.distance(u, v) + 1 + 2) as u64,
+                "{g}: {u} -> {v}"
+            );
+            assert_eq!(
+                net.route_of(m, v).unwrap(),
+                g.unicast_route(u, v).as_slice(),
+                "{g}: {u} -> {v}"
+            );
+        }
+    }
+}
+
 /// A two-destination tree worm from (0,0) on an 8x8 mesh: H(3,0) D H(0,2).
 /// At the source the first header goes +x at cycle 1 with the data at 2;
 /// the second header opens a +y branch at 3 and the data is replayed

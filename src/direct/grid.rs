@@ -175,23 +175,31 @@ impl Grid {
     pub fn route(&self, u: u32, v: u32) -> Option<GridHop> {
         let (a, b) = (self.coords(u), self.coords(v));
         let d = (0..3).find(|&d| a[d] != b[d])?;
+        Some(self.ring_hop(d, a[d], b[d]))
+    }
+
+    /// The dimension-order hop in dimension `d` from coordinate `a` toward
+    /// coordinate `b` (`a != b`, both below the side): what
+    /// [`Grid::route`] takes once the lower dimensions agree.
+    pub fn ring_hop(&self, d: usize, a: u32, b: u32) -> GridHop {
+        debug_assert!(a != b && a < self.k[d] && b < self.k[d]);
         if !self.torus {
-            let port = 2 * d + usize::from(b[d] < a[d]);
-            return Some(GridHop {
+            let port = 2 * d + usize::from(b < a);
+            return GridHop {
                 port: port as u8,
                 vc: 0,
-            });
+            };
         }
-        let k = self.k[d];
-        let forward = (b[d] + k - a[d]) % k;
+        let k = self.k[d] as u64;
+        let forward = (b as u64 + k - a as u64) % k;
         let positive = 2 * forward <= k;
         // The wrap link is ahead when the destination lies behind the
         // current coordinate in the direction of travel.
-        let wrap_ahead = if positive { b[d] < a[d] } else { b[d] > a[d] };
-        Some(GridHop {
+        let wrap_ahead = if positive { b < a } else { b > a };
+        GridHop {
             port: (2 * d + usize::from(!positive)) as u8,
             vc: u8::from(!wrap_ahead),
-        })
+        }
     }
 
     /// Minimal hop count from `u` to `v`.

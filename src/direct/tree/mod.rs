@@ -385,6 +385,10 @@ struct OutVc {
 /// 6 ports of 2 virtual channels, and its injection (consumption) channel.
 const MAX_CHANNELS: usize = 16;
 
+/// The longest side whose hops a router's tables keep (a table of the
+/// side squared bytes per dimension, 1 MB at this side).
+const RING_TABLE_SIDE: usize = 1024;
+
 /// A router's channels held in the router itself, indexed by channel
 /// number below [`MAX_CHANNELS`]: no pointer to follow and no bounds to
 /// check on every flit (a channel number comes from the router's own
@@ -784,9 +788,10 @@ struct Tables {
     /// Sides in x, y, z.
     sides: [usize; 3],
     /// Coordinates of every node.
-    coords: Vec<[u16; 3]>,
-    /// Per dimension `d`, the output taken from coordinate `a` toward `b`
-    /// (index `a * k_d + b`).
+    coords: Vec<[u32; 3]>,
+    /// Per dimension `d` of side at most [`RING_TABLE_SIDE`], the output
+    /// taken from coordinate `a` toward `b` (index `a * k_d + b`); empty
+    /// for a longer side, whose hops [`Grid::ring_hop`] computes.
     ring: [Vec<u8>; 3],
     pruning: Pruning,
     keep_routes: bool,
@@ -800,16 +805,24 @@ impl Tables {
         let (a, b) = (self.coords[r as usize], self.coords[dest as usize]);
         for d in 0..3 {
             if a[d] != b[d] {
-                return self.ring[d][a[d] as usize * self.sides[d] + b[d] as usize] as usize;
+                return match self.ring[d].get(a[d] as usize * self.sides[d] + b[d] as usize) {
+                    Some(&o) => o as usize,
+                    None => self.output(self.grid.ring_hop(d, a[d], b[d])),
+                };
             }
         }
         self.ej
     }
 
+    /// The output of a hop: its port's virtual channel `hop.vc`.
+    fn output(&self, hop: GridHop) -> usize {
+        ((hop.port as usize) << self.vc_shift) + hop.vc as usize
+    }
+
     /// [`Grid::check_hop`] with the coordinates the tables hold.
     #[inline]
     fn check_hop(&self, r: u32, h: GridHop, dest: u32) -> std::result::Result<(), String> {
-        let c = |n: u32| self.coords[n as usize].map(u32::from);
+        let c = |n: u32| self.coords[n as usize];
         self.grid.check_hop_at(r, c(r), h, dest, c(dest))
     }
 
@@ -1010,17 +1023,19 @@ impl TreeNet {
         // and the destination differ, and on the two coordinates there: one
         // small table per dimension, whatever the size of the grid.
         let k = grid.sides();
-        let coords: Vec<[u16; 3]> = (0..n).map(|r| grid.coords(r).map(|c| c as u16)).collect();
+        let coords: Vec<[u32; 3]> = (0..n).map(|r| grid.coords(r)).collect();
+        // A longer side's table (side squared bytes) would outweigh the
+        // routers themselves: its hops are computed as they are taken.
         let ring: [Vec<u8>; 3] = std::array::from_fn(|d| {
-            let kd = k[d];
-            let mut v = vec![ej as u8; (kd * kd) as usize];
+            let kd = k[d] as usize;
+            if kd > RING_TABLE_SIDE {
+                return Vec::new();
+            }
+            let mut v = vec![ej as u8; kd * kd];
             for a in 0..kd {
-                for b in 0..kd {
-                    let (mut u, mut w) = ([0; 3], [0; 3]);
-                    (u[d], w[d]) = (a, b);
-                    if let Some(h) = grid.route(grid.id(u), grid.id(w)) {
-                        v[(a * kd + b) as usize] = (h.port as usize * vcs + h.vc as usize) as u8;
-                    }
+                for b in (0..kd).filter(|&b| b != a) {
+                    let h = grid.ring_hop(d, a as u32, b as u32);
+                    v[a * kd + b] = (h.port as usize * vcs + h.vc as usize) as u8;
                 }
             }
             v
