@@ -288,7 +288,7 @@ impl Session {
 
     /// Simulates one cycle, or as many as [`Engine::quiet`] allows up to
     /// `horizon`.
-    fn advance(&mut self, horizon: u64) -> Result<()> {
+    pub(crate) fn advance(&mut self, horizon: u64) -> Result<()> {
         match self.engine.quiet(horizon) {
             0 => self.step(),
             q => self.engine.skip(q),

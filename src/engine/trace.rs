@@ -28,6 +28,8 @@ use super::stats::Summary;
 use super::{RouterModel, RunOptions, Session, TopoSpec};
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 /// One message of a trace.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -189,23 +191,31 @@ pub fn replay_links(
 ) -> Result<ReplayResult> {
     check(s, trace, max_cycles, None)?;
     let (first, start) = (s.cycle(), s.link_counts());
-    // Messages in order of their cycle (stable: file order breaks ties).
     let mut order: Vec<usize> = (0..trace.len()).collect();
     order.sort_by_key(|&i| trace[i].cycle);
     let mut sent = vec![u64::MAX; trace.len()];
     let mut done = vec![u64::MAX; trace.len()];
     let mut left: Vec<u32> = trace.iter().map(|m| m.dests.len() as u32).collect();
-    // The file's number of each message the session numbered.
     let mut index: Vec<usize> = Vec::with_capacity(trace.len());
     let mut deliveries = Vec::new();
-    let mut waiting: Vec<usize> = Vec::new();
+    // A message whose cycle has come waits for the message it names:
+    // it is kept on that message's list of dependents (threaded through
+    // `next_dep`), and is woken when that message's last copy arrives.
+    // A pass over every waiting message each cycle made a trace of many
+    // chained messages quadratic (200,000 messages at cycle 0, each
+    // waiting for its source's previous one: 36 s, against 0.4 s for as
+    // many at their own cycles).
+    const NO_DEP: usize = usize::MAX;
+    let mut first_dep = vec![NO_DEP; trace.len()];
+    let mut next_dep = vec![NO_DEP; trace.len()];
+    // Messages that may be sent, by the cycle from which they may.
+    let mut woken: BinaryHeap<Reverse<(u64, usize)>> = BinaryHeap::new();
+    let mut ready: Vec<usize> = Vec::new();
     let mut next = 0;
     let mut remaining = trace.len();
     while remaining > 0 {
         let now = s.cycle();
         if now >= max_cycles {
-            // A limit reached, not a fault of the model (a deadlock is
-            // found by the watchdog as it is).
             return Err(Error::NotDrained {
                 cycle: now,
                 limit: max_cycles,
@@ -214,24 +224,43 @@ pub fn replay_links(
             });
         }
         while next < order.len() && trace[order[next]].cycle <= now {
-            waiting.push(order[next]);
+            let i = order[next];
             next += 1;
-        }
-        let mut k = 0;
-        while k < waiting.len() {
-            let i = waiting[k];
-            let m = &trace[i];
-            if m.after.is_none_or(|a| done[a] <= now) {
-                let id = s.send(m.src, &m.dests, m.flits)?;
-                debug_assert_eq!(id as usize, index.len());
-                index.push(i);
-                sent[i] = now;
-                waiting.remove(k);
-            } else {
-                k += 1;
+            match trace[i].after {
+                Some(a) if done[a] == u64::MAX => {
+                    next_dep[i] = first_dep[a];
+                    first_dep[a] = i;
+                }
+                Some(a) if done[a] > now => woken.push(Reverse((done[a], i))),
+                _ => ready.push(i),
             }
         }
-        s.step()?;
+        while let Some(&Reverse((at, i))) = woken.peek()
+            && at <= now
+        {
+            woken.pop();
+            ready.push(i);
+        }
+        // Sent in the order of their cycles, then of the file.
+        ready.sort_unstable_by_key(|&i| (trace[i].cycle, i));
+        for i in ready.drain(..) {
+            let m = &trace[i];
+            let id = s.send(m.src, &m.dests, m.flits)?;
+            debug_assert_eq!(id as usize, index.len());
+            index.push(i);
+            sent[i] = now;
+        }
+        // Nothing to send before the next message's cycle or wake-up:
+        // the cycles up to it in which the network has nothing to do
+        // are skipped, as a run skips them.
+        let mut until = max_cycles;
+        if let Some(&i) = order.get(next) {
+            until = until.min(trace[i].cycle);
+        }
+        if let Some(&Reverse((at, _))) = woken.peek() {
+            until = until.min(at);
+        }
+        s.advance(until.saturating_sub(now).max(1))?;
         for a in s.take_arrivals() {
             let i = index[a.msg as usize];
             deliveries.push((i, a.node, a.arrived));
@@ -239,6 +268,11 @@ pub fn replay_links(
             if left[i] == 0 {
                 done[i] = a.arrived;
                 remaining -= 1;
+                let mut j = std::mem::replace(&mut first_dep[i], NO_DEP);
+                while j != NO_DEP {
+                    woken.push(Reverse((a.arrived, j)));
+                    j = next_dep[j];
+                }
             }
         }
     }
