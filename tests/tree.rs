@@ -181,7 +181,7 @@ fn sides_longer_than_the_tables_route_in_closed_form() {
         ),
         (
             Grid::torus(3, 3, 1200).unwrap(),
-            vec![(0, 9 * 1199), (9 * 1199 + 8, 4), (9 * 600, 9 * 1)],
+            vec![(0, 9 * 1199), (9 * 1199 + 8, 4), (9 * 600, 9)],
         ),
         (
             Grid::torus(70_000, 1, 1).unwrap(),
