@@ -573,6 +573,23 @@ fn bad_input_fails_with_a_message_naming_the_problem() {
         "topologies = 4294967295: fig19 would have 12 points x 4294967295 topologies x 2 sets \
          = 103079215080 jobs; a figure has at most 1000000",
     );
+    // Named by the option that took it past the limit.
+    refused(
+        &[
+            "experiment",
+            "run",
+            "--figure",
+            "fig19",
+            "--quick",
+            "--sets",
+            "4000000000",
+            "-q",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        "sets = 4000000000: fig19 would have 12 points x 2 topologies x 4000000000 sets \
+         = 96000000000 jobs; a figure has at most 1000000",
+    );
     // A binary file, or a device that never ends, is not a topology.
     #[cfg(unix)]
     for (cmd, path) in [("reach", "/dev/urandom"), ("run", "/dev/zero")] {

@@ -304,9 +304,16 @@ impl Options {
                     self.topologies, self.sets
                 )
             };
+            // Named by the option that took the count past the limit: the
+            // sets when the topologies alone keep within it.
+            let (field, value) = if points * self.topologies as u64 <= MAX_JOBS as u64 {
+                ("sets", self.sets)
+            } else {
+                ("topologies", self.topologies)
+            };
             return Err(Error::Config {
-                field: "topologies",
-                value: self.topologies.to_string(),
+                field,
+                value: value.to_string(),
                 reason: format!(
                     "{} would have {what} = {n} jobs; a figure has at most {MAX_JOBS}",
                     fig.name()
