@@ -3212,3 +3212,53 @@ fn every_command_reports_before_a_window_it_never_reached() {
         assert!(!wave.exists(), "{args:?}");
     }
 }
+
+/// A network interface's packet that cannot hold a worm's header (a
+/// bit-string header of 1,024 nodes is 129 flits; the default packet is
+/// 128) is refused with the length that would hold it and where to give
+/// it; given that length, the same multicast runs, and a flit less is
+/// refused again.
+#[test]
+fn an_ni_packet_too_short_for_a_header_names_the_length_that_fits() {
+    let net = tmp("ni-header-net.toml");
+    let p = net.to_str().unwrap();
+    ok(&wormcast(&[
+        "topo",
+        "gen",
+        "--switches",
+        "256",
+        "--nodes",
+        "1024",
+        "-o",
+        p,
+    ]));
+    let plan = |config: Option<&str>| {
+        let mut args = vec!["plan", "--topology", p, "--scheme", "tree", "--run"];
+        if let Some(c) = config {
+            args.extend(["--config", c]);
+        }
+        wormcast(&args)
+    };
+    let advice = "give the network interfaces packets of at least 141 flits \
+                  (packet_flits, in [ni] of a plan's --config, [switch.ni] of a run's)";
+    let o = plan(None);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "error: bad packet: the 129-flit bit-string header of the worm from node 0 does not \
+             fit a 128-flit packet with its 11 control bytes and data: {advice}"
+        )
+    );
+    for (flits, fits) in [(141, true), (140, false)] {
+        let cfg = tmp(&format!("ni-{flits}.toml"));
+        std::fs::write(&cfg, format!("[ni]\npacket_flits = {flits}\n")).unwrap();
+        let o = plan(Some(cfg.to_str().unwrap()));
+        if fits {
+            assert!(ok(&o).contains("each host had the message"));
+        } else {
+            assert!(String::from_utf8_lossy(&o.stderr).contains(advice));
+        }
+    }
+}

@@ -1786,7 +1786,9 @@ impl System {
             let need = worm.header.len() as u32 + crate::ni::CONTROL_BYTES + 1;
             if need > t.packet {
                 return Err(Error::BadPacket(format!(
-                    "the {}-flit {} header of the worm from node {} does not fit a {}-flit packet with its {} control bytes and data",
+                    "the {}-flit {} header of the worm from node {} does not fit a {}-flit packet with its {} control bytes and data: \
+                     give the network interfaces packets of at least {need} flits (packet_flits, in [ni] of a plan's --config, \
+                     [switch.ni] of a run's)",
                     worm.header.len(),
                     worm.kind,
                     w.sender,
