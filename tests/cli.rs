@@ -3262,3 +3262,50 @@ fn an_ni_packet_too_short_for_a_header_names_the_length_that_fits() {
         }
     }
 }
+
+/// `hypercube multicast` builds cubes past 16 dimensions (the most
+/// before December 2), and refuses one its machine's memory cannot hold
+/// before building it, naming the reckoning (a 22-cube was killed by the
+/// kernel at 24 GB once more dimensions were allowed, before this
+/// command reckoned its memory as a run does).
+#[test]
+fn hypercube_multicast_past_16_dimensions_and_refused_by_memory() {
+    let out = ok(&wormcast(&[
+        "hypercube",
+        "multicast",
+        "--dims",
+        "17",
+        "--src",
+        "0",
+        "--list",
+        "5,77,131071",
+    ]));
+    assert!(out.contains("node 131071: head at cycle"), "{out}");
+    refused(
+        &[
+            "hypercube",
+            "multicast",
+            "--dims",
+            "24",
+            "--src",
+            "0",
+            "--list",
+            "5",
+        ],
+        "topology = hypercube:24: a simulation of its 16777216 wormhole routers \
+         (419430400 ports) is reckoned at 442918 MB, more than the",
+    );
+    refused(
+        &[
+            "hypercube",
+            "multicast",
+            "--dims",
+            "25",
+            "--src",
+            "0",
+            "--list",
+            "5",
+        ],
+        "a hypercube has 1 to 24 dimensions",
+    );
+}

@@ -542,16 +542,17 @@ fn wormhole_arrives_on_time(spec: &TopoSpec, d: u32, h: u64, header: u64) {
     );
 }
 
-/// Hypercubes of 16,384 and 65,536 routers run (12 dimensions were the
-/// most before): a packet to the far corner and to a neighbour arrives at
-/// the wormhole router's closed form, with the two address flits a
-/// 14-bit or 16-bit node number takes (H = 3).
+/// Hypercubes of 16,384, 65,536 and 131,072 routers run (12 dimensions
+/// were the most before November 29, 16 before December 2): a packet to
+/// the far corner and to a neighbour arrives at the wormhole router's
+/// closed form, with the two address flits a 14-bit or 16-bit node
+/// number takes (H = 3), three for 17 bits (H = 4).
 #[test]
-fn hypercubes_of_16384_and_65536_routers_run() {
-    for n in [14u32, 16] {
+fn hypercubes_of_16384_to_131072_routers_run() {
+    for (n, header) in [(14u32, 3), (16, 3), (17, 4)] {
         let spec = TopoSpec::parse(&format!("hypercube:{n}")).unwrap();
         for (d, h) in [((1u32 << n) - 1, n as u64), (1, 1)] {
-            wormhole_arrives_on_time(&spec, d, h, 3);
+            wormhole_arrives_on_time(&spec, d, h, header);
         }
     }
 }

@@ -25,11 +25,13 @@
 use crate::{Error, Result};
 use std::fmt;
 
-/// Largest cube the model builds (2^16 = 65,536 routers, the most nodes
-/// the other direct networks take; a 16-cube's run of 300 cycles holds
-/// about 420 MB). Path counting works on the dimension sets alone and
-/// goes further.
-pub const MAX_DIMENSIONS: u32 = 16;
+/// Largest cube the model builds: 2^24 routers, the most nodes a mesh or
+/// torus takes (a 16-cube's run of 300 cycles holds about 420 MB, an
+/// 18-cube's 2 GB, a 20-cube's 8 GB: a simulation reckons its memory
+/// before it builds one and refuses one that would not fit,
+/// `engine::check_direct_memory`). Path counting works on the dimension
+/// sets alone and goes further.
+pub const MAX_DIMENSIONS: u32 = 24;
 
 /// A binary n-cube.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

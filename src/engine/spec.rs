@@ -67,8 +67,9 @@ impl TopoSpec {
                 let n: u32 = rest.trim().parse().map_err(|_| {
                     bad("a hypercube's dimensions are a number, as in hypercube:6".into())
                 })?;
-                if !(1..=16).contains(&n) {
-                    return Err(bad("a hypercube has 1 to 16 dimensions".into()));
+                let most = crate::direct::cube::MAX_DIMENSIONS;
+                if !(1..=most).contains(&n) {
+                    return Err(bad(format!("a hypercube has 1 to {most} dimensions")));
                 }
                 Ok(TopoSpec::Hypercube(n))
             }
@@ -275,7 +276,7 @@ mod tests {
         assert!(e("mesh:0x8").contains("2 or 3 sides"));
         assert!(e("mesh:axb").contains("sides are numbers"));
         assert!(e("torus:5000x5000").contains("at most 16,777,216 nodes"));
-        assert!(e("hypercube:17").contains("1 to 16 dimensions"));
+        assert!(e("hypercube:25").contains("1 to 24 dimensions"));
         assert!(e("irregular:switches=4,colour=3").contains("unknown parameter `colour`"));
         assert!(e("irregular:switches=x").contains("not a whole number"));
         // Past 32 bits, a count is refused as written, not wrapped.

@@ -257,6 +257,17 @@ fn multicast(a: &CubeMcastArgs) -> Result<()> {
         buffer_flits: a.buffer,
         ..Default::default()
     };
+    // A cube too large for the machine's memory is refused before its
+    // routers are built.
+    wormcast::engine::check_direct_memory(
+        &wormcast::engine::TopoSpec::Hypercube(a.dims),
+        wormcast::engine::RouterModel::Wormhole,
+        &wormcast::engine::RunOptions {
+            ports: cfg.ports,
+            wormhole_buffer: cfg.buffer_flits,
+            ..Default::default()
+        },
+    )?;
     let mut sys = DirectSystem::new(fabric, &cfg)?;
     if let Some(v) = &a.vcd {
         sys.attach_tracer(a.window.open(v, "wormcast hypercube multicast")?, 5_000)?;
