@@ -388,6 +388,6 @@ mod tests {
             e.contains("the source 0 is among its own destinations"),
             "{e}"
         );
-        assert!(Hypercube::new(0).is_err() && Hypercube::new(17).is_err());
+        assert!(Hypercube::new(0).is_err() && Hypercube::new(MAX_DIMENSIONS + 1).is_err());
     }
 }
