@@ -3309,3 +3309,81 @@ fn hypercube_multicast_past_16_dimensions_and_refused_by_memory() {
         "a hypercube has 1 to 24 dimensions",
     );
 }
+
+/// `tree send` reckons a grid's memory before it builds it, as a run does
+/// (a 4096x4096 mesh was killed by the kernel at 24 GB), and a router's
+/// buffer out of its range is named as such wherever a network is
+/// reckoned first, not by the memory so large a buffer would take.
+#[test]
+fn tree_send_reckons_memory_and_buffers_out_of_range_are_named() {
+    refused(
+        &[
+            "tree",
+            "send",
+            "--topo",
+            "mesh:4096x4096",
+            "--send",
+            "0,0>4095,4095",
+        ],
+        "topology = mesh:4096x4096: a simulation of its 16777216 tree routers \
+         (83886080 ports) is reckoned at 102005 MB, more than the",
+    );
+    refused(
+        &[
+            "tree",
+            "send",
+            "--topo",
+            "mesh:8x8",
+            "--send",
+            "0,0>7,7",
+            "--buffer",
+            "4000000000",
+        ],
+        "buffer_flits = 4000000000: an input FIFO holds 1 to 1,024 flits",
+    );
+    for (router, table, reason) in [
+        ("tree", "tree", "an input FIFO holds 1 to 1,024 flits"),
+        (
+            "wormhole",
+            "wormhole",
+            "an input buffer holds 1 to 4,096 flits",
+        ),
+    ] {
+        let cfg = tmp(&format!("huge-{router}-buffer.toml"));
+        std::fs::write(
+            &cfg,
+            format!(
+                "[network]\ntopology = \"mesh:8x8\"\nrouter = \"{router}\"\n\
+                 [{table}]\nbuffer_flits = 4000000000\n"
+            ),
+        )
+        .unwrap();
+        refused(
+            &[
+                "run",
+                "--config",
+                cfg.to_str().unwrap(),
+                "--cycles",
+                "100",
+                "--warmup",
+                "10",
+            ],
+            &format!("buffer_flits = 4000000000: {reason}"),
+        );
+    }
+    refused(
+        &[
+            "hypercube",
+            "multicast",
+            "--dims",
+            "4",
+            "--src",
+            "0",
+            "--list",
+            "5",
+            "--buffer",
+            "4000000000",
+        ],
+        "buffer_flits = 4000000000: an input buffer holds 1 to 4,096 flits",
+    );
+}

@@ -374,6 +374,13 @@ pub fn direct_reckoning(
 /// both: for a caller that builds such a network itself (`wormcast
 /// mesh3d plan`); [`run`] and [`prepare`] ask this first.
 pub fn check_direct_memory(topo: &TopoSpec, router: RouterModel, o: &RunOptions) -> Result<()> {
+    // A buffer out of its range is named as such, not by the memory it
+    // would take.
+    match router {
+        RouterModel::Tree => o.tree.validate()?,
+        RouterModel::Wormhole => crate::direct::wormhole::check_buffer_flits(o.wormhole_buffer)?,
+        RouterModel::CutThrough => {}
+    }
     match crate::memory::available() {
         Some(available) if router != RouterModel::CutThrough => {
             direct_fits(topo, router, o, available)

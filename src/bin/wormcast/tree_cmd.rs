@@ -141,32 +141,41 @@ fn send(a: &SendArgs) -> Result<bool> {
             });
         }
     };
-    let mut net = TreeNet::new(
-        g,
-        TreeConfig {
-            buffer_flits: a.buffer,
-            aux_flits: a.aux,
-            pruning: if a.no_prune {
-                Pruning::Off
-            } else if a.selective_prune {
-                Pruning::Selective {
-                    stall_limit: a.stall_limit,
-                }
-            } else {
-                Pruning::On {
-                    stall_limit: a.stall_limit,
-                }
-            },
-            release: if a.release == "turn" {
-                Release::OnTurn
-            } else {
-                Release::AtEnd
-            },
-            keep_routes: true,
-            keep_deliveries: true,
-            ..TreeConfig::default()
+    let cfg = TreeConfig {
+        buffer_flits: a.buffer,
+        aux_flits: a.aux,
+        pruning: if a.no_prune {
+            Pruning::Off
+        } else if a.selective_prune {
+            Pruning::Selective {
+                stall_limit: a.stall_limit,
+            }
+        } else {
+            Pruning::On {
+                stall_limit: a.stall_limit,
+            }
+        },
+        release: if a.release == "turn" {
+            Release::OnTurn
+        } else {
+            Release::AtEnd
+        },
+        keep_routes: true,
+        keep_deliveries: true,
+        ..TreeConfig::default()
+    };
+    // A grid too large for the machine's memory is refused before its
+    // routers are built, as a run refuses it.
+    cfg.validate()?;
+    wormcast::engine::check_direct_memory(
+        &wormcast::engine::TopoSpec::parse(&a.topo)?,
+        wormcast::engine::RouterModel::Tree,
+        &wormcast::engine::RunOptions {
+            tree: cfg.clone(),
+            ..Default::default()
         },
     )?;
+    let mut net = TreeNet::new(g, cfg)?;
     if let Some(v) = &a.vcd {
         net.attach_tracer(a.window.open(v, "wormcast tree send")?, 5_000)?;
     }

@@ -944,10 +944,14 @@ struct TreeTracing {
     wanted: Vec<u64>,
 }
 
-impl TreeNet {
-    /// Builds the routers and interfaces of `grid`.
-    pub fn new(grid: Grid, cfg: TreeConfig) -> Result<TreeNet> {
-        let hand_over = cfg.hand_over;
+impl TreeConfig {
+    /// Refuses a configuration no tree network can have (a FIFO or an
+    /// auxiliary buffer out of range, a stall limit or a watchdog of 0,
+    /// a thread count out of range), naming the field: what
+    /// [`TreeNet::new`] checks first, for a caller that reckons the
+    /// network's memory before building it.
+    pub fn validate(&self) -> Result<()> {
+        let cfg = self;
         let bad = |field: &'static str, value: String, reason: &str| Error::Config {
             field,
             value,
@@ -984,6 +988,15 @@ impl TreeNet {
                 &format!("1 to {MAX_THREADS} threads"),
             ));
         }
+        Ok(())
+    }
+}
+
+impl TreeNet {
+    /// Builds the routers and interfaces of `grid`.
+    pub fn new(grid: Grid, cfg: TreeConfig) -> Result<TreeNet> {
+        let hand_over = cfg.hand_over;
+        cfg.validate()?;
         // Contiguous ranges of the live-router set's words, one per thread
         // (no more threads than words: a range holds 64 routers at least).
         let words = (grid.nodes() as usize).div_ceil(64);

@@ -13,5 +13,6 @@ mod system;
 
 pub use router::{Hop, InState, Router, RouterIo, RouterPort, Waiting};
 pub use system::{
-    Delivery, DirectConfig, DirectSystem, DirectTraffic, Planner, PortModel, TrafficStats, WormInfo,
+    Delivery, DirectConfig, DirectSystem, DirectTraffic, Planner, PortModel, TrafficStats,
+    WormInfo, check_buffer_flits,
 };

@@ -452,6 +452,19 @@ fn hop_question(
     ((node as usize * n + target as usize) * (ext + 1) + arrived.unwrap_or(ext)) * ext + out
 }
 
+/// Refuses a wormhole router's input buffer of `flits` out of its range
+/// (1 to 4,096 flits), naming the field.
+pub fn check_buffer_flits(flits: u32) -> Result<()> {
+    if !(1..=4096).contains(&flits) {
+        return Err(Error::Config {
+            field: "buffer_flits",
+            value: flits.to_string(),
+            reason: "an input buffer holds 1 to 4,096 flits".into(),
+        });
+    }
+    Ok(())
+}
+
 impl DirectSystem {
     /// Builds the routers, processors and channels of `fabric`.
     pub fn new(fabric: Arc<dyn Fabric>, cfg: &DirectConfig) -> Result<DirectSystem> {
@@ -471,13 +484,7 @@ impl DirectSystem {
                 reason: "a router has at most 64 ports".into(),
             });
         }
-        if !(1..=4096).contains(&cfg.buffer_flits) {
-            return Err(Error::Config {
-                field: "buffer_flits",
-                value: cfg.buffer_flits.to_string(),
-                reason: "an input buffer holds 1 to 4,096 flits".into(),
-            });
-        }
+        check_buffer_flits(cfg.buffer_flits)?;
         if fabric.address_flits() as usize * 2 + 1 > super::router::MAX_LATCH {
             return Err(Error::Config {
                 field: "nodes",
