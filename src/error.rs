@@ -97,6 +97,28 @@ pub enum Error {
         /// Bytes of memory available.
         available: u64,
     },
+    /// A mesh, torus or hypercube of wormhole or tree routers whose
+    /// simulation is reckoned past the memory available
+    /// (`engine::direct_reckoning`), refused before it is built.
+    #[error(
+        "configuration: topology = {topology}: a simulation of its {routers} {router} routers ({ports} ports) is reckoned at {} MB, more than the {} MB of memory available",
+        bytes / 1_000_000,
+        available / 1_000_000
+    )]
+    DirectTooLarge {
+        /// The topology, as its spec prints.
+        topology: String,
+        /// The router model's name.
+        router: &'static str,
+        /// Its routers.
+        routers: u64,
+        /// Their ports, external and internal.
+        ports: u64,
+        /// Bytes reckoned.
+        bytes: u128,
+        /// Bytes of memory available.
+        available: u64,
+    },
     /// A trace whose state would not fit in memory.
     #[error(
         "tracing {signals} signals takes about {} MB ({per_signal} bytes a signal), more than the {} MB of memory available",

@@ -55,7 +55,9 @@ fn err(e: wormcast::Error) -> PyErr {
     let text = e.to_string();
     match e {
         E::Io { .. } => PyOSError::new_err(text),
-        E::TablesTooLarge { .. } | E::TraceTooLarge { .. } => PyMemoryError::new_err(text),
+        E::TablesTooLarge { .. } | E::DirectTooLarge { .. } | E::TraceTooLarge { .. } => {
+            PyMemoryError::new_err(text)
+        }
         E::Deadlock(_) | E::DirectDeadlock(_) | E::TreeDeadlock(_) => DeadlockError::new_err(text),
         E::NotDrained { .. } => NotDrainedError::new_err(text),
         E::Fault { .. } => ModelFault::new_err(text),

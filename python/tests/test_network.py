@@ -91,6 +91,19 @@ def test_hand_built_worms_arrive_as_the_command_line_sends_them(tmp_path):
     assert str(e.value).startswith(
         "the routing tables of 500000 switches take 500000 MB (2 x switches² port masks) and the rest"
     ), str(e.value)
+    # So do 16,777,216 wormhole routers of a 24-cube (442,918 MB
+    # reckoned), and a 4096x4096 mesh of tree routers: a direct network
+    # is refused before it is built, as a MemoryError too (a ValueError
+    # before December 2).
+    for topology, want in [
+        ("hypercube:24", "16777216 wormhole routers (419430400 ports) is reckoned at 442918 MB"),
+        ("mesh:4096x4096", "16777216 tree routers (83886080 ports) is reckoned at 102005 MB"),
+    ]:
+        with pytest.raises(MemoryError) as e:
+            wormcast.Network(topology)
+        assert f"topology = {topology}: a simulation of its {want}, more than the" in str(
+            e.value
+        ), str(e.value)
 
 
 @pytest.mark.parametrize(

@@ -395,15 +395,13 @@ pub fn check_direct_memory(topo: &TopoSpec, router: RouterModel, o: &RunOptions)
 /// kernel once the machine's memory ran out.
 fn direct_fits(topo: &TopoSpec, router: RouterModel, o: &RunOptions, available: u64) -> Result<()> {
     match direct_reckoning(topo, router, o) {
-        Some((routers, ports, bytes)) if bytes > available as u128 => Err(Error::Config {
-            field: "topology",
-            value: topo.to_string(),
-            reason: format!(
-                "a simulation of its {routers} {router} routers ({ports} ports) is reckoned at \
-                 {} MB, more than the {} MB of memory available",
-                bytes / 1_000_000,
-                available / 1_000_000
-            ),
+        Some((routers, ports, bytes)) if bytes > available as u128 => Err(Error::DirectTooLarge {
+            topology: topo.to_string(),
+            router: router.name(),
+            routers,
+            ports,
+            bytes,
+            available,
         }),
         _ => Ok(()),
     }
