@@ -64,20 +64,29 @@ impl Default for Hierarchy {
 }
 
 /// Bytes a traced run is reckoned to take per signal once its hierarchy is
-/// declared (its value slot, change logs, the writer's copy and codes): a
-/// whole traced run took 214 bytes a signal more than the same run
-/// untraced, the hierarchy's declarations included, at 4,096 and 16,384
-/// switches (docs/performance-log.md, "A header scratch per switch, and
-/// what a network is refused by").
-pub const TRACE_SIGNAL_BYTES: u64 = 256;
+/// declared (its value slot, change logs, the writer's copy and codes),
+/// besides [`TRACE_BIT_BYTES`] for its width. Whole traced runs, against
+/// the same runs untraced (December 2, peak resident sets): 210 bytes a
+/// signal with wormhole routers (a 256x256 mesh, a 16-cube), 290 with
+/// tree routers (256x256 meshes and tori, a 64x64x16 mesh), and with
+/// cut-through switches, whose destination strings are as wide as the
+/// network has nodes, 253, 361 and 401 at 256, 2,048 and 4,096 switches:
+/// about 312 bytes a signal and 0.02 a bit. (256 bytes a signal, the
+/// reckoning before, fell short of both.)
+pub const TRACE_SIGNAL_BYTES: u64 = 320;
 
-/// Refuses to trace `signals` signals in `available` bytes.
-fn room_in(signals: usize, available: u64) -> Result<()> {
-    let bytes = signals as u128 * TRACE_SIGNAL_BYTES as u128;
+/// Bytes a traced run is reckoned to take per bit of its signals' widths,
+/// as a divisor: one byte for so many bits (see [`TRACE_SIGNAL_BYTES`]).
+pub const TRACE_BIT_BYTES: u64 = 32;
+
+/// Refuses to trace `signals` signals of `bits` bits in all in
+/// `available` bytes.
+fn room_in(signals: usize, bits: u64, available: u64) -> Result<()> {
+    let bytes = signals as u128 * TRACE_SIGNAL_BYTES as u128 + (bits / TRACE_BIT_BYTES) as u128;
     if bytes > available as u128 {
         return Err(crate::Error::TraceTooLarge {
             signals,
-            per_signal: TRACE_SIGNAL_BYTES,
+            per_signal: (bytes / signals.max(1) as u128) as u64,
             bytes,
             available,
         });
@@ -87,12 +96,16 @@ fn room_in(signals: usize, available: u64) -> Result<()> {
 
 impl Hierarchy {
     /// Refuses a trace of this hierarchy whose state would not fit the
-    /// memory available ([`TRACE_SIGNAL_BYTES`] a signal; `MemAvailable`
+    /// memory available ([`TRACE_SIGNAL_BYTES`] a signal and a byte for
+    /// [`TRACE_BIT_BYTES`] bits of their widths; `MemAvailable`
     /// of `/proc/meminfo`), before any of it is made: the router models
     /// call it as they attach a tracer.
     pub fn check_room(&self) -> Result<()> {
         match crate::memory::available() {
-            Some(a) => room_in(self.signals.len(), a),
+            Some(a) => {
+                let bits = self.signals.iter().map(|s| s.width as u64).sum();
+                room_in(self.signals.len(), bits, a)
+            }
             None => Ok(()),
         }
     }
@@ -1443,11 +1456,12 @@ mod tests {
 
     #[test]
     fn a_trace_is_refused_by_the_memory_its_signals_take() {
-        assert!(room_in(1000, 256_000).is_ok());
-        let e = room_in(4_000_000, 1_000_000_000).unwrap_err();
+        assert!(room_in(1000, 32_000, 321_000).is_ok());
+        assert!(room_in(1000, 32_000, 320_999).is_err());
+        let e = room_in(4_000_000, 1_000_000_000, 1_000_000_000).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "tracing 4000000 signals takes about 1024 MB (256 bytes a signal), more than the 1000 MB of memory available"
+            "tracing 4000000 signals takes about 1311 MB (327 bytes a signal), more than the 1000 MB of memory available"
         );
     }
 
