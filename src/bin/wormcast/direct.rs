@@ -226,6 +226,21 @@ struct McastOut<'a> {
     cycles: u64,
 }
 
+/// Refuses, before its routers are built, a network of wormhole routers
+/// configured by `cfg` that is too large for the machine's memory, as a
+/// run refuses it.
+fn check_memory(topo: wormcast::engine::TopoSpec, cfg: &DirectConfig) -> Result<()> {
+    wormcast::engine::check_direct_memory(
+        &topo,
+        wormcast::engine::RouterModel::Wormhole,
+        &wormcast::engine::RunOptions {
+            ports: cfg.ports,
+            wormhole_buffer: cfg.buffer_flits,
+            ..Default::default()
+        },
+    )
+}
+
 fn multicast(a: &CubeMcastArgs) -> Result<()> {
     let routing = Routing::parse(&a.routing)?;
     let cube = Hypercube::new(a.dims)?;
@@ -257,17 +272,7 @@ fn multicast(a: &CubeMcastArgs) -> Result<()> {
         buffer_flits: a.buffer,
         ..Default::default()
     };
-    // A cube too large for the machine's memory is refused before its
-    // routers are built.
-    wormcast::engine::check_direct_memory(
-        &wormcast::engine::TopoSpec::Hypercube(a.dims),
-        wormcast::engine::RouterModel::Wormhole,
-        &wormcast::engine::RunOptions {
-            ports: cfg.ports,
-            wormhole_buffer: cfg.buffer_flits,
-            ..Default::default()
-        },
-    )?;
+    check_memory(wormcast::engine::TopoSpec::Hypercube(a.dims), &cfg)?;
     let mut sys = DirectSystem::new(fabric, &cfg)?;
     if let Some(v) = &a.vcd {
         sys.attach_tracer(a.window.open(v, "wormcast hypercube multicast")?, 5_000)?;
@@ -408,18 +413,8 @@ fn mesh_plan(a: &MeshPlanArgs) -> Result<()> {
         startup: a.beta,
         ..Default::default()
     };
-    // A mesh too large for the machine's memory is refused before its
-    // routers are built.
     let (m, n, r) = mesh.dims();
-    wormcast::engine::check_direct_memory(
-        &wormcast::engine::TopoSpec::Mesh([n, m, r]),
-        wormcast::engine::RouterModel::Wormhole,
-        &wormcast::engine::RunOptions {
-            ports: cfg.ports,
-            wormhole_buffer: cfg.buffer_flits,
-            ..Default::default()
-        },
-    )?;
+    check_memory(wormcast::engine::TopoSpec::Mesh([n, m, r]), &cfg)?;
     let algo = HamAlgo::parse(&a.algo)?;
     let src = mesh.label(parse_coord(&a.source)?)?;
     let worms = prepare(&mesh, src, &a.dests, algo)?;
