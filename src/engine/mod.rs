@@ -372,7 +372,9 @@ pub fn direct_reckoning(
 /// Refuses, before anything is built, a wormhole or tree network whose
 /// reckoning ([`direct_reckoning`]) exceeds the memory available, naming
 /// both: for a caller that builds such a network itself (`wormcast
-/// mesh3d plan`); [`run`] and [`prepare`] ask this first.
+/// mesh3d plan`, `hypercube multicast`, `tree send`); [`run`] and
+/// [`prepare`] ask this first. A buffer out of its model's range is
+/// refused as such first, not by the memory it would take.
 pub fn check_direct_memory(topo: &TopoSpec, router: RouterModel, o: &RunOptions) -> Result<()> {
     // A buffer out of its range is named as such, not by the memory it
     // would take.

@@ -191,11 +191,13 @@ pub fn replay_links(
 ) -> Result<ReplayResult> {
     check(s, trace, max_cycles, None)?;
     let (first, start) = (s.cycle(), s.link_counts());
+    // Messages in order of their cycle (stable: file order breaks ties).
     let mut order: Vec<usize> = (0..trace.len()).collect();
     order.sort_by_key(|&i| trace[i].cycle);
     let mut sent = vec![u64::MAX; trace.len()];
     let mut done = vec![u64::MAX; trace.len()];
     let mut left: Vec<u32> = trace.iter().map(|m| m.dests.len() as u32).collect();
+    // The file's number of each message the session numbered.
     let mut index: Vec<usize> = Vec::with_capacity(trace.len());
     let mut deliveries = Vec::new();
     // A message whose cycle has come waits for the message it names:
@@ -216,6 +218,8 @@ pub fn replay_links(
     while remaining > 0 {
         let now = s.cycle();
         if now >= max_cycles {
+            // A limit reached, not a fault of the model (a deadlock is
+            // found by the watchdog as it is).
             return Err(Error::NotDrained {
                 cycle: now,
                 limit: max_cycles,

@@ -164,8 +164,9 @@ fn send(a: &SendArgs) -> Result<bool> {
         keep_deliveries: true,
         ..TreeConfig::default()
     };
-    // A grid too large for the machine's memory is refused before its
-    // routers are built, as a run refuses it.
+    // A bad buffer is named as such; then a grid too large for the
+    // machine's memory is refused before its routers are built, as a run
+    // refuses it.
     cfg.validate()?;
     wormcast::engine::check_direct_memory(
         &wormcast::engine::TopoSpec::parse(&a.topo)?,
