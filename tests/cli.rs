@@ -556,40 +556,37 @@ fn bad_input_fails_with_a_message_naming_the_problem() {
         "beta = 100000000: 1 worm(s) x 100000000 cycles of start-up: not fewer than the \
          100000000 cycles a plan's run may take",
     );
+    // Too many jobs, named by the option that took the count past the
+    // limit.
     let out = tmp("huge-experiment");
-    refused(
-        &[
-            "experiment",
-            "run",
-            "--figure",
-            "fig19",
-            "--quick",
+    for (option, value, why) in [
+        (
             "--topologies",
             "4294967295",
-            "-q",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        "topologies = 4294967295: fig19 would have 12 points x 4294967295 topologies x 2 sets \
-         = 103079215080 jobs; a figure has at most 1000000",
-    );
-    // Named by the option that took it past the limit.
-    refused(
-        &[
+            "topologies = 4294967295: fig19 would have 12 points x 4294967295 topologies x 2 sets \
+             = 103079215080 jobs; a figure has at most 1000000",
+        ),
+        (
+            "--sets",
+            "4000000000",
+            "sets = 4000000000: fig19 would have 12 points x 2 topologies x 4000000000 sets \
+             = 96000000000 jobs; a figure has at most 1000000",
+        ),
+    ] {
+        let args = [
             "experiment",
             "run",
             "--figure",
             "fig19",
             "--quick",
-            "--sets",
-            "4000000000",
+            option,
+            value,
             "-q",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        "sets = 4000000000: fig19 would have 12 points x 2 topologies x 4000000000 sets \
-         = 96000000000 jobs; a figure has at most 1000000",
-    );
+        ];
+        let mut args = args.to_vec();
+        args.extend(["--out", out.to_str().unwrap()]);
+        refused(&args, why);
+    }
     // A binary file, or a device that never ends, is not a topology.
     #[cfg(unix)]
     for (cmd, path) in [("reach", "/dev/urandom"), ("run", "/dev/zero")] {
@@ -888,6 +885,24 @@ fn found(args: &[&str], needle: &str) {
 
 /// Runs `wormcast args`, which must refuse its input: exit status 2 and an
 /// error that contains `needle`.
+/// Fails (rather than building a network the machine cannot hold) unless
+/// it has less than `mb` MB of memory available: a test of a refusal by
+/// reckoned memory needs it.
+fn needs_less_memory_than(mb: u64) {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap();
+    let kib: u64 = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemAvailable:"))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        kib * 1024 < mb * 1_000_000,
+        "this test needs less than {mb} MB of memory available to see the refusal"
+    );
+}
+
 fn refused(args: &[&str], needle: &str) {
     let o = wormcast(args);
     let err = String::from_utf8_lossy(&o.stderr);
@@ -917,18 +932,7 @@ fn mesh3d_plan_runs_large_meshes_and_refuses_one_too_large_for_memory() {
     assert_eq!(nodes, [5, 89999], "{out}");
     // 4096x4096 all-port routers: 134,217,728 ports at 1,024 bytes and 16
     // a flit of their 2-flit buffers' depth, 141,733 MB.
-    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap();
-    let kib: u64 = meminfo
-        .lines()
-        .find_map(|l| l.strip_prefix("MemAvailable:"))
-        .and_then(|l| l.split_whitespace().next())
-        .unwrap()
-        .parse()
-        .unwrap();
-    assert!(
-        kib * 1024 < 141_733_000_000,
-        "this test needs less than 141,733 MB of memory available to see the refusal"
-    );
+    needs_less_memory_than(141_733);
     refused(
         &[
             "mesh3d",
@@ -3281,33 +3285,27 @@ fn hypercube_multicast_past_16_dimensions_and_refused_by_memory() {
         "5,77,131071",
     ]));
     assert!(out.contains("node 131071: head at cycle"), "{out}");
-    refused(
-        &[
-            "hypercube",
-            "multicast",
-            "--dims",
+    needs_less_memory_than(442_918);
+    for (dims, why) in [
+        (
             "24",
-            "--src",
-            "0",
-            "--list",
-            "5",
-        ],
-        "topology = hypercube:24: a simulation of its 16777216 wormhole routers \
-         (419430400 ports) is reckoned at 442918 MB, more than the",
-    );
-    refused(
-        &[
+            "topology = hypercube:24: a simulation of its 16777216 wormhole routers \
+             (419430400 ports) is reckoned at 442918 MB, more than the",
+        ),
+        ("25", "a hypercube has 1 to 24 dimensions"),
+    ] {
+        let args = [
             "hypercube",
             "multicast",
             "--dims",
-            "25",
+            dims,
             "--src",
             "0",
             "--list",
             "5",
-        ],
-        "a hypercube has 1 to 24 dimensions",
-    );
+        ];
+        refused(&args, why);
+    }
 }
 
 /// `tree send` reckons a grid's memory before it builds it, as a run does
@@ -3316,6 +3314,7 @@ fn hypercube_multicast_past_16_dimensions_and_refused_by_memory() {
 /// reckoned first, not by the memory so large a buffer would take.
 #[test]
 fn tree_send_reckons_memory_and_buffers_out_of_range_are_named() {
+    needs_less_memory_than(102_005);
     refused(
         &[
             "tree",
