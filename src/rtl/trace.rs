@@ -65,7 +65,7 @@ impl Default for Hierarchy {
 
 /// Bytes a traced run is reckoned to take per signal once its hierarchy is
 /// declared (its value slot, change logs, the writer's copy and codes),
-/// besides [`TRACE_BIT_BYTES`] for its width. Whole traced runs, against
+/// besides a byte for every [`TRACE_BITS_A_BYTE`] bits of its width. Whole traced runs, against
 /// the same runs untraced (December 2, peak resident sets): 210 bytes a
 /// signal with wormhole routers (a 256x256 mesh, a 16-cube), 290 with
 /// tree routers (256x256 meshes and tori, a 64x64x16 mesh), and with
@@ -75,14 +75,14 @@ impl Default for Hierarchy {
 /// reckoning before, fell short of both.)
 pub const TRACE_SIGNAL_BYTES: u64 = 320;
 
-/// Bytes a traced run is reckoned to take per bit of its signals' widths,
-/// as a divisor: one byte for so many bits (see [`TRACE_SIGNAL_BYTES`]).
-pub const TRACE_BIT_BYTES: u64 = 32;
+/// Bits of its signals' widths for which a traced run is reckoned to take
+/// one byte more (see [`TRACE_SIGNAL_BYTES`]).
+pub const TRACE_BITS_A_BYTE: u64 = 32;
 
 /// Refuses to trace `signals` signals of `bits` bits in all in
 /// `available` bytes.
 fn room_in(signals: usize, bits: u64, available: u64) -> Result<()> {
-    let bytes = signals as u128 * TRACE_SIGNAL_BYTES as u128 + (bits / TRACE_BIT_BYTES) as u128;
+    let bytes = signals as u128 * TRACE_SIGNAL_BYTES as u128 + (bits / TRACE_BITS_A_BYTE) as u128;
     if bytes > available as u128 {
         return Err(crate::Error::TraceTooLarge {
             signals,
@@ -97,7 +97,7 @@ fn room_in(signals: usize, bits: u64, available: u64) -> Result<()> {
 impl Hierarchy {
     /// Refuses a trace of this hierarchy whose state would not fit the
     /// memory available ([`TRACE_SIGNAL_BYTES`] a signal and a byte for
-    /// [`TRACE_BIT_BYTES`] bits of their widths; `MemAvailable`
+    /// [`TRACE_BITS_A_BYTE`] bits of their widths; `MemAvailable`
     /// of `/proc/meminfo`), before any of it is made: the router models
     /// call it as they attach a tracer.
     pub fn check_room(&self) -> Result<()> {
