@@ -72,6 +72,7 @@ pub mod switch;
 pub mod wave;
 
 pub use error::{Error, Item, MAX_TEXT_BYTES, Result, read_text};
+pub use memory::memory_limit_note;
 pub use rtl::BitString;
 
 /// The README's Rust example, compiled and run as a doctest.

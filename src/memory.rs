@@ -1,12 +1,336 @@
 //! What memory the host offers a new allocation: the guards that refuse a
 //! network, or a trace of it, that would not fit read it here rather than
 //! let the kernel end the process part way through.
+//!
+//! The machine's free memory (`MemAvailable` of `/proc/meminfo`) is not
+//! the whole answer where the process runs in a control group with a
+//! memory limit, as a Slurm job with `--mem` does on a cluster that
+//! constrains memory, or a container: the kernel kills the process when
+//! its group reaches the limit, however much the machine has free. So
+//! what is offered is the least of the machine's free memory and, for the
+//! process's group and each group above it that has a limit, the limit
+//! less what the group uses (less the file cache it can drop). Both cgroup
+//! versions are read, located through `/proc/self/mountinfo`.
 
-/// Bytes of memory available to a new process (`MemAvailable` of
-/// `/proc/meminfo`), where the system says.
+use std::path::{Path, PathBuf};
+
+/// Bytes of memory available to a new allocation of this process: the
+/// least of the machine's (`MemAvailable` of `/proc/meminfo`) and what
+/// the memory limits of its control groups leave, where the system says.
 pub(crate) fn available() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = s.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let (host, group) = both();
+    match (host, group) {
+        (Some(h), Some((g, _))) => Some(h.min(g)),
+        (h, g) => h.or(g.map(|(g, _)| g)),
+    }
+}
+
+/// Where a control group's memory limit, not the machine's free memory,
+/// is what bounds this process: a sentence naming the group's directory
+/// and what its limit leaves, for a refusal by memory to add. None where
+/// the machine's free memory is the bound.
+pub fn memory_limit_note() -> Option<String> {
+    match both() {
+        (Some(h), Some((g, dir))) if g < h => Some(format!(
+            "the memory limit of this process's control group ({}) leaves {} MB of the machine's {} MB free",
+            dir.display(),
+            g / 1_000_000,
+            h / 1_000_000
+        )),
+        (None, Some((g, dir))) => Some(format!(
+            "the memory limit of this process's control group ({}) leaves {} MB",
+            dir.display(),
+            g / 1_000_000
+        )),
+        _ => None,
+    }
+}
+
+/// The machine's free memory and what the control groups leave, with the
+/// group that leaves least.
+fn both() -> (Option<u64>, Option<(u64, PathBuf)>) {
+    let read = |p: &Path| std::fs::read_to_string(p).ok();
+    let host = read(Path::new("/proc/meminfo")).and_then(|m| meminfo_available(&m));
+    let group = match (
+        read(Path::new("/proc/self/mountinfo")),
+        read(Path::new("/proc/self/cgroup")),
+    ) {
+        (Some(mounts), Some(groups)) => cgroup_room(&mounts, &groups, &read),
+        _ => None,
+    };
+    (host, group)
+}
+
+/// `MemAvailable` of a `/proc/meminfo` text, in bytes.
+fn meminfo_available(meminfo: &str) -> Option<u64> {
+    let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
+    Some(kib.saturating_mul(1024))
+}
+
+/// A limit at or past this is no limit (cgroup v1 writes "unlimited" as
+/// the largest page-aligned `i64`).
+const NO_LIMIT: u64 = 1 << 62;
+
+/// What the memory limits of the process's control groups leave, in
+/// bytes: for each memory hierarchy the process is in (`groups`, the text
+/// of `/proc/self/cgroup`) that is mounted (`mounts`, of
+/// `/proc/self/mountinfo`), the least over its group and the groups
+/// above it, up to the mount's root, of limit - (usage - inactive file
+/// cache), with the directory of the group that leaves least. None where
+/// no group has a limit or none can be read. `read` gives a file's text.
+fn cgroup_room(
+    mounts: &str,
+    groups: &str,
+    read: &dyn Fn(&Path) -> Option<String>,
+) -> Option<(u64, PathBuf)> {
+    let mut least: Option<(u64, PathBuf)> = None;
+    for line in groups.lines() {
+        let mut f = line.splitn(3, ':');
+        let (Some(_), Some(controllers), Some(path)) = (f.next(), f.next(), f.next()) else {
+            continue;
+        };
+        let v2 = controllers.is_empty();
+        if !v2 && !controllers.split(',').any(|c| c == "memory") {
+            continue;
+        }
+        let Some(dir) = mounted_at(mounts, v2, path) else {
+            continue;
+        };
+        let (limit, usage, stat, inactive) = if v2 {
+            (
+                "memory.max",
+                "memory.current",
+                "memory.stat",
+                "inactive_file",
+            )
+        } else {
+            (
+                "memory.limit_in_bytes",
+                "memory.usage_in_bytes",
+                "memory.stat",
+                "total_inactive_file",
+            )
+        };
+        let (mount, mut at) = dir;
+        loop {
+            let number = |file: &str| -> Option<u64> { read(&at.join(file))?.trim().parse().ok() };
+            if let (Some(l), Some(u)) = (number(limit), number(usage))
+                && l < NO_LIMIT
+            {
+                let cache = read(&at.join(stat))
+                    .and_then(|s| stat_field(&s, inactive))
+                    .unwrap_or(0);
+                let room = l.saturating_sub(u.saturating_sub(cache));
+                if least.as_ref().is_none_or(|(x, _)| room < *x) {
+                    least = Some((room, at.clone()));
+                }
+            }
+            if at == mount || !at.pop() || !at.starts_with(&mount) {
+                break;
+            }
+        }
+    }
+    least
+}
+
+/// The mount point of a memory hierarchy (cgroup2 when `v2`, else the v1
+/// hierarchy with the memory controller) and the directory in it of the
+/// group at `path`: None where it is not mounted or the mount does not
+/// show the group.
+fn mounted_at(mounts: &str, v2: bool, path: &str) -> Option<(PathBuf, PathBuf)> {
+    for line in mounts.lines() {
+        // id parent major:minor root mount-point options [optional...] - type source super-options
+        let Some((left, right)) = line.split_once(" - ") else {
+            continue;
+        };
+        let left: Vec<&str> = left.split(' ').collect();
+        let right: Vec<&str> = right.split(' ').collect();
+        let (Some(&root), Some(&point), Some(&kind)) = (left.get(3), left.get(4), right.first())
+        else {
+            continue;
+        };
+        let ours = if v2 {
+            kind == "cgroup2"
+        } else {
+            kind == "cgroup"
+                && right
+                    .get(2)
+                    .is_some_and(|o| o.split(',').any(|c| c == "memory"))
+        };
+        if !ours {
+            continue;
+        }
+        // The group's path relative to what the mount shows (in a cgroup
+        // namespace, or a container's own mount, the mount's root).
+        let rel = if root == "/" {
+            Some(path)
+        } else {
+            path.strip_prefix(root)
+                .filter(|r| r.is_empty() || r.starts_with('/'))
+        };
+        let Some(rel) = rel else { continue };
+        let mount = PathBuf::from(point);
+        let dir = mount.join(rel.trim_start_matches('/'));
+        return Some((mount, dir));
+    }
+    None
+}
+
+/// The value of `key` in a cgroup `memory.stat` text.
+fn stat_field(stat: &str, key: &str) -> Option<u64> {
+    stat.lines().find_map(|l| {
+        let (k, v) = l.split_once(' ')?;
+        if k == key {
+            v.trim().parse().ok()
+        } else {
+            None
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn fs(files: &[(&str, &str)]) -> impl Fn(&Path) -> Option<String> + use<> {
+        let map: HashMap<PathBuf, String> = files
+            .iter()
+            .map(|(p, t)| (PathBuf::from(p), t.to_string()))
+            .collect();
+        move |p: &Path| map.get(p).cloned()
+    }
+
+    const V2_MOUNT: &str = "30 23 0:26 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:4 - cgroup2 cgroup2 rw\n";
+
+    #[test]
+    fn meminfo_gives_its_available_line_in_bytes() {
+        let m = "MemTotal:       24683584 kB\nMemFree: 1 kB\nMemAvailable:   23753128 kB\n";
+        assert_eq!(meminfo_available(m), Some(23753128 * 1024));
+        assert_eq!(meminfo_available("MemTotal: 5 kB\n"), None);
+    }
+
+    #[test]
+    fn a_v2_group_leaves_its_limit_less_what_it_uses_and_cannot_drop() {
+        let read = fs(&[
+            (
+                "/sys/fs/cgroup/system.slice/job_7/memory.max",
+                "4294967296\n",
+            ),
+            (
+                "/sys/fs/cgroup/system.slice/job_7/memory.current",
+                "1073741824\n",
+            ),
+            (
+                "/sys/fs/cgroup/system.slice/job_7/memory.stat",
+                "anon 100\nfile 300000000\ninactive_file 268435456\nactive_file 5\n",
+            ),
+            ("/sys/fs/cgroup/system.slice/memory.max", "max\n"),
+            ("/sys/fs/cgroup/system.slice/memory.current", "9999999999\n"),
+        ]);
+        let room = cgroup_room(V2_MOUNT, "0::/system.slice/job_7\n", &read);
+        assert_eq!(
+            room,
+            Some((
+                4294967296 - (1073741824 - 268435456),
+                "/sys/fs/cgroup/system.slice/job_7".into()
+            ))
+        );
+    }
+
+    #[test]
+    fn the_tightest_group_above_the_process_bounds_it() {
+        // A Slurm job's step under the job: the job's limit is the smaller.
+        let read = fs(&[
+            ("/sys/fs/cgroup/slurm/job_3/step_0/memory.max", "8000000000"),
+            (
+                "/sys/fs/cgroup/slurm/job_3/step_0/memory.current",
+                "1000000000",
+            ),
+            ("/sys/fs/cgroup/slurm/job_3/memory.max", "2000000000"),
+            ("/sys/fs/cgroup/slurm/job_3/memory.current", "1500000000"),
+            ("/sys/fs/cgroup/slurm/memory.max", "max"),
+            ("/sys/fs/cgroup/slurm/memory.current", "1500000000"),
+        ]);
+        let room = cgroup_room(V2_MOUNT, "0::/slurm/job_3/step_0\n", &read);
+        assert_eq!(
+            room,
+            Some((500_000_000, "/sys/fs/cgroup/slurm/job_3".into()))
+        );
+    }
+
+    #[test]
+    fn a_v1_memory_hierarchy_is_read_where_it_is_mounted() {
+        // The shape of this project's own build machine: a v1 memory
+        // hierarchy beside an unlimited unified one.
+        let mounts = "25 24 0:22 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n\
+                      33 24 0:30 / /sys/fs/cgroup/memory rw,nosuid - cgroup cgroup rw,memory\n\
+                      34 24 0:31 / /sys/fs/cgroup/cpu rw,nosuid - cgroup cgroup rw,cpu,cpuacct\n";
+        let groups = "4:memory:/api/abc\n1:cpu,cpuacct:/\n0::/\n";
+        let base = "/sys/fs/cgroup/memory/api/abc";
+        let limit = format!("{base}/wctest/memory.limit_in_bytes");
+        let usage = format!("{base}/wctest/memory.usage_in_bytes");
+        let stat = format!("{base}/wctest/memory.stat");
+        let read = fs(&[
+            (&limit, "2147483648\n"),
+            (&usage, "1073741824\n"),
+            (
+                &stat,
+                "cache 7\ninactive_file 9\ntotal_inactive_file 1048576\n",
+            ),
+            (
+                "/sys/fs/cgroup/memory/api/abc/memory.limit_in_bytes",
+                "9223372036854771712\n",
+            ),
+            ("/sys/fs/cgroup/memory/api/abc/memory.usage_in_bytes", "5\n"),
+        ]);
+        let room = cgroup_room(
+            mounts,
+            &groups.replace("/api/abc", "/api/abc/wctest"),
+            &read,
+        );
+        assert_eq!(
+            room,
+            Some((
+                2147483648 - (1073741824 - 1048576),
+                format!("{base}/wctest").into()
+            ))
+        );
+        // The unlimited group alone leaves no figure: the machine's rules.
+        assert_eq!(cgroup_room(mounts, groups, &read), None);
+    }
+
+    #[test]
+    fn a_namespaced_mount_shows_the_group_at_its_root() {
+        // In a container the mount's root is the group itself.
+        let mounts = "40 30 0:26 /kube/pod1 /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n";
+        let read = fs(&[
+            ("/sys/fs/cgroup/memory.max", "1000"),
+            ("/sys/fs/cgroup/memory.current", "400"),
+        ]);
+        assert_eq!(
+            cgroup_room(mounts, "0::/kube/pod1\n", &read),
+            Some((600, "/sys/fs/cgroup".into()))
+        );
+        // A group the mount does not show is not guessed at.
+        assert_eq!(cgroup_room(mounts, "0::/other\n", &read), None);
+    }
+
+    #[test]
+    fn a_group_past_its_limit_leaves_nothing_and_junk_is_ignored() {
+        let read = fs(&[
+            ("/sys/fs/cgroup/a/memory.max", "1000"),
+            ("/sys/fs/cgroup/a/memory.current", "5000"),
+            ("/sys/fs/cgroup/b/memory.max", "garbage"),
+            ("/sys/fs/cgroup/b/memory.current", "1"),
+        ]);
+        assert_eq!(
+            cgroup_room(V2_MOUNT, "0::/a\n", &read),
+            Some((0, "/sys/fs/cgroup/a".into()))
+        );
+        assert_eq!(cgroup_room(V2_MOUNT, "0::/b\n", &read), None);
+        assert_eq!(cgroup_room("junk line\n", "0::/a\n", &read), None);
+        assert_eq!(cgroup_room(V2_MOUNT, "nonsense\n\n", &read), None);
+    }
 }

@@ -363,7 +363,16 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            let text = e.to_string();
+            eprintln!("error: {text}");
+            // A refusal by memory says where the bound comes from when it
+            // is a control group's limit (a Slurm job's --mem, a
+            // container's), not the machine's free memory.
+            if text.contains("of memory available")
+                && let Some(note) = wormcast::memory_limit_note()
+            {
+                eprintln!("note: {note}");
+            }
             ExitCode::from(2)
         }
     }
