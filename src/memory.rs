@@ -13,6 +13,7 @@
 //! versions are read, located through `/proc/self/mountinfo`.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Condvar, Mutex, MutexGuard};
 
 /// Bytes of memory available to a new allocation of this process: the
 /// least of the machine's (`MemAvailable` of `/proc/meminfo`) and what
@@ -189,6 +190,145 @@ fn stat_field(stat: &str, key: &str) -> Option<u64> {
     })
 }
 
+/// Memory shared by jobs that run at once, such as a sweep's on several
+/// cores. Each job's own check compares its reckoning with the memory
+/// free when it starts, which does not count what the jobs started beside
+/// it are about to take: two large jobs starting together would each see
+/// the whole machine free. So a job holds its reckoning here while it
+/// runs, and one whose reckoning does not fit beside what the others hold
+/// waits for them, in the order the jobs asked, rather than run and
+/// overrun the machine. A job whose reckoning alone exceeds the budget is
+/// refused.
+pub(crate) struct Budget {
+    shares: Mutex<Shares>,
+    turn: Condvar,
+    /// A budget given, not read from the system.
+    fixed: bool,
+}
+
+/// What a [`Budget`] has handed out.
+struct Shares {
+    /// The bytes jobs may hold at once.
+    budget: u128,
+    /// Tickets given and served: jobs are let in in the order they asked.
+    next: u64,
+    serving: u64,
+    /// Bytes held, and by how many jobs.
+    held: u128,
+    holders: usize,
+    /// The most bytes held at once, and the jobs that waited for others
+    /// to let go.
+    most: u128,
+    waited: usize,
+}
+
+/// Bytes a job holds of a [`Budget`] until this is dropped.
+pub(crate) struct Held<'a> {
+    budget: &'a Budget,
+    bytes: u128,
+}
+
+impl Budget {
+    /// A budget of `bytes`, or (None) of the memory available now
+    /// ([`available`], read again whenever a job alone does not fit and
+    /// none holds anything; no bound where the system does not say).
+    pub(crate) fn new(bytes: Option<u64>) -> Budget {
+        let budget = bytes.or_else(available).map_or(u128::MAX, u128::from);
+        Budget {
+            shares: Mutex::new(Shares {
+                budget,
+                next: 0,
+                serving: 0,
+                held: 0,
+                holders: 0,
+                most: 0,
+                waited: 0,
+            }),
+            turn: Condvar::new(),
+            fixed: bytes.is_some(),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Shares> {
+        self.shares.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Holds `bytes` until the answer is dropped, once they fit beside what
+    /// the other jobs hold, waiting for them (and for the jobs that asked
+    /// first) until they do. Err(the budget) when `bytes` alone exceed it.
+    /// A caller that waits here must not be a thread another holder's
+    /// work may need (a worker of the pool that job's nested work runs
+    /// on): see `par::map_workers`.
+    pub(crate) fn hold(&self, bytes: u128) -> std::result::Result<Held<'_>, u128> {
+        let mut s = self.lock();
+        let ticket = s.next;
+        s.next += 1;
+        let mut waited = false;
+        loop {
+            if s.serving == ticket {
+                if s.holders == 0
+                    && bytes > s.budget
+                    && !self.fixed
+                    && let Some(a) = available()
+                {
+                    s.budget = a.into();
+                }
+                let alone = s.holders == 0;
+                if alone && bytes > s.budget {
+                    s.serving += 1;
+                    self.turn.notify_all();
+                    return Err(s.budget);
+                }
+                if alone || s.held + bytes <= s.budget {
+                    s.serving += 1;
+                    s.held += bytes;
+                    s.holders += 1;
+                    s.most = s.most.max(s.held);
+                    s.waited += waited as usize;
+                    self.turn.notify_all();
+                    return Ok(Held {
+                        budget: self,
+                        bytes,
+                    });
+                }
+            }
+            waited = true;
+            s = self.turn.wait(s).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    /// The bytes jobs may hold at once (as last read, for a budget of the
+    /// memory available).
+    pub(crate) fn budget(&self) -> u128 {
+        self.lock().budget
+    }
+
+    /// Whether the budget was given rather than read from the system.
+    pub(crate) fn is_fixed(&self) -> bool {
+        self.fixed
+    }
+
+    /// The most bytes held at once so far.
+    pub(crate) fn most(&self) -> u128 {
+        self.lock().most
+    }
+
+    /// The jobs that waited for others to let go of memory.
+    pub(crate) fn waited(&self) -> usize {
+        self.lock().waited
+    }
+}
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        let mut s = self.budget.lock();
+        s.held -= self.bytes;
+        s.holders -= 1;
+        drop(s);
+        self.budget.turn.notify_all();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -203,6 +343,95 @@ mod tests {
     }
 
     const V2_MOUNT: &str = "30 23 0:26 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:4 - cgroup2 cgroup2 rw\n";
+
+    /// Waits up to a second for `cond`.
+    fn soon(cond: impl Fn() -> bool) -> bool {
+        (0..1000).any(|_| {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+            cond()
+        })
+    }
+
+    #[test]
+    fn a_job_that_does_not_fit_beside_another_waits_for_it_and_later_ones_queue() {
+        use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+        let b = Budget::new(Some(100));
+        let first = b.hold(60).unwrap();
+        let order = Mutex::new(Vec::new());
+        let started = AtomicUsize::new(0);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                started.fetch_add(1, SeqCst);
+                let _h = b.hold(60).unwrap();
+                order.lock().unwrap().push("second");
+            });
+            assert!(soon(|| started.load(SeqCst) == 1));
+            // The third fits beside the first, but asked after the second,
+            // which waits: it waits behind it.
+            s.spawn(|| {
+                started.fetch_add(1, SeqCst);
+                let _h = b.hold(30).unwrap();
+                order.lock().unwrap().push("third");
+            });
+            assert!(soon(|| started.load(SeqCst) == 2));
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            assert!(order.lock().unwrap().is_empty(), "held past the budget");
+            drop(first);
+        });
+        let order = order.into_inner().unwrap();
+        assert_eq!(order[0], "second");
+        assert_eq!(order.len(), 2);
+        assert!(b.most() <= 100);
+        assert!(b.most() >= 60);
+        assert_eq!(b.waited(), 2);
+    }
+
+    #[test]
+    fn a_job_past_the_budget_alone_is_refused_and_the_queue_moves_on() {
+        let b = Budget::new(Some(100));
+        assert_eq!(b.hold(101).err(), Some(100));
+        let h = b.hold(100).unwrap();
+        drop(h);
+        assert_eq!(b.most(), 100);
+        assert_eq!(b.waited(), 0);
+        assert!(b.is_fixed());
+        assert!(!Budget::new(None).is_fixed());
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+        /// Jobs on several threads never hold more than the budget at
+        /// once, and every one runs.
+        #[test]
+        fn jobs_at_once_never_hold_more_than_the_budget(
+            sizes in proptest::collection::vec(1u128..=100, 1..24),
+            threads in 1usize..5,
+        ) {
+            use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::SeqCst};
+            let b = Budget::new(Some(100));
+            let now = AtomicU64::new(0);
+            let most = AtomicU64::new(0);
+            let ran = AtomicUsize::new(0);
+            let next = AtomicUsize::new(0);
+            std::thread::scope(|s| {
+                for _ in 0..threads {
+                    s.spawn(|| loop {
+                        let i = next.fetch_add(1, SeqCst);
+                        let Some(&n) = sizes.get(i) else { return };
+                        let _h = b.hold(n).unwrap();
+                        let at = now.fetch_add(n as u64, SeqCst) + n as u64;
+                        most.fetch_max(at, SeqCst);
+                        std::thread::yield_now();
+                        now.fetch_sub(n as u64, SeqCst);
+                        ran.fetch_add(1, SeqCst);
+                    });
+                }
+            });
+            proptest::prop_assert!(most.load(SeqCst) <= 100);
+            proptest::prop_assert!(b.most() <= 100);
+            proptest::prop_assert_eq!(ran.load(SeqCst), sizes.len());
+        }
+    }
 
     #[test]
     fn meminfo_gives_its_available_line_in_bytes() {

@@ -46,6 +46,66 @@ pub(crate) fn map_owned<T: Send, R: Send>(
     }
 }
 
+/// The worker threads a batch of jobs runs on: the current pool's (the
+/// one a caller installed, or one per core), or 1 without the feature.
+pub(crate) fn workers() -> usize {
+    #[cfg(feature = "parallel")]
+    {
+        rayon::current_num_threads()
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        1
+    }
+}
+
+/// `f` of every item, in input order, on `workers` threads of their own
+/// taking the items in order (on the calling thread where there is one
+/// worker, or without the feature). For jobs that may block, waiting for
+/// memory another job holds (`memory::Budget`): a worker of a rayon pool
+/// must not, since while a job's nested parallel work waits, its thread
+/// may take up another job, which would then wait for memory its own
+/// thread's unfinished job holds. These threads take jobs only from this
+/// call; the jobs' nested work runs on the pool as before.
+pub(crate) fn map_workers<T: Send, R: Send>(
+    items: Vec<T>,
+    workers: usize,
+    f: impl Fn(T) -> R + Sync,
+) -> Vec<R> {
+    let n = items.len();
+    if cfg!(not(feature = "parallel")) || workers.min(n) <= 1 {
+        return items.into_iter().map(f).collect();
+    }
+    let queue = std::sync::Mutex::new(items.into_iter().enumerate());
+    let parts: Vec<Vec<(usize, R)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers.min(n))
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let next = queue.lock().unwrap_or_else(|p| p.into_inner()).next();
+                        match next {
+                            Some((i, item)) => done.push((i, f(item))),
+                            None => return done,
+                        }
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    let mut out: Vec<Option<R>> = (0..n).map(|_| None).collect();
+    for (i, r) in parts.into_iter().flatten() {
+        out[i] = Some(r);
+    }
+    out.into_iter()
+        .map(|r| r.expect("every item is taken by one worker"))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -57,5 +117,12 @@ mod tests {
         );
         assert_eq!(super::map_owned(v.clone(), |x| x + 1)[999], 1000);
         assert_eq!(super::join(|| 1, || "b"), (1, "b"));
+        for workers in [1, 2, 7, 2000] {
+            assert_eq!(
+                super::map_workers(v.clone(), workers, |x| x * 3),
+                v.iter().map(|x| x * 3).collect::<Vec<_>>()
+            );
+        }
+        assert!(super::map_workers(Vec::<u32>::new(), 4, |x| x).is_empty());
     }
 }

@@ -508,3 +508,73 @@ fn a_journal_claiming_an_absurd_sweep_is_refused_at_once() {
     assert!(!out.exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_memory_budget_keeps_the_results_and_refuses_a_job_past_it() {
+    // Every job of the example sweep fits in 1 GB many times over: the
+    // same bytes as a run without a budget, and nothing waits. (Jobs that
+    // do not fit beside each other run one at a time: the library's test
+    // of `run_within`, and scripts/test-cgroup.sh inside a memory limit.)
+    let free = tmp("mem-free");
+    let tight = tmp("mem-tight");
+    for (out, memory) in [(&free, "100G"), (&tight, "1G")] {
+        let o = wormcast(
+            &[
+                "sweep",
+                "run",
+                SWEEP,
+                "--out",
+                out.to_str().unwrap(),
+                "--quiet",
+                "--memory",
+                memory,
+            ],
+            &[],
+        );
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert!(!stderr(&o).contains("waited"), "{}", stderr(&o));
+    }
+    assert_eq!(
+        read(&tight.join("sweep.csv")),
+        read(&free.join("sweep.csv"))
+    );
+    // A budget smaller than a job: refused by name, nothing run.
+    let none = tmp("mem-none");
+    let o = wormcast(
+        &[
+            "sweep",
+            "run",
+            SWEEP,
+            "--out",
+            none.to_str().unwrap(),
+            "--quiet",
+            "--memory",
+            "1K",
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains("job 0 (")
+            && e.contains("its network is reckoned at ")
+            && e.contains("more than the 0.00 MB of the sweep's --memory"),
+        "{e}"
+    );
+    assert!(!none.join("journal.jsonl").exists());
+    // Sizes are read as Slurm's --mem reads them, and bad ones named.
+    for (bad, why) in [
+        ("0", "no jobs fit in no memory"),
+        ("5X", "the suffix is K, M, G or T"),
+        ("-3G", "a whole number of megabytes"),
+        ("99999999999T", "more than 2^64 bytes"),
+        ("", "a whole number of megabytes"),
+    ] {
+        let o = wormcast(&["sweep", "run", SWEEP, &format!("--memory={bad}")], &[]);
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        assert!(stderr(&o).contains(why), "{bad}: {}", stderr(&o));
+    }
+    for d in [free, tight, none] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}

@@ -369,6 +369,46 @@ pub fn direct_reckoning(
     Some((routers, ports, ports as u128 * per_port as u128))
 }
 
+/// Bytes a run of `topo` with `router` (None: the topology's default, as
+/// [`run`] takes it) is reckoned to take, as the memory checks reckon it
+/// before they build anything: [`direct_reckoning`] for wormhole and tree
+/// routers, [`Network::reckoned_bytes`] for the cut-through switch's
+/// network (a topology file is read for it). What a sweep holds for a job
+/// while it runs, so that jobs on several cores do not together take more
+/// than the machine has.
+pub fn reckoned_bytes(
+    topo: &TopoSpec,
+    router: Option<RouterModel>,
+    o: &RunOptions,
+) -> Result<u128> {
+    let router = router.unwrap_or(RouterModel::for_topology(topo)[0]);
+    if let Some((_, _, bytes)) = direct_reckoning(topo, router, o) {
+        return Ok(bytes);
+    }
+    let shape = |switches: u64, widest: u32| {
+        crate::net::shape_bytes(
+            switches as usize,
+            widest,
+            switches as u128 * widest as u128,
+            switches as usize,
+        )
+    };
+    Ok(match topo {
+        TopoSpec::Mesh(k) | TopoSpec::Torus(k) => {
+            let dims = k.iter().filter(|&&s| s > 1).count() as u32;
+            shape(k.iter().map(|&s| s as u64).product(), 1 + 2 * dims.max(1))
+        }
+        TopoSpec::Hypercube(n) => shape(1u64 << n, 1 + n),
+        TopoSpec::Irregular(p) => crate::net::shape_bytes(
+            p.switches as usize,
+            p.ports,
+            p.switches as u128 * p.ports as u128,
+            p.nodes as usize,
+        ),
+        TopoSpec::File(path) => crate::net::reckoned_bytes(&crate::net::Topology::load(path)?),
+    })
+}
+
 /// Refuses, before anything is built, a wormhole or tree network whose
 /// reckoning ([`direct_reckoning`]) exceeds the memory available, naming
 /// both: for a caller that builds such a network itself (`wormcast

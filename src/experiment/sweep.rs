@@ -52,7 +52,9 @@
 //! megabytes.
 
 use super::Shard;
-use crate::engine::{self, RunConfig};
+use crate::engine::config::Plan;
+use crate::engine::{self, RunConfig, TopoSpec};
+use crate::memory::{Budget, Held};
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -103,7 +105,12 @@ pub struct Job {
 /// at a time, as a run of the jobs does. A job is built again where it is
 /// needed rather than kept, so a shard of many jobs holds their indices
 /// only. The first bad job, in job order, is refused by name.
-fn check_on_networks(sweep: &Sweep, indices: &[usize]) -> Result<()> {
+fn check_on_networks(
+    sweep: &Sweep,
+    indices: &[usize],
+    budget: &Budget,
+    reckon: &Reckoner,
+) -> Result<()> {
     let mut keys: HashMap<String, usize> = HashMap::new();
     let mut groups: Vec<Vec<usize>> = Vec::new();
     for &i in indices {
@@ -119,7 +126,7 @@ fn check_on_networks(sweep: &Sweep, indices: &[usize]) -> Result<()> {
         groups[g].push(i);
     }
     drop(keys);
-    let first_bad = crate::par::map_owned(groups, |group| -> Option<(usize, Error)> {
+    let first_bad = crate::par::map_workers(groups, crate::par::workers(), |group| {
         let refuse = |j: &Job, e: String| Some((j.index, bad(j.name.clone(), e)));
         let j0 = match sweep.job(group[0]) {
             Ok(j) => j,
@@ -128,6 +135,10 @@ fn check_on_networks(sweep: &Sweep, indices: &[usize]) -> Result<()> {
         let p0 = match j0.config.plan() {
             Ok(p) => p,
             Err(e) => return refuse(&j0, e.to_string()),
+        };
+        let _held = match reckon.hold(budget, &j0, &p0) {
+            Ok(h) => h,
+            Err(e) => return Some((j0.index, e)),
         };
         let net = match engine::prepare(&p0.topology, p0.router, p0.routing.as_deref(), &p0.options)
         {
@@ -631,19 +642,47 @@ pub struct Outcome {
     pub findings: usize,
     /// The files written (the journal; and the results when unsharded).
     pub written: Vec<PathBuf>,
+    /// The memory the jobs could hold at once, in bytes: the budget given,
+    /// or the memory available (see [`run_within`]).
+    pub memory_budget: u128,
+    /// The most memory the jobs running at once were reckoned to take.
+    pub memory_most: u128,
+    /// Jobs that waited for others to finish before their reckoning fitted
+    /// beside them.
+    pub waited: usize,
 }
 
 /// Runs the jobs of `shard` not yet in its journal in `out`, in parallel,
 /// appending each to the journal as it finishes; calls `progress` after
-/// each. An unsharded run then writes the results (see [`merge`]).
+/// each. An unsharded run then writes the results (see [`merge`]). The
+/// jobs share the memory available ([`run_within`]).
 pub fn run(
     sweep: &Sweep,
     out: &Path,
     shard: Shard,
     progress: &(dyn Fn() + Sync),
 ) -> Result<Outcome> {
+    run_within(sweep, out, shard, None, progress)
+}
+
+/// [`run`], its jobs together holding at most `memory` bytes (None: the
+/// memory available as the sweep starts, that of the process's control
+/// group where it has a limit). Each job holds the memory its network is
+/// reckoned to take ([`engine::reckoned_bytes`]) while it is checked and
+/// while it runs; a job that does not fit beside those running waits for
+/// them, and one that does not fit alone is refused by name. The jobs run
+/// on as many threads as the current pool has.
+pub fn run_within(
+    sweep: &Sweep,
+    out: &Path,
+    shard: Shard,
+    memory: Option<u64>,
+    progress: &(dyn Fn() + Sync),
+) -> Result<Outcome> {
+    let budget = Budget::new(memory);
+    let reckon = Reckoner::default();
     let mine: Vec<usize> = (0..sweep.len()).filter(|&j| shard.has(j)).collect();
-    check_on_networks(sweep, &mine)?;
+    check_on_networks(sweep, &mine, &budget, &reckon)?;
     std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
     let path = journal_path(out, shard);
     let file = std::fs::OpenOptions::new()
@@ -691,55 +730,57 @@ pub fn run(
         .filter(|&j| shard.has(j) && finished[j])
         .count();
     let ran = pending.len();
-    let results = crate::par::map_owned(pending, |index| -> Result<bool> {
-        let job = sweep.job(index)?;
-        let plan = job.config.plan()?;
-        let r = engine::run(
-            &plan.topology,
-            plan.router,
-            plan.routing.as_deref(),
-            &plan.options,
-        )
-        .map_err(|e| match e {
-            // A finding is the job's result; anything else stops the
-            // sweep, naming the job it stopped at.
-            Error::Deadlock(_)
-            | Error::DirectDeadlock(_)
-            | Error::TreeDeadlock(_)
-            | Error::NotDrained { .. } => e,
-            e => bad(job.name.clone(), e.to_string()),
-        });
-        let (result, error) = match r {
-            Ok(r) => (Some(serde_json::to_value(&r)?), None),
-            Err(
-                e @ (Error::Deadlock(_)
+    let results =
+        crate::par::map_workers(pending, crate::par::workers(), |index| -> Result<bool> {
+            let job = sweep.job(index)?;
+            let plan = job.config.plan()?;
+            let _held = reckon.hold(&budget, &job, &plan)?;
+            let r = engine::run(
+                &plan.topology,
+                plan.router,
+                plan.routing.as_deref(),
+                &plan.options,
+            )
+            .map_err(|e| match e {
+                // A finding is the job's result; anything else stops the
+                // sweep, naming the job it stopped at.
+                Error::Deadlock(_)
                 | Error::DirectDeadlock(_)
                 | Error::TreeDeadlock(_)
-                | Error::NotDrained { .. }),
-            ) => (None, Some(e.to_string())),
-            Err(e) => return Err(e),
-        };
-        let found = error.is_some();
-        let rec = Record {
-            sweep: sweep.id().to_string(),
-            jobs: sweep.len(),
-            job: job.index,
-            replicate: job.replicate,
-            seed: job.seed,
-            params: job.params,
-            result,
-            error,
-        };
-        let mut line = serde_json::to_vec(&rec)?;
-        line.push(b'\n');
-        let mut w = journal.lock().unwrap_or_else(|p| p.into_inner());
-        w.write_all(&line)
-            .and_then(|()| w.flush())
-            .map_err(|e| Error::io(&path, e))?;
-        drop(w);
-        progress();
-        Ok(found)
-    });
+                | Error::NotDrained { .. } => e,
+                e => bad(job.name.clone(), e.to_string()),
+            });
+            let (result, error) = match r {
+                Ok(r) => (Some(serde_json::to_value(&r)?), None),
+                Err(
+                    e @ (Error::Deadlock(_)
+                    | Error::DirectDeadlock(_)
+                    | Error::TreeDeadlock(_)
+                    | Error::NotDrained { .. }),
+                ) => (None, Some(e.to_string())),
+                Err(e) => return Err(e),
+            };
+            let found = error.is_some();
+            let rec = Record {
+                sweep: sweep.id().to_string(),
+                jobs: sweep.len(),
+                job: job.index,
+                replicate: job.replicate,
+                seed: job.seed,
+                params: job.params,
+                result,
+                error,
+            };
+            let mut line = serde_json::to_vec(&rec)?;
+            line.push(b'\n');
+            let mut w = journal.lock().unwrap_or_else(|p| p.into_inner());
+            w.write_all(&line)
+                .and_then(|()| w.flush())
+                .map_err(|e| Error::io(&path, e))?;
+            drop(w);
+            progress();
+            Ok(found)
+        });
     for r in results {
         findings += r? as usize;
     }
@@ -752,7 +793,64 @@ pub fn run(
         skipped,
         findings,
         written,
+        memory_budget: budget.budget(),
+        memory_most: budget.most(),
+        waited: budget.waited(),
     })
+}
+
+/// `bytes` in megabytes (of 1,000,000), to two places below 10 MB.
+pub fn megabytes(bytes: u128) -> String {
+    if bytes >= 10_000_000 {
+        format!("{} MB", bytes / 1_000_000)
+    } else {
+        format!("{:.2} MB", bytes as f64 / 1e6)
+    }
+}
+
+/// What each job's network is reckoned to take, a topology file read once
+/// for all the jobs that name it.
+#[derive(Default)]
+struct Reckoner {
+    files: Mutex<HashMap<PathBuf, u128>>,
+}
+
+impl Reckoner {
+    /// Holds `job`'s reckoning of `budget` (see [`Budget::hold`]), or
+    /// refuses the job by name where it alone exceeds the budget.
+    fn hold<'a>(&self, budget: &'a Budget, job: &Job, plan: &Plan) -> Result<Held<'a>> {
+        let files = || self.files.lock().unwrap_or_else(|p| p.into_inner());
+        let known = match &plan.topology {
+            TopoSpec::File(path) => files().get(path).copied(),
+            _ => None,
+        };
+        let bytes = match known {
+            Some(b) => b,
+            None => {
+                let b = engine::reckoned_bytes(&plan.topology, plan.router, &plan.options)
+                    .map_err(|e| bad(job.name.clone(), e.to_string()))?;
+                if let TopoSpec::File(path) = &plan.topology {
+                    files().insert(path.clone(), b);
+                }
+                b
+            }
+        };
+        budget.hold(bytes).map_err(|most| {
+            let given = if budget.is_fixed() {
+                "the sweep's --memory"
+            } else {
+                "memory available"
+            };
+            bad(
+                job.name.clone(),
+                format!(
+                    "its network is reckoned at {}, more than the {} of {given}",
+                    megabytes(bytes),
+                    megabytes(most)
+                ),
+            )
+        })
+    }
 }
 
 /// Columns of `sweep.csv` after the job's own and the swept fields, each
@@ -1266,6 +1364,61 @@ replicates = 2
                 }
             }
         }
+    }
+
+    #[test]
+    #[cfg(feature = "parallel")]
+    fn jobs_that_do_not_fit_beside_each_other_run_one_at_a_time() {
+        let base = std::env::temp_dir().join(format!("wormcast-budget-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        let s = Sweep::parse(&SMALL.replace(
+            "\"network.router\" = [\"tree\", \"wormhole\", \"cut-through\"]",
+            "\"network.router\" = [\"wormhole\"]",
+        ))
+        .unwrap();
+        let plan = s.job(0).unwrap().config.plan().unwrap();
+        let one =
+            engine::reckoned_bytes(&plan.topology, plan.router, &plan.options).unwrap() as u64;
+        assert!(
+            one > 10_000,
+            "a 4x4 mesh of wormhole routers is reckoned at {one} bytes"
+        );
+        let free = run_within(&s, &base.join("free"), Shard::ALL, Some(u64::MAX), &|| {}).unwrap();
+        assert_eq!(free.ran, 4);
+        // A budget of one job: never two at once, on however many threads.
+        let tight = rayon::ThreadPoolBuilder::new()
+            .num_threads(4)
+            .build()
+            .unwrap()
+            .install(|| run_within(&s, &base.join("tight"), Shard::ALL, Some(one), &|| {}))
+            .unwrap();
+        assert_eq!(
+            (tight.ran, tight.memory_most, tight.memory_budget),
+            (4, one as u128, one as u128)
+        );
+        assert!(free.memory_most >= one as u128);
+        for f in ["sweep.csv", "sweep.jsonl"] {
+            assert_eq!(
+                std::fs::read(base.join("tight").join(f)).unwrap(),
+                std::fs::read(base.join("free").join(f)).unwrap()
+            );
+        }
+        // Less than one job: refused by name before any runs.
+        let e = run_within(&s, &base.join("none"), Shard::ALL, Some(one / 2), &|| {})
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(&format!(
+                "job 0 (traffic.load=0.02;network.router=\"wormhole\";replicate=0): its network is reckoned at {}, more than the {} of the sweep's --memory",
+                megabytes(one as u128),
+                megabytes(one as u128 / 2)
+            )),
+            "{e}"
+        );
+        assert_eq!(megabytes(1_234_567), "1.23 MB");
+        assert_eq!(megabytes(12_345_678), "12 MB");
+        assert!(!base.join("none").join("journal.jsonl").exists());
+        let _ = std::fs::remove_dir_all(&base);
     }
 
     #[test]

@@ -100,6 +100,21 @@ fn reckon(t: &Topology) -> (u128, u128) {
     reckon_shape(t.switches.len(), widest, ports, t.nodes.len())
 }
 
+/// [`Network::reckoned_bytes`] of a topology not yet checked: what a run
+/// of it would be refused by, for a caller that must know before it builds
+/// one (a sweep sharing memory between its jobs).
+pub(crate) fn reckoned_bytes(t: &Topology) -> u128 {
+    let (tables, rest) = reckon(t);
+    tables + rest
+}
+
+/// [`Network::reckoned_bytes`] of a network known by its shape (see
+/// [`fits_shape`]).
+pub(crate) fn shape_bytes(switches: usize, widest: u32, ports: u128, nodes: usize) -> u128 {
+    let (tables, rest) = reckon_shape(switches, widest, ports, nodes);
+    tables + rest
+}
+
 /// [`reckon`] of a network known by its shape (see [`fits_shape`]).
 fn reckon_shape(switches: usize, widest: u32, ports: u128, nodes: usize) -> (u128, u128) {
     (
@@ -554,8 +569,7 @@ impl Network {
     /// node. [`Network::new`] refuses a network whose reckoning exceeds the
     /// memory available.
     pub fn reckoned_bytes(&self) -> u128 {
-        let (tables, rest) = reckon(&self.topology);
-        tables + rest
+        reckoned_bytes(&self.topology)
     }
 
     /// Number of switches.

@@ -31,6 +31,14 @@ pub(crate) enum SweepCmd {
         /// Worker threads (default: every core).
         #[arg(long)]
         threads: Option<usize>,
+        /// The most memory the jobs running at once may be reckoned to
+        /// take, as Slurm's --mem is written (a number of megabytes, or
+        /// with a K, M, G or T suffix, of 1,024); a job that does not fit
+        /// beside those running waits for them. Default: the memory
+        /// available as the sweep starts (the control group's limit, where
+        /// less).
+        #[arg(long, value_parser = parse_memory)]
+        memory: Option<u64>,
         /// No progress bar.
         #[arg(long, short)]
         quiet: bool,
@@ -52,6 +60,33 @@ pub(crate) enum SweepCmd {
     },
 }
 
+/// A memory size as Slurm's `--mem` takes it: megabytes, or a number with
+/// a K, M, G or T suffix (powers of 1,024), in bytes.
+fn parse_memory(text: &str) -> std::result::Result<u64, String> {
+    let t = text.trim();
+    let (digits, shift) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let shift = match c.to_ascii_uppercase() {
+                'K' => 10,
+                'M' => 20,
+                'G' => 30,
+                'T' => 40,
+                _ => return Err(format!("{text}: the suffix is K, M, G or T")),
+            };
+            (&t[..i], shift)
+        }
+        _ => (t, 20),
+    };
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("{text}: a whole number of megabytes, or one with K, M, G or T"))?;
+    match n.checked_mul(1 << shift) {
+        Some(0) => Err(format!("{text}: no jobs fit in no memory")),
+        Some(b) => Ok(b),
+        None => Err(format!("{text}: more than 2^64 bytes")),
+    }
+}
+
 /// Runs a sweep subcommand; false when a job found something.
 pub(crate) fn run(cmd: SweepCmd) -> Result<bool> {
     match cmd {
@@ -61,6 +96,7 @@ pub(crate) fn run(cmd: SweepCmd) -> Result<bool> {
             shard,
             slurm,
             threads,
+            memory,
             quiet,
         } => {
             let s = Sweep::load(&config)?;
@@ -77,7 +113,7 @@ pub(crate) fn run(cmd: SweepCmd) -> Result<bool> {
             let pool = worker_pool(threads)?;
             let total = (0..s.len()).filter(|&j| shard.has(j)).count() as u64;
             let bar = jobs_bar(total, "sweep", quiet);
-            let o = pool.install(|| sweep::run(&s, &out, shard, &|| bar.inc(1)))?;
+            let o = pool.install(|| sweep::run_within(&s, &out, shard, memory, &|| bar.inc(1)))?;
             bar.finish_and_clear();
             eprintln!(
                 "sweep {}: shard {}/{}: {} jobs run, {} already in the journal, {} with a finding",
@@ -88,6 +124,15 @@ pub(crate) fn run(cmd: SweepCmd) -> Result<bool> {
                 o.skipped,
                 o.findings
             );
+            if o.waited > 0 {
+                eprintln!(
+                    "sweep {}: {} jobs waited for others to finish before their memory fitted (at most {} reckoned at once, of {})",
+                    s.id(),
+                    o.waited,
+                    sweep::megabytes(o.memory_most),
+                    sweep::megabytes(o.memory_budget)
+                );
+            }
             for f in &o.written {
                 println!("{}", f.display());
             }

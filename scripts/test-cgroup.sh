@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# A run inside a memory control group (as a Slurm job with --mem, or a
+# container, runs) is refused by the group's limit, naming it, rather than
+# killed by the kernel when the group fills; a run that fits still runs;
+# and a sweep whose jobs fit the group one at a time but not two at once
+# runs them one at a time, with the results of a sweep run outside it.
+#
+#   scripts/test-cgroup.sh target/release/wormcast
+#
+# Needs to make a control group (root, with the memory controller mounted,
+# cgroup v1 or v2). Where it cannot, it says "skip cgroup: <why>" and
+# exits 0: it never reports "ok" for what it did not run. Prints
+# "ok cgroup: ..." on success; any failure exits non-zero.
+set -euo pipefail
+bin=$(realpath "${1:?usage: $0 path/to/wormcast}")
+limit=$((1536 * 1024 * 1024))
+
+skip() { echo "skip cgroup: $*"; exit 0; }
+fail() { echo "FAIL cgroup: $*" >&2; exit 1; }
+
+[ "$(id -u)" = 0 ] || skip "not root: cannot make a control group"
+
+# The group to make one under: the v1 memory hierarchy's, else the v2
+# (unified) one's, each where /proc/self/mountinfo mounts it.
+v1_mount=$(awk '$0 ~ / - cgroup / && $NF ~ /(^|,)memory(,|$)/ {print $5; exit}' /proc/self/mountinfo)
+v2_mount=$(awk '$0 ~ / - cgroup2 / {print $5; exit}' /proc/self/mountinfo)
+parent=""
+if [ -n "$v1_mount" ]; then
+    rel=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ {print $3; exit}' /proc/self/cgroup)
+    root=$(awk '$0 ~ / - cgroup / && $NF ~ /(^|,)memory(,|$)/ {print $4; exit}' /proc/self/mountinfo)
+    [ "$root" = / ] && root=""
+    parent="$v1_mount${rel#"$root"}"
+    limit_file=memory.limit_in_bytes
+elif [ -n "$v2_mount" ]; then
+    rel=$(awk -F: '$1 == 0 {print $3; exit}' /proc/self/cgroup)
+    root=$(awk '$0 ~ / - cgroup2 / {print $4; exit}' /proc/self/mountinfo)
+    [ "$root" = / ] && root=""
+    parent="$v2_mount${rel#"$root"}"
+    limit_file=memory.max
+    grep -qw memory "$parent/cgroup.subtree_control" 2>/dev/null ||
+        echo +memory > "$parent/cgroup.subtree_control" 2>/dev/null ||
+        skip "the memory controller is not enabled below $parent (cgroup v2 lets a group with processes in it enable none)"
+else
+    skip "no memory control group hierarchy is mounted"
+fi
+group="$parent/wormcast-test.$$"
+mkdir "$group" 2>/dev/null || skip "cannot make $group"
+errs=$(mktemp)
+work=$(mktemp -d)
+trap 'rmdir "$group" 2>/dev/null || true; rm -rf "$errs" "$work"' EXIT
+echo "$limit" > "$group/$limit_file" 2>/dev/null || skip "cannot set $group/$limit_file"
+
+in_group() {
+    sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$group" "$@"
+}
+
+# 2,250,000 tree routers, reckoned at about 13.7 GB (the machine may have
+# that free; the group does not): refused with exit status 2, naming the
+# memory the group leaves, and the note that names the group.
+set +e
+in_group "$bin" run --topology mesh:1500x1500 --router tree --cycles 10 --warmup 0 \
+    --load 0.001 > /dev/null 2> "$errs"
+status=$?
+set -e
+err=$(cat "$errs")
+[ "$status" = 2 ] || fail "a network past the group's limit ended with status $status (137 is the kernel's kill): $err"
+case "$err" in
+    *"is reckoned at 13680 MB, more than the "*" MB of memory available"*) ;;
+    *) fail "the refusal does not name the memory: $err" ;;
+esac
+case "$err" in
+    *"note: the memory limit of this process's control group ($group) leaves "*) ;;
+    *) fail "the refusal does not name the group's limit: $err" ;;
+esac
+left=$(printf '%s\n' "$err" | sed -n 's/.*more than the \([0-9]*\) MB of memory available.*/\1/p')
+[ "$left" -le $((limit / 1000000)) ] || fail "the group leaves at most $((limit / 1000000)) MB, the refusal says $left"
+
+# A network that fits the group runs, with the group's limit in force.
+in_group "$bin" run --topology mesh:16x16 --router tree --cycles 2000 --warmup 0 \
+    --load 0.01 --json > /dev/null || fail "a 16x16 mesh did not run inside the group"
+
+# Two jobs of 20,000 switches, each reckoned at 1,209 MB (their routing
+# tables 800 MB of it) and each about 1 GB at its peak: one fits the
+# group, two at once do not (before December 2 they ran at once and the
+# kernel killed the sweep).
+cat > "$work/sweep.toml" <<'EOF'
+[network]
+topology = "irregular:switches=20000,ports=8,nodes=80000"
+[traffic]
+packet = 20
+[stats]
+cycles = 20
+warmup = 0
+[sweep]
+"network.topology" = ["irregular:switches=20000,ports=8,nodes=80000,seed=1", "irregular:switches=20000,ports=8,nodes=80000,seed=2"]
+EOF
+set +e
+in_group "$bin" sweep run "$work/sweep.toml" --out "$work/in" --threads 2 -q > /dev/null 2> "$errs"
+status=$?
+set -e
+err=$(cat "$errs")
+[ "$status" = 0 ] || fail "a sweep of two jobs that fit the group one at a time ended with status $status (137 is the kernel's kill): $err"
+case "$err" in
+    *"jobs waited for others to finish before their memory fitted (at most 1209 MB reckoned at once, of "*) ;;
+    *) fail "the sweep does not say its jobs waited for memory: $err" ;;
+esac
+"$bin" sweep run "$work/sweep.toml" --out "$work/out" --threads 2 --memory 100G -q > /dev/null 2>&1 ||
+    fail "the sweep did not run outside the group"
+cmp -s "$work/in/sweep.jsonl" "$work/out/sweep.jsonl" ||
+    fail "the sweep's results in the group differ from those outside it"
+
+echo "ok cgroup: a network past the group's $((limit >> 20)) MiB limit refused (the group leaves $left MB), one within it run; a sweep of two 1,209 MB jobs run one at a time in it, with the results of one outside it"
