@@ -139,3 +139,30 @@ for t in 1 2 5; do
 done
 [ -z "$(ls "$work"/uneven/journal.* 2>/dev/null)" ] || fail "the uneven array wrote journals: $(ls "$work"/uneven)"
 echo "ok   Slurm job array --array=1-7:2 runs shards 0 to 3 (merged, equal byte for byte); --array=1,2,5 is refused by each task"
+
+# A task's memory (sbatch --mem, in megabytes) is its sweep's budget: a
+# job asking for 1 MB has its sweep's first job (a 64x64 mesh, reckoned at
+# 24 MB) refused by that figure, named, before any runs.
+cat >"$work/mesh64.toml" <<EOF
+[network]
+topology = "mesh:64x64"
+[stats]
+cycles = 100
+warmup = 0
+[sweep]
+"traffic.load" = [0.01, 0.02]
+EOF
+small=$(sbatch --parsable --array=0-1 --mem=1 --chdir="$work" --output="$work/small-%a.out" \
+    "$here/sweep.sbatch" "$work/mesh64.toml" "$work/small" "$wormcast")
+for _ in $(seq 300); do
+    [ -z "$(squeue -h 2>/dev/null)" ] && break
+    sleep 1
+done
+[ -z "$(squeue -h)" ] || fail "the array ${small%%;*} did not finish within 300 s: $(squeue -h)"
+for t in 0 1; do
+    grep -q "its network is reckoned at .* more than the 1.05 MB of the Slurm job's memory (SLURM_MEM_PER_NODE=1)" \
+        "$work/small-$t.out" \
+        || fail "task $t of a 1 MB job was not refused by its memory: $(cat "$work/small-$t.out")"
+done
+[ -z "$(ls "$work"/small/journal.* 2>/dev/null)" ] || fail "the 1 MB array wrote journals: $(ls "$work"/small)"
+echo "ok   Slurm job array with --mem=1: each task's sweep refused by the job's memory, named: $(grep -o "its network is reckoned.*" "$work/small-0.out")"

@@ -303,11 +303,6 @@ impl Budget {
         self.lock().budget
     }
 
-    /// Whether the budget was given rather than read from the system.
-    pub(crate) fn is_fixed(&self) -> bool {
-        self.fixed
-    }
-
     /// The most bytes held at once so far.
     pub(crate) fn most(&self) -> u128 {
         self.lock().most
@@ -394,8 +389,6 @@ mod tests {
         drop(h);
         assert_eq!(b.most(), 100);
         assert_eq!(b.waited(), 0);
-        assert!(b.is_fixed());
-        assert!(!Budget::new(None).is_fixed());
     }
 
     proptest::proptest! {

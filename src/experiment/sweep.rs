@@ -665,9 +665,30 @@ pub fn run(
     run_within(sweep, out, shard, None, progress)
 }
 
-/// [`run`], its jobs together holding at most `memory` bytes (None: the
-/// memory available as the sweep starts, that of the process's control
-/// group where it has a limit). Each job holds the memory its network is
+/// A memory budget given to a sweep ([`run_within`]), and what gave it,
+/// for the message that refuses a job past it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemoryBudget {
+    /// Bytes the jobs running at once may be reckoned to take.
+    pub bytes: u64,
+    /// What gave it: "the sweep's --memory", or the Slurm job's
+    /// allocation with the variable it was read from.
+    pub given_by: String,
+}
+
+impl MemoryBudget {
+    /// A budget given on the command line (`--memory`).
+    pub fn given(bytes: u64) -> MemoryBudget {
+        MemoryBudget {
+            bytes,
+            given_by: "the sweep's --memory".into(),
+        }
+    }
+}
+
+/// [`run`], its jobs together holding at most `memory` (None: the memory
+/// available as the sweep starts, that of the process's control group
+/// where it has a limit). Each job holds the memory its network is
 /// reckoned to take ([`engine::reckoned_bytes`]) while it is checked and
 /// while it runs; a job that does not fit beside those running waits for
 /// them, and one that does not fit alone is refused by name. The jobs run
@@ -676,11 +697,15 @@ pub fn run_within(
     sweep: &Sweep,
     out: &Path,
     shard: Shard,
-    memory: Option<u64>,
+    memory: Option<MemoryBudget>,
     progress: &(dyn Fn() + Sync),
 ) -> Result<Outcome> {
-    let budget = Budget::new(memory);
-    let reckon = Reckoner::default();
+    let budget = Budget::new(memory.as_ref().map(|m| m.bytes));
+    let given_by = memory.map_or_else(|| "memory available".to_string(), |m| m.given_by);
+    let reckon = Reckoner {
+        files: Mutex::default(),
+        given_by,
+    };
     let mine: Vec<usize> = (0..sweep.len()).filter(|&j| shard.has(j)).collect();
     check_on_networks(sweep, &mine, &budget, &reckon)?;
     std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
@@ -810,9 +835,10 @@ pub fn megabytes(bytes: u128) -> String {
 
 /// What each job's network is reckoned to take, a topology file read once
 /// for all the jobs that name it.
-#[derive(Default)]
 struct Reckoner {
     files: Mutex<HashMap<PathBuf, u128>>,
+    /// What gave the budget, for a refusal.
+    given_by: String,
 }
 
 impl Reckoner {
@@ -836,11 +862,7 @@ impl Reckoner {
             }
         };
         budget.hold(bytes).map_err(|most| {
-            let given = if budget.is_fixed() {
-                "the sweep's --memory"
-            } else {
-                "memory available"
-            };
+            let given = &self.given_by;
             bad(
                 job.name.clone(),
                 format!(
@@ -1106,6 +1128,66 @@ pub fn slurm_shard(env: &dyn Fn(&str) -> Option<String>) -> Result<Shard> {
     Shard::parse(&format!("{index}/{count}"))
 }
 
+/// The memory a Slurm job gives each of its tasks, as a sweep's budget:
+/// `SLURM_MEM_PER_NODE` (sbatch's `--mem`, in megabytes; 0, all of the
+/// node's, is no budget), else `SLURM_MEM_PER_CPU` (`--mem-per-cpu`)
+/// times the CPUs the task has on the node (`SLURM_CPUS_ON_NODE`, else
+/// `SLURM_CPUS_PER_TASK`, else 1). None where the job names no memory.
+/// Slurm does not stop a task at its allocation unless its cluster
+/// constrains memory with control groups (where `--memory`'s default,
+/// the memory available, finds the group's limit anyway); this keeps a
+/// sweep to what the job asked for either way.
+pub fn slurm_memory(env: &dyn Fn(&str) -> Option<String>) -> Result<Option<MemoryBudget>> {
+    let get = |name: &'static str| -> Result<Option<u64>> {
+        match env(name) {
+            None => Ok(None),
+            Some(v) => match v.trim().parse::<u64>() {
+                Ok(n) => Ok(Some(n)),
+                Err(_) => Err(Error::Config {
+                    field: "slurm",
+                    value: format!("{name}={v}"),
+                    reason: "a whole number of megabytes".into(),
+                }),
+            },
+        }
+    };
+    let megabytes = |mb: u64, from: String| -> Result<Option<MemoryBudget>> {
+        match mb.checked_mul(1 << 20) {
+            Some(0) => Ok(None),
+            Some(bytes) => Ok(Some(MemoryBudget {
+                bytes,
+                given_by: format!("the Slurm job's memory ({from})"),
+            })),
+            None => Err(Error::Config {
+                field: "slurm",
+                value: from,
+                reason: "more than 2^64 bytes".into(),
+            }),
+        }
+    };
+    if let Some(mb) = get("SLURM_MEM_PER_NODE")? {
+        return megabytes(mb, format!("SLURM_MEM_PER_NODE={mb}"));
+    }
+    let Some(per_cpu) = get("SLURM_MEM_PER_CPU")? else {
+        return Ok(None);
+    };
+    let (cpus, name) = match get("SLURM_CPUS_ON_NODE")? {
+        Some(c) => (c, "SLURM_CPUS_ON_NODE"),
+        None => (
+            get("SLURM_CPUS_PER_TASK")?.unwrap_or(1),
+            "SLURM_CPUS_PER_TASK",
+        ),
+    };
+    match per_cpu.checked_mul(cpus.max(1)) {
+        Some(mb) => megabytes(mb, format!("SLURM_MEM_PER_CPU={per_cpu} x {name}={cpus}")),
+        None => Err(Error::Config {
+            field: "slurm",
+            value: format!("SLURM_MEM_PER_CPU={per_cpu}"),
+            reason: "more than 2^64 bytes".into(),
+        }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1216,6 +1298,70 @@ replicates = 2
                 .len(),
             2
         );
+    }
+
+    #[test]
+    fn a_slurm_jobs_memory_is_its_sweeps_budget() {
+        let mem = |vars: &[(&str, &str)]| {
+            let vars: Vec<(String, String)> = vars
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            slurm_memory(&move |k: &str| vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()))
+        };
+        let b = mem(&[("SLURM_MEM_PER_NODE", "4096"), ("SLURM_MEM_PER_CPU", "1")]).unwrap();
+        assert_eq!(
+            b,
+            Some(MemoryBudget {
+                bytes: 4096 << 20,
+                given_by: "the Slurm job's memory (SLURM_MEM_PER_NODE=4096)".into()
+            })
+        );
+        let b = mem(&[
+            ("SLURM_MEM_PER_CPU", "1000"),
+            ("SLURM_CPUS_ON_NODE", "3"),
+            ("SLURM_CPUS_PER_TASK", "2"),
+        ])
+        .unwrap()
+        .unwrap();
+        assert_eq!(b.bytes, 3000 << 20);
+        assert_eq!(
+            b.given_by,
+            "the Slurm job's memory (SLURM_MEM_PER_CPU=1000 x SLURM_CPUS_ON_NODE=3)"
+        );
+        let b = mem(&[("SLURM_MEM_PER_CPU", "1000"), ("SLURM_CPUS_PER_TASK", "2")]);
+        assert_eq!(b.unwrap().unwrap().bytes, 2000 << 20);
+        assert_eq!(
+            mem(&[("SLURM_MEM_PER_CPU", "10")]).unwrap().unwrap().bytes,
+            10 << 20
+        );
+        // All of the node's memory, or none named: no budget of Slurm's.
+        assert_eq!(mem(&[("SLURM_MEM_PER_NODE", "0")]).unwrap(), None);
+        assert_eq!(mem(&[("SLURM_CPUS_ON_NODE", "8")]).unwrap(), None);
+        for (vars, want) in [
+            (
+                &[("SLURM_MEM_PER_NODE", "4G")][..],
+                "slurm = SLURM_MEM_PER_NODE=4G: a whole number of megabytes",
+            ),
+            (
+                &[("SLURM_MEM_PER_NODE", "99999999999999999")][..],
+                "slurm = SLURM_MEM_PER_NODE=99999999999999999: more than 2^64 bytes",
+            ),
+            (
+                &[
+                    ("SLURM_MEM_PER_CPU", "9999999999999"),
+                    ("SLURM_CPUS_ON_NODE", "9999999"),
+                ][..],
+                "slurm = SLURM_MEM_PER_CPU=9999999999999: more than 2^64 bytes",
+            ),
+            (
+                &[("SLURM_MEM_PER_CPU", "100"), ("SLURM_CPUS_ON_NODE", "x")][..],
+                "slurm = SLURM_CPUS_ON_NODE=x: a whole number of megabytes",
+            ),
+        ] {
+            let e = mem(vars).unwrap_err().to_string();
+            assert!(e.contains(want), "{e}");
+        }
     }
 
     #[test]
@@ -1383,14 +1529,24 @@ replicates = 2
             one > 10_000,
             "a 4x4 mesh of wormhole routers is reckoned at {one} bytes"
         );
-        let free = run_within(&s, &base.join("free"), Shard::ALL, Some(u64::MAX), &|| {}).unwrap();
+        let free = run_within(
+            &s,
+            &base.join("free"),
+            Shard::ALL,
+            Some(MemoryBudget::given(u64::MAX)),
+            &|| {},
+        )
+        .unwrap();
         assert_eq!(free.ran, 4);
         // A budget of one job: never two at once, on however many threads.
         let tight = rayon::ThreadPoolBuilder::new()
             .num_threads(4)
             .build()
             .unwrap()
-            .install(|| run_within(&s, &base.join("tight"), Shard::ALL, Some(one), &|| {}))
+            .install(|| {
+                let b = Some(MemoryBudget::given(one));
+                run_within(&s, &base.join("tight"), Shard::ALL, b, &|| {})
+            })
             .unwrap();
         assert_eq!(
             (tight.ran, tight.memory_most, tight.memory_budget),
@@ -1404,9 +1560,15 @@ replicates = 2
             );
         }
         // Less than one job: refused by name before any runs.
-        let e = run_within(&s, &base.join("none"), Shard::ALL, Some(one / 2), &|| {})
-            .unwrap_err()
-            .to_string();
+        let e = run_within(
+            &s,
+            &base.join("none"),
+            Shard::ALL,
+            Some(MemoryBudget::given(one / 2)),
+            &|| {},
+        )
+        .unwrap_err()
+        .to_string();
         assert!(
             e.contains(&format!(
                 "job 0 (traffic.load=0.02;network.router=\"wormhole\";replicate=0): its network is reckoned at {}, more than the {} of the sweep's --memory",

@@ -34,9 +34,10 @@ pub(crate) enum SweepCmd {
         /// The most memory the jobs running at once may be reckoned to
         /// take, as Slurm's --mem is written (a number of megabytes, or
         /// with a K, M, G or T suffix, of 1,024); a job that does not fit
-        /// beside those running waits for them. Default: the memory
-        /// available as the sweep starts (the control group's limit, where
-        /// less).
+        /// beside those running waits for them. Default: with --slurm,
+        /// the job's memory (SLURM_MEM_PER_NODE, or SLURM_MEM_PER_CPU by
+        /// its CPUs) where it names one; else the memory available as the
+        /// sweep starts (the control group's limit, where less).
         #[arg(long, value_parser = parse_memory)]
         memory: Option<u64>,
         /// No progress bar.
@@ -113,6 +114,11 @@ pub(crate) fn run(cmd: SweepCmd) -> Result<bool> {
             let pool = worker_pool(threads)?;
             let total = (0..s.len()).filter(|&j| shard.has(j)).count() as u64;
             let bar = jobs_bar(total, "sweep", quiet);
+            let memory = match memory {
+                Some(m) => Some(sweep::MemoryBudget::given(m)),
+                None if slurm => sweep::slurm_memory(&|k| std::env::var(k).ok())?,
+                None => None,
+            };
             let o = pool.install(|| sweep::run_within(&s, &out, shard, memory, &|| bar.inc(1)))?;
             bar.finish_and_clear();
             eprintln!(
