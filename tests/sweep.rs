@@ -19,6 +19,10 @@ fn wormcast(args: &[&str], env: &[(&str, &str)]) -> Output {
         "SLURM_ARRAY_TASK_MIN",
         "SLURM_ARRAY_TASK_MAX",
         "SLURM_ARRAY_TASK_STEP",
+        "SLURM_MEM_PER_NODE",
+        "SLURM_MEM_PER_CPU",
+        "SLURM_CPUS_PER_TASK",
+        "SLURM_CPUS_ON_NODE",
     ] {
         c.env_remove(k);
     }
@@ -192,6 +196,46 @@ fn bad_sweeps_and_slurm_settings_are_refused_by_name() {
         "{}",
         stderr(&o)
     );
+    // A task's CPUs and memory, which --slurm takes for --threads and
+    // --memory where they are not given, are named when they are wrong.
+    let task = [
+        ("SLURM_ARRAY_TASK_ID", "1"),
+        ("SLURM_ARRAY_TASK_COUNT", "2"),
+    ];
+    for (var, value, why) in [
+        (
+            "SLURM_CPUS_PER_TASK",
+            "0",
+            "a whole number of CPUs, at least 1",
+        ),
+        ("SLURM_MEM_PER_NODE", "4G", "a whole number of megabytes"),
+    ] {
+        let env = [task[0], task[1], (var, value)];
+        let o = wormcast(&["sweep", "run", SWEEP, "--out", o_, "--slurm"], &env);
+        assert_eq!(o.status.code(), Some(2));
+        assert_eq!(
+            stderr(&o).trim_end(),
+            format!("error: configuration: slurm = {var}={value}: {why}")
+        );
+        // Given on the command line, they are not read.
+        let o = wormcast(
+            &[
+                "sweep",
+                "run",
+                SWEEP,
+                "--out",
+                o_,
+                "--slurm",
+                "--threads",
+                "1",
+                "--memory",
+                "1G",
+                "-q",
+            ],
+            &env,
+        );
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
     // No worker, or more than any machine has cores (spawning 100,000
     // threads took minutes), is refused before anything runs; so for the
     // experiments, which take the same option.

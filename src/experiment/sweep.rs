@@ -1128,6 +1128,27 @@ pub fn slurm_shard(env: &dyn Fn(&str) -> Option<String>) -> Result<Shard> {
     Shard::parse(&format!("{index}/{count}"))
 }
 
+/// The CPUs a Slurm task has, as a sweep's worker threads:
+/// `SLURM_CPUS_PER_TASK` (sbatch's `--cpus-per-task`), else
+/// `SLURM_CPUS_ON_NODE`; None where neither is set. A cluster that does
+/// not bind its tasks to their CPUs shows each task every core, so the
+/// count the job asked for is taken rather than the machine's.
+pub fn slurm_cpus(env: &dyn Fn(&str) -> Option<String>) -> Result<Option<usize>> {
+    for name in ["SLURM_CPUS_PER_TASK", "SLURM_CPUS_ON_NODE"] {
+        if let Some(v) = env(name) {
+            return match v.trim().parse::<usize>() {
+                Ok(n) if n > 0 => Ok(Some(n)),
+                _ => Err(Error::Config {
+                    field: "slurm",
+                    value: format!("{name}={v}"),
+                    reason: "a whole number of CPUs, at least 1".into(),
+                }),
+            };
+        }
+    }
+    Ok(None)
+}
+
 /// The memory a Slurm job gives each of its tasks, as a sweep's budget:
 /// `SLURM_MEM_PER_NODE` (sbatch's `--mem`, in megabytes; 0, all of the
 /// node's, is no budget), else `SLURM_MEM_PER_CPU` (`--mem-per-cpu`)
@@ -1298,6 +1319,31 @@ replicates = 2
                 .len(),
             2
         );
+    }
+
+    #[test]
+    fn a_slurm_tasks_cpus_are_its_sweeps_workers() {
+        let cpus = |vars: &'static [(&'static str, &'static str)]| {
+            slurm_cpus(&move |k: &str| {
+                vars.iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| v.to_string())
+            })
+        };
+        let both = &[("SLURM_CPUS_ON_NODE", "8"), ("SLURM_CPUS_PER_TASK", "3")];
+        assert_eq!(cpus(both).unwrap(), Some(3));
+        assert_eq!(cpus(&[("SLURM_CPUS_ON_NODE", "8")]).unwrap(), Some(8));
+        assert_eq!(cpus(&[("SLURM_MEM_PER_NODE", "8")]).unwrap(), None);
+        for bad in ["0", "x", "-2"] {
+            let vars: &'static [(&'static str, &'static str)] = match bad {
+                "0" => &[("SLURM_CPUS_PER_TASK", "0")],
+                "x" => &[("SLURM_CPUS_PER_TASK", "x")],
+                _ => &[("SLURM_CPUS_ON_NODE", "-2")],
+            };
+            let e = cpus(vars).unwrap_err().to_string();
+            assert!(e.contains("a whole number of CPUs, at least 1"), "{e}");
+            assert!(e.contains(&format!("={bad}")), "{e}");
+        }
     }
 
     #[test]

@@ -28,7 +28,9 @@ pub(crate) enum SweepCmd {
         /// --array=1-7:2 too).
         #[arg(long)]
         slurm: bool,
-        /// Worker threads (default: every core).
+        /// Worker threads (default: with --slurm, the task's CPUs,
+        /// SLURM_CPUS_PER_TASK or SLURM_CPUS_ON_NODE, where set; else
+        /// every core).
         #[arg(long)]
         threads: Option<usize>,
         /// The most memory the jobs running at once may be reckoned to
@@ -111,6 +113,10 @@ pub(crate) fn run(cmd: SweepCmd) -> Result<bool> {
             };
             // Every job's configuration is checked before any runs.
             s.check()?;
+            let threads = match threads {
+                None if slurm => sweep::slurm_cpus(&|k| std::env::var(k).ok())?,
+                t => t,
+            };
             let pool = worker_pool(threads)?;
             let total = (0..s.len()).filter(|&j| shard.has(j)).count() as u64;
             let bar = jobs_bar(total, "sweep", quiet);
