@@ -52,14 +52,7 @@ pub fn memory_limit_note() -> Option<String> {
 fn both() -> (Option<u64>, Option<(u64, PathBuf)>) {
     let read = |p: &Path| std::fs::read_to_string(p).ok();
     let host = read(Path::new("/proc/meminfo")).and_then(|m| meminfo_available(&m));
-    let group = match (
-        read(Path::new("/proc/self/mountinfo")),
-        read(Path::new("/proc/self/cgroup")),
-    ) {
-        (Some(mounts), Some(groups)) => cgroup_room(&mounts, &groups, &read),
-        _ => None,
-    };
-    (host, group)
+    (host, room_in(own_hierarchies(), &read))
 }
 
 /// `MemAvailable` of a `/proc/meminfo` text, in bytes.
@@ -73,19 +66,19 @@ fn meminfo_available(meminfo: &str) -> Option<u64> {
 /// the largest page-aligned `i64`).
 const NO_LIMIT: u64 = 1 << 62;
 
-/// What the memory limits of the process's control groups leave, in
-/// bytes: for each memory hierarchy the process is in (`groups`, the text
-/// of `/proc/self/cgroup`) that is mounted (`mounts`, of
-/// `/proc/self/mountinfo`), the least over its group and the groups
-/// above it, up to the mount's root, of limit - (usage - inactive file
-/// cache), with the directory of the group that leaves least. None where
-/// no group has a limit or none can be read. `read` gives a file's text.
-fn cgroup_room(
-    mounts: &str,
-    groups: &str,
-    read: &dyn Fn(&Path) -> Option<String>,
-) -> Option<(u64, PathBuf)> {
-    let mut least: Option<(u64, PathBuf)> = None;
+/// A memory hierarchy the process is in: its mount point, the process's
+/// group's directory in it, and whether it is cgroup v2.
+struct Hierarchy {
+    mount: PathBuf,
+    dir: PathBuf,
+    v2: bool,
+}
+
+/// The memory hierarchies the process is in (`groups`, the text of
+/// `/proc/self/cgroup`) that are mounted (`mounts`, of
+/// `/proc/self/mountinfo`).
+fn hierarchies(mounts: &str, groups: &str) -> Vec<Hierarchy> {
+    let mut found = Vec::new();
     for line in groups.lines() {
         let mut f = line.splitn(3, ':');
         let (Some(_), Some(controllers), Some(path)) = (f.next(), f.next(), f.next()) else {
@@ -95,31 +88,56 @@ fn cgroup_room(
         if !v2 && !controllers.split(',').any(|c| c == "memory") {
             continue;
         }
-        let Some(dir) = mounted_at(mounts, v2, path) else {
-            continue;
-        };
-        let (limit, usage, stat, inactive) = if v2 {
-            (
-                "memory.max",
-                "memory.current",
-                "memory.stat",
-                "inactive_file",
-            )
+        if let Some((mount, dir)) = mounted_at(mounts, v2, path) {
+            found.push(Hierarchy { mount, dir, v2 });
+        }
+    }
+    found
+}
+
+/// The process's memory hierarchies, found once: a process does not move
+/// between groups on its own, and a memory check should not read the
+/// mount table each time it asks.
+fn own_hierarchies() -> &'static [Hierarchy] {
+    static FOUND: std::sync::OnceLock<Vec<Hierarchy>> = std::sync::OnceLock::new();
+    FOUND.get_or_init(|| {
+        let read = |p: &str| std::fs::read_to_string(p).ok();
+        match (read("/proc/self/mountinfo"), read("/proc/self/cgroup")) {
+            (Some(mounts), Some(groups)) => hierarchies(&mounts, &groups),
+            _ => Vec::new(),
+        }
+    })
+}
+
+/// What the memory limits of `hierarchies` leave, in bytes: for each, the
+/// least over the process's group and the groups above it, up to the
+/// mount's root, of limit - (usage - inactive file cache), with the
+/// directory of the group that leaves least. None where no group has a
+/// limit or none can be read. `read` gives a file's text.
+fn room_in(
+    hierarchies: &[Hierarchy],
+    read: &dyn Fn(&Path) -> Option<String>,
+) -> Option<(u64, PathBuf)> {
+    let mut least: Option<(u64, PathBuf)> = None;
+    for h in hierarchies {
+        let (limit, usage, inactive) = if h.v2 {
+            ("memory.max", "memory.current", "inactive_file")
         } else {
             (
                 "memory.limit_in_bytes",
                 "memory.usage_in_bytes",
-                "memory.stat",
                 "total_inactive_file",
             )
         };
-        let (mount, mut at) = dir;
+        let mut at = h.dir.clone();
         loop {
             let number = |file: &str| -> Option<u64> { read(&at.join(file))?.trim().parse().ok() };
-            if let (Some(l), Some(u)) = (number(limit), number(usage))
-                && l < NO_LIMIT
+            // The limit first: most groups have none, and their usage is
+            // not read.
+            if let Some(l) = number(limit).filter(|&l| l < NO_LIMIT)
+                && let Some(u) = number(usage)
             {
-                let cache = read(&at.join(stat))
+                let cache = read(&at.join("memory.stat"))
                     .and_then(|s| stat_field(&s, inactive))
                     .unwrap_or(0);
                 let room = l.saturating_sub(u.saturating_sub(cache));
@@ -127,12 +145,22 @@ fn cgroup_room(
                     least = Some((room, at.clone()));
                 }
             }
-            if at == mount || !at.pop() || !at.starts_with(&mount) {
+            if at == h.mount || !at.pop() || !at.starts_with(&h.mount) {
                 break;
             }
         }
     }
     least
+}
+
+/// [`room_in`] the hierarchies of a mount table and a process's groups.
+#[cfg(test)]
+fn cgroup_room(
+    mounts: &str,
+    groups: &str,
+    read: &dyn Fn(&Path) -> Option<String>,
+) -> Option<(u64, PathBuf)> {
+    room_in(&hierarchies(mounts, groups), read)
 }
 
 /// The mount point of a memory hierarchy (cgroup2 when `v2`, else the v1
