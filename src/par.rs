@@ -106,6 +106,48 @@ pub(crate) fn map_workers<T: Send, R: Send>(
         .collect()
 }
 
+/// A pool of threads for the nested parallel work of jobs that
+/// [`map_workers`] runs (a network's routing tables are built on every
+/// thread of the pool they are built in): the jobs' own threads are not
+/// a pool's, so without one their nested work would spread over every
+/// core, past the workers a caller asked for. Without the feature, or
+/// where the pool cannot be made, work runs on the calling thread.
+pub(crate) struct Pool {
+    #[cfg(feature = "parallel")]
+    pool: Option<rayon::ThreadPool>,
+}
+
+impl Pool {
+    /// A pool of `threads` threads.
+    pub(crate) fn new(threads: usize) -> Pool {
+        #[cfg(feature = "parallel")]
+        {
+            Pool {
+                pool: rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads.max(1))
+                    .build()
+                    .ok(),
+            }
+        }
+        #[cfg(not(feature = "parallel"))]
+        {
+            let _ = threads;
+            Pool {}
+        }
+    }
+
+    /// Runs `f` in the pool, its nested parallel work on the pool's
+    /// threads; the caller waits for it. `f` must not wait for another
+    /// job (see [`map_workers`]).
+    pub(crate) fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+        #[cfg(feature = "parallel")]
+        if let Some(p) = &self.pool {
+            return p.install(f);
+        }
+        f()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -124,5 +166,10 @@ mod tests {
             );
         }
         assert!(super::map_workers(Vec::<u32>::new(), 4, |x| x).is_empty());
+        // Nested work runs on the pool's threads, as many as asked.
+        #[cfg(feature = "parallel")]
+        for n in [1, 3] {
+            assert_eq!(super::Pool::new(n).install(rayon::current_num_threads), n);
+        }
     }
 }

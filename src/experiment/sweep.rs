@@ -105,12 +105,7 @@ pub struct Job {
 /// at a time, as a run of the jobs does. A job is built again where it is
 /// needed rather than kept, so a shard of many jobs holds their indices
 /// only. The first bad job, in job order, is refused by name.
-fn check_on_networks(
-    sweep: &Sweep,
-    indices: &[usize],
-    budget: &Budget,
-    reckon: &Reckoner,
-) -> Result<()> {
+fn check_on_networks(sweep: &Sweep, indices: &[usize], share: &Share) -> Result<()> {
     let mut keys: HashMap<String, usize> = HashMap::new();
     let mut groups: Vec<Vec<usize>> = Vec::new();
     for &i in indices {
@@ -126,7 +121,7 @@ fn check_on_networks(
         groups[g].push(i);
     }
     drop(keys);
-    let first_bad = crate::par::map_workers(groups, crate::par::workers(), |group| {
+    let first_bad = crate::par::map_workers(groups, share.workers, |group| {
         let refuse = |j: &Job, e: String| Some((j.index, bad(j.name.clone(), e)));
         let j0 = match sweep.job(group[0]) {
             Ok(j) => j,
@@ -136,26 +131,34 @@ fn check_on_networks(
             Ok(p) => p,
             Err(e) => return refuse(&j0, e.to_string()),
         };
-        let _held = match reckon.hold(budget, &j0, &p0) {
+        let _held = match share.reckon.hold(share.budget, &j0, &p0) {
             Ok(h) => h,
             Err(e) => return Some((j0.index, e)),
         };
-        let net = match engine::prepare(&p0.topology, p0.router, p0.routing.as_deref(), &p0.options)
-        {
-            Ok(n) => n,
-            Err(e) => return refuse(&j0, e.to_string()),
-        };
-        group.iter().find_map(|&i| {
-            let j = match sweep.job(i) {
-                Ok(j) => j,
-                Err(e) => return Some((i, e)),
+        // Built and checked in the pool, where the network's nested
+        // work runs.
+        share.pool.install(|| {
+            let net = match engine::prepare(
+                &p0.topology,
+                p0.router,
+                p0.routing.as_deref(),
+                &p0.options,
+            ) {
+                Ok(n) => n,
+                Err(e) => return refuse(&j0, e.to_string()),
             };
-            let r = j
-                .config
-                .plan()
-                .map_err(|e| e.to_string())
-                .and_then(|p| net.check_other(&p.options).map_err(|e| e.to_string()));
-            r.err().and_then(|e| refuse(&j, e))
+            group.iter().find_map(|&i| {
+                let j = match sweep.job(i) {
+                    Ok(j) => j,
+                    Err(e) => return Some((i, e)),
+                };
+                let r = j
+                    .config
+                    .plan()
+                    .map_err(|e| e.to_string())
+                    .and_then(|p| net.check_other(&p.options).map_err(|e| e.to_string()));
+                r.err().and_then(|e| refuse(&j, e))
+            })
         })
     });
     match first_bad.into_iter().flatten().min_by_key(|(i, _)| *i) {
@@ -700,6 +703,8 @@ pub fn run_within(
     memory: Option<MemoryBudget>,
     progress: &(dyn Fn() + Sync),
 ) -> Result<Outcome> {
+    let workers = crate::par::workers();
+    let pool = crate::par::Pool::new(workers);
     let budget = Budget::new(memory.as_ref().map(|m| m.bytes));
     let given_by = memory.map_or_else(|| "memory available".to_string(), |m| m.given_by);
     let reckon = Reckoner {
@@ -707,7 +712,13 @@ pub fn run_within(
         given_by,
     };
     let mine: Vec<usize> = (0..sweep.len()).filter(|&j| shard.has(j)).collect();
-    check_on_networks(sweep, &mine, &budget, &reckon)?;
+    let share = Share {
+        workers,
+        pool: &pool,
+        budget: &budget,
+        reckon: &reckon,
+    };
+    check_on_networks(sweep, &mine, &share)?;
     std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
     let path = journal_path(out, shard);
     let file = std::fs::OpenOptions::new()
@@ -755,17 +766,19 @@ pub fn run_within(
         .filter(|&j| shard.has(j) && finished[j])
         .count();
     let ran = pending.len();
-    let results =
-        crate::par::map_workers(pending, crate::par::workers(), |index| -> Result<bool> {
-            let job = sweep.job(index)?;
-            let plan = job.config.plan()?;
-            let _held = reckon.hold(&budget, &job, &plan)?;
-            let r = engine::run(
-                &plan.topology,
-                plan.router,
-                plan.routing.as_deref(),
-                &plan.options,
-            )
+    let results = crate::par::map_workers(pending, workers, |index| -> Result<bool> {
+        let job = sweep.job(index)?;
+        let plan = job.config.plan()?;
+        let _held = reckon.hold(&budget, &job, &plan)?;
+        let r = pool
+            .install(|| {
+                engine::run(
+                    &plan.topology,
+                    plan.router,
+                    plan.routing.as_deref(),
+                    &plan.options,
+                )
+            })
             .map_err(|e| match e {
                 // A finding is the job's result; anything else stops the
                 // sweep, naming the job it stopped at.
@@ -775,37 +788,37 @@ pub fn run_within(
                 | Error::NotDrained { .. } => e,
                 e => bad(job.name.clone(), e.to_string()),
             });
-            let (result, error) = match r {
-                Ok(r) => (Some(serde_json::to_value(&r)?), None),
-                Err(
-                    e @ (Error::Deadlock(_)
-                    | Error::DirectDeadlock(_)
-                    | Error::TreeDeadlock(_)
-                    | Error::NotDrained { .. }),
-                ) => (None, Some(e.to_string())),
-                Err(e) => return Err(e),
-            };
-            let found = error.is_some();
-            let rec = Record {
-                sweep: sweep.id().to_string(),
-                jobs: sweep.len(),
-                job: job.index,
-                replicate: job.replicate,
-                seed: job.seed,
-                params: job.params,
-                result,
-                error,
-            };
-            let mut line = serde_json::to_vec(&rec)?;
-            line.push(b'\n');
-            let mut w = journal.lock().unwrap_or_else(|p| p.into_inner());
-            w.write_all(&line)
-                .and_then(|()| w.flush())
-                .map_err(|e| Error::io(&path, e))?;
-            drop(w);
-            progress();
-            Ok(found)
-        });
+        let (result, error) = match r {
+            Ok(r) => (Some(serde_json::to_value(&r)?), None),
+            Err(
+                e @ (Error::Deadlock(_)
+                | Error::DirectDeadlock(_)
+                | Error::TreeDeadlock(_)
+                | Error::NotDrained { .. }),
+            ) => (None, Some(e.to_string())),
+            Err(e) => return Err(e),
+        };
+        let found = error.is_some();
+        let rec = Record {
+            sweep: sweep.id().to_string(),
+            jobs: sweep.len(),
+            job: job.index,
+            replicate: job.replicate,
+            seed: job.seed,
+            params: job.params,
+            result,
+            error,
+        };
+        let mut line = serde_json::to_vec(&rec)?;
+        line.push(b'\n');
+        let mut w = journal.lock().unwrap_or_else(|p| p.into_inner());
+        w.write_all(&line)
+            .and_then(|()| w.flush())
+            .map_err(|e| Error::io(&path, e))?;
+        drop(w);
+        progress();
+        Ok(found)
+    });
     for r in results {
         findings += r? as usize;
     }
@@ -831,6 +844,16 @@ pub fn megabytes(bytes: u128) -> String {
     } else {
         format!("{:.2} MB", bytes as f64 / 1e6)
     }
+}
+
+/// How a run's jobs share the machine: worker threads of their own, a pool
+/// for their nested work, and the memory budget they hold their
+/// reckonings of.
+struct Share<'a> {
+    workers: usize,
+    pool: &'a crate::par::Pool,
+    budget: &'a Budget,
+    reckon: &'a Reckoner,
 }
 
 /// What each job's network is reckoned to take, a topology file read once
