@@ -695,7 +695,9 @@ impl MemoryBudget {
 /// reckoned to take ([`engine::reckoned_bytes`]) while it is checked and
 /// while it runs; a job that does not fit beside those running waits for
 /// them, and one that does not fit alone is refused by name. The jobs run
-/// on as many threads as the current pool has.
+/// on as many threads as the current pool has: they wait for memory on
+/// threads of their own and run, nested work and all, in a pool of that
+/// many threads.
 pub fn run_within(
     sweep: &Sweep,
     out: &Path,
