@@ -54,15 +54,21 @@ in_group() {
     sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$group" "$@"
 }
 
+# Runs a command in the group, its output dropped: its exit status in
+# $status and its standard error in $err.
+try_in_group() {
+    set +e
+    in_group "$@" > /dev/null 2> "$errs"
+    status=$?
+    set -e
+    err=$(cat "$errs")
+}
+
 # 2,250,000 tree routers, reckoned at about 13.7 GB (the machine may have
 # that free; the group does not): refused with exit status 2, naming the
 # memory the group leaves, and the note that names the group.
-set +e
-in_group "$bin" run --topology mesh:1500x1500 --router tree --cycles 10 --warmup 0 \
-    --load 0.001 > /dev/null 2> "$errs"
-status=$?
-set -e
-err=$(cat "$errs")
+try_in_group "$bin" run --topology mesh:1500x1500 --router tree --cycles 10 --warmup 0 \
+    --load 0.001
 [ "$status" = 2 ] || fail "a network past the group's limit ended with status $status (137 is the kernel's kill): $err"
 case "$err" in
     *"is reckoned at 13680 MB, more than the "*" MB of memory available"*) ;;
@@ -94,11 +100,7 @@ warmup = 0
 [sweep]
 "network.topology" = ["irregular:switches=20000,ports=8,nodes=80000,seed=1", "irregular:switches=20000,ports=8,nodes=80000,seed=2"]
 EOF
-set +e
-in_group "$bin" sweep run "$work/sweep.toml" --out "$work/in" --threads 2 -q > /dev/null 2> "$errs"
-status=$?
-set -e
-err=$(cat "$errs")
+try_in_group "$bin" sweep run "$work/sweep.toml" --out "$work/in" --threads 2 -q
 [ "$status" = 0 ] || fail "a sweep of two jobs that fit the group one at a time ended with status $status (137 is the kernel's kill): $err"
 case "$err" in
     *"jobs waited for others to finish before their memory fitted (at most 1209 MB reckoned at once, of "*) ;;

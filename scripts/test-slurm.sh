@@ -73,6 +73,14 @@ fail() {
     done
     exit 1
 }
+# Waits up to 300 s for the queue to empty; else fails, naming $1.
+drain() {
+    for _ in $(seq 300); do
+        [ -z "$(squeue -h 2>/dev/null)" ] && return
+        sleep 1
+    done
+    fail "$1 did not finish within 300 s: $(squeue -h)"
+}
 
 # munge: its own socket, key and logs under $work, run as the munge user.
 munge_key=/etc/munge/munge.key
@@ -103,11 +111,7 @@ echo "Slurm: $(sinfo -h -o '%P %D node(s) %T') ($(slurmctld -V))"
 ids="$("$here/slurm-sweep.sh" "$sweep" "$work/slurm" 4 "$wormcast")"
 echo "$ids"
 merge="$(awk '/^merge /{print $2}' <<<"$ids")"
-for _ in $(seq 300); do
-    [ -z "$(squeue -h 2>/dev/null)" ] && break
-    sleep 1
-done
-[ -z "$(squeue -h)" ] || fail "the jobs did not finish within 300 s: $(squeue -h)"
+drain "the jobs"
 shards=("$work"/slurm/journal.shard-*-of-4.jsonl)
 [ "${#shards[@]}" = 4 ] || fail "expected 4 shard journals, found ${#shards[@]}: ${shards[*]}"
 [ -f "$work/slurm/sweep.csv" ] || fail "the merge job $merge wrote no sweep.csv: $(cat "$work"/slurm/wormcast-merge-*.out 2>/dev/null)"
@@ -123,11 +127,7 @@ array=$(sbatch --parsable --array=1-7:2 --chdir="$work" --output="$work/stepped-
     "$here/sweep.sbatch" "$sweep" "$work/stepped" "$wormcast")
 uneven=$(sbatch --parsable --array=1,2,5 --chdir="$work" --output="$work/uneven-%a.out" \
     "$here/sweep.sbatch" "$sweep" "$work/uneven" "$wormcast")
-for _ in $(seq 300); do
-    [ -z "$(squeue -h 2>/dev/null)" ] && break
-    sleep 1
-done
-[ -z "$(squeue -h)" ] || fail "the arrays ${array%%;*} and ${uneven%%;*} did not finish within 300 s: $(squeue -h)"
+drain "the arrays ${array%%;*} and ${uneven%%;*}"
 "$wormcast" sweep merge --out "$work/stepped" "$work"/stepped/journal.shard-{0,1,2,3}-of-4.jsonl >/dev/null \
     || fail "the stepped array's journals do not merge: $(cat "$work"/stepped-*.out)"
 for f in sweep.csv sweep.jsonl; do
@@ -154,11 +154,7 @@ warmup = 0
 EOF
 small=$(sbatch --parsable --array=0-1 --mem=1 --chdir="$work" --output="$work/small-%a.out" \
     "$here/sweep.sbatch" "$work/mesh64.toml" "$work/small" "$wormcast")
-for _ in $(seq 300); do
-    [ -z "$(squeue -h 2>/dev/null)" ] && break
-    sleep 1
-done
-[ -z "$(squeue -h)" ] || fail "the array ${small%%;*} did not finish within 300 s: $(squeue -h)"
+drain "the array ${small%%;*}"
 for t in 0 1; do
     grep -q "its network is reckoned at .* more than the 1.05 MB of the Slurm job's memory (SLURM_MEM_PER_NODE=1)" \
         "$work/small-$t.out" \
