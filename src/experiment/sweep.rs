@@ -1184,7 +1184,7 @@ pub fn slurm_cpus(env: &dyn Fn(&str) -> Option<String>) -> Result<Option<usize>>
 /// the memory available, finds the group's limit anyway); this keeps a
 /// sweep to what the job asked for either way.
 pub fn slurm_memory(env: &dyn Fn(&str) -> Option<String>) -> Result<Option<MemoryBudget>> {
-    let get = |name: &'static str| -> Result<Option<u64>> {
+    let get = |name: &'static str, of: &str| -> Result<Option<u64>> {
         match env(name) {
             None => Ok(None),
             Some(v) => match v.trim().parse::<u64>() {
@@ -1192,7 +1192,7 @@ pub fn slurm_memory(env: &dyn Fn(&str) -> Option<String>) -> Result<Option<Memor
                 Err(_) => Err(Error::Config {
                     field: "slurm",
                     value: format!("{name}={v}"),
-                    reason: "a whole number of megabytes".into(),
+                    reason: format!("a whole number of {of}"),
                 }),
             },
         }
@@ -1211,16 +1211,16 @@ pub fn slurm_memory(env: &dyn Fn(&str) -> Option<String>) -> Result<Option<Memor
             }),
         }
     };
-    if let Some(mb) = get("SLURM_MEM_PER_NODE")? {
+    if let Some(mb) = get("SLURM_MEM_PER_NODE", "megabytes")? {
         return megabytes(mb, format!("SLURM_MEM_PER_NODE={mb}"));
     }
-    let Some(per_cpu) = get("SLURM_MEM_PER_CPU")? else {
+    let Some(per_cpu) = get("SLURM_MEM_PER_CPU", "megabytes")? else {
         return Ok(None);
     };
-    let (cpus, name) = match get("SLURM_CPUS_ON_NODE")? {
+    let (cpus, name) = match get("SLURM_CPUS_ON_NODE", "CPUs")? {
         Some(c) => (c, "SLURM_CPUS_ON_NODE"),
         None => (
-            get("SLURM_CPUS_PER_TASK")?.unwrap_or(1),
+            get("SLURM_CPUS_PER_TASK", "CPUs")?.unwrap_or(1),
             "SLURM_CPUS_PER_TASK",
         ),
     };
@@ -1427,7 +1427,7 @@ replicates = 2
             ),
             (
                 &[("SLURM_MEM_PER_CPU", "100"), ("SLURM_CPUS_ON_NODE", "x")][..],
-                "slurm = SLURM_CPUS_ON_NODE=x: a whole number of megabytes",
+                "slurm = SLURM_CPUS_ON_NODE=x: a whole number of CPUs",
             ),
         ] {
             let e = mem(vars).unwrap_err().to_string();
