@@ -15,7 +15,7 @@
 //! of the warm-up or, with none, from the end of the first batch, since a
 //! cold network fills before it delivers at the rate it is offered.
 
-use super::stats::{Collector, Interval, Metric, Summary};
+use super::stats::{Collector, Interval, Metric, Samples, Summary};
 use super::{Arrival, Engine, Pattern, RouterModel, TopoSpec};
 use crate::direct::{PortModel, TreeConfig};
 use crate::rtl::trace::{Hierarchy, WaveSink};
@@ -570,9 +570,9 @@ struct Book {
     outstanding: Vec<u32>,
     window_flits: u64,
     warmup: u64,
-    msg_latency: Vec<u64>,
-    msg_network: Vec<u64>,
-    msg_span: Vec<u64>,
+    msg_latency: Samples,
+    msg_network: Samples,
+    msg_span: Samples,
     buf: Vec<Arrival>,
     /// With a closed loop: (source, last arrival) of each message finished
     /// since the last look.
@@ -892,9 +892,9 @@ fn drive(
         outstanding: vec![0u32; nodes as usize],
         window_flits: 0,
         warmup: o.warmup,
-        msg_latency: Vec::new(),
-        msg_network: Vec::new(),
-        msg_span: Vec::new(),
+        msg_latency: Samples::default(),
+        msg_network: Samples::default(),
+        msg_span: Samples::default(),
         buf: Vec::new(),
         finished: o.closed_loop.then(Vec::new),
     };
@@ -1136,7 +1136,7 @@ fn drive(
         0 => ACCEPTED_SHARE,
         n => (ACCEPTED_SHARE - BACKLOG_SLACK as f64 / n as f64).max(0.0),
     };
-    let summary = |v: Vec<u64>| (!v.is_empty()).then(|| Summary::of(v));
+    let summary = |v: &Samples| (!v.is_empty()).then(|| v.summary());
     let full = (measured / batch_len) as usize;
     let growing = book.col.growing(full.saturating_sub(1).max(1));
     let mut result = RunResult {
@@ -1170,9 +1170,9 @@ fn drive(
         accepted_share_floor,
         interval: book.col.interval(full.saturating_sub(1).max(1)),
         delivered: book.col.copies(),
-        message_latency: Summary::of(std::mem::take(&mut book.msg_latency)),
-        message_network_latency: summary(std::mem::take(&mut book.msg_network)),
-        message_span: summary(std::mem::take(&mut book.msg_span)),
+        message_latency: book.msg_latency.summary(),
+        message_network_latency: summary(&book.msg_network),
+        message_span: summary(&book.msg_span),
         dests_per_message: if generated > 0 {
             window_dests as f64 / generated as f64
         } else {
