@@ -2,6 +2,7 @@
 # A run inside a memory control group (as a Slurm job with --mem, or a
 # container, runs) is refused by the group's limit, naming it, rather than
 # killed by the kernel when the group fills; a run that fits still runs;
+# a run whose sources' queues grow past saturation is stopped, naming them;
 # and a sweep whose jobs fit the group one at a time but not two at once
 # runs them one at a time, with the results of a sweep run outside it.
 #
@@ -75,7 +76,7 @@ case "$err" in
     *) fail "the refusal does not name the memory: $err" ;;
 esac
 case "$err" in
-    *"note: the memory limit of this process's control group ($group) leaves "*) ;;
+    *"note: this process's control group ($group) limits its memory to $((limit / 1000000)) MB, less than the machine's "*) ;;
     *) fail "the refusal does not name the group's limit: $err" ;;
 esac
 left=$(printf '%s\n' "$err" | sed -n 's/.*more than the \([0-9]*\) MB of memory available.*/\1/p')
@@ -84,6 +85,19 @@ left=$(printf '%s\n' "$err" | sed -n 's/.*more than the \([0-9]*\) MB of memory 
 # A network that fits the group runs, with the group's limit in force.
 in_group "$bin" run --topology mesh:16x16 --router tree --cycles 2000 --warmup 0 \
     --load 0.01 --json > /dev/null || fail "a 16x16 mesh did not run inside the group"
+
+# A run far past saturation (256 switches, 1,024 nodes at 0.9): its
+# sources' queues grow by about 225 packets a cycle, up to 65,536 a node,
+# more than the group holds. Stopped with status 2, naming the queues,
+# before the group fills (before December 2 the kernel killed it).
+"$bin" topo gen --switches 256 --ports 8 --nodes 1024 -o "$work/t256.toml"
+try_in_group "$bin" run --topology "$work/t256.toml" --load 0.9 --packet 4 --cycles 400000 \
+    --warmup 1000 -q
+[ "$status" = 2 ] || fail "a run past saturation ended with status $status (137 is the kernel's kill): $err"
+case "$err" in
+    *"the sources' queues hold "*" packets waiting to be sent"*"the network is past saturation"*) ;;
+    *) fail "the run past saturation was not stopped by its queues: $err" ;;
+esac
 
 # Two jobs of 20,000 switches, each reckoned at 1,209 MB (their routing
 # tables 800 MB of it) and each about 1 GB at its peak: one fits the
@@ -111,4 +125,4 @@ esac
 cmp -s "$work/in/sweep.jsonl" "$work/out/sweep.jsonl" ||
     fail "the sweep's results in the group differ from those outside it"
 
-echo "ok cgroup: a network past the group's $((limit >> 20)) MiB limit refused (the group leaves $left MB), one within it run; a sweep of two 1,209 MB jobs run one at a time in it, with the results of one outside it"
+echo "ok cgroup: a network past the group's $((limit >> 20)) MiB limit refused (the group leaves $left MB), one within it run; a run past saturation stopped by its queues; a sweep of two 1,209 MB jobs run one at a time in it, with the results of one outside it"

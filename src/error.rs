@@ -119,6 +119,23 @@ pub enum Error {
         /// Bytes of memory available.
         available: u64,
     },
+    /// A run past saturation whose sources' queues would outgrow the
+    /// memory available, stopped before they do.
+    #[error(
+        "cycle {cycle}: the sources' queues hold {packets} packets waiting to be sent (about {} MB) and keep growing, and only {} MB of memory available is left for them: the network is past saturation; bound the queues (--source-queue, or source_queue_packets in the configuration), lower the load or run fewer cycles",
+        bytes / 1_000_000,
+        available / 1_000_000
+    )]
+    QueuesTooLarge {
+        /// The cycle it stopped at.
+        cycle: u64,
+        /// Packets queued at the sources.
+        packets: u64,
+        /// Bytes they are reckoned to take.
+        bytes: u64,
+        /// Bytes of memory available.
+        available: u64,
+    },
     /// A trace whose state would not fit in memory.
     #[error(
         "tracing {signals} signals takes about {} MB ({per_signal} bytes a signal), more than the {} MB of memory available",

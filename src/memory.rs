@@ -28,23 +28,37 @@ pub(crate) fn available() -> Option<u64> {
 
 /// Where a control group's memory limit, not the machine's free memory,
 /// is what bounds this process: a sentence naming the group's directory
-/// and what its limit leaves, for a refusal by memory to add. None where
-/// the machine's free memory is the bound.
+/// and its limit, for a refusal by memory to add. None where the
+/// machine's free memory is the bound. (The limit, not what it leaves: a
+/// run stopped for memory has let go of what it held by the time this is
+/// asked.)
 pub fn memory_limit_note() -> Option<String> {
-    match both() {
-        (Some(h), Some((g, dir))) if g < h => Some(format!(
-            "the memory limit of this process's control group ({}) leaves {} MB of the machine's {} MB free",
-            dir.display(),
-            g / 1_000_000,
-            h / 1_000_000
-        )),
-        (None, Some((g, dir))) => Some(format!(
-            "the memory limit of this process's control group ({}) leaves {} MB",
-            dir.display(),
-            g / 1_000_000
-        )),
-        _ => None,
+    let (host, group) = both();
+    let (room, dir) = group?;
+    if host.is_some_and(|h| room >= h) {
+        return None;
     }
+    let limit = ["memory.max", "memory.limit_in_bytes"]
+        .iter()
+        .find_map(|f| {
+            std::fs::read_to_string(dir.join(f))
+                .ok()?
+                .trim()
+                .parse::<u64>()
+                .ok()
+        });
+    let limit = limit.map_or_else(String::new, |l| format!(" to {} MB", l / 1_000_000));
+    Some(match host {
+        Some(h) => format!(
+            "this process's control group ({}) limits its memory{limit}, less than the machine's {} MB free",
+            dir.display(),
+            h / 1_000_000
+        ),
+        None => format!(
+            "this process's control group ({}) limits its memory{limit}",
+            dir.display()
+        ),
+    })
 }
 
 /// The machine's free memory and what the control groups leave, with the

@@ -57,12 +57,13 @@ fn err(e: wormcast::Error) -> PyErr {
         E::Io { .. } => PyOSError::new_err(text),
         // Where a control group's limit (a Slurm job's --mem) binds, the
         // message says so, as the command line's note does.
-        E::TablesTooLarge { .. } | E::DirectTooLarge { .. } | E::TraceTooLarge { .. } => {
-            PyMemoryError::new_err(match wormcast::memory_limit_note() {
-                Some(note) => format!("{text} ({note})"),
-                None => text,
-            })
-        }
+        E::TablesTooLarge { .. }
+        | E::DirectTooLarge { .. }
+        | E::TraceTooLarge { .. }
+        | E::QueuesTooLarge { .. } => PyMemoryError::new_err(match wormcast::memory_limit_note() {
+            Some(note) => format!("{text} ({note})"),
+            None => text,
+        }),
         E::Deadlock(_) | E::DirectDeadlock(_) | E::TreeDeadlock(_) => DeadlockError::new_err(text),
         E::NotDrained { .. } => NotDrainedError::new_err(text),
         E::Fault { .. } => ModelFault::new_err(text),

@@ -173,6 +173,19 @@ pub struct McastResult {
     pub latency: Option<u64>,
 }
 
+/// Packets queued at the sources past which a run first asks whether
+/// memory holds as many again (about 64 MB of them).
+pub const QUEUE_CHECK_FIRST: u64 = 1 << 20;
+
+/// Bytes a packet queued at its source is reckoned to take: its entry,
+/// twice over for the queue's spare room as it grows.
+pub(crate) const QUEUED_PACKET_BYTES: u64 = 64;
+
+/// Whether queues of `bytes` could not double again in `available` bytes.
+fn queues_outgrow(bytes: u64, available: u64) -> bool {
+    available < bytes
+}
+
 /// A network of switches and traffic endpoints, ticked one clock at a time.
 ///
 /// Components are numbered switches first (`0..S`), then endpoints
@@ -226,6 +239,9 @@ pub struct System {
     tracing: Option<Box<Tracing>>,
     receiver_chunks: Vec<Vec<u16>>,
     longest_wait: Option<LongWait>,
+    /// The packets queued at the sources past which the run next asks
+    /// whether memory holds as many again ([`System::check_queues`]).
+    queue_check: u64,
     /// The ranges and threads, when several threads evaluate the network.
     par: Option<Par>,
     /// On several threads, the channels gathered from the ranges' copies
@@ -476,6 +492,7 @@ impl System {
             tracing: None,
             receiver_chunks,
             longest_wait: None,
+            queue_check: QUEUE_CHECK_FIRST,
             par,
             gathered: std::cell::OnceCell::new(),
         };
@@ -1336,11 +1353,58 @@ impl System {
             let k = self.advance(cycles - i)?;
             if (i + k) >> 12 != i >> 12 {
                 progress((i + k) & !4095);
+                self.check_queues()?;
             }
             i += k;
         }
         progress(cycles);
         Ok(())
+    }
+
+    /// Stops a run whose sources' queues would outgrow the memory
+    /// available, naming it, rather than let the kernel end the process:
+    /// past saturation a source queues what it generates and cannot send,
+    /// up to `source_queue_packets` (65,536) a node, which for a large
+    /// network is more than a machine holds. Each time the packets queued
+    /// double past [`QUEUE_CHECK_FIRST`], the memory available must hold
+    /// as many again; it is asked every 4,096 cycles of a run.
+    fn check_queues(&mut self) -> Result<()> {
+        let queued = self.queued();
+        self.check_queues_against(queued, crate::memory::available)
+    }
+
+    /// [`System::check_queues`] of `queued` packets, `available` giving
+    /// the bytes of memory available once they pass the mark.
+    fn check_queues_against(
+        &mut self,
+        queued: u64,
+        available: impl FnOnce() -> Option<u64>,
+    ) -> Result<()> {
+        if queued < self.queue_check {
+            return Ok(());
+        }
+        let bytes = queued.saturating_mul(QUEUED_PACKET_BYTES);
+        if let Some(available) = available()
+            && queues_outgrow(bytes, available)
+        {
+            return Err(Error::QueuesTooLarge {
+                cycle: self.cycle,
+                packets: queued,
+                bytes,
+                available,
+            });
+        }
+        self.queue_check = queued.saturating_mul(2);
+        Ok(())
+    }
+
+    /// Packets queued at the sources.
+    fn queued(&self) -> u64 {
+        self.endpoints
+            .iter()
+            .filter_map(Terminal::endpoint)
+            .map(|e| e.queued() as u64)
+            .sum()
     }
 
     /// Moves on by at most `horizon` (at least 1) cycles: skips the quiet
@@ -2036,6 +2100,41 @@ mod tests {
         let s = System::new(&net, &cfg, &Traffic::Idle).unwrap();
         assert_eq!(s.threads(), 2);
         s
+    }
+
+    /// Past saturation the sources' queues grow; each time they double
+    /// past the mark, memory must hold as many again or the run stops,
+    /// naming them.
+    #[test]
+    fn queues_that_would_outgrow_memory_stop_the_run() {
+        let net = irregular(8, 32);
+        let mut s = System::new(&net, &SimConfig::default(), &Traffic::uniform(0.9, 4)).unwrap();
+        s.run(3000).unwrap();
+        let queued = s.queued();
+        assert!(
+            queued > 10_000,
+            "0.9 flits a node a cycle saturates 8 switches: {queued}"
+        );
+        // Room for as many again: the run goes on, and asks again at twice.
+        s.queue_check = 1000;
+        s.check_queues_against(queued, || Some(queued * QUEUED_PACKET_BYTES))
+            .unwrap();
+        assert_eq!(s.queue_check, 2 * queued);
+        // Below the mark memory is not asked.
+        s.check_queues_against(queued, || panic!("asked below the mark"))
+            .unwrap();
+        // Past it without room for them: stopped, with the figures.
+        s.queue_check = 1000;
+        let e = s
+            .check_queues_against(queued, || Some(queued * QUEUED_PACKET_BYTES - 1))
+            .unwrap_err();
+        assert!(
+            matches!(e, Error::QueuesTooLarge { cycle: 3000, packets, .. } if packets == queued),
+            "{e}"
+        );
+        assert!(e.to_string().starts_with(&format!(
+            "cycle 3000: the sources' queues hold {queued} packets waiting to be sent"
+        )));
     }
 
     /// A write one range hands another is taken by the receiving range in
