@@ -162,3 +162,35 @@ for t in 0 1; do
 done
 [ -z "$(ls "$work"/small/journal.* 2>/dev/null)" ] || fail "the 1 MB array wrote journals: $(ls "$work"/small)"
 echo "ok   Slurm job array with --mem=1: each task's sweep refused by the job's memory, named: $(grep -o "its network is reckoned.*" "$work/small-0.out")"
+
+# A task cut short (scancel, or its time limit: Slurm sends SIGTERM either
+# way, KillWait seconds before SIGKILL) stops at its next cycle, keeps the
+# jobs it finished whole in its journal and says how many are left. On one
+# thread, jobs 0 and 1 finish and job 2 would run for hours.
+cat >"$work/long.toml" <<EOF
+[network]
+topology = "mesh:8x8"
+[traffic]
+pattern = "uniform"
+packet = 20
+load = 0.1
+[stats]
+warmup = 0
+[sweep]
+"stats.cycles" = [2000, 3000, 500000000, 4000]
+EOF
+long=$(sbatch --parsable --array=0 --chdir="$work" --output="$work/long-%a.out" \
+    "$here/sweep.sbatch" "$work/long.toml" "$work/long" "$wormcast")
+journal="$work/long/journal.jsonl"
+for _ in $(seq 1200); do
+    [ "$(cat "$journal" 2>/dev/null | wc -l)" -ge 2 ] && break
+    sleep 0.1
+done
+[ "$(wc -l <"$journal")" = 2 ] || fail "the array ${long%%;*} did not finish its first two jobs in 120 s: $(cat "$work/long-0.out")"
+scancel "${long%%;*}"
+drain "the cancelled array ${long%%;*}"
+want="stopped by SIGTERM with 2 of the sweep's 4 jobs in the journal $journal: \`sweep run\` again runs the other 2"
+grep -qF "$want" "$work/long-0.out" || fail "the cancelled task did not stop cleanly: $(cat "$work/long-0.out")"
+[ "$(wc -l <"$journal")" = 2 ] && [ -z "$(tail -c1 "$journal" | tr -d '\n')" ] \
+    || fail "the cancelled task's journal is not two whole lines: $(cat "$journal")"
+echo "ok   Slurm task cancelled (SIGTERM): its sweep stopped cleanly: $want"

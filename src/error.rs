@@ -317,6 +317,16 @@ pub enum Error {
         /// What was counted: `messages` or `packets`.
         what: &'static str,
     },
+    /// A run, or a sweep, stopped part way because the process was asked
+    /// to stop ([`crate::interrupt`]): Ctrl-C, or a batch system ending
+    /// the job.
+    #[error("stopped by {signal} {what}")]
+    Interrupted {
+        /// The signal that asked: `SIGINT`, `SIGTERM`, `signal N`.
+        signal: String,
+        /// Where it stopped: `at cycle N`, or a sweep's jobs done.
+        what: String,
+    },
     /// The watchdog found places that wait for each other in a cycle.
     #[error("{0}")]
     Deadlock(Box<crate::deadlock::DeadlockReport>),

@@ -50,7 +50,9 @@
 //!   meshes and tori with tree routers; seeds 001 to 003);
 //! - [`engine`]: one harness for every network: topology specs, router
 //!   models, traffic patterns, one statistics module;
-//! - [`experiment`]: the papers' experiments as sweeps, CSV files and plots.
+//! - [`experiment`]: the papers' experiments as sweeps, CSV files and plots;
+//! - [`interrupt`]: a run stopped part way when the process is asked to
+//!   (Ctrl-C, a batch system's time limit).
 
 pub mod deadlock;
 pub mod dests;
@@ -60,6 +62,7 @@ mod error;
 pub mod experiment;
 mod gaps;
 pub mod header;
+pub mod interrupt;
 pub mod link;
 pub mod mcast;
 mod memory;

@@ -10,7 +10,9 @@
 //! and `wormcast/_wormcast.pyi` gives their types.
 
 use pyo3::create_exception;
-use pyo3::exceptions::{PyException, PyMemoryError, PyOSError, PyTypeError, PyValueError};
+use pyo3::exceptions::{
+    PyException, PyKeyboardInterrupt, PyMemoryError, PyOSError, PyTypeError, PyValueError,
+};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyString};
 use std::path::PathBuf;
@@ -67,6 +69,7 @@ fn err(e: wormcast::Error) -> PyErr {
         E::Deadlock(_) | E::DirectDeadlock(_) | E::TreeDeadlock(_) => DeadlockError::new_err(text),
         E::NotDrained { .. } => NotDrainedError::new_err(text),
         E::Fault { .. } => ModelFault::new_err(text),
+        E::Interrupted { .. } => PyKeyboardInterrupt::new_err(text),
         _ => PyValueError::new_err(text),
     }
 }

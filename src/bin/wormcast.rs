@@ -362,6 +362,10 @@ fn main() -> ExitCode {
             eprintln!("{e}");
             ExitCode::from(1)
         }
+        Err(e @ Error::Interrupted { .. }) => {
+            eprintln!("{e}");
+            ended_by_signal()
+        }
         Err(e) => {
             let text = e.to_string();
             eprintln!("error: {text}");
@@ -376,6 +380,28 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// From here on Ctrl-C or `SIGTERM` (a Slurm job's time limit) asks the
+/// run or sweep about to start to stop at its next cycle and finish its
+/// waveform or journal; `main` then ends the process by that signal.
+/// Called once the network is built and before any file is begun: a
+/// signal before it (while a large network is built, say) ends the
+/// process at once, as by default.
+pub fn stop_cleanly_from_here() {
+    wormcast::interrupt::catch_signals();
+}
+
+/// Ends the process by the signal that asked a run to stop, once its
+/// files are finished: the shell or batch system that started it sees it
+/// ended by that signal, as it would have been without the handler
+/// (status 128 + the signal where the signal does not end it).
+fn ended_by_signal() -> ExitCode {
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    let signal = wormcast::interrupt::requested().unwrap_or(libc::SIGINT);
+    wormcast::interrupt::end_by(signal);
+    ExitCode::from(128 + signal as u8)
 }
 
 /// Ok(false) when a comparison found a difference.

@@ -1023,6 +1023,7 @@ fn drive(
         };
         let before = cycle;
         cycle += k;
+        crate::interrupt::check(cycle)?;
         if o.closed_loop {
             // A node thinks from its message's last arrival.
             book.take(e);
@@ -1106,6 +1107,7 @@ fn drive(
                     cycle += q;
                 }
             }
+            crate::interrupt::check(cycle)?;
             book.take(e);
         }
         e.settle()?;

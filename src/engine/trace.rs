@@ -217,6 +217,7 @@ pub fn replay_links(
     let mut remaining = trace.len();
     while remaining > 0 {
         let now = s.cycle();
+        crate::interrupt::check(now)?;
         if now >= max_cycles {
             // A limit reached, not a fault of the model (a deadlock is
             // found by the watchdog as it is).

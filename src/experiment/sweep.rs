@@ -769,6 +769,10 @@ pub fn run_within(
         .count();
     let ran = pending.len();
     let results = crate::par::map_workers(pending, workers, |index| -> Result<bool> {
+        // Once a stop is asked for, no job starts.
+        if let Some(s) = crate::interrupt::requested() {
+            return Err(crate::interrupt::stopped(s, String::new()));
+        }
         let job = sweep.job(index)?;
         let plan = job.config.plan()?;
         let _held = reckon.hold(&budget, &job, &plan)?;
@@ -783,11 +787,13 @@ pub fn run_within(
             })
             .map_err(|e| match e {
                 // A finding is the job's result; anything else stops the
-                // sweep, naming the job it stopped at.
+                // sweep, naming the job it stopped at (a stop asked for
+                // is the sweep's, below).
                 Error::Deadlock(_)
                 | Error::DirectDeadlock(_)
                 | Error::TreeDeadlock(_)
-                | Error::NotDrained { .. } => e,
+                | Error::NotDrained { .. }
+                | Error::Interrupted { .. } => e,
                 e => bad(job.name.clone(), e.to_string()),
             });
         let (result, error) = match r {
@@ -821,6 +827,25 @@ pub fn run_within(
         progress();
         Ok(found)
     });
+    // A stop asked for leaves the jobs finished in the journal, each a
+    // whole line, and the jobs it cut short out of it, to run again.
+    if let Some(s) = crate::interrupt::requested() {
+        let journaled = skipped + results.iter().filter(|r| r.is_ok()).count();
+        let mine = skipped + ran;
+        return Err(crate::interrupt::stopped(
+            s,
+            format!(
+                "with {journaled} of {} jobs in the journal {}: `sweep run` again runs the other {}",
+                if shard == Shard::ALL {
+                    format!("the sweep's {mine}")
+                } else {
+                    format!("shard {}/{}'s {mine}", shard.index, shard.count)
+                },
+                path.display(),
+                mine - journaled
+            ),
+        ));
+    }
     for r in results {
         findings += r? as usize;
     }

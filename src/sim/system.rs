@@ -1346,11 +1346,14 @@ impl System {
 
     /// Simulates `cycles` more cycles, calling `progress` with the number
     /// done every 4096 cycles. Cycles in which nothing can happen are
-    /// skipped ([`System::quiet_cycles`]).
+    /// skipped ([`System::quiet_cycles`]). A stop asked for
+    /// ([`crate::interrupt`]) ends it after the cycle it came in, with
+    /// [`Error::Interrupted`].
     pub fn run_with_progress(&mut self, cycles: u64, mut progress: impl FnMut(u64)) -> Result<()> {
         let mut i = 0;
         while i < cycles {
             let k = self.advance(cycles - i)?;
+            crate::interrupt::check(self.cycle)?;
             if (i + k) >> 12 != i >> 12 {
                 progress((i + k) & !4095);
                 self.check_queues()?;
@@ -1499,6 +1502,7 @@ impl System {
                 });
             }
             self.tick()?;
+            crate::interrupt::check(self.cycle)?;
         }
         Ok(self.cycle - start)
     }

@@ -273,6 +273,7 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
     // The waveform file is made once the network is built and the traffic
     // checked: a run refused before its first cycle leaves no file.
     prepared.check()?;
+    crate::stop_cleanly_from_here();
     let sink = match vcd {
         Some(v) => {
             let comment = format!("wormcast run --topology {spec}, seed {}", o.seed);
@@ -478,6 +479,7 @@ fn replay(c: &RunConfig, plan: &Plan, path: &Path, cycles: u64) -> Result<()> {
         &plan.options,
     )?;
     trace::check(&s, &msgs, cycles, Some(&name))?;
+    crate::stop_cleanly_from_here();
     if let Some(v) = &c.output.vcd {
         s.trace(v, plan.limits.clone(), plan.options.sim.cycle_ps())?;
     }

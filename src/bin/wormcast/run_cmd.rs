@@ -501,6 +501,7 @@ pub(crate) fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
     }
     let mut sys = System::new(&net, &cfg, &traffic)?;
     let setup = t_setup.elapsed().as_secs_f64();
+    crate::stop_cleanly_from_here();
     if let Some(v) = &a.vcd {
         let w = a
             .window

@@ -125,6 +125,7 @@ pub(crate) fn run(cmd: SweepCmd) -> Result<bool> {
                 None if slurm => sweep::slurm_memory(&|k| std::env::var(k).ok())?,
                 None => None,
             };
+            crate::stop_cleanly_from_here();
             let o = pool.install(|| sweep::run_within(&s, &out, shard, memory, &|| bar.inc(1)))?;
             bar.finish_and_clear();
             eprintln!(

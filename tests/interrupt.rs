@@ -1,0 +1,336 @@
+//! A run or a sweep stopped part way by a signal, as a user stops one:
+//! Ctrl-C at a terminal (SIGINT), a Slurm job's time limit or `scancel`
+//! (SIGTERM). The run stops at its next cycle and finishes its waveform,
+//! which holds the same bytes as a run of exactly the cycles it ran; a
+//! sweep keeps the jobs it finished, whole, in its journal; the process
+//! then ends by the signal, as it would have without stopping cleanly.
+#![cfg(unix)]
+
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const ANYNET: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/anynet8x4.toml");
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("wormcast-interrupt-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// `wormcast args` started with SIGINT's action `sigint` (`SIG_DFL` or
+/// `SIG_IGN`): a test run from a shell without job control in the
+/// background would otherwise inherit an ignored SIGINT.
+fn start(args: &[&str], sigint: libc::sighandler_t) -> Child {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_wormcast"));
+    c.args(args).stdout(Stdio::piped()).stderr(Stdio::piped());
+    // SAFETY: `signal` is async-signal-safe, as code run between fork and
+    // exec must be.
+    unsafe {
+        c.pre_exec(move || {
+            libc::signal(libc::SIGINT, sigint);
+            libc::signal(libc::SIGTERM, libc::SIG_DFL);
+            Ok(())
+        });
+    }
+    c.spawn().expect("wormcast starts")
+}
+
+/// Waits until `ready` holds (the run is under way: its handler is set),
+/// at most two minutes.
+fn wait_for(child: &mut Child, what: &str, ready: impl Fn() -> bool) {
+    let t = Instant::now();
+    while !ready() {
+        if let Some(s) = child.try_wait().unwrap() {
+            panic!("wormcast ended ({s}) before {what}");
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(120),
+            "no {what} after 2 minutes"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn size(p: &Path) -> u64 {
+    std::fs::metadata(p).map_or(0, |m| m.len())
+}
+
+fn send(child: &Child, signal: libc::c_int) {
+    // SAFETY: a signal to the child this test started and has not reaped.
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, signal) }, 0);
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The cycle of "stopped by `signal` at cycle N".
+fn stopped_at(o: &Output, signal: &str) -> u64 {
+    let err = stderr(o);
+    let key = format!("stopped by {signal} at cycle ");
+    let at = err
+        .find(&key)
+        .unwrap_or_else(|| panic!("no `{key}` in:\n{err}"));
+    err[at + key.len()..]
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no cycle after `{key}` in:\n{err}"))
+}
+
+fn wormcast(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_wormcast"))
+        .args(args)
+        .output()
+        .expect("wormcast runs")
+}
+
+/// Runs `args` with a waveform `wave`, stops it by `signal` once the file
+/// has grown past `grown` bytes, and checks that it ended by the signal,
+/// saying the cycle, with a waveform of the same bytes as the same run of
+/// exactly that many cycles. Returns the cycle.
+fn stop_and_compare(
+    args: &[&str],
+    wave: &Path,
+    grown: u64,
+    signal: libc::c_int,
+    name: &str,
+) -> u64 {
+    let mut run: Vec<&str> = args.to_vec();
+    run.extend(["--cycles", "100000000", "--warmup", "0", "--vcd"]);
+    run.push(wave.to_str().unwrap());
+    let mut child = start(&run, libc::SIG_DFL);
+    wait_for(&mut child, "a waveform", || size(wave) > grown);
+    send(&child, signal);
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(
+        o.status.signal(),
+        Some(signal),
+        "{:?}: {}",
+        o.status,
+        stderr(&o)
+    );
+    let n = stopped_at(&o, name);
+    assert!(n > 0, "{}", stderr(&o));
+    // A report is not printed for a run cut short.
+    assert!(
+        o.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let whole = wave.with_file_name(format!(
+        "whole.{}",
+        wave.extension().unwrap().to_str().unwrap()
+    ));
+    let mut again: Vec<&str> = args.to_vec();
+    let cycles = n.to_string();
+    again.extend(["--cycles", &cycles, "--warmup", "0", "-q", "--vcd"]);
+    again.push(whole.to_str().unwrap());
+    let o = wormcast(&again);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (a, b) = (std::fs::read(wave).unwrap(), std::fs::read(&whole).unwrap());
+    assert!(
+        a == b,
+        "the stopped run's waveform ({} bytes) differs from a run of its {n} cycles ({} bytes)",
+        a.len(),
+        b.len()
+    );
+    n
+}
+
+#[test]
+fn ctrl_c_stops_a_run_whose_fst_is_that_of_a_run_of_the_cycles_it_ran() {
+    let d = tmp("fst");
+    // A topology file: seed 000's system (`System::run`).
+    stop_and_compare(
+        &[
+            "run",
+            "--topology",
+            ANYNET,
+            "--traffic",
+            "uniform",
+            "--load",
+            "0.1",
+            "--packet",
+            "20",
+        ],
+        &d.join("run.fst"),
+        20_000,
+        libc::SIGINT,
+        "SIGINT",
+    );
+    // The views written beside a waveform are written for a stopped run.
+    assert!(d.join("run.gtkw").exists());
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn sigterm_stops_an_engine_run_whose_vcd_is_that_of_a_run_of_the_cycles_it_ran() {
+    let d = tmp("vcd");
+    // A direct network: the engine's harness.
+    stop_and_compare(
+        &[
+            "run",
+            "--topology",
+            "mesh:6x6",
+            "--traffic",
+            "uniform",
+            "--load",
+            "0.1",
+            "--packet",
+            "4",
+        ],
+        &d.join("run.vcd"),
+        200_000,
+        libc::SIGTERM,
+        "SIGTERM",
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn a_sigint_ignored_when_the_run_started_stays_ignored() {
+    // A shell without job control starts a background job with SIGINT
+    // ignored, so that Ctrl-C at the terminal leaves it running: catching
+    // it would undo that.
+    let d = tmp("ignored");
+    let wave = d.join("run.vcd");
+    let mut child = start(
+        &[
+            "run",
+            "--topology",
+            ANYNET,
+            "--traffic",
+            "uniform",
+            "--load",
+            "0.1",
+            "--cycles",
+            "100000000",
+            "--warmup",
+            "0",
+            "--vcd",
+            wave.to_str().unwrap(),
+        ],
+        libc::SIG_IGN,
+    );
+    wait_for(&mut child, "a waveform", || size(&wave) > 20_000);
+    send(&child, libc::SIGINT);
+    let before = size(&wave);
+    // Still running, its waveform still growing, a second later.
+    let t = Instant::now();
+    while size(&wave) <= before || t.elapsed() < Duration::from_secs(1) {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "an ignored SIGINT ended the run"
+        );
+        assert!(
+            t.elapsed() < Duration::from_secs(120),
+            "the waveform stopped growing"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    send(&child, libc::SIGTERM);
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.signal(), Some(libc::SIGTERM), "{}", stderr(&o));
+    stopped_at(&o, "SIGTERM");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn sigterm_stops_a_sweep_keeping_the_jobs_it_finished_whole_in_its_journal() {
+    let d = tmp("sweep");
+    let file = d.join("long.toml");
+    // One thread: jobs 0 and 1 finish, job 2 would run for hours, job 3
+    // has not started when the signal comes.
+    std::fs::write(
+        &file,
+        "[network]\ntopology = \"mesh:8x8\"\n[traffic]\npattern = \"uniform\"\npacket = 20\nload = 0.1\n\
+         [stats]\nwarmup = 0\n[sweep]\n\"stats.cycles\" = [2000, 3000, 500000000, 4000]\n",
+    )
+    .unwrap();
+    let out = d.join("out");
+    let journal = out.join("journal.jsonl");
+    let lines = || std::fs::read(&journal).map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count());
+    let mut child = start(
+        &[
+            "sweep",
+            "run",
+            file.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--threads",
+            "1",
+        ],
+        libc::SIG_DFL,
+    );
+    wait_for(&mut child, "two jobs in the journal", || lines() >= 2);
+    send(&child, libc::SIGTERM);
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.signal(), Some(libc::SIGTERM), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains(&format!(
+            "stopped by SIGTERM with 2 of the sweep's 4 jobs in the journal {}: `sweep run` again runs the other 2",
+            journal.display()
+        )),
+        "{err}"
+    );
+    // Whole lines of jobs 0 and 1, and no merged results of a sweep that
+    // did not finish.
+    let text = std::fs::read_to_string(&journal).unwrap();
+    assert!(text.ends_with('\n'));
+    let jobs: Vec<u64> = text
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("a whole JSON line");
+            assert!(v["result"].is_object(), "{l}");
+            v["job"].as_u64().unwrap()
+        })
+        .collect();
+    assert_eq!(jobs, [0, 1]);
+    assert!(!out.join("sweep.csv").exists());
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn a_signal_before_the_run_begins_ends_the_process_at_once() {
+    // Until its network is built, a run has no file to finish: Ctrl-C
+    // while a large network is built ends it at once, as by default.
+    // Here the topology is read from a pipe no one writes, so the run
+    // is held before its first cycle for as long as the test likes.
+    let d = tmp("early");
+    let fifo = d.join("net.toml");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a path made above, a NUL-terminated string.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let mut child = start(
+        &[
+            "run",
+            "--topology",
+            fifo.to_str().unwrap(),
+            "--cycles",
+            "1000",
+            "--vcd",
+            d.join("run.vcd").to_str().unwrap(),
+        ],
+        libc::SIG_DFL,
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    send(&child, libc::SIGINT);
+    let t = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(
+            t.elapsed() < Duration::from_secs(60),
+            "a SIGINT before the run began did not end it"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.signal(), Some(libc::SIGINT), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("stopped by"), "{}", stderr(&o));
+    assert!(!d.join("run.vcd").exists());
+    let _ = std::fs::remove_dir_all(&d);
+}
