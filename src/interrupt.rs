@@ -29,9 +29,16 @@ pub fn requested() -> Option<i32> {
 
 /// Asks every run of the process to stop at its next cycle, as the signal
 /// numbered `signal` (not 0) does once [`catch_signals`] has been called.
-/// A stop cannot be taken back: the process is expected to end.
+/// Runs stay stopped until [`clear`].
 pub fn request(signal: i32) {
     REQUESTED.store(signal, Ordering::Relaxed);
+}
+
+/// Takes back a stop asked for: the next cycle a run is asked for runs.
+/// A stopped [`System`](crate::sim::System) goes on from where it
+/// stopped, as if it had never stopped.
+pub fn clear() {
+    REQUESTED.store(0, Ordering::Relaxed);
 }
 
 /// `Err(Error::Interrupted)` at `cycle` when a stop was asked for.

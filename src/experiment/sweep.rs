@@ -828,10 +828,13 @@ pub fn run_within(
         Ok(found)
     });
     // A stop asked for leaves the jobs finished in the journal, each a
-    // whole line, and the jobs it cut short out of it, to run again.
-    if let Some(s) = crate::interrupt::requested() {
-        let journaled = skipped + results.iter().filter(|r| r.is_ok()).count();
-        let mine = skipped + ran;
+    // whole line, and the jobs it cut short out of it, to run again (one
+    // that came once every job had finished stops nothing).
+    let journaled = skipped + results.iter().filter(|r| r.is_ok()).count();
+    let mine = skipped + ran;
+    if let Some(s) = crate::interrupt::requested()
+        && journaled < mine
+    {
         return Err(crate::interrupt::stopped(
             s,
             format!(
