@@ -2,7 +2,8 @@
 # A run inside a memory control group (as a Slurm job with --mem, or a
 # container, runs) is refused by the group's limit, naming it, rather than
 # killed by the kernel when the group fills; a run that fits still runs;
-# a run whose sources' queues grow past saturation is stopped, naming them;
+# a run whose sources' queues grow past saturation is stopped, naming them
+# (seed 000's system and the engine both);
 # and a sweep whose jobs fit the group one at a time but not two at once
 # runs them one at a time, with the results of a sweep run outside it.
 #
@@ -99,6 +100,18 @@ case "$err" in
     *) fail "the run past saturation was not stopped by its queues: $err" ;;
 esac
 
+# The same through the engine: a 300x300 mesh of wormhole routers at 0.5
+# (the network about 0.2 GB) holds up to 64 messages a node outstanding,
+# about 1.8 GB past saturation. Stopped with status 2 by its backlog
+# (before December 2 the kernel killed it after about a minute).
+try_in_group "$bin" run --topology mesh:300x300 --router wormhole --traffic uniform --load 0.5 \
+    --packet 20 --cycles 3000 --warmup 0 -q
+[ "$status" = 2 ] || fail "an engine run past saturation ended with status $status (137 is the kernel's kill): $err"
+case "$err" in
+    *"messages wait at their sources or are in flight and the run has grown by "*"the network is past saturation"*) ;;
+    *) fail "the engine run past saturation was not stopped by its backlog: $err" ;;
+esac
+
 # Two jobs of 20,000 switches, each reckoned at 1,209 MB (their routing
 # tables 800 MB of it) and each about 1 GB at its peak: one fits the
 # group, two at once do not (before December 2 they ran at once and the
@@ -125,4 +138,4 @@ esac
 cmp -s "$work/in/sweep.jsonl" "$work/out/sweep.jsonl" ||
     fail "the sweep's results in the group differ from those outside it"
 
-echo "ok cgroup: a network past the group's $((limit >> 20)) MiB limit refused (the group leaves $left MB), one within it run; a run past saturation stopped by its queues; a sweep of two 1,209 MB jobs run one at a time in it, with the results of one outside it"
+echo "ok cgroup: a network past the group's $((limit >> 20)) MiB limit refused (the group leaves $left MB), one within it run; a run past saturation stopped by its queues, and one through the engine by its backlog; a sweep of two 1,209 MB jobs run one at a time in it, with the results of one outside it"

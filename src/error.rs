@@ -136,6 +136,31 @@ pub enum Error {
         /// Bytes of memory available.
         available: u64,
     },
+    /// A run of the engine past saturation whose messages waiting at
+    /// their sources (or in flight) would outgrow the memory available,
+    /// stopped before they do.
+    #[error(
+        "cycle {cycle}: {messages} messages wait at their sources or are in flight and the run has grown by {} MB since it began; they may grow to {most} ({source_queue} a node), which at that rate takes about {} MB more, and with half as much again to spare that is more than the {} MB of memory available: the network is past saturation; bound the queues (--source-queue, or traffic.source_queue in the configuration), lower the load or run fewer cycles",
+        grown / 1_000_000,
+        more / 1_000_000,
+        available / 1_000_000
+    )]
+    BacklogTooLarge {
+        /// The cycle it stopped at.
+        cycle: u64,
+        /// Messages outstanding.
+        messages: u64,
+        /// The most there can be: the nodes times their source queue.
+        most: u64,
+        /// Messages a node may have outstanding.
+        source_queue: u32,
+        /// Bytes the process has grown by since the run began.
+        grown: u64,
+        /// Bytes the messages may yet take, at the rate they took them.
+        more: u64,
+        /// Bytes of memory available.
+        available: u64,
+    },
     /// A trace whose state would not fit in memory.
     #[error(
         "tracing {signals} signals takes about {} MB ({per_signal} bytes a signal), more than the {} MB of memory available",

@@ -26,6 +26,16 @@ pub(crate) fn available() -> Option<u64> {
     }
 }
 
+/// Bytes of this process's memory resident now (`/proc/self/statm`),
+/// where the system says.
+pub(crate) fn resident() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    // SAFETY: sysconf reads a constant of the system.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    (page > 0).then(|| pages.saturating_mul(page as u64))
+}
+
 /// Where a control group's memory limit, not the machine's free memory,
 /// is what bounds this process: a sentence naming the group's directory
 /// and its limit, for a refusal by memory to add. None where the

@@ -62,10 +62,13 @@ fn err(e: wormcast::Error) -> PyErr {
         E::TablesTooLarge { .. }
         | E::DirectTooLarge { .. }
         | E::TraceTooLarge { .. }
-        | E::QueuesTooLarge { .. } => PyMemoryError::new_err(match wormcast::memory_limit_note() {
-            Some(note) => format!("{text} ({note})"),
-            None => text,
-        }),
+        | E::QueuesTooLarge { .. }
+        | E::BacklogTooLarge { .. } => {
+            PyMemoryError::new_err(match wormcast::memory_limit_note() {
+                Some(note) => format!("{text} ({note})"),
+                None => text,
+            })
+        }
         E::Deadlock(_) | E::DirectDeadlock(_) | E::TreeDeadlock(_) => DeadlockError::new_err(text),
         E::NotDrained { .. } => NotDrainedError::new_err(text),
         E::Fault { .. } => ModelFault::new_err(text),
