@@ -54,6 +54,11 @@ fn wait_for(child: &mut Child, what: &str, ready: impl Fn() -> bool) {
     }
 }
 
+/// The words of options that hold no path (a path may hold a space).
+fn words(line: &str) -> Vec<&str> {
+    line.split_whitespace().collect()
+}
+
 fn size(p: &Path) -> u64 {
     std::fs::metadata(p).map_or(0, |m| m.len())
 }
@@ -145,23 +150,9 @@ fn stop_and_compare(
 fn ctrl_c_stops_a_run_whose_fst_is_that_of_a_run_of_the_cycles_it_ran() {
     let d = tmp("fst");
     // A topology file: seed 000's system (`System::run`).
-    stop_and_compare(
-        &[
-            "run",
-            "--topology",
-            ANYNET,
-            "--traffic",
-            "uniform",
-            "--load",
-            "0.1",
-            "--packet",
-            "20",
-        ],
-        &d.join("run.fst"),
-        20_000,
-        libc::SIGINT,
-        "SIGINT",
-    );
+    let mut run = vec!["run", "--topology", ANYNET];
+    run.extend(words("--traffic uniform --load 0.1 --packet 20"));
+    stop_and_compare(&run, &d.join("run.fst"), 20_000, libc::SIGINT, "SIGINT");
     // The views written beside a waveform are written for a stopped run.
     assert!(d.join("run.gtkw").exists());
     let _ = std::fs::remove_dir_all(&d);
@@ -172,17 +163,7 @@ fn sigterm_stops_an_engine_run_whose_vcd_is_that_of_a_run_of_the_cycles_it_ran()
     let d = tmp("vcd");
     // A direct network: the engine's harness.
     stop_and_compare(
-        &[
-            "run",
-            "--topology",
-            "mesh:6x6",
-            "--traffic",
-            "uniform",
-            "--load",
-            "0.1",
-            "--packet",
-            "4",
-        ],
+        &words("run --topology mesh:6x6 --traffic uniform --load 0.1 --packet 4"),
         &d.join("run.vcd"),
         200_000,
         libc::SIGTERM,
@@ -198,24 +179,12 @@ fn a_sigint_ignored_when_the_run_started_stays_ignored() {
     // it would undo that.
     let d = tmp("ignored");
     let wave = d.join("run.vcd");
-    let mut child = start(
-        &[
-            "run",
-            "--topology",
-            ANYNET,
-            "--traffic",
-            "uniform",
-            "--load",
-            "0.1",
-            "--cycles",
-            "100000000",
-            "--warmup",
-            "0",
-            "--vcd",
-            wave.to_str().unwrap(),
-        ],
-        libc::SIG_IGN,
-    );
+    let mut run = vec!["run", "--topology", ANYNET];
+    run.extend(words(
+        "--traffic uniform --load 0.1 --cycles 100000000 --warmup 0 --vcd",
+    ));
+    run.push(wave.to_str().unwrap());
+    let mut child = start(&run, libc::SIG_IGN);
     wait_for(&mut child, "a waveform", || size(&wave) > 20_000);
     send(&child, libc::SIGINT);
     let before = size(&wave);
