@@ -96,8 +96,24 @@ try_in_group "$bin" run --topology "$work/t256.toml" --load 0.9 --packet 4 --cyc
     --warmup 1000 -q
 [ "$status" = 2 ] || fail "a run past saturation ended with status $status (137 is the kernel's kill): $err"
 case "$err" in
-    *"the sources' queues hold "*" packets waiting to be sent"*"the network is past saturation"*) ;;
+    *" packets wait at their sources and "*" are in the network, and the run has grown by "*"the network is past saturation"*) ;;
     *) fail "the run past saturation was not stopped by its queues: $err" ;;
+esac
+
+# A large network at a high load queues fast: 16,384 nodes at 0.9 queue
+# about 3,700 packets a cycle, 15 million in 4,096 cycles, so counting the
+# queues every 4,096 cycles let them fill a 512 MiB group between two
+# counts (killed after 5.7 s before December 2). They are counted as often
+# as the load needs (here every 4 cycles), and the run is stopped.
+"$bin" topo gen --switches 4096 --ports 8 --nodes 16384 -o "$work/t4096.toml"
+echo $((512 * 1024 * 1024)) > "$group/$limit_file"
+try_in_group "$bin" run --topology "$work/t4096.toml" --load 0.9 --packet 4 --cycles 20000 \
+    --warmup 100 -q
+echo "$limit" > "$group/$limit_file"
+[ "$status" = 2 ] || fail "a large network past saturation in 512 MiB ended with status $status (137 is the kernel's kill): $err"
+case "$err" in
+    *" packets wait at their sources and "*" are in the network, and the run has grown by "*"the network is past saturation"*) ;;
+    *) fail "the large network past saturation was not stopped by its queues: $err" ;;
 esac
 
 # The same through the engine: a 300x300 mesh of wormhole routers at 0.5
@@ -138,4 +154,4 @@ esac
 cmp -s "$work/in/sweep.jsonl" "$work/out/sweep.jsonl" ||
     fail "the sweep's results in the group differ from those outside it"
 
-echo "ok cgroup: a network past the group's $((limit >> 20)) MiB limit refused (the group leaves $left MB), one within it run; a run past saturation stopped by its queues, and one through the engine by its backlog; a sweep of two 1,209 MB jobs run one at a time in it, with the results of one outside it"
+echo "ok cgroup: a network past the group's $((limit >> 20)) MiB limit refused (the group leaves $left MB), one within it run; runs past saturation stopped by their queues (one of 16,384 nodes in 512 MiB), and one through the engine by its backlog; a sweep of two 1,209 MB jobs run one at a time in it, with the results of one outside it"

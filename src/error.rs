@@ -119,11 +119,13 @@ pub enum Error {
         /// Bytes of memory available.
         available: u64,
     },
-    /// A run past saturation whose sources' queues would outgrow the
-    /// memory available, stopped before they do.
+    /// A run past saturation whose packets, queued at their sources and
+    /// filling the network, would outgrow the memory available, stopped
+    /// before they do.
     #[error(
-        "cycle {cycle}: the sources' queues hold {packets} packets waiting to be sent (about {} MB) and keep growing, and only {} MB of memory available is left for them: the network is past saturation; bound the queues (--source-queue, or source_queue_packets in the configuration), lower the load or run fewer cycles",
-        bytes / 1_000_000,
+        "cycle {cycle}: {packets} packets wait at their sources and {in_flight} are in the network, and the run has grown by {} MB since it began; twice as many at that rate take about {} MB more, and with half as much again to spare that is more than the {} MB of memory available: the network is past saturation; bound the queues (--source-queue, or source_queue_packets in the configuration), lower the load or run fewer cycles",
+        grown / 1_000_000,
+        more / 1_000_000,
         available / 1_000_000
     )]
     QueuesTooLarge {
@@ -131,8 +133,12 @@ pub enum Error {
         cycle: u64,
         /// Packets queued at the sources.
         packets: u64,
-        /// Bytes they are reckoned to take.
-        bytes: u64,
+        /// Packets in the network.
+        in_flight: u64,
+        /// Bytes the process has grown by since the run began.
+        grown: u64,
+        /// Bytes twice the packets would take more, at the rate so far.
+        more: u64,
         /// Bytes of memory available.
         available: u64,
     },

@@ -36,6 +36,93 @@ pub(crate) fn resident() -> Option<u64> {
     (page > 0).then(|| pages.saturating_mul(page as u64))
 }
 
+/// A run's growth past saturation, watched as it grows. Past saturation
+/// a run keeps what it generates and cannot deliver (seed 000's sources'
+/// queues and the packets filling the network's buffers, the engine's
+/// messages outstanding), which for a large network is more than a
+/// machine, or a job's memory limit, holds; the memory checked before the
+/// run reckons only the network. So each time the count of what it keeps
+/// passes a mark (doubling from the first, up to the most there can be),
+/// the run asks how much the process has grown since the run began and
+/// takes that rate a unit as what the next mark will take. Memory must
+/// hold that and half as much again (containers grow by doubling, a copy
+/// beside the new for a moment; a 300x300 mesh that passed with 667 MB to
+/// go and 673 MB free was killed before the next mark), or the run is
+/// stopped. The growth is the whole process's (in a sweep, that of the
+/// jobs beside the run too), so the look errs toward stopping, and only
+/// where memory is short.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Growth {
+    /// The process's resident bytes as the run began.
+    start: Option<u64>,
+    /// The count at which to look next (`u64::MAX`: never again).
+    pub(crate) mark: u64,
+    /// The most the count can reach.
+    most: u64,
+}
+
+/// What a look found memory short of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Short {
+    /// Bytes the process has grown by since the run began.
+    pub(crate) grown: u64,
+    /// Bytes the count's next mark takes more, at the rate so far.
+    pub(crate) more: u64,
+    /// Bytes of memory available.
+    pub(crate) available: u64,
+}
+
+impl Growth {
+    /// Looks first at `first`, for a count of at most `most`, the process
+    /// having `start` bytes resident as the run begins.
+    pub(crate) fn new(first: u64, most: u64, start: Option<u64>) -> Growth {
+        Growth {
+            start,
+            mark: if first <= most { first } else { u64::MAX },
+            most,
+        }
+    }
+
+    /// Counts what the process grows by from `start` resident bytes (a
+    /// run that has just begun its waveform, whose state is not what it
+    /// keeps).
+    pub(crate) fn restart(&mut self, start: Option<u64>) {
+        self.start = start;
+    }
+
+    /// The most the count can reach.
+    pub(crate) fn most(&self) -> u64 {
+        self.most
+    }
+
+    /// The look at `count` (at least the mark), `available` and `resident`
+    /// giving the memory available and the process's resident bytes: what
+    /// memory is short of when it is, and the next mark set either way.
+    pub(crate) fn look(
+        &mut self,
+        count: u64,
+        available: impl FnOnce() -> Option<u64>,
+        resident: impl FnOnce() -> Option<u64>,
+    ) -> Result<(), Short> {
+        let next = count.saturating_mul(2).min(self.most);
+        self.mark = if next > count { next } else { u64::MAX };
+        let (Some(start), Some(now)) = (self.start, resident()) else {
+            return Ok(());
+        };
+        let grown = now.saturating_sub(start);
+        let more =
+            (grown as u128 * next.saturating_sub(count) as u128 / count.max(1) as u128) as u64;
+        match available() {
+            Some(available) if more.saturating_add(more / 2) > available => Err(Short {
+                grown,
+                more,
+                available,
+            }),
+            _ => Ok(()),
+        }
+    }
+}
+
 /// Where a control group's memory limit, not the machine's free memory,
 /// is what bounds this process: a sentence naming the group's directory
 /// and its limit, for a refusal by memory to add. None where the

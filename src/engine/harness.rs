@@ -48,29 +48,16 @@ pub const BACKLOG_SLACK: u64 = 32;
 pub const BACKLOG_CHECK_FIRST: u64 = 1 << 16;
 
 /// The guard that stops a run past saturation before its messages outgrow
-/// memory. A node keeps up to `source_queue` messages outstanding (64 by
-/// default), so a large network past saturation holds nodes x 64 of them:
-/// at about 250 - 330 bytes a copy (measured on 10,000-node meshes and
-/// irregular networks of each router model, December 2), 2 GB on a 300x300
-/// mesh whose network itself takes 0.2 GB, more than a job's memory limit
-/// may allow. Each time the messages outstanding pass a mark (first
-/// [`BACKLOG_CHECK_FIRST`]; a look each cycle), the run asks how much the process
-/// has grown since the run began and, at that rate a message, what the
-/// messages would take more at the next mark (twice as many, at most
-/// nodes x `source_queue`); if memory does not have that and half as
-/// much again, the run stops
-/// with [`Error::BacklogTooLarge`] rather than be killed by the kernel.
-/// What the process grew by is all of its growth (in a sweep, that of the
-/// jobs beside the run too), so the guard errs toward stopping, and only
-/// where memory is short.
+/// memory ([`crate::memory::Growth`]): a node keeps up to `source_queue`
+/// messages outstanding (64 by default), so a large network past
+/// saturation holds nodes x 64 of them, at 228 - 327 bytes a copy
+/// (measured on 10,000-node networks of each router model, December 2):
+/// 2 GB on a 300x300 mesh whose network itself takes 0.2 GB. The count
+/// looked at is the messages outstanding, first at
+/// [`BACKLOG_CHECK_FIRST`], at most nodes x `source_queue`.
 #[derive(Debug)]
 struct Backlog {
-    /// The process's resident bytes as the run began.
-    start: Option<u64>,
-    /// Messages outstanding at which to check next.
-    mark: u64,
-    /// The most messages there can be outstanding.
-    most: u64,
+    growth: crate::memory::Growth,
     source_queue: u32,
 }
 
@@ -78,18 +65,12 @@ impl Backlog {
     fn new(nodes: u32, source_queue: u32, start: Option<u64>) -> Backlog {
         let most = nodes as u64 * source_queue as u64;
         Backlog {
-            start,
-            mark: if BACKLOG_CHECK_FIRST <= most {
-                BACKLOG_CHECK_FIRST
-            } else {
-                u64::MAX
-            },
-            most,
+            growth: crate::memory::Growth::new(BACKLOG_CHECK_FIRST, most, start),
             source_queue,
         }
     }
 
-    /// The check at `messages` outstanding (at least the mark), `available`
+    /// The look at `messages` outstanding (at least the mark), `available`
     /// and `resident` giving the memory available and the process's
     /// resident bytes.
     fn check(
@@ -99,32 +80,18 @@ impl Backlog {
         available: impl FnOnce() -> Option<u64>,
         resident: impl FnOnce() -> Option<u64>,
     ) -> Result<()> {
-        let next = messages.saturating_mul(2).min(self.most);
-        self.mark = if next > messages { next } else { u64::MAX };
-        let (Some(start), Some(now)) = (self.start, resident()) else {
-            return Ok(());
-        };
-        let grown = now.saturating_sub(start);
-        let more = (grown as u128 * (next.saturating_sub(messages)) as u128
-            / messages.max(1) as u128) as u64;
-        // Half as much again to spare: the containers of the messages grow
-        // by doubling (a copy of the old beside the new for a moment), and
-        // memory is not only the messages' (a 300x300 mesh that passed with
-        // 667 MB to go and 673 MB free was killed before the next mark).
-        match available() {
-            Some(available) if more.saturating_add(more / 2) > available => {
-                Err(Error::BacklogTooLarge {
-                    cycle,
-                    messages,
-                    most: self.most,
-                    source_queue: self.source_queue,
-                    grown,
-                    more,
-                    available,
-                })
-            }
-            _ => Ok(()),
-        }
+        let most = self.growth.most();
+        self.growth
+            .look(messages, available, resident)
+            .map_err(|s| Error::BacklogTooLarge {
+                cycle,
+                messages,
+                most,
+                source_queue: self.source_queue,
+                grown: s.grown,
+                more: s.more,
+                available: s.available,
+            })
     }
 }
 
@@ -1110,7 +1077,7 @@ fn drive(
         let before = cycle;
         cycle += k;
         crate::interrupt::check(cycle)?;
-        if book.msgs.len() as u64 >= backlog.mark {
+        if book.msgs.len() as u64 >= backlog.growth.mark {
             backlog.check(
                 cycle,
                 book.msgs.len() as u64,
@@ -1307,12 +1274,12 @@ mod tests {
     fn a_backlog_that_would_outgrow_memory_stops_the_run_and_one_that_fits_goes_on() {
         // 10,000 nodes of 64: at most 640,000 messages.
         let mut b = Backlog::new(10_000, 64, Some(100 * MB));
-        assert_eq!(b.mark, BACKLOG_CHECK_FIRST);
+        assert_eq!(b.growth.mark, BACKLOG_CHECK_FIRST);
         // At the first mark the run has grown by 20 MB: twice the messages
         // take 20 MB more, 30 MB with the margin. 30 MB free is enough.
         let n = BACKLOG_CHECK_FIRST;
         b.check(7, n, || Some(30 * MB), || Some(120 * MB)).unwrap();
-        assert_eq!(b.mark, 2 * n);
+        assert_eq!(b.growth.mark, 2 * n);
         // 29 MB is not.
         let mut c = Backlog::new(10_000, 64, Some(100 * MB));
         match c.check(7, n, || Some(29 * MB), || Some(120 * MB)) {
@@ -1337,17 +1304,17 @@ mod tests {
         let mut d = Backlog::new(10_000, 64, Some(0));
         d.check(9, 600_000, || Some(30 * MB), || Some(300 * MB))
             .unwrap();
-        assert_eq!(d.mark, 640_000);
+        assert_eq!(d.growth.mark, 640_000);
         // At the most, nothing more is asked, ever.
         d.check(9, 640_000, || Some(0), || Some(300 * MB)).unwrap();
-        assert_eq!(d.mark, u64::MAX);
+        assert_eq!(d.growth.mark, u64::MAX);
         // Where the system does not say, the run goes on.
         let mut e = Backlog::new(10_000, 64, None);
         e.check(1, n, || Some(0), || Some(u64::MAX)).unwrap();
         let mut f = Backlog::new(10_000, 64, Some(100 * MB));
         f.check(1, n, || None, || Some(u64::MAX)).unwrap();
         // A network that cannot reach the first mark is never checked.
-        assert_eq!(Backlog::new(1_000, 64, Some(0)).mark, u64::MAX);
+        assert_eq!(Backlog::new(1_000, 64, Some(0)).growth.mark, u64::MAX);
     }
 
     /// An engine that never reports a quiet cycle: the harness steps it

@@ -650,15 +650,3 @@ impl Traced for Endpoint {
         r.finish();
     }
 }
-
-#[cfg(test)]
-mod tests {
-    /// A packet waiting at its source is reckoned, with its queue's spare
-    /// room, at no more than the run's memory guard counts it at.
-    #[test]
-    fn a_queued_packet_takes_what_the_guard_reckons() {
-        let entry = std::mem::size_of::<super::Pending>() as u64;
-        assert_eq!(entry, 32);
-        assert!(2 * entry <= crate::sim::system::QUEUED_PACKET_BYTES);
-    }
-}

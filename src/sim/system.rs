@@ -173,17 +173,23 @@ pub struct McastResult {
     pub latency: Option<u64>,
 }
 
-/// Packets queued at the sources past which a run first asks whether
-/// memory holds as many again (about 64 MB of them).
-pub const QUEUE_CHECK_FIRST: u64 = 1 << 20;
+/// Packets kept past which a run first asks whether memory holds what
+/// they grow to ([`System::check_queues`]).
+pub const QUEUE_CHECK_FIRST: u64 = 1 << 16;
 
-/// Bytes a packet queued at its source is reckoned to take: its entry,
-/// twice over for the queue's spare room as it grows.
-pub(crate) const QUEUED_PACKET_BYTES: u64 = 64;
-
-/// Whether queues of `bytes` could not double again in `available` bytes.
-fn queues_outgrow(bytes: u64, available: u64) -> bool {
-    available < bytes
+/// Cycles between counts of the packets queued at `nodes` sources of
+/// `traffic`: a source makes at most `load` packets a cycle (a packet has
+/// a flit at least), so in that many cycles they queue at most
+/// [`QUEUE_CHECK_FIRST`] more; at least 1, at most 4,096. A count walks
+/// every source, so it costs about what a cycle's work at that load
+/// already does.
+fn queue_count_every(nodes: u64, traffic: &Traffic) -> u64 {
+    let load = match *traffic {
+        Traffic::Idle => 0.0,
+        Traffic::Uniform { load, .. } | Traffic::Multicast { load, .. } => load,
+    };
+    let per_cycle = (nodes as f64 * load).max(1.0);
+    ((QUEUE_CHECK_FIRST as f64 / per_cycle) as u64).clamp(1, 4096)
 }
 
 /// A network of switches and traffic endpoints, ticked one clock at a time.
@@ -239,9 +245,15 @@ pub struct System {
     tracing: Option<Box<Tracing>>,
     receiver_chunks: Vec<Vec<u16>>,
     longest_wait: Option<LongWait>,
-    /// The packets queued at the sources past which the run next asks
-    /// whether memory holds as many again ([`System::check_queues`]).
-    queue_check: u64,
+    /// The watch on what the run keeps past saturation: the packets queued
+    /// at the sources and those in the network ([`System::check_queues`]).
+    growth: crate::memory::Growth,
+    /// Cycles between counts of the packets queued: few enough that the
+    /// sources cannot queue more than [`QUEUE_CHECK_FIRST`] packets in
+    /// between, at most 4,096 ([`queue_count_every`]).
+    queue_every: u64,
+    /// The cycle at which the packets queued are next counted.
+    queue_count_at: u64,
     /// The ranges and threads, when several threads evaluate the network.
     par: Option<Par>,
     /// On several threads, the channels gathered from the ranges' copies
@@ -492,7 +504,14 @@ impl System {
             tracing: None,
             receiver_chunks,
             longest_wait: None,
-            queue_check: QUEUE_CHECK_FIRST,
+            // What the run grows by is counted from the network built.
+            growth: crate::memory::Growth::new(
+                QUEUE_CHECK_FIRST,
+                u64::MAX,
+                crate::memory::resident(),
+            ),
+            queue_every: queue_count_every(nodes as u64, traffic),
+            queue_count_at: 0,
             par,
             gathered: std::cell::OnceCell::new(),
         };
@@ -934,6 +953,8 @@ impl System {
             r.ch.credits.set_track_changes(true);
         }
         self.tracing = Some(t);
+        // The trace's state is not what the run keeps past saturation.
+        self.growth.restart(crate::memory::resident());
         Ok(())
     }
 
@@ -1356,6 +1377,9 @@ impl System {
             crate::interrupt::check(self.cycle)?;
             if (i + k) >> 12 != i >> 12 {
                 progress((i + k) & !4095);
+            }
+            if self.cycle >= self.queue_count_at {
+                self.queue_count_at = self.cycle.saturating_add(self.queue_every);
                 self.check_queues()?;
             }
             i += k;
@@ -1364,41 +1388,52 @@ impl System {
         Ok(())
     }
 
-    /// Stops a run whose sources' queues would outgrow the memory
-    /// available, naming it, rather than let the kernel end the process:
-    /// past saturation a source queues what it generates and cannot send,
-    /// up to `source_queue_packets` (65,536) a node, which for a large
-    /// network is more than a machine holds. Each time the packets queued
-    /// double past [`QUEUE_CHECK_FIRST`], the memory available must hold
-    /// as many again; it is asked every 4,096 cycles of a run.
+    /// Stops a run past saturation whose packets would outgrow the memory
+    /// available, naming them, rather than let the kernel end the process
+    /// ([`crate::memory::Growth`]): past saturation a source queues what
+    /// it generates and cannot send, up to `source_queue_packets` (65,536)
+    /// a node, and the packets in the network fill its buffers (640 flits
+    /// a port by default, grown as they fill), which for a large network
+    /// is more than a machine holds. The count looked at is the packets
+    /// queued and in the network, first at [`QUEUE_CHECK_FIRST`]; they are
+    /// counted every 4,096 cycles, or more often where the sources could
+    /// make more than [`QUEUE_CHECK_FIRST`] in that time (16,384 nodes at
+    /// 0.9: every 4 cycles).
     fn check_queues(&mut self) -> Result<()> {
+        let in_flight = self.packets.live();
         let queued = self.queued();
-        self.check_queues_against(queued, crate::memory::available)
+        if queued.saturating_add(in_flight) < self.growth.mark {
+            return Ok(());
+        }
+        self.check_queues_against(
+            queued,
+            in_flight,
+            crate::memory::available,
+            crate::memory::resident,
+        )
     }
 
-    /// [`System::check_queues`] of `queued` packets, `available` giving
-    /// the bytes of memory available once they pass the mark.
+    /// [`System::check_queues`] of `queued` and `in_flight` packets (past
+    /// the mark), `available` and `resident` giving the memory available
+    /// and the process's resident bytes.
     fn check_queues_against(
         &mut self,
         queued: u64,
+        in_flight: u64,
         available: impl FnOnce() -> Option<u64>,
+        resident: impl FnOnce() -> Option<u64>,
     ) -> Result<()> {
-        if queued < self.queue_check {
-            return Ok(());
-        }
-        let bytes = queued.saturating_mul(QUEUED_PACKET_BYTES);
-        if let Some(available) = available()
-            && queues_outgrow(bytes, available)
-        {
-            return Err(Error::QueuesTooLarge {
-                cycle: self.cycle,
+        let cycle = self.cycle;
+        self.growth
+            .look(queued.saturating_add(in_flight), available, resident)
+            .map_err(|s| Error::QueuesTooLarge {
+                cycle,
                 packets: queued,
-                bytes,
-                available,
-            });
-        }
-        self.queue_check = queued.saturating_mul(2);
-        Ok(())
+                in_flight,
+                grown: s.grown,
+                more: s.more,
+                available: s.available,
+            })
     }
 
     /// Packets queued at the sources.
@@ -2106,38 +2141,73 @@ mod tests {
         s
     }
 
-    /// Past saturation the sources' queues grow; each time they double
-    /// past the mark, memory must hold as many again or the run stops,
-    /// naming them.
+    /// The sources cannot queue more than the first mark between two
+    /// counts: a large network at a high load is counted more often.
     #[test]
-    fn queues_that_would_outgrow_memory_stop_the_run() {
+    fn queues_are_counted_before_they_can_pass_the_mark_unseen() {
+        let every = |nodes, load| queue_count_every(nodes, &Traffic::uniform(load, 4));
+        assert_eq!(every(32, 0.1), 4096);
+        assert_eq!(every(1024, 0.9), 71);
+        assert_eq!(every(16_384, 0.9), 4);
+        assert_eq!(every(4_000_000, 1.0), 1);
+        assert_eq!(queue_count_every(1 << 30, &Traffic::Idle), 4096);
+        for (nodes, load) in [(1024, 0.9), (16_384, 0.9), (65_536, 0.5), (300, 1.0)] {
+            let n = every(nodes, load);
+            assert!(n as f64 * nodes as f64 * load <= QUEUE_CHECK_FIRST as f64);
+        }
+        // A run counts them that often: at its first cycle's end, then
+        // every `queue_every` cycles (here at cycles 1, 11 and 21).
+        let net = irregular(8, 32);
+        let mut s = System::new(&net, &SimConfig::default(), &Traffic::uniform(0.9, 4)).unwrap();
+        s.queue_every = 10;
+        s.growth = crate::memory::Growth::new(1, u64::MAX, None);
+        s.run(25).unwrap();
+        assert_eq!(s.queue_count_at, 31);
+        // Each count past the mark moved it to twice what it counted.
+        assert!(s.growth.mark > 1);
+    }
+
+    /// Past saturation the sources' queues grow and the network fills;
+    /// each time the packets kept double past the mark, memory must hold
+    /// twice them, at the rate the run grew so far, and half as much
+    /// again, or the run stops, naming them.
+    #[test]
+    fn packets_that_would_outgrow_memory_stop_the_run() {
+        const MB: u64 = 1 << 20;
         let net = irregular(8, 32);
         let mut s = System::new(&net, &SimConfig::default(), &Traffic::uniform(0.9, 4)).unwrap();
         s.run(3000).unwrap();
         let queued = s.queued();
+        let in_flight = s.packets.live();
         assert!(
-            queued > 10_000,
-            "0.9 flits a node a cycle saturates 8 switches: {queued}"
+            queued > 10_000 && in_flight > 100,
+            "0.9 flits a node a cycle saturates 8 switches: {queued} queued, {in_flight} in the network"
         );
-        // Room for as many again: the run goes on, and asks again at twice.
-        s.queue_check = 1000;
-        s.check_queues_against(queued, || Some(queued * QUEUED_PACKET_BYTES))
+        let kept = queued + in_flight;
+        // Grown by 40 MB: twice the packets take 40 MB more, 60 MB with
+        // the margin. With 60 MB the run goes on and looks next at twice.
+        s.growth = crate::memory::Growth::new(1000, u64::MAX, Some(100 * MB));
+        s.check_queues_against(queued, in_flight, || Some(60 * MB), || Some(140 * MB))
             .unwrap();
-        assert_eq!(s.queue_check, 2 * queued);
+        assert_eq!(s.growth.mark, 2 * kept);
         // Below the mark memory is not asked.
-        s.check_queues_against(queued, || panic!("asked below the mark"))
-            .unwrap();
-        // Past it without room for them: stopped, with the figures.
-        s.queue_check = 1000;
+        s.check_queues().unwrap();
+        assert_eq!(s.growth.mark, 2 * kept);
+        // With less: stopped, with the figures.
+        s.growth = crate::memory::Growth::new(1000, u64::MAX, Some(100 * MB));
         let e = s
-            .check_queues_against(queued, || Some(queued * QUEUED_PACKET_BYTES - 1))
+            .check_queues_against(queued, in_flight, || Some(60 * MB - 1), || Some(140 * MB))
             .unwrap_err();
         assert!(
-            matches!(e, Error::QueuesTooLarge { cycle: 3000, packets, .. } if packets == queued),
+            matches!(
+                e,
+                Error::QueuesTooLarge { cycle: 3000, packets, in_flight: f, grown, more, available }
+                    if packets == queued && f == in_flight && grown == 40 * MB && more == 40 * MB && available == 60 * MB - 1
+            ),
             "{e}"
         );
         assert!(e.to_string().starts_with(&format!(
-            "cycle 3000: the sources' queues hold {queued} packets waiting to be sent"
+            "cycle 3000: {queued} packets wait at their sources and {in_flight} are in the network, and the run has grown by 41 MB"
         )));
     }
 
