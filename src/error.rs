@@ -146,7 +146,7 @@ pub enum Error {
     /// their sources (or in flight) would outgrow the memory available,
     /// stopped before they do.
     #[error(
-        "cycle {cycle}: {messages} messages wait at their sources or are in flight and the run has grown by {} MB since it began; they may grow to {most} ({source_queue} a node), which at that rate takes about {} MB more, and with half as much again to spare that is more than the {} MB of memory available: the network is past saturation; bound the queues (--source-queue, or traffic.source_queue in the configuration), lower the load or run fewer cycles",
+        "cycle {cycle}: {messages} messages wait at their sources or are in flight and the run has grown by {} MB since it began; up to twice as many (at most {most}, {source_queue} a node) take about {} MB more at that rate, and with half as much again to spare that is more than the {} MB of memory available: the network is past saturation; bound the queues (--source-queue, or traffic.source_queue in the configuration), lower the load or run fewer cycles",
         grown / 1_000_000,
         more / 1_000_000,
         available / 1_000_000
@@ -162,7 +162,8 @@ pub enum Error {
         source_queue: u32,
         /// Bytes the process has grown by since the run began.
         grown: u64,
-        /// Bytes the messages may yet take, at the rate they took them.
+        /// Bytes up to twice the messages (at most `most`) take more, at
+        /// the rate so far.
         more: u64,
         /// Bytes of memory available.
         available: u64,
