@@ -292,6 +292,30 @@ fn the_writers_failure_comes_back_as_an_error_that_names_it() {
 }
 
 #[test]
+fn a_waveform_whose_writer_failed_is_not_finished_as_if_whole() {
+    // The run stops with the writer's error; ending its waveform after that
+    // (as a command does for a run that stopped, to write its views) says
+    // the waveform was not finished, instead of answering as if it were.
+    let net = common::default_net();
+    let mut sys = System::new(&net, &SimConfig::default(), &Traffic::uniform(0.3, 20)).unwrap();
+    let sink = Background::new(Box::new(VcdWriter::new(Full { room: 200_000 })));
+    sys.attach_tracer(Box::new(sink)).unwrap();
+    let err = sys.run(3_000).expect_err("the disk fills up");
+    assert!(
+        err.to_string().contains("no space left on the test's disk"),
+        "{err}"
+    );
+    let again = sys
+        .finish_trace()
+        .err()
+        .expect("an error, not a finished waveform");
+    assert_eq!(
+        again.to_string(),
+        "the waveform was not finished: its writer had failed"
+    );
+}
+
+#[test]
 fn a_run_that_ends_without_finishing_still_leaves_what_it_sampled() {
     // A system dropped mid-run (its caller hit an error): everything up to
     // the last cycle sampled reaches the VCD, as it would have without the

@@ -1853,6 +1853,62 @@ fn waveforms_to_pipes_and_devices() {
     assert!(err.contains("/dev/full: No space left on device"), "{err}");
 }
 
+/// A waveform whose writing fails part way (here past a file-size limit,
+/// as on a full disk) stops every command that writes one with the
+/// file's error: an FST, which no reader opens without its end, is
+/// removed and the error says so; a VCD, readable as far as it goes, is
+/// left; neither gets views beside it (they would be written to the same
+/// full disk, and show a file that is not there or cut short).
+#[cfg(unix)]
+#[test]
+fn a_waveform_that_cannot_be_written_whole_is_reported_and_no_views_are_left() {
+    let limit = 1024;
+    // (`vectors` writes its stimulus, larger than its unit's waveform, first.)
+    for (name, args) in waveform_commands().into_iter().filter(|c| c.0 != "vectors") {
+        for ext in ["fst", "vcd"] {
+            let dir = tmp(&format!("full-{name}-{ext}"));
+            std::fs::create_dir_all(&dir).unwrap();
+            let wave = dir.join(format!("w.{ext}"));
+            // Past the limit a write fails with EFBIG once SIGXFSZ, which
+            // would end the process, is ignored (inherited through exec).
+            let o = Command::new("sh")
+                .arg("-c")
+                .arg(r#"trap "" XFSZ; exec prlimit --fsize="$0" "$@""#)
+                .arg(limit.to_string())
+                .arg(env!("CARGO_BIN_EXE_wormcast"))
+                .args(with_wave(name, &args, wave.to_str().unwrap()))
+                .output()
+                .expect("sh");
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(
+                !err.contains("prlimit: not found") && !err.contains("No such file"),
+                "prlimit (util-linux) is needed: {err}"
+            );
+            assert_eq!(o.status.code(), Some(2), "{name} {ext}: {err}");
+            let said = format!("error: {}: File too large (os error 27)", wave.display());
+            assert!(err.contains(&said), "{name} {ext}: {err}");
+            if ext == "fst" {
+                assert!(
+                    err.contains("the unfinished FST file was removed"),
+                    "{name}: {err}"
+                );
+                assert!(!wave.exists(), "{name}: the unfinished FST is still there");
+            } else {
+                let len = std::fs::metadata(&wave)
+                    .expect("the VCD as far as it got")
+                    .len();
+                assert_eq!(len, limit, "{name}");
+            }
+            for view in ["gtkw", "sucl"] {
+                assert!(
+                    !wave.with_extension(view).exists(),
+                    "{name} {ext}: a .{view}"
+                );
+            }
+        }
+    }
+}
+
 /// `wormcast` with `input` written to its standard input through a pipe.
 fn wormcast_fed(args: &[&str], input: Vec<u8>) -> Output {
     common::fed(

@@ -138,8 +138,11 @@ enum Stage {
         back: Receiver<Batch>,
         thread: JoinHandle<Result<Writer>>,
     },
-    /// Finished, or failed.
+    /// Finished.
     Done,
+    /// The writer failed (its error was returned): the waveform cannot be
+    /// finished, and views beside it would show nothing.
+    Failed,
 }
 
 /// A [`WaveSink`] that runs another on a thread of its own. Errors of the
@@ -165,17 +168,25 @@ impl Background {
     }
 
     /// Ends the thread once it has written what it was given, and returns
-    /// the writer (`None` when there is no thread), or the writer's error.
+    /// the writer (`None` when there is no thread), or the writer's error
+    /// (the stage is then [`Stage::Failed`]).
     fn join(&mut self) -> Result<Option<Writer>> {
         match std::mem::replace(&mut self.stage, Stage::Done) {
             Stage::Running { to, thread, .. } => {
                 drop(to);
-                match thread.join() {
+                let r = match thread.join() {
                     Ok(r) => r.map(Some),
                     Err(_) => Err(Error::Wave("the waveform writer's thread panicked".into())),
+                };
+                if r.is_err() {
+                    self.stage = Stage::Failed;
                 }
+                r
             }
-            _ => Ok(None),
+            other => {
+                self.stage = other;
+                Ok(None)
+            }
         }
     }
 
@@ -287,9 +298,17 @@ impl WaveSink for Background {
         self.finish(last_cycle)
     }
 
+    /// Ends the waveform; one whose writer failed earlier (its error was
+    /// returned then) is not ended, and says so.
     fn finish(&mut self, last_cycle: u64) -> Result<()> {
-        if !matches!(self.stage, Stage::Running { .. }) {
-            return Ok(());
+        match self.stage {
+            Stage::Running { .. } => {}
+            Stage::Failed => {
+                return Err(Error::Wave(
+                    "the waveform was not finished: its writer had failed".into(),
+                ));
+            }
+            _ => return Ok(()),
         }
         if !self.batch.cycles.is_empty() {
             self.hand_over()?;

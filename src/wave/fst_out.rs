@@ -125,6 +125,25 @@ impl FstWriter {
         }
     }
 
+    /// The error of a write that failed once the body began (a full disk,
+    /// say): the file cannot be finished, and an FST without its end is
+    /// one no reader opens, so it is removed (a regular file; a device is
+    /// left alone), freeing the room it took, and the error says so.
+    fn lost(&mut self, source: std::io::Error) -> Error {
+        self.state = State::Done;
+        let removed = std::fs::metadata(&self.path).is_ok_and(|m| m.is_file())
+            && std::fs::remove_file(&self.path).is_ok();
+        let what = if removed {
+            "the unfinished FST file was removed: no reader opens one without its end"
+        } else {
+            "the FST file is unfinished: no reader opens it"
+        };
+        self.io(std::io::Error::new(
+            source.kind(),
+            format!("{source}; {what}"),
+        ))
+    }
+
     fn enc(&mut self) -> &mut Encoder<BufWriter<File>> {
         match &mut self.state {
             State::Body(b) => b,
@@ -187,7 +206,7 @@ impl FstWriter {
         self.ids = ids;
         if self.enc().pending() > self.block_bytes {
             let r = self.enc().flush();
-            r.map_err(|e| self.io(e))?;
+            r.map_err(|e| self.lost(e))?;
         }
         Ok(())
     }
@@ -283,7 +302,7 @@ impl WaveSink for FstWriter {
             date: &date,
             start: t0,
         };
-        let mut enc = Encoder::new(BufWriter::new(file), &info, rec).map_err(|e| self.io(e))?;
+        let mut enc = Encoder::new(BufWriter::new(file), &info, rec).map_err(|e| self.lost(e))?;
         self.block_bytes = block_bytes(enc.frame_bits());
         enc.reserve(self.block_bytes);
         self.state = State::Body(Box::new(enc));
@@ -324,7 +343,7 @@ impl WaveSink for FstWriter {
                 let ts = self.ts.expect("begin called first");
                 // Close the last cycle so viewers show it whole.
                 e.time((last_cycle + 1) * ts.period);
-                e.finish().map_err(|e| self.io(e))?;
+                e.finish().map_err(|e| self.lost(e))?;
                 Ok(())
             }
             _ => Ok(()),
