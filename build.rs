@@ -2,12 +2,17 @@
 //! needing one that is not installed is reported as ignored (visibly,
 //! with the tool's name) instead of passing without running. `.ci/run`
 //! installs them all and checks that they are found.
+//!
+//! Also names the build (`WORMCAST_BUILD`, for `wormcast::BUILD`): the
+//! version, and the commit when built from a git checkout. A sweep's
+//! journal records the build its results came from.
 
 use std::process::{Command, Stdio};
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-env-changed=PATH");
+    build();
     for (tool, arg) in [
         ("iverilog", "-V"),
         ("verilator", "--version"),
@@ -41,4 +46,52 @@ fn main() {
             }
         }
     }
+}
+
+/// Sets `WORMCAST_BUILD` to the version, followed by the checkout's
+/// commit (`+` and 12 hex digits) when the crate is built from a git
+/// checkout and git is there (a build from a package has none). The
+/// script runs again when the commit moves.
+fn build() {
+    let version = std::env::var("CARGO_PKG_VERSION").unwrap_or_default();
+    let build = match commit() {
+        Some(c) => format!("{version}+{c}"),
+        None => version,
+    };
+    println!("cargo:rustc-env=WORMCAST_BUILD={build}");
+}
+
+/// The commit of the crate's own git checkout, if it is one.
+fn commit() -> Option<String> {
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .stderr(Stdio::null())
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    let dir = git(&["rev-parse", "--absolute-git-dir"])?;
+    // Only the crate's own checkout: not one it sits inside of as a
+    // package (a vendored copy in another project's tree).
+    let top = git(&["rev-parse", "--show-toplevel"]).map(std::path::PathBuf::from);
+    let here = std::env::var_os("CARGO_MANIFEST_DIR").map(std::path::PathBuf::from);
+    let canon = |p: Option<std::path::PathBuf>| p.and_then(|p| p.canonicalize().ok());
+    let top = canon(top);
+    if top.is_none() || top != canon(here) {
+        return None;
+    }
+    // What moves when the commit does: HEAD, the branch's ref, or the
+    // packed refs (each only if it is there: a path that does not exist
+    // makes cargo run this script at every build).
+    let dir = std::path::Path::new(&dir);
+    let mut watch = vec![dir.join("HEAD"), dir.join("packed-refs")];
+    if let Some(r) = git(&["symbolic-ref", "-q", "HEAD"]) {
+        watch.push(dir.join(r));
+    }
+    for p in watch.iter().filter(|p| p.exists()) {
+        println!("cargo:rerun-if-changed={}", p.display());
+    }
+    git(&["rev-parse", "--short=12", "HEAD"])
 }

@@ -78,6 +78,12 @@ pub use error::{Error, Item, MAX_TEXT_BYTES, Result, read_text};
 pub use memory::memory_limit_note;
 pub use rtl::BitString;
 
+/// The build: the crate's version, and the commit it was built from when
+/// it was built from a git checkout (`0.1.0+3f2a9c41d0e7`). A sweep's
+/// journal records it with every job, so that results of two builds,
+/// whose models may differ, are never resumed or merged as one sweep's.
+pub const BUILD: &str = env!("WORMCAST_BUILD");
+
 /// The README's Rust example, compiled and run as a doctest.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]

@@ -98,7 +98,7 @@ use wormcast::{Error, Result};
 #[derive(Parser)]
 #[command(
     name = "wormcast",
-    version,
+    version = wormcast::BUILD,
     about = "Cycle-level RTL models of multicast interconnection networks"
 )]
 struct Cli {

@@ -488,6 +488,10 @@ impl Sweep {
 pub struct Record {
     /// The sweep's identity.
     pub sweep: String,
+    /// The build of wormcast that ran the job ([`crate::BUILD`]; empty in
+    /// a journal of a build before it was recorded).
+    #[serde(default)]
+    pub build: String,
     /// How many jobs the sweep has.
     pub jobs: usize,
     /// This job's index.
@@ -503,6 +507,15 @@ pub struct Record {
     /// What ended the run, when it found something (a deadlock, a network
     /// that did not drain).
     pub error: Option<String>,
+}
+
+/// A journal's build as a message names it.
+fn build_name(build: &str) -> String {
+    if build.is_empty() {
+        "a build of wormcast that did not record itself".into()
+    } else {
+        format!("wormcast {build}")
+    }
 }
 
 /// The journal a run of `shard` keeps in `out`.
@@ -753,6 +766,19 @@ pub fn run_within(
                 ),
             });
         }
+        if r.build != crate::BUILD {
+            return Err(Error::Config {
+                field: "journal",
+                value: path.display().to_string(),
+                reason: format!(
+                    "its results were made by {}, this is wormcast {}: the two models may differ, \
+                     so a sweep is finished by the build that began it (or begun again with \
+                     another --out)",
+                    build_name(&r.build),
+                    crate::BUILD
+                ),
+            });
+        }
         if !std::mem::replace(&mut finished[r.job], true) {
             findings += r.error.is_some() as usize;
         }
@@ -809,6 +835,7 @@ pub fn run_within(
         let found = error.is_some();
         let rec = Record {
             sweep: sweep.id().to_string(),
+            build: crate::BUILD.to_string(),
             jobs: sweep.len(),
             job: job.index,
             replicate: job.replicate,
@@ -986,6 +1013,8 @@ fn merge_opening(journals: &[PathBuf], out: &Path, most: usize) -> Result<Vec<Pa
     const NONE: (u32, u64) = (u32::MAX, 0);
     let mut at: Vec<(u32, u64)> = Vec::new();
     let mut sweep: Option<(String, usize)> = None;
+    // The build of the first journal's first job, and that journal.
+    let mut build: Option<(String, usize)> = None;
     let mut lookup = Journals::new(journals, most);
     for (f, path) in journals.iter().enumerate() {
         // A run starts from no journal; a merge is given journals that
@@ -1012,6 +1041,24 @@ fn merge_opening(journals: &[PathBuf], out: &Path, most: usize) -> Result<Vec<Pa
                         reason: format!(
                             "its results are of sweep {} ({} jobs), the others' of sweep {id} ({n} jobs)",
                             r.sweep, r.jobs
+                        ),
+                    });
+                }
+                Some(_) => {}
+            }
+            match &build {
+                None => build = Some((r.build.clone(), f as usize)),
+                Some((b, first)) if *b != r.build => {
+                    return Err(Error::Config {
+                        field: "journal",
+                        value: path.display().to_string(),
+                        reason: format!(
+                            "job {} was run by {}, jobs of {} by {}: the two models may differ, \
+                             and a sweep's results come from one build",
+                            r.job,
+                            build_name(&r.build),
+                            journals[*first].display(),
+                            build_name(b)
                         ),
                     });
                 }
@@ -1768,6 +1815,64 @@ replicates = 2
             e.contains("journal.shard-9-of-4.jsonl") && e.contains("No such file"),
             "{e}"
         );
+        let _ = std::fs::remove_dir_all(&base);
+    }
+
+    /// Every line records the build that ran its job; a journal of another
+    /// build (or of one that did not record itself) is neither resumed nor
+    /// merged with this build's, and the refusal names both builds.
+    #[test]
+    fn a_sweep_is_made_by_one_build() {
+        let base = std::env::temp_dir().join(format!("wormcast-build-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        let s = Sweep::parse(SMALL).unwrap();
+        let halves = [Shard { index: 0, count: 2 }, Shard { index: 1, count: 2 }];
+        let journals: Vec<PathBuf> = halves.iter().map(|&h| journal_path(&base, h)).collect();
+        for h in halves {
+            run(&s, &base, h, &|| {}).unwrap();
+        }
+        let text = std::fs::read_to_string(&journals[1]).unwrap();
+        let ours = format!("\"build\":\"{}\"", crate::BUILD);
+        assert_eq!(text.matches(&ours).count(), 6, "{text}");
+        merge(&journals, &base.join("same")).unwrap();
+        for (other, named) in [
+            (
+                "\"build\":\"0.0.9\"".to_string(),
+                "wormcast 0.0.9".to_string(),
+            ),
+            (
+                String::new(),
+                "a build of wormcast that did not record itself".into(),
+            ),
+        ] {
+            let mut changed = text.replace(&format!("{ours},"), &other);
+            if !other.is_empty() {
+                changed = text.replace(&ours, &other);
+            }
+            assert_ne!(changed, text);
+            std::fs::write(&journals[1], &changed).unwrap();
+            let e = run(&s, &base, halves[1], &|| {}).unwrap_err().to_string();
+            assert!(
+                e.contains("journal.shard-1-of-2.jsonl")
+                    && e.contains(&format!(
+                        "its results were made by {named}, this is wormcast {}",
+                        crate::BUILD
+                    )),
+                "{e}"
+            );
+            let e = merge(&journals, &base.join("mixed"))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains(&format!("was run by {named}, jobs of "))
+                    && e.contains(&format!(
+                        "journal.shard-0-of-2.jsonl by wormcast {}",
+                        crate::BUILD
+                    )),
+                "{e}"
+            );
+            assert!(!base.join("mixed/sweep.csv").exists());
+        }
         let _ = std::fs::remove_dir_all(&base);
     }
 
