@@ -184,6 +184,35 @@ fn shards_merge_into_the_unsharded_result() {
         e.ends_with("the defaults in one, host=per-packet in another"),
         "{e}"
     );
+    // A shard of another build of wormcast (its model may differ), or of
+    // one that did not record its build, is not merged either; the raw
+    // file names the build that ran it.
+    assert!(
+        text.lines().next().unwrap().ends_with(&format!(
+            " build={} shard=2/3 jobs={}",
+            wormcast::BUILD,
+            whole.len() / o.schemes.len()
+        )),
+        "{text}"
+    );
+    let older = text.replace(&format!(" build={}", wormcast::BUILD), " build=0.0.9");
+    let unrecorded = text.replace(&format!(" build={}", wormcast::BUILD), "");
+    for (file, named) in [(older, "0.0.9"), (unrecorded, "unrecorded")] {
+        let mut mixed = parts[..2].to_vec();
+        let mut part = parse_raw(&file, "other").unwrap();
+        part.1.seed = o.seed;
+        assert_eq!(part.1.build, named);
+        mixed.push(part);
+        let e = merge(&mixed).unwrap_err().to_string();
+        assert!(
+            e.ends_with(&format!(
+                "the raw files were made by two builds of wormcast ({} and {named}): the two \
+                 models may differ, and an experiment's results come from one build",
+                wormcast::BUILD
+            )),
+            "{e}"
+        );
+    }
     assert!(Shard::parse("3/3").is_err());
     assert!(parse_raw("job,x\n", "bad.csv").is_err());
 }

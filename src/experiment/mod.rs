@@ -228,7 +228,15 @@ pub struct Options {
     /// What hosts pay `t_hs`/`t_hr` for (per message; see
     /// [`NiParams::host_overhead`]).
     pub host_overhead: HostOverhead,
+    /// The build of wormcast that runs the jobs ([`crate::BUILD`]), or
+    /// that ran those of a raw file ([`UNRECORDED`] for one written before
+    /// builds were recorded): shards of two builds, whose models may
+    /// differ, are different experiments and are not merged.
+    pub build: String,
 }
+
+/// [`Options::build`] of a raw file that does not name its build.
+pub const UNRECORDED: &str = "unrecorded";
 
 impl Options {
     /// The paper's sizes (`quick`: 2 topologies, 2 sets, 200,000-cycle load
@@ -247,6 +255,7 @@ impl Options {
             ],
             seed: 1,
             host_overhead: HostOverhead::PerMessage,
+            build: crate::BUILD.to_string(),
         }
     }
 
@@ -615,7 +624,7 @@ const RAW_HEADER: &str =
 /// every option that changes its rows.
 fn describe(fig: Figure, o: &Options) -> String {
     format!(
-        "{} quick={} topologies={} sets={} cycles={} warmup={} seed={} schemes={}{}",
+        "{} quick={} topologies={} sets={} cycles={} warmup={} seed={} schemes={}{} build={}",
         fig.name(),
         o.quick,
         o.topologies,
@@ -633,6 +642,7 @@ fn describe(fig: Figure, o: &Options) -> String {
         } else {
             format!(" host={}", o.host_overhead.name())
         },
+        o.build,
     )
 }
 
@@ -685,6 +695,7 @@ pub fn parse_raw(text: &str, name: &str) -> Result<(Figure, Options, Shard, Vec<
     let mut words = rest.split_whitespace();
     let fig = Figure::parse(words.next().unwrap_or(""))?;
     let mut o = Options::new(false);
+    o.build = UNRECORDED.into();
     let mut shard = Shard::ALL;
     for w in words {
         let (k, v) = w
@@ -707,6 +718,7 @@ pub fn parse_raw(text: &str, name: &str) -> Result<(Figure, Options, Shard, Vec<
             "schemes" => o.schemes = v.split(':').map(PlanScheme::parse).collect::<Result<_>>()?,
             "shard" => shard = Shard::parse(v)?,
             "host" => o.host_overhead = HostOverhead::parse(v)?,
+            "build" => o.build = v.into(),
             "jobs" => {}
             _ => return Err(bad(1, format!("unknown field {k}"))),
         }
@@ -760,6 +772,23 @@ pub fn merge(parts: &[(Figure, Options, Shard, Vec<Row>)]) -> Result<(Figure, Op
     };
     let mut all: Vec<Row> = Vec::new();
     for (f, oo, _, rows) in parts {
+        if f == fig
+            && oo.build != o.build
+            && (Options {
+                build: o.build.clone(),
+                ..oo.clone()
+            }) == *o
+        {
+            return Err(Error::Config {
+                field: "merge",
+                value: f.name().into(),
+                reason: format!(
+                    "the raw files were made by two builds of wormcast ({} and {}): the two \
+                     models may differ, and an experiment's results come from one build",
+                    o.build, oo.build
+                ),
+            });
+        }
         if f != fig || oo != o {
             // Name what differs: the figure, or the options' words.
             let (a, b) = (describe(*fig, o), describe(*f, oo));
