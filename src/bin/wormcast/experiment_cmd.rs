@@ -17,8 +17,14 @@ pub(crate) enum ExpCmd {
         #[arg(long)]
         quick: bool,
         /// Run only slice I of N (0-based) of every figure's jobs.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "slurm")]
         shard: Option<String>,
+        /// Take the shard from the Slurm job array task, as `sweep run
+        /// --slurm` does (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT; a
+        /// stepped array such as --array=1-7:2 too), and the worker
+        /// threads from the task's CPUs where --threads is not given.
+        #[arg(long)]
+        slurm: bool,
         /// Output directory.
         #[arg(long, default_value = "experiments")]
         out: PathBuf,
@@ -46,7 +52,9 @@ pub(crate) enum ExpCmd {
         /// paid); docs/reproduction.md, Figs. 24 and 25.
         #[arg(long)]
         host_overhead: Option<String>,
-        /// Worker threads (default: every core).
+        /// Worker threads (default: with --slurm, the task's CPUs,
+        /// SLURM_CPUS_PER_TASK or SLURM_CPUS_ON_NODE, where set; else
+        /// every core).
         #[arg(long)]
         threads: Option<usize>,
         /// No progress bar.
@@ -72,6 +80,7 @@ pub(crate) fn experiment(cmd: ExpCmd) -> Result<()> {
             figure,
             quick,
             shard,
+            slurm,
             out,
             topologies,
             sets,
@@ -154,9 +163,15 @@ pub(crate) fn experiment(cmd: ExpCmd) -> Result<()> {
             for &fig in &figs {
                 o.validate_for(fig)?;
             }
+            let env = |k: &str| std::env::var(k).ok();
             let shard = match shard {
+                _ if slurm => wormcast::experiment::sweep::slurm_shard(&env)?,
                 Some(s) => ex::Shard::parse(&s)?,
                 None => ex::Shard::ALL,
+            };
+            let threads = match threads {
+                None if slurm => wormcast::experiment::sweep::slurm_cpus(&env)?,
+                t => t,
             };
             let pool = worker_pool(threads)?;
             for fig in figs {
