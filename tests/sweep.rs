@@ -1,6 +1,7 @@
 //! `wormcast sweep` as a user runs it: the example sweep, its shards (by
 //! `--shard` and by a Slurm array task's environment) merged into the bytes
-//! of one run, a run resumed, and bad input refused by name.
+//! of one run, a run resumed, and bad input refused by name; and a paper's
+//! experiment sharded by a Slurm task.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -143,6 +144,57 @@ fn slurm_tasks_and_shards_merge_into_the_bytes_of_one_run() {
     );
     let _ = std::fs::remove_dir_all(one);
     let _ = std::fs::remove_dir_all(parts);
+}
+
+/// A paper's experiment takes its shard from a Slurm array task too
+/// (`experiment run --slurm`): the second task of `--array=1-3:2` writes
+/// the raw file `--shard 1/2` writes, byte for byte; outside an array,
+/// `--slurm` is refused by the variable it lacks.
+#[test]
+fn an_experiment_takes_its_shard_from_a_slurm_task() {
+    let dir = tmp("experiment");
+    let run = |out: &Path, how: &[&str], env: &[(&str, &str)]| {
+        let mut args = vec![
+            "experiment",
+            "run",
+            "--figure",
+            "fig22",
+            "--quick",
+            "--quiet",
+        ];
+        args.extend(["--out", out.to_str().unwrap()]);
+        args.extend(how);
+        wormcast(&args, env)
+    };
+    let o = run(&dir.join("given"), &["--shard", "1/2"], &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run(
+        &dir.join("task"),
+        &["--slurm"],
+        &[
+            ("SLURM_ARRAY_TASK_ID", "3"),
+            ("SLURM_ARRAY_TASK_COUNT", "2"),
+            ("SLURM_ARRAY_TASK_MIN", "1"),
+            ("SLURM_ARRAY_TASK_MAX", "3"),
+            ("SLURM_ARRAY_TASK_STEP", "2"),
+            ("SLURM_CPUS_PER_TASK", "1"),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let raw = "fig22.raw.shard-1-of-2.csv";
+    assert_eq!(
+        read(&dir.join("task").join(raw)),
+        read(&dir.join("given").join(raw))
+    );
+    let o = run(&dir.join("none"), &["--slurm"], &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("SLURM_ARRAY_TASK_ID") && stderr(&o).contains("not set"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!dir.join("none").exists());
+    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
