@@ -85,10 +85,14 @@ fn commit() -> Option<String> {
     // What moves when the commit does: HEAD, the branch's ref, or the
     // packed refs (each only if it is there: a path that does not exist
     // makes cargo run this script at every build).
-    let dir = std::path::Path::new(&dir);
-    let mut watch = vec![dir.join("HEAD"), dir.join("packed-refs")];
+    // (A worktree has its own HEAD and shares the refs of the common
+    // folder.)
+    let common = git(&["rev-parse", "--path-format=absolute", "--git-common-dir"])
+        .unwrap_or_else(|| dir.clone());
+    let (dir, common) = (std::path::Path::new(&dir), std::path::Path::new(&common));
+    let mut watch = vec![dir.join("HEAD"), common.join("packed-refs")];
     if let Some(r) = git(&["symbolic-ref", "-q", "HEAD"]) {
-        watch.push(dir.join(r));
+        watch.push(common.join(r));
     }
     for p in watch.iter().filter(|p| p.exists()) {
         println!("cargo:rerun-if-changed={}", p.display());
