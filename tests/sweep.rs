@@ -197,6 +197,61 @@ fn an_experiment_takes_its_shard_from_a_slurm_task() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// Jobs whose configuration asks for several threads each, run side by
+/// side on every worker, would put more threads to work than there are
+/// cores (on 2 cores, 4.5 times as long): each runs on one thread while
+/// others are still to start, and the sweep says so. The results are those
+/// of jobs asking for one thread, byte for byte; a sweep of one job runs
+/// it on the threads it asks for.
+#[test]
+fn jobs_asking_for_threads_share_the_sweeps_cores() {
+    let dir = tmp("cores");
+    std::fs::create_dir_all(&dir).unwrap();
+    let sweep = |threads: u32, loads: &str| {
+        let text = format!(
+            "[network]\ntopology = \"mesh:16x16\"\nrouter = \"cut-through\"\n\
+             [traffic]\npacket = 20\n[stats]\ncycles = 2000\nwarmup = 500\n\
+             [switch]\nthreads = {threads}\n[sweep]\n\"traffic.load\" = [{loads}]\n"
+        );
+        let f = dir.join(format!("t{threads}-{}.toml", loads.len()));
+        std::fs::write(&f, text).unwrap();
+        f
+    };
+    let run = |file: &Path, out: &str| {
+        let out = dir.join(out);
+        let o = wormcast(
+            &[
+                "sweep",
+                "run",
+                file.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+                "--threads",
+                "2",
+                "--quiet",
+            ],
+            &[],
+        );
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        (stderr(&o), read(&out.join("sweep.csv")))
+    };
+    let loads = "0.02, 0.03, 0.04, 0.05";
+    let (said, two) = run(&sweep(2, loads), "two");
+    assert!(
+        said.contains(
+            "4 jobs ran on fewer threads than the 2 their configuration asks for: \
+             jobs side by side on the sweep's 2 workers keep its cores busy"
+        ),
+        "{said}"
+    );
+    let (said, one) = run(&sweep(1, loads), "one");
+    assert!(!said.contains("fewer threads"), "{said}");
+    assert_eq!(two, one);
+    let (said, _) = run(&sweep(2, "0.02"), "alone");
+    assert!(!said.contains("fewer threads"), "{said}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 #[test]
 fn bad_sweeps_and_slurm_settings_are_refused_by_name() {
     let out = tmp("bad");

@@ -217,6 +217,28 @@ impl RunOptions {
         self
     }
 
+    /// The threads these options ask to evaluate a network of `router`
+    /// (its own count of the three: the cut-through switch's
+    /// [`SimConfig`], the wormhole router's, the tree router's).
+    pub fn threads_for(&self, router: super::RouterModel) -> usize {
+        match router {
+            super::RouterModel::CutThrough => self.sim.threads,
+            super::RouterModel::Wormhole => self.wormhole_threads,
+            super::RouterModel::Tree => self.tree.threads,
+        }
+    }
+
+    /// These options with at most `threads` evaluating the network,
+    /// whichever router model runs it (each count capped, none raised):
+    /// as [`with_threads`](Self::with_threads), the results and waveforms
+    /// do not change.
+    pub fn with_threads_at_most(mut self, threads: usize) -> Self {
+        self.sim.threads = self.sim.threads.min(threads);
+        self.wormhole_threads = self.wormhole_threads.min(threads);
+        self.tree.threads = self.tree.threads.min(threads);
+        self
+    }
+
     /// These options with `hand_over` choosing which cycles go to the
     /// other threads, whichever router model runs.
     pub fn with_hand_over(mut self, hand_over: HandOver) -> Self {

@@ -146,6 +146,17 @@ pub(crate) fn run(cmd: SweepCmd) -> Result<bool> {
                     sweep::megabytes(o.memory_budget)
                 );
             }
+            if o.fewer_threads.0 > 0 {
+                eprintln!(
+                    "sweep {}: {} jobs ran on fewer threads than the {} their configuration asks for: \
+                     jobs side by side on the sweep's {} workers keep its cores busy (a job's threads \
+                     change its time, not its result)",
+                    s.id(),
+                    o.fewer_threads.0,
+                    o.fewer_threads.1,
+                    o.workers
+                );
+            }
             for f in &o.written {
                 println!("{}", f.display());
             }
