@@ -240,7 +240,7 @@ fn jobs_asking_for_threads_share_the_sweeps_cores() {
     assert!(
         said.contains(
             "4 jobs ran on fewer threads than the 2 their configuration asks for: \
-             jobs side by side on the sweep's 2 workers keep its cores busy"
+             the sweep's 2 threads run its jobs side by side"
         ),
         "{said}"
     );

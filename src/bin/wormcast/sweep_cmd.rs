@@ -149,8 +149,8 @@ pub(crate) fn run(cmd: SweepCmd) -> Result<bool> {
             if o.fewer_threads.0 > 0 {
                 eprintln!(
                     "sweep {}: {} jobs ran on fewer threads than the {} their configuration asks for: \
-                     jobs side by side on the sweep's {} workers keep its cores busy (a job's threads \
-                     change its time, not its result)",
+                     the sweep's {} threads run its jobs side by side and give a job more only of the \
+                     cores no job holds (a job's threads change its time, not its result)",
                     s.id(),
                     o.fewer_threads.0,
                     o.fewer_threads.1,
