@@ -668,8 +668,10 @@ pub struct Outcome {
     pub waited: usize,
     /// The worker threads the jobs ran on, side by side.
     pub workers: usize,
-    /// Jobs run on fewer threads than their configuration asks for
-    /// ([`Cores`]), and the most any asked for.
+    /// Jobs run on fewer threads than their configuration asks for, and
+    /// the most any asked for: a job runs on one thread while jobs of the
+    /// shard are still to start, and on more only of the cores no running
+    /// job holds (a job's threads change its time, not its result).
     pub fewer_threads: (usize, usize),
 }
 
