@@ -1686,6 +1686,36 @@ replicates = 2
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
 
+        /// Jobs started and finished in any order by at most `workers` at
+        /// once: the threads they hold never exceed the workers, each job
+        /// has one at least and no more than it asked for, and a job has
+        /// more than one only once none is left to start.
+        #[test]
+        fn the_jobs_threads_never_exceed_the_workers(
+            workers in 1usize..6,
+            jobs in proptest::collection::vec((1usize..9, proptest::bool::ANY), 1..24),
+        ) {
+            let cores = Cores::new(workers);
+            cores.expect(jobs.len());
+            let mut running: Vec<Threads<'_>> = Vec::new();
+            let held = |r: &[Threads<'_>]| r.iter().map(|t| t.count).sum::<usize>();
+            for (n, &(asked, finish_one)) in jobs.iter().enumerate() {
+                if running.len() == workers || (finish_one && !running.is_empty()) {
+                    running.remove(asked % running.len());
+                }
+                let t = cores.take(asked);
+                proptest::prop_assert!(t.count >= 1 && t.count <= asked.max(1));
+                if t.count > 1 {
+                    proptest::prop_assert_eq!(n + 1, jobs.len(), "more threads with jobs left to start");
+                }
+                running.push(t);
+                proptest::prop_assert!(held(&running) <= workers, "{} threads on {workers} workers", held(&running));
+                proptest::prop_assert_eq!(Cores::lock(&cores.state).0, held(&running));
+            }
+            drop(running);
+            proptest::prop_assert_eq!(Cores::lock(&cores.state).0, 0);
+        }
+
         /// Any grid of distinct values: every job lies in exactly one
         /// shard of any count, and no two jobs share a seed (two jobs with
         /// one seed and the same values would be the same run).
