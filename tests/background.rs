@@ -300,10 +300,24 @@ fn a_waveform_whose_writer_failed_is_not_finished_as_if_whole() {
     let mut sys = System::new(&net, &SimConfig::default(), &Traffic::uniform(0.3, 20)).unwrap();
     let sink = Background::new(Box::new(VcdWriter::new(Full { room: 200_000 })));
     sys.attach_tracer(Box::new(sink)).unwrap();
-    let err = sys.run(3_000).expect_err("the disk fills up");
+    // The writer fails on the first batch it is given; the simulation
+    // hears of it when it next hands one over, which may be a batch or two
+    // later (the writer's thread has to have ended by then).
+    let err = (0..200)
+        .find_map(|_| sys.run(1_000).err())
+        .expect("the disk fills up within 200,000 cycles");
     assert!(
         err.to_string().contains("no space left on the test's disk"),
         "{err}"
+    );
+    // Run on, the system hands its next batch to no writer: the same
+    // answer, not a waveform "written after it ended".
+    let on = sys
+        .run(20_000)
+        .expect_err("no writer to take the next batch");
+    assert_eq!(
+        on.to_string(),
+        "the waveform was not finished: its writer had failed"
     );
     let again = sys
         .finish_trace()

@@ -193,7 +193,10 @@ impl Background {
     /// Hands the current batch to the thread.
     fn hand_over(&mut self) -> Result<()> {
         let Stage::Running { to, back, .. } = &self.stage else {
-            return Err(Error::Wave("waveform written after it ended".into()));
+            return Err(match self.stage {
+                Stage::Failed => not_finished(),
+                _ => Error::Wave("waveform written after it ended".into()),
+            });
         };
         // A batch the writer is done with, or a new one.
         let next: Batch = back.try_recv().unwrap_or_else(|_| Batch::reserved());
@@ -303,11 +306,7 @@ impl WaveSink for Background {
     fn finish(&mut self, last_cycle: u64) -> Result<()> {
         match self.stage {
             Stage::Running { .. } => {}
-            Stage::Failed => {
-                return Err(Error::Wave(
-                    "the waveform was not finished: its writer had failed".into(),
-                ));
-            }
+            Stage::Failed => return Err(not_finished()),
             _ => return Ok(()),
         }
         if !self.batch.cycles.is_empty() {
@@ -329,6 +328,12 @@ impl Background {
             state.take_changes(UNKNOWN, &mut b.ids, &mut b.words, &mut b.wide);
         }
     }
+}
+
+/// What a [`Background`] whose writer failed says when it is given more,
+/// or asked to finish (the writer's own error was returned before).
+fn not_finished() -> Error {
+    Error::Wave("the waveform was not finished: its writer had failed".into())
 }
 
 /// A [`Background`] given cycles both ways, copied and logged.
