@@ -158,8 +158,12 @@ fn a_booksim_anynet_file_runs_as_its_toml_translation() {
         for timing in ["wall_seconds", "cycles_per_second", "setup_seconds"] {
             m.remove(timing).expect(timing);
         }
+        // The build that ran it, as `wormcast --version` names it.
+        assert_eq!(m.remove("build").unwrap(), wormcast::BUILD);
         v
     };
+    let version = ok(&wormcast(&["--version"]));
+    assert_eq!(version, format!("wormcast {}\n", wormcast::BUILD));
     let a = run(&anynet, &[]);
     assert!(a["packets_delivered"].as_u64().unwrap() > 300, "{a}");
     assert_eq!(a, run(&toml, &[]));

@@ -1088,6 +1088,12 @@ fn wormcast_json(args: &[&str]) -> serde_json::Value {
         let t = v.as_object_mut().unwrap().remove(k);
         assert!(t.as_ref().and_then(|t| t.as_f64()).is_some(), "{k}: {t:?}");
     }
+    // The build that ran it, as `wormcast --version` names it.
+    let build = v.as_object_mut().unwrap().remove("build");
+    assert_eq!(
+        build.as_ref().and_then(|b| b.as_str()),
+        Some(wormcast::BUILD)
+    );
     v
 }
 

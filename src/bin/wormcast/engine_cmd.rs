@@ -30,6 +30,9 @@ struct Out<'a> {
     /// Threads the routers were evaluated on (a figure of the run, like
     /// its wall time: the results are the same for any count).
     threads: usize,
+    /// The build of wormcast that ran it (`wormcast --version`): reports
+    /// gathered from several machines say which model made each.
+    build: &'static str,
 }
 
 /// The options of `run` that are fields of a run configuration, with the
@@ -321,6 +324,7 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
             cycles_per_second: cycles as f64 / wall.max(1e-9),
             setup_seconds: setup,
             threads,
+            build: wormcast::BUILD,
         };
         say!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());

@@ -269,6 +269,9 @@ pub(crate) struct RunOutput<'a> {
     /// Loading the network and building its switches, routing tables and
     /// endpoints before the run.
     pub(crate) setup_seconds: f64,
+    /// The build of wormcast that ran it (`wormcast --version`): reports
+    /// gathered from several machines say which model made each.
+    pub(crate) build: &'static str,
 }
 
 /// The options of `run` that only some traffic patterns use, with the
@@ -560,6 +563,7 @@ pub(crate) fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
         wall_seconds: wall,
         cycles_per_second: report.cycles as f64 / wall.max(1e-9),
         setup_seconds: setup,
+        build: wormcast::BUILD,
     };
     if a.json {
         say!("{}", serde_json::to_string_pretty(&out)?);
