@@ -2026,6 +2026,20 @@ replicates = 2
             );
             assert!(!base.join("mixed/sweep.csv").exists());
         }
+        // Journals all of one other build merge (a merge runs no model),
+        // and the results name the build that made them.
+        std::fs::write(&journals[1], &text).unwrap();
+        for j in &journals {
+            let text = std::fs::read_to_string(j).unwrap();
+            std::fs::write(j, text.replace(&ours, "\"build\":\"0.0.9\"")).unwrap();
+        }
+        merge(&journals, &base.join("older")).unwrap();
+        let merged = std::fs::read_to_string(base.join("older/sweep.jsonl")).unwrap();
+        assert_eq!(
+            merged.matches("\"build\":\"0.0.9\"").count(),
+            12,
+            "{merged}"
+        );
         let _ = std::fs::remove_dir_all(&base);
     }
 
