@@ -50,8 +50,11 @@ fn main() {
 
 /// Sets `WORMCAST_BUILD` to the version, followed by the checkout's
 /// commit (`+` and 12 hex digits) when the crate is built from a git
-/// checkout and git is there (a build from a package has none). The
-/// script runs again when the commit moves.
+/// checkout and git is there (a build from a package has none), and by
+/// `.modified-` and 16 hex digits when what the build is made of differs
+/// from that commit (the digits a hash of the difference, so that two
+/// different edits are two builds). The script runs again when the commit
+/// moves or a source changes.
 fn build() {
     let version = std::env::var("CARGO_PKG_VERSION").unwrap_or_default();
     let build = match commit() {
@@ -97,5 +100,58 @@ fn commit() -> Option<String> {
     for p in watch.iter().filter(|p| p.exists()) {
         println!("cargo:rerun-if-changed={}", p.display());
     }
-    git(&["rev-parse", "--short=12", "HEAD"])
+    let commit = git(&["rev-parse", "--short=12", "HEAD"])?;
+    // What the build is made of, besides this script: edits to it not yet
+    // committed make another model than the commit's.
+    const MADE_OF: [&str; 4] = ["src", "Cargo.toml", "Cargo.lock", "build.rs"];
+    for p in &MADE_OF[..3] {
+        println!("cargo:rerun-if-changed={p}");
+    }
+    Some(match modified(&MADE_OF) {
+        Some(hash) => format!("{commit}.modified-{hash:016x}"),
+        None => commit,
+    })
+}
+
+/// A hash of how `paths` differ from the commit checked out (the changes
+/// to tracked files and the contents of files not yet tracked), or None
+/// when they do not. A change git cannot show counts as one.
+fn modified(paths: &[&str]) -> Option<u64> {
+    let run = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .args(paths)
+            .stderr(Stdio::null())
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| o.stdout)
+    };
+    let diff = run(&["diff", "HEAD", "--no-ext-diff", "--no-textconv", "--binary", "--"]);
+    let new = run(&["ls-files", "-z", "--others", "--exclude-standard", "--"]);
+    let (Some(diff), Some(new)) = (diff, new) else {
+        return Some(0);
+    };
+    if diff.is_empty() && new.is_empty() {
+        return None;
+    }
+    // FNV-1a, 64 bits: stable across builds and machines, unlike std's
+    // hasher, and enough to tell one working tree from another.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |bytes: &[u8]| {
+        for &b in bytes {
+            h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    eat(&diff);
+    for name in new.split(|&b| b == 0).filter(|n| !n.is_empty()) {
+        eat(name);
+        eat(&[0]);
+        // A file that cannot be read is hashed by its name alone.
+        if let Ok(bytes) = std::fs::read(std::str::from_utf8(name).unwrap_or_default()) {
+            eat(&bytes);
+        }
+        eat(&[0]);
+    }
+    Some(h)
 }

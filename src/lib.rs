@@ -79,7 +79,9 @@ pub use memory::memory_limit_note;
 pub use rtl::BitString;
 
 /// The build: the crate's version, and the commit it was built from when
-/// it was built from a git checkout (`0.1.0+3f2a9c41d0e7`). A sweep's
+/// it was built from a git checkout (`0.1.0+3f2a9c41d0e7`), marked
+/// `.modified-` and a hash of the edits when its sources differ from that
+/// commit (`0.1.0+3f2a9c41d0e7.modified-5be0c3f1a2d49e07`). A sweep's
 /// journal records it with every job, so that results of two builds,
 /// whose models may differ, are never resumed or merged as one sweep's.
 pub const BUILD: &str = env!("WORMCAST_BUILD");

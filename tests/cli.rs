@@ -250,6 +250,60 @@ fn a_booksim_anynet_file_runs_as_its_toml_translation() {
     );
 }
 
+/// The build names the commit it was made from, and whether what it is
+/// made of (the sources, the manifest, the lock file, the build script)
+/// was edited since: a sweep resumed or merged by build must not take an
+/// edited model for the commit's. Run where the crate is its own git
+/// checkout (as in CI); elsewhere the build is the bare version.
+#[test]
+fn the_build_names_its_commit_and_its_edits() {
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    let version = env!("CARGO_PKG_VERSION");
+    let top = git(&["rev-parse", "--show-toplevel"]).map(PathBuf::from);
+    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let canon = |p: &PathBuf| p.canonicalize().unwrap();
+    if top.filter(|t| canon(t) == canon(&here)).is_none() {
+        // Not the crate's own checkout: nothing names a commit.
+        assert_eq!(wormcast::BUILD, version);
+        return;
+    }
+    let commit = git(&["rev-parse", "--short=12", "HEAD"]).unwrap();
+    let edited = !git(&[
+        "status",
+        "--porcelain",
+        "--",
+        "src",
+        "Cargo.toml",
+        "Cargo.lock",
+        "build.rs",
+    ])
+    .unwrap()
+    .is_empty();
+    let rest = wormcast::BUILD
+        .strip_prefix(&format!("{version}+{commit}"))
+        .unwrap_or_else(|| panic!("{} names another commit than {commit}", wormcast::BUILD));
+    if edited {
+        let hash = rest.strip_prefix(".modified-").unwrap_or_else(|| {
+            panic!("{} does not say its sources were edited", wormcast::BUILD)
+        });
+        assert!(
+            hash.len() == 16 && hash.chars().all(|c| c.is_ascii_hexdigit()),
+            "{}",
+            wormcast::BUILD
+        );
+    } else {
+        assert_eq!(rest, "", "{} says a clean checkout was edited", wormcast::BUILD);
+    }
+}
+
 #[test]
 fn a_single_packet_reports_its_latency() {
     let net = tmp("single.toml");
