@@ -127,7 +127,14 @@ fn modified(paths: &[&str]) -> Option<u64> {
             .filter(|o| o.status.success())
             .map(|o| o.stdout)
     };
-    let diff = run(&["diff", "HEAD", "--no-ext-diff", "--no-textconv", "--binary", "--"]);
+    let diff = run(&[
+        "diff",
+        "HEAD",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--binary",
+        "--",
+    ]);
     let new = run(&["ls-files", "-z", "--others", "--exclude-standard", "--"]);
     let (Some(diff), Some(new)) = (diff, new) else {
         return Some(0);

@@ -207,3 +207,34 @@ grep -qF "$want" "$work/long-0.out" || fail "the cancelled task did not stop cle
 [ "$(wc -l <"$journal")" = 2 ] && [ -z "$(tail -c1 "$journal" | tr -d '\n')" ] \
     || fail "the cancelled task's journal is not two whole lines: $(cat "$journal")"
 echo "ok   Slurm task cancelled (SIGTERM): its sweep stopped cleanly: $want"
+
+# A paper's experiment cut short the same way keeps the jobs it finished
+# in its journal (<raw file>.part); the same job submitted again runs the
+# others and writes the files of one uninterrupted run.
+"$wormcast" experiment run --figure fig26 --quick --out "$work/fig26-one" --quiet >/dev/null
+submit_fig26() {
+    sbatch --parsable --array=0 --chdir="$work" --output="$work/fig26-$1-%a.out" \
+        --wrap "'$wormcast' experiment run --figure fig26 --quick --slurm --threads 1 --out '$work/fig26' --quiet"
+}
+cut=$(submit_fig26 cut)
+part="$work/fig26/fig26.raw.csv.part"
+for _ in $(seq 1200); do
+    [ "$(cat "$part" 2>/dev/null | wc -l)" -ge 11 ] && break
+    sleep 0.1
+done
+[ "$(wc -l <"$part")" -ge 11 ] || fail "the experiment's task ${cut%%;*} did not finish three jobs in 120 s: $(cat "$work"/fig26-cut-0.out)"
+scancel "${cut%%;*}"
+drain "the cancelled experiment ${cut%%;*}"
+grep -qE "stopped by SIGTERM with [0-9]+ of fig26's 64 jobs in $part: the same \`experiment run\` again runs the other [0-9]+" \
+    "$work/fig26-cut-0.out" || fail "the cancelled experiment did not stop cleanly: $(cat "$work"/fig26-cut-0.out)"
+kept=$(grep -oE "with [0-9]+ of" "$work/fig26-cut-0.out" | tr -dc 0-9)
+[ -f "$work/fig26/fig26.raw.csv" ] && fail "the cancelled experiment wrote its raw file"
+again=$(submit_fig26 again)
+drain "the experiment submitted again ${again%%;*}"
+grep -qF "note: fig26: $kept of its 64 jobs were in $part already (the journal of a run stopped part way); $((64 - kept)) ran" \
+    "$work/fig26-again-0.out" || fail "the experiment submitted again did not resume its journal: $(cat "$work"/fig26-again-0.out)"
+for f in fig26.raw.csv fig26.csv fig26.svg; do
+    cmp "$work/fig26-one/$f" "$work/fig26/$f" || fail "$f of the resumed experiment differs from one uninterrupted run"
+done
+[ -e "$part" ] && fail "the resumed experiment left its journal"
+echo "ok   Slurm task of an experiment cancelled (SIGTERM) with $kept of 64 jobs done, submitted again: resumed, equal to one uninterrupted run, byte for byte"

@@ -291,16 +291,21 @@ fn the_build_names_its_commit_and_its_edits() {
         .strip_prefix(&format!("{version}+{commit}"))
         .unwrap_or_else(|| panic!("{} names another commit than {commit}", wormcast::BUILD));
     if edited {
-        let hash = rest.strip_prefix(".modified-").unwrap_or_else(|| {
-            panic!("{} does not say its sources were edited", wormcast::BUILD)
-        });
+        let hash = rest
+            .strip_prefix(".modified-")
+            .unwrap_or_else(|| panic!("{} does not say its sources were edited", wormcast::BUILD));
         assert!(
             hash.len() == 16 && hash.chars().all(|c| c.is_ascii_hexdigit()),
             "{}",
             wormcast::BUILD
         );
     } else {
-        assert_eq!(rest, "", "{} says a clean checkout was edited", wormcast::BUILD);
+        assert_eq!(
+            rest,
+            "",
+            "{} says a clean checkout was edited",
+            wormcast::BUILD
+        );
     }
 }
 

@@ -341,3 +341,75 @@ fn a_point_with_no_completed_run_summarizes_as_zero_not_minus_zero() {
     let csv = summary_csv(&points);
     assert!(!csv.contains("-0."), "{csv}");
 }
+
+/// A journal that is not what a run writes is refused by line, not taken
+/// as finished jobs; one cut off part way is resumed. Run whole, a shard
+/// of fig22 gives the rows `run` gives.
+#[test]
+fn a_journal_is_read_line_by_line_and_a_bad_one_named() {
+    use wormcast::experiment::{journal_path, raw_path, run_into};
+    let o = quick();
+    let dir = std::env::temp_dir().join(format!("wormcast-journal-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let shard = Shard { index: 1, count: 3 };
+    let rows = run(Figure::Fig22, &o, shard, &|| ()).unwrap();
+    let whole = raw_csv(Figure::Fig22, &o, shard, &rows);
+    let lines: Vec<&str> = whole.lines().collect();
+    let journal = journal_path(&dir, Figure::Fig22, shard);
+    assert_eq!(
+        journal,
+        dir.join("fig22.raw.shard-1-of-3.csv.part"),
+        "the raw file's name and .part"
+    );
+    std::fs::create_dir_all(&dir).unwrap();
+    let refused = |text: String, why: &str| {
+        std::fs::write(&journal, &text).unwrap();
+        let e = run_into(&dir, Figure::Fig22, &o, shard, &|| ()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!("configuration: journal = {}: {why}", journal.display()),
+            "{text}"
+        );
+        // Left as it was, for its owner to look at.
+        assert_eq!(std::fs::read_to_string(&journal).unwrap(), text);
+    };
+    let head = lines[..2].join("\n");
+    refused(
+        format!("{head}\n{}\nnot a row\n{}\n", lines[2], lines[3]),
+        "line 4: 1 fields, not 11",
+    );
+    // Job 0 is shard 0's.
+    refused(
+        format!("{head}\n{}\n", lines[2].replacen("1,", "0,", 1)),
+        "line 3: job 0 is not one of this run's",
+    );
+    // A job's rows cut short before another job's: not a torn write.
+    refused(
+        format!("{head}\n{}\n{}\n", lines[2], lines[5]),
+        "line 4: job 1 has 1 of its 3 rows before job 4's",
+    );
+    refused(
+        format!("{head}\n{}\n{}\n{}\n", lines[2], lines[2], lines[4]),
+        "line 5: job 1's rows are not one of each scheme, in order",
+    );
+    refused(
+        format!(
+            "{head}\n{}\n{}\n",
+            lines[2..5].join("\n"),
+            lines[2..5].join("\n")
+        ),
+        "line 8: job 1 twice",
+    );
+    // Cut off in a job's second row: the first job is kept, the second
+    // runs again, and the raw file is the one `run` writes.
+    let cut = format!("{head}\n{}\n{}", lines[2..6].join("\n"), &lines[6][..5]);
+    std::fs::write(&journal, &cut).unwrap();
+    let ran = run_into(&dir, Figure::Fig22, &o, shard, &|| ()).unwrap();
+    assert_eq!(ran.kept, Some((1, journal.clone())));
+    assert_eq!(ran.ran, rows.len() / 3 - 1);
+    let raw = raw_path(&dir, Figure::Fig22, shard);
+    assert_eq!(ran.files, std::slice::from_ref(&raw));
+    assert_eq!(std::fs::read_to_string(&raw).unwrap(), whole);
+    assert!(!journal.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -341,3 +341,174 @@ fn a_stop_asked_in_the_process_ends_runs_at_their_next_cycle_and_clear_lets_them
     assert_eq!(stopped.report(), whole.report());
     assert!(stopped.report().packets_delivered > 0);
 }
+
+/// The files of a figure's run, by name, as bytes.
+fn figure_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let p = e.unwrap().path();
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn an_experiment_stopped_part_way_resumes_from_its_journal() {
+    // Slurm's time limit, then the same command again: the jobs finished
+    // before the stop are kept, a job whose rows were cut off as they were
+    // written runs again, and the files are those of one run from the
+    // start.
+    let d = tmp("experiment");
+    let (out, whole) = (d.join("out"), d.join("whole"));
+    let args = |dir: &Path, threads: &str| -> Vec<String> {
+        [
+            "experiment",
+            "run",
+            "--figure",
+            "fig26",
+            "--quick",
+            "--cycles",
+            "40000",
+            "--warmup",
+            "10000",
+            "--quiet",
+            "--threads",
+            threads,
+            "--out",
+            dir.to_str().unwrap(),
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let run = |a: &[String]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_wormcast"))
+            .args(a)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        o
+    };
+    run(&args(&whole, "2"));
+    let reference = figure_files(&whole);
+    assert_eq!(
+        reference.iter().map(|f| f.0.as_str()).collect::<Vec<_>>(),
+        ["fig26.csv", "fig26.png", "fig26.raw.csv", "fig26.svg"]
+    );
+
+    let journal = out.join("fig26.raw.csv.part");
+    let rows = || std::fs::read(&journal).map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count());
+    let a = args(&out, "1");
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    let mut child = start(&a, libc::SIG_DFL);
+    // The two first lines, then three schemes' rows a job: five jobs.
+    wait_for(&mut child, "five jobs in the journal", || {
+        rows() >= 2 + 5 * 3
+    });
+    send(&child, libc::SIGTERM);
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.signal(), Some(libc::SIGTERM), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let done = (lines.len() - 2) / 3;
+    assert_eq!(lines.len(), 2 + 3 * done, "whole jobs only:\n{text}");
+    assert!(text.ends_with('\n'));
+    assert!(
+        stderr(&o).contains(&format!(
+            "stopped by SIGTERM with {done} of fig26's 64 jobs in {}: the same `experiment run` \
+             again runs the other {}",
+            journal.display(),
+            64 - done
+        )),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        std::fs::read_dir(&out).unwrap().count(),
+        1,
+        "the journal alone"
+    );
+    // Had the run been killed with no chance to stop cleanly as the last
+    // job's rows were written: its first row whole, its second cut off.
+    let cut = lines[lines.len() - 3..].join("\n");
+    let torn = format!(
+        "{}\n{}",
+        lines[..lines.len() - 3].join("\n"),
+        &cut[..cut.len() * 2 / 3]
+    );
+    let done = done - 1;
+    std::fs::write(&journal, &torn).unwrap();
+
+    // Another build's journal, or another experiment's, is not this run's
+    // to finish.
+    let build = format!(" build={}", wormcast::BUILD);
+    std::fs::write(&journal, torn.replacen(&build, " build=0.0.9", 1)).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_wormcast"))
+        .args(&a)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains(&format!(
+            "it was begun by wormcast 0.0.9, this is wormcast {}: the two models may differ",
+            wormcast::BUILD
+        )),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::write(&journal, torn.replacen(" seed=1 ", " seed=2 ", 1)).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_wormcast"))
+        .args(&a)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("it holds results of another experiment"),
+        "{}",
+        stderr(&o)
+    );
+    // A second run while one writes the journal is refused.
+    std::fs::write(&journal, &torn).unwrap();
+    let held = std::fs::File::open(&journal).unwrap();
+    held.lock().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_wormcast"))
+        .args(&a)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("another experiment run is writing it"),
+        "{}",
+        stderr(&o)
+    );
+    drop(held);
+
+    let o = run(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+    assert!(
+        stderr(&o).contains(&format!(
+            "note: fig26: {done} of its 64 jobs were in {} already (the journal of a run stopped \
+             part way); {} ran",
+            journal.display(),
+            64 - done
+        )),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(figure_files(&out), reference);
+    // Run whole, the same experiment by the same build runs nothing again
+    // and writes the same files.
+    let o = run(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+    assert!(
+        stderr(&o).contains("note: fig26: 64 of its 64 jobs were in")
+            && stderr(&o).contains(
+                "(the same experiment, run whole by this build: remove it to run them again); 0 ran"
+            ),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(figure_files(&out), reference);
+    let _ = std::fs::remove_dir_all(&d);
+}

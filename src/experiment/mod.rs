@@ -646,35 +646,46 @@ fn describe(fig: Figure, o: &Options) -> String {
     )
 }
 
+/// The raw file's first line: the experiment, the shard and the number of
+/// jobs.
+fn first_line(fig: Figure, o: &Options, shard: Shard) -> String {
+    format!(
+        "# wormcast experiment {} shard={}/{} jobs={}",
+        describe(fig, o),
+        shard.index,
+        shard.count,
+        jobs(fig, o).len()
+    )
+}
+
+/// Appends `r`'s line of the raw file to `t`.
+fn write_row(t: &mut String, settings: &[Setting], jobs: &[Job], r: &Row) {
+    let j = &jobs[r.job];
+    let _ = writeln!(
+        t,
+        "{},{},{},{},{},{},{:.3},{:.3},{},{},{}",
+        r.job,
+        settings[j.setting].label,
+        j.x,
+        j.topology,
+        j.set,
+        r.scheme,
+        r.latency,
+        r.phases,
+        r.generated,
+        r.completed,
+        r.saturated
+    );
+}
+
 /// The raw CSV of `rows`: a comment line naming the experiment, a header,
 /// one line per row.
 pub fn raw_csv(fig: Figure, o: &Options, shard: Shard, rows: &[Row]) -> String {
     let settings = settings(fig, o.quick);
     let jobs = jobs(fig, o);
-    let mut t = format!(
-        "# wormcast experiment {} shard={}/{} jobs={}\n{RAW_HEADER}\n",
-        describe(fig, o),
-        shard.index,
-        shard.count,
-        jobs.len()
-    );
+    let mut t = format!("{}\n{RAW_HEADER}\n", first_line(fig, o, shard));
     for r in rows {
-        let j = &jobs[r.job];
-        let _ = writeln!(
-            t,
-            "{},{},{},{},{},{},{:.3},{:.3},{},{},{}",
-            r.job,
-            settings[j.setting].label,
-            j.x,
-            j.topology,
-            j.set,
-            r.scheme,
-            r.latency,
-            r.phases,
-            r.generated,
-            r.completed,
-            r.saturated
-        );
+        write_row(&mut t, &settings, &jobs, r);
     }
     t
 }
@@ -729,34 +740,36 @@ pub fn parse_raw(text: &str, name: &str) -> Result<(Figure, Options, Shard, Vec<
     }
     let mut rows = Vec::new();
     for (i, l) in lines.enumerate() {
-        let f: Vec<&str> = l.split(',').collect();
-        if f.len() != 11 {
-            return Err(bad(i + 3, format!("{} fields, not 11", f.len())));
-        }
-        let num = |x: &str| -> Result<f64> {
-            x.parse()
-                .map_err(|_| bad(i + 3, format!("{x:?} is not a number")))
-        };
-        rows.push(Row {
-            job: num(f[0])? as usize,
-            scheme: PlanScheme::parse(f[5])?,
-            latency: num(f[6])?,
-            phases: num(f[7])?,
-            generated: num(f[8])? as u64,
-            completed: num(f[9])? as u64,
-            saturated: match f[10] {
-                "true" => true,
-                "false" => false,
-                x => {
-                    return Err(bad(
-                        i + 3,
-                        format!("saturated = {x:?} is not true or false"),
-                    ));
-                }
-            },
-        });
+        rows.push(parse_row(l).map_err(|why| bad(i + 3, why))?);
     }
     Ok((fig, o, shard, rows))
+}
+
+/// One row of a raw file, or why it is not one.
+fn parse_row(l: &str) -> std::result::Result<Row, String> {
+    let f: Vec<&str> = l.split(',').collect();
+    if f.len() != 11 {
+        return Err(format!("{} fields, not 11", f.len()));
+    }
+    let num = |x: &str| -> std::result::Result<f64, String> {
+        x.parse().map_err(|_| format!("{x:?} is not a number"))
+    };
+    let count = |x: &str| -> std::result::Result<u64, String> {
+        x.parse().map_err(|_| format!("{x:?} is not a count"))
+    };
+    Ok(Row {
+        job: usize::try_from(count(f[0])?).map_err(|_| format!("job {} is too large", f[0]))?,
+        scheme: PlanScheme::parse(f[5]).map_err(|e| e.to_string())?,
+        latency: num(f[6])?,
+        phases: num(f[7])?,
+        generated: count(f[8])?,
+        completed: count(f[9])?,
+        saturated: match f[10] {
+            "true" => true,
+            "false" => false,
+            x => return Err(format!("saturated = {x:?} is not true or false")),
+        },
+    })
 }
 
 /// Combines the raw rows of the shards of one experiment: checks that they
@@ -961,16 +974,7 @@ pub fn write_outputs(
 ) -> Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let mut files = Vec::new();
-    let raw = if shard.count == 1 {
-        dir.join(format!("{}.raw.csv", fig.name()))
-    } else {
-        dir.join(format!(
-            "{}.raw.shard-{}-of-{}.csv",
-            fig.name(),
-            shard.index,
-            shard.count
-        ))
-    };
+    let raw = raw_path(dir, fig, shard);
     std::fs::write(&raw, raw_csv(fig, o, shard, rows)).map_err(|e| Error::io(&raw, e))?;
     files.push(raw);
     if shard.count == 1 {
@@ -986,4 +990,298 @@ pub fn write_outputs(
         )?);
     }
     Ok(files)
+}
+
+/// The raw file of `fig`'s `shard` in `dir`: `<fig>.raw.csv`, or
+/// `<fig>.raw.shard-I-of-N.csv` for a shard.
+pub fn raw_path(dir: &Path, fig: Figure, shard: Shard) -> PathBuf {
+    if shard.count == 1 {
+        dir.join(format!("{}.raw.csv", fig.name()))
+    } else {
+        dir.join(format!(
+            "{}.raw.shard-{}-of-{}.csv",
+            fig.name(),
+            shard.index,
+            shard.count
+        ))
+    }
+}
+
+/// The journal a run of `fig`'s `shard` into `dir` keeps while it runs:
+/// the raw file's name with `.part` added.
+pub fn journal_path(dir: &Path, fig: Figure, shard: Shard) -> PathBuf {
+    let mut p = raw_path(dir, fig, shard).into_os_string();
+    p.push(".part");
+    PathBuf::from(p)
+}
+
+/// What [`run_into`] did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ran {
+    /// The files written, as [`write_outputs`] names them.
+    pub files: Vec<PathBuf>,
+    /// Jobs taken from a file rather than run, and the file: the journal
+    /// of a run stopped part way, or the raw file of a finished run of the
+    /// same experiment by the same build.
+    pub kept: Option<(usize, PathBuf)>,
+    /// Jobs run.
+    pub ran: usize,
+}
+
+/// [`run`] into `dir`, resumable: each finished job's rows are appended
+/// (and flushed) to the journal ([`journal_path`], in the raw file's
+/// format, jobs in the order they finish) as they come, so a run stopped
+/// part way (killed, a batch system's time limit, Ctrl-C or `SIGTERM`
+/// once [`crate::interrupt::catch_signals`] is called) is resumed by the
+/// same call: it runs only the jobs the journal does not hold, and a job
+/// whose rows were cut off as they were written runs again. A raw file of
+/// the same experiment, shard and build already whole in `dir` is taken
+/// as it is, and no job runs. Then the outputs are written
+/// ([`write_outputs`], the same bytes as a run from the start) and the
+/// journal removed.
+///
+/// A journal of another experiment or build is refused (its results are
+/// not this run's to finish); so is a second run into the same journal
+/// while one writes it (`flock`; a file system without locks runs
+/// unguarded). A stop asked for ([`crate::interrupt`]) starts no more jobs
+/// and ends with [`Error::Interrupted`], saying how many jobs the journal
+/// holds.
+pub fn run_into(
+    dir: &Path,
+    fig: Figure,
+    o: &Options,
+    shard: Shard,
+    progress: &(dyn Fn() + Sync),
+) -> Result<Ran> {
+    use std::io::{Read as _, Seek as _, Write as _};
+    o.validate_for(fig)?;
+    let head = first_line(fig, o, shard);
+    let all = jobs(fig, o);
+    let mine: Vec<usize> = all
+        .iter()
+        .map(|j| j.index)
+        .filter(|&j| shard.has(j))
+        .collect();
+    let per_job = o.schemes.len();
+    let whole_jobs = |rows: &[Row]| -> Option<Vec<usize>> {
+        // Job by job, each with its schemes in order.
+        let mut done = Vec::new();
+        for g in rows.chunks(per_job) {
+            let j = g[0].job;
+            let ok = g.len() == per_job
+                && g.iter()
+                    .zip(&o.schemes)
+                    .all(|(r, &s)| r.job == j && r.scheme == s);
+            if !ok {
+                return None;
+            }
+            done.push(j);
+        }
+        Some(done)
+    };
+    let raw = raw_path(dir, fig, shard);
+    // A finished run of the same experiment and build: nothing to run.
+    if let Ok(text) = std::fs::read_to_string(&raw)
+        && text.lines().next() == Some(head.as_str())
+        && let Ok((_, _, _, rows)) = parse_raw(&text, "")
+        && whole_jobs(&rows).is_some_and(|d| d == mine)
+    {
+        for _ in &mine {
+            progress();
+        }
+        let files = write_outputs(dir, fig, o, shard, &rows)?;
+        return Ok(Ran {
+            files,
+            kept: Some((mine.len(), raw)),
+            ran: 0,
+        });
+    }
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let path = journal_path(dir, fig, shard);
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .open(&path)
+        .map_err(|e| Error::io(&path, e))?;
+    if let Err(std::fs::TryLockError::WouldBlock) = file.try_lock() {
+        return Err(Error::Config {
+            field: "journal",
+            value: path.display().to_string(),
+            reason: "another experiment run is writing it: wait for that run, or give another \
+                     --out"
+                .into(),
+        });
+    }
+    let mut text = String::new();
+    file.read_to_string(&mut text)
+        .map_err(|e| Error::io(&path, e))?;
+    let bad = |why: String| Error::Config {
+        field: "journal",
+        value: path.display().to_string(),
+        reason: why,
+    };
+    // What the journal holds, line by whole line: a line cut off as it
+    // was written (no newline) is not there.
+    let mut kept: Vec<Row> = Vec::new();
+    let mut whole = 0usize;
+    let mut at = 0usize;
+    let mut lines = Vec::new();
+    while let Some(n) = text[at..].find('\n') {
+        lines.push((&text[at..at + n], at + n + 1));
+        at += n + 1;
+    }
+    if let Some(&(first, _)) = lines.first() {
+        if first != head {
+            let theirs = first.split(' ').find_map(|w| w.strip_prefix("build="));
+            let ours = head.replacen(&format!(" build={}", o.build), "", 1);
+            return Err(bad(match theirs {
+                Some(b)
+                    if b != o.build && first.replacen(&format!(" build={b}"), "", 1) == ours =>
+                {
+                    format!(
+                        "it was begun by wormcast {b}, this is wormcast {}: the two models may \
+                         differ, so a run is finished by the build that began it (or remove the \
+                         journal to begin again)",
+                        o.build
+                    )
+                }
+                _ => format!(
+                    "it holds results of another experiment ({:?}, this run is {head:?}): remove \
+                     it, or give another --out",
+                    first
+                ),
+            }));
+        }
+        match lines.get(1) {
+            Some(&(l, _)) if l != RAW_HEADER => {
+                return Err(bad(format!("its line 2 is not {RAW_HEADER:?}")));
+            }
+            Some(&(_, end)) => whole = end,
+            None => {}
+        }
+        let mut group: Vec<Row> = Vec::new();
+        for (n, &(l, end)) in lines.iter().enumerate().skip(2) {
+            let r = parse_row(l).map_err(|why| bad(format!("line {}: {why}", n + 1)))?;
+            if !shard.has(r.job) || r.job >= all.len() {
+                return Err(bad(format!(
+                    "line {}: job {} is not one of this run's",
+                    n + 1,
+                    r.job
+                )));
+            }
+            if group.first().is_some_and(|g| g.job != r.job) {
+                // A job's rows are written together: one cut short can
+                // only be the last.
+                return Err(bad(format!(
+                    "line {}: job {} has {} of its {per_job} rows before job {}'s",
+                    n + 1,
+                    group[0].job,
+                    group.len(),
+                    r.job
+                )));
+            }
+            group.push(r);
+            if group.len() == per_job {
+                if whole_jobs(&group).is_none() {
+                    return Err(bad(format!(
+                        "line {}: job {}'s rows are not one of each scheme, in order",
+                        n + 1,
+                        group[0].job
+                    )));
+                }
+                if kept.iter().any(|k| k.job == group[0].job) {
+                    return Err(bad(format!("line {}: job {} twice", n + 1, group[0].job)));
+                }
+                kept.append(&mut group);
+                whole = end;
+            }
+        }
+    }
+    // Drop what was cut off (a torn line, or a job's rows in part): its
+    // job runs again. A journal without its two first lines begins anew.
+    file.set_len(whole as u64)
+        .map_err(|e| Error::io(&path, e))?;
+    file.seek(std::io::SeekFrom::End(0))
+        .map_err(|e| Error::io(&path, e))?;
+    if whole == 0 {
+        file.write_all(format!("{head}\n{RAW_HEADER}\n").as_bytes())
+            .and_then(|()| file.flush())
+            .map_err(|e| Error::io(&path, e))?;
+    }
+    let done: Vec<usize> = kept.iter().step_by(per_job.max(1)).map(|r| r.job).collect();
+    let mut is_done = vec![false; all.len()];
+    for &j in &done {
+        is_done[j] = true;
+        progress();
+    }
+    let pending: Vec<&Job> = mine
+        .iter()
+        .filter(|&&j| !is_done[j])
+        .map(|&j| &all[j])
+        .collect();
+    let mut settings = settings(fig, o.quick);
+    for s in &mut settings {
+        s.ni.host_overhead = o.host_overhead;
+    }
+    let journal = std::sync::Mutex::new(file);
+    let results: Vec<Result<Vec<Row>>> = crate::par::map(&pending, |j| {
+        // Once a stop is asked for, no job starts.
+        if let Some(s) = crate::interrupt::requested() {
+            return Err(crate::interrupt::stopped(s, String::new()));
+        }
+        let s = &settings[j.setting];
+        let mut rows = if fig.is_loaded() {
+            load::run_job(fig, s, j, o)?
+        } else {
+            single::run_job(fig, s, j, o)?
+        };
+        let mut t = String::new();
+        for r in &mut rows {
+            r.latency = as_written(r.latency);
+            r.phases = as_written(r.phases);
+            write_row(&mut t, &settings, &all, r);
+        }
+        let mut f = journal.lock().unwrap_or_else(|p| p.into_inner());
+        f.write_all(t.as_bytes())
+            .and_then(|()| f.flush())
+            .map_err(|e| Error::io(&path, e))?;
+        drop(f);
+        progress();
+        Ok(rows)
+    });
+    let journaled = done.len() + results.iter().filter(|r| r.is_ok()).count();
+    if let Some(s) = crate::interrupt::requested()
+        && journaled < mine.len()
+    {
+        return Err(crate::interrupt::stopped(
+            s,
+            format!(
+                "with {journaled} of {}'s {} jobs{} in {}: the same `experiment run` again runs \
+                 the other {}",
+                fig.name(),
+                mine.len(),
+                if shard == Shard::ALL {
+                    String::new()
+                } else {
+                    format!(" of shard {}/{}", shard.index, shard.count)
+                },
+                path.display(),
+                mine.len() - journaled
+            ),
+        ));
+    }
+    let ran = pending.len();
+    let mut rows = kept;
+    for r in results {
+        rows.extend(r?);
+    }
+    // Stable: a job's rows keep their scheme order.
+    rows.sort_by_key(|r| r.job);
+    let files = write_outputs(dir, fig, o, shard, &rows)?;
+    let kept = (!done.is_empty()).then(|| (done.len(), path.clone()));
+    drop(journal);
+    std::fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
+    Ok(Ran { files, kept, ran })
 }

@@ -65,14 +65,18 @@ pub(super) fn run_job(fig: Figure, s: &Setting, j: &Job, o: &Options) -> Result<
         };
         let mut session = Session::new(&topo, Some(RouterModel::CutThrough), None, &ro)?;
         session.send(src, dests, s.message_flits)?;
-        session.drain(50_000_000).map_err(|e| Error::Fault {
-            cycle: session.cycle(),
-            what: format!(
-                "{} job {} ({}, {scheme}, {d} destinations): {e}",
-                fig.name(),
-                j.index,
-                s.label
-            ),
+        session.drain(50_000_000).map_err(|e| match e {
+            // A stop asked for is the run's, not the job's fault.
+            e @ Error::Interrupted { .. } => e,
+            e => Error::Fault {
+                cycle: session.cycle(),
+                what: format!(
+                    "{} job {} ({}, {scheme}, {d} destinations): {e}",
+                    fig.name(),
+                    j.index,
+                    s.label
+                ),
+            },
         })?;
         let last = session.arrivals().iter().map(|a| a.arrived).max();
         let phases = session

@@ -7,7 +7,9 @@ pub(crate) enum ExpCmd {
     /// Run figures (all jobs, or one shard of them) in parallel. Writes
     /// <fig>.raw.csv, the summary <fig>.csv and plots <fig>.svg and
     /// <fig>.png into --out; a shard writes only its raw rows, to be
-    /// combined by `experiment merge`.
+    /// combined by `experiment merge`. Resumable: finished jobs are kept
+    /// in <raw file>.part as they finish, and the same command after a
+    /// stop (Ctrl-C, SIGTERM, a kill) runs only the others.
     Run {
         /// Figures: fig19 ... fig28, comma-separated, or all.
         #[arg(long, value_delimiter = ',', default_value = "all")]
@@ -174,15 +176,39 @@ pub(crate) fn experiment(cmd: ExpCmd) -> Result<()> {
                 t => t,
             };
             let pool = worker_pool(threads)?;
+            // A stop (Ctrl-C, a Slurm time limit's SIGTERM) ends the run
+            // once its jobs under way finish or stop, the finished ones in
+            // the figure's journal for the same command to resume.
+            super::stop_cleanly_from_here();
             for fig in figs {
                 let total = ex::jobs(fig, &o)
                     .iter()
                     .filter(|j| shard.has(j.index))
                     .count() as u64;
                 let bar = jobs_bar(total, fig.name(), quiet);
-                let rows = pool.install(|| ex::run(fig, &o, shard, &|| bar.inc(1)))?;
+                let ran = pool.install(|| ex::run_into(&out, fig, &o, shard, &|| bar.inc(1)));
                 bar.finish_and_clear();
-                for f in ex::write_outputs(&out, fig, &o, shard, &rows)? {
+                let ran = ran?;
+                if let Some((n, from)) = &ran.kept {
+                    eprintln!(
+                        "note: {}: {n} of its {total} jobs{} were in {} already ({}); {} ran",
+                        fig.name(),
+                        if shard == ex::Shard::ALL {
+                            String::new()
+                        } else {
+                            format!(" in shard {}/{}", shard.index, shard.count)
+                        },
+                        from.display(),
+                        if *from == ex::raw_path(&out, fig, shard) {
+                            "the same experiment, run whole by this build: remove it to run \
+                             them again"
+                        } else {
+                            "the journal of a run stopped part way"
+                        },
+                        ran.ran
+                    );
+                }
+                for f in ran.files {
                     println!("{}", f.display());
                 }
             }
