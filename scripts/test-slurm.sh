@@ -4,7 +4,10 @@
 # configs/sweeps/mesh4x4-routers.toml as a job array of 4 shards with
 # scripts/slurm-sweep.sh, waits for the merge job, and compares its
 # sweep.csv and sweep.jsonl byte for byte with one unsharded run on this
-# machine. Stops the daemons it started, whatever happens.
+# machine; then a paper's experiment as an array, a cancelled sweep task
+# (stopped cleanly) and a cancelled experiment task (resumed). Stops the
+# daemons it started,
+# whatever happens.
 #
 #   scripts/test-slurm.sh [WORMCAST]
 #

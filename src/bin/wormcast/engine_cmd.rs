@@ -312,11 +312,7 @@ pub fn run_engine(c: &RunConfig, print_config: bool) -> Result<()> {
     }
     let cycles = r.warmup + r.measured_cycles;
     // Each router model takes its own section's count.
-    let asked = match r.router {
-        "wormhole" => o.wormhole_threads,
-        "tree" => o.tree.threads,
-        _ => o.sim.threads,
-    };
+    let asked = o.threads_for(wormcast::engine::RouterModel::parse(r.router)?);
     if c.output.json {
         let out = Out {
             result: &r,
