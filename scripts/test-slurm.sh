@@ -6,8 +6,7 @@
 # sweep.csv and sweep.jsonl byte for byte with one unsharded run on this
 # machine; then a paper's experiment as an array, a cancelled sweep task
 # (stopped cleanly) and a cancelled experiment task (resumed). Stops the
-# daemons it started,
-# whatever happens.
+# daemons it started, whatever happens.
 #
 #   scripts/test-slurm.sh [WORMCAST]
 #
