@@ -445,46 +445,32 @@ fn an_experiment_stopped_part_way_resumes_from_its_journal() {
     // Another build's journal, or another experiment's, is not this run's
     // to finish.
     let build = format!(" build={}", wormcast::BUILD);
-    std::fs::write(&journal, torn.replacen(&build, " build=0.0.9", 1)).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_wormcast"))
-        .args(&a)
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains(&format!(
+    let refused = |text: String, why: &str| {
+        std::fs::write(&journal, text).unwrap();
+        let o = Command::new(env!("CARGO_BIN_EXE_wormcast"))
+            .args(&a)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains(why), "{}", stderr(&o));
+    };
+    refused(
+        torn.replacen(&build, " build=0.0.9", 1),
+        &format!(
             "it was begun by wormcast 0.0.9, this is wormcast {}: the two models may differ",
             wormcast::BUILD
-        )),
-        "{}",
-        stderr(&o)
+        ),
     );
-    std::fs::write(&journal, torn.replacen(" seed=1 ", " seed=2 ", 1)).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_wormcast"))
-        .args(&a)
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("it holds results of another experiment"),
-        "{}",
-        stderr(&o)
+    refused(
+        torn.replacen(" seed=1 ", " seed=2 ", 1),
+        "it holds results of another experiment",
     );
     // A second run while one writes the journal is refused.
     std::fs::write(&journal, &torn).unwrap();
-    let held = std::fs::File::open(&journal).unwrap();
-    held.lock().unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_wormcast"))
-        .args(&a)
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("another experiment run is writing it"),
-        "{}",
-        stderr(&o)
-    );
-    drop(held);
+    let lock = std::fs::File::open(&journal).unwrap();
+    lock.lock().unwrap();
+    refused(torn.clone(), "another experiment run is writing it");
+    drop(lock);
 
     let o = run(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>());
     assert!(

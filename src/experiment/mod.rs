@@ -1015,6 +1015,30 @@ pub fn journal_path(dir: &Path, fig: Figure, shard: Shard) -> PathBuf {
     PathBuf::from(p)
 }
 
+/// Opens the journal at `path` to read it and append to it (made if it is
+/// not there), locked (`flock`) for one run at a time: two would run the
+/// same jobs, and one dropping what it takes for a torn line could cut the
+/// other's. A second run is refused, naming the `what` that writes it; a
+/// file system without locks (some cluster mounts) runs unguarded.
+pub(crate) fn open_journal(path: &Path, what: &str) -> Result<std::fs::File> {
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .read(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| Error::io(path, e))?;
+    if let Err(std::fs::TryLockError::WouldBlock) = file.try_lock() {
+        return Err(Error::Config {
+            field: "journal",
+            value: path.display().to_string(),
+            reason: format!(
+                "another {what} run is writing it: wait for that run, or give another --out"
+            ),
+        });
+    }
+    Ok(file)
+}
+
 /// What [`run_into`] did.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Ran {
@@ -1053,7 +1077,7 @@ pub fn run_into(
     shard: Shard,
     progress: &(dyn Fn() + Sync),
 ) -> Result<Ran> {
-    use std::io::{Read as _, Seek as _, Write as _};
+    use std::io::{Read as _, Write as _};
     o.validate_for(fig)?;
     let head = first_line(fig, o, shard);
     let all = jobs(fig, o);
@@ -1098,22 +1122,7 @@ pub fn run_into(
     }
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let path = journal_path(dir, fig, shard);
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .read(true)
-        .write(true)
-        .open(&path)
-        .map_err(|e| Error::io(&path, e))?;
-    if let Err(std::fs::TryLockError::WouldBlock) = file.try_lock() {
-        return Err(Error::Config {
-            field: "journal",
-            value: path.display().to_string(),
-            reason: "another experiment run is writing it: wait for that run, or give another \
-                     --out"
-                .into(),
-        });
-    }
+    let mut file = open_journal(&path, "experiment")?;
     let mut text = String::new();
     file.read_to_string(&mut text)
         .map_err(|e| Error::io(&path, e))?;
@@ -1201,9 +1210,8 @@ pub fn run_into(
     }
     // Drop what was cut off (a torn line, or a job's rows in part): its
     // job runs again. A journal without its two first lines begins anew.
+    // (Opened to append: what is written next goes at the new end.)
     file.set_len(whole as u64)
-        .map_err(|e| Error::io(&path, e))?;
-    file.seek(std::io::SeekFrom::End(0))
         .map_err(|e| Error::io(&path, e))?;
     if whole == 0 {
         file.write_all(format!("{head}\n{RAW_HEADER}\n").as_bytes())

@@ -744,22 +744,7 @@ pub fn run_within(
     check_on_networks(sweep, &mine, &share)?;
     std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
     let path = journal_path(out, shard);
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .map_err(|e| Error::io(&path, e))?;
-    // One run at a time per journal: two would run the same jobs, and one
-    // dropping what it takes for a torn line could cut the other's. A file
-    // system without locks (some cluster mounts) runs unguarded, as before.
-    if let Err(std::fs::TryLockError::WouldBlock) = file.try_lock() {
-        return Err(Error::Config {
-            field: "journal",
-            value: path.display().to_string(),
-            reason: "another sweep run is writing it: wait for that run, or give another --out"
-                .into(),
-        });
-    }
+    let file = super::open_journal(&path, "sweep")?;
     let mut finished = vec![false; sweep.len()];
     let mut findings = 0;
     let whole = scan_journal(&path, |_, r| {
