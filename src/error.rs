@@ -423,6 +423,23 @@ impl Error {
     }
 }
 
+/// Makes the folder `dir` (an output folder, `--out`) and the folders
+/// above it that are not there, or says why it cannot: where a file stands
+/// in the way, which one (the system's own error, "File exists", names
+/// neither which part of the path is a file nor that it should be a
+/// folder).
+pub fn make_dir(dir: impl AsRef<std::path::Path>) -> Result<()> {
+    let dir = dir.as_ref();
+    std::fs::create_dir_all(dir).map_err(|e| match dir.ancestors().find(|a| a.is_file()) {
+        Some(file) => Error::Config {
+            field: "folder",
+            value: dir.display().to_string(),
+            reason: format!("{} is a file, not a folder", file.display()),
+        },
+        None => Error::io(dir, e),
+    })
+}
+
 /// The largest text input [`read_text`] reads: 256 MiB (a topology of
 /// 16,384 switches is a few MB).
 pub const MAX_TEXT_BYTES: u64 = 256 << 20;

@@ -74,7 +74,7 @@ pub mod sim;
 pub mod switch;
 pub mod wave;
 
-pub use error::{Error, Item, MAX_TEXT_BYTES, Result, read_text};
+pub use error::{Error, Item, MAX_TEXT_BYTES, Result, make_dir, read_text};
 pub use memory::memory_limit_note;
 pub use rtl::BitString;
 

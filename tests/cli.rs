@@ -976,6 +976,47 @@ fn refused(args: &[&str], needle: &str) {
     );
 }
 
+/// An output folder that a file stands in the way of is refused by name,
+/// by every command that writes one, before anything runs (an
+/// experiment's points would otherwise run first, for nothing).
+#[test]
+fn an_output_folder_that_is_a_file_is_refused_by_name() {
+    let file = tmp("not-a-folder");
+    std::fs::write(&file, "a file").unwrap();
+    let sweep = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/configs/sweeps/mesh4x4-routers.toml"
+    );
+    for out in [file.clone(), file.join("below")] {
+        let o = out.to_str().unwrap();
+        let why = format!(
+            "configuration: folder = {o}: {} is a file, not a folder",
+            file.display()
+        );
+        for args in [
+            &["demo", "--out", o][..],
+            &[
+                "experiment",
+                "run",
+                "--figure",
+                "fig22",
+                "--quick",
+                "--out",
+                o,
+            ],
+            &["sweep", "run", sweep, "--out", o],
+            &["mesh3d", "experiment", "--out", o],
+            &["tree", "experiment", "--out", o],
+        ] {
+            let t = std::time::Instant::now();
+            refused(args, &why);
+            // Refused at once: the full-size experiments take minutes.
+            assert!(t.elapsed().as_secs() < 20, "{args:?}");
+        }
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "a file");
+}
+
 /// `mesh3d plan` builds meshes past 65,536 nodes (the most before), and
 /// refuses one its machine's memory cannot hold before building it,
 /// naming the reckoning, where it would otherwise run out of memory part

@@ -305,7 +305,7 @@ pub fn points(quick: bool) -> usize {
 
 /// Writes `mesh_load.csv`, `mesh_dests.csv` and their plots (SVG, PNG).
 pub fn write_outputs(points: &[MeshPoint], dir: &Path) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    crate::make_dir(dir)?;
     for exp in ["load", "dests"] {
         let mut csv = String::from(
             "beta,length,algo,dests,rate,cycles,generated,refused,measured,network_latency,relative_half_width,multicast_network_latency,span,latency,max_latency,converged,saturated\n",

@@ -972,7 +972,7 @@ pub fn write_outputs(
     shard: Shard,
     rows: &[Row],
 ) -> Result<Vec<PathBuf>> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    crate::make_dir(dir)?;
     let mut files = Vec::new();
     let raw = raw_path(dir, fig, shard);
     std::fs::write(&raw, raw_csv(fig, o, shard, rows)).map_err(|e| Error::io(&raw, e))?;
@@ -1120,7 +1120,7 @@ pub fn run_into(
             ran: 0,
         });
     }
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    crate::make_dir(dir)?;
     let path = journal_path(dir, fig, shard);
     let mut file = open_journal(&path, "experiment")?;
     let mut text = String::new();

@@ -742,7 +742,7 @@ pub fn run_within(
         reckon: &reckon,
     };
     check_on_networks(sweep, &mine, &share)?;
-    std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
+    crate::make_dir(out)?;
     let path = journal_path(out, shard);
     let file = super::open_journal(&path, "sweep")?;
     let mut finished = vec![false; sweep.len()];
@@ -1180,7 +1180,7 @@ fn merge_opening(journals: &[PathBuf], out: &Path, most: usize) -> Result<Vec<Pa
             ),
         });
     }
-    std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
+    crate::make_dir(out)?;
     let (c, j) = (out.join("sweep.csv"), out.join("sweep.jsonl"));
     // Written beside their names and renamed once whole: a journal given
     // from `out` (its own sweep.jsonl) is read to the end, and a merge

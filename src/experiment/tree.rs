@@ -375,7 +375,7 @@ pub fn gain(tree: &TreePoint, pseudo: &TreePoint) -> Option<(f64, f64)> {
 /// variant, both schemes' latencies per multicast and per copy and the
 /// tree's gains (empty where a point is saturated).
 pub fn write_variants(points: &[TreePoint], dir: &Path) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    crate::make_dir(dir)?;
     let mut csv = String::from(
         "topology,dests,copy_rate,variant,tree_latency,pseudo_latency,gain,tree_copy_latency,pseudo_copy_latency,copy_gain,tree_prunes_per_mcast,saturated\n",
     );
@@ -413,7 +413,7 @@ pub fn write_variants(points: &[TreePoint], dir: &Path) -> Result<()> {
 /// Writes `tree_load.csv` and its plot (SVG, PNG): one panel per topology
 /// and destination count, tree against pseudo, unsaturated points only.
 pub fn write_outputs(points: &[TreePoint], dir: &Path) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    crate::make_dir(dir)?;
     let variant = points.first().map_or(BASE.name, |p| p.variant);
     let stem = load_stem(variant);
     let mut csv = String::from(

@@ -3,10 +3,7 @@
 use super::*;
 
 pub(crate) fn demo(out: &Path) -> Result<()> {
-    std::fs::create_dir_all(out).map_err(|source| Error::Io {
-        path: out.to_path_buf(),
-        source,
-    })?;
+    wormcast::make_dir(out)?;
     let params = IrregularParams::default();
     let topo = params.generate()?;
     let topo_path = out.join("net.toml");

@@ -61,6 +61,9 @@ impl SweepArgs {
         csvs: &[&str],
     ) -> Result<()> {
         let o = self.options(defaults);
+        // Refused before the points run, not after: an output folder
+        // that cannot be made would otherwise waste the whole sweep.
+        wormcast::make_dir(&self.out)?;
         let bar = points_bar(n_points(self.quick));
         let pts = run(&o, &|| bar.inc(1))?;
         bar.finish_and_clear();
