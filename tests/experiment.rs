@@ -411,5 +411,14 @@ fn a_journal_is_read_line_by_line_and_a_bad_one_named() {
     assert_eq!(ran.files, std::slice::from_ref(&raw));
     assert_eq!(std::fs::read_to_string(&raw).unwrap(), whole);
     assert!(!journal.exists());
+    // An experiment of no scheme has no rows to journal, or to run.
+    let mut none = quick();
+    none.schemes.clear();
+    assert_eq!(
+        run_into(&dir, Figure::Fig22, &none, shard, &|| ())
+            .unwrap_err()
+            .to_string(),
+        "configuration: schemes = none: at least one scheme"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -272,6 +272,9 @@ impl Options {
         if self.sets == 0 {
             return Err(bad("sets", "0".into(), "at least one destination set"));
         }
+        if self.schemes.is_empty() {
+            return Err(bad("schemes", "none".into(), "at least one scheme"));
+        }
         if self.warmup >= self.cycles {
             return Err(bad(
                 "warmup",
@@ -1134,6 +1137,7 @@ pub fn run_into(
     // What the journal holds, line by whole line: a line cut off as it
     // was written (no newline) is not there.
     let mut kept: Vec<Row> = Vec::new();
+    let mut is_done = vec![false; all.len()];
     let mut whole = 0usize;
     let mut at = 0usize;
     let mut lines = Vec::new();
@@ -1200,7 +1204,7 @@ pub fn run_into(
                         group[0].job
                     )));
                 }
-                if kept.iter().any(|k| k.job == group[0].job) {
+                if std::mem::replace(&mut is_done[group[0].job], true) {
                     return Err(bad(format!("line {}: job {} twice", n + 1, group[0].job)));
                 }
                 kept.append(&mut group);
@@ -1218,10 +1222,8 @@ pub fn run_into(
             .and_then(|()| file.flush())
             .map_err(|e| Error::io(&path, e))?;
     }
-    let done: Vec<usize> = kept.iter().step_by(per_job.max(1)).map(|r| r.job).collect();
-    let mut is_done = vec![false; all.len()];
-    for &j in &done {
-        is_done[j] = true;
+    let done: Vec<usize> = kept.iter().step_by(per_job).map(|r| r.job).collect();
+    for _ in &done {
         progress();
     }
     let pending: Vec<&Job> = mine
