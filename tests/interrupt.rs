@@ -498,3 +498,88 @@ fn an_experiment_stopped_part_way_resumes_from_its_journal() {
     assert_eq!(figure_files(&out), reference);
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn a_mesh_experiment_stopped_part_way_resumes_from_its_journal() {
+    // Seed 002's sweep of points, stopped by SIGTERM: the points finished
+    // are kept in its journal, and the same command runs the others and
+    // writes the files of one run from the start.
+    let d = tmp("mesh3d");
+    let (out, whole) = (d.join("out"), d.join("whole"));
+    let args = |dir: &Path| -> Vec<String> {
+        [
+            "mesh3d",
+            "experiment",
+            "--quick",
+            "--out",
+            dir.to_str().unwrap(),
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let run = |a: &[String]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_wormcast"))
+            .args(a)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        o
+    };
+    run(&args(&whole));
+    let reference = figure_files(&whole);
+    assert_eq!(reference.len(), 6, "two CSV files and their plots");
+
+    let journal = out.join("mesh_load.points.part");
+    let lines = || std::fs::read(&journal).map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count());
+    let a = args(&out);
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    let mut child = start(&a, libc::SIG_DFL);
+    wait_for(&mut child, "six points in the journal", || lines() > 6); // the first line and six points
+    send(&child, libc::SIGTERM);
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.signal(), Some(libc::SIGTERM), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&journal).unwrap();
+    assert!(text.ends_with('\n'));
+    let kept = text.lines().count() - 1;
+    assert!(
+        stderr(&o).contains(&format!(
+            "stopped by SIGTERM with {kept} of the 60 points in {}: the same command again runs \
+             the other {}",
+            journal.display(),
+            60 - kept
+        )),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        std::fs::read_dir(&out).unwrap().count(),
+        1,
+        "the journal alone"
+    );
+    // A kill as a point was written: half its line.
+    let last = text.lines().last().unwrap();
+    std::fs::write(
+        &journal,
+        format!(
+            "{}{}",
+            &text[..text.len() - last.len() - 1],
+            &last[..last.len() / 2]
+        ),
+    )
+    .unwrap();
+    let kept = kept - 1;
+
+    let o = run(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+    assert!(
+        stderr(&o).contains(&format!(
+            "note: {kept} of the 60 points were in {} already (the journal of a run stopped part \
+             way); {} ran",
+            journal.display(),
+            60 - kept
+        )),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(figure_files(&out), reference);
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -2,15 +2,22 @@
 //! the files are written, the latency readings nest as their definitions
 //! say, and the robust trends hold.
 
-use wormcast::experiment::mesh::{MeshOptions, MeshPoint, options, run, write_outputs};
+use wormcast::experiment::PointJournal;
+use wormcast::experiment::mesh::{MeshOptions, MeshPoint, options, run_in, write_outputs};
 
 #[test]
 fn quick_sweep_writes_files_and_shows_the_trends() {
     let o: MeshOptions = options(true);
-    let pts = run(&o, &|| {}).unwrap();
+    let dir = std::env::temp_dir().join(format!("wormcast-mesh-exp-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let journal = PointJournal::new(&dir, "mesh_load", "mesh3d experiment", &o);
+    let (pts, kept) = run_in(&o, &journal, &|| {}).unwrap();
+    assert_eq!(kept, 0);
     // 2 betas x (3 lengths x 2 rates + 2 lengths x 2 sizes) x 3 schemes.
     assert_eq!(pts.len(), 2 * (3 * 2 + 2 * 2) * 3);
-    let dir = std::env::temp_dir().join(format!("wormcast-mesh-exp-{}", std::process::id()));
+    // Run again, every point is read back from the journal, names, floats
+    // and all, and none runs.
+    assert_eq!(run_in(&o, &journal, &|| {}).unwrap(), (pts.clone(), 60));
     write_outputs(&pts, &dir).unwrap();
     for f in [
         "mesh_load.csv",

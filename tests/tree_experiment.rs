@@ -1,7 +1,8 @@
 //! The seed 003 experiments, reduced: every point runs, the files are
 //! written, and the robust trends of the full sweep hold.
 
-use wormcast::experiment::tree::{TreePoint, options, run, write_outputs};
+use wormcast::experiment::PointJournal;
+use wormcast::experiment::tree::{BASE, TreePoint, options, run, run_variant_in, write_outputs};
 
 #[test]
 fn quick_sweep_writes_files_and_shows_the_trends() {
@@ -10,6 +11,26 @@ fn quick_sweep_writes_files_and_shows_the_trends() {
     // 2 topologies x 2 destination counts x 2 loads x 2 schemes.
     assert_eq!(pts.len(), 16);
     let dir = std::env::temp_dir().join(format!("wormcast-tree-exp-{}", std::process::id()));
+    // Through a journal, the same points; again, all of them read back
+    // from it (names, floats and all) and none run.
+    let _ = std::fs::remove_dir_all(&dir);
+    let journal = PointJournal::new(&dir, "tree_load", "tree experiment --variant base", &o);
+    assert_eq!(journal.path, dir.join("tree_load.points.part"));
+    assert_eq!(
+        run_variant_in(&o, BASE, &journal, &|| {}).unwrap(),
+        (pts.clone(), 0)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&journal.path)
+            .unwrap()
+            .lines()
+            .count(),
+        1 + 16
+    );
+    assert_eq!(
+        run_variant_in(&o, BASE, &journal, &|| {}).unwrap(),
+        (pts.clone(), 16)
+    );
     write_outputs(&pts, &dir).unwrap();
     for f in ["tree_load.csv", "tree_load.svg", "tree_load.png"] {
         assert!(dir.join(f).metadata().unwrap().len() > 0, "{f}");

@@ -26,7 +26,7 @@
 //! the drain did not finish)
 //! and the stop rule was met.
 
-use super::{Panel, Series, SweepOptions, write_plots};
+use super::{Panel, PointJournal, Series, SweepOptions, write_plots};
 use crate::direct::PortModel;
 use crate::engine::stats::Metric;
 use crate::engine::{RouterModel, RunOptions, TopoSpec};
@@ -46,16 +46,18 @@ pub fn options(quick: bool) -> MeshOptions {
 }
 
 /// One simulated point.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct MeshPoint {
     /// `load` or `dests`.
-    pub experiment: &'static str,
+    #[serde(deserialize_with = "experiment_name")]
+    pub experiment: super::Name,
     /// Start-up latency per worm.
     pub beta: u64,
     /// Message length in flits (data; the worms add their headers).
     pub length: u32,
     /// `tp`, `sp` or `gtdmpm`.
-    pub algo: &'static str,
+    #[serde(deserialize_with = "algo_name")]
+    pub algo: super::Name,
     /// Destinations per multicast.
     pub dests: u32,
     /// Multicasts started per node per cycle.
@@ -85,6 +87,18 @@ pub struct MeshPoint {
     pub converged: bool,
     /// See the module's documentation.
     pub saturated: bool,
+}
+
+fn experiment_name<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<&'static str, D::Error> {
+    super::known_name(d, ["load", "dests"])
+}
+
+fn algo_name<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<&'static str, D::Error> {
+    super::known_name(d, ALGOS)
 }
 
 impl MeshPoint {
@@ -282,6 +296,18 @@ pub fn point(
 pub fn run(o: &MeshOptions, progress: &(dyn Fn() + Sync)) -> Result<Vec<MeshPoint>> {
     check(o)?;
     super::run_parallel(jobs(o.quick), |j| run_job(j, o), progress)
+}
+
+/// [`run`], resumable through `journal` (see [`PointJournal`]): the points
+/// it holds are not run again. Returns the points and how many came from
+/// the journal.
+pub fn run_in(
+    o: &MeshOptions,
+    journal: &PointJournal,
+    progress: &(dyn Fn() + Sync),
+) -> Result<(Vec<MeshPoint>, usize)> {
+    check(o)?;
+    super::run_parallel_in(jobs(o.quick), |j| run_job(j, o), journal, progress)
 }
 
 /// The most cycles a point measures must hold its 11 batches (ten

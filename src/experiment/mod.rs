@@ -79,6 +79,199 @@ pub(crate) fn run_parallel<J: Send, P: Send>(
     .collect()
 }
 
+/// Where a sweep of points ([`mesh`], [`tree`]) keeps the points it
+/// finished while it runs, so that a run stopped part way is resumed:
+/// `path`, whose first line is `head` (the sweep, its options and the
+/// build that runs it), then one line a point, `pN = { ... }` (a TOML
+/// inline table: TOML carries back the infinite and NaN values a point
+/// may hold, which JSON does not).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PointJournal {
+    /// The journal file.
+    pub path: PathBuf,
+    /// Its first line.
+    pub head: String,
+}
+
+impl PointJournal {
+    /// The journal of the sweep `name` (`mesh3d experiment`, ...) with
+    /// options `o`, in `dir` as `<stem>.points.part`.
+    pub fn new(dir: &Path, stem: &str, name: &str, o: &SweepOptions) -> PointJournal {
+        PointJournal {
+            path: dir.join(format!("{stem}.points.part")),
+            head: format!(
+                "# wormcast {name} quick={} cycles={} warmup={} seed={} build={}",
+                o.quick,
+                o.cycles,
+                o.warmup,
+                o.seed,
+                crate::BUILD
+            ),
+        }
+    }
+}
+
+/// Why a journal whose first line is `first` is not this run's (whose
+/// first line is `head`, made by `build`): another build, or another
+/// experiment.
+fn not_this_runs(first: &str, head: &str, build: &str) -> String {
+    let theirs = first.split(' ').find_map(|w| w.strip_prefix("build="));
+    let ours = head.replacen(&format!(" build={build}"), "", 1);
+    match theirs {
+        Some(b) if b != build && first.replacen(&format!(" build={b}"), "", 1) == ours => format!(
+            "it was begun by wormcast {b}, this is wormcast {build}: the two models may \
+             differ, so a run is finished by the build that began it (or remove the \
+             journal to begin again)"
+        ),
+        _ => format!(
+            "it holds results of another experiment ({first:?}, this run is {head:?}): remove \
+             it, or give another --out"
+        ),
+    }
+}
+
+/// The lines of `text` that end in a newline, each with the byte offset
+/// just past it: a line cut off as it was written is not there.
+fn whole_lines(text: &str) -> Vec<(&str, usize)> {
+    let mut lines = Vec::new();
+    let mut at = 0;
+    while let Some(n) = text[at..].find('\n') {
+        lines.push((&text[at..at + n], at + n + 1));
+        at += n + 1;
+    }
+    lines
+}
+
+/// A point's name (its scheme, topology, ...), from a fixed table. (An
+/// alias, so that serde's derive does not take the field for one borrowed
+/// from its input, which only a `'static` input could give.)
+pub type Name = &'static str;
+
+/// A name read back from a journal as the `&'static str` of `names` it
+/// equals (a point's names come from fixed tables).
+pub(crate) fn known_name<'de, D: serde::Deserializer<'de>>(
+    d: D,
+    names: impl IntoIterator<Item = &'static str>,
+) -> std::result::Result<&'static str, D::Error> {
+    let s = <String as serde::Deserialize>::deserialize(d)?;
+    names
+        .into_iter()
+        .find(|n| *n == s)
+        .ok_or_else(|| serde::de::Error::custom(format!("{s:?} is not a name a point has")))
+}
+
+/// [`run_parallel`], resumable through `journal`: the points it holds are
+/// taken from it and only the others run, each appended (and flushed) as
+/// it finishes; a torn last line is dropped and its point runs again. A
+/// stop asked for ([`crate::interrupt`]) starts no more points and ends
+/// with [`Error::Interrupted`], saying how many the journal holds. Returns
+/// the points in job order and how many were taken from the journal. The
+/// caller removes the journal once it has written its files.
+pub(crate) fn run_parallel_in<J: Send, P: Send + Serialize + serde::de::DeserializeOwned>(
+    jobs: Vec<J>,
+    job: impl Fn(J) -> Result<P> + Sync,
+    journal: &PointJournal,
+    progress: &(dyn Fn() + Sync),
+) -> Result<(Vec<P>, usize)> {
+    use std::io::{Read as _, Write as _};
+    let path = &journal.path;
+    if let Some(dir) = path.parent() {
+        crate::make_dir(dir)?;
+    }
+    let mut file = open_journal(path, "experiment")?;
+    let mut text = String::new();
+    file.read_to_string(&mut text)
+        .map_err(|e| Error::io(path, e))?;
+    let bad = |why: String| Error::Config {
+        field: "journal",
+        value: path.display().to_string(),
+        reason: why,
+    };
+    let n = jobs.len();
+    let mut points: Vec<Option<P>> = (0..n).map(|_| None).collect();
+    let mut whole = 0;
+    let lines = whole_lines(&text);
+    if let Some(&(first, end)) = lines.first() {
+        if first != journal.head {
+            return Err(bad(not_this_runs(first, &journal.head, crate::BUILD)));
+        }
+        whole = end;
+        for (k, &(l, end)) in lines.iter().enumerate().skip(1) {
+            let at = |why: String| bad(format!("line {}: {why}", k + 1));
+            let map: std::collections::BTreeMap<String, P> =
+                toml::from_str(l).map_err(|e| at(format!("not a point: {}", e.message())))?;
+            let mut entries = map.into_iter();
+            let (Some((key, p)), None) = (entries.next(), entries.next()) else {
+                return Err(at("not one point".into()));
+            };
+            let i = key
+                .strip_prefix('p')
+                .and_then(|i| i.parse::<usize>().ok())
+                .filter(|&i| i < n)
+                .ok_or_else(|| at(format!("{key} is not one of the {n} points")))?;
+            if points[i].replace(p).is_some() {
+                return Err(at(format!("point {i} twice")));
+            }
+            whole = end;
+        }
+    }
+    // Drop a torn last line: its point runs again. (Opened to append.)
+    file.set_len(whole as u64).map_err(|e| Error::io(path, e))?;
+    if whole == 0 {
+        writeln!(file, "{}", journal.head)
+            .and_then(|()| file.flush())
+            .map_err(|e| Error::io(path, e))?;
+    }
+    let kept = points.iter().filter(|p| p.is_some()).count();
+    for _ in 0..kept {
+        progress();
+    }
+    let pending: Vec<(usize, J)> = jobs
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| points[*i].is_none())
+        .collect();
+    let file = std::sync::Mutex::new(file);
+    let results = crate::par::map_owned(pending, |(i, j)| -> Result<(usize, P)> {
+        // Once a stop is asked for, no point starts.
+        if let Some(s) = crate::interrupt::requested() {
+            return Err(crate::interrupt::stopped(s, String::new()));
+        }
+        let p = job(j)?;
+        let value = toml::Value::try_from(&p).map_err(|e| Error::Config {
+            field: "journal",
+            value: path.display().to_string(),
+            reason: format!("point {i} cannot be written: {e}"),
+        })?;
+        let line = format!("p{i} = {value}\n");
+        let mut f = file.lock().unwrap_or_else(|p| p.into_inner());
+        f.write_all(line.as_bytes())
+            .and_then(|()| f.flush())
+            .map_err(|e| Error::io(path, e))?;
+        drop(f);
+        progress();
+        Ok((i, p))
+    });
+    let journaled = kept + results.iter().filter(|r| r.is_ok()).count();
+    if let Some(s) = crate::interrupt::requested()
+        && journaled < n
+    {
+        return Err(crate::interrupt::stopped(
+            s,
+            format!(
+                "with {journaled} of the {n} points in {}: the same command again runs the other {}",
+                path.display(),
+                n - journaled
+            ),
+        ));
+    }
+    for r in results {
+        let (i, p) = r?;
+        points[i] = Some(p);
+    }
+    Ok((points.into_iter().flatten().collect(), kept))
+}
+
 /// The figures of seed 000 section 6.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum Figure {
@@ -1139,33 +1332,10 @@ pub fn run_into(
     let mut kept: Vec<Row> = Vec::new();
     let mut is_done = vec![false; all.len()];
     let mut whole = 0usize;
-    let mut at = 0usize;
-    let mut lines = Vec::new();
-    while let Some(n) = text[at..].find('\n') {
-        lines.push((&text[at..at + n], at + n + 1));
-        at += n + 1;
-    }
+    let lines = whole_lines(&text);
     if let Some(&(first, _)) = lines.first() {
         if first != head {
-            let theirs = first.split(' ').find_map(|w| w.strip_prefix("build="));
-            let ours = head.replacen(&format!(" build={}", o.build), "", 1);
-            return Err(bad(match theirs {
-                Some(b)
-                    if b != o.build && first.replacen(&format!(" build={b}"), "", 1) == ours =>
-                {
-                    format!(
-                        "it was begun by wormcast {b}, this is wormcast {}: the two models may \
-                         differ, so a run is finished by the build that began it (or remove the \
-                         journal to begin again)",
-                        o.build
-                    )
-                }
-                _ => format!(
-                    "it holds results of another experiment ({:?}, this run is {head:?}): remove \
-                     it, or give another --out",
-                    first
-                ),
-            }));
+            return Err(bad(not_this_runs(first, &head, &o.build)));
         }
         match lines.get(1) {
             Some(&(l, _)) if l != RAW_HEADER => {
@@ -1294,4 +1464,118 @@ pub fn run_into(
     drop(journal);
     std::fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
     Ok(Ran { files, kept, ran })
+}
+
+#[cfg(test)]
+mod point_journal_tests {
+    use super::*;
+
+    #[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
+    struct P {
+        #[serde(deserialize_with = "name")]
+        name: Name,
+        x: f64,
+        n: u64,
+    }
+
+    fn name<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Name, D::Error> {
+        known_name(d, ["a", "b"])
+    }
+
+    fn point(i: usize) -> P {
+        P {
+            name: if i.is_multiple_of(2) { "a" } else { "b" },
+            // Values JSON would not carry back, and one of every bit.
+            x: match i {
+                0 => f64::INFINITY,
+                1 => f64::NEG_INFINITY,
+                2 => 0.1 + 0.2,
+                3 => -0.0,
+                _ => 1e300 / i as f64,
+            },
+            n: (i as u64) << 40,
+        }
+    }
+
+    #[test]
+    fn a_journal_of_points_resumes_and_refuses_what_is_not_its_own() {
+        let dir = std::env::temp_dir().join(format!("wormcast-points-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let o = SweepOptions::new(true, (100, 10), (50, 5));
+        let j = PointJournal::new(&dir, "pts", "test sweep", &o);
+        let ran = std::sync::atomic::AtomicUsize::new(0);
+        let job = |i: usize| -> Result<P> {
+            ran.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            Ok(point(i))
+        };
+        let want: Vec<P> = (0..6).map(point).collect();
+        assert_eq!(
+            run_parallel_in((0..6).collect(), job, &j, &|| ()).unwrap(),
+            (want.clone(), 0)
+        );
+        let text = std::fs::read_to_string(&j.path).unwrap();
+        assert_eq!(text.lines().next(), Some(j.head.as_str()));
+        // Read back bit for bit (-0.0 and all), no point run again.
+        let (back, kept) = run_parallel_in((0..6).collect(), job, &j, &|| ()).unwrap();
+        assert_eq!(
+            (kept, ran.load(std::sync::atomic::Ordering::Relaxed)),
+            (6, 6)
+        );
+        let bits = |v: &[P]| v.iter().map(|p| p.x.to_bits()).collect::<Vec<_>>();
+        assert_eq!((&back, bits(&back)), (&want, bits(&want)));
+
+        // Cut in its last line: that point runs again.
+        let lines: Vec<&str> = text.lines().collect();
+        let cut = format!("{}\n{}", lines[..6].join("\n"), &lines[6][..10]);
+        std::fs::write(&j.path, &cut).unwrap();
+        assert_eq!(
+            run_parallel_in((0..6).collect(), job, &j, &|| ()).unwrap(),
+            (want.clone(), 5)
+        );
+        assert_eq!(ran.load(std::sync::atomic::Ordering::Relaxed), 7);
+        assert_eq!(std::fs::read_to_string(&j.path).unwrap().lines().count(), 7);
+
+        let refused = |text: String, why: &str| {
+            std::fs::write(&j.path, &text).unwrap();
+            // (The start of the message: TOML's own words follow the
+            // ones this test names.)
+            let e = run_parallel_in((0..6).collect(), job, &j, &|| ()).unwrap_err();
+            let want = format!("configuration: journal = {}: {why}", j.path.display());
+            assert!(e.to_string().starts_with(&want), "{e}\n{want}");
+            assert_eq!(std::fs::read_to_string(&j.path).unwrap(), text);
+        };
+        let head = lines[0];
+        refused(
+            format!("{head}\n{}\n{}\n", lines[1], lines[1]),
+            "line 3: point 0 twice",
+        );
+        refused(
+            format!("{head}\np6 = {{ name = \"a\", x = 1.0, n = 0 }}\n"),
+            "line 2: p6 is not one of the 6 points",
+        );
+        refused(
+            format!("{head}\np1 = {{ name = \"c\", x = 1.0, n = 0 }}\n"),
+            "line 2: not a point: \"c\" is not a name a point has",
+        );
+        refused(format!("{head}\nnot a point\n"), "line 2: not a point: ");
+        refused(
+            format!("{}\n", head.replace("build=", "build=0.0.9-")),
+            &format!(
+                "it was begun by wormcast 0.0.9-{0}, this is wormcast {0}: the two models may \
+                 differ, so a run is finished by the build that began it (or remove the journal \
+                 to begin again)",
+                crate::BUILD
+            ),
+        );
+        let other = PointJournal::new(&dir, "pts", "other sweep", &o);
+        refused(
+            format!("{}\n", other.head),
+            &format!(
+                "it holds results of another experiment ({:?}, this run is {:?}): remove it, or \
+                 give another --out",
+                other.head, j.head
+            ),
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

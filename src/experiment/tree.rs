@@ -18,7 +18,7 @@
 //! of its own being outstanding, fewer copies arrived than 95% of those
 //! offered, or the latency kept growing) or when the drain did not finish.
 
-use super::{Panel, Series, SweepOptions, write_plots};
+use super::{Panel, PointJournal, Series, SweepOptions, write_plots};
 use crate::direct::{Grid, Pruning, Release, Scheme};
 use crate::engine::{RouterModel, RunOptions, RunResult, TopoSpec};
 use crate::{Error, Result};
@@ -41,16 +41,19 @@ pub const TOPOLOGIES: [&str; 3] = ["mesh:8x8", "torus:8x8", "torus:8x8x8"];
 pub const DESTS: [u32; 3] = [4, 12, 25];
 
 /// One simulated point.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct TreePoint {
     /// The reading of the open choices ([`BASE`] in the load sweep).
-    pub variant: &'static str,
+    #[serde(deserialize_with = "variant_name")]
+    pub variant: super::Name,
     /// Mean latency per copy (creation to that copy's data flit).
     pub copy_latency: f64,
     /// `mesh:8x8`, ...
-    pub topology: &'static str,
+    #[serde(deserialize_with = "topology_name")]
+    pub topology: super::Name,
     /// `tree` or `pseudo`.
-    pub scheme: &'static str,
+    #[serde(deserialize_with = "scheme_name")]
+    pub scheme: super::Name,
     /// Destinations per multicast.
     pub dests: u32,
     /// Offered copies per node per cycle.
@@ -74,6 +77,24 @@ pub struct TreePoint {
     pub link_flits_per_copy: f64,
     /// See the module's documentation.
     pub saturated: bool,
+}
+
+fn variant_name<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<&'static str, D::Error> {
+    super::known_name(d, VARIANTS.iter().map(|v| v.name))
+}
+
+fn topology_name<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<&'static str, D::Error> {
+    super::known_name(d, TOPOLOGIES)
+}
+
+fn scheme_name<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<&'static str, D::Error> {
+    super::known_name(d, [Scheme::Tree.name(), Scheme::Pseudo.name()])
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -288,6 +309,19 @@ pub fn run_variant(
     super::run_parallel(jobs(o.quick, variant), |j| run_job(j, o), progress)
 }
 
+/// [`run_variant`], resumable through `journal` (see [`PointJournal`]):
+/// the points it holds are not run again. Returns the points and how many
+/// came from the journal.
+pub fn run_variant_in(
+    o: &TreeOptions,
+    variant: Variant,
+    journal: &PointJournal,
+    progress: &(dyn Fn() + Sync),
+) -> Result<(Vec<TreePoint>, usize)> {
+    check(o)?;
+    super::run_parallel_in(jobs(o.quick, variant), |j| run_job(j, o), journal, progress)
+}
+
 /// A point's warm-up is part of its cycles: it must leave some to measure.
 fn check(o: &TreeOptions) -> Result<()> {
     if o.warmup >= o.cycles {
@@ -352,6 +386,16 @@ fn variant_jobs(quick: bool) -> Vec<Job> {
 pub fn run_variants(o: &TreeOptions, progress: &(dyn Fn() + Sync)) -> Result<Vec<TreePoint>> {
     check(o)?;
     super::run_parallel(variant_jobs(o.quick), |j| run_job(j, o), progress)
+}
+
+/// [`run_variants`], resumable through `journal` (see [`PointJournal`]).
+pub fn run_variants_in(
+    o: &TreeOptions,
+    journal: &PointJournal,
+    progress: &(dyn Fn() + Sync),
+) -> Result<(Vec<TreePoint>, usize)> {
+    check(o)?;
+    super::run_parallel_in(variant_jobs(o.quick), |j| run_job(j, o), journal, progress)
 }
 
 /// Number of points the variants sweep runs.

@@ -5,8 +5,9 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
 use wormcast::Result;
+use wormcast::experiment::PointJournal;
 use wormcast::experiment::SweepOptions;
-use wormcast::experiment::mesh::{options, points, run as run_points, write_outputs};
+use wormcast::experiment::mesh::{options, points, run_in, write_outputs};
 
 /// The options every load sweep takes.
 #[derive(Args)]
@@ -50,13 +51,18 @@ impl SweepArgs {
 }
 
 impl SweepArgs {
-    /// Runs a sweep of `n_points` points with a progress bar, writes its
-    /// files with `write` and names the CSV files `csvs` it wrote.
+    /// Runs the sweep `name` of `n_points` points with a progress bar,
+    /// resumable through its journal in --out (the points it holds are not
+    /// run again; a stop by Ctrl-C or SIGTERM keeps those finished), writes
+    /// its files with `write`, removes the journal and names the CSV files
+    /// `csvs` it wrote (the first names the journal too).
+    #[allow(clippy::too_many_arguments)]
     pub fn sweep<P>(
         &self,
         defaults: fn(bool) -> SweepOptions,
         n_points: impl Fn(bool) -> usize,
-        run: impl Fn(&SweepOptions, &(dyn Fn() + Sync)) -> Result<Vec<P>>,
+        name: &str,
+        run: impl Fn(&SweepOptions, &PointJournal, &(dyn Fn() + Sync)) -> Result<(Vec<P>, usize)>,
         write: impl Fn(&[P], &Path) -> Result<()>,
         csvs: &[&str],
     ) -> Result<()> {
@@ -64,10 +70,23 @@ impl SweepArgs {
         // Refused before the points run, not after: an output folder
         // that cannot be made would otherwise waste the whole sweep.
         wormcast::make_dir(&self.out)?;
+        let journal = PointJournal::new(&self.out, csvs[0], name, &o);
+        crate::stop_cleanly_from_here();
         let bar = points_bar(n_points(self.quick));
-        let pts = run(&o, &|| bar.inc(1))?;
+        let ran = run(&o, &journal, &|| bar.inc(1));
         bar.finish_and_clear();
+        let (pts, kept) = ran?;
         write(&pts, &self.out)?;
+        std::fs::remove_file(&journal.path).map_err(|e| wormcast::Error::io(&journal.path, e))?;
+        if kept > 0 {
+            eprintln!(
+                "note: {kept} of the {} points were in {} already (the journal of a run stopped \
+                 part way); {} ran",
+                pts.len(),
+                journal.path.display(),
+                pts.len() - kept
+            );
+        }
         let files: Vec<String> = csvs
             .iter()
             .map(|f| self.out.join(format!("{f}.csv")).display().to_string())
@@ -87,7 +106,8 @@ pub fn run(a: &SweepArgs) -> Result<()> {
     a.sweep(
         options,
         points,
-        run_points,
+        "mesh3d experiment",
+        run_in,
         write_outputs,
         &["mesh_load", "mesh_dests"],
     )

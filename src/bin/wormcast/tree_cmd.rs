@@ -291,7 +291,8 @@ fn experiment(a: &ExperimentArgs) -> Result<()> {
     a.sweep.sweep(
         options,
         points,
-        |o, p| wormcast::experiment::tree::run_variant(o, v, p),
+        &format!("tree experiment --variant {}", v.name),
+        |o, j, p| wormcast::experiment::tree::run_variant_in(o, v, j, p),
         write_outputs,
         &[&stem],
     )
@@ -306,7 +307,8 @@ pub fn run(cmd: TreeCmd) -> Result<bool> {
             .sweep(
                 options,
                 wormcast::experiment::tree::variant_points,
-                wormcast::experiment::tree::run_variants,
+                "tree variants",
+                wormcast::experiment::tree::run_variants_in,
                 wormcast::experiment::tree::write_variants,
                 &["tree_variants"],
             )
