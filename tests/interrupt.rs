@@ -342,6 +342,16 @@ fn a_stop_asked_in_the_process_ends_runs_at_their_next_cycle_and_clear_lets_them
     assert!(stopped.report().packets_delivered > 0);
 }
 
+/// `wormcast args`, which must succeed.
+fn succeeded<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
+    let o = Command::new(env!("CARGO_BIN_EXE_wormcast"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    o
+}
+
 /// The files of a figure's run, by name, as bytes.
 fn figure_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
@@ -384,15 +394,7 @@ fn an_experiment_stopped_part_way_resumes_from_its_journal() {
         .map(String::from)
         .to_vec()
     };
-    let run = |a: &[String]| {
-        let o = Command::new(env!("CARGO_BIN_EXE_wormcast"))
-            .args(a)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", stderr(&o));
-        o
-    };
-    run(&args(&whole, "2"));
+    succeeded(&args(&whole, "2"));
     let reference = figure_files(&whole);
     assert_eq!(
         reference.iter().map(|f| f.0.as_str()).collect::<Vec<_>>(),
@@ -472,7 +474,7 @@ fn an_experiment_stopped_part_way_resumes_from_its_journal() {
     refused(torn.clone(), "another experiment run is writing it");
     drop(lock);
 
-    let o = run(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+    let o = succeeded(&a);
     assert!(
         stderr(&o).contains(&format!(
             "note: fig26: {done} of its 64 jobs were in {} already (the journal of a run stopped \
@@ -486,7 +488,7 @@ fn an_experiment_stopped_part_way_resumes_from_its_journal() {
     assert_eq!(figure_files(&out), reference);
     // Run whole, the same experiment by the same build runs nothing again
     // and writes the same files.
-    let o = run(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+    let o = succeeded(&a);
     assert!(
         stderr(&o).contains("note: fig26: 64 of its 64 jobs were in")
             && stderr(&o).contains(
@@ -517,15 +519,7 @@ fn a_mesh_experiment_stopped_part_way_resumes_from_its_journal() {
         .map(String::from)
         .to_vec()
     };
-    let run = |a: &[String]| {
-        let o = Command::new(env!("CARGO_BIN_EXE_wormcast"))
-            .args(a)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", stderr(&o));
-        o
-    };
-    run(&args(&whole));
+    succeeded(&args(&whole));
     let reference = figure_files(&whole);
     assert_eq!(reference.len(), 6, "two CSV files and their plots");
 
@@ -569,7 +563,7 @@ fn a_mesh_experiment_stopped_part_way_resumes_from_its_journal() {
     .unwrap();
     let kept = kept - 1;
 
-    let o = run(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+    let o = succeeded(&a);
     assert!(
         stderr(&o).contains(&format!(
             "note: {kept} of the 60 points were in {} already (the journal of a run stopped part \
