@@ -173,55 +173,36 @@ pub(crate) fn run_parallel_in<J: Send, P: Send + Serialize + serde::de::Deserial
     journal: &PointJournal,
     progress: &(dyn Fn() + Sync),
 ) -> Result<(Vec<P>, usize)> {
-    use std::io::{Read as _, Write as _};
     let path = &journal.path;
     if let Some(dir) = path.parent() {
         crate::make_dir(dir)?;
     }
-    let mut file = open_journal(path, "experiment")?;
-    let mut text = String::new();
-    file.read_to_string(&mut text)
-        .map_err(|e| Error::io(path, e))?;
-    let bad = |why: String| Error::Config {
-        field: "journal",
-        value: path.display().to_string(),
-        reason: why,
-    };
+    let (mut file, text) = read_journal(path, &journal.head, crate::BUILD, "experiment")?;
     let n = jobs.len();
     let mut points: Vec<Option<P>> = (0..n).map(|_| None).collect();
     let mut whole = 0;
-    let lines = whole_lines(&text);
-    if let Some(&(first, end)) = lines.first() {
-        if first != journal.head {
-            return Err(bad(not_this_runs(first, &journal.head, crate::BUILD)));
-        }
+    for (k, &(l, end)) in whole_lines(&text).iter().enumerate() {
         whole = end;
-        for (k, &(l, end)) in lines.iter().enumerate().skip(1) {
-            let at = |why: String| bad(format!("line {}: {why}", k + 1));
-            let map: std::collections::BTreeMap<String, P> =
-                toml::from_str(l).map_err(|e| at(format!("not a point: {}", e.message())))?;
-            let mut entries = map.into_iter();
-            let (Some((key, p)), None) = (entries.next(), entries.next()) else {
-                return Err(at("not one point".into()));
-            };
-            let i = key
-                .strip_prefix('p')
-                .and_then(|i| i.parse::<usize>().ok())
-                .filter(|&i| i < n)
-                .ok_or_else(|| at(format!("{key} is not one of the {n} points")))?;
-            if points[i].replace(p).is_some() {
-                return Err(at(format!("point {i} twice")));
-            }
-            whole = end;
+        if k == 0 {
+            continue; // the head, checked
+        }
+        let at = |why: String| journal_error(path, format!("line {}: {why}", k + 1));
+        let map: std::collections::BTreeMap<String, P> =
+            toml::from_str(l).map_err(|e| at(format!("not a point: {}", e.message())))?;
+        let mut entries = map.into_iter();
+        let (Some((key, p)), None) = (entries.next(), entries.next()) else {
+            return Err(at("not one point".into()));
+        };
+        let i = key
+            .strip_prefix('p')
+            .and_then(|i| i.parse::<usize>().ok())
+            .filter(|&i| i < n)
+            .ok_or_else(|| at(format!("{key} is not one of the {n} points")))?;
+        if points[i].replace(p).is_some() {
+            return Err(at(format!("point {i} twice")));
         }
     }
-    // Drop a torn last line: its point runs again. (Opened to append.)
-    file.set_len(whole as u64).map_err(|e| Error::io(path, e))?;
-    if whole == 0 {
-        writeln!(file, "{}", journal.head)
-            .and_then(|()| file.flush())
-            .map_err(|e| Error::io(path, e))?;
-    }
+    keep_whole(&mut file, path, whole, &format!("{}\n", journal.head))?;
     let kept = points.iter().filter(|p| p.is_some()).count();
     for _ in 0..kept {
         progress();
@@ -231,26 +212,12 @@ pub(crate) fn run_parallel_in<J: Send, P: Send + Serialize + serde::de::Deserial
         .enumerate()
         .filter(|(i, _)| points[*i].is_none())
         .collect();
-    let file = std::sync::Mutex::new(file);
-    let results = crate::par::map_owned(pending, |(i, j)| -> Result<(usize, P)> {
-        // Once a stop is asked for, no point starts.
-        if let Some(s) = crate::interrupt::requested() {
-            return Err(crate::interrupt::stopped(s, String::new()));
-        }
+    let results = run_journaled(pending, &file, path, progress, |(i, j)| {
         let p = job(j)?;
-        let value = toml::Value::try_from(&p).map_err(|e| Error::Config {
-            field: "journal",
-            value: path.display().to_string(),
-            reason: format!("point {i} cannot be written: {e}"),
-        })?;
+        let value = toml::Value::try_from(&p)
+            .map_err(|e| journal_error(path, format!("point {i} cannot be written: {e}")))?;
         let line = format!("p{i} = {value}\n");
-        let mut f = file.lock().unwrap_or_else(|p| p.into_inner());
-        f.write_all(line.as_bytes())
-            .and_then(|()| f.flush())
-            .map_err(|e| Error::io(path, e))?;
-        drop(f);
-        progress();
-        Ok((i, p))
+        Ok(((i, p), line))
     });
     let journaled = kept + results.iter().filter(|r| r.is_ok()).count();
     if let Some(s) = crate::interrupt::requested()
@@ -1235,6 +1202,81 @@ pub(crate) fn open_journal(path: &Path, what: &str) -> Result<std::fs::File> {
     Ok(file)
 }
 
+/// Opens, locks and reads the journal at `path` ([`open_journal`]) of a
+/// run whose journal begins with the line `head`, made by `build`: its
+/// text, or why it is not this run's to finish.
+fn read_journal(
+    path: &Path,
+    head: &str,
+    build: &str,
+    what: &str,
+) -> Result<(std::fs::File, String)> {
+    use std::io::Read as _;
+    let mut file = open_journal(path, what)?;
+    let mut text = String::new();
+    file.read_to_string(&mut text)
+        .map_err(|e| Error::io(path, e))?;
+    if let Some(&(first, _)) = whole_lines(&text).first()
+        && first != head
+    {
+        return Err(journal_error(path, not_this_runs(first, head, build)));
+    }
+    Ok((file, text))
+}
+
+/// The error of a journal at `path` that cannot be taken, and `why`.
+fn journal_error(path: &Path, why: String) -> Error {
+    Error::Config {
+        field: "journal",
+        value: path.display().to_string(),
+        reason: why,
+    }
+}
+
+/// Cuts the journal `file` at `path` back to its first `whole` bytes (what
+/// follows was cut off as it was written: its jobs run again), or, when
+/// nothing whole is left, begins it with `preamble`. Opened to append, it
+/// takes what is written next at the new end.
+fn keep_whole(file: &mut std::fs::File, path: &Path, whole: usize, preamble: &str) -> Result<()> {
+    use std::io::Write as _;
+    file.set_len(whole as u64).map_err(|e| Error::io(path, e))?;
+    if whole == 0 {
+        file.write_all(preamble.as_bytes())
+            .and_then(|()| file.flush())
+            .map_err(|e| Error::io(path, e))?;
+    }
+    Ok(())
+}
+
+/// Runs `job` over `items` in parallel, appending (and flushing) the text
+/// each gives to the journal `file` at `path` (still locked by the caller,
+/// which holds it) as it finishes, then calling
+/// `progress`. Once a stop is asked for ([`crate::interrupt`]) no item
+/// starts; those cut short end with [`Error::Interrupted`].
+fn run_journaled<T: Send, R: Send>(
+    items: Vec<T>,
+    file: &std::fs::File,
+    path: &Path,
+    progress: &(dyn Fn() + Sync),
+    job: impl Fn(T) -> Result<(R, String)> + Sync,
+) -> Vec<Result<R>> {
+    use std::io::Write as _;
+    let file = std::sync::Mutex::new(file);
+    crate::par::map_owned(items, |item| {
+        if let Some(s) = crate::interrupt::requested() {
+            return Err(crate::interrupt::stopped(s, String::new()));
+        }
+        let (r, text) = job(item)?;
+        let mut f = file.lock().unwrap_or_else(|p| p.into_inner());
+        f.write_all(text.as_bytes())
+            .and_then(|()| f.flush())
+            .map_err(|e| Error::io(path, e))?;
+        drop(f);
+        progress();
+        Ok(r)
+    })
+}
+
 /// What [`run_into`] did.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Ran {
@@ -1273,7 +1315,6 @@ pub fn run_into(
     shard: Shard,
     progress: &(dyn Fn() + Sync),
 ) -> Result<Ran> {
-    use std::io::{Read as _, Write as _};
     o.validate_for(fig)?;
     let head = first_line(fig, o, shard);
     let all = jobs(fig, o);
@@ -1318,80 +1359,63 @@ pub fn run_into(
     }
     crate::make_dir(dir)?;
     let path = journal_path(dir, fig, shard);
-    let mut file = open_journal(&path, "experiment")?;
-    let mut text = String::new();
-    file.read_to_string(&mut text)
-        .map_err(|e| Error::io(&path, e))?;
-    let bad = |why: String| Error::Config {
-        field: "journal",
-        value: path.display().to_string(),
-        reason: why,
-    };
-    // What the journal holds, line by whole line: a line cut off as it
-    // was written (no newline) is not there.
+    let (mut file, text) = read_journal(&path, &head, &o.build, "experiment")?;
+    let bad = |why: String| journal_error(&path, why);
+    // What the journal holds, job by whole job.
     let mut kept: Vec<Row> = Vec::new();
     let mut is_done = vec![false; all.len()];
     let mut whole = 0usize;
-    let lines = whole_lines(&text);
-    if let Some(&(first, _)) = lines.first() {
-        if first != head {
-            return Err(bad(not_this_runs(first, &head, &o.build)));
-        }
-        match lines.get(1) {
-            Some(&(l, _)) if l != RAW_HEADER => {
+    let mut group: Vec<Row> = Vec::new();
+    for (n, &(l, end)) in whole_lines(&text).iter().enumerate() {
+        match n {
+            0 => continue, // the head, checked
+            1 if l != RAW_HEADER => {
                 return Err(bad(format!("its line 2 is not {RAW_HEADER:?}")));
             }
-            Some(&(_, end)) => whole = end,
-            None => {}
-        }
-        let mut group: Vec<Row> = Vec::new();
-        for (n, &(l, end)) in lines.iter().enumerate().skip(2) {
-            let r = parse_row(l).map_err(|why| bad(format!("line {}: {why}", n + 1)))?;
-            if !shard.has(r.job) || r.job >= all.len() {
-                return Err(bad(format!(
-                    "line {}: job {} is not one of this run's",
-                    n + 1,
-                    r.job
-                )));
-            }
-            if group.first().is_some_and(|g| g.job != r.job) {
-                // A job's rows are written together: one cut short can
-                // only be the last.
-                return Err(bad(format!(
-                    "line {}: job {} has {} of its {per_job} rows before job {}'s",
-                    n + 1,
-                    group[0].job,
-                    group.len(),
-                    r.job
-                )));
-            }
-            group.push(r);
-            if group.len() == per_job {
-                if whole_jobs(&group).is_none() {
-                    return Err(bad(format!(
-                        "line {}: job {}'s rows are not one of each scheme, in order",
-                        n + 1,
-                        group[0].job
-                    )));
-                }
-                if std::mem::replace(&mut is_done[group[0].job], true) {
-                    return Err(bad(format!("line {}: job {} twice", n + 1, group[0].job)));
-                }
-                kept.append(&mut group);
+            1 => {
                 whole = end;
+                continue;
             }
+            _ => {}
+        }
+        let r = parse_row(l).map_err(|why| bad(format!("line {}: {why}", n + 1)))?;
+        if !shard.has(r.job) || r.job >= all.len() {
+            return Err(bad(format!(
+                "line {}: job {} is not one of this run's",
+                n + 1,
+                r.job
+            )));
+        }
+        if group.first().is_some_and(|g| g.job != r.job) {
+            // A job's rows are written together: one cut short can only
+            // be the last.
+            return Err(bad(format!(
+                "line {}: job {} has {} of its {per_job} rows before job {}'s",
+                n + 1,
+                group[0].job,
+                group.len(),
+                r.job
+            )));
+        }
+        group.push(r);
+        if group.len() == per_job {
+            if whole_jobs(&group).is_none() {
+                return Err(bad(format!(
+                    "line {}: job {}'s rows are not one of each scheme, in order",
+                    n + 1,
+                    group[0].job
+                )));
+            }
+            if std::mem::replace(&mut is_done[group[0].job], true) {
+                return Err(bad(format!("line {}: job {} twice", n + 1, group[0].job)));
+            }
+            kept.append(&mut group);
+            whole = end;
         }
     }
-    // Drop what was cut off (a torn line, or a job's rows in part): its
-    // job runs again. A journal without its two first lines begins anew.
-    // (Opened to append: what is written next goes at the new end.)
-    file.set_len(whole as u64)
-        .map_err(|e| Error::io(&path, e))?;
-    if whole == 0 {
-        file.write_all(format!("{head}\n{RAW_HEADER}\n").as_bytes())
-            .and_then(|()| file.flush())
-            .map_err(|e| Error::io(&path, e))?;
-    }
+    // A torn line, or a job's rows in part: its job runs again. A journal
+    // without its two first lines begins anew.
+    keep_whole(&mut file, &path, whole, &format!("{head}\n{RAW_HEADER}\n"))?;
     let done: Vec<usize> = kept.iter().step_by(per_job).map(|r| r.job).collect();
     for _ in &done {
         progress();
@@ -1405,12 +1429,8 @@ pub fn run_into(
     for s in &mut settings {
         s.ni.host_overhead = o.host_overhead;
     }
-    let journal = std::sync::Mutex::new(file);
-    let results: Vec<Result<Vec<Row>>> = crate::par::map(&pending, |j| {
-        // Once a stop is asked for, no job starts.
-        if let Some(s) = crate::interrupt::requested() {
-            return Err(crate::interrupt::stopped(s, String::new()));
-        }
+    let ran = pending.len();
+    let results = run_journaled(pending, &file, &path, progress, |j| {
         let s = &settings[j.setting];
         let mut rows = if fig.is_loaded() {
             load::run_job(fig, s, j, o)?
@@ -1423,13 +1443,7 @@ pub fn run_into(
             r.phases = as_written(r.phases);
             write_row(&mut t, &settings, &all, r);
         }
-        let mut f = journal.lock().unwrap_or_else(|p| p.into_inner());
-        f.write_all(t.as_bytes())
-            .and_then(|()| f.flush())
-            .map_err(|e| Error::io(&path, e))?;
-        drop(f);
-        progress();
-        Ok(rows)
+        Ok((rows, t))
     });
     let journaled = done.len() + results.iter().filter(|r| r.is_ok()).count();
     if let Some(s) = crate::interrupt::requested()
@@ -1452,7 +1466,6 @@ pub fn run_into(
             ),
         ));
     }
-    let ran = pending.len();
     let mut rows = kept;
     for r in results {
         rows.extend(r?);
@@ -1461,8 +1474,9 @@ pub fn run_into(
     rows.sort_by_key(|r| r.job);
     let files = write_outputs(dir, fig, o, shard, &rows)?;
     let kept = (!done.is_empty()).then(|| (done.len(), path.clone()));
-    drop(journal);
+    // Removed while still locked: no second run takes it up meanwhile.
     std::fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
+    drop(file);
     Ok(Ran { files, kept, ran })
 }
 
