@@ -4,7 +4,7 @@
 # configs/sweeps/mesh4x4-routers.toml as a job array of 4 shards with
 # scripts/slurm-sweep.sh, waits for the merge job, and compares its
 # sweep.csv and sweep.jsonl byte for byte with one unsharded run on this
-# machine; then a paper's experiment as an array, a cancelled sweep task
+# machine; then two papers' experiments as arrays, a cancelled sweep task
 # (stopped cleanly) and a cancelled experiment task (resumed). Stops the
 # daemons it started, whatever happens.
 #
@@ -154,6 +154,19 @@ for f in fig22.raw.csv fig22.csv fig22.svg; do
     cmp "$work/exp-one/$f" "$work/exp-merged/$f" || fail "$f of the experiment's array differs from the single-machine run"
 done
 echo "ok   Slurm job array of a paper's experiment (fig22, --slurm, 3 tasks), merged: equal to the single-machine run, byte for byte"
+
+# Seed 002's sweep the same way: `mesh3d experiment --slurm` writes each
+# task's points; `mesh3d merge` writes the files of one run.
+"$wormcast" mesh3d experiment --quick --out "$work/mesh-one" >/dev/null
+mesh=$(sbatch --parsable --array=0-3 --chdir="$work" --output="$work/mesh-%a.out" \
+    --wrap "'$wormcast' mesh3d experiment --quick --slurm --out '$work/mesh-parts'")
+drain "the mesh sweep's array ${mesh%%;*}"
+"$wormcast" mesh3d merge --out "$work/mesh-merged" "$work"/mesh-parts/mesh_load.shard-{0,1,2,3}-of-4.points >/dev/null \
+    || fail "the mesh sweep's shards do not merge: $(cat "$work"/mesh-*.out)"
+for f in mesh_load.csv mesh_dests.csv mesh_load.svg mesh_dests.svg; do
+    cmp "$work/mesh-one/$f" "$work/mesh-merged/$f" || fail "$f of the mesh sweep's array differs from the single-machine run"
+done
+echo "ok   Slurm job array of seed 002's sweep (mesh3d experiment --slurm, 4 tasks), merged: equal to the single-machine run, byte for byte"
 
 # A task's memory (sbatch --mem, in megabytes) is its sweep's budget: a
 # job asking for 1 MB has its sweep's first job (a 64x64 mesh, reckoned at

@@ -3546,3 +3546,197 @@ fn tree_send_reckons_memory_and_buffers_out_of_range_are_named() {
         "buffer_flits = 4000000000: an input buffer holds 1 to 4,096 flits",
     );
 }
+
+/// The seed 002 and 003 sweeps run as shards on several machines (`--shard
+/// I/N`, or `--slurm` in a job array) and `merge` writes the files one run
+/// writes, byte for byte; a merge that lacks a shard, is given one twice, a
+/// shard that did not finish, or shards of two different sweeps are each
+/// refused by name.
+#[test]
+fn the_direct_network_sweeps_shard_and_merge_into_one_runs_files() {
+    let dir = tmp("shards");
+    let _ = std::fs::remove_dir_all(&dir);
+    let at = |p: &str| dir.join(p).to_str().unwrap().to_string();
+    let files = |d: &str| {
+        let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(at(d))
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                (
+                    e.file_name().to_string_lossy().into_owned(),
+                    std::fs::read(e.path()).unwrap(),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    // (the sweep's arguments, its merge, its first CSV, its files)
+    let sweeps: [(&[&str], &str, &str, &[&str]); 3] = [
+        (
+            &["mesh3d", "experiment"],
+            "mesh3d",
+            "mesh_load",
+            &["mesh_load", "mesh_dests"],
+        ),
+        (
+            &["tree", "experiment", "--variant", "stall-4"],
+            "tree",
+            "tree_load-stall-4",
+            &["tree_load-stall-4"],
+        ),
+        (
+            &["tree", "variants"],
+            "tree",
+            "tree_variants",
+            &["tree_variants"],
+        ),
+    ];
+    for (k, (args, merge, stem, csvs)) in sweeps.iter().enumerate() {
+        let (one, parts, merged) = (format!("one{k}"), format!("parts{k}"), format!("merged{k}"));
+        let run = |extra: &[&str], out: &str| {
+            let mut a: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+            a.extend(["--quick", "--out", &at(out)].map(String::from));
+            a.extend(extra.iter().map(|s| s.to_string()));
+            ok(&wormcast(&a))
+        };
+        run(&[], &one);
+        let shard = |i: u32| at(&format!("{parts}/{stem}.shard-{i}-of-3.points"));
+        for i in 0..3 {
+            let said = run(&["--shard", &format!("{i}/3")], &parts);
+            assert!(
+                said.contains(&format!(
+                    "in {}; once every shard has run: wormcast {merge} merge --out {} {} {} {}",
+                    shard(i),
+                    at(&parts),
+                    shard(0),
+                    shard(1),
+                    shard(2)
+                )),
+                "{said}"
+            );
+        }
+        // A shard writes its points and nothing else; run again, it
+        // runs none.
+        let held: Vec<String> = files(&parts).into_iter().map(|f| f.0).collect();
+        assert_eq!(
+            held,
+            (0..3)
+                .map(|i| format!("{stem}.shard-{i}-of-3.points"))
+                .collect::<Vec<_>>()
+        );
+        let again = wormcast(
+            &[
+                args,
+                &["--quick", "--out", &at(&parts), "--shard", "2/3"][..],
+            ]
+            .concat(),
+        );
+        ok(&again);
+        assert!(
+            String::from_utf8_lossy(&again.stderr)
+                .contains(&format!("were in {} already; 0 ran", shard(2)))
+        );
+        let said = ok(&wormcast(&[
+            merge,
+            "merge",
+            "--out",
+            &at(&merged),
+            &shard(2),
+            &shard(0),
+            &shard(1),
+        ]));
+        let names: Vec<String> = csvs
+            .iter()
+            .map(|c| format!("{}/{c}.csv", at(&merged)))
+            .collect();
+        assert!(
+            said.ends_with(&format!("points of 3 shards: {}\n", names.join(", "))),
+            "{said}"
+        );
+        assert_eq!(files(&merged), files(&one), "{args:?}");
+    }
+
+    let refused = |args: &[&str], why: &str| {
+        let o = wormcast(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(
+            err.trim(),
+            format!("error: configuration: {why}"),
+            "{args:?}"
+        );
+    };
+    let m = |i: u32| at(&format!("parts0/mesh_load.shard-{i}-of-3.points"));
+    let v = |i: u32| at(&format!("parts2/tree_variants.shard-{i}-of-3.points"));
+    let out = at("refused");
+    refused(
+        &["mesh3d", "merge", "--out", &out, &m(0), &m(2)],
+        "merge = mesh3d experiment: shard 1/3 of the sweep is missing",
+    );
+    refused(
+        &["mesh3d", "merge", "--out", &out, &m(0), &m(1), &m(0)],
+        &format!(
+            "merge = {}: shard 0/3 is given twice (and as {})",
+            m(0),
+            m(0)
+        ),
+    );
+    refused(
+        &["mesh3d", "merge", "--out", &out, &v(0)],
+        &format!(
+            "merge = {}: its points are a shard of `tree variants`: `wormcast mesh3d merge` merges \
+             `mesh3d experiment`'s shards",
+            v(0)
+        ),
+    );
+    let t = |i: u32| at(&format!("parts1/tree_load-stall-4.shard-{i}-of-3.points"));
+    let head = |p: &str| {
+        std::fs::read_to_string(p)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    refused(
+        &["tree", "merge", "--out", &out, &t(0), &v(1)],
+        &format!(
+            "merge = {}: its sweep is not {}'s: {:?} against {:?} (the shards of one sweep have the \
+             same options and build)",
+            v(1),
+            t(0),
+            head(&v(1)).replace(" shard=1/3", ""),
+            head(&t(0)).replace(" shard=0/3", "")
+        ),
+    );
+    // A shard cut short: its last point's line gone.
+    let text = std::fs::read_to_string(m(1)).unwrap();
+    let cut = at("parts0/cut.points");
+    let keep = text.lines().count() - 1;
+    std::fs::write(
+        &cut,
+        text.lines()
+            .take(keep)
+            .map(|l| format!("{l}\n"))
+            .collect::<String>(),
+    )
+    .unwrap();
+    refused(
+        &["mesh3d", "merge", "--out", &out, &m(0), &cut, &m(2)],
+        &format!(
+            "merge = {cut}: it holds 19 of shard 1/3's 20 points: its run did not finish (the same \
+             command again finishes it)"
+        ),
+    );
+    let one = at("one0/mesh_load.csv");
+    refused(
+        &["mesh3d", "merge", "--out", &out, &one],
+        &format!(
+            "merge = {one}: not a shard's points: its first line is not a sweep's (`# wormcast \
+             <sweep> quick=...`)"
+        ),
+    );
+    assert!(!std::path::Path::new(&out).exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

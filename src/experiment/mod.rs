@@ -81,34 +81,280 @@ pub(crate) fn run_parallel<J: Send, P: Send>(
 
 /// Where a sweep of points ([`mesh`], [`tree`]) keeps the points it
 /// finished while it runs, so that a run stopped part way is resumed:
-/// `path`, whose first line is `head` (the sweep, its options and the
-/// build that runs it), then one line a point, `pN = { ... }` (a TOML
-/// inline table: TOML carries back the infinite and NaN values a point
-/// may hold, which JSON does not).
+/// `path`, whose first line is `head` (the sweep, its options, its shard
+/// and the build that runs it), then one line a point, `pN = { ... }` (a
+/// TOML inline table: TOML carries back the infinite and NaN values a
+/// point may hold, which JSON does not).
+///
+/// The journal of a whole sweep is removed once its files are written. A
+/// shard of a sweep (`--shard I/N`: the points whose number is `I` modulo
+/// `N`) writes no files of its own: its finished journal is its result,
+/// renamed to [`PointJournal::done`] by [`PointJournal::finish`], for
+/// [`merge_points`] to combine with the other shards'.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PointJournal {
-    /// The journal file.
+    /// The journal file while the sweep runs.
     pub path: PathBuf,
     /// Its first line.
     pub head: String,
+    /// The points this run owns.
+    pub shard: Shard,
+    /// Where a shard's journal is kept once every point of the shard has
+    /// run (`<stem>.shard-I-of-N.points`); `None` for the whole sweep.
+    pub done: Option<PathBuf>,
 }
 
 impl PointJournal {
     /// The journal of the sweep `name` (`mesh3d experiment`, ...) with
     /// options `o`, in `dir` as `<stem>.points.part`.
     pub fn new(dir: &Path, stem: &str, name: &str, o: &SweepOptions) -> PointJournal {
+        PointJournal::of_shard(dir, stem, name, o, Shard::ALL)
+    }
+
+    /// The journal of `shard` of the sweep `name`: as [`PointJournal::new`]
+    /// for [`Shard::ALL`]; else `<stem>.shard-I-of-N.points.part` in
+    /// `dir`, its head naming the shard.
+    pub fn of_shard(
+        dir: &Path,
+        stem: &str,
+        name: &str,
+        o: &SweepOptions,
+        shard: Shard,
+    ) -> PointJournal {
+        let whole = shard == Shard::ALL;
+        let (file, of) = if whole {
+            (format!("{stem}.points"), String::new())
+        } else {
+            (
+                format!("{stem}.shard-{}-of-{}.points", shard.index, shard.count),
+                format!(" shard={}/{}", shard.index, shard.count),
+            )
+        };
         PointJournal {
-            path: dir.join(format!("{stem}.points.part")),
+            path: dir.join(format!("{file}.part")),
             head: format!(
-                "# wormcast {name} quick={} cycles={} warmup={} seed={} build={}",
+                "# wormcast {name} quick={} cycles={} warmup={} seed={}{of} build={}",
                 o.quick,
                 o.cycles,
                 o.warmup,
                 o.seed,
                 crate::BUILD
             ),
+            shard,
+            done: (!whole).then(|| dir.join(file)),
         }
     }
+
+    /// The file the run reads and appends to: the journal, or a shard's
+    /// finished file when the journal is not there (the same shard run
+    /// again takes its points from it and runs none).
+    pub fn live(&self) -> &Path {
+        match &self.done {
+            Some(d) if !self.path.exists() && d.exists() => d,
+            _ => &self.path,
+        }
+    }
+
+    /// Ends a run whose points have all run: removes the journal of a
+    /// whole sweep (its caller has written the sweep's files), or keeps a
+    /// shard's as [`PointJournal::done`] and returns that.
+    pub fn finish(&self) -> Result<Option<PathBuf>> {
+        match &self.done {
+            None => std::fs::remove_file(&self.path).map_err(|e| Error::io(&self.path, e))?,
+            Some(d) => {
+                if self.path.exists() {
+                    std::fs::rename(&self.path, d).map_err(|e| Error::io(&self.path, e))?;
+                }
+            }
+        }
+        Ok(self.done.clone())
+    }
+}
+
+/// The finished points of one shard of a sweep ([`PointJournal::done`]),
+/// read to be merged ([`merge_points`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PointFile {
+    /// The file.
+    pub path: PathBuf,
+    /// The sweep it is a shard of (`mesh3d experiment`, `tree variants`,
+    /// ...).
+    pub sweep: String,
+    /// The sweep's quick version.
+    pub quick: bool,
+    /// Its shard.
+    pub shard: Shard,
+    /// Its first line without the shard: the same for every shard of one
+    /// sweep.
+    sweep_head: String,
+    text: String,
+}
+
+impl PointFile {
+    /// Reads the shard's file at `path`.
+    pub fn read(path: &Path) -> Result<PointFile> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let bad = |why: &str| Error::Config {
+            field: "merge",
+            value: path.display().to_string(),
+            reason: why.to_string(),
+        };
+        let head = text.lines().next().unwrap_or("");
+        let name = head
+            .strip_prefix("# wormcast ")
+            .and_then(|h| h.split_once(" quick=").map(|(n, _)| n))
+            .ok_or_else(|| {
+                bad("not a shard's points: its first line is not a sweep's (`# wormcast <sweep> quick=...`)")
+            })?;
+        let word = |key: &str| head.split(' ').find_map(|w| w.strip_prefix(key));
+        let Some(of) = word("shard=") else {
+            return Err(bad(
+                "not a shard's points: its first line names no shard (a sweep run without --shard writes its own files)",
+            ));
+        };
+        let shard = Shard::parse(of).map_err(|_| bad(&format!("its shard {of:?} is not I/N")))?;
+        Ok(PointFile {
+            path: path.to_path_buf(),
+            sweep: name.to_string(),
+            quick: word("quick=") == Some("true"),
+            shard,
+            sweep_head: head.replacen(&format!(" shard={of}"), "", 1),
+            text,
+        })
+    }
+}
+
+/// Reads the point lines of a journal's `text` (at `path`; its first line
+/// is its head, not read here) into `points`, of which there are `n`, all
+/// of them in `shard`: the byte offset past the last whole line, to keep.
+fn read_points<P: serde::de::DeserializeOwned>(
+    text: &str,
+    path: &Path,
+    shard: Shard,
+    points: &mut [Option<P>],
+) -> Result<usize> {
+    let n = points.len();
+    let mut whole = 0;
+    for (k, &(l, end)) in whole_lines(text).iter().enumerate() {
+        whole = end;
+        if k == 0 {
+            continue; // the head, checked by the caller
+        }
+        let at = |why: String| journal_error(path, format!("line {}: {why}", k + 1));
+        let map: std::collections::BTreeMap<String, P> =
+            toml::from_str(l).map_err(|e| at(format!("not a point: {}", e.message())))?;
+        let mut entries = map.into_iter();
+        let (Some((key, p)), None) = (entries.next(), entries.next()) else {
+            return Err(at("not one point".into()));
+        };
+        let i = key
+            .strip_prefix('p')
+            .and_then(|i| i.parse::<usize>().ok())
+            .filter(|&i| i < n)
+            .ok_or_else(|| at(format!("{key} is not one of the {n} points")))?;
+        if !shard.has(i) {
+            return Err(at(format!(
+                "point {i} is not in shard {}/{}",
+                shard.index, shard.count
+            )));
+        }
+        if points[i].replace(p).is_some() {
+            return Err(at(format!("point {i} twice")));
+        }
+    }
+    Ok(whole)
+}
+
+/// Combines the finished points of every shard of one sweep of `n` points
+/// into the sweep's points in order, as one run of it gives them: refused,
+/// naming the file, when two files are of different sweeps (or builds), a
+/// shard is missing or given twice, or a shard's file lacks some of its
+/// points.
+pub fn merge_points<P: serde::de::DeserializeOwned>(
+    files: &[PointFile],
+    n: usize,
+) -> Result<Vec<P>> {
+    let bad = |value: String, why: String| Error::Config {
+        field: "merge",
+        value,
+        reason: why,
+    };
+    let Some(first) = files.first() else {
+        return Err(bad("none".into(), "no shard's points given".into()));
+    };
+    let count = first.shard.count;
+    let mut seen: Vec<Option<&Path>> = vec![None; count as usize];
+    let mut points: Vec<Option<P>> = (0..n).map(|_| None).collect();
+    for f in files {
+        let name = f.path.display().to_string();
+        if f.sweep_head != first.sweep_head {
+            return Err(bad(
+                name,
+                format!(
+                    "its sweep is not {}'s: {:?} against {:?} (the shards of one sweep have the same options and build)",
+                    first.path.display(),
+                    f.sweep_head,
+                    first.sweep_head
+                ),
+            ));
+        }
+        if f.shard.count != count {
+            return Err(bad(
+                name,
+                format!(
+                    "it is shard {}/{}, {} is shard {}/{count}: the shards of one sweep are cut the same way",
+                    f.shard.index,
+                    f.shard.count,
+                    first.path.display(),
+                    first.shard.index
+                ),
+            ));
+        }
+        if let Some(other) = seen[f.shard.index as usize].replace(&f.path) {
+            return Err(bad(
+                name,
+                format!(
+                    "shard {}/{count} is given twice (and as {})",
+                    f.shard.index,
+                    other.display()
+                ),
+            ));
+        }
+        let mut mine: Vec<Option<P>> = (0..n).map(|_| None).collect();
+        read_points(&f.text, &f.path, f.shard, &mut mine)?;
+        let want = (0..n).filter(|&i| f.shard.has(i)).count();
+        let got = mine.iter().filter(|p| p.is_some()).count();
+        if got != want {
+            return Err(bad(
+                name,
+                format!(
+                    "it holds {got} of shard {}/{count}'s {want} points: its run did not finish (the same command again finishes it)",
+                    f.shard.index
+                ),
+            ));
+        }
+        for (i, p) in mine.into_iter().enumerate() {
+            if p.is_some() {
+                points[i] = p;
+            }
+        }
+    }
+    let missing: Vec<String> = (0..count)
+        .filter(|&k| seen[k as usize].is_none())
+        .map(|k| format!("{k}/{count}"))
+        .collect();
+    if !missing.is_empty() {
+        let (them, are) = if missing.len() == 1 {
+            ("shard", "is")
+        } else {
+            ("shards", "are")
+        };
+        return Err(bad(
+            first.sweep.clone(),
+            format!("{them} {} of the sweep {are} missing", missing.join(", ")),
+        ));
+    }
+    Ok(points.into_iter().flatten().collect())
 }
 
 /// Why a journal whose first line is `first` is not this run's (whose
@@ -164,44 +410,24 @@ pub(crate) fn known_name<'de, D: serde::Deserializer<'de>>(
 /// taken from it and only the others run, each appended (and flushed) as
 /// it finishes; a torn last line is dropped and its point runs again. A
 /// stop asked for ([`crate::interrupt`]) starts no more points and ends
-/// with [`Error::Interrupted`], saying how many the journal holds. Returns
-/// the points in job order and how many were taken from the journal. The
-/// caller removes the journal once it has written its files.
+/// with [`Error::Interrupted`], saying how many the journal holds. Only
+/// the jobs of the journal's shard run. Returns the shard's points in job
+/// order and how many were taken from the journal. The caller ends the
+/// journal ([`PointJournal::finish`]) once it has written its files.
 pub(crate) fn run_parallel_in<J: Send, P: Send + Serialize + serde::de::DeserializeOwned>(
     jobs: Vec<J>,
     job: impl Fn(J) -> Result<P> + Sync,
     journal: &PointJournal,
     progress: &(dyn Fn() + Sync),
 ) -> Result<(Vec<P>, usize)> {
-    let path = &journal.path;
+    let path = journal.live();
     if let Some(dir) = path.parent() {
         crate::make_dir(dir)?;
     }
     let (mut file, text) = read_journal(path, &journal.head, crate::BUILD, "experiment")?;
     let n = jobs.len();
     let mut points: Vec<Option<P>> = (0..n).map(|_| None).collect();
-    let mut whole = 0;
-    for (k, &(l, end)) in whole_lines(&text).iter().enumerate() {
-        whole = end;
-        if k == 0 {
-            continue; // the head, checked
-        }
-        let at = |why: String| journal_error(path, format!("line {}: {why}", k + 1));
-        let map: std::collections::BTreeMap<String, P> =
-            toml::from_str(l).map_err(|e| at(format!("not a point: {}", e.message())))?;
-        let mut entries = map.into_iter();
-        let (Some((key, p)), None) = (entries.next(), entries.next()) else {
-            return Err(at("not one point".into()));
-        };
-        let i = key
-            .strip_prefix('p')
-            .and_then(|i| i.parse::<usize>().ok())
-            .filter(|&i| i < n)
-            .ok_or_else(|| at(format!("{key} is not one of the {n} points")))?;
-        if points[i].replace(p).is_some() {
-            return Err(at(format!("point {i} twice")));
-        }
-    }
+    let whole = read_points(&text, path, journal.shard, &mut points)?;
     keep_whole(&mut file, path, whole, &format!("{}\n", journal.head))?;
     let kept = points.iter().filter(|p| p.is_some()).count();
     for _ in 0..kept {
@@ -210,7 +436,7 @@ pub(crate) fn run_parallel_in<J: Send, P: Send + Serialize + serde::de::Deserial
     let pending: Vec<(usize, J)> = jobs
         .into_iter()
         .enumerate()
-        .filter(|(i, _)| points[*i].is_none())
+        .filter(|(i, _)| points[*i].is_none() && journal.shard.has(*i))
         .collect();
     let results = run_journaled(pending, &file, path, progress, |(i, j)| {
         let p = job(j)?;
@@ -220,15 +446,21 @@ pub(crate) fn run_parallel_in<J: Send, P: Send + Serialize + serde::de::Deserial
         Ok(((i, p), line))
     });
     let journaled = kept + results.iter().filter(|r| r.is_ok()).count();
+    let mine = (0..n).filter(|&i| journal.shard.has(i)).count();
     if let Some(s) = crate::interrupt::requested()
-        && journaled < n
+        && journaled < mine
     {
+        let of = if journal.shard == Shard::ALL {
+            String::new()
+        } else {
+            format!(" of shard {}/{}", journal.shard.index, journal.shard.count)
+        };
         return Err(crate::interrupt::stopped(
             s,
             format!(
-                "with {journaled} of the {n} points in {}: the same command again runs the other {}",
+                "with {journaled} of the {mine} points{of} in {}: the same command again runs the other {}",
                 path.display(),
-                n - journaled
+                mine - journaled
             ),
         ));
     }
@@ -1588,6 +1820,91 @@ mod point_journal_tests {
                 "it holds results of another experiment ({:?}, this run is {:?}): remove it, or \
                  give another --out",
                 other.head, j.head
+            ),
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn shards_of_a_sweep_of_points_merge_into_its_points() {
+        let dir = std::env::temp_dir().join(format!("wormcast-shards-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let o = SweepOptions::new(true, (100, 10), (50, 5));
+        let shard = |index, count| Shard { index, count };
+        let journal = |k| PointJournal::of_shard(&dir, "pts", "test sweep", &o, shard(k, 3));
+        let job = |i: usize| -> Result<P> { Ok(point(i)) };
+        let want: Vec<P> = (0..7).map(point).collect();
+        let mut done = Vec::new();
+        for k in 0..3 {
+            let j = journal(k);
+            assert_eq!(j.path, dir.join(format!("pts.shard-{k}-of-3.points.part")));
+            assert!(
+                j.head.contains(&format!(" seed=1 shard={k}/3 build=")),
+                "{}",
+                j.head
+            );
+            let (mine, kept) = run_parallel_in((0..7).collect(), job, &j, &|| ()).unwrap();
+            let ours: Vec<P> = (0..7).filter(|i| i % 3 == k as usize).map(point).collect();
+            assert_eq!((mine, kept), (ours, 0));
+            let d = j.finish().unwrap().unwrap();
+            assert_eq!(d, dir.join(format!("pts.shard-{k}-of-3.points")));
+            assert!(!j.path.exists());
+            done.push(d);
+        }
+        // A finished shard run again takes every point from its file.
+        let (_, kept) = run_parallel_in((0..7).collect(), job, &journal(0), &|| ()).unwrap();
+        assert_eq!(kept, 3);
+        assert_eq!(journal(0).finish().unwrap().unwrap(), done[0]);
+
+        let read = |ks: &[usize]| -> Vec<PointFile> {
+            ks.iter()
+                .map(|&k| PointFile::read(&done[k]).unwrap())
+                .collect()
+        };
+        let files = read(&[2, 0, 1]);
+        assert_eq!(
+            (files[0].sweep.as_str(), files[0].quick, files[0].shard),
+            ("test sweep", true, shard(2, 3))
+        );
+        let back: Vec<P> = merge_points(&files, 7).unwrap();
+        let bits = |v: &[P]| v.iter().map(|p| p.x.to_bits()).collect::<Vec<_>>();
+        assert_eq!((&back, bits(&back)), (&want, bits(&want)));
+
+        let refused = |files: &[PointFile], why: &str| {
+            let e = merge_points::<P>(files, 7).unwrap_err().to_string();
+            assert_eq!(e, format!("configuration: merge = {why}"));
+        };
+        refused(&[], "none: no shard's points given");
+        refused(
+            &read(&[0, 2]),
+            "test sweep: shard 1/3 of the sweep is missing",
+        );
+        refused(
+            &read(&[1]),
+            "test sweep: shards 0/3, 2/3 of the sweep are missing",
+        );
+        // A point of another shard in a shard's file.
+        let other = dir.join("other.points");
+        let text = std::fs::read_to_string(&done[1]).unwrap();
+        let p0 = std::fs::read_to_string(&done[0]).unwrap();
+        let line0 = p0.lines().find(|l| l.starts_with("p0 ")).unwrap();
+        std::fs::write(&other, format!("{text}{line0}\n")).unwrap();
+        let mut files = read(&[0, 2]);
+        files.push(PointFile::read(&other).unwrap());
+        let e = merge_points::<P>(&files, 7).unwrap_err().to_string();
+        assert!(e.ends_with(": line 4: point 0 is not in shard 1/3"), "{e}");
+        // Shards cut another way.
+        let four = PointJournal::of_shard(&dir, "pts", "test sweep", &o, shard(1, 4));
+        run_parallel_in((0..7).collect(), job, &four, &|| ()).unwrap();
+        let four = four.finish().unwrap().unwrap();
+        let mut files = read(&[0]);
+        files.push(PointFile::read(&four).unwrap());
+        refused(
+            &files,
+            &format!(
+                "{}: it is shard 1/4, {} is shard 0/3: the shards of one sweep are cut the same way",
+                four.display(),
+                done[0].display()
             ),
         );
         let _ = std::fs::remove_dir_all(&dir);

@@ -332,6 +332,10 @@ pub enum MeshCmd {
     /// to the paper's stop rule (seed 002 Figs. 5-8): CSV and plots.
     #[command(after_help = crate::mesh_exp::defaults_help(wormcast::experiment::mesh::options))]
     Experiment(crate::mesh_exp::SweepArgs),
+    /// Combine the points of every shard of one `mesh3d experiment
+    /// --shard I/N` into the CSV files and plots one run writes, byte for
+    /// byte.
+    Merge(crate::mesh_exp::MergeArgs),
 }
 
 #[derive(Args)]
@@ -398,6 +402,7 @@ pub fn run_mesh(cmd: MeshCmd) -> Result<()> {
     match cmd {
         MeshCmd::Plan(a) => mesh_plan(&a),
         MeshCmd::Experiment(a) => crate::mesh_exp::run(&a),
+        MeshCmd::Merge(a) => crate::mesh_exp::merge(&a),
     }
 }
 

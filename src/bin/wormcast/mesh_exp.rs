@@ -1,13 +1,13 @@
 //! `wormcast mesh3d experiment`: seed 002's experiments (TP against SP),
-//! and the sweep arguments and runner `wormcast tree experiment` shares.
+//! and the sweep arguments, runner and shards' merge `wormcast tree
+//! experiment` and `tree variants` share.
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
 use wormcast::Result;
-use wormcast::experiment::PointJournal;
-use wormcast::experiment::SweepOptions;
 use wormcast::experiment::mesh::{options, points, run_in, write_outputs};
+use wormcast::experiment::{PointFile, PointJournal, Shard, SweepOptions, merge_points};
 
 /// The options every load sweep takes.
 #[derive(Args)]
@@ -27,6 +27,32 @@ pub struct SweepArgs {
     /// Seed of the traffic.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Run only slice I of N (0-based) of the points: the points whose
+    /// number is I modulo N. The shard writes its points to
+    /// <csv>.shard-I-of-N.points in --out, to be combined with the other
+    /// shards' by `merge` into the files one run writes.
+    #[arg(long, conflicts_with = "slurm")]
+    shard: Option<String>,
+    /// Take the shard from the Slurm job array task, as `sweep run
+    /// --slurm` does (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT), and the
+    /// worker threads from the task's CPUs where --threads is not given.
+    #[arg(long)]
+    slurm: bool,
+    /// Worker threads (default: with --slurm, the task's CPUs; else every
+    /// core).
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+/// The arguments of a sweep's `merge`.
+#[derive(Args)]
+pub struct MergeArgs {
+    /// Output directory for the CSV files and plots.
+    #[arg(long, default_value = "experiments")]
+    pub out: PathBuf,
+    /// Every shard's points (<csv>.shard-I-of-N.points).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
 }
 
 /// The defaults of a sweep's `--cycles` and `--warmup`, with and without
@@ -55,37 +81,90 @@ impl SweepArgs {
     /// resumable through its journal in --out (the points it holds are not
     /// run again; a stop by Ctrl-C or SIGTERM keeps those finished), writes
     /// its files with `write`, removes the journal and names the CSV files
-    /// `csvs` it wrote (the first names the journal too).
+    /// `csvs` it wrote (the first names the journal too). A shard writes
+    /// no files but its points, and says how `merge` (the command
+    /// `merge_cmd`) combines them.
     #[allow(clippy::too_many_arguments)]
-    pub fn sweep<P>(
+    pub fn sweep<P: Send>(
         &self,
         defaults: fn(bool) -> SweepOptions,
         n_points: impl Fn(bool) -> usize,
         name: &str,
-        run: impl Fn(&SweepOptions, &PointJournal, &(dyn Fn() + Sync)) -> Result<(Vec<P>, usize)>,
+        run: impl Fn(&SweepOptions, &PointJournal, &(dyn Fn() + Sync)) -> Result<(Vec<P>, usize)> + Sync,
         write: impl Fn(&[P], &Path) -> Result<()>,
         csvs: &[&str],
+        merge_cmd: &str,
     ) -> Result<()> {
         let o = self.options(defaults);
+        let env = |k: &str| std::env::var(k).ok();
+        let shard = match &self.shard {
+            _ if self.slurm => wormcast::experiment::sweep::slurm_shard(&env)?,
+            Some(s) => Shard::parse(s)?,
+            None => Shard::ALL,
+        };
+        let threads = match self.threads {
+            None if self.slurm => wormcast::experiment::sweep::slurm_cpus(&env)?,
+            t => t,
+        };
+        let pool = crate::worker_pool(threads)?;
         // Refused before the points run, not after: an output folder
         // that cannot be made would otherwise waste the whole sweep.
         wormcast::make_dir(&self.out)?;
-        let journal = PointJournal::new(&self.out, csvs[0], name, &o);
+        let journal = PointJournal::of_shard(&self.out, csvs[0], name, &o, shard);
         crate::stop_cleanly_from_here();
-        let bar = points_bar(n_points(self.quick));
-        let ran = run(&o, &journal, &|| bar.inc(1));
+        let n = n_points(self.quick);
+        let mine = (0..n).filter(|&i| shard.has(i)).count();
+        let bar = points_bar(mine);
+        let from = journal.live().to_path_buf();
+        let ran = pool.install(|| run(&o, &journal, &|| bar.inc(1)));
         bar.finish_and_clear();
         let (pts, kept) = ran?;
-        write(&pts, &self.out)?;
-        std::fs::remove_file(&journal.path).map_err(|e| wormcast::Error::io(&journal.path, e))?;
+        if shard == Shard::ALL {
+            write(&pts, &self.out)?;
+        }
+        let done = journal.finish()?;
         if kept > 0 {
             eprintln!(
-                "note: {kept} of the {} points were in {} already (the journal of a run stopped \
-                 part way); {} ran",
+                "note: {kept} of the {} points were in {} already{}; {} ran",
                 pts.len(),
-                journal.path.display(),
+                from.display(),
+                if done.is_some() {
+                    ""
+                } else {
+                    " (the journal of a run stopped part way)"
+                },
                 pts.len() - kept
             );
+        }
+        if let Some(done) = done {
+            let all: Vec<String> = (0..shard.count)
+                .map(|k| {
+                    let j = PointJournal::of_shard(
+                        &self.out,
+                        csvs[0],
+                        name,
+                        &o,
+                        Shard {
+                            index: k,
+                            count: shard.count,
+                        },
+                    );
+                    j.done.map_or_else(String::new, |d| d.display().to_string())
+                })
+                .collect();
+            println!(
+                "shard {}/{}: {} of the {n} points ({} cycles, warm-up {}) in {}; once every \
+                 shard has run: wormcast {merge_cmd} --out {} {}",
+                shard.index,
+                shard.count,
+                pts.len(),
+                o.cycles,
+                o.warmup,
+                done.display(),
+                self.out.display(),
+                all.join(" ")
+            );
+            return Ok(());
         }
         let files: Vec<String> = csvs
             .iter()
@@ -102,6 +181,62 @@ impl SweepArgs {
     }
 }
 
+impl MergeArgs {
+    /// The shards' files, each read, all of them shards of a sweep that
+    /// `is_ours` takes (refused by name otherwise: `merge_cmd` merges
+    /// `what`).
+    pub fn read(
+        &self,
+        is_ours: impl Fn(&str) -> bool,
+        merge_cmd: &str,
+        what: &str,
+    ) -> Result<Vec<PointFile>> {
+        let files = self
+            .files
+            .iter()
+            .map(|f| PointFile::read(f))
+            .collect::<Result<Vec<_>>>()?;
+        if let Some(f) = files.iter().find(|f| !is_ours(&f.sweep)) {
+            return Err(wormcast::Error::Config {
+                field: "merge",
+                value: f.path.display().to_string(),
+                reason: format!(
+                    "its points are a shard of `{}`: `wormcast {merge_cmd}` merges {what}",
+                    f.sweep
+                ),
+            });
+        }
+        Ok(files)
+    }
+
+    /// Merges `files` (every shard of one sweep of `n_points` points) into
+    /// the files `write` writes, as one run of the sweep writes them, and
+    /// names the CSV files `csvs`.
+    pub fn merge<P: serde::de::DeserializeOwned>(
+        &self,
+        files: &[PointFile],
+        n_points: impl Fn(bool) -> usize,
+        write: impl Fn(&[P], &Path) -> Result<()>,
+        csvs: &[&str],
+    ) -> Result<()> {
+        let quick = files.first().is_some_and(|f| f.quick);
+        let pts: Vec<P> = merge_points(files, n_points(quick))?;
+        wormcast::make_dir(&self.out)?;
+        write(&pts, &self.out)?;
+        let names: Vec<String> = csvs
+            .iter()
+            .map(|f| self.out.join(format!("{f}.csv")).display().to_string())
+            .collect();
+        println!(
+            "{} points of {} shards: {}",
+            pts.len(),
+            files.len(),
+            names.join(", ")
+        );
+        Ok(())
+    }
+}
+
 pub fn run(a: &SweepArgs) -> Result<()> {
     a.sweep(
         options,
@@ -109,8 +244,22 @@ pub fn run(a: &SweepArgs) -> Result<()> {
         "mesh3d experiment",
         run_in,
         write_outputs,
-        &["mesh_load", "mesh_dests"],
+        &CSVS,
+        "mesh3d merge",
     )
+}
+
+/// The CSV files of `mesh3d experiment`.
+const CSVS: [&str; 2] = ["mesh_load", "mesh_dests"];
+
+/// `wormcast mesh3d merge`.
+pub fn merge(a: &MergeArgs) -> Result<()> {
+    let files = a.read(
+        |s| s == "mesh3d experiment",
+        "mesh3d merge",
+        "`mesh3d experiment`'s shards",
+    )?;
+    a.merge(&files, points, write_outputs, &CSVS)
 }
 
 /// A progress bar over `n` experiment points.

@@ -24,6 +24,10 @@ pub enum TreeCmd {
     /// tree_variants.csv (docs/reproduction.md).
     #[command(after_help = crate::mesh_exp::defaults_help(options))]
     Variants(crate::mesh_exp::SweepArgs),
+    /// Combine the points of every shard of one `tree experiment --shard
+    /// I/N` or `tree variants --shard I/N` into the CSV file and plots one
+    /// run writes, byte for byte.
+    Merge(crate::mesh_exp::MergeArgs),
 }
 
 #[derive(Args)]
@@ -295,7 +299,33 @@ fn experiment(a: &ExperimentArgs) -> Result<()> {
         |o, j, p| wormcast::experiment::tree::run_variant_in(o, v, j, p),
         write_outputs,
         &[&stem],
+        "tree merge",
     )
+}
+
+/// `wormcast tree merge`: the shards of `tree experiment` (any variant) or
+/// of `tree variants`.
+fn merge(a: &crate::mesh_exp::MergeArgs) -> Result<()> {
+    let is_ours = |s: &str| s == "tree variants" || s.starts_with("tree experiment --variant ");
+    let files = a.read(
+        is_ours,
+        "tree merge",
+        "the shards of `tree experiment` and `tree variants`",
+    )?;
+    let sweep = files.first().map_or("", |f| f.sweep.as_str());
+    match sweep.strip_prefix("tree experiment --variant ") {
+        Some(name) => {
+            let v = wormcast::experiment::tree::variant(name)?;
+            let stem = wormcast::experiment::tree::load_stem(v.name);
+            a.merge(&files, points, write_outputs, &[&stem])
+        }
+        None => a.merge(
+            &files,
+            wormcast::experiment::tree::variant_points,
+            wormcast::experiment::tree::write_variants,
+            &["tree_variants"],
+        ),
+    }
 }
 
 /// Ok(false) when a multicast deadlocked (exit status 1).
@@ -311,7 +341,9 @@ pub fn run(cmd: TreeCmd) -> Result<bool> {
                 wormcast::experiment::tree::run_variants_in,
                 wormcast::experiment::tree::write_variants,
                 &["tree_variants"],
+                "tree merge",
             )
             .map(|()| true),
+        TreeCmd::Merge(a) => merge(&a).map(|()| true),
     }
 }
