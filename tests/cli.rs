@@ -3633,10 +3633,10 @@ fn the_direct_network_sweeps_shard_and_merge_into_one_runs_files() {
             .concat(),
         );
         ok(&again);
-        assert!(
-            String::from_utf8_lossy(&again.stderr)
-                .contains(&format!("were in {} already; 0 ran", shard(2)))
-        );
+        assert!(String::from_utf8_lossy(&again.stderr).contains(&format!(
+            "points were in {} already (the shard had finished); 0 ran",
+            shard(2)
+        )));
         let said = ok(&wormcast(&[
             merge,
             "merge",

@@ -577,3 +577,76 @@ fn a_mesh_experiment_stopped_part_way_resumes_from_its_journal() {
     assert_eq!(figure_files(&out), reference);
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn a_shard_of_a_sweep_stopped_part_way_resumes_and_merges_into_one_run() {
+    // A shard of seed 002's sweep (as a Slurm task cut off by its time
+    // limit): stopped by SIGTERM, its finished points stay in its
+    // journal; the same command finishes it, and merged with the other
+    // shard it gives the files of one run.
+    let d = tmp("mesh3d-shard");
+    let (out, whole) = (d.join("out"), d.join("whole"));
+    let args = |dir: &Path, shard: &str| -> Vec<String> {
+        [
+            "mesh3d",
+            "experiment",
+            "--quick",
+            "--out",
+            dir.to_str().unwrap(),
+            "--shard",
+            shard,
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let mut one = args(&whole, "0/1");
+    one.truncate(5);
+    succeeded(&one);
+
+    let journal = out.join("mesh_load.shard-1-of-2.points.part");
+    let lines = || std::fs::read(&journal).map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count());
+    let mut a = args(&out, "1/2");
+    a.extend(["--threads".into(), "1".into()]);
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    let mut child = start(&a, libc::SIG_DFL);
+    wait_for(&mut child, "four points in the journal", || lines() > 4);
+    send(&child, libc::SIGTERM);
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.signal(), Some(libc::SIGTERM), "{}", stderr(&o));
+    let kept = std::fs::read_to_string(&journal).unwrap().lines().count() - 1;
+    assert!(
+        stderr(&o).contains(&format!(
+            "stopped by SIGTERM with {kept} of the 30 points of shard 1/2 in {}: the same \
+             command again runs the other {}",
+            journal.display(),
+            30 - kept
+        )),
+        "{}",
+        stderr(&o)
+    );
+    let o = succeeded(&a);
+    assert!(
+        stderr(&o).contains(&format!(
+            "note: {kept} of the 30 points were in {} already (the journal of a run stopped part \
+             way); {} ran",
+            journal.display(),
+            30 - kept
+        )),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!journal.exists());
+    succeeded(&args(&out, "0/2"));
+    let shard = |i: u32| out.join(format!("mesh_load.shard-{i}-of-2.points"));
+    let merged = d.join("merged");
+    succeeded(&[
+        "mesh3d",
+        "merge",
+        "--out",
+        merged.to_str().unwrap(),
+        shard(0).to_str().unwrap(),
+        shard(1).to_str().unwrap(),
+    ]);
+    assert_eq!(figure_files(&merged), figure_files(&whole));
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -128,10 +128,10 @@ impl SweepArgs {
                 "note: {kept} of the {} points were in {} already{}; {} ran",
                 pts.len(),
                 from.display(),
-                if done.is_some() {
-                    ""
-                } else {
+                if from == journal.path {
                     " (the journal of a run stopped part way)"
+                } else {
+                    " (the shard had finished)"
                 },
                 pts.len() - kept
             );
