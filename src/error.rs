@@ -519,6 +519,16 @@ fn line_prefix(line: usize) -> String {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// "nodes 0 to 31", for an error about a node id.
+/// A number an error names, as given but short: `1e308` rather than its
+/// 309 digits, and `1e-300` rather than 300 zeros.
+pub(crate) fn show_number(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() || (1e-6..1e15).contains(&x.abs()) {
+        x.to_string()
+    } else {
+        format!("{x:e}")
+    }
+}
+
 pub(crate) fn node_range(nodes: u32) -> String {
     match nodes {
         0 => "no nodes".into(),
@@ -572,6 +582,27 @@ mod tests {
         assert_eq!(
             e,
             "/dev/zero: larger than 256 MiB, the most a text input may be"
+        );
+    }
+
+    #[test]
+    fn a_number_is_named_as_given_but_short() {
+        let shown: Vec<String> = [
+            0.5,
+            -1.0,
+            0.0,
+            1e308,
+            -1e-300,
+            2e15,
+            f64::NAN,
+            f64::INFINITY,
+        ]
+        .into_iter()
+        .map(super::show_number)
+        .collect();
+        assert_eq!(
+            shown,
+            ["0.5", "-1", "0", "1e308", "-1e-300", "2e15", "NaN", "inf"]
         );
     }
 }

@@ -429,6 +429,22 @@ fn bad_input_fails_with_a_message_naming_the_problem() {
         &["run", "--topology", net, "--load", "-1"],
         "load = -1: must be within 0..=1 flits/node/cycle",
     );
+    // An absurd one is named short, not in 309 digits, on the command
+    // line and in a run configuration.
+    refused(
+        &["run", "--topology", net, "--load", "1e308"],
+        "load = 1e308: must be within 0..=1 flits/node/cycle",
+    );
+    let config = tmp("absurd-load.toml");
+    std::fs::write(
+        &config,
+        "[network]\ntopology = \"mesh:4x4\"\n[traffic]\npattern = \"uniform\"\nload = 1e308\n",
+    )
+    .unwrap();
+    refused(
+        &["run", "--config", config.to_str().unwrap()],
+        "load = 1e308: an offered load is above 0 and at most 1 flit/node/cycle",
+    );
     refused(
         &["run", "--topology", net, "--packet", "-3"],
         "invalid value '-3' for '--packet <PACKET>'",

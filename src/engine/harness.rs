@@ -313,14 +313,14 @@ impl RunOptions {
         if !(o.load > 0.0 && o.load <= 1.0) {
             return Err(bad(
                 "load",
-                o.load.to_string(),
+                crate::error::show_number(o.load),
                 "an offered load is above 0 and at most 1 flit/node/cycle",
             ));
         }
         if let Some(r) = o.stop_rule.filter(|r| !(r.is_finite() && *r > 0.0)) {
             return Err(bad(
                 "stop_rule",
-                r.to_string(),
+                crate::error::show_number(r),
                 "a stop rule is a fraction of the mean latency, finite and above 0 (e.g. 0.05)",
             ));
         }

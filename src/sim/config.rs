@@ -313,7 +313,11 @@ impl Traffic {
 
 fn check_load(load: f64) -> Result<()> {
     if !(0.0..=1.0).contains(&load) {
-        return Err(bad("load", load, "must be within 0..=1 flits/node/cycle"));
+        return Err(bad(
+            "load",
+            crate::error::show_number(load),
+            "must be within 0..=1 flits/node/cycle",
+        ));
     }
     Ok(())
 }

@@ -1436,7 +1436,7 @@ impl TreeNet {
         if !(traffic.rate > 0.0 && traffic.rate <= 1.0) {
             return Err(Error::Config {
                 field: "rate",
-                value: traffic.rate.to_string(),
+                value: crate::error::show_number(traffic.rate),
                 reason: "a rate is a probability per node per cycle in (0, 1]".into(),
             });
         }

@@ -1071,7 +1071,7 @@ impl DirectSystem {
         if !(t.rate >= 0.0 && t.rate <= 1.0) {
             return Err(Error::Config {
                 field: "rate",
-                value: t.rate.to_string(),
+                value: crate::error::show_number(t.rate),
                 reason: "a rate per node per cycle is between 0 and 1".into(),
             });
         }
