@@ -430,6 +430,52 @@ fn run(cli: Cli, given: &[String]) -> Result<bool> {
     }
 }
 
+/// The options that cut a batch of independent jobs (a sweep's, an
+/// experiment's, a sweep of points') over machines: a shard, from a Slurm
+/// job array on request, and the worker threads.
+#[derive(clap::Args)]
+pub struct ShardArgs {
+    /// Run only slice I of N (0-based) of the jobs: those whose number is
+    /// I modulo N.
+    #[arg(long, conflicts_with = "slurm")]
+    shard: Option<String>,
+    /// Take the shard from the Slurm job array task (SLURM_ARRAY_TASK_ID,
+    /// SLURM_ARRAY_TASK_COUNT; a stepped array such as --array=1-7:2 too),
+    /// and the worker threads from the task's CPUs where --threads is not
+    /// given.
+    #[arg(long)]
+    pub slurm: bool,
+    /// Worker threads (default: with --slurm, the task's CPUs,
+    /// SLURM_CPUS_PER_TASK or SLURM_CPUS_ON_NODE, where set; else every
+    /// core).
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+impl ShardArgs {
+    /// The shard asked for: `--shard`, the Slurm task's, or every job.
+    pub fn shard(&self) -> Result<wormcast::experiment::Shard> {
+        use wormcast::experiment::Shard;
+        match &self.shard {
+            _ if self.slurm => wormcast::experiment::sweep::slurm_shard(&|k| std::env::var(k).ok()),
+            Some(s) => Shard::parse(s),
+            None => Ok(Shard::ALL),
+        }
+    }
+
+    /// The worker threads asked for: `--threads`, the Slurm task's CPUs,
+    /// or one per core.
+    pub fn pool(&self) -> Result<rayon::ThreadPool> {
+        let threads = match self.threads {
+            None if self.slurm => {
+                wormcast::experiment::sweep::slurm_cpus(&|k| std::env::var(k).ok())?
+            }
+            t => t,
+        };
+        worker_pool(threads)
+    }
+}
+
 /// A pool of `threads` worker threads (every core when none is given).
 fn worker_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
     // Each worker runs one job at a time: more workers than this are no

@@ -18,15 +18,8 @@ pub(crate) enum ExpCmd {
         /// points and cycles.
         #[arg(long)]
         quick: bool,
-        /// Run only slice I of N (0-based) of every figure's jobs.
-        #[arg(long, conflicts_with = "slurm")]
-        shard: Option<String>,
-        /// Take the shard from the Slurm job array task, as `sweep run
-        /// --slurm` does (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT; a
-        /// stepped array such as --array=1-7:2 too), and the worker
-        /// threads from the task's CPUs where --threads is not given.
-        #[arg(long)]
-        slurm: bool,
+        #[command(flatten)]
+        cut: ShardArgs,
         /// Output directory.
         #[arg(long, default_value = "experiments")]
         out: PathBuf,
@@ -54,11 +47,6 @@ pub(crate) enum ExpCmd {
         /// paid); docs/reproduction.md, Figs. 24 and 25.
         #[arg(long)]
         host_overhead: Option<String>,
-        /// Worker threads (default: with --slurm, the task's CPUs,
-        /// SLURM_CPUS_PER_TASK or SLURM_CPUS_ON_NODE, where set; else
-        /// every core).
-        #[arg(long)]
-        threads: Option<usize>,
         /// No progress bar.
         #[arg(long, short)]
         quiet: bool,
@@ -81,8 +69,7 @@ pub(crate) fn experiment(cmd: ExpCmd) -> Result<()> {
         ExpCmd::Run {
             figure,
             quick,
-            shard,
-            slurm,
+            cut,
             out,
             topologies,
             sets,
@@ -91,7 +78,6 @@ pub(crate) fn experiment(cmd: ExpCmd) -> Result<()> {
             schemes,
             seed,
             host_overhead,
-            threads,
             quiet,
         } => {
             let figs: Vec<ex::Figure> = if figure.iter().any(|f| f == "all") {
@@ -165,17 +151,8 @@ pub(crate) fn experiment(cmd: ExpCmd) -> Result<()> {
             for &fig in &figs {
                 o.validate_for(fig)?;
             }
-            let env = |k: &str| std::env::var(k).ok();
-            let shard = match shard {
-                _ if slurm => wormcast::experiment::sweep::slurm_shard(&env)?,
-                Some(s) => ex::Shard::parse(&s)?,
-                None => ex::Shard::ALL,
-            };
-            let threads = match threads {
-                None if slurm => wormcast::experiment::sweep::slurm_cpus(&env)?,
-                t => t,
-            };
-            let pool = worker_pool(threads)?;
+            let shard = cut.shard()?;
+            let pool = cut.pool()?;
             // A stop (Ctrl-C, a Slurm time limit's SIGTERM) ends the run
             // once its jobs under way finish or stop, the finished ones in
             // the figure's journal for the same command to resume.

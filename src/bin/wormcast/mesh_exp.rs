@@ -27,21 +27,10 @@ pub struct SweepArgs {
     /// Seed of the traffic.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Run only slice I of N (0-based) of the points: the points whose
-    /// number is I modulo N. The shard writes its points to
-    /// <csv>.shard-I-of-N.points in --out, to be combined with the other
-    /// shards' by `merge` into the files one run writes.
-    #[arg(long, conflicts_with = "slurm")]
-    shard: Option<String>,
-    /// Take the shard from the Slurm job array task, as `sweep run
-    /// --slurm` does (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT), and the
-    /// worker threads from the task's CPUs where --threads is not given.
-    #[arg(long)]
-    slurm: bool,
-    /// Worker threads (default: with --slurm, the task's CPUs; else every
-    /// core).
-    #[arg(long)]
-    threads: Option<usize>,
+    // The shard of the points to run and the worker threads (what a
+    // shard writes is told by `defaults_help`).
+    #[command(flatten)]
+    pub cut: crate::ShardArgs,
 }
 
 /// The arguments of a sweep's `merge`.
@@ -56,11 +45,14 @@ pub struct MergeArgs {
 }
 
 /// The defaults of a sweep's `--cycles` and `--warmup`, with and without
-/// `--quick`, for its `--help`.
+/// `--quick`, and what a shard writes, for its `--help`.
 pub fn defaults_help(defaults: fn(bool) -> SweepOptions) -> String {
     let (full, quick) = (defaults(false), defaults(true));
     format!(
-        "Defaults: --cycles {} --warmup {}; with --quick, {} and {}.",
+        "Defaults: --cycles {} --warmup {}; with --quick, {} and {}.\n\nWith --shard I/N (or \
+         --slurm in a job array) only the points whose number is I modulo N run, and the shard \
+         writes them, once all have run, to <first CSV>.shard-I-of-N.points in --out; `merge` \
+         writes from every shard's file the files one run writes, byte for byte.",
         full.cycles, full.warmup, quick.cycles, quick.warmup
     )
 }
@@ -96,17 +88,8 @@ impl SweepArgs {
         merge_cmd: &str,
     ) -> Result<()> {
         let o = self.options(defaults);
-        let env = |k: &str| std::env::var(k).ok();
-        let shard = match &self.shard {
-            _ if self.slurm => wormcast::experiment::sweep::slurm_shard(&env)?,
-            Some(s) => Shard::parse(s)?,
-            None => Shard::ALL,
-        };
-        let threads = match self.threads {
-            None if self.slurm => wormcast::experiment::sweep::slurm_cpus(&env)?,
-            t => t,
-        };
-        let pool = crate::worker_pool(threads)?;
+        let shard = self.cut.shard()?;
+        let pool = self.cut.pool()?;
         // Refused before the points run, not after: an output folder
         // that cannot be made would otherwise waste the whole sweep.
         wormcast::make_dir(&self.out)?;

@@ -3,7 +3,6 @@
 
 use super::*;
 use std::fmt::Write as _;
-use wormcast::experiment::Shard;
 use wormcast::experiment::sweep::{self, Sweep};
 
 #[derive(Subcommand)]
@@ -20,19 +19,8 @@ pub(crate) enum SweepCmd {
         /// Output directory.
         #[arg(long, default_value = "sweep")]
         out: PathBuf,
-        /// Run only slice K of N (0-based) of the jobs.
-        #[arg(long, conflicts_with = "slurm")]
-        shard: Option<String>,
-        /// Take the shard from the Slurm job array task
-        /// (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT; a stepped array such as
-        /// --array=1-7:2 too).
-        #[arg(long)]
-        slurm: bool,
-        /// Worker threads (default: with --slurm, the task's CPUs,
-        /// SLURM_CPUS_PER_TASK or SLURM_CPUS_ON_NODE, where set; else
-        /// every core).
-        #[arg(long)]
-        threads: Option<usize>,
+        #[command(flatten)]
+        cut: ShardArgs,
         /// The most memory the jobs running at once may be reckoned to
         /// take, as Slurm's --mem is written (a number of megabytes, or
         /// with a K, M, G or T suffix, of 1,024); a job that does not fit
@@ -96,33 +84,20 @@ pub(crate) fn run(cmd: SweepCmd) -> Result<bool> {
         SweepCmd::Run {
             config,
             out,
-            shard,
-            slurm,
-            threads,
+            cut,
             memory,
             quiet,
         } => {
             let s = Sweep::load(&config)?;
-            let shard = if slurm {
-                sweep::slurm_shard(&|k| std::env::var(k).ok())?
-            } else {
-                match shard {
-                    Some(x) => Shard::parse(&x)?,
-                    None => Shard::ALL,
-                }
-            };
+            let shard = cut.shard()?;
             // Every job's configuration is checked before any runs.
             s.check()?;
-            let threads = match threads {
-                None if slurm => sweep::slurm_cpus(&|k| std::env::var(k).ok())?,
-                t => t,
-            };
-            let pool = worker_pool(threads)?;
+            let pool = cut.pool()?;
             let total = (0..s.len()).filter(|&j| shard.has(j)).count() as u64;
             let bar = jobs_bar(total, "sweep", quiet);
             let memory = match memory {
                 Some(m) => Some(sweep::MemoryBudget::given(m)),
-                None if slurm => sweep::slurm_memory(&|k| std::env::var(k).ok())?,
+                None if cut.slurm => sweep::slurm_memory(&|k| std::env::var(k).ok())?,
                 None => None,
             };
             crate::stop_cleanly_from_here();
