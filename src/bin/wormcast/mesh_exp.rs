@@ -149,16 +149,12 @@ impl SweepArgs {
             );
             return Ok(());
         }
-        let files: Vec<String> = csvs
-            .iter()
-            .map(|f| self.out.join(format!("{f}.csv")).display().to_string())
-            .collect();
         println!(
             "{} points ({} cycles, warm-up {}): {}",
             pts.len(),
             o.cycles,
             o.warmup,
-            files.join(", ")
+            csv_files(&self.out, csvs)
         );
         Ok(())
     }
@@ -206,15 +202,11 @@ impl MergeArgs {
         let pts: Vec<P> = merge_points(files, n_points(quick))?;
         wormcast::make_dir(&self.out)?;
         write(&pts, &self.out)?;
-        let names: Vec<String> = csvs
-            .iter()
-            .map(|f| self.out.join(format!("{f}.csv")).display().to_string())
-            .collect();
         println!(
             "{} points of {} shards: {}",
             pts.len(),
             files.len(),
-            names.join(", ")
+            csv_files(&self.out, csvs)
         );
         Ok(())
     }
@@ -243,6 +235,15 @@ pub fn merge(a: &MergeArgs) -> Result<()> {
         "`mesh3d experiment`'s shards",
     )?;
     a.merge(&files, points, write_outputs, &CSVS)
+}
+
+/// The CSV files `csvs` (names without `.csv`) in `out`, as a list.
+fn csv_files(out: &Path, csvs: &[&str]) -> String {
+    let files: Vec<String> = csvs
+        .iter()
+        .map(|f| out.join(format!("{f}.csv")).display().to_string())
+        .collect();
+    files.join(", ")
 }
 
 /// A progress bar over `n` experiment points.
