@@ -3753,6 +3753,14 @@ fn the_direct_network_sweeps_shard_and_merge_into_one_runs_files() {
              <sweep> quick=...`)"
         ),
     );
+    // A file that is no text at all is named, not read on and on.
+    let o = wormcast(&["tree", "merge", "--out", &out, "/dev/urandom"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).starts_with("error: /dev/urandom: not UTF-8 text"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert!(!std::path::Path::new(&out).exists());
     let _ = std::fs::remove_dir_all(&dir);
 }

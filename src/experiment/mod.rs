@@ -193,7 +193,7 @@ pub struct PointFile {
 impl PointFile {
     /// Reads the shard's file at `path`.
     pub fn read(path: &Path) -> Result<PointFile> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = crate::read_text(path)?;
         let bad = |why: &str| Error::Config {
             field: "merge",
             value: path.display().to_string(),
