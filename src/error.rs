@@ -518,7 +518,6 @@ fn line_prefix(line: usize) -> String {
 /// The crate's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// "nodes 0 to 31", for an error about a node id.
 /// A number an error names, as given but short: `1e308` rather than its
 /// 309 digits, and `1e-300` rather than 300 zeros.
 pub(crate) fn show_number(x: f64) -> String {
@@ -529,6 +528,7 @@ pub(crate) fn show_number(x: f64) -> String {
     }
 }
 
+/// "nodes 0 to 31", for an error about a node id.
 pub(crate) fn node_range(nodes: u32) -> String {
     match nodes {
         0 => "no nodes".into(),
