@@ -204,12 +204,16 @@ impl PointFile {
             .strip_prefix("# wormcast ")
             .and_then(|h| h.split_once(" quick=").map(|(n, _)| n))
             .ok_or_else(|| {
-                bad("not a shard's points: its first line is not a sweep's (`# wormcast <sweep> quick=...`)")
+                bad(
+                    "not a shard's points: its first line is not a sweep's (`# wormcast <sweep> \
+                     quick=...`)",
+                )
             })?;
         let word = |key: &str| head.split(' ').find_map(|w| w.strip_prefix(key));
         let Some(of) = word("shard=") else {
             return Err(bad(
-                "not a shard's points: its first line names no shard (a sweep run without --shard writes its own files)",
+                "not a shard's points: its first line names no shard (a sweep run without \
+                 --shard writes its own files)",
             ));
         };
         let shard = Shard::parse(of).map_err(|_| bad(&format!("its shard {of:?} is not I/N")))?;
@@ -291,7 +295,8 @@ pub fn merge_points<P: serde::de::DeserializeOwned>(
             return Err(bad(
                 name,
                 format!(
-                    "its sweep is not {}'s: {:?} against {:?} (the shards of one sweep have the same options and build)",
+                    "its sweep is not {}'s: {:?} against {:?} (the shards of one sweep have the \
+                     same options and build)",
                     first.path.display(),
                     f.sweep_head,
                     first.sweep_head
@@ -302,7 +307,8 @@ pub fn merge_points<P: serde::de::DeserializeOwned>(
             return Err(bad(
                 name,
                 format!(
-                    "it is shard {}/{}, {} is shard {}/{count}: the shards of one sweep are cut the same way",
+                    "it is shard {}/{}, {} is shard {}/{count}: the shards of one sweep are cut \
+                     the same way",
                     f.shard.index,
                     f.shard.count,
                     first.path.display(),
@@ -328,7 +334,8 @@ pub fn merge_points<P: serde::de::DeserializeOwned>(
             return Err(bad(
                 name,
                 format!(
-                    "it holds {got} of shard {}/{count}'s {want} points: its run did not finish (the same command again finishes it)",
+                    "it holds {got} of shard {}/{count}'s {want} points: its run did not \
+                     finish (the same command again finishes it)",
                     f.shard.index
                 ),
             ));
@@ -458,7 +465,8 @@ pub(crate) fn run_parallel_in<J: Send, P: Send + Serialize + serde::de::Deserial
         return Err(crate::interrupt::stopped(
             s,
             format!(
-                "with {journaled} of the {mine} points{of} in {}: the same command again runs the other {}",
+                "with {journaled} of the {mine} points{of} in {}: the same command again runs \
+                 the other {}",
                 path.display(),
                 mine - journaled
             ),
