@@ -1600,6 +1600,88 @@ fn experiment_shards_merge_from_the_command_line() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("shard 1/2"));
+
+    // Shards of several figures (a job array of `--figure all`, say) are
+    // merged at once, each figure's into its own files.
+    let two = dir.join("two");
+    let t = two.to_str().unwrap();
+    for shard in ["0/2", "1/2"] {
+        ok(&wormcast(&[
+            "experiment",
+            "run",
+            "--figure",
+            "fig19,fig22",
+            "--quick",
+            "--shard",
+            shard,
+            "--out",
+            t,
+        ]));
+    }
+    let shards = |fig: &str| -> Vec<String> {
+        (0..2)
+            .map(|k| {
+                two.join(format!("{fig}.raw.shard-{k}-of-2.csv"))
+                    .display()
+                    .to_string()
+            })
+            .collect()
+    };
+    let both = dir.join("both");
+    let mut args: Vec<String> = ["experiment", "merge", "--out", both.to_str().unwrap()]
+        .map(String::from)
+        .to_vec();
+    args.extend(shards("fig22").into_iter().chain(shards("fig19")));
+    let said = ok(&wormcast(&args));
+    let written: Vec<String> = ["fig19", "fig22"]
+        .iter()
+        .flat_map(|fig| {
+            ["raw.csv", "csv", "svg", "png"]
+                .map(|e| both.join(format!("{fig}.{e}")).display().to_string())
+        })
+        .collect();
+    assert_eq!(said, format!("{}\n", written.join("\n")));
+    for f in ["fig22.raw.csv", "fig22.csv", "fig22.svg", "fig22.png"] {
+        assert_eq!(
+            std::fs::read(whole.join(f)).unwrap(),
+            std::fs::read(both.join(f)).unwrap(),
+            "{f}"
+        );
+    }
+    ok(&wormcast(&[
+        "experiment",
+        "run",
+        "--figure",
+        "fig19",
+        "--quick",
+        "--out",
+        whole.to_str().unwrap(),
+    ]));
+    for f in ["fig19.raw.csv", "fig19.csv", "fig19.svg", "fig19.png"] {
+        assert_eq!(
+            std::fs::read(whole.join(f)).unwrap(),
+            std::fs::read(both.join(f)).unwrap(),
+            "{f}"
+        );
+    }
+    // A figure short of a shard is named, and nothing is written.
+    let lacking = dir.join("lacking");
+    let mut args: Vec<String> = ["experiment", "merge", "--out", lacking.to_str().unwrap()]
+        .map(String::from)
+        .to_vec();
+    args.extend(
+        shards("fig22")
+            .into_iter()
+            .chain(shards("fig19").into_iter().take(1)),
+    );
+    let o = wormcast(&args);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "error: configuration: merge = fig19 job 1: 0 rows for job 1, not 3 (missing or repeated \
+         shard 1/2?)\n"
+    );
+    assert!(!lacking.exists());
 }
 
 #[test]

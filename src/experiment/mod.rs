@@ -1241,7 +1241,7 @@ pub fn merge(parts: &[(Figure, Options, Shard, Vec<Row>)]) -> Result<(Figure, Op
             let shard_of = parts.first().map_or(1, |p| p.2.count).max(1);
             return Err(Error::Config {
                 field: "merge",
-                value: format!("job {j}"),
+                value: format!("{} job {j}", fig.name()),
                 reason: format!(
                     "{n} rows for job {j}, not {per_job} (missing or repeated shard {}/{shard_of}?)",
                     j % shard_of as usize
@@ -1253,7 +1253,7 @@ pub fn merge(parts: &[(Figure, Options, Shard, Vec<Row>)]) -> Result<(Figure, Op
     if i != all.len() {
         return Err(Error::Config {
             field: "merge",
-            value: format!("job {}", all[i].job),
+            value: format!("{} job {}", fig.name(), all[i].job),
             reason: format!("job {} does not exist ({total} jobs)", all[i].job),
         });
     }

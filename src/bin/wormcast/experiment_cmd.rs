@@ -51,8 +51,9 @@ pub(crate) enum ExpCmd {
         #[arg(long, short)]
         quiet: bool,
     },
-    /// Combine the raw CSVs of the shards of one figure into the same raw
-    /// file, summary and plots one unsharded run writes.
+    /// Combine the raw CSVs of the shards of one or more figures: each
+    /// figure's into the same raw file, summary and plots one unsharded
+    /// run writes.
     Merge {
         /// Output directory.
         #[arg(long, default_value = "experiments")]
@@ -197,9 +198,20 @@ pub(crate) fn experiment(cmd: ExpCmd) -> Result<()> {
                 let text = wormcast::read_text(f)?;
                 parts.push(ex::parse_raw(&text, &f.display().to_string())?);
             }
-            let (fig, o, rows) = ex::merge(&parts)?;
-            for f in ex::write_outputs(&out, fig, &o, ex::Shard::ALL, &rows)? {
-                println!("{}", f.display());
+            // Each figure's shards apart (a run of several figures as a
+            // job array leaves every figure's), in the figures' order;
+            // all are merged before any is written.
+            let mut merged = Vec::new();
+            for fig in ex::Figure::ALL {
+                let of_fig: Vec<_> = parts.iter().filter(|p| p.0 == fig).cloned().collect();
+                if !of_fig.is_empty() {
+                    merged.push(ex::merge(&of_fig)?);
+                }
+            }
+            for (fig, o, rows) in merged {
+                for f in ex::write_outputs(&out, fig, &o, ex::Shard::ALL, &rows)? {
+                    println!("{}", f.display());
+                }
             }
             Ok(())
         }
