@@ -3721,7 +3721,7 @@ fn the_direct_network_sweeps_shard_and_merge_into_one_runs_files() {
         );
         ok(&again);
         assert!(String::from_utf8_lossy(&again.stderr).contains(&format!(
-            "points were in {} already (the shard had finished); 0 ran",
+            "points were in {} already (the shard had finished: remove it to run them again); 0 ran",
             shard(2)
         )));
         let said = ok(&wormcast(&[

@@ -114,7 +114,7 @@ impl SweepArgs {
                 if from == journal.path {
                     " (the journal of a run stopped part way)"
                 } else {
-                    " (the shard had finished)"
+                    " (the shard had finished: remove it to run them again)"
                 },
                 pts.len() - kept
             );
