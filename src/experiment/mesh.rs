@@ -299,8 +299,8 @@ pub fn run(o: &MeshOptions, progress: &(dyn Fn() + Sync)) -> Result<Vec<MeshPoin
 }
 
 /// [`run`], resumable through `journal` (see [`PointJournal`]): the points
-/// it holds are not run again. Returns the points and how many came from
-/// the journal.
+/// it holds are not run again, and only those of its shard run. Returns
+/// the shard's points and how many came from the journal.
 pub fn run_in(
     o: &MeshOptions,
     journal: &PointJournal,

@@ -310,8 +310,8 @@ pub fn run_variant(
 }
 
 /// [`run_variant`], resumable through `journal` (see [`PointJournal`]):
-/// the points it holds are not run again. Returns the points and how many
-/// came from the journal.
+/// the points it holds are not run again, and only those of its shard
+/// run. Returns the shard's points and how many came from the journal.
 pub fn run_variant_in(
     o: &TreeOptions,
     variant: Variant,
@@ -388,7 +388,8 @@ pub fn run_variants(o: &TreeOptions, progress: &(dyn Fn() + Sync)) -> Result<Vec
     super::run_parallel(variant_jobs(o.quick), |j| run_job(j, o), progress)
 }
 
-/// [`run_variants`], resumable through `journal` (see [`PointJournal`]).
+/// [`run_variants`], resumable through `journal` (see [`PointJournal`]),
+/// as [`run_variant_in`] is.
 pub fn run_variants_in(
     o: &TreeOptions,
     journal: &PointJournal,
