@@ -1,4 +1,8 @@
 //! A timing wheel: wake-up times for sleeping components.
+//!
+//! Each slot is a list threaded through its components' own links, so that
+//! scheduling, replacing and waking never allocate: a component is in at
+//! most one slot, and replacing its wake-up takes it out of the old one.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -6,10 +10,23 @@ use std::collections::BinaryHeap;
 /// Slots of the wheel; events further ahead wait in an overflow heap.
 const SLOTS: usize = 1024;
 
+/// No component (the end of a slot's list).
+const NIL: u32 = u32::MAX;
+/// `prev` of a component in no slot's list.
+const UNLINKED: u32 = u32::MAX - 1;
+
 /// Component wake-ups by cycle, O(1) per event within the next 1024 cycles.
 #[derive(Clone, Debug)]
 pub(crate) struct Wheel {
-    slots: Vec<Vec<u32>>,
+    /// The first component of each slot's list ([`NIL`]: none).
+    head: Vec<u32>,
+    /// Each component's successor in its slot's list.
+    next: Vec<u32>,
+    /// Each component's predecessor in its slot's list ([`NIL`]: it is
+    /// the first; [`UNLINKED`]: it is in no list).
+    prev: Vec<u32>,
+    /// Wake-ups further than the slots reach, with entries replaced since
+    /// (told by `at`) left in until they come up.
     far: BinaryHeap<Reverse<(u64, u32)>>,
     /// The pending wake-up of each component (u64::MAX: none).
     at: Vec<u64>,
@@ -20,7 +37,9 @@ pub(crate) struct Wheel {
 impl Wheel {
     pub(crate) fn new(components: usize) -> Self {
         Wheel {
-            slots: vec![Vec::new(); SLOTS],
+            head: vec![NIL; SLOTS],
+            next: vec![NIL; components],
+            prev: vec![UNLINKED; components],
             far: BinaryHeap::new(),
             at: vec![u64::MAX; components],
             pending: 0,
@@ -34,6 +53,39 @@ impl Wheel {
         self.put(now, c, when);
     }
 
+    /// Puts `c` first in the list of the slot of cycle `when`.
+    #[inline]
+    fn link(&mut self, c: u32, when: u64) {
+        let slot = when as usize % SLOTS;
+        let first = self.head[slot];
+        self.next[c as usize] = first;
+        self.prev[c as usize] = NIL;
+        if first != NIL {
+            self.prev[first as usize] = c;
+        }
+        self.head[slot] = c;
+    }
+
+    /// Takes `c` out of its slot's list, if it is in one; `at` still holds
+    /// the cycle of that slot.
+    #[inline]
+    fn unlink(&mut self, c: u32) {
+        let p = self.prev[c as usize];
+        if p == UNLINKED {
+            return;
+        }
+        let n = self.next[c as usize];
+        if p == NIL {
+            self.head[self.at[c as usize] as usize % SLOTS] = n;
+        } else {
+            self.next[p as usize] = n;
+        }
+        if n != NIL {
+            self.prev[n as usize] = p;
+        }
+        self.prev[c as usize] = UNLINKED;
+    }
+
     /// [`schedule`](Self::schedule), also for a wake-up in cycle `now`
     /// itself (one moved between wheels before the cycle's [`due`](Self::due)).
     #[inline]
@@ -43,16 +95,18 @@ impl Wheel {
         }
         if self.at[c as usize] == u64::MAX {
             self.pending += 1;
+        } else {
+            self.unlink(c);
         }
         self.at[c as usize] = when;
         if when - now < SLOTS as u64 {
-            self.slots[when as usize % SLOTS].push(c);
+            self.link(c, when);
         } else {
             self.far.push(Reverse((when, c)));
         }
     }
 
-    /// Calls `wake` for every component due at `now`, in scheduling order.
+    /// Calls `wake` for every component due at `now`, in no set order.
     #[inline]
     pub(crate) fn due(&mut self, now: u64, mut wake: impl FnMut(u32)) {
         while let Some(&Reverse((when, c))) = self.far.peek() {
@@ -60,19 +114,30 @@ impl Wheel {
                 break;
             }
             self.far.pop();
-            if when >= now && self.at[c as usize] == when {
-                self.slots[when as usize % SLOTS].push(c);
+            // An entry replaced since is dropped; one whose component has
+            // been put in the slots at the same cycle meanwhile is there.
+            if when >= now && self.at[c as usize] == when && self.prev[c as usize] == UNLINKED {
+                self.link(c, when);
             }
         }
-        let slot = &mut self.slots[now as usize % SLOTS];
-        for &c in slot.iter() {
-            if self.at[c as usize] == now {
-                self.at[c as usize] = u64::MAX;
-                self.pending -= 1;
-                wake(c);
-            }
+        let slot = now as usize % SLOTS;
+        let mut c = self.head[slot];
+        // Every component in the slot is due now: one is put in a slot
+        // less than a turn of the wheel ahead, and the cycles skipped
+        // ([`next_due`](Self::next_due)) hold none due.
+        while c != NIL {
+            debug_assert_eq!(
+                self.at[c as usize], now,
+                "component {c} in another cycle's slot"
+            );
+            let n = self.next[c as usize];
+            self.prev[c as usize] = UNLINKED;
+            self.at[c as usize] = u64::MAX;
+            self.pending -= 1;
+            wake(c);
+            c = n;
         }
-        slot.clear();
+        self.head[slot] = NIL;
     }
 }
 
@@ -96,11 +161,10 @@ impl Wheel {
                 debug_assert!(*at >= now, "a wake-up left behind");
                 to[which(c as u32)].put(now, c as u32, *at);
                 *at = u64::MAX;
+                self.prev[c] = UNLINKED;
             }
         }
-        for s in &mut self.slots {
-            s.clear();
-        }
+        self.head.fill(NIL);
         self.far.clear();
         self.pending = 0;
     }
@@ -117,10 +181,7 @@ impl Wheel {
         let far = self.far.peek().map(|&Reverse((when, _))| when.max(now));
         let end = now + horizon.min(SLOTS as u64);
         for t in now..far.map_or(end, |f| f.min(end)) {
-            if self.slots[t as usize % SLOTS]
-                .iter()
-                .any(|&c| self.at[c as usize] == t)
-            {
+            if self.head[t as usize % SLOTS] != NIL {
                 return Some(t);
             }
         }
