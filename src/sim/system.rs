@@ -245,6 +245,10 @@ pub struct System {
     tracing: Option<Box<Tracing>>,
     receiver_chunks: Vec<Vec<u16>>,
     longest_wait: Option<LongWait>,
+    /// The watchdog's list of the components it visits, kept from check
+    /// to check so that a check allocates nothing while no packet waits
+    /// long.
+    watched: Vec<u32>,
     /// The watch on what the run keeps past saturation: the packets queued
     /// at the sources and those in the network ([`System::check_queues`]).
     growth: crate::memory::Growth,
@@ -504,6 +508,7 @@ impl System {
             tracing: None,
             receiver_chunks,
             longest_wait: None,
+            watched: Vec::new(),
             // What the run grows by is counted from the network built.
             growth: crate::memory::Growth::new(
                 QUEUE_CHECK_FIRST,
@@ -1498,14 +1503,14 @@ impl System {
         }
     }
 
-    /// The components to evaluate this cycle, in index order.
-    fn active_components(&self) -> Vec<u32> {
+    /// The components to evaluate this cycle, in index order, into `v`.
+    fn active_components(&self, v: &mut Vec<u32>) {
+        v.clear();
         match self.ranges_hold() {
-            None => self.active.now().iter().collect(),
+            None => v.extend(self.active.now().iter()),
             Some(p) => {
-                let mut v: Vec<u32> = p.ranges.iter().flat_map(|r| r.active.iter()).collect();
+                v.extend(p.ranges.iter().flat_map(|r| r.active.iter()));
                 v.sort_unstable();
-                v
             }
         }
     }
@@ -1611,7 +1616,8 @@ impl System {
         // it. So the check visits the busy components alone, not the whole
         // of a large network (debug builds check the others are idle).
         let mut stalls: Vec<(Stall, (u32, StallAt))> = Vec::new();
-        let active = self.active_components();
+        let mut active = std::mem::take(&mut self.watched);
+        self.active_components(&mut active);
         for &c in &active {
             if c < n_sw {
                 let s = &self.switches[c as usize];
@@ -1636,6 +1642,7 @@ impl System {
                 debug_assert!(idle, "component {c} waits outside the active set");
             }
         }
+        self.watched = active;
         if stalls.is_empty() {
             return Ok(());
         }
