@@ -39,7 +39,7 @@ pub use stats::Arrival;
 use crate::direct::cube::natural_list;
 use crate::direct::{
     Coord, CubeFabric, DirectConfig, DirectSystem, DorMesh, Grid, Hypercube, Mesh, MeshFabric,
-    PortModel, Routing, Scheme, TreeConfig, TreeNet, check_list,
+    PortModel, Routing, Scheme, TreeConfig, TreeDelivery, TreeNet, check_list,
 };
 use crate::mcast::hamilton::{self, HamAlgo};
 use crate::mcast::{Plan, PlanScheme, path_covers, poc_order};
@@ -617,6 +617,7 @@ pub fn build(
                 net,
                 ids: SeqMap::new(0),
                 pseudo: scheme == "pseudo",
+                buf: Vec::new(),
             })
         }
         _ => unreachable!("for_topology lists only the combinations built here"),
@@ -1148,6 +1149,8 @@ struct TreeRouter {
     ids: SeqMap<u32, (u64, u32)>,
     /// Pseudo-multicast: one unicast per destination.
     pseudo: bool,
+    /// The deliveries taken from the network, kept from cycle to cycle.
+    buf: Vec<TreeDelivery>,
 }
 
 impl Engine for TreeRouter {
@@ -1205,7 +1208,8 @@ impl Engine for TreeRouter {
         Ok(())
     }
     fn arrivals(&mut self, out: &mut Vec<Arrival>) {
-        for d in self.net.take_deliveries() {
+        self.net.take_deliveries_into(&mut self.buf);
+        for d in self.buf.drain(..) {
             let msg = copy_arrived(&mut self.ids, d.mcast);
             out.push(Arrival {
                 msg,

@@ -1283,6 +1283,18 @@ impl TreeNet {
         std::mem::take(&mut self.deliveries)
     }
 
+    /// [`take_deliveries`](Self::take_deliveries) into `out` (emptied
+    /// first), whose room the network keeps for the next deliveries: a
+    /// harness that reads them every cycle allocates nothing once both
+    /// have grown to what a cycle delivers.
+    pub fn take_deliveries_into(&mut self, out: &mut Vec<TreeDelivery>) {
+        if let Err(e) = self.land() {
+            self.pending_err.get_or_insert(e);
+        }
+        out.clear();
+        std::mem::swap(out, &mut self.deliveries);
+    }
+
     /// Every prune so far (kept when `keep_deliveries` is set).
     pub fn prunes(&self) -> &[PruneEvent] {
         &self.prune_log
