@@ -303,6 +303,26 @@ impl Formats {
             })
     }
 
+    /// True when `bytes` start with a bit-string header going down whose
+    /// destination string holds `node` alone: what a node checks of a copy
+    /// it receives, without decoding the string (the same verdict as
+    /// [`decode`](Self::decode) and a look at what it gives; no
+    /// allocation).
+    #[inline]
+    pub fn bitstring_names(&self, bytes: &[u8], node: u32) -> bool {
+        let need = self.bitstring_len();
+        if node >= self.nodes || bytes.len() < need || bytes[0] != TAG | 2 << KIND_SHIFT {
+            return false;
+        }
+        let string = &bytes[1..need];
+        let at = string.len() - 1 - node as usize / 8;
+        let bit = 1u8 << (node % 8);
+        string
+            .iter()
+            .enumerate()
+            .all(|(j, &b)| b == if j == at { bit } else { 0 })
+    }
+
     /// Writes a bit-string header into `out` (of [`bitstring_len`](Self::bitstring_len) bytes).
     pub fn write_bitstring(&self, up: bool, dests: &BitString, out: &mut [u8]) {
         out[0] = TAG | 2 << KIND_SHIFT | if up { UP_BIT } else { 0 };
@@ -579,6 +599,46 @@ mod tests {
             f.encode(&h, &mut bytes).unwrap();
             prop_assert_eq!(bytes.len(), f.len_of(bytes[0]).unwrap());
             prop_assert_eq!(f.decode(&bytes).unwrap(), h);
+        }
+
+        /// `bitstring_names` gives the verdict of decoding: a bit-string
+        /// header going down whose string holds that node alone. Tried on
+        /// the encodings of one, two or no nodes (the one set most of the
+        /// time), with a byte flipped now and then, and on random bytes.
+        #[test]
+        fn bitstring_names_is_decode_naming_that_node_alone(
+            n in 1u32..300,
+            node in 0u32..310,
+            other in 0u32..310,
+            up in proptest::bool::weighted(0.2),
+            flip in proptest::option::weighted(0.3, (0usize..40, 0u8..8)),
+            noise in proptest::collection::vec(any::<u8>(), 0..40),
+            random in proptest::bool::weighted(0.2),
+        ) {
+            let f = Formats::new(n, 4, 8);
+            let bytes = if random {
+                noise
+            } else {
+                let mut dests = BitString::zeros(n as usize);
+                for x in [node.min(n - 1), other] {
+                    if x < n {
+                        dests.set(x as usize, true);
+                    }
+                }
+                let mut bytes = Vec::new();
+                f.encode(&Header::BitString { up, dests }, &mut bytes).unwrap();
+                if let Some((at, bit)) = flip {
+                    let at = at % bytes.len();
+                    bytes[at] ^= 1 << bit;
+                }
+                bytes
+            };
+            let decoded = matches!(
+                f.decode(&bytes),
+                Ok(Header::BitString { up: false, dests })
+                    if dests.count_ones() == 1 && node < n && dests.get(node as usize)
+            );
+            prop_assert_eq!(f.bitstring_names(&bytes, node), decoded);
         }
 
         /// Any bytes decode to a header or an error, never a panic.

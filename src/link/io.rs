@@ -94,10 +94,11 @@ pub(crate) fn check_header(
     node: u32,
     at: (u32, u32),
 ) -> Result<(), String> {
-    // A unicast header that names this node, the common case, passes
-    // without decoding it; anything else takes the whole check, which
-    // gives the same verdict for it.
-    if formats.unicast().names(hdr, node) {
+    // A unicast header that names this node, the common case, and a
+    // bit-string copy that names it alone pass without decoding the
+    // header; anything else takes the whole check, which gives the same
+    // verdict for them.
+    if formats.unicast().names(hdr, node) || formats.bitstring_names(hdr, node) {
         return Ok(());
     }
     check_whole_header(formats, hdr, node, at)

@@ -399,7 +399,8 @@ impl WormBuilder {
         let spec = match kind {
             Kind::Unicast => WormSpec::Unicast { dest: others(rng) },
             Kind::BitString => {
-                let mut pool: Vec<u32> = (0..n).filter(|&x| x != src).collect();
+                let mut pool = Vec::with_capacity(n as usize);
+                pool.extend((0..n).filter(|&x| x != src));
                 let k = degree.min(pool.len()).max(1);
                 for i in 0..k {
                     let j = rng.random_range(i..pool.len());
