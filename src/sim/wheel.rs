@@ -47,14 +47,14 @@ impl Wheel {
     }
 
     /// Wakes `c` at cycle `when` (> `now`), replacing its pending wake-up.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn schedule(&mut self, now: u64, c: u32, when: u64) {
         debug_assert!(when > now);
         self.put(now, c, when);
     }
 
     /// Puts `c` first in the list of the slot of cycle `when`.
-    #[inline]
+    #[inline(always)]
     fn link(&mut self, c: u32, when: u64) {
         let slot = when as usize % SLOTS;
         let first = self.head[slot];
@@ -68,7 +68,7 @@ impl Wheel {
 
     /// Takes `c` out of its slot's list, if it is in one; `at` still holds
     /// the cycle of that slot.
-    #[inline]
+    #[inline(always)]
     fn unlink(&mut self, c: u32) {
         let p = self.prev[c as usize];
         if p == UNLINKED {
@@ -88,7 +88,7 @@ impl Wheel {
 
     /// [`schedule`](Self::schedule), also for a wake-up in cycle `now`
     /// itself (one moved between wheels before the cycle's [`due`](Self::due)).
-    #[inline]
+    #[inline(always)]
     fn put(&mut self, now: u64, c: u32, when: u64) {
         if self.at[c as usize] == when {
             return;
