@@ -249,6 +249,10 @@ fn jobs_asking_for_threads_share_the_sweeps_cores() {
     assert_eq!(two, one);
     let (said, _) = run(&sweep(2, "0.02"), "alone");
     assert!(!said.contains("fewer threads"), "{said}");
+    assert!(
+        said.contains(": shard 0/1: 1 job run, 0 already in the journal, 0 with a finding"),
+        "{said}"
+    );
     let _ = std::fs::remove_dir_all(dir);
 }
 

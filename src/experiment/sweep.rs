@@ -1173,11 +1173,18 @@ fn merge_opening(journals: &[PathBuf], out: &Path, most: usize) -> Result<Vec<Pa
         return Err(Error::Config {
             field: "journal",
             value: format!("{} of {jobs} jobs", jobs - missing.len()),
-            reason: format!(
-                "jobs {}{} are missing: run their shards (again) and merge every journal",
-                shown.join(", "),
-                if missing.len() > 10 { ", ..." } else { "" }
-            ),
+            reason: if missing.len() == 1 {
+                format!(
+                    "job {} is missing: run its shard (again) and merge every journal",
+                    missing[0]
+                )
+            } else {
+                format!(
+                    "jobs {}{} are missing: run their shards (again) and merge every journal",
+                    shown.join(", "),
+                    if missing.len() > 10 { ", ..." } else { "" }
+                )
+            },
         });
     }
     crate::make_dir(out)?;
@@ -1867,7 +1874,7 @@ replicates = 2
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("11 of 12 jobs") && e.contains("are missing"),
+            e.ends_with("journal = 11 of 12 jobs: job 9 is missing: run its shard (again) and merge every journal"),
             "{e}"
         );
         let o = run(&s, &parts, Shard { index: 1, count: 4 }, &|| {}).unwrap();

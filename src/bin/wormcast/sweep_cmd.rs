@@ -104,11 +104,12 @@ pub(crate) fn run(cmd: SweepCmd) -> Result<bool> {
             let o = pool.install(|| sweep::run_within(&s, &out, shard, memory, &|| bar.inc(1)))?;
             bar.finish_and_clear();
             eprintln!(
-                "sweep {}: shard {}/{}: {} jobs run, {} already in the journal, {} with a finding",
+                "sweep {}: shard {}/{}: {} job{} run, {} already in the journal, {} with a finding",
                 s.id(),
                 shard.index,
                 shard.count,
                 o.ran,
+                if o.ran == 1 { "" } else { "s" },
                 o.skipped,
                 o.findings
             );
