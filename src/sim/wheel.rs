@@ -197,6 +197,82 @@ impl Wheel {
 mod tests {
     use super::*;
 
+    proptest::proptest! {
+        /// Against a map of each component's one pending wake-up: every
+        /// cycle wakes exactly the components whose time it is, once
+        /// each, whatever was scheduled and replaced before (near, far,
+        /// past a turn of the wheel, and back to a time it had);
+        /// `next_due` is never late; and
+        /// a move to two other wheels keeps every wake-up.
+        #[test]
+        fn wakes_what_a_map_of_pending_times_says(
+            ops in proptest::collection::vec((0u64..3, 0u32..12, 1u64..2_600, proptest::bool::ANY), 0..120),
+            move_at in 0u64..400,
+        ) {
+            let n = 12;
+            let mut w = Wheel::new(n);
+            let mut model: Vec<Option<u64>> = vec![None; n];
+            let mut ops = ops.into_iter().peekable();
+            let (mut even, mut odd) = (Wheel::new(n), Wheel::new(n));
+            let mut moved = false;
+            for t in 0..6_000u64 {
+                if t == move_at {
+                    w.move_to(t, &mut [&mut even, &mut odd], |c| c as usize % 2);
+                    moved = true;
+                }
+                let mut woke = Vec::new();
+                for x in [&mut w, &mut even, &mut odd] {
+                    x.due(t, |c| woke.push(c));
+                }
+                woke.sort_unstable();
+                let mut want: Vec<u32> = (0..n as u32).filter(|&c| model[c as usize] == Some(t)).collect();
+                want.sort_unstable();
+                proptest::prop_assert_eq!(&woke, &want, "cycle {}", t);
+                for &c in &want {
+                    model[c as usize] = None;
+                }
+                // This cycle's scheduling, as components evaluated in it
+                // do: a wake-up from the next cycle on.
+                // Half of the times are on a grid of 100 cycles, so that a
+                // component comes back to a time it had (in the far heap,
+                // then the slots, then the same time again).
+                while let Some(&(every, c, ahead, grid)) = ops.peek() {
+                    if t % 50 != every * 17 % 50 {
+                        break;
+                    }
+                    ops.next();
+                    let on_grid = ahead % 30 * 100 + 100;
+                    let when = if grid && on_grid > t { on_grid } else { t + ahead };
+                    let x = if !moved { &mut w } else if c % 2 == 0 { &mut even } else { &mut odd };
+                    x.schedule(t, c, when);
+                    model[c as usize] = Some(when);
+                }
+                // Each wheel's components: all of them before the move,
+                // then the even ones and the odd ones.
+                let holds = |k: usize, c: usize| match (moved, k) {
+                    (false, 0) => true,
+                    (true, 1) => c % 2 == 0,
+                    (true, 2) => c % 2 == 1,
+                    _ => false,
+                };
+                for (k, x) in [&w, &even, &odd].into_iter().enumerate() {
+                    let first = (0..n).filter(|&c| holds(k, c)).filter_map(|c| model[c]).min();
+                    match (x.next_due(t + 1, u64::MAX), first) {
+                        (None, None) => {}
+                        (Some(d), Some(f)) => proptest::prop_assert!(
+                            d > t && d <= f,
+                            "cycle {}: wheel {} says {} is next, its first is {}", t, k, d, f
+                        ),
+                        (d, f) => proptest::prop_assert!(
+                            false,
+                            "cycle {}: wheel {} says {:?} is next, its first is {:?}", t, k, d, f
+                        ),
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn wakes_each_component_once_at_its_latest_time() {
         let mut w = Wheel::new(3);
