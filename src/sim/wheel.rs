@@ -287,6 +287,29 @@ mod tests {
         assert_eq!(seen, vec![(5, 0), (9, 2), (5000, 1)]);
     }
 
+    /// A component sent far ahead, brought near, then sent to the same far
+    /// cycle again has two entries for that cycle in the far heap; it is
+    /// put in the cycle's slot once and woken once, and the slot's other
+    /// component with it.
+    #[test]
+    fn a_far_time_given_twice_wakes_once() {
+        let mut w = Wheel::new(2);
+        w.schedule(0, 0, 3000);
+        w.schedule(0, 0, 10);
+        w.schedule(0, 0, 3000);
+        w.schedule(0, 1, 10);
+        let mut seen = Vec::new();
+        for t in 0..6000 {
+            w.due(t, |c| seen.push((t, c)));
+            if t == 2000 {
+                w.schedule(t, 1, 3000);
+            }
+        }
+        seen.sort_unstable();
+        assert_eq!(seen, vec![(10, 1), (3000, 0), (3000, 1)]);
+        assert_eq!(w.next_due(6000, u64::MAX), None);
+    }
+
     /// Wake-ups moved to other wheels (one due in the cycle of the move,
     /// one in the slots, one in the far heap, one rescheduled) wake the
     /// same components at the same cycles, and the wheel moved from is
