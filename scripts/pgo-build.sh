@@ -26,10 +26,13 @@ esac
 sysroot=$(rustc --print sysroot)
 host=$(rustc -vV | sed -n 's/^host: //p')
 profdata=$sysroot/lib/rustlib/$host/bin/llvm-profdata
-if [ ! -x "$profdata" ]; then
-    rustup component add llvm-tools
+if [ ! -x "$profdata" ] && command -v rustup > /dev/null; then
+    rustup component add llvm-tools || true
 fi
-[ -x "$profdata" ] || { echo "pgo-build: no llvm-profdata at $profdata (rustup component add llvm-tools)" >&2; exit 1; }
+[ -x "$profdata" ] || {
+    echo "pgo-build: no llvm-profdata matching rustc at $profdata (rustup component add llvm-tools)" >&2
+    exit 1
+}
 
 flags=${RUSTFLAGS:-}
 rm -rf "$out/data" "$out/merged.profdata"
