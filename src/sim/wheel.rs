@@ -243,7 +243,7 @@ mod tests {
                     ops.next();
                     let on_grid = ahead % 30 * 100 + 100;
                     let when = if grid && on_grid > t { on_grid } else { t + ahead };
-                    let x = if !moved { &mut w } else if c % 2 == 0 { &mut even } else { &mut odd };
+                    let x = if !moved { &mut w } else if c.is_multiple_of(2) { &mut even } else { &mut odd };
                     x.schedule(t, c, when);
                     model[c as usize] = Some(when);
                 }
@@ -251,7 +251,7 @@ mod tests {
                 // then the even ones and the odd ones.
                 let holds = |k: usize, c: usize| match (moved, k) {
                     (false, 0) => true,
-                    (true, 1) => c % 2 == 0,
+                    (true, 1) => c.is_multiple_of(2),
                     (true, 2) => c % 2 == 1,
                     _ => false,
                 };
