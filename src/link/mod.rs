@@ -13,4 +13,4 @@ pub use io::{EndpointIo, EndpointWiring};
 pub use packets::{
     Delivery, NO_GROUP, PacketId, PacketLog, PacketRecord, PacketTable, PacketView, Refused,
 };
-pub use worms::{Worm, WormBuilder, WormSpec};
+pub use worms::{Worm, WormBuilder, WormScratch, WormSpec};

@@ -158,6 +158,83 @@ pub struct Worm {
     pub dests: BitString,
 }
 
+impl Default for Worm {
+    /// An empty worm (a unicast kind, no header flits, a destination
+    /// string of no nodes), to be filled by [`WormBuilder::random_into`].
+    fn default() -> Self {
+        Worm {
+            kind: Kind::Unicast,
+            header: Vec::new(),
+            dests: BitString::zeros(0),
+        }
+    }
+}
+
+/// The memory a node keeps for drawing random worms
+/// ([`WormBuilder::random_into`]): the pool destinations are drawn from,
+/// the route a multi-drop worm follows, its (switch, ports) pairs and the
+/// search that checks its path leg by leg. Reused worm after worm, so
+/// that drawing a worm allocates nothing once these have grown to the
+/// most a worm needs.
+#[derive(Clone, Debug, Default)]
+pub struct WormScratch {
+    pool: Vec<u32>,
+    route: Vec<u32>,
+    pairs: Vec<(u32, PortMask)>,
+    phases: Vec<Phase>,
+    arrive: Vec<Phase>,
+    search: Search,
+}
+
+/// A depth-first search over (switch, phase) states whose marks are
+/// stamps: starting a search bumps the stamp instead of clearing a mark
+/// per state.
+#[derive(Clone, Debug, Default)]
+struct Search {
+    /// Per state (`2 * switch + phase`): the stamp of the last search
+    /// that reached it.
+    seen: Vec<u32>,
+    stamp: u32,
+    stack: Vec<(u32, Phase)>,
+}
+
+impl Search {
+    /// Starts a search over `states` states: none is reached yet.
+    fn begin(&mut self, states: usize) {
+        if self.seen.len() != states {
+            self.seen.clear();
+            self.seen.resize(states, 0);
+            self.stamp = 0;
+        }
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            // Every mark may hold any stamp again: clear them once.
+            self.seen.fill(0);
+            self.stamp = 1;
+        }
+        self.stack.clear();
+    }
+
+    /// Marks `state` reached; false if it was already.
+    fn reach(&mut self, state: usize) -> bool {
+        let fresh = self.seen[state] != self.stamp;
+        self.seen[state] = self.stamp;
+        fresh
+    }
+}
+
+/// Keeps the first `degree` (at least 1, at most all) of `pool` after
+/// moving a uniformly drawn one into each place in turn (a partial
+/// Fisher-Yates shuffle): `degree` distinct members in random order.
+fn draw(pool: &mut Vec<u32>, degree: usize, rng: &mut Xoshiro256PlusPlus) {
+    let k = degree.min(pool.len()).max(1);
+    for i in 0..k {
+        let j = rng.random_range(i..pool.len());
+        pool.swap(i, j);
+    }
+    pool.truncate(k);
+}
+
 /// Checks and encodes worms for one network.
 #[derive(Clone, Debug)]
 pub struct WormBuilder {
@@ -313,7 +390,9 @@ impl WormBuilder {
     /// tables must lead on to the next one (as the decode units will route
     /// it, adaptively among minimal legal routes).
     pub fn check_path(&self, start: u32, switches: &[u32]) -> Result<()> {
+        let mut search = Search::default();
         let mut phases = vec![Phase::Up];
+        let mut arrive = Vec::new();
         let mut at = start;
         for (i, &next) in switches.iter().enumerate() {
             if next == at {
@@ -324,37 +403,54 @@ impl WormBuilder {
                     "the worm's path names switch {next} twice in a row"
                 )));
             }
-            let mut arrive = Vec::new();
-            for &ph in &phases {
-                self.arrival_phases(at, ph, next, &mut arrive).map_err(|stuck| {
+            self.leg(at, &phases, next, &mut arrive, &mut search)
+                .map_err(|stuck| {
                     Error::BadPacket(format!(
                         "the worm cannot go on from switch {at} to switch {next}: arriving at switch {} \
                          in phase {:?}, no legal up*/down* route leads on",
                         stuck.0, stuck.1
                     ))
                 })?;
-            }
-            phases = arrive;
+            std::mem::swap(&mut phases, &mut arrive);
             at = next;
         }
         Ok(())
     }
 
+    /// One leg of a path: into `arrive` (cleared first), the phases a worm
+    /// that left `from` in any of `phases` can arrive at `to` in;
+    /// `Err((switch, phase))` at the first state, in the order searched,
+    /// with no route on.
+    fn leg(
+        &self,
+        from: u32,
+        phases: &[Phase],
+        to: u32,
+        arrive: &mut Vec<Phase>,
+        search: &mut Search,
+    ) -> std::result::Result<(), (u32, Phase)> {
+        arrive.clear();
+        for &ph in phases {
+            self.arrival_phases(from, ph, to, arrive, search)?;
+        }
+        Ok(())
+    }
+
     /// The phases a worm leaving `from` in phase `ph` can arrive at `to` in,
-    /// following the routing tables; `Err((switch, phase))` where it would
-    /// have no route.
+    /// following the routing tables, added to `out`; `Err((switch, phase))`
+    /// where it would have no route.
     fn arrival_phases(
         &self,
         from: u32,
         ph: Phase,
         to: u32,
         out: &mut Vec<Phase>,
+        search: &mut Search,
     ) -> std::result::Result<(), (u32, Phase)> {
-        let s = self.nodes_of.len();
-        let mut seen = vec![false; 2 * s];
-        let mut stack = vec![(from, ph)];
-        seen[2 * from as usize + ph as usize] = true;
-        while let Some((x, p)) = stack.pop() {
+        search.begin(2 * self.nodes_of.len());
+        search.reach(2 * from as usize + ph as usize);
+        search.stack.push((from, ph));
+        while let Some((x, p)) = search.stack.pop() {
             if x == to {
                 if !out.contains(&p) {
                     out.push(p);
@@ -372,9 +468,8 @@ impl WormBuilder {
                 } else {
                     Phase::Down
                 };
-                if !seen[2 * y as usize + q as usize] {
-                    seen[2 * y as usize + q as usize] = true;
-                    stack.push((y, q));
+                if search.reach(2 * y as usize + q as usize) {
+                    search.stack.push((y, q));
                 }
             }
         }
@@ -391,59 +486,124 @@ impl WormBuilder {
         degree: usize,
         rng: &mut Xoshiro256PlusPlus,
     ) -> Worm {
+        let mut worm = Worm::default();
+        self.random_into(
+            kind,
+            src,
+            degree,
+            rng,
+            &mut WormScratch::default(),
+            &mut worm,
+        );
+        worm
+    }
+
+    /// Draws the worm [`random`](Self::random) draws (the same draws from
+    /// `rng`, the same worm) into `worm`, reusing its header's and
+    /// destinations' memory and `scratch`'s: once they have grown, drawing
+    /// a worm allocates nothing. A random worm is valid by construction
+    /// (its destinations exist, differ and exclude `src`; a multi-drop
+    /// worm's path is checked leg by leg as it is drawn), so it is not
+    /// checked again as a worm a user asks for is ([`build`](Self::build)).
+    /// The tests hold it, worm after worm on random networks, to the worm
+    /// `build` makes of the drawing as first written.
+    pub fn random_into(
+        &self,
+        kind: Kind,
+        src: u32,
+        degree: usize,
+        rng: &mut Xoshiro256PlusPlus,
+        scratch: &mut WormScratch,
+        worm: &mut Worm,
+    ) {
         let n = self.formats.nodes();
+        if worm.dests.len() == n as usize {
+            worm.dests.clear();
+        } else {
+            worm.dests = BitString::zeros(n as usize);
+        }
         let others = |rng: &mut Xoshiro256PlusPlus| {
             let d = rng.random_range(0..n - 1);
             if d >= src { d + 1 } else { d }
         };
-        let spec = match kind {
-            Kind::Unicast => WormSpec::Unicast { dest: others(rng) },
+        let pool = &mut scratch.pool;
+        let header = match kind {
+            Kind::Unicast => {
+                let dest = others(rng);
+                worm.dests.set(dest as usize, true);
+                Header::Unicast { dest }
+            }
             Kind::BitString => {
-                let mut pool = Vec::with_capacity(n as usize);
+                pool.clear();
                 pool.extend((0..n).filter(|&x| x != src));
-                let k = degree.min(pool.len()).max(1);
-                for i in 0..k {
-                    let j = rng.random_range(i..pool.len());
-                    pool.swap(i, j);
+                draw(pool, degree, rng);
+                for &x in pool.iter() {
+                    worm.dests.set(x as usize, true);
                 }
-                pool.truncate(k);
-                WormSpec::BitString { dests: pool }
+                // The header takes the string for its encoding and gives it
+                // back below: no copy.
+                Header::BitString {
+                    up: true,
+                    dests: std::mem::replace(&mut worm.dests, BitString::zeros(0)),
+                }
             }
             Kind::Ssr => {
-                let (sw, _) = self.node_at[others(rng) as usize];
-                let mut pool: Vec<u32> = self.nodes_of[sw as usize]
-                    .iter()
-                    .copied()
-                    .filter(|&x| x != src)
-                    .collect();
-                let k = degree.min(pool.len()).max(1);
-                for i in 0..k {
-                    let j = rng.random_range(i..pool.len());
-                    pool.swap(i, j);
+                let (switch, _) = self.node_at[others(rng) as usize];
+                pool.clear();
+                pool.extend(
+                    self.nodes_of[switch as usize]
+                        .iter()
+                        .copied()
+                        .filter(|&x| x != src),
+                );
+                draw(pool, degree, rng);
+                let mut ports = PortMask::EMPTY;
+                for &x in pool.iter() {
+                    worm.dests.set(x as usize, true);
+                    ports.insert(self.node_at[x as usize].1 as usize);
                 }
-                pool.truncate(k);
-                WormSpec::Ssr {
-                    switch: sw,
-                    dests: pool,
+                Header::Ssr { switch, ports }
+            }
+            Kind::MultiDrop => {
+                self.random_path(src, degree, rng, scratch, &mut worm.dests);
+                Header::MultiDrop {
+                    pairs: std::mem::take(&mut scratch.pairs),
                 }
             }
-            Kind::MultiDrop => self.random_path(src, degree, rng),
         };
-        self.build(src, &spec).expect("random worms are valid")
+        self.formats
+            .encode(&header, &mut worm.header)
+            .expect("a random worm's header fits its network's formats");
+        worm.kind = kind;
+        match header {
+            Header::BitString { dests, .. } => worm.dests = dests,
+            Header::MultiDrop { pairs } => scratch.pairs = pairs,
+            Header::Unicast { .. } | Header::Ssr { .. } => {}
+        }
     }
 
     /// Switches along one route from `src`'s switch to a random node's
-    /// switch, with destinations drawn among their nodes; pairs whose leg
-    /// could not be routed are left out.
-    fn random_path(&self, src: u32, degree: usize, rng: &mut Xoshiro256PlusPlus) -> WormSpec {
+    /// switch, with destinations drawn among their nodes, into
+    /// `scratch.pairs` and `dests`; pairs whose leg could not be routed
+    /// are left out.
+    fn random_path(
+        &self,
+        src: u32,
+        degree: usize,
+        rng: &mut Xoshiro256PlusPlus,
+        s: &mut WormScratch,
+        dests: &mut BitString,
+    ) {
         let n = self.formats.nodes();
         let target = {
             let d = rng.random_range(0..n - 1);
             if d >= src { d + 1 } else { d }
         };
-        let (mut at, _) = self.node_at[src as usize];
+        let (src_sw, _) = self.node_at[src as usize];
         let (goal, _) = self.node_at[target as usize];
-        let mut route = vec![at];
+        let mut at = src_sw;
+        s.route.clear();
+        s.route.push(at);
         let mut ph = Phase::Up;
         while at != goal {
             let port = self
@@ -458,44 +618,64 @@ impl WormBuilder {
                 Phase::Down
             };
             at = self.peer[at as usize][port].expect("candidates are links");
-            route.push(at);
+            s.route.push(at);
         }
-        let mut pool: Vec<u32> = route
-            .iter()
-            .flat_map(|&s| self.nodes_of[s as usize].iter().copied())
-            .filter(|&x| x != src)
-            .collect();
-        if !pool.contains(&target) {
-            pool.push(target);
+        s.pool.clear();
+        for &sw in &s.route {
+            s.pool.extend(
+                self.nodes_of[sw as usize]
+                    .iter()
+                    .copied()
+                    .filter(|&x| x != src),
+            );
         }
-        let k = degree.min(pool.len()).max(1);
-        for i in 0..k {
-            let j = rng.random_range(i..pool.len());
-            pool.swap(i, j);
+        if !s.pool.contains(&target) {
+            s.pool.push(target);
         }
-        pool.truncate(k);
-        let mut path: Vec<(u32, Vec<u32>)> = Vec::new();
-        let (src_sw, _) = self.node_at[src as usize];
-        for &s in route.iter().take(MAX_PAIRS) {
-            let here: Vec<u32> = pool
-                .iter()
-                .copied()
-                .filter(|&x| self.node_at[x as usize].0 == s)
-                .collect();
-            if here.is_empty() {
+        draw(&mut s.pool, degree, rng);
+        // The path is checked as it grows, one leg from its last switch
+        // (the source's switch at first) to the next: a switch is kept if
+        // the worm, in any phase it may reach the last switch in, can go
+        // on to it (`check_path` of the path so far and the switch).
+        s.pairs.clear();
+        s.phases.clear();
+        s.phases.push(Phase::Up);
+        let mut last = src_sw;
+        for &sw in s.route.iter().take(MAX_PAIRS) {
+            let mut ports = PortMask::EMPTY;
+            for &x in &s.pool {
+                let (xs, xp) = self.node_at[x as usize];
+                if xs == sw {
+                    ports.insert(xp as usize);
+                }
+            }
+            if ports.is_empty() {
                 continue;
             }
-            let mut switches: Vec<u32> = path.iter().map(|(s, _)| *s).collect();
-            switches.push(s);
-            if self.check_path(src_sw, &switches).is_ok() {
-                path.push((s, here));
+            // A worm that drops first at its source's switch starts there.
+            let first_at_start = sw == last && s.pairs.is_empty();
+            if !first_at_start {
+                if self
+                    .leg(last, &s.phases, sw, &mut s.arrive, &mut s.search)
+                    .is_err()
+                {
+                    continue;
+                }
+                std::mem::swap(&mut s.phases, &mut s.arrive);
+                last = sw;
+            }
+            s.pairs.push((sw, ports));
+            for &x in &s.pool {
+                if self.node_at[x as usize].0 == sw {
+                    dests.set(x as usize, true);
+                }
             }
         }
-        if path.is_empty() {
-            let (s, _) = self.node_at[target as usize];
-            path.push((s, vec![target]));
+        if s.pairs.is_empty() {
+            let (ts, tp) = self.node_at[target as usize];
+            s.pairs.push((ts, PortMask::single(tp as usize)));
+            dests.set(target as usize, true);
         }
-        WormSpec::MultiDrop { path }
     }
 }
 
@@ -505,5 +685,175 @@ fn header_kind(h: &Header) -> Kind {
         Header::Ssr { .. } => Kind::Ssr,
         Header::MultiDrop { .. } => Kind::MultiDrop,
         Header::BitString { .. } => Kind::BitString,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::IrregularParams;
+    use proptest::prelude::*;
+    use rand::SeedableRng;
+
+    /// The drawing as first written, each worm made as a request and
+    /// checked by `build` (a multi-drop path checked whole at each switch
+    /// it may take): the reference `random_into` must match draw for draw.
+    fn reference(
+        b: &WormBuilder,
+        kind: Kind,
+        src: u32,
+        degree: usize,
+        rng: &mut Xoshiro256PlusPlus,
+    ) -> Worm {
+        let n = b.formats.nodes();
+        let others = |rng: &mut Xoshiro256PlusPlus| {
+            let d = rng.random_range(0..n - 1);
+            if d >= src { d + 1 } else { d }
+        };
+        let spec = match kind {
+            Kind::Unicast => WormSpec::Unicast { dest: others(rng) },
+            Kind::BitString => {
+                let mut pool: Vec<u32> = (0..n).filter(|&x| x != src).collect();
+                draw(&mut pool, degree, rng);
+                WormSpec::BitString { dests: pool }
+            }
+            Kind::Ssr => {
+                let (sw, _) = b.node_at[others(rng) as usize];
+                let mut pool: Vec<u32> = b.nodes_of[sw as usize]
+                    .iter()
+                    .copied()
+                    .filter(|&x| x != src)
+                    .collect();
+                draw(&mut pool, degree, rng);
+                WormSpec::Ssr {
+                    switch: sw,
+                    dests: pool,
+                }
+            }
+            Kind::MultiDrop => {
+                let target = others(rng);
+                let (mut at, _) = b.node_at[src as usize];
+                let (goal, _) = b.node_at[target as usize];
+                let mut route = vec![at];
+                let mut ph = Phase::Up;
+                while at != goal {
+                    let port = b
+                        .routes
+                        .switch_candidates(at, goal, ph)
+                        .iter()
+                        .next()
+                        .unwrap();
+                    ph = if b.routes.up_ports(at).contains(port) {
+                        Phase::Up
+                    } else {
+                        Phase::Down
+                    };
+                    at = b.peer[at as usize][port].unwrap();
+                    route.push(at);
+                }
+                let mut pool: Vec<u32> = route
+                    .iter()
+                    .flat_map(|&s| b.nodes_of[s as usize].iter().copied())
+                    .filter(|&x| x != src)
+                    .collect();
+                if !pool.contains(&target) {
+                    pool.push(target);
+                }
+                draw(&mut pool, degree, rng);
+                let (src_sw, _) = b.node_at[src as usize];
+                let mut path: Vec<(u32, Vec<u32>)> = Vec::new();
+                for &s in route.iter().take(MAX_PAIRS) {
+                    let here: Vec<u32> = pool
+                        .iter()
+                        .copied()
+                        .filter(|&x| b.node_at[x as usize].0 == s)
+                        .collect();
+                    if here.is_empty() {
+                        continue;
+                    }
+                    let mut switches: Vec<u32> = path.iter().map(|(s, _)| *s).collect();
+                    switches.push(s);
+                    if b.check_path(src_sw, &switches).is_ok() {
+                        path.push((s, here));
+                    }
+                }
+                if path.is_empty() {
+                    path.push((b.node_at[target as usize].0, vec![target]));
+                }
+                WormSpec::MultiDrop { path }
+            }
+        };
+        b.build(src, &spec).expect("random worms are valid")
+    }
+
+    fn builder(params: &IrregularParams) -> Option<WormBuilder> {
+        let net = Network::new(&params.generate().ok()?).ok()?;
+        let (_, routes) = RoutingTables::for_network(&net);
+        let formats = Formats::new(
+            net.num_nodes() as u32,
+            net.num_switches() as u32,
+            net.max_ports(),
+        );
+        Some(WormBuilder::new(&net, Arc::new(routes), formats))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// On random irregular networks, worm after worm through one
+        /// scratch and one reused worm: `random_into` draws what the
+        /// reference draws, the same worm from the same draws of the
+        /// generator (left in the same state).
+        #[test]
+        fn drawn_into_reused_memory_as_the_reference_draws(
+            switches in 2u32..40,
+            ports in 4u32..10,
+            per in 1u32..4,
+            seed in any::<u64>(),
+            kinds in proptest::collection::vec((0usize..4, 1usize..12), 1..24),
+        ) {
+            let params = IrregularParams {
+                switches,
+                ports,
+                nodes: switches * per.min(ports - 2),
+                connectivity: 0.8,
+                seed,
+            };
+            let Some(b) = builder(&params) else { return Ok(()) };
+            let n = b.formats().nodes();
+            prop_assume!(n >= 2);
+            let mut scratch = WormScratch::default();
+            let mut worm = Worm::default();
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            let mut ref_rng = rng.clone();
+            for (i, &(k, degree)) in kinds.iter().enumerate() {
+                let kind = [Kind::Unicast, Kind::BitString, Kind::Ssr, Kind::MultiDrop][k];
+                let src = (i as u32 * 7 + seed as u32) % n;
+                b.random_into(kind, src, degree, &mut rng, &mut scratch, &mut worm);
+                let want = reference(&b, kind, src, degree, &mut ref_rng);
+                prop_assert_eq!(&worm, &want, "worm {} ({:?} from {}, degree {})", i, kind, src, degree);
+                prop_assert_eq!(rng.clone().random::<u64>(), ref_rng.clone().random::<u64>());
+            }
+        }
+    }
+
+    /// A search's marks are stamps: once the stamp wraps, every mark is
+    /// cleared, so a state reached long ago is not taken as reached now.
+    #[test]
+    fn a_search_after_the_stamp_wraps_starts_clear() {
+        let mut s = Search::default();
+        s.begin(4);
+        assert!(s.reach(3));
+        assert!(!s.reach(3));
+        s.stamp = u32::MAX - 1;
+        s.seen[2] = u32::MAX;
+        s.begin(4);
+        assert_eq!(s.stamp, u32::MAX);
+        assert!(!s.reach(2), "reached in this search's stamp");
+        s.begin(4);
+        assert_eq!(s.stamp, 1, "the stamp wrapped past 0");
+        assert!(s.reach(2) && s.reach(3), "no mark survives the wrap");
+        s.begin(6);
+        assert!((0..6).all(|x| s.reach(x)), "a new size starts clear");
     }
 }

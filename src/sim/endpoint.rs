@@ -7,7 +7,8 @@
 
 use crate::header::{Formats, Kind};
 use crate::link::{
-    Delivery, EndpointIo, EndpointWiring, NO_GROUP, PacketRecord, Worm, WormBuilder, check_header,
+    Delivery, EndpointIo, EndpointWiring, NO_GROUP, PacketRecord, Worm, WormBuilder, WormScratch,
+    check_header,
 };
 use crate::rtl::trace::{Sampler, ScopeBuilder, Traced};
 use crate::rtl::{Clocked, Next};
@@ -106,6 +107,18 @@ impl Generator {
     }
 }
 
+/// The memory a node's generator draws worms with: the scratch of the
+/// draws, and the worms sent whose memory can hold the next ones (a worm
+/// started gives its header to the sender and takes the previous
+/// header's memory back here).
+#[derive(Clone, Debug, Default)]
+struct WormMemory {
+    scratch: WormScratch,
+    // The boxes themselves are kept: a queued packet holds its worm boxed.
+    #[allow(clippy::vec_box)]
+    spare: Vec<Box<Worm>>,
+}
+
 /// The traffic endpoint of one node.
 #[derive(Clone, Debug)]
 pub struct Endpoint {
@@ -120,6 +133,9 @@ pub struct Endpoint {
     queue_limit: usize,
     cur: Option<Tx>,
     tx_hdr: Vec<u8>,
+    /// What the node's own generator draws its worms with, made at its
+    /// first worm.
+    worm_mem: Option<Box<WormMemory>>,
     generator: Option<Generator>,
     rng: Xoshiro256PlusPlus,
     rx_tag: Option<u32>,
@@ -161,6 +177,7 @@ impl Endpoint {
             queue_limit,
             cur: None,
             tx_hdr: Vec::new(),
+            worm_mem: None,
             generator: None,
             rng: Xoshiro256PlusPlus::seed_from_u64(
                 seed ^ (node as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
@@ -367,8 +384,11 @@ impl Endpoint {
             }
         };
         let worm = p.worm.is_some();
-        if let Some(w) = p.worm {
-            self.tx_hdr = w.header;
+        if let Some(mut w) = p.worm {
+            std::mem::swap(&mut self.tx_hdr, &mut w.header);
+            if let Some(m) = &mut self.worm_mem {
+                m.spare.push(w);
+            }
         }
         self.cur = Some(Tx {
             tag,
@@ -395,10 +415,17 @@ impl Endpoint {
             };
             (d, None)
         } else {
-            let w = self
-                .worms
-                .random(g.kind, self.node, g.degree as usize, &mut self.rng);
-            (u32::MAX, Some(Box::new(w)))
+            let m = self.worm_mem.get_or_insert_default();
+            let mut w = m.spare.pop().unwrap_or_default();
+            self.worms.random_into(
+                g.kind,
+                self.node,
+                g.degree as usize,
+                &mut self.rng,
+                &mut m.scratch,
+                &mut w,
+            );
+            (u32::MAX, Some(w))
         };
         if t >= io.window {
             self.stats.window_generated += 1;
