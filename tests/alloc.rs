@@ -126,23 +126,29 @@ fn unicast_traffic_on_cut_through_switches_allocates_nothing_once_warm() {
     }
 }
 
-/// A multicast worm's generation allocates (its destinations drawn, its
-/// header encoded and checked as a worm sent by hand is: 6 allocations a
-/// bit-string worm, 9 an SSR worm, 31 a multi-drop worm, whose path is
-/// checked switch by switch as it is drawn); moving its flits, checking
-/// its copies as they arrive and retiring it do not. Each kind is held
-/// to a bound above what it takes now, which an allocation per flit
-/// (3 destinations, 16 payload flits: 48 or more a worm) would break.
+/// Multicast worms of each kind the switch decodes (bit-string, SSR,
+/// multi-drop), drawn by the nodes' own generators: about a thousand worms
+/// drawn, encoded, sent, replicated, checked copy by copy as they arrive
+/// and retired in 20,000 warm cycles, and no allocation for any of that.
+/// A node draws its worms into the memory of the worms it sent before
+/// (`WormBuilder::random_into`), and a copy's header is checked without
+/// being decoded. What remains is an input buffer's memory growing the
+/// first time it holds more chunks than ever (`InputBuffer::new`): worms
+/// that block fill a buffer deeper now and then, long after the start,
+/// so a few calls in the cycles counted (4 with bit-string worms), far
+/// under one a worm.
 #[test]
-fn multicast_worms_allocate_per_worm_made_not_per_flit() {
+fn multicast_worms_allocate_nothing_per_worm() {
     let net = anynet8x4();
-    for (kind, most) in [(Kind::BitString, 8), (Kind::Ssr, 12), (Kind::MultiDrop, 40)] {
+    for kind in [Kind::BitString, Kind::Ssr, Kind::MultiDrop] {
         let traffic = Traffic::multicast(0.02, 16, 3, kind);
         let mut sys = System::new(&net, &SimConfig::default(), &traffic).expect("system");
+        sys.run(4 * WARM).expect("runs");
         let (n, delivered, made) = warm_then_count(&mut sys);
         assert!(delivered > 1_000, "{kind:?}: {delivered} delivered");
+        assert!(made > 500, "{kind:?}: {made} worms made");
         assert!(
-            n <= most * made,
+            n <= 8,
             "{kind:?}: {n} allocations for {made} worms made in {COUNTED} warm cycles"
         );
     }

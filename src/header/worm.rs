@@ -323,6 +323,30 @@ impl Formats {
             .all(|(j, &b)| b == if j == at { bit } else { 0 })
     }
 
+    /// True when `bytes` start with a valid SSR header for switch `sw`
+    /// whose port string holds `port`, or a valid multi-drop header whose
+    /// first pair does: what a node on port `port` of switch `sw` checks
+    /// of a copy it receives, without decoding the header (the same
+    /// verdict as [`decode`](Self::decode) and a look at what it gives;
+    /// no allocation).
+    #[inline]
+    pub fn port_names(&self, bytes: &[u8], sw: u32, port: u32) -> bool {
+        let Some(&first) = bytes.first() else {
+            return false;
+        };
+        let names = |(s, p): (u32, PortMask)| s == sw && p.contains(port as usize);
+        match self.kind(first) {
+            Ok(Kind::Ssr) => self.ssr_fields(bytes).is_ok_and(names),
+            Ok(Kind::MultiDrop) => {
+                let n = self.pairs_of(first);
+                n > 0
+                    && self.pair(bytes, 0).is_ok_and(names)
+                    && (1..n).all(|i| self.pair(bytes, i).is_ok())
+            }
+            _ => false,
+        }
+    }
+
     /// Writes a bit-string header into `out` (of [`bitstring_len`](Self::bitstring_len) bytes).
     pub fn write_bitstring(&self, up: bool, dests: &BitString, out: &mut [u8]) {
         out[0] = TAG | 2 << KIND_SHIFT | if up { UP_BIT } else { 0 };
@@ -639,6 +663,62 @@ mod tests {
                     if dests.count_ones() == 1 && node < n && dests.get(node as usize)
             );
             prop_assert_eq!(f.bitstring_names(&bytes, node), decoded);
+        }
+
+        /// `port_names` gives the verdict of decoding: an SSR header for
+        /// that switch, or a multi-drop header whose first pair is it, with
+        /// that port in the port string. Tried on the encodings of SSR and
+        /// multi-drop headers of one to four pairs (the first pair that
+        /// switch most of the time), with a byte flipped now and then, and
+        /// on random bytes.
+        #[test]
+        fn port_names_is_decode_naming_that_port(
+            (n, switches, ports) in (1u32..300, 1u32..70, 2u32..=16),
+            sw in 0u32..72,
+            port in 0u32..18,
+            pairs in proptest::collection::vec((0u32..72, any::<u64>()), 1..5),
+            ssr in any::<bool>(),
+            same in proptest::bool::weighted(0.7),
+            flip in proptest::option::weighted(0.3, (0usize..40, 0u8..8)),
+            cut in proptest::option::weighted(0.2, 1usize..4),
+            noise in proptest::collection::vec(any::<u8>(), 0..40),
+            random in proptest::bool::weighted(0.2),
+        ) {
+            let f = Formats::new(n, switches, ports);
+            let mask = |m: u64| PortMask(m & ((1u64 << ports) - 1));
+            let mut pairs: Vec<(u32, PortMask)> =
+                pairs.iter().map(|&(s, m)| (s % switches, mask(m))).collect();
+            if same {
+                pairs[0].0 = sw.min(switches - 1);
+                pairs[0].1.insert((port % ports) as usize);
+            }
+            let bytes = if random {
+                noise
+            } else {
+                let h = if ssr {
+                    Header::Ssr { switch: pairs[0].0, ports: pairs[0].1 }
+                } else {
+                    Header::MultiDrop { pairs }
+                };
+                let mut bytes = Vec::new();
+                f.encode(&h, &mut bytes).unwrap();
+                if let Some((at, bit)) = flip {
+                    let at = at % bytes.len();
+                    bytes[at] ^= 1 << bit;
+                }
+                if let Some(c) = cut {
+                    bytes.truncate(bytes.len().saturating_sub(c));
+                }
+                bytes
+            };
+            let decoded = match f.decode(&bytes) {
+                Ok(Header::Ssr { switch, ports }) => switch == sw && ports.contains(port as usize),
+                Ok(Header::MultiDrop { pairs }) => {
+                    pairs[0].0 == sw && pairs[0].1.contains(port as usize)
+                }
+                _ => false,
+            };
+            prop_assert_eq!(f.port_names(&bytes, sw, port), decoded);
         }
 
         /// Any bytes decode to a header or an error, never a panic.

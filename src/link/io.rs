@@ -94,11 +94,14 @@ pub(crate) fn check_header(
     node: u32,
     at: (u32, u32),
 ) -> Result<(), String> {
-    // A unicast header that names this node, the common case, and a
-    // bit-string copy that names it alone pass without decoding the
-    // header; anything else takes the whole check, which gives the same
-    // verdict for them.
-    if formats.unicast().names(hdr, node) || formats.bitstring_names(hdr, node) {
+    // A unicast header that names this node, the common case, a
+    // bit-string copy that names it alone and an SSR or multi-drop copy
+    // that names its port pass without decoding the header; anything
+    // else takes the whole check, which gives the same verdict for them.
+    if formats.unicast().names(hdr, node)
+        || formats.bitstring_names(hdr, node)
+        || formats.port_names(hdr, at.0, at.1)
+    {
         return Ok(());
     }
     check_whole_header(formats, hdr, node, at)
