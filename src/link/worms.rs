@@ -582,6 +582,30 @@ impl WormBuilder {
         }
     }
 
+    /// Into `route` (cleared first), the switches from `from` to `goal`
+    /// along the route that takes the first candidate port at each.
+    fn route(&self, from: u32, goal: u32, route: &mut Vec<u32>) {
+        let mut at = from;
+        route.clear();
+        route.push(at);
+        let mut ph = Phase::Up;
+        while at != goal {
+            let port = self
+                .routes
+                .switch_candidates(at, goal, ph)
+                .iter()
+                .next()
+                .expect("route exists");
+            ph = if self.routes.up_ports(at).contains(port) {
+                Phase::Up
+            } else {
+                Phase::Down
+            };
+            at = self.peer[at as usize][port].expect("candidates are links");
+            route.push(at);
+        }
+    }
+
     /// Switches along one route from `src`'s switch to a random node's
     /// switch, with destinations drawn among their nodes, into
     /// `scratch.pairs` and `dests`; pairs whose leg could not be routed
@@ -601,25 +625,7 @@ impl WormBuilder {
         };
         let (src_sw, _) = self.node_at[src as usize];
         let (goal, _) = self.node_at[target as usize];
-        let mut at = src_sw;
-        s.route.clear();
-        s.route.push(at);
-        let mut ph = Phase::Up;
-        while at != goal {
-            let port = self
-                .routes
-                .switch_candidates(at, goal, ph)
-                .iter()
-                .next()
-                .expect("route exists");
-            ph = if self.routes.up_ports(at).contains(port) {
-                Phase::Up
-            } else {
-                Phase::Down
-            };
-            at = self.peer[at as usize][port].expect("candidates are links");
-            s.route.push(at);
-        }
+        self.route(src_sw, goal, &mut s.route);
         s.pool.clear();
         for &sw in &s.route {
             s.pool.extend(
@@ -732,25 +738,12 @@ mod tests {
             }
             Kind::MultiDrop => {
                 let target = others(rng);
-                let (mut at, _) = b.node_at[src as usize];
-                let (goal, _) = b.node_at[target as usize];
-                let mut route = vec![at];
-                let mut ph = Phase::Up;
-                while at != goal {
-                    let port = b
-                        .routes
-                        .switch_candidates(at, goal, ph)
-                        .iter()
-                        .next()
-                        .unwrap();
-                    ph = if b.routes.up_ports(at).contains(port) {
-                        Phase::Up
-                    } else {
-                        Phase::Down
-                    };
-                    at = b.peer[at as usize][port].unwrap();
-                    route.push(at);
-                }
+                let mut route = Vec::new();
+                b.route(
+                    b.node_at[src as usize].0,
+                    b.node_at[target as usize].0,
+                    &mut route,
+                );
                 let mut pool: Vec<u32> = route
                     .iter()
                     .flat_map(|&s| b.nodes_of[s as usize].iter().copied())
