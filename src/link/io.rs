@@ -94,14 +94,27 @@ pub(crate) fn check_header(
     node: u32,
     at: (u32, u32),
 ) -> Result<(), String> {
-    // A unicast header that names this node, the common case, a
-    // bit-string copy that names it alone and an SSR or multi-drop copy
-    // that names its port pass without decoding the header; anything
-    // else takes the whole check, which gives the same verdict for them.
-    if formats.unicast().names(hdr, node)
-        || formats.bitstring_names(hdr, node)
-        || formats.port_names(hdr, at.0, at.1)
-    {
+    // A unicast header that names this node, the common case, passes
+    // here, inlined where a node receives; a multicast copy's check is a
+    // call.
+    if formats.unicast().names(hdr, node) {
+        return Ok(());
+    }
+    check_copy_header(formats, hdr, node, at)
+}
+
+/// [`check_header`] past a unicast header: a bit-string copy that names
+/// this node alone and an SSR or multi-drop copy that names its port pass
+/// without decoding the header; anything else takes the whole check,
+/// which gives the same verdict for them.
+#[inline(never)]
+fn check_copy_header(
+    formats: &Formats,
+    hdr: &[u8],
+    node: u32,
+    at: (u32, u32),
+) -> Result<(), String> {
+    if formats.bitstring_names(hdr, node) || formats.port_names(hdr, at.0, at.1) {
         return Ok(());
     }
     check_whole_header(formats, hdr, node, at)

@@ -403,6 +403,23 @@ impl Endpoint {
         self.since = t;
     }
 
+    /// Draws the worm of a multicast due this cycle into the memory of a
+    /// worm sent before (a call of its own, kept out of the unicast path).
+    #[inline(never)]
+    fn draw_worm(&mut self, g: Generator) -> Box<Worm> {
+        let m = self.worm_mem.get_or_insert_default();
+        let mut w = m.spare.pop().unwrap_or_default();
+        self.worms.random_into(
+            g.kind,
+            self.node,
+            g.degree as usize,
+            &mut self.rng,
+            &mut m.scratch,
+            &mut w,
+        );
+        w
+    }
+
     /// Generates the packet due this cycle.
     fn generate(&mut self, g: Generator, io: &mut EndpointIo<'_, crate::ni::Group>) {
         let t = io.link.cycle;
@@ -415,17 +432,7 @@ impl Endpoint {
             };
             (d, None)
         } else {
-            let m = self.worm_mem.get_or_insert_default();
-            let mut w = m.spare.pop().unwrap_or_default();
-            self.worms.random_into(
-                g.kind,
-                self.node,
-                g.degree as usize,
-                &mut self.rng,
-                &mut m.scratch,
-                &mut w,
-            );
-            (u32::MAX, Some(w))
+            (u32::MAX, Some(self.draw_worm(g)))
         };
         if t >= io.window {
             self.stats.window_generated += 1;
