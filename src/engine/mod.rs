@@ -42,7 +42,7 @@ use crate::direct::{
     PortModel, Routing, Scheme, TreeConfig, TreeDelivery, TreeNet, check_list,
 };
 use crate::mcast::hamilton::{self, HamAlgo};
-use crate::mcast::{Plan, PlanScheme, path_covers, poc_order};
+use crate::mcast::{Plan, PlanScheme, PocOrderer, path_covers};
 use crate::net::Network;
 use crate::net::UpDown;
 use crate::ni::HostDelivery;
@@ -591,7 +591,8 @@ pub fn build(
                 switch_of: (0..net.num_nodes() as u32)
                     .map(|n| net.node_port(n).switch)
                     .collect(),
-                ud: (scheme == "multi-drop" || ni.is_some()).then(|| UpDown::new(&net)),
+                poc: (scheme == "multi-drop" || ni.is_some())
+                    .then(|| PocOrderer::new(&net, &UpDown::new(&net))),
                 ni,
                 net,
             })
@@ -636,10 +637,10 @@ struct CutThrough {
     scheme: &'static str,
     /// Each node's switch.
     switch_of: Vec<u32>,
-    /// The network and its up*/down* directions (for multi-drop covers
-    /// and the NIs' plans).
+    /// The network, and its POC ordering under up*/down* routing (for
+    /// multi-drop covers and the NIs' plans), kept between multicasts.
     net: Network,
-    ud: Option<UpDown>,
+    poc: Option<PocOrderer>,
     /// With hosts and network interfaces at the nodes: their messages.
     ni: Option<Hosts>,
 }
@@ -677,8 +678,16 @@ impl CutThrough {
         let now = self.sys.cycle();
         match h.scheme {
             Some(scheme) if dests.len() > 1 => {
-                let ud = self.ud.as_ref().expect("built with NIs");
-                let plan = Plan::new(&self.net, ud, self.sys.worms(), scheme, src, dests, packets)?;
+                let poc = self.poc.as_mut().expect("built with NIs");
+                let plan = Plan::ordered_by(
+                    poc,
+                    &self.net,
+                    self.sys.worms(),
+                    scheme,
+                    src,
+                    dests,
+                    packets,
+                )?;
                 let id = self.sys.multicast_plan(&plan)?;
                 h.multicasts += 1;
                 h.phases += plan.phases as u64;
@@ -717,7 +726,7 @@ impl Engine for CutThrough {
             f.unicast().flits()
         } else if self.scheme == "ssr" {
             f.ssr_len()
-        } else if self.ud.is_some() {
+        } else if self.poc.is_some() {
             let pairs = (most_dests as usize).min(crate::header::MAX_PAIRS);
             f.ssr_len().max(f.multidrop_len(pairs))
         } else {
@@ -761,8 +770,8 @@ impl Engine for CutThrough {
             }
             return Ok(());
         }
-        if let Some(ud) = &self.ud {
-            let order = poc_order(&self.net, ud, src, dests)?;
+        if let Some(poc) = &mut self.poc {
+            let order = poc.order(src, dests)?;
             for c in path_covers(&self.net, &order.chains, src, dests) {
                 let n = c.dests().len() as u32;
                 let spec = match c.stops.as_slice() {

@@ -16,7 +16,7 @@ mod order;
 mod plan;
 mod tree;
 
-pub use order::{ChainOrder, poc_order};
+pub use order::{ChainOrder, PocOrderer, poc_order};
 pub use plan::{
     Cover, Plan, PlanScheme, PlannedWorm, Planner, hex, path_covers, schedule, ssr_covers,
 };

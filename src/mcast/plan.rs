@@ -7,7 +7,7 @@
 //! - **SSR** (section 5.2.4): one worm per switch that has destinations,
 //!   replicated at that switch only;
 //! - **path-based** (section 5.2.4, Fig. 13): the participating switches are
-//!   split into partial ordered chains (POCs, see [`poc_order`]); each chain
+//!   split into partial ordered chains (POCs, see [`poc_order`](super::poc_order)); each chain
 //!   becomes one multi-drop worm that visits its switches top down, so that
 //!   by Theorems 4 and 5 its route is a legal up*/down* route whichever
 //!   member sends it;
@@ -30,7 +30,7 @@
 //! the binomial tree through the hosts (conventional); their phases are
 //! the steps of the step model.
 
-use super::{Discipline, Tree, optimal_k, poc_order};
+use super::{Discipline, PocOrderer, Tree, optimal_k};
 use crate::header::Kind;
 use crate::link::{WormBuilder, WormSpec};
 use crate::net::{Network, UpDown};
@@ -191,6 +191,22 @@ impl Plan {
         dests: &[u32],
         packets: u32,
     ) -> Result<Plan> {
+        let mut poc = PocOrderer::new(net, ud);
+        Self::ordered_by(&mut poc, net, builder, scheme, source, dests, packets)
+    }
+
+    /// As [`new`](Self::new), ordering the participants with `poc`, the
+    /// [`PocOrderer`] of `net` under its up*/down* directions: a caller
+    /// that plans multicast after multicast on one network keeps one.
+    pub fn ordered_by(
+        poc: &mut PocOrderer,
+        net: &Network,
+        builder: &WormBuilder,
+        scheme: PlanScheme,
+        source: u32,
+        dests: &[u32],
+        packets: u32,
+    ) -> Result<Plan> {
         if dests.is_empty() {
             return Err(Error::BadTree(
                 "a multicast needs at least one destination".into(),
@@ -202,7 +218,7 @@ impl Plan {
             )));
         }
         // Checks the nodes and duplicates too.
-        let order = poc_order(net, ud, source, dests)?;
+        let order = poc.order(source, dests)?;
         let switch_of = |n: u32| net.node_port(n).switch;
         let (worms, k) = match scheme {
             PlanScheme::SsrG | PlanScheme::SsrLg | PlanScheme::PathG | PlanScheme::PathLg => {
