@@ -322,6 +322,13 @@ impl WormBuilder {
 
     /// Checks `spec` for a worm sent by node `src` and encodes it.
     pub fn build(&self, src: u32, spec: &WormSpec) -> Result<Worm> {
+        self.build_in(src, spec, &mut WormScratch::default())
+    }
+
+    /// As [`build`](Self::build), with the path check's marks in
+    /// `scratch`: a caller that builds worm after worm keeps one, so that
+    /// no check sets out a mark per switch again.
+    pub fn build_in(&self, src: u32, spec: &WormSpec, scratch: &mut WormScratch) -> Result<Worm> {
         let (src_sw, _) = self.node(src)?;
         let listed: Vec<u32> = match spec {
             WormSpec::Unicast { dest } => vec![*dest],
@@ -342,7 +349,7 @@ impl WormBuilder {
             WormSpec::Ssr { switch, dests: d } => {
                 let ports = self.ports_on(self.switch(*switch)?, d)?;
                 d.iter().for_each(|&x| dests.set(x as usize, true));
-                self.check_path(src_sw, &[*switch])?;
+                self.check_path_in(src_sw, &[*switch], scratch)?;
                 Header::Ssr {
                     switch: *switch,
                     ports,
@@ -361,7 +368,7 @@ impl WormBuilder {
                     d.iter().for_each(|&x| dests.set(x as usize, true));
                 }
                 let switches: Vec<u32> = path.iter().map(|(s, _)| *s).collect();
-                self.check_path(src_sw, &switches)?;
+                self.check_path_in(src_sw, &switches, scratch)?;
                 Header::MultiDrop { pairs }
             }
             WormSpec::BitString { dests: d } => {
@@ -390,9 +397,24 @@ impl WormBuilder {
     /// tables must lead on to the next one (as the decode units will route
     /// it, adaptively among minimal legal routes).
     pub fn check_path(&self, start: u32, switches: &[u32]) -> Result<()> {
-        let mut search = Search::default();
-        let mut phases = vec![Phase::Up];
-        let mut arrive = Vec::new();
+        self.check_path_in(start, switches, &mut WormScratch::default())
+    }
+
+    /// As [`check_path`](Self::check_path), with its marks in `scratch`.
+    pub fn check_path_in(
+        &self,
+        start: u32,
+        switches: &[u32],
+        scratch: &mut WormScratch,
+    ) -> Result<()> {
+        let WormScratch {
+            phases,
+            arrive,
+            search,
+            ..
+        } = scratch;
+        phases.clear();
+        phases.push(Phase::Up);
         let mut at = start;
         for (i, &next) in switches.iter().enumerate() {
             if next == at {
@@ -403,7 +425,7 @@ impl WormBuilder {
                     "the worm's path names switch {next} twice in a row"
                 )));
             }
-            self.leg(at, &phases, next, &mut arrive, &mut search)
+            self.leg(at, phases, next, arrive, search)
                 .map_err(|stuck| {
                     Error::BadPacket(format!(
                         "the worm cannot go on from switch {at} to switch {next}: arriving at switch {} \
@@ -411,7 +433,7 @@ impl WormBuilder {
                         stuck.0, stuck.1
                     ))
                 })?;
-            std::mem::swap(&mut phases, &mut arrive);
+            std::mem::swap(phases, arrive);
             at = next;
         }
         Ok(())

@@ -10,7 +10,7 @@ use super::wheel::Wheel;
 use crate::deadlock::{DeadlockReport, LongWait, PacketInfo, StallReport};
 use crate::header::{Formats, Kind};
 use crate::link::{Delivery, EndpointWiring, NO_GROUP, PacketId, PacketLog, PacketTable};
-use crate::link::{Worm, WormBuilder, WormSpec};
+use crate::link::{Worm, WormBuilder, WormScratch, WormSpec};
 use crate::mcast::Tree;
 use crate::net::{Network, PortConn, Reachability, RoutingTables, UpDown};
 use crate::ni::{Group, HostDelivery, NiNode, NiTiming, Scheme};
@@ -214,6 +214,9 @@ pub struct System {
     n_sw: usize,
     formats: Formats,
     worms: Arc<WormBuilder>,
+    /// The path checks' marks for the worms users inject, kept between
+    /// worms.
+    worm_scratch: WormScratch,
     switches: Vec<Switch>,
     endpoints: Vec<Terminal>,
     groups: Groups,
@@ -487,6 +490,7 @@ impl System {
             n_sw,
             formats,
             worms,
+            worm_scratch: WormScratch::default(),
             switches,
             endpoints,
             groups: Groups::default(),
@@ -766,7 +770,7 @@ impl System {
     /// and the whole worm must fit the input buffers.
     pub fn inject_worm(&mut self, src: u32, spec: &WormSpec, payload: u32) -> Result<PacketId> {
         self.check_node(src)?;
-        let worm = self.worms.build(src, spec)?;
+        let worm = self.worms.build_in(src, spec, &mut self.worm_scratch)?;
         let len = (worm.header.len() as u32).saturating_add(payload);
         self.cfg.check_packet(len)?;
         self.packets.sends_worms(src);
@@ -1892,7 +1896,9 @@ impl System {
         let mut sends: Vec<Vec<crate::sim::Worm>> = vec![Vec::new(); tree.len()];
         for w in &plan.worms {
             let v = tree.vertex_of(w.sender).expect("senders are in the tree");
-            let worm = self.worms.build(w.sender, &w.spec)?;
+            let worm = self
+                .worms
+                .build_in(w.sender, &w.spec, &mut self.worm_scratch)?;
             let need = worm.header.len() as u32 + crate::ni::CONTROL_BYTES + 1;
             if need > t.packet {
                 return Err(Error::BadPacket(format!(
