@@ -388,11 +388,9 @@ mod tests {
     }
 
     /// 0 - 1, 0 - 2, 1 - 3, 2 - 3 (3 is below both 1 and 2), 3 - 4: one
-    /// node per switch on port 0. From node 1 to all: the chain 0, 1, 3, 4
-    /// (weight 5 at 0, 3 at 1 and 2), then the chain 2.
-    #[test]
-    fn chains_follow_down_links_heaviest_first() {
-        let net = test_network(
+    /// node per switch on port 0.
+    fn diamond() -> Network {
+        test_network(
             5,
             4,
             &[
@@ -402,7 +400,14 @@ mod tests {
                 ((2, 2), (3, 2)),
                 ((3, 3), (4, 1)),
             ],
-        );
+        )
+    }
+
+    /// On [`diamond`], from node 1 to all: the chain 0, 1, 3, 4 (weight 5
+    /// at 0, 3 at 1 and 2), then the chain 2.
+    #[test]
+    fn chains_follow_down_links_heaviest_first() {
+        let net = diamond();
         let ud = UpDown::new(&net);
         let o = poc_order(&net, &ud, 1, &[0, 2, 3, 4]).unwrap();
         assert_eq!(o.chains, vec![vec![0, 1, 3, 4], vec![2]]);
@@ -471,17 +476,7 @@ mod tests {
     /// a switch marked long ago is not taken as taking part now.
     #[test]
     fn an_ordering_after_the_stamps_wrap_starts_clear() {
-        let net = test_network(
-            5,
-            4,
-            &[
-                ((0, 1), (1, 1)),
-                ((0, 2), (2, 1)),
-                ((1, 2), (3, 1)),
-                ((2, 2), (3, 2)),
-                ((3, 3), (4, 1)),
-            ],
-        );
+        let net = diamond();
         let ud = UpDown::new(&net);
         let mut o = PocOrderer::new(&net, &ud);
         let all = o.order(1, &[0, 2, 3, 4]).unwrap();
