@@ -64,6 +64,7 @@ mod gaps;
 pub mod header;
 pub mod interrupt;
 pub mod link;
+mod marks;
 pub mod mcast;
 mod memory;
 pub mod net;

@@ -2,6 +2,7 @@
 //! encoded (seed 000 sections 5.2.3 and 5.3.1), and random worms for traffic.
 
 use crate::header::{Formats, Header, Kind, MAX_PAIRS};
+use crate::marks::Marks;
 use crate::net::{Network, Phase, PortConn, RoutingTables};
 use crate::rtl::{BitString, PortMask};
 use crate::{Error, Result};
@@ -186,40 +187,25 @@ pub struct WormScratch {
     search: Search,
 }
 
-/// A depth-first search over (switch, phase) states whose marks are
-/// stamps: starting a search bumps the stamp instead of clearing a mark
-/// per state.
+/// A depth-first search over (switch, phase) states, whose marks are
+/// stamps ([`Marks`]).
 #[derive(Clone, Debug, Default)]
 struct Search {
-    /// Per state (`2 * switch + phase`): the stamp of the last search
-    /// that reached it.
-    seen: Vec<u32>,
-    stamp: u32,
+    /// Per state (`2 * switch + phase`): whether this search reached it.
+    seen: Marks,
     stack: Vec<(u32, Phase)>,
 }
 
 impl Search {
     /// Starts a search over `states` states: none is reached yet.
     fn begin(&mut self, states: usize) {
-        if self.seen.len() != states {
-            self.seen.clear();
-            self.seen.resize(states, 0);
-            self.stamp = 0;
-        }
-        self.stamp = self.stamp.wrapping_add(1);
-        if self.stamp == 0 {
-            // Every mark may hold any stamp again: clear them once.
-            self.seen.fill(0);
-            self.stamp = 1;
-        }
+        self.seen.begin(states);
         self.stack.clear();
     }
 
     /// Marks `state` reached; false if it was already.
     fn reach(&mut self, state: usize) -> bool {
-        let fresh = self.seen[state] != self.stamp;
-        self.seen[state] = self.stamp;
-        fresh
+        self.seen.mark(state)
     }
 }
 
@@ -850,25 +836,5 @@ mod tests {
                 prop_assert_eq!(rng.clone().random::<u64>(), ref_rng.clone().random::<u64>());
             }
         }
-    }
-
-    /// A search's marks are stamps: once the stamp wraps, every mark is
-    /// cleared, so a state reached long ago is not taken as reached now.
-    #[test]
-    fn a_search_after_the_stamp_wraps_starts_clear() {
-        let mut s = Search::default();
-        s.begin(4);
-        assert!(s.reach(3));
-        assert!(!s.reach(3));
-        s.stamp = u32::MAX - 1;
-        s.seen[2] = u32::MAX;
-        s.begin(4);
-        assert_eq!(s.stamp, u32::MAX);
-        assert!(!s.reach(2), "reached in this search's stamp");
-        s.begin(4);
-        assert_eq!(s.stamp, 1, "the stamp wrapped past 0");
-        assert!(s.reach(2) && s.reach(3), "no mark survives the wrap");
-        s.begin(6);
-        assert!((0..6).all(|x| s.reach(x)), "a new size starts clear");
     }
 }

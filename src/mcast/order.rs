@@ -26,6 +26,7 @@
 //! to the lower switch id.
 
 use crate::Result;
+use crate::marks::Marks;
 use crate::net::{Network, PortConn, UpDown};
 
 /// A participant ordering and the chains it came from.
@@ -63,17 +64,14 @@ pub struct PocOrderer {
     nodes: Vec<u32>,
     /// Each node's switch.
     switch_of: Vec<u32>,
-    /// Per node: the stamp of the ordering it takes part in.
-    node_mark: Vec<u32>,
-    /// Per switch: the stamp of the ordering it takes part in, and then
-    /// its place in `parts`.
-    part_mark: Vec<u32>,
+    /// Per node: whether it takes part in this ordering.
+    node_mark: Marks,
+    /// Per switch: whether it takes part in this ordering, and then its
+    /// place in `parts`.
+    part_mark: Marks,
     part_index: Vec<u32>,
-    /// Per switch: the stamp of the last walk that reached it.
-    walk_mark: Vec<u32>,
-    /// The stamps of the orderings and of the walks.
-    stamp: u32,
-    walk: u32,
+    /// Per switch: whether the current walk reached it.
+    walk_mark: Marks,
     /// This ordering's participating switches, and per participant (by
     /// place): its participants (`on`), its nearest participating
     /// descendants (`kids`), its weight and whether a chain took it.
@@ -118,12 +116,10 @@ impl PocOrderer {
             nodes_at,
             nodes,
             switch_of: (0..n as u32).map(|d| net.node_port(d).switch).collect(),
-            node_mark: vec![0; n],
-            part_mark: vec![0; s],
+            node_mark: Marks::new(n),
+            part_mark: Marks::new(s),
             part_index: vec![0; s],
-            walk_mark: vec![0; s],
-            stamp: 0,
-            walk: 0,
+            walk_mark: Marks::new(s),
             parts: Vec::new(),
             on_at: Vec::new(),
             on: Vec::new(),
@@ -139,15 +135,15 @@ impl PocOrderer {
     /// [`poc_order`] gives on the network this was made for.
     pub fn order(&mut self, source: u32, dests: &[u32]) -> Result<ChainOrder> {
         crate::dests::check(self.switch_of.len() as u32, source, dests)?;
-        self.stamp = next_stamp(self.stamp, &mut [&mut self.node_mark, &mut self.part_mark]);
-        let stamp = self.stamp;
+        let (n, s) = (self.switch_of.len(), self.part_index.len());
+        self.node_mark.begin(n);
+        self.part_mark.begin(s);
         // (2) The participants and their switches.
         self.parts.clear();
         for &d in std::iter::once(&source).chain(dests) {
-            self.node_mark[d as usize] = stamp;
+            self.node_mark.mark(d as usize);
             let x = self.switch_of[d as usize];
-            if self.part_mark[x as usize] != stamp {
-                self.part_mark[x as usize] = stamp;
+            if self.part_mark.mark(x as usize) {
                 self.parts.push(x);
             }
         }
@@ -160,7 +156,7 @@ impl PocOrderer {
             self.part_index[x as usize] = i as u32;
             let at = self.nodes_at[x as usize] as usize..self.nodes_at[x as usize + 1] as usize;
             for &d in &self.nodes[at] {
-                if self.node_mark[d as usize] == stamp {
+                if self.node_mark.is_marked(d as usize) {
                     self.on.push(d);
                 }
             }
@@ -173,19 +169,17 @@ impl PocOrderer {
         self.kids_at.push(0);
         for i in 0..p {
             let x = self.parts[i] as usize;
-            self.walk = next_stamp(self.walk, &mut [&mut self.walk_mark]);
-            let walk = self.walk;
+            self.walk_mark.begin(s);
             self.stack.clear();
             self.stack.extend_from_slice(
                 &self.down[self.down_at[x] as usize..self.down_at[x + 1] as usize],
             );
             while let Some(y) = self.stack.pop() {
                 let y = y as usize;
-                if self.walk_mark[y] == walk {
+                if !self.walk_mark.mark(y) {
                     continue;
                 }
-                self.walk_mark[y] = walk;
-                if self.part_mark[y] == stamp {
+                if self.part_mark.is_marked(y) {
                     self.kids.push(y as u32);
                 } else {
                     self.stack.extend_from_slice(
@@ -199,18 +193,16 @@ impl PocOrderer {
         // participating switches below it.
         self.weight.clear();
         for i in 0..p {
-            self.walk = next_stamp(self.walk, &mut [&mut self.walk_mark]);
-            let walk = self.walk;
-            self.walk_mark[self.parts[i] as usize] = walk;
+            self.walk_mark.begin(s);
+            self.walk_mark.mark(self.parts[i] as usize);
             let mut w = self.on_len(i);
             self.stack.clear();
             let (a, b) = (self.kids_at[i] as usize, self.kids_at[i + 1] as usize);
             self.stack.extend_from_slice(&self.kids[a..b]);
             while let Some(y) = self.stack.pop() {
-                if self.walk_mark[y as usize] == walk {
+                if !self.walk_mark.mark(y as usize) {
                     continue;
                 }
-                self.walk_mark[y as usize] = walk;
                 let j = self.part_index[y as usize] as usize;
                 w += self.on_len(j);
                 let (a, b) = (self.kids_at[j] as usize, self.kids_at[j + 1] as usize);
@@ -260,19 +252,6 @@ impl PocOrderer {
     /// weights, the lowest switch.
     fn heaviest(&self, among: impl Iterator<Item = usize>) -> Option<usize> {
         among.max_by_key(|&i| (self.weight[i], std::cmp::Reverse(self.parts[i])))
-    }
-}
-
-/// The stamp after `stamp`; when the count wraps, every mark in `marks`
-/// is cleared first, so a mark left from long ago is not read as new.
-fn next_stamp(stamp: u32, marks: &mut [&mut Vec<u32>]) -> u32 {
-    if stamp == u32::MAX {
-        for m in marks.iter_mut() {
-            m.fill(0);
-        }
-        1
-    } else {
-        stamp + 1
     }
 }
 
@@ -482,15 +461,17 @@ mod tests {
         let all = o.order(1, &[0, 2, 3, 4]).unwrap();
         let few = o.order(0, &[1, 4]).unwrap();
         for at in [u32::MAX - 1, u32::MAX] {
-            o.stamp = at;
-            o.walk = at;
+            o.node_mark.set_stamp(at);
+            o.part_mark.set_stamp(at);
+            o.walk_mark.set_stamp(at);
             assert_eq!(o.order(0, &[1, 4]).unwrap(), few, "stamps from {at}");
             assert_eq!(o.order(1, &[0, 2, 3, 4]).unwrap(), all, "stamps from {at}");
         }
         // The last ordering left every switch marked with the stamp 1 or 2
         // after the wrap; a first ordering of few participants must not
         // see the others as taking part.
-        o.stamp = u32::MAX;
+        o.node_mark.set_stamp(u32::MAX);
+        o.part_mark.set_stamp(u32::MAX);
         assert_eq!(o.order(0, &[1, 4]).unwrap(), few);
     }
 }
