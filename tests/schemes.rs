@@ -216,6 +216,65 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// A planner keeps its ordering's and path checks' marks from one plan
+    /// to the next: multicast after multicast, under every scheme and
+    /// with a clone taken part way, each of its plans (or its error) is
+    /// the one a plan made from scratch gives.
+    #[test]
+    fn a_planner_kept_between_multicasts_plans_as_a_fresh_one(
+        seed in 0u64..1_000,
+        switches in 2u32..=24,
+        picks in prop::collection::vec((0u32..10_000, 0u64..u64::MAX, 0usize..7), 1..12),
+    ) {
+        let params = IrregularParams {
+            switches,
+            ports: 8,
+            nodes: switches * 3,
+            seed,
+            ..Default::default()
+        };
+        let net = Network::new(&params.generate().unwrap()).unwrap();
+        let mut planner = Planner::new(&net);
+        let n = net.num_nodes() as u32;
+        for (i, &(src, bits, scheme)) in picks.iter().enumerate() {
+            let src = src % n;
+            let mut dests: Vec<u32> = (0..n)
+                .filter(|&x| x != src && (bits >> (x % 64)) & 1 == 1)
+                .collect();
+            if i == 3 {
+                // A bad multicast between good ones: it must leave no mark.
+                dests.push(src);
+            }
+            let scheme = PlanScheme::ALL[scheme];
+            let fresh = Plan::new(
+                &net,
+                planner.updown(),
+                &wormcast::link::WormBuilder::new(
+                    &net,
+                    std::sync::Arc::new(wormcast::net::RoutingTables::for_network(&net).1),
+                    wormcast::header::Formats::new(n, net.num_switches() as u32, net.max_ports()),
+                ),
+                scheme,
+                src,
+                &dests,
+                2,
+            );
+            let kept = planner.plan(scheme, src, &dests, 2);
+            match (kept, fresh) {
+                (Ok(a), Ok(b)) => prop_assert_eq!(a, b, "{} from {} to {:?}", scheme, src, dests),
+                (Err(a), Err(b)) => prop_assert_eq!(a.to_string(), b.to_string()),
+                (a, b) => prop_assert!(false, "kept {:?} but fresh {:?}", a.is_ok(), b.is_ok()),
+            }
+            if i == 5 {
+                planner = planner.clone();
+            }
+        }
+    }
+}
+
 /// The host and NI overheads of every phase, to the cycle, on the Fig. 14
 /// example with the paper's defaults (`t_hs = t_ns = t_nr = t_hr = 1000`,
 /// 128-byte packets over a 97-cycle I/O bus copy): a member that has the

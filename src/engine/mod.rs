@@ -42,7 +42,7 @@ use crate::direct::{
     PortModel, Routing, Scheme, TreeConfig, TreeDelivery, TreeNet, check_list,
 };
 use crate::mcast::hamilton::{self, HamAlgo};
-use crate::mcast::{Plan, PlanScheme, PocOrderer, path_covers};
+use crate::mcast::{Plan, PlanScheme, PlanScratch, path_covers};
 use crate::net::Network;
 use crate::net::UpDown;
 use crate::ni::HostDelivery;
@@ -591,8 +591,8 @@ pub fn build(
                 switch_of: (0..net.num_nodes() as u32)
                     .map(|n| net.node_port(n).switch)
                     .collect(),
-                poc: (scheme == "multi-drop" || ni.is_some())
-                    .then(|| PocOrderer::new(&net, &UpDown::new(&net))),
+                plans: (scheme == "multi-drop" || ni.is_some())
+                    .then(|| PlanScratch::new(&net, &UpDown::new(&net))),
                 ni,
                 net,
             })
@@ -637,10 +637,11 @@ struct CutThrough {
     scheme: &'static str,
     /// Each node's switch.
     switch_of: Vec<u32>,
-    /// The network, and its POC ordering under up*/down* routing (for
-    /// multi-drop covers and the NIs' plans), kept between multicasts.
+    /// The network, and what its multicasts are planned in under
+    /// up*/down* routing (the POC ordering of multi-drop covers and of the
+    /// NIs' plans, and their worms' path checks), kept between multicasts.
     net: Network,
-    poc: Option<PocOrderer>,
+    plans: Option<PlanScratch>,
     /// With hosts and network interfaces at the nodes: their messages.
     ni: Option<Hosts>,
 }
@@ -678,9 +679,9 @@ impl CutThrough {
         let now = self.sys.cycle();
         match h.scheme {
             Some(scheme) if dests.len() > 1 => {
-                let poc = self.poc.as_mut().expect("built with NIs");
+                let plans = self.plans.as_mut().expect("built with NIs");
                 let plan = Plan::ordered_by(
-                    poc,
+                    plans,
                     &self.net,
                     self.sys.worms(),
                     scheme,
@@ -726,7 +727,7 @@ impl Engine for CutThrough {
             f.unicast().flits()
         } else if self.scheme == "ssr" {
             f.ssr_len()
-        } else if self.poc.is_some() {
+        } else if self.plans.is_some() {
             let pairs = (most_dests as usize).min(crate::header::MAX_PAIRS);
             f.ssr_len().max(f.multidrop_len(pairs))
         } else {
@@ -770,8 +771,8 @@ impl Engine for CutThrough {
             }
             return Ok(());
         }
-        if let Some(poc) = &mut self.poc {
-            let order = poc.order(src, dests)?;
+        if let Some(plans) = &mut self.plans {
+            let order = plans.orderer().order(src, dests)?;
             for c in path_covers(&self.net, &order.chains, src, dests) {
                 let n = c.dests().len() as u32;
                 let spec = match c.stops.as_slice() {

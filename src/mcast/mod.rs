@@ -18,7 +18,8 @@ mod tree;
 
 pub use order::{ChainOrder, PocOrderer, poc_order};
 pub use plan::{
-    Cover, Plan, PlanScheme, PlannedWorm, Planner, hex, path_covers, schedule, ssr_covers,
+    Cover, Plan, PlanScheme, PlanScratch, PlannedWorm, Planner, hex, path_covers, schedule,
+    ssr_covers,
 };
 pub use tree::{Discipline, StepSchedule, Tree};
 

@@ -32,11 +32,12 @@
 
 use super::{Discipline, PocOrderer, Tree, optimal_k};
 use crate::header::Kind;
-use crate::link::{WormBuilder, WormSpec};
+use crate::link::{WormBuilder, WormScratch, WormSpec};
 use crate::net::{Network, UpDown};
 use crate::{Error, Result};
 use serde::Serialize;
 use std::collections::HashSet;
+use std::sync::Mutex;
 
 /// The multicast schemes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
@@ -191,15 +192,17 @@ impl Plan {
         dests: &[u32],
         packets: u32,
     ) -> Result<Plan> {
-        let mut poc = PocOrderer::new(net, ud);
-        Self::ordered_by(&mut poc, net, builder, scheme, source, dests, packets)
+        let mut scratch = PlanScratch::new(net, ud);
+        Self::ordered_by(&mut scratch, net, builder, scheme, source, dests, packets)
     }
 
-    /// As [`new`](Self::new), ordering the participants with `poc`, the
-    /// [`PocOrderer`] of `net` under its up*/down* directions: a caller
-    /// that plans multicast after multicast on one network keeps one.
+    /// As [`new`](Self::new), with the ordering and the worms' path
+    /// checks made in `scratch`, the [`PlanScratch`] of `net` under its
+    /// up*/down* directions: a caller that plans multicast after multicast
+    /// on one network keeps one, so that no plan costs a walk of the whole
+    /// network.
     pub fn ordered_by(
-        poc: &mut PocOrderer,
+        scratch: &mut PlanScratch,
         net: &Network,
         builder: &WormBuilder,
         scheme: PlanScheme,
@@ -218,7 +221,7 @@ impl Plan {
             )));
         }
         // Checks the nodes and duplicates too.
-        let order = poc.order(source, dests)?;
+        let order = scratch.poc.order(source, dests)?;
         let switch_of = |n: u32| net.node_port(n).switch;
         let (worms, k) = match scheme {
             PlanScheme::SsrG | PlanScheme::SsrLg | PlanScheme::PathG | PlanScheme::PathLg => {
@@ -231,7 +234,13 @@ impl Plan {
                 let sched = schedule(&covers, source, greedy, switch_of);
                 let mut out = Vec::with_capacity(sched.len());
                 for (phase, sender, c) in sched {
-                    out.push(planned(builder, phase, sender, &covers[c])?);
+                    out.push(planned(
+                        builder,
+                        &mut scratch.worms,
+                        phase,
+                        sender,
+                        &covers[c],
+                    )?);
                 }
                 (out, None)
             }
@@ -239,7 +248,7 @@ impl Plan {
                 let spec = WormSpec::BitString {
                     dests: dests.to_vec(),
                 };
-                let w = builder.build(source, &spec)?;
+                let w = builder.build_in(source, &spec, &mut scratch.worms)?;
                 let mut switches: Vec<u32> = Vec::new();
                 for &d in dests {
                     if !switches.contains(&switch_of(d)) {
@@ -275,7 +284,7 @@ impl Plan {
                     for &c in tree.children(v) {
                         let d = tree.node(c);
                         let spec = WormSpec::Unicast { dest: d };
-                        let w = builder.build(tree.node(v), &spec)?;
+                        let w = builder.build_in(tree.node(v), &spec, &mut scratch.worms)?;
                         out.push(PlannedWorm {
                             phase: steps.received[c][0],
                             sender: tree.node(v),
@@ -357,13 +366,52 @@ impl Plan {
     }
 }
 
-/// Plans multicasts on one network (its spanning tree, routing tables and
-/// header formats computed once).
+/// What planning a multicast works in, kept between the plans of one
+/// network: its POC ordering's down links and marks ([`PocOrderer`]) and
+/// the marks of its worms' path checks ([`WormScratch`]).
 #[derive(Clone, Debug)]
+pub struct PlanScratch {
+    poc: PocOrderer,
+    worms: WormScratch,
+}
+
+impl PlanScratch {
+    /// The scratch for plans on `net` under the up*/down* directions `ud`.
+    pub fn new(net: &Network, ud: &UpDown) -> Self {
+        PlanScratch {
+            poc: PocOrderer::new(net, ud),
+            worms: WormScratch::default(),
+        }
+    }
+
+    /// Its POC ordering, for a caller that orders participants without a
+    /// plan.
+    pub fn orderer(&mut self) -> &mut PocOrderer {
+        &mut self.poc
+    }
+}
+
+/// Plans multicasts on one network (its spanning tree, routing tables and
+/// header formats computed once, and the scratch of its plans kept between
+/// them).
+#[derive(Debug)]
 pub struct Planner {
     net: Network,
     ud: UpDown,
     builder: WormBuilder,
+    /// Behind a lock so that a shared planner plans; one plan at a time.
+    scratch: Mutex<PlanScratch>,
+}
+
+impl Clone for Planner {
+    fn clone(&self) -> Self {
+        Planner {
+            net: self.net.clone(),
+            ud: self.ud.clone(),
+            builder: self.builder.clone(),
+            scratch: Mutex::new(self.lock().clone()),
+        }
+    }
 }
 
 impl Planner {
@@ -378,6 +426,7 @@ impl Planner {
         Planner {
             net: net.clone(),
             builder: WormBuilder::new(net, std::sync::Arc::new(routes), formats),
+            scratch: Mutex::new(PlanScratch::new(net, &ud)),
             ud,
         }
     }
@@ -392,7 +441,9 @@ impl Planner {
         &self.ud
     }
 
-    /// Plans a multicast (see [`Plan::new`]).
+    /// Plans a multicast (see [`Plan::new`]), in the planner's scratch:
+    /// the cost of a plan is that of its participants and worms, not of
+    /// the network's size.
     pub fn plan(
         &self,
         scheme: PlanScheme,
@@ -400,15 +451,21 @@ impl Planner {
         dests: &[u32],
         packets: u32,
     ) -> Result<Plan> {
-        Plan::new(
+        Plan::ordered_by(
+            &mut self.lock(),
             &self.net,
-            &self.ud,
             &self.builder,
             scheme,
             source,
             dests,
             packets,
         )
+    }
+
+    /// The scratch. A plan that panicked part way left nothing a later
+    /// plan reads: every ordering and path check starts new marks.
+    fn lock(&self) -> std::sync::MutexGuard<'_, PlanScratch> {
+        self.scratch.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
@@ -417,7 +474,13 @@ pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn planned(builder: &WormBuilder, phase: u32, sender: u32, c: &Cover) -> Result<PlannedWorm> {
+fn planned(
+    builder: &WormBuilder,
+    scratch: &mut WormScratch,
+    phase: u32,
+    sender: u32,
+    c: &Cover,
+) -> Result<PlannedWorm> {
     let spec = if c.stops.len() == 1 {
         WormSpec::Ssr {
             switch: c.stops[0].0,
@@ -428,7 +491,7 @@ fn planned(builder: &WormBuilder, phase: u32, sender: u32, c: &Cover) -> Result<
             path: c.stops.clone(),
         }
     };
-    let w = builder.build(sender, &spec)?;
+    let w = builder.build_in(sender, &spec, scratch)?;
     Ok(PlannedWorm {
         phase,
         sender,

@@ -214,8 +214,8 @@ pub struct System {
     n_sw: usize,
     formats: Formats,
     worms: Arc<WormBuilder>,
-    /// The path checks' marks for the worms users inject, kept between
-    /// worms.
+    /// The path checks' marks, kept between worms: those users inject and
+    /// those a multicast plan sends.
     worm_scratch: WormScratch,
     switches: Vec<Switch>,
     endpoints: Vec<Terminal>,
