@@ -37,11 +37,20 @@
 //!   million signals) written beside the file, and `diff_4096`: `wave
 //!   diff` of that FST with itself.
 //!
+//! - `plan_1024/...`: planning one multicast to 16 destinations on the
+//!   1,024-switch network (seed 000 section 5.2's path-based worms, Less
+//!   Greedy): `kept/path-lg` by a [`Planner`] that keeps its ordering and
+//!   path-check marks from one plan to the next, `fresh/path-lg` by
+//!   [`Plan::new`], which lays the network out for the one plan; and
+//!   `kept/ni-kbinomial`, the smart NIs' tree over the same ordering. The
+//!   multicasts cycle through 64 drawn ahead.
+//!
 //! `cargo bench --bench scale`; `cargo run --release --example scale` prints
-//! the same cases in one go (but the thread counts).
+//! the same cases in one go (but the thread counts and the plans).
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use wormcast::engine::{self, Pattern, RunOptions, TopoSpec};
+use wormcast::mcast::{Plan, PlanScheme, Planner};
 use wormcast::net::{IrregularParams, Network, Topology};
 use wormcast::sim::{SimConfig, System, Traffic};
 
@@ -286,11 +295,75 @@ fn traced(c: &mut Criterion) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+fn plan(c: &mut Criterion) {
+    let net = network(1024);
+    let planner = Planner::new(&net);
+    let n = net.num_nodes() as u32;
+    // 64 multicasts of 16 distinct destinations each, from a fixed draw.
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x % n as u64) as u32
+    };
+    let casts: Vec<(u32, Vec<u32>)> = (0..64)
+        .map(|_| {
+            let src = next();
+            let mut dests = Vec::new();
+            while dests.len() < 16 {
+                let d = next();
+                if d != src && !dests.contains(&d) {
+                    dests.push(d);
+                }
+            }
+            (src, dests)
+        })
+        .collect();
+    let builder = wormcast::link::WormBuilder::new(
+        &net,
+        std::sync::Arc::new(wormcast::net::RoutingTables::for_network(&net).1),
+        wormcast::header::Formats::new(n, net.num_switches() as u32, net.max_ports()),
+    );
+    let mut g = c.benchmark_group("plan_1024");
+    for (name, scheme) in [
+        ("kept/path-lg", PlanScheme::PathLg),
+        ("kept/ni-kbinomial", PlanScheme::NiKbinomial),
+    ] {
+        let mut i = 0;
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                let (src, dests) = &casts[i % casts.len()];
+                i += 1;
+                planner.plan(scheme, *src, dests, 4).expect("planned")
+            })
+        });
+    }
+    let mut i = 0;
+    g.bench_function("fresh/path-lg", |b| {
+        b.iter(|| {
+            let (src, dests) = &casts[i % casts.len()];
+            i += 1;
+            Plan::new(
+                &net,
+                planner.updown(),
+                &builder,
+                PlanScheme::PathLg,
+                *src,
+                dests,
+                4,
+            )
+            .expect("planned")
+        })
+    });
+    g.finish();
+}
+
 // Criterion's own charts need a system font that plotters, built here with
 // an embedded font only, cannot find; the figures are in the text report.
 criterion_group! {
     name = benches;
     config = Criterion::default().without_plots();
-    targets = setup, flit_hop, flit_hop_warm, short_run, idle, threads, traced
+    targets = setup, flit_hop, flit_hop_warm, short_run, idle, threads, traced, plan
 }
 criterion_main!(benches);
