@@ -142,6 +142,7 @@ impl Mesh {
     }
 
     /// The neighbour of label `l` through port `p`, if any.
+    #[inline]
     pub fn neighbor(&self, l: u32, p: usize) -> Option<u32> {
         let c = self.coords[l as usize];
         super::grid::step([c.x, c.y, c.z], [self.n, self.m, self.r], p)
@@ -150,11 +151,15 @@ impl Mesh {
 
     /// The port of R(u, v) (equation 3) for `u != v`.
     pub fn route(&self, u: u32, v: u32) -> usize {
+        // `neighbor` of each port, with `u`'s coordinates read once.
+        let c = self.coords[u as usize];
+        let (c, k) = ([c.x, c.y, c.z], [self.n, self.m, self.r]);
         let mut best: Option<(u32, usize)> = None;
         for p in 0..6 {
-            let Some(w) = self.neighbor(u, p) else {
+            let Some([x, y, z]) = super::grid::step(c, k, p) else {
                 continue;
             };
+            let w = label_of(self.n, self.r, x, y, z);
             let better = if u < v {
                 w <= v && best.is_none_or(|(b, _)| w > b)
             } else {
