@@ -156,6 +156,19 @@ fn below(net: &Network, planner: &Planner) -> Vec<HashSet<u32>> {
         .collect()
 }
 
+/// A generated irregular network of 8-port switches at the paper's 80%
+/// connectivity.
+fn irregular(switches: u32, nodes: u32, seed: u64) -> Network {
+    let params = IrregularParams {
+        switches,
+        ports: 8,
+        nodes,
+        seed,
+        ..Default::default()
+    };
+    Network::new(&params.generate().unwrap()).unwrap()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(40))]
 
@@ -171,14 +184,7 @@ proptest! {
         frac in 0.05f64..0.9,
         src_pick in 0u32..1_000,
     ) {
-        let params = IrregularParams {
-            switches,
-            ports: 8,
-            nodes: switches * 4,
-            seed,
-            ..Default::default()
-        };
-        let net = Network::new(&params.generate().unwrap()).unwrap();
+        let net = irregular(switches, switches * 4, seed);
         let planner = Planner::new(&net);
         let n = net.num_nodes() as u32;
         let src = src_pick % n;
@@ -229,14 +235,7 @@ proptest! {
         switches in 2u32..=24,
         picks in prop::collection::vec((0u32..10_000, 0u64..u64::MAX, 0usize..7), 1..12),
     ) {
-        let params = IrregularParams {
-            switches,
-            ports: 8,
-            nodes: switches * 3,
-            seed,
-            ..Default::default()
-        };
-        let net = Network::new(&params.generate().unwrap()).unwrap();
+        let net = irregular(switches, switches * 3, seed);
         let mut planner = Planner::new(&net);
         let n = net.num_nodes() as u32;
         for (i, &(src, bits, scheme)) in picks.iter().enumerate() {
@@ -347,14 +346,7 @@ fn planner_hops(p: &Planner, a: u32, b: u32) -> u64 {
 /// that port completes.
 #[test]
 fn a_multi_drop_copy_returns_exactly_its_credits() {
-    let p = IrregularParams {
-        switches: 16,
-        ports: 8,
-        nodes: 32,
-        connectivity: 0.8,
-        seed: 7,
-    };
-    let net = Network::new(&p.generate().unwrap()).unwrap();
+    let net = irregular(16, 32, 7);
     let planner = Planner::new(&net);
     let mut sys = System::new(&net, &ni_config(), &Traffic::Idle).unwrap();
     let casts: [(u32, &[u32]); 2] = [
@@ -398,14 +390,7 @@ proptest! {
         picks in proptest::collection::vec((0u32..1_000, 1usize..40), 3),
     ) {
         let scheme = PlanScheme::ALL[scheme];
-        let params = IrregularParams {
-            switches,
-            ports: 8,
-            nodes: switches * 2,
-            seed,
-            ..Default::default()
-        };
-        let net = Network::new(&params.generate().unwrap()).unwrap();
+        let net = irregular(switches, switches * 2, seed);
         let planner = Planner::new(&net);
         let n = net.num_nodes() as u32;
         let mut sys = System::new(&net, &ni_config(), &Traffic::Idle).unwrap();
