@@ -7,9 +7,10 @@ mod common;
 
 use proptest::prelude::*;
 use std::collections::HashSet;
-use wormcast::header::Kind;
-use wormcast::mcast::{Plan, PlanScheme, Planner};
-use wormcast::net::{IrregularParams, Network, PortConn};
+use wormcast::header::{Formats, Kind};
+use wormcast::link::WormBuilder;
+use wormcast::mcast::{Plan, PlanScheme, PlanScratch, Planner};
+use wormcast::net::{IrregularParams, Network, PortConn, RoutingTables, UpDown};
 use wormcast::sim::{McastResult, NodeModel, SimConfig, System, Traffic};
 
 fn fig14() -> Network {
@@ -251,10 +252,10 @@ proptest! {
             let fresh = Plan::new(
                 &net,
                 planner.updown(),
-                &wormcast::link::WormBuilder::new(
+                &WormBuilder::new(
                     &net,
-                    std::sync::Arc::new(wormcast::net::RoutingTables::for_network(&net).1),
-                    wormcast::header::Formats::new(n, net.num_switches() as u32, net.max_ports()),
+                    std::sync::Arc::new(RoutingTables::for_network(&net).1),
+                    Formats::new(n, net.num_switches() as u32, net.max_ports()),
                 ),
                 scheme,
                 src,
@@ -272,6 +273,37 @@ proptest! {
             }
         }
     }
+}
+
+/// A plan's scratch made for another network is refused by name, not
+/// read out of bounds.
+#[test]
+fn a_scratch_of_another_network_is_an_error() {
+    let (small, big) = (irregular(4, 8, 1), irregular(16, 32, 1));
+    let planner = Planner::new(&big);
+    let mut scratch = PlanScratch::new(&small, &UpDown::new(&small));
+    let builder = WormBuilder::new(
+        &big,
+        std::sync::Arc::new(RoutingTables::for_network(&big).1),
+        Formats::new(32, 16, big.max_ports()),
+    );
+    let err = Plan::ordered_by(
+        &mut scratch,
+        &big,
+        &builder,
+        PlanScheme::PathLg,
+        0,
+        &[20, 31],
+        1,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("made for a network of 4 switches and 8 nodes, not this one of 16 and 32"),
+        "{err}"
+    );
+    // The planner's own scratch plans the same multicast.
+    assert!(planner.plan(PlanScheme::PathLg, 0, &[20, 31], 1).is_ok());
 }
 
 /// The host and NI overheads of every phase, to the cycle, on the Fig. 14

@@ -131,6 +131,12 @@ impl PocOrderer {
         }
     }
 
+    /// The numbers of switches and nodes of the network this was made
+    /// for.
+    pub fn size(&self) -> (usize, usize) {
+        (self.part_index.len(), self.switch_of.len())
+    }
+
     /// The POC ordering of `dests` for a multicast from `source`: what
     /// [`poc_order`] gives on the network this was made for.
     pub fn order(&mut self, source: u32, dests: &[u32]) -> Result<ChainOrder> {

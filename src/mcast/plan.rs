@@ -200,7 +200,9 @@ impl Plan {
     /// checks made in `scratch`, the [`PlanScratch`] of `net` under its
     /// up*/down* directions: a caller that plans multicast after multicast
     /// on one network keeps one, so that no plan costs a walk of the whole
-    /// network.
+    /// network. A scratch made for a network of another size is an error;
+    /// one made for another network of the same size is not detected, and
+    /// orders by that network.
     pub fn ordered_by(
         scratch: &mut PlanScratch,
         net: &Network,
@@ -218,6 +220,15 @@ impl Plan {
         if dests.contains(&source) {
             return Err(Error::BadTree(format!(
                 "the source {source} cannot be one of its own destinations"
+            )));
+        }
+        let (switches, nodes) = scratch.poc.size();
+        if (switches, nodes) != (net.num_switches(), net.num_nodes()) {
+            return Err(Error::BadTree(format!(
+                "the plan's scratch was made for a network of {switches} switches and {nodes} nodes, \
+                 not this one of {} and {}",
+                net.num_switches(),
+                net.num_nodes()
             )));
         }
         // Checks the nodes and duplicates too.
