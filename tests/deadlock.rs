@@ -7,7 +7,7 @@
 mod common;
 
 use wormcast::Error;
-use wormcast::net::{IrregularParams, Network, Phase, PortMask, RoutingTables};
+use wormcast::net::{Phase, PortMask, RoutingTables};
 use wormcast::sim::{SimConfig, System, Traffic};
 
 #[test]
@@ -39,17 +39,6 @@ fn short_packets_past_saturation_do_not_deadlock_either() {
     sys.check_quiescent().unwrap();
 }
 
-fn generated(switches: u32, nodes: u32, seed: u64) -> Network {
-    let p = IrregularParams {
-        switches,
-        ports: 8,
-        nodes,
-        seed,
-        ..Default::default()
-    };
-    Network::new(&p.generate().unwrap()).unwrap()
-}
-
 /// 16 switches, 64 nodes, offered 0.6 flits/node/cycle where about 0.08 is
 /// accepted: packets wait up to 200,000 cycles behind chains of full
 /// buffers that lead to nodes still consuming. The watchdog (default bound
@@ -59,7 +48,7 @@ fn generated(switches: u32, nodes: u32, seed: u64) -> Network {
 #[test]
 fn a_saturated_network_whose_packets_wait_long_is_not_called_deadlocked() {
     for seed in [1, 2] {
-        let net = generated(16, 64, seed);
+        let net = common::generated(16, 64, seed);
         let mut sys =
             System::new(&net, &SimConfig::default(), &Traffic::uniform(0.6, 128)).unwrap();
         sys.run(300_000)
@@ -81,7 +70,7 @@ fn a_saturated_network_whose_packets_wait_long_is_not_called_deadlocked() {
 /// 64 switches and 300 nodes at 0.05: saturated too, the same finding.
 #[test]
 fn a_large_saturated_network_at_light_offered_load_keeps_running() {
-    let net = generated(64, 300, 1);
+    let net = common::generated(64, 300, 1);
     let mut sys = System::new(&net, &SimConfig::default(), &Traffic::uniform(0.05, 128)).unwrap();
     sys.run(100_000).unwrap();
     let r = sys.report();
@@ -92,7 +81,7 @@ fn a_large_saturated_network_at_light_offered_load_keeps_running() {
 /// Below saturation nothing waits past the bound and nothing is noted.
 #[test]
 fn a_network_below_saturation_notes_no_long_wait() {
-    let net = generated(16, 64, 1);
+    let net = common::generated(16, 64, 1);
     let mut sys = System::new(&net, &SimConfig::default(), &Traffic::uniform(0.02, 128)).unwrap();
     sys.run(100_000).unwrap();
     let r = sys.report();

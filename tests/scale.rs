@@ -3,23 +3,14 @@
 //! of thousands of switches deliver on the documented timing, and skipping
 //! the cycles in which nothing can happen changes nothing.
 
+mod common;
+
 use proptest::prelude::*;
 use std::collections::VecDeque;
 use wormcast::link::WormSpec;
 use wormcast::net::{IrregularParams, Network, Phase, PortConn, RoutingTables, UpDown};
 use wormcast::rtl::PortMask;
 use wormcast::sim::{SimConfig, System, Traffic};
-
-fn irregular(switches: u32, nodes: u32, seed: u64) -> Network {
-    let p = IrregularParams {
-        switches,
-        ports: 8,
-        nodes,
-        connectivity: 0.8,
-        seed,
-    };
-    Network::new(&p.generate().unwrap()).unwrap()
-}
 
 /// Shortest legal up*/down* hop counts from `(s, phase)` to every switch,
 /// by a forward search over (switch, phase) states.
@@ -161,7 +152,7 @@ proptest! {
 /// same deliveries, at the same cycles, and the same report.
 #[test]
 fn running_with_skips_equals_ticking_every_cycle() {
-    let net = irregular(16, 48, 5);
+    let net = common::generated(16, 48, 5);
     let cfg = SimConfig {
         record_deliveries: true,
         seed: 9,
@@ -194,7 +185,7 @@ fn running_with_skips_equals_ticking_every_cycle() {
 /// routing tables take one byte per entry.
 #[test]
 fn a_network_of_4096_switches_delivers_on_time() {
-    let net = irregular(4096, 16384, 1);
+    let net = common::generated(4096, 16384, 1);
     let cfg = SimConfig {
         record_deliveries: true,
         ..Default::default()
@@ -223,7 +214,7 @@ fn a_network_of_4096_switches_delivers_on_time() {
 /// and a bit-string worm is refused when it is sent.
 #[test]
 fn bit_string_worms_that_cannot_fit_are_refused() {
-    let net = irregular(2048, 8192, 2);
+    let net = common::generated(2048, 8192, 2);
     let mut sys = System::new(&net, &SimConfig::default(), &Traffic::Idle).unwrap();
     let e = sys
         .inject_worm(
@@ -244,7 +235,7 @@ fn bit_string_worms_that_cannot_fit_are_refused() {
 /// order.
 #[test]
 fn taking_deliveries_gives_what_a_scan_of_every_endpoint_gives() {
-    let net = irregular(16, 64, 4);
+    let net = common::generated(16, 64, 4);
     let cfg = SimConfig {
         record_deliveries: true,
         ..SimConfig::default()

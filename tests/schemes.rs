@@ -10,7 +10,7 @@ use std::collections::HashSet;
 use wormcast::header::{Formats, Kind};
 use wormcast::link::WormBuilder;
 use wormcast::mcast::{Plan, PlanScheme, PlanScratch, Planner};
-use wormcast::net::{IrregularParams, Network, PortConn, RoutingTables, UpDown};
+use wormcast::net::{Network, PortConn, RoutingTables, UpDown};
 use wormcast::sim::{McastResult, NodeModel, SimConfig, System, Traffic};
 
 fn fig14() -> Network {
@@ -157,19 +157,6 @@ fn below(net: &Network, planner: &Planner) -> Vec<HashSet<u32>> {
         .collect()
 }
 
-/// A generated irregular network of 8-port switches at the paper's 80%
-/// connectivity.
-fn irregular(switches: u32, nodes: u32, seed: u64) -> Network {
-    let params = IrregularParams {
-        switches,
-        ports: 8,
-        nodes,
-        seed,
-        ..Default::default()
-    };
-    Network::new(&params.generate().unwrap()).unwrap()
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(40))]
 
@@ -185,7 +172,7 @@ proptest! {
         frac in 0.05f64..0.9,
         src_pick in 0u32..1_000,
     ) {
-        let net = irregular(switches, switches * 4, seed);
+        let net = common::generated(switches, switches * 4, seed);
         let planner = Planner::new(&net);
         let n = net.num_nodes() as u32;
         let src = src_pick % n;
@@ -236,7 +223,7 @@ proptest! {
         switches in 2u32..=24,
         picks in prop::collection::vec((0u32..10_000, 0u64..u64::MAX, 0usize..7), 1..12),
     ) {
-        let net = irregular(switches, switches * 3, seed);
+        let net = common::generated(switches, switches * 3, seed);
         let mut planner = Planner::new(&net);
         let n = net.num_nodes() as u32;
         for (i, &(src, bits, scheme)) in picks.iter().enumerate() {
@@ -279,7 +266,7 @@ proptest! {
 /// read out of bounds.
 #[test]
 fn a_scratch_of_another_network_is_an_error() {
-    let (small, big) = (irregular(4, 8, 1), irregular(16, 32, 1));
+    let (small, big) = (common::generated(4, 8, 1), common::generated(16, 32, 1));
     let planner = Planner::new(&big);
     let mut scratch = PlanScratch::new(&small, &UpDown::new(&small));
     let builder = WormBuilder::new(
@@ -378,7 +365,7 @@ fn planner_hops(p: &Planner, a: u32, b: u32) -> u64 {
 /// that port completes.
 #[test]
 fn a_multi_drop_copy_returns_exactly_its_credits() {
-    let net = irregular(16, 32, 7);
+    let net = common::generated(16, 32, 7);
     let planner = Planner::new(&net);
     let mut sys = System::new(&net, &ni_config(), &Traffic::Idle).unwrap();
     let casts: [(u32, &[u32]); 2] = [
@@ -422,7 +409,7 @@ proptest! {
         picks in proptest::collection::vec((0u32..1_000, 1usize..40), 3),
     ) {
         let scheme = PlanScheme::ALL[scheme];
-        let net = irregular(switches, switches * 2, seed);
+        let net = common::generated(switches, switches * 2, seed);
         let planner = Planner::new(&net);
         let n = net.num_nodes() as u32;
         let mut sys = System::new(&net, &ni_config(), &Traffic::Idle).unwrap();

@@ -9,7 +9,7 @@ mod common;
 use wormcast::Error;
 use wormcast::header::Kind;
 use wormcast::link::Delivery;
-use wormcast::net::{IrregularParams, Network, Phase, PortMask, RoutingTables};
+use wormcast::net::{Network, Phase, PortMask, RoutingTables};
 use wormcast::rtl::HandOver;
 use wormcast::sim::{EvalOrder, SimConfig, System, Traffic};
 use wormcast::wave::{FstWriter, VcdWriter};
@@ -23,17 +23,6 @@ struct Outcome {
     report: String,
     links: Vec<(String, u64)>,
     cycle: u64,
-}
-
-fn generated(switches: u32, nodes: u32, seed: u64) -> Network {
-    let p = IrregularParams {
-        switches,
-        ports: 8,
-        nodes,
-        seed,
-        ..Default::default()
-    };
-    Network::new(&p.generate().unwrap()).unwrap()
 }
 
 /// On several threads, every cycle is handed to the other threads, so that
@@ -86,7 +75,7 @@ fn finish(mut sys: System, cycles: u64, drain: bool) -> Outcome {
 #[test]
 fn unicast_traffic_is_the_same_on_every_thread_count() {
     let _one = common::one_at_a_time();
-    let net = generated(256, 1024, 1);
+    let net = common::generated(256, 1024, 1);
     let t = Traffic::uniform(0.1, 16);
     for (cycles, threads) in [(4_000, 2), (300, 4)] {
         let one = run(&net, &t, cycles, 1, 1);
@@ -116,7 +105,7 @@ fn unicast_traffic_is_the_same_on_every_thread_count() {
 #[test]
 fn worms_of_every_encoding_are_the_same_on_two_threads() {
     let _one = common::one_at_a_time();
-    let net = generated(200, 700, 2);
+    let net = common::generated(200, 700, 2);
     for (kind, degree, load) in [
         (Kind::BitString, 6, 0.02),
         (Kind::Ssr, 3, 0.05),
@@ -136,7 +125,7 @@ fn worms_of_every_encoding_are_the_same_on_two_threads() {
 #[test]
 fn packets_between_ranges_with_quiet_cycles_between_them() {
     let _one = common::one_at_a_time();
-    let net = generated(256, 1024, 3);
+    let net = common::generated(256, 1024, 3);
     let go = |threads: usize| {
         let mut sys = System::new(&net, &cfg(threads), &Traffic::Idle).unwrap();
         let mut at = Vec::new();
@@ -247,7 +236,7 @@ fn traced_vcd(
 #[test]
 fn a_traced_network_writes_the_same_waveform_on_every_thread_count() {
     let _one = common::one_at_a_time();
-    let net = generated(200, 600, 3);
+    let net = common::generated(200, 600, 3);
     for traffic in [
         Traffic::uniform(0.01, 12),
         Traffic::multicast(0.01, 6, 4, Kind::BitString),
@@ -287,7 +276,7 @@ fn a_traced_network_writes_the_same_waveform_on_every_thread_count() {
 #[test]
 fn a_shuffled_system_and_bad_counts_are_refused() {
     let _one = common::one_at_a_time();
-    let net = generated(128, 256, 1);
+    let net = common::generated(128, 256, 1);
     let mut sys = System::new(&net, &cfg(2), &Traffic::Idle).unwrap();
     let err = sys
         .set_eval_order(EvalOrder::Shuffled { seed: 1 })
@@ -302,7 +291,7 @@ fn a_shuffled_system_and_bad_counts_are_refused() {
         assert_eq!((field, value), ("threads", bad.to_string()));
     }
     // A network of 64 switches or fewer is one range.
-    let small = generated(64, 200, 1);
+    let small = common::generated(64, 200, 1);
     assert_eq!(
         System::new(&small, &cfg(4), &Traffic::Idle)
             .unwrap()
@@ -371,7 +360,7 @@ mod random {
             traced in proptest::bool::weighted(0.3),
         ) {
             let _one = common::one_at_a_time();
-            let net = generated(switches, switches * per_switch, seed);
+            let net = common::generated(switches, switches * per_switch, seed);
             let traffic = match kind {
                 0 => Traffic::uniform(load, 12),
                 1 => Traffic::multicast(load, 8, 4, Kind::BitString),

@@ -10,17 +10,6 @@ use wormcast::rtl::trace::MemorySink;
 use wormcast::sim::{SimConfig, System, Traffic, WormSpec};
 use wormcast::wave::{VcdWriter, gtkw_text};
 
-/// Seed 000's generated network of `switches` 8-port switches and `nodes`
-/// nodes (seed 1).
-fn generated(switches: u32, nodes: u32) -> wormcast::net::Network {
-    let p = wormcast::net::IrregularParams {
-        switches,
-        nodes,
-        ..Default::default()
-    };
-    wormcast::net::Network::new(&p.generate().unwrap()).unwrap()
-}
-
 /// sw0: port 0 node 0, port 1 to sw1; sw1: port 0 node 1, port 1 to sw0.
 fn two_switches() -> wormcast::net::Network {
     common::net(&common::toml(2, 2, &[((0, 1), (1, 1))]))
@@ -491,7 +480,7 @@ fn one_branch_blocked_the_other_goes_on() {
 #[test]
 fn a_large_network_s_fst_packs_its_frames() {
     use wormcast::wave::{DiffOptions, FstWriter, WaveReader, diff};
-    let net = generated(256, 1024);
+    let net = common::generated(256, 1024, 1);
     let traffic = Traffic::uniform(0.004, 20);
     let dir = std::env::temp_dir().join(format!("wormcast-frames-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -537,7 +526,7 @@ fn every_frame_holds_the_values_its_block_starts_from() {
     use fst_reader::{FstFilter, FstReader, FstSignalValue};
     use std::collections::HashMap;
     use wormcast::wave::FstWriter;
-    let net = generated(64, 256);
+    let net = common::generated(64, 256, 1);
     let traffic = Traffic::multicast(0.05, 16, 8, wormcast::header::Kind::BitString);
     let dir = std::env::temp_dir().join(format!("wormcast-every-frame-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

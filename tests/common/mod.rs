@@ -36,6 +36,19 @@ impl Write for Shared {
     }
 }
 
+/// Seed 000's generated irregular network (section 6.3): `switches`
+/// 8-port switches at 80% connectivity, `nodes` nodes, drawn from `seed`.
+pub fn generated(switches: u32, nodes: u32, seed: u64) -> Network {
+    let p = IrregularParams {
+        switches,
+        ports: 8,
+        nodes,
+        seed,
+        ..Default::default()
+    };
+    Network::new(&p.generate().unwrap()).unwrap()
+}
+
 /// The paper's default system: 32 nodes, eight 8-port switches, 80%
 /// connectivity, seed 1.
 pub fn default_net() -> Network {
