@@ -208,6 +208,87 @@ type WalkState = (u32, Option<usize>, usize);
 pub(crate) struct ListWalk {
     seen: rustc_hash::FxHashSet<WalkState>,
     stack: Vec<WalkState>,
+    /// For [`ListWalk::reach`]: the states (node, port arrived on) in
+    /// which the worm can have reached the last destination added to the
+    /// list walked so far (the source, before the first).
+    ends: Vec<(u32, Option<usize>)>,
+}
+
+impl ListWalk {
+    /// Starts a list from `src`, to be walked one destination at a time
+    /// ([`reach`](Self::reach)).
+    fn start(&mut self, src: u32) {
+        self.ends.clear();
+        self.ends.push((src, None));
+    }
+
+    /// Adds `target` to the end of the list being walked: whether, from
+    /// every state in which the worm can have reached the list's last
+    /// destination so far, it always has a legal channel toward `target`
+    /// whichever legal channels the routers choose. These are exactly the
+    /// states [`check_list_in`] visits between the two destinations, so a
+    /// list built by calls that all answer true is one it finds legal.
+    /// The states reaching `target` are the next call's start; after a
+    /// false the walk is spent until [`start`](Self::start).
+    fn reach(&mut self, fabric: &dyn Fabric, target: u32) -> bool {
+        let ListWalk { seen, stack, ends } = self;
+        seen.clear();
+        stack.clear();
+        stack.extend(ends.drain(..).map(|(n, a)| (n, a, 0)));
+        while let Some(s @ (cur, arrived, _)) = stack.pop() {
+            if !seen.insert(s) {
+                continue;
+            }
+            if cur == target {
+                ends.push((cur, arrived));
+                continue;
+            }
+            let c = fabric.candidates(cur, arrived, target);
+            if c == 0 {
+                return false;
+            }
+            for p in PortIter(c) {
+                if let Some((nb, back)) = fabric.neighbor(cur, p) {
+                    stack.push((nb, Some(back), 0));
+                }
+            }
+        }
+        true
+    }
+
+    /// Cuts `order`, distinct destinations other than `src` in the order
+    /// a worm is to visit them, into consecutive lists for path worms
+    /// from `src`: a list ends where its next destination would make it
+    /// illegal ([`check_list`]) or where it holds 255, a header's most.
+    /// `cuts` gets each list's end in `order` and whether the list is
+    /// legal: every list of two or more is; a list of one is not when the
+    /// routing offers no way from `src` to it at all. Each destination is
+    /// walked to once, where checking each longer list afresh walks the
+    /// list's first destinations again and again.
+    pub(crate) fn cut_legal(
+        &mut self,
+        fabric: &dyn Fabric,
+        src: u32,
+        order: &[u32],
+        cuts: &mut Vec<(usize, bool)>,
+    ) {
+        let mut start = 0;
+        let mut legal = true;
+        for (i, &d) in order.iter().enumerate() {
+            if i > start {
+                if legal && i - start < u8::MAX as usize && self.reach(fabric, d) {
+                    continue;
+                }
+                cuts.push((i, legal));
+                start = i;
+            }
+            self.start(src);
+            legal = self.reach(fabric, d);
+        }
+        if !order.is_empty() {
+            cuts.push((order.len(), legal));
+        }
+    }
 }
 
 /// [`check_list`] in the room `walk`.
@@ -218,7 +299,7 @@ pub(crate) fn check_list_in(
     walk: &mut ListWalk,
 ) -> Result<()> {
     check_list_nodes(fabric, src, list)?;
-    let ListWalk { seen, stack } = walk;
+    let ListWalk { seen, stack, .. } = walk;
     seen.clear();
     stack.clear();
     stack.push((src, None, 0));
@@ -306,4 +387,138 @@ fn walk(
 pub fn format_list(src: u32, list: &[u32]) -> String {
     let rest: Vec<String> = list.iter().map(|d| d.to_string()).collect();
     format!("<{src}: {}>", rest.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The cut as the engine first made it: each longer list checked
+    /// afresh (a list of one is never checked; a list of 256 is refused
+    /// by its node check).
+    fn cut_afresh(fabric: &dyn Fabric, src: u32, order: &[u32]) -> Vec<Vec<u32>> {
+        let mut out = Vec::new();
+        let mut cur: Vec<u32> = Vec::new();
+        for &d in order {
+            cur.push(d);
+            if cur.len() > 1 && check_list(fabric, src, &cur).is_err() {
+                cur.pop();
+                out.push(std::mem::replace(&mut cur, vec![d]));
+            }
+        }
+        if !cur.is_empty() {
+            out.push(cur);
+        }
+        out
+    }
+
+    /// [`ListWalk::cut_legal`]'s lists, each with whether it is legal.
+    fn cut(fabric: &dyn Fabric, src: u32, order: &[u32]) -> Vec<(Vec<u32>, bool)> {
+        let mut cuts = Vec::new();
+        ListWalk::default().cut_legal(fabric, src, order, &mut cuts);
+        let mut start = 0;
+        cuts.iter()
+            .map(|&(end, legal)| {
+                let l = order[start..end].to_vec();
+                start = end;
+                (l, legal)
+            })
+            .collect()
+    }
+
+    fn fabric(kind: u8, size: u32) -> Box<dyn Fabric> {
+        let routing = [
+            Routing::Ecube,
+            Routing::Restriction1,
+            Routing::Restriction2,
+            Routing::Minimal,
+        ];
+        match kind {
+            0..=3 => Box::new(CubeFabric {
+                cube: Hypercube::new(3 + size % 4).unwrap(),
+                routing: routing[kind as usize],
+            }),
+            4 => Box::new(MeshFabric {
+                mesh: Mesh::new(2 + size % 4, 3, 1 + size % 2).unwrap(),
+            }),
+            _ => Box::new(DorMesh::new(2 + size % 4, 3, 1 + size % 3).unwrap()),
+        }
+    }
+
+    proptest! {
+        /// Walking each destination once cuts an order where checking
+        /// each longer list afresh does, and a list it calls legal is one
+        /// the full check passes (one it does not is a single destination
+        /// the check refuses).
+        #[test]
+        fn a_cut_walked_once_is_the_cut_checked_afresh(
+            kind in 0u8..6,
+            size in 0u32..8,
+            picks in proptest::collection::vec(any::<u32>(), 1..40),
+            sorted in any::<bool>(),
+        ) {
+            let f = fabric(kind, size);
+            let n = f.nodes();
+            let src = picks[0] % n;
+            let mut order: Vec<u32> = Vec::new();
+            for p in &picks[1..] {
+                let d = p % n;
+                if d != src && !order.contains(&d) {
+                    order.push(d);
+                }
+            }
+            if sorted {
+                order.sort_unstable();
+            }
+            let got = cut(f.as_ref(), src, &order);
+            let want = cut_afresh(f.as_ref(), src, &order);
+            let lists: Vec<Vec<u32>> = got.iter().map(|(l, _)| l.clone()).collect();
+            prop_assert_eq!(&lists, &want);
+            for (l, legal) in &got {
+                prop_assert_eq!(*legal, check_list(f.as_ref(), src, l).is_ok(), "{:?}", l);
+                prop_assert!(*legal || l.len() == 1);
+            }
+        }
+    }
+
+    /// A header lists at most 255 destinations: 300 that are all legal in
+    /// one list under Restriction 2 go as 255 and 45, as the full check
+    /// (which refuses 256) cuts them.
+    #[test]
+    fn a_cut_list_holds_at_most_255() {
+        let f = CubeFabric {
+            cube: Hypercube::new(9).unwrap(),
+            routing: Routing::Restriction2,
+        };
+        let order: Vec<u32> = (1..=300).collect();
+        let got = cut(&f, 0, &order);
+        assert_eq!(
+            got.iter().map(|(l, ok)| (l.len(), *ok)).collect::<Vec<_>>(),
+            [(255, true), (45, true)]
+        );
+        assert_eq!(
+            cut_afresh(&f, 0, &order)
+                .iter()
+                .map(Vec::len)
+                .collect::<Vec<_>>(),
+            [255, 45]
+        );
+        assert!(cut(&f, 0, &[]).is_empty());
+    }
+
+    /// Under e-cube routing a worm from 0 reaches 7 on dimension 2 and
+    /// may not turn back to a lower dimension toward 6: the list ends at
+    /// 7, and 6 and 1 go as lists of their own.
+    #[test]
+    fn an_illegal_next_destination_starts_a_new_list() {
+        let f = CubeFabric {
+            cube: Hypercube::new(3).unwrap(),
+            routing: Routing::Ecube,
+        };
+        assert_eq!(
+            cut(&f, 0, &[3, 7, 6, 1]),
+            [(vec![3, 7], true), (vec![6], true), (vec![1], true)]
+        );
+    }
 }

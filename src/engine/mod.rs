@@ -36,10 +36,9 @@ pub use pattern::Pattern;
 pub use spec::TopoSpec;
 pub use stats::Arrival;
 
-use crate::direct::cube::natural_list;
 use crate::direct::{
     Coord, CubeFabric, DirectConfig, DirectSystem, DorMesh, Grid, Hypercube, Mesh, MeshFabric,
-    PortModel, Routing, Scheme, TreeConfig, TreeDelivery, TreeNet, check_list,
+    PortModel, Routing, Scheme, TreeConfig, TreeDelivery, TreeNet,
 };
 use crate::mcast::hamilton::{self, HamAlgo};
 use crate::mcast::{Plan, PlanScheme, PlanScratch, path_covers};
@@ -933,6 +932,9 @@ struct Wormhole {
     /// Under Hamiltonian routing: the mesh, each node's label, and each
     /// label's node.
     labels: Option<(Mesh, Vec<u32>, Vec<u32>)>,
+    /// A path multicast's destinations in the order its worms visit them,
+    /// kept between multicasts.
+    order: Vec<u32>,
 }
 
 impl Wormhole {
@@ -973,6 +975,7 @@ impl Wormhole {
             ids: SeqMap::new(0),
             scheme,
             labels,
+            order: Vec::new(),
         })
     }
 
@@ -997,7 +1000,10 @@ impl Wormhole {
         )
     }
 
-    /// The destination lists of a multicast's worms, in router ids.
+    /// The destination lists of a multicast's worms, in router ids. (A
+    /// path multicast of several destinations is cut into its worms as it
+    /// is sent, [`DirectSystem::send_cut`]; to one destination it is the
+    /// one list of it, as here.)
     fn lists(&self, src: u32, dests: &[u32]) -> Result<Vec<Vec<u32>>> {
         Ok(match (self.scheme, &self.labels) {
             ("tp" | "sp" | "gtdmpm", Some((mesh, label, _))) => {
@@ -1007,21 +1013,6 @@ impl Wormhole {
                     .into_iter()
                     .map(|w| w.list)
                     .collect()
-            }
-            ("path", _) => {
-                // The natural list, cut where the next destination would
-                // make it illegal under the routing.
-                let mut out: Vec<Vec<u32>> = Vec::new();
-                let mut cur: Vec<u32> = Vec::new();
-                for d in natural_list(dests) {
-                    cur.push(d);
-                    if cur.len() > 1 && check_list(self.sys.fabric().as_ref(), src, &cur).is_err() {
-                        cur.pop();
-                        out.push(std::mem::replace(&mut cur, vec![d]));
-                    }
-                }
-                out.push(cur);
-                out
             }
             (_, Some((_, label, _))) => dests.iter().map(|&d| vec![label[d as usize]]).collect(),
             _ => dests.iter().map(|&d| vec![d]).collect(),
@@ -1076,6 +1067,20 @@ impl Engine for Wormhole {
             let tag = self.sys.send(from, &[to], payload)?;
             self.ids.insert(tag, msg);
             return Ok(());
+        }
+        if self.scheme == "path" && self.labels.is_none() {
+            // The natural list (seed 001 section 3.2), cut where the next
+            // destination would make it illegal under the routing.
+            let mut order = std::mem::take(&mut self.order);
+            order.clear();
+            order.extend_from_slice(dests);
+            order.sort_unstable();
+            let ids = &mut self.ids;
+            let r = self.sys.send_cut(src, &order, payload, |tag| {
+                ids.insert(tag, msg);
+            });
+            self.order = order;
+            return r;
         }
         for list in self.lists(src, dests)? {
             let tag = self.sys.send(from, &list, payload)?;

@@ -379,6 +379,9 @@ pub struct DirectSystem {
     unicast_legal: LegalMemo,
     /// The room the sends' list checks walk in ([`check_list_in`]).
     walk: ListWalk,
+    /// Where [`send_cut`](Self::send_cut) cuts its order, kept between
+    /// calls.
+    cuts: Vec<(usize, bool)>,
     /// The ranges and threads, when several threads evaluate the routers
     /// and processors: each range keeps its own live sets, inboxes and
     /// copy of the channels, and `live_routers`, `live_procs`, `inbox`
@@ -635,6 +638,7 @@ impl DirectSystem {
                 HOP_MEMO_BITS,
             ),
             walk: ListWalk::default(),
+            cuts: Vec::new(),
             par,
             overlap: false,
             left_running: false,
@@ -817,6 +821,54 @@ impl DirectSystem {
             [dst] => self.check_unicast(src, dst)?,
             _ => check_list_in(self.fabric.as_ref(), src, list, &mut self.walk)?,
         }
+        self.send_legal(src, list, payload)
+    }
+
+    /// Sends path worms from `src` to the destinations `order` (distinct
+    /// nodes other than `src`), visited in that order: the order is cut
+    /// into consecutive lists where the next destination would make a
+    /// list illegal or where a list holds 255, and each list is sent as
+    /// by [`send`](Self::send), its tag handed to `sent`. (The engine's
+    /// path multicasts on a hypercube: the natural list, cut.) Each
+    /// destination is walked to once, and a list found legal so is not
+    /// walked again to be sent.
+    pub(crate) fn send_cut(
+        &mut self,
+        src: u32,
+        order: &[u32],
+        payload: u32,
+        mut sent: impl FnMut(u32),
+    ) -> Result<()> {
+        debug_assert!(crate::dests::check(self.fabric.nodes(), src, order).is_ok());
+        let mut cuts = std::mem::take(&mut self.cuts);
+        cuts.clear();
+        self.walk
+            .cut_legal(self.fabric.as_ref(), src, order, &mut cuts);
+        let mut start = 0;
+        let mut r = Ok(());
+        for &(end, legal) in &cuts {
+            let list = &order[start..end];
+            debug_assert!(!legal || check_list(self.fabric.as_ref(), src, list).is_ok());
+            let tag = if legal {
+                self.send_legal(src, list, payload)
+            } else {
+                self.send(src, list, payload)
+            };
+            match tag {
+                Ok(tag) => sent(tag),
+                Err(e) => {
+                    r = Err(e);
+                    break;
+                }
+            }
+            start = end;
+        }
+        self.cuts = cuts;
+        r
+    }
+
+    /// [`send`](Self::send) of a list already found legal from `src`.
+    fn send_legal(&mut self, src: u32, list: &[u32], payload: u32) -> Result<u32> {
         if payload == 0 {
             return Err(Error::BadPacket(format!(
                 "{}: a worm needs at least one data flit",
