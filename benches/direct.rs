@@ -5,6 +5,10 @@
 //! one-port and all-port, 20,000 cycles from a cold start. Throughput is in
 //! simulated cycles per second.
 //!
+//! The same 6-cube through the engine (`hypercube6_path_12_0.01/...`):
+//! path multicasts to 12 destinations at 0.01 flits per node per cycle,
+//! 16-flit worms, under e-cube routing and Restriction 2.
+//!
 //! The tree-multicast routers of seed 003 (`tree/...`): 8x8 mesh and
 //! 8x8x8 torus, tree with pruning and pseudo-multicast, 4-25 destinations,
 //! 1 data flit, at a light load (0.02 copies per node per cycle) and far past
@@ -176,6 +180,25 @@ fn uniform(
     )
 }
 
+/// Path multicasts on a 6-cube through the engine, as `wormcast run
+/// --topology hypercube:6 --router wormhole --routing R --traffic
+/// multicast --scheme path --degree 12 --load 0.01 --packet 16 --cycles
+/// 20000 --warmup 0` runs them: each multicast's natural list cut into
+/// legal worms as it is sent (under e-cube routing into several, under
+/// Restriction 2 never).
+fn cube_path(c: &mut Criterion) {
+    let cases = ["ecube", "r2"].map(|routing| {
+        let text = format!(
+            "[network]\ntopology = \"hypercube:6\"\nrouter = \"wormhole\"\n\
+             routing = \"{routing}\"\n[traffic]\npattern = \"multicast\"\nload = 0.01\n\
+             packet = 16\nscheme = \"path\"\ndegree = 12\n\
+             [stats]\ncycles = {CYCLES}\nwarmup = 0\n"
+        );
+        (routing.to_string(), text)
+    });
+    engine_runs(c, "hypercube6_path_12_0.01", CYCLES, &cases);
+}
+
 /// Uniform unicast on the 8x8 mesh through the engine, as `wormcast run
 /// --topology mesh:8x8 --router R --traffic uniform --load 0.1 --packet N
 /// --cycles 100000 --warmup 0` runs it: the issue's mesh case, 20-flit
@@ -307,6 +330,6 @@ fn traced(c: &mut Criterion) {
 criterion_group! {
     name = benches;
     config = Criterion::default().without_plots();
-    targets = cube, tree, mesh_unicast, mesh_threads, mesh_threads_light, mesh_wormhole, traced
+    targets = cube, cube_path, tree, mesh_unicast, mesh_threads, mesh_threads_light, mesh_wormhole, traced
 }
 criterion_main!(benches);
