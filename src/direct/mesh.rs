@@ -235,11 +235,11 @@ impl Fabric for MeshFabric {
             ));
         };
         // Independent of `Mesh::route`: every neighbour is compared.
-        let all: Vec<u32> = (0..6).filter_map(|p| self.mesh.neighbor(node, p)).collect();
+        let mut all = (0..6).filter_map(|p| self.mesh.neighbor(node, p));
         let ok = if node < target {
-            w > node && w <= target && all.iter().all(|&z| z > target || z <= w)
+            w > node && w <= target && all.all(|z| z > target || z <= w)
         } else {
-            w < node && w >= target && all.iter().all(|&z| z < target || z >= w)
+            w < node && w >= target && all.all(|z| z < target || z >= w)
         };
         if ok {
             Ok(())
