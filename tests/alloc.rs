@@ -243,38 +243,45 @@ fn the_tree_routers_allocate_per_multicast_made() {
 /// is the statistics' record of every latency (for the percentiles),
 /// which doubles its room as it fills, and buffers growing to the most
 /// they hold.
+/// Engine runs of the configuration `config(cycles)` gives, of 40,000
+/// and of 80,000 cycles, after one of 1,000 that takes what a process
+/// allocates once (the machine's memory looked up, and the like): each
+/// run's allocator calls, copies delivered and messages generated.
+fn engine_allocations(config: impl Fn(u64) -> String) -> [(u64, u64, u64); 2] {
+    let counts: Vec<(u64, u64, u64)> = [1_000, 40_000, 80_000]
+        .into_iter()
+        .map(|cycles| {
+            let plan = wormcast::engine::RunConfig::from_toml_str(&config(cycles))
+                .and_then(|c| c.plan())
+                .expect("a run configuration");
+            let opts = plan.options.clone().with_threads(1);
+            let mut made = (0, 0);
+            let n = allocations(|| {
+                let r = wormcast::engine::run(
+                    &plan.topology,
+                    plan.router,
+                    plan.routing.as_deref(),
+                    &opts,
+                )
+                .expect("runs");
+                made = (r.delivered, r.generated);
+            });
+            (n, made.0, made.1)
+        })
+        .collect();
+    [counts[1], counts[2]]
+}
+
 #[test]
 fn unicast_runs_of_the_engine_allocate_per_doubling_not_per_packet() {
     for router in ["tree", "wormhole", "cut-through"] {
-        let counts: Vec<(u64, u64)> = [1_000, 40_000, 80_000]
-            .into_iter()
-            .map(|cycles| {
-                let text = format!(
-                    "[network]\ntopology = \"mesh:8x8\"\nrouter = \"{router}\"\n\
-                     [traffic]\npattern = \"uniform\"\nload = 0.1\npacket = 20\n\
-                     [stats]\ncycles = {cycles}\nwarmup = 0\n"
-                );
-                let plan = wormcast::engine::RunConfig::from_toml_str(&text)
-                    .and_then(|c| c.plan())
-                    .expect("a run configuration");
-                let opts = plan.options.clone().with_threads(1);
-                let mut delivered = 0;
-                let n = allocations(|| {
-                    let r = wormcast::engine::run(
-                        &plan.topology,
-                        plan.router,
-                        plan.routing.as_deref(),
-                        &opts,
-                    )
-                    .expect("runs");
-                    delivered = r.delivered;
-                });
-                (n, delivered)
-            })
-            .collect();
-        // The first run, of 1,000 cycles, takes what a process allocates
-        // once (the machine's memory looked up, and the like).
-        let (short, long) = (counts[1], counts[2]);
+        let [short, long] = engine_allocations(|cycles| {
+            format!(
+                "[network]\ntopology = \"mesh:8x8\"\nrouter = \"{router}\"\n\
+                 [traffic]\npattern = \"uniform\"\nload = 0.1\npacket = 20\n\
+                 [stats]\ncycles = {cycles}\nwarmup = 0\n"
+            )
+        });
         let more = long.1 - short.1;
         assert!(more > 12_000, "{router}: {more} more packets");
         assert!(
@@ -297,36 +304,15 @@ fn unicast_runs_of_the_engine_allocate_per_doubling_not_per_packet() {
 /// took a dozen calls or more).
 #[test]
 fn path_multicasts_through_the_engine_are_cut_without_allocating() {
-    let counts: Vec<(u64, u64)> = [1_000, 40_000, 80_000]
-        .into_iter()
-        .map(|cycles| {
-            let text = format!(
-                "[network]\ntopology = \"hypercube:6\"\nrouter = \"wormhole\"\n\
-                 routing = \"ecube\"\n[traffic]\npattern = \"multicast\"\nload = 0.01\n\
-                 packet = 16\nscheme = \"path\"\ndegree = 12\n\
-                 [stats]\ncycles = {cycles}\nwarmup = 0\n"
-            );
-            let plan = wormcast::engine::RunConfig::from_toml_str(&text)
-                .and_then(|c| c.plan())
-                .expect("a run configuration");
-            let opts = plan.options.clone().with_threads(1);
-            let mut generated = 0;
-            let n = allocations(|| {
-                let r = wormcast::engine::run(
-                    &plan.topology,
-                    plan.router,
-                    plan.routing.as_deref(),
-                    &opts,
-                )
-                .expect("runs");
-                generated = r.generated;
-            });
-            (n, generated)
-        })
-        .collect();
-    // The first run, of 1,000 cycles, takes what a process allocates once.
-    let (short, long) = (counts[1], counts[2]);
-    let more = long.1 - short.1;
+    let [short, long] = engine_allocations(|cycles| {
+        format!(
+            "[network]\ntopology = \"hypercube:6\"\nrouter = \"wormhole\"\n\
+             routing = \"ecube\"\n[traffic]\npattern = \"multicast\"\nload = 0.01\n\
+             packet = 16\nscheme = \"path\"\ndegree = 12\n\
+             [stats]\ncycles = {cycles}\nwarmup = 0\n"
+        )
+    });
+    let more = long.2 - short.2;
     assert!(more > 1_000, "{more} more multicasts");
     // What is left (91 calls now) is the statistics' records growing and
     // the watchdog's look at worms whose heads waited long.
