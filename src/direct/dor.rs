@@ -72,6 +72,12 @@ impl Fabric for DorMesh {
         1 << self.route(node, target)
     }
 
+    /// The route is defined for every pair of nodes and ignores the port
+    /// the worm arrived on.
+    fn offers_every_hop(&self) -> bool {
+        true
+    }
+
     fn check_hop(
         &self,
         node: u32,

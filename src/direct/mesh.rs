@@ -221,6 +221,12 @@ impl Fabric for MeshFabric {
         1 << self.mesh.route(node, target)
     }
 
+    /// The route is defined for every pair of nodes and ignores the port
+    /// the worm arrived on.
+    fn offers_every_hop(&self) -> bool {
+        true
+    }
+
     fn check_hop(
         &self,
         node: u32,

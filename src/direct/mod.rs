@@ -71,6 +71,18 @@ pub trait Fabric: Send + Sync + fmt::Debug {
     /// `target != node`.
     fn candidates(&self, node: u32, arrived: Option<usize>, target: u32) -> u64;
 
+    /// True when [`candidates`](Self::candidates) is never empty: from
+    /// every node, whichever port a worm arrived on, the routing offers a
+    /// channel toward every other node. Every list of distinct nodes is
+    /// then legal ([`check_list`] walks none of them). A deterministic
+    /// routing function defined for every pair of nodes (a mesh's
+    /// Hamiltonian R, dimension order) is such; one whose choices depend
+    /// on the channel the worm arrived on (seed 001's restrictions) is
+    /// not. The default, false, is always safe: the lists are walked.
+    fn offers_every_hop(&self) -> bool {
+        false
+    }
+
     /// Checks one hop against the routing rules, independently of
     /// [`candidates`](Self::candidates): `Err` says what rule it breaks.
     fn check_hop(
@@ -272,6 +284,15 @@ impl ListWalk {
         order: &[u32],
         cuts: &mut Vec<(usize, bool)>,
     ) {
+        if fabric.offers_every_hop() {
+            // Every list is legal: the lists end only at a header's most.
+            let max = u8::MAX as usize;
+            cuts.extend((max..order.len()).step_by(max).map(|end| (end, true)));
+            if !order.is_empty() {
+                cuts.push((order.len(), true));
+            }
+            return;
+        }
         let mut start = 0;
         let mut legal = true;
         for (i, &d) in order.iter().enumerate() {
@@ -299,6 +320,16 @@ pub(crate) fn check_list_in(
     walk: &mut ListWalk,
 ) -> Result<()> {
     check_list_nodes(fabric, src, list)?;
+    if fabric.offers_every_hop() {
+        // No state can lack a channel: the walk below would find none.
+        return Ok(());
+    }
+    walk_list(fabric, src, list, walk)
+}
+
+/// The walk of [`check_list_in`] over a list whose nodes are checked:
+/// every state the worm can reach, each asked for a legal channel.
+fn walk_list(fabric: &dyn Fabric, src: u32, list: &[u32], walk: &mut ListWalk) -> Result<()> {
     let ListWalk { seen, stack, .. } = walk;
     seen.clear();
     stack.clear();
@@ -394,15 +425,22 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// [`check_list`] with every list walked, whatever the fabric says it
+    /// offers.
+    fn check_walked(fabric: &dyn Fabric, src: u32, list: &[u32]) -> Result<()> {
+        check_list_nodes(fabric, src, list)?;
+        walk_list(fabric, src, list, &mut ListWalk::default())
+    }
+
     /// The cut as the engine first made it: each longer list checked
-    /// afresh (a list of one is never checked; a list of 256 is refused
-    /// by its node check).
+    /// afresh by a full walk (a list of one is never checked; a list of
+    /// 256 is refused by its node check).
     fn cut_afresh(fabric: &dyn Fabric, src: u32, order: &[u32]) -> Vec<Vec<u32>> {
         let mut out = Vec::new();
         let mut cur: Vec<u32> = Vec::new();
         for &d in order {
             cur.push(d);
-            if cur.len() > 1 && check_list(fabric, src, &cur).is_err() {
+            if cur.len() > 1 && check_walked(fabric, src, &cur).is_err() {
                 cur.pop();
                 out.push(std::mem::replace(&mut cur, vec![d]));
             }
@@ -476,9 +514,92 @@ mod tests {
             let lists: Vec<Vec<u32>> = got.iter().map(|(l, _)| l.clone()).collect();
             prop_assert_eq!(&lists, &want);
             for (l, legal) in &got {
-                prop_assert_eq!(*legal, check_list(f.as_ref(), src, l).is_ok(), "{:?}", l);
+                prop_assert_eq!(*legal, check_walked(f.as_ref(), src, l).is_ok(), "{:?}", l);
                 prop_assert!(*legal || l.len() == 1);
             }
+        }
+
+        /// The check answers as the full walk does, with the same error,
+        /// on every fabric: one that offers every hop and skips the walk
+        /// included. The lists are any nodes in any order, nodes out of
+        /// range, repeated or the source among them too.
+        #[test]
+        fn a_list_check_answers_as_the_full_walk(
+            kind in 0u8..6,
+            size in 0u32..8,
+            picks in proptest::collection::vec(any::<u32>(), 1..30),
+            wild in any::<bool>(),
+        ) {
+            let f = fabric(kind, size);
+            let n = f.nodes();
+            let src = picks[0] % n;
+            let list: Vec<u32> = picks[1..]
+                .iter()
+                .map(|&p| if wild { p % (n + 2) } else { p % n })
+                .collect();
+            let err = |r: Result<()>| r.map_err(|e| e.to_string());
+            prop_assert_eq!(
+                err(check_list(f.as_ref(), src, &list)),
+                err(check_walked(f.as_ref(), src, &list))
+            );
+        }
+    }
+
+    /// The fabrics that say they offer every hop do: exhaustively, from
+    /// every node, having arrived from the processor or through any
+    /// connected port, toward every other node, on 2-D and 3-D meshes of
+    /// odd and even sides (the Hamiltonian labelling turns on both).
+    #[test]
+    fn a_fabric_offering_every_hop_offers_one_from_every_state() {
+        let mut fabrics: Vec<Box<dyn Fabric>> = Vec::new();
+        for (m, n, r) in [
+            (1, 2, 1),
+            (3, 4, 1),
+            (4, 3, 1),
+            (5, 5, 1),
+            (3, 2, 3),
+            (2, 3, 4),
+        ] {
+            fabrics.push(Box::new(MeshFabric {
+                mesh: Mesh::new(m, n, r).unwrap(),
+            }));
+            fabrics.push(Box::new(DorMesh::new(n, m, r).unwrap()));
+        }
+        for f in &fabrics {
+            assert!(f.offers_every_hop(), "{f:?}");
+            for node in 0..f.nodes() {
+                let mut arrivals = vec![None];
+                arrivals.extend(
+                    (0..f.external_ports()).filter_map(|p| f.neighbor(node, p).map(|_| Some(p))),
+                );
+                for &a in &arrivals {
+                    for target in (0..f.nodes()).filter(|&t| t != node) {
+                        let c = f.candidates(node, a, target);
+                        assert!(c != 0, "{f:?}: none at {node} from {a:?} toward {target}");
+                        for p in PortIter(c) {
+                            assert!(f.neighbor(node, p).is_some(), "{f:?}: port {p} of {node}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The hypercube's routing functions do not say they offer every hop,
+    /// and under each restriction some state has none: their lists are
+    /// walked.
+    #[test]
+    fn a_restricted_routing_has_a_state_without_a_hop() {
+        for routing in [Routing::Ecube, Routing::Restriction1, Routing::Restriction2] {
+            let f = CubeFabric {
+                cube: Hypercube::new(3).unwrap(),
+                routing,
+            };
+            assert!(!f.offers_every_hop());
+            let stuck = (0..8).any(|node| {
+                (0..3).any(|p| (0..8).any(|t| t != node && f.candidates(node, Some(p), t) == 0))
+            });
+            assert!(stuck, "{routing}");
         }
     }
 
@@ -505,6 +626,36 @@ mod tests {
             [255, 45]
         );
         assert!(cut(&f, 0, &[]).is_empty());
+        // A mesh whose routing offers every hop cuts only there.
+        let m = MeshFabric {
+            mesh: Mesh::new(20, 20, 1).unwrap(),
+        };
+        let order: Vec<u32> = (1..=300).rev().collect();
+        assert_eq!(
+            cut(&m, 0, &order)
+                .iter()
+                .map(|(l, ok)| (l.len(), *ok))
+                .collect::<Vec<_>>(),
+            [(255, true), (45, true)]
+        );
+        assert_eq!(
+            cut_afresh(&m, 0, &order)
+                .iter()
+                .map(Vec::len)
+                .collect::<Vec<_>>(),
+            [255, 45]
+        );
+        let order: Vec<u32> = (1..=255).collect();
+        assert_eq!(cut(&m, 0, &order).len(), 1);
+        let order: Vec<u32> = (1..=399).collect();
+        assert_eq!(
+            cut(&m, 0, &order)
+                .iter()
+                .map(|(l, _)| l.len())
+                .collect::<Vec<_>>(),
+            [255, 144]
+        );
+        assert!(cut(&m, 0, &[]).is_empty());
     }
 
     /// Under e-cube routing a worm from 0 reaches 7 on dimension 2 and
