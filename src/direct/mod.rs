@@ -76,9 +76,10 @@ pub trait Fabric: Send + Sync + fmt::Debug {
     /// channel toward every other node. Every list of distinct nodes is
     /// then legal ([`check_list`] walks none of them). A deterministic
     /// routing function defined for every pair of nodes (a mesh's
-    /// Hamiltonian R, dimension order) is such; one whose choices depend
-    /// on the channel the worm arrived on (seed 001's restrictions) is
-    /// not. The default, false, is always safe: the lists are walked.
+    /// Hamiltonian R, dimension order) is such, and so is unrestricted
+    /// minimal routing on a hypercube; one that forbids some turns after
+    /// the channel a worm arrived on (e-cube and seed 001's restrictions)
+    /// is not. The default, false, is always safe: the lists are walked.
     fn offers_every_hop(&self) -> bool {
         false
     }
@@ -147,6 +148,12 @@ impl Fabric for CubeFabric {
     fn candidates(&self, node: u32, arrived: Option<usize>, target: u32) -> u64 {
         self.routing
             .candidates(node, self.arrival_turn(node, arrived), target) as u64
+    }
+
+    /// Unrestricted minimal routing offers every dimension still to be
+    /// corrected; the restrictions and e-cube forbid some turns.
+    fn offers_every_hop(&self) -> bool {
+        self.routing == Routing::Minimal
     }
 
     fn check_hop(
@@ -548,10 +555,17 @@ mod tests {
     /// The fabrics that say they offer every hop do: exhaustively, from
     /// every node, having arrived from the processor or through any
     /// connected port, toward every other node, on 2-D and 3-D meshes of
-    /// odd and even sides (the Hamiltonian labelling turns on both).
+    /// odd and even sides (the Hamiltonian labelling turns on both) and on
+    /// hypercubes under unrestricted minimal routing.
     #[test]
     fn a_fabric_offering_every_hop_offers_one_from_every_state() {
         let mut fabrics: Vec<Box<dyn Fabric>> = Vec::new();
+        for dims in 1..=6 {
+            fabrics.push(Box::new(CubeFabric {
+                cube: Hypercube::new(dims).unwrap(),
+                routing: Routing::Minimal,
+            }));
+        }
         for (m, n, r) in [
             (1, 2, 1),
             (3, 4, 1),
