@@ -7,7 +7,14 @@
 //!
 //! The same 6-cube through the engine (`hypercube6_path_12_0.01/...`):
 //! path multicasts to 12 destinations at 0.01 flits per node per cycle,
-//! 16-flit worms, under e-cube routing and Restriction 2.
+//! 16-flit worms, under e-cube routing and Restriction 2; and to 3
+//! destinations under unrestricted minimal routing
+//! (`hypercube6_path_3_0.01/minimal`).
+//!
+//! Seed 002's multicasts through the engine
+//! (`mesh16x16_hamiltonian_20_0.001/{tp,sp,gtdmpm}`): a 16x16 mesh under
+//! the Hamiltonian routing function, all-port, 20 destinations at 0.001,
+//! 16-flit worms, 20,000 cycles from a cold start.
 //!
 //! The tree-multicast routers of seed 003 (`tree/...`): 8x8 mesh and
 //! 8x8x8 torus, tree with pruning and pseudo-multicast, 4-25 destinations,
@@ -197,6 +204,40 @@ fn cube_path(c: &mut Criterion) {
         (routing.to_string(), text)
     });
     engine_runs(c, "hypercube6_path_12_0.01", CYCLES, &cases);
+    // Unrestricted minimal routing, whose lists are not walked: fewer
+    // destinations, as its path multicasts deadlock sooner with more.
+    let text = format!(
+        "[network]\ntopology = \"hypercube:6\"\nrouter = \"wormhole\"\n\
+         routing = \"minimal\"\n[traffic]\npattern = \"multicast\"\nload = 0.01\n\
+         packet = 16\nscheme = \"path\"\ndegree = 3\n\
+         [stats]\ncycles = {CYCLES}\nwarmup = 0\n"
+    );
+    engine_runs(
+        c,
+        "hypercube6_path_3_0.01",
+        CYCLES,
+        &[("minimal".to_string(), text)],
+    );
+}
+
+/// Seed 002's multicasts on a 16x16 mesh under the Hamiltonian routing
+/// function through the engine, as `wormcast run --topology mesh:16x16
+/// --router wormhole --routing hamiltonian --ports all-port --traffic
+/// multicast --scheme S --degree 20 --load 0.001 --packet 16 --cycles
+/// 20000 --warmup 0` runs them (below saturation): each multicast
+/// planned into worms as it is sent, by dual-path (TP), multipath (SP)
+/// and GTDMPM.
+fn mesh_hamiltonian(c: &mut Criterion) {
+    let cases = ["tp", "sp", "gtdmpm"].map(|scheme| {
+        let text = format!(
+            "[network]\ntopology = \"mesh:16x16\"\nrouter = \"wormhole\"\n\
+             routing = \"hamiltonian\"\n[wormhole]\nports = \"all-port\"\n\
+             [traffic]\npattern = \"multicast\"\nload = 0.001\npacket = 16\n\
+             scheme = \"{scheme}\"\ndegree = 20\n[stats]\ncycles = {CYCLES}\nwarmup = 0\n"
+        );
+        (scheme.to_string(), text)
+    });
+    engine_runs(c, "mesh16x16_hamiltonian_20_0.001", CYCLES, &cases);
 }
 
 /// Uniform unicast on the 8x8 mesh through the engine, as `wormcast run
@@ -330,6 +371,6 @@ fn traced(c: &mut Criterion) {
 criterion_group! {
     name = benches;
     config = Criterion::default().without_plots();
-    targets = cube, cube_path, tree, mesh_unicast, mesh_threads, mesh_threads_light, mesh_wormhole, traced
+    targets = cube, cube_path, mesh_hamiltonian, tree, mesh_unicast, mesh_threads, mesh_threads_light, mesh_wormhole, traced
 }
 criterion_main!(benches);
