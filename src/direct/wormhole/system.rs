@@ -892,7 +892,12 @@ impl DirectSystem {
     /// is not searched again (the search visits every state the worm can
     /// reach, and costs more than the worm's whole trip through the
     /// routers). A pair that fails is searched every time, for its error.
+    /// On a fabric that offers every hop nothing is searched and nothing
+    /// remembered: the check is of the two nodes alone.
     fn check_unicast(&mut self, src: u32, dst: u32) -> Result<()> {
+        if self.fabric.offers_every_hop() {
+            return check_list_in(self.fabric.as_ref(), src, &[dst], &mut self.walk);
+        }
         // The routers, one a node (fewer calls through the fabric per
         // message).
         let n = self.routers.len() as u32;
@@ -2744,7 +2749,8 @@ mod tests {
     /// the full check does for every pair, asked twice: a legal pair is
     /// accepted again, and an illegal pair, a node that does not exist or
     /// the source itself is refused again with the same error. Only the
-    /// legal pairs are remembered.
+    /// legal pairs are remembered, and none on a fabric that offers every
+    /// hop (whose pairs are checked for their nodes alone).
     #[test]
     fn a_legal_unicast_pair_is_remembered_and_every_other_refused_each_time() {
         let fabrics: Vec<Arc<dyn Fabric>> = vec![
@@ -2752,6 +2758,14 @@ mod tests {
             Arc::new(CubeFabric {
                 cube: Hypercube::new(3).unwrap(),
                 routing: Routing::Restriction2,
+            }),
+            Arc::new(CubeFabric {
+                cube: Hypercube::new(3).unwrap(),
+                routing: Routing::Minimal,
+            }),
+            Arc::new(DorMesh::new(3, 2, 1).unwrap()),
+            Arc::new(MeshFabric {
+                mesh: Mesh::new(2, 3, 2).unwrap(),
             }),
         ];
         for f in fabrics {
@@ -2781,7 +2795,12 @@ mod tests {
                 }
             }
             let remembered = s.unicast_legal.known();
-            assert_eq!(remembered, legal, "{}", f.routing_name());
+            if f.offers_every_hop() {
+                assert_eq!(remembered, 0, "{}", f.routing_name());
+                assert_eq!(illegal, 0, "{}", f.routing_name());
+            } else {
+                assert_eq!(remembered, legal, "{}", f.routing_name());
+            }
             assert_eq!(legal, n * (n - 1) - illegal);
             if f.routing_name().contains("no way") {
                 // Only from 1 and 2 does the X-first route to 0 reach
