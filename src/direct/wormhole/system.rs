@@ -2030,54 +2030,35 @@ impl DirectSystem {
             }
         }
         heads.sort_unstable_by_key(|h| h.0);
-        let place: FxHashMap<u32, usize> =
-            heads.iter().enumerate().map(|(i, h)| (h.0, i)).collect();
-        let head_at: FxHashMap<u32, (u32, usize)> =
-            heads.iter().map(|h| (h.0, (h.1, h.2))).collect();
-        // Each wait: the place it leads to, and the edge for the report.
-        let mut edges: Vec<Vec<Option<WaitEdge>>> = Vec::with_capacity(heads.len());
+        debug_assert!(
+            heads.windows(2).all(|w| w[0].0 < w[1].0),
+            "a worm has one head"
+        );
+        // The place of a stalled head, by its worm's tag.
+        let place = |tag: u32| heads.binary_search_by_key(&tag, |h| h.0).ok();
+        // What the head of worm `tag` at `node` waits for at output `o`:
+        // the worm holding it, and that worm's input, if another worm.
+        let holder = |tag: u32, node: u32, o: usize| {
+            let r = &self.routers[node as usize];
+            match r.owner(o) {
+                Some(j) => r.worm_at(j).map(|h| (j, h)),
+                // A free external output is granted again once the last
+                // worm has left the receiver's buffer: until then the
+                // head waits for that worm.
+                None if o < self.ext => self
+                    .fabric
+                    .neighbor(node, o)
+                    .and_then(|(m, k)| self.routers[m as usize].worm_at(k).map(|h| (k, h))),
+                None => None,
+            }
+            .filter(|&(_, h)| h != tag)
+        };
+        // Each wait: the place it leads to (the edges for the report are
+        // found again for the cycle alone).
+        let wait = |tag: u32, node: u32, o: usize| holder(tag, node, o).and_then(|(_, h)| place(h));
         let waits: Vec<crate::rtl::waitfor::Waits> = heads
             .iter()
-            .map(|&(tag, node, input, wants)| {
-                let r = &self.routers[node as usize];
-                let mut e = Vec::new();
-                let w = PortIter(wants)
-                    .map(|o| {
-                        let holder = match r.owner(o) {
-                            Some(j) => r.worm_at(j).map(|h| (j, h)),
-                            // A free external output is granted again once
-                            // the last worm has left the receiver's buffer:
-                            // until then the head waits for that worm.
-                            None if o < self.ext => {
-                                self.fabric.neighbor(node, o).and_then(|(m, k)| {
-                                    self.routers[m as usize].worm_at(k).map(|h| (k, h))
-                                })
-                            }
-                            None => None,
-                        }
-                        .filter(|&(_, h)| h != tag);
-                        let to = holder.and_then(|(j, h)| {
-                            place.get(&h).map(|&q| {
-                                e.push(Some(WaitEdge {
-                                    waiter: tag,
-                                    node,
-                                    input,
-                                    out: o,
-                                    holder_input: j,
-                                    holder: h,
-                                }));
-                                q
-                            })
-                        });
-                        if to.is_none() {
-                            e.push(None);
-                        }
-                        to
-                    })
-                    .collect();
-                edges.push(e);
-                w
-            })
+            .map(|&(tag, node, _, wants)| PortIter(wants).map(|o| wait(tag, node, o)).collect())
             .collect();
         let dead = crate::rtl::waitfor::dead(&waits);
         let cycle = crate::rtl::waitfor::cycle(&waits, &dead);
@@ -2089,20 +2070,30 @@ impl DirectSystem {
             .enumerate()
             .map(|(k, &p)| {
                 let next = cycle[(k + 1) % cycle.len()];
-                let at = waits[p]
-                    .iter()
-                    .position(|&q| q == Some(next))
+                let (tag, node, input, wants) = heads[p];
+                // The first output whose wait leads to the next place.
+                let out = PortIter(wants)
+                    .find(|&o| wait(tag, node, o) == Some(next))
                     .expect("a cycle follows waits");
-                edges[p][at].expect("a wait on a place has its edge")
+                let (holder_input, holder) = holder(tag, node, out).expect("a wait on a place");
+                WaitEdge {
+                    waiter: tag,
+                    node,
+                    input,
+                    out,
+                    holder_input,
+                    holder,
+                }
             })
             .collect();
-        Some(self.report(&path, &head_at, bound))
+        let head_at = |tag: u32| place(tag).map(|i| (heads[i].1, heads[i].2));
+        Some(self.report(&path, head_at, bound))
     }
 
     fn report(
         &self,
         cycle_edges: &[WaitEdge],
-        head_at: &FxHashMap<u32, (u32, usize)>,
+        head_at: impl Fn(u32) -> Option<(u32, usize)>,
         bound: u64,
     ) -> WaitReport {
         let mut channels = Vec::new();
@@ -2127,7 +2118,7 @@ impl DirectSystem {
             // The channel asked for, then the holder's channels up to its
             // own blocked head.
             channels.push(self.output_name(node, out));
-            let target = head_at.get(&holder).copied();
+            let target = head_at(holder);
             let mut at = if out < self.ext {
                 self.fabric.neighbor(node, out)
             } else {
