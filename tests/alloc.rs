@@ -157,9 +157,10 @@ fn multicast_worms_allocate_nothing_per_worm() {
 /// Seed 001's wormhole routers on a 6-cube, one-port and all-port, with
 /// their own generator of multicasts (1 to 12 destinations, 16 data
 /// flits): each multicast made allocates its destination lists and its
-/// worms' headers, and the watchdog's wait-for analysis allocates when a
-/// head has waited long (12 and 22 calls a multicast now); a flit moved
-/// allocates nothing, or the bound would break.
+/// worms' headers, and the watchdog's wait-for analysis allocates a few
+/// times a look when a head has waited long (5.3 calls a multicast, one-port
+/// and all-port; 9.8 and 15.8 while the analysis kept a list of waits per
+/// head); a flit moved allocates nothing, or the bound would break.
 #[test]
 fn the_hypercube_of_wormhole_routers_allocates_per_multicast_made() {
     for ports in [PortModel::OnePort, PortModel::AllPort] {
@@ -190,7 +191,7 @@ fn the_hypercube_of_wormhole_routers_allocates_per_multicast_made() {
         );
         assert!(done > 300, "{ports:?}: {done} multicasts completed");
         assert!(
-            n <= 32 * made,
+            n <= 8 * made,
             "{ports:?}: {n} allocations for {made} multicasts made in {COUNTED} warm cycles"
         );
     }

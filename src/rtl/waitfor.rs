@@ -13,65 +13,170 @@
 //! places each waiting only on others of the set, and it always holds a
 //! cycle, which the report names.
 
-/// Where the places a stalled place waits for are: `Some(i)` another
-/// stalled place, `None` something live (a node that consumes, a place that
-/// moved within the bound, an output that is free).
-pub(crate) type Waits = Vec<Option<usize>>;
+/// The wait-for graph: for each stalled place, in the order the places
+/// are added, the places it waits for. A wait is `Some(i)`, another stalled
+/// place, or `None`, something live (a node that consumes, a place that
+/// moved within the bound, an output that is free). The waits of every
+/// place sit in one list, so a look at thousands of stalled places
+/// allocates a handful of times, not once a place.
+#[derive(Clone, Debug)]
+pub(crate) struct WaitGraph {
+    /// Where each place's waits begin in `to`, and one past the last
+    /// place's end.
+    start: Vec<u32>,
+    /// Every place's waits, place after place: a place's number, or
+    /// [`LIVE`].
+    to: Vec<u32>,
+}
 
-/// Which places can never move again. A place with no identified wait is
-/// taken as live: the watchdog must never call a live network deadlocked.
-pub(crate) fn dead(waits: &[Waits]) -> Vec<bool> {
-    let n = waits.len();
-    let mut waiters: Vec<Vec<usize>> = vec![Vec::new(); n];
-    let mut dead = vec![true; n];
-    let mut live = Vec::new();
-    for (p, w) in waits.iter().enumerate() {
-        if w.is_empty() || w.iter().any(Option::is_none) {
-            dead[p] = false;
-            live.push(p);
-        }
-        for &q in w.iter().flatten() {
-            waiters[q].push(p);
+/// A wait on something live, in [`WaitGraph::to`].
+const LIVE: u32 = u32::MAX;
+
+impl WaitGraph {
+    /// A graph without places.
+    pub(crate) fn new() -> WaitGraph {
+        WaitGraph {
+            start: vec![0],
+            to: Vec::new(),
         }
     }
-    while let Some(q) = live.pop() {
-        for &p in &waiters[q] {
-            if dead[p] {
-                dead[p] = false;
+
+    /// Adds the next place, with its waits.
+    pub(crate) fn place(&mut self, waits: impl IntoIterator<Item = Option<usize>>) {
+        self.to
+            .extend(waits.into_iter().map(|w| w.map_or(LIVE, |q| q as u32)));
+        self.start.push(self.to.len() as u32);
+    }
+
+    /// The number of places.
+    pub(crate) fn len(&self) -> usize {
+        self.start.len() - 1
+    }
+
+    /// The waits of place `p`, in the order they were given.
+    fn waits(&self, p: usize) -> impl Iterator<Item = Option<usize>> + '_ {
+        self.to[self.start[p] as usize..self.start[p + 1] as usize]
+            .iter()
+            .map(|&q| (q != LIVE).then_some(q as usize))
+    }
+
+    /// Which places can never move again. A place with no identified wait
+    /// is taken as live: the watchdog must never call a live network
+    /// deadlocked.
+    pub(crate) fn dead(&self) -> Vec<bool> {
+        let n = self.len();
+        // The waiters of each place, place after place (counted, then
+        // laid out), as the waits are.
+        let mut first = vec![0u32; n + 1];
+        for &q in &self.to {
+            if q != LIVE {
+                first[q as usize + 1] += 1;
+            }
+        }
+        for q in 0..n {
+            first[q + 1] += first[q];
+        }
+        let mut fill = first.clone();
+        let mut waiters = vec![0u32; first[n] as usize];
+        let mut dead = vec![true; n];
+        let mut live = Vec::new();
+        for (p, d) in dead.iter_mut().enumerate() {
+            let mut any = false;
+            let mut open = false;
+            for w in self.waits(p) {
+                any = true;
+                match w {
+                    None => open = true,
+                    Some(q) => {
+                        waiters[fill[q] as usize] = p as u32;
+                        fill[q] += 1;
+                    }
+                }
+            }
+            if !any || open {
+                *d = false;
                 live.push(p);
             }
         }
+        while let Some(q) = live.pop() {
+            for &p in &waiters[first[q] as usize..first[q + 1] as usize] {
+                let p = p as usize;
+                if dead[p] {
+                    dead[p] = false;
+                    live.push(p);
+                }
+            }
+        }
+        dead
     }
-    dead
-}
 
-/// A cycle of dead places, in wait order (each waits for the next, the last
-/// for the first), or an empty list when no place is dead. Every wait of a
-/// dead place leads to a dead place, so following them must come back.
-pub(crate) fn cycle(waits: &[Waits], dead: &[bool]) -> Vec<usize> {
-    let Some(start) = dead.iter().position(|&d| d) else {
-        return Vec::new();
-    };
-    let mut seen = vec![usize::MAX; waits.len()];
-    let mut path = Vec::new();
-    let mut p = start;
-    while seen[p] == usize::MAX {
-        seen[p] = path.len();
-        path.push(p);
-        p = waits[p]
-            .iter()
-            .flatten()
-            .copied()
-            .find(|&q| dead[q])
-            .expect("every wait of a dead place is a dead place");
+    /// A cycle of dead places, in wait order (each waits for the next, the
+    /// last for the first), or an empty list when no place is dead. Every
+    /// wait of a dead place leads to a dead place, so following them must
+    /// come back.
+    pub(crate) fn cycle(&self, dead: &[bool]) -> Vec<usize> {
+        let Some(start) = dead.iter().position(|&d| d) else {
+            return Vec::new();
+        };
+        let mut seen = vec![usize::MAX; self.len()];
+        let mut path = Vec::new();
+        let mut p = start;
+        while seen[p] == usize::MAX {
+            seen[p] = path.len();
+            path.push(p);
+            p = self
+                .waits(p)
+                .flatten()
+                .find(|&q| dead[q])
+                .expect("every wait of a dead place is a dead place");
+        }
+        path.split_off(seen[p])
     }
-    path.split_off(seen[p])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// The graph of the places' waits, place after place.
+    fn graph(waits: &[Vec<Option<usize>>]) -> WaitGraph {
+        let mut g = WaitGraph::new();
+        for w in waits {
+            g.place(w.iter().copied());
+        }
+        g
+    }
+
+    fn dead(waits: &[Vec<Option<usize>>]) -> Vec<bool> {
+        graph(waits).dead()
+    }
+
+    fn cycle(waits: &[Vec<Option<usize>>], dead: &[bool]) -> Vec<usize> {
+        graph(waits).cycle(dead)
+    }
+
+    /// Liveness spread backwards the plain way: a place is live if it has
+    /// no wait or a live wait, or waits for a live place; repeated until
+    /// nothing changes.
+    fn dead_by_fixpoint(waits: &[Vec<Option<usize>>]) -> Vec<bool> {
+        let mut live: Vec<bool> = waits
+            .iter()
+            .map(|w| w.is_empty() || w.contains(&None))
+            .collect();
+        loop {
+            let mut changed = false;
+            for (p, w) in waits.iter().enumerate() {
+                if !live[p] && w.iter().flatten().any(|&q| live[q]) {
+                    live[p] = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                return live.iter().map(|l| !l).collect();
+            }
+        }
+    }
 
     #[test]
     fn a_ring_is_dead_and_a_chain_to_a_live_place_is_not() {
@@ -103,11 +208,12 @@ mod tests {
             )
         ) {
             let n = raw.len();
-            let waits: Vec<Waits> = raw
+            let waits: Vec<Vec<Option<usize>>> = raw
                 .into_iter()
                 .map(|w| w.into_iter().map(|q| q.map(|q| q % n)).collect())
                 .collect();
             let d = dead(&waits);
+            prop_assert_eq!(&d, &dead_by_fixpoint(&waits));
             for p in 0..n {
                 if d[p] {
                     prop_assert!(!waits[p].is_empty());

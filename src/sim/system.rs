@@ -17,6 +17,7 @@ use crate::ni::{Group, HostDelivery, NiNode, NiTiming, Scheme};
 use crate::rtl::HandOver;
 use crate::rtl::crew::{COUNT_TO, Crew, Shift, threads_used};
 use crate::rtl::trace::{Hierarchy, TraceState, Traced, WaveSink, Window, out_unit};
+use crate::rtl::waitfor::WaitGraph;
 use crate::rtl::{ChannelId, PortIter, Sink};
 use crate::switch::{
     Channels, Cross, Decoder, Fault, PortWiring, Stall, StallAt, Switch, SwitchParams, WaitOn,
@@ -1656,42 +1657,37 @@ impl System {
             .map(|(i, (_, at))| (*at, i))
             .collect();
         let place = |c: u32, at: StallAt| index.get(&(c, at)).copied();
-        let waits: Vec<crate::rtl::waitfor::Waits> = stalls
-            .iter()
-            .map(|(st, (c, _))| {
-                st.waits_on
-                    .iter()
-                    .map(|w| match *w {
-                        WaitOn::Flits(ch) => {
-                            let from = self.ch.flits.source(ch);
-                            if from.component < n_sw {
-                                place(from.component, StallAt::Output(from.port))
-                            } else {
-                                place(from.component, StallAt::Node)
-                            }
-                        }
-                        // A node's receive side keeps consuming (live),
-                        // but for an NI whose receive queue holds only
-                        // packets it has still to forward: that waits on
-                        // its send engine.
-                        WaitOn::Credits(ch) => {
-                            let to = self.ch.flits.sink(ch);
-                            if to.component < n_sw {
-                                place(to.component, StallAt::Input(to.port))
-                            } else {
-                                let e = &self.endpoints[(to.component - n_sw) as usize];
-                                e.ni()
-                                    .is_some_and(NiNode::receive_waits_on_send)
-                                    .then(|| place(to.component, StallAt::Node))?
-                            }
-                        }
-                        WaitOn::Output(o) => place(*c, StallAt::Output(o)),
-                    })
-                    .collect()
-            })
-            .collect();
-        let dead = crate::rtl::waitfor::dead(&waits);
-        let cycle = crate::rtl::waitfor::cycle(&waits, &dead);
+        let mut waits = WaitGraph::new();
+        for (st, (c, _)) in &stalls {
+            waits.place(st.waits_on.iter().map(|w| match *w {
+                WaitOn::Flits(ch) => {
+                    let from = self.ch.flits.source(ch);
+                    if from.component < n_sw {
+                        place(from.component, StallAt::Output(from.port))
+                    } else {
+                        place(from.component, StallAt::Node)
+                    }
+                }
+                // A node's receive side keeps consuming (live),
+                // but for an NI whose receive queue holds only
+                // packets it has still to forward: that waits on
+                // its send engine.
+                WaitOn::Credits(ch) => {
+                    let to = self.ch.flits.sink(ch);
+                    if to.component < n_sw {
+                        place(to.component, StallAt::Input(to.port))
+                    } else {
+                        let e = &self.endpoints[(to.component - n_sw) as usize];
+                        e.ni()
+                            .is_some_and(NiNode::receive_waits_on_send)
+                            .then(|| place(to.component, StallAt::Node))?
+                    }
+                }
+                WaitOn::Output(o) => place(*c, StallAt::Output(o)),
+            }));
+        }
+        let dead = waits.dead();
+        let cycle = waits.cycle(&dead);
         let report = |s: &Stall| StallReport {
             packet: s.tag.and_then(|t| {
                 self.packets.get(t).map(|r| PacketInfo {

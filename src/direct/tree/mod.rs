@@ -63,6 +63,7 @@ use crate::direct::grid::{Grid, GridHop, PORT_NAMES};
 use crate::rtl::HandOver;
 use crate::rtl::crew::{Crew, Shift};
 use crate::rtl::trace::{Hierarchy, ScopeBuilder, TraceState, WaveSink, out_unit};
+use crate::rtl::waitfor::WaitGraph;
 use crate::rtl::{Fifo, SeqMap, bits_for};
 use crate::{Error, Result};
 use rand::rngs::Xoshiro256PlusPlus;
@@ -2331,18 +2332,13 @@ impl TreeNet {
         }
         // One wait per input at most: the cycle of the shared wait-for
         // analysis (`crate::rtl::waitfor`), from the lowest input on it.
-        let waits: Vec<crate::rtl::waitfor::Waits> = next
-            .iter()
-            .map(|&k| {
-                if k == usize::MAX {
-                    vec![]
-                } else {
-                    vec![Some(k)]
-                }
-            })
-            .collect();
-        let dead = crate::rtl::waitfor::dead(&waits);
-        let steps: Vec<String> = crate::rtl::waitfor::cycle(&waits, &dead)
+        let mut waits = WaitGraph::new();
+        for &k in &next {
+            waits.place((k != usize::MAX).then_some(Some(k)));
+        }
+        let dead = waits.dead();
+        let steps: Vec<String> = waits
+            .cycle(&dead)
             .into_iter()
             .map(|x| why[x].clone())
             .collect();

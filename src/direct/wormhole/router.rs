@@ -393,13 +393,13 @@ impl Router {
     }
 
     /// Worm heads that ask for outputs they have not been granted.
-    pub fn waiting(&self) -> Vec<Waiting> {
+    pub fn waiting(&self) -> impl Iterator<Item = Waiting> + '_ {
         let internal: u64 = (self.ext..self.ports()).fold(0, |m, p| m | 1 << p);
         self.inputs
             .iter()
             .enumerate()
             .filter(|(_, u)| u.state == InState::Routed && (u.local_pending || u.ext_pending != 0))
-            .map(|(i, u)| Waiting {
+            .map(move |(i, u)| Waiting {
                 input: i,
                 tag: u.tag,
                 wants: if u.local_pending {
@@ -409,7 +409,6 @@ impl Router {
                 },
                 since: u.since,
             })
-            .collect()
     }
 
     /// Since when input `i` has not progressed, if it holds a worm.

@@ -37,6 +37,7 @@ use crate::direct::{MAX_THREADS, threads_used};
 use crate::rtl::HandOver;
 use crate::rtl::crew::{COUNT_TO, Crew, CrewJob, Shift};
 use crate::rtl::trace::{Hierarchy, TraceState, Traced, WaveSink, in_unit, out_unit};
+use crate::rtl::waitfor::WaitGraph;
 use crate::rtl::{Bits, ChannelId, PortIter, SeqMap, Sink};
 use crate::switch::Channels;
 use crate::switch::Cross;
@@ -2056,12 +2057,12 @@ impl DirectSystem {
         // Each wait: the place it leads to (the edges for the report are
         // found again for the cycle alone).
         let wait = |tag: u32, node: u32, o: usize| holder(tag, node, o).and_then(|(_, h)| place(h));
-        let waits: Vec<crate::rtl::waitfor::Waits> = heads
-            .iter()
-            .map(|&(tag, node, _, wants)| PortIter(wants).map(|o| wait(tag, node, o)).collect())
-            .collect();
-        let dead = crate::rtl::waitfor::dead(&waits);
-        let cycle = crate::rtl::waitfor::cycle(&waits, &dead);
+        let mut waits = WaitGraph::new();
+        for &(tag, node, _, wants) in &heads {
+            waits.place(PortIter(wants).map(|o| wait(tag, node, o)));
+        }
+        let dead = waits.dead();
+        let cycle = waits.cycle(&dead);
         if cycle.is_empty() {
             return None;
         }
