@@ -71,6 +71,41 @@ pub(super) struct Job {
     pub(super) stage: *mut Stage,
 }
 
+/// Phase 1 of the range's live routers, in index order; a router left
+/// with no active input leaves the live set. A function of its own, so
+/// that the tables, read-only for the whole loop, are read once for it and
+/// not again for every router.
+///
+/// # Safety
+/// The words of `range` of the set at `words`, and the routers they
+/// cover at `routers`, are valid and the caller's alone while it runs.
+#[inline(never)]
+unsafe fn eval_routers(
+    t: &Tables,
+    cfg: &TreeConfig,
+    words: *mut u64,
+    routers: *mut TreeRouter,
+    range: (usize, usize),
+    ev: &mut Events,
+) {
+    for w in range.0..range.1 {
+        // SAFETY: word `w` is in the range.
+        let word = unsafe { &mut *words.add(w) };
+        let mut bits = *word;
+        while bits != 0 {
+            let b = bits.trailing_zeros();
+            bits &= bits - 1;
+            let r = w << 6 | b as usize;
+            // SAFETY: router `r` is in the range.
+            let router = unsafe { &mut *routers.add(r) };
+            eval_router(t, cfg, r as u32, router, ev);
+            if router.active == 0 {
+                *word &= !(1 << b);
+            }
+        }
+    }
+}
+
 impl Job {
     /// Applies the last cycle's writes from other ranges into the range's
     /// routers (when `take_cross`), evaluates them (phase 1), then writes
@@ -104,22 +139,9 @@ impl Job {
             ev.out.any = true;
             return;
         }
-        for w in self.range.0..self.range.1 {
-            // SAFETY: word `w` is in the range.
-            let word = unsafe { &mut *self.words.add(w) };
-            let mut bits = *word;
-            while bits != 0 {
-                let b = bits.trailing_zeros();
-                bits &= bits - 1;
-                let r = w << 6 | b as usize;
-                // SAFETY: router `r` is in the range.
-                let router = unsafe { &mut *self.routers.add(r) };
-                eval_router(t, cfg, r as u32, router, ev);
-                if router.active == 0 {
-                    *word &= !(1 << b);
-                }
-            }
-        }
+        // SAFETY: by the caller, the range's routers and set words are its
+        // alone.
+        unsafe { eval_routers(t, cfg, self.words, self.routers, self.range, ev) };
         // Every router of the range has been evaluated, and no other
         // thread reads them: the edge's writes into them can go in now.
         // SAFETY: by the caller, this cycle's list is the range's alone
