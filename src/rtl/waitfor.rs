@@ -42,10 +42,23 @@ impl WaitGraph {
     }
 
     /// Adds the next place, with its waits.
+    ///
+    /// Place numbers and the count of waits are held in 32 bits, with
+    /// [`LIVE`] kept apart; a network within the topology limits has far
+    /// fewer places (every place is an input, a virtual channel or a
+    /// node's send side), so a number that does not fit is a broken
+    /// caller, and it stops here rather than wrapping into a wrong answer.
     pub(crate) fn place(&mut self, waits: impl IntoIterator<Item = Option<usize>>) {
-        self.to
-            .extend(waits.into_iter().map(|w| w.map_or(LIVE, |q| q as u32)));
-        self.start.push(self.to.len() as u32);
+        self.to.extend(waits.into_iter().map(|w| {
+            w.map_or(LIVE, |q| {
+                u32::try_from(q)
+                    .ok()
+                    .filter(|&q| q != LIVE)
+                    .expect("a wait-for graph place number fits in 32 bits")
+            })
+        }));
+        self.start
+            .push(u32::try_from(self.to.len()).expect("a wait-for graph holds under 2^32 waits"));
     }
 
     /// The number of places.
@@ -195,6 +208,14 @@ mod tests {
         assert!(cycle(&open, &dead(&open)).is_empty());
         // A place with no known wait is live.
         assert_eq!(dead(&[vec![]]), vec![false]);
+    }
+
+    #[test]
+    #[should_panic(expected = "place number fits in 32 bits")]
+    fn a_place_number_that_would_read_as_live_is_refused() {
+        // u32::MAX is the live mark: taking it as a place would turn a wait
+        // on a stalled place into a wait on something live.
+        WaitGraph::new().place([Some(u32::MAX as usize)]);
     }
 
     proptest! {
