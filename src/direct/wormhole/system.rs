@@ -802,10 +802,20 @@ impl DirectSystem {
     /// worms as they come allocates none for them.
     pub fn visit_finished(&mut self, mut f: impl FnMut(&WormInfo)) {
         self.land_for_reader();
-        for w in self.finished.drain(..) {
-            f(&w);
-            recycle(&mut self.spare, w);
+        // Emptied where they lie, then the shorter list of records is
+        // moved to the end of the longer in one copy (which list the
+        // spares are taken from changes nothing but which buffers a next
+        // worm reuses).
+        for w in self.finished.iter_mut() {
+            f(w);
+            w.list.clear();
+            w.route.clear();
+            w.deliveries.clear();
         }
+        if self.spare.len() < self.finished.len() {
+            std::mem::swap(&mut self.spare, &mut self.finished);
+        }
+        self.spare.append(&mut self.finished);
     }
 
     /// A worm in flight.
