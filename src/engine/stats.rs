@@ -124,20 +124,30 @@ pub struct Samples {
 
 impl Samples {
     /// Counts one sample.
+    #[inline(always)]
     pub fn push(&mut self, v: u64) {
-        if v < DENSE {
-            let i = v as usize;
-            if i >= self.counts.len() {
-                self.counts
-                    .resize((i + 1).next_power_of_two().min(DENSE as usize), 0);
-            }
-            self.counts[i] += 1;
-        } else {
-            *self.wide.entry(v).or_insert(0) += 1;
+        match usize::try_from(v).ok().and_then(|i| self.counts.get_mut(i)) {
+            Some(c) => *c += 1,
+            None => self.push_rare(v),
         }
         self.n += 1;
         self.sum += v as u128;
         self.max = self.max.max(v);
+    }
+
+    /// Counts a sample past the dense counts as they stand: it grows them
+    /// (a sample under [`DENSE`]) or goes into the sparse map.
+    #[cold]
+    #[inline(never)]
+    fn push_rare(&mut self, v: u64) {
+        if v < DENSE {
+            let i = v as usize;
+            self.counts
+                .resize((i + 1).next_power_of_two().min(DENSE as usize), 0);
+            self.counts[i] += 1;
+        } else {
+            *self.wide.entry(v).or_insert(0) += 1;
+        }
     }
 
     /// Samples counted.
