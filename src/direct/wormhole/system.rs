@@ -433,10 +433,15 @@ const HOP_MEMO_BITS: usize = 1 << 22;
 
 /// Keeps the buffers of `w`, emptied, in `spare` for a next worm.
 fn recycle(spare: &mut Vec<WormInfo>, mut w: WormInfo) {
+    empty(&mut w);
+    spare.push(w);
+}
+
+/// Empties the buffers of `w`, keeping their memory for a next worm.
+fn empty(w: &mut WormInfo) {
     w.list.clear();
     w.route.clear();
     w.deliveries.clear();
-    spare.push(w);
 }
 
 /// The number of the question "is the hop out of router `node` by
@@ -808,9 +813,7 @@ impl DirectSystem {
         // worm reuses).
         for w in self.finished.iter_mut() {
             f(w);
-            w.list.clear();
-            w.route.clear();
-            w.deliveries.clear();
+            empty(w);
         }
         if self.spare.len() < self.finished.len() {
             std::mem::swap(&mut self.spare, &mut self.finished);
