@@ -366,7 +366,7 @@ const UNKNOWN_V: u64 = u64::MAX;
 /// new values as they were written: what a sink that hands changes on
 /// ([`TraceState::export_changes`] of the state's own changes) copies as it is, instead of reading every
 /// changed signal's value back.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 struct ChangeLog {
     /// The signals, in the order they changed.
     ids: Vec<u32>,
@@ -379,26 +379,93 @@ struct ChangeLog {
     wide_at: Vec<u32>,
     /// The words of the wide values, least significant first.
     wide: Vec<u64>,
+    /// Changes `ids` and `words` both have room for: at most the smaller
+    /// of their capacities, so that a change checks one bound, not one
+    /// per list ([`push`](Self::push)). Every change of either list's
+    /// capacity goes through [`sync_room`](Self::sync_room).
+    room: usize,
+}
+
+impl Clone for ChangeLog {
+    /// A copy whose `room` is its own lists' (a cloned list's capacity
+    /// need not be the original's).
+    fn clone(&self) -> Self {
+        let mut c = ChangeLog {
+            ids: self.ids.clone(),
+            words: self.words.clone(),
+            unknown_at: self.unknown_at.clone(),
+            wide_at: self.wide_at.clone(),
+            wide: self.wide.clone(),
+            room: 0,
+        };
+        c.sync_room();
+        c
+    }
 }
 
 impl ChangeLog {
+    /// Appends one change to `ids` and `words`, which are of one length.
+    #[inline(always)]
+    fn push(&mut self, id: u32, word: u64) {
+        let n = self.ids.len();
+        debug_assert_eq!(n, self.words.len(), "a change log's lists of one length");
+        if n >= self.room {
+            self.grow();
+        }
+        debug_assert!(n < self.ids.capacity() && n < self.words.capacity());
+        // SAFETY: `n < room`, and `room` is at most either list's
+        // capacity: the place `n` of both is allocated, and the first `n`
+        // are written.
+        unsafe {
+            self.ids.as_mut_ptr().add(n).write(id);
+            self.ids.set_len(n + 1);
+            self.words.as_mut_ptr().add(n).write(word);
+            self.words.set_len(n + 1);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self) {
+        self.ids.reserve(1);
+        self.words.reserve(1);
+        self.sync_room();
+    }
+
+    /// Takes the lists' capacities as they are now.
+    fn sync_room(&mut self) {
+        self.room = self.ids.capacity().min(self.words.capacity());
+    }
+
+    /// Makes room for `n` changes in all.
+    fn reserve(&mut self, n: usize) {
+        self.ids.reserve(n.saturating_sub(self.ids.len()));
+        self.words.reserve(n.saturating_sub(self.words.len()));
+        self.sync_room();
+    }
+
+    /// Swaps the lists with `ids`, `words` and `wide`.
+    fn swap_lists(&mut self, ids: &mut Vec<u32>, words: &mut Vec<u64>, wide: &mut Vec<u64>) {
+        std::mem::swap(&mut self.ids, ids);
+        std::mem::swap(&mut self.words, words);
+        std::mem::swap(&mut self.wide, wide);
+        self.sync_room();
+    }
+
     #[inline(always)]
     fn value(&mut self, id: u32, v: u64) {
-        self.ids.push(id);
-        self.words.push(v);
+        self.push(id, v);
     }
 
     #[inline(always)]
     fn unknown(&mut self, id: u32) {
         self.unknown_at.push(self.ids.len() as u32);
-        self.ids.push(id);
-        self.words.push(0);
+        self.push(id, 0);
     }
 
     fn wide(&mut self, id: u32, ws: &[u64]) {
         self.wide_at.push(self.ids.len() as u32);
-        self.ids.push(id);
-        self.words.push(self.wide.len() as u64);
+        self.push(id, self.wide.len() as u64);
         self.wide.extend_from_slice(ws);
     }
 
@@ -649,9 +716,7 @@ impl TraceState {
     /// that lets it collect many cycles before it takes them
     /// ([`take_changes`](Self::take_changes)).
     pub fn reserve_changes(&mut self, n: usize) {
-        let log = &mut self.log;
-        log.ids.reserve(n.saturating_sub(log.ids.len()));
-        log.words.reserve(n.saturating_sub(log.words.len()));
+        self.log.reserve(n);
     }
 
     /// [`export_changes`](Self::export_changes) of this state's own
@@ -676,9 +741,7 @@ impl TraceState {
         for &k in &log.unknown_at {
             log.ids[k as usize] |= unknown;
         }
-        std::mem::swap(&mut log.ids, ids);
-        std::mem::swap(&mut log.words, words);
-        std::mem::swap(&mut log.wide, wide);
+        log.swap_lists(ids, words, wide);
         log.clear();
     }
 
@@ -1895,6 +1958,40 @@ mod tests {
         assert_eq!(st.changed(), &[2, 3]);
         assert_eq!(st.value(SignalId(2)), SignalValue::Narrow(1));
         assert_eq!(st.value(SignalId(3)), SignalValue::Unknown);
+    }
+
+    /// The change log checks one bound for both its lists: it must follow
+    /// their capacities through a copy of the state, and through lists
+    /// swapped in by [`TraceState::take_changes`] that are smaller than
+    /// its own (a debug build checks every change against both).
+    #[test]
+    fn the_log_keeps_its_room_through_copies_and_swaps() {
+        let mut h = Hierarchy::new("top");
+        for k in 0..300 {
+            h.root().signal(&format!("s{k}"), 16);
+        }
+        let mut st = TraceState::new(&h);
+        let write = |st: &mut TraceState, v: u64| {
+            let mut s = st.sampler(0, 300);
+            for _ in 0..300 {
+                s.value(v);
+            }
+            s.finish();
+        };
+        write(&mut st, 1);
+        assert_eq!(st.changed().len(), 300);
+        // A copy's lists hold its length, not the original's capacity.
+        let mut copy = st.clone();
+        write(&mut copy, 2);
+        assert_eq!(copy.changed().len(), 600);
+        assert_eq!(copy.changed()[599], 299);
+        // Lists of no capacity swapped in, then 300 changes more.
+        let (mut ids, mut words, mut wide) = (Vec::new(), Vec::new(), Vec::new());
+        st.take_changes(0, &mut ids, &mut words, &mut wide);
+        assert_eq!((ids.len(), words.len()), (300, 300));
+        write(&mut st, 3);
+        assert_eq!(st.changed(), (0..300).collect::<Vec<u32>>());
+        assert_eq!(st.value(SignalId(7)), SignalValue::Narrow(3));
     }
 
     /// A step from cycle `c` samples cycle `c + 1`: a skip may go as far
