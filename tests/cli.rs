@@ -309,6 +309,45 @@ fn the_build_names_its_commit_and_its_edits() {
     }
 }
 
+/// A topology file's uniform run goes through seed 000's system unless an
+/// engine option is given, `--threads` among them (docs/engine.md): the
+/// two reports differ in shape, and `--threads 1` and `--threads 2` give
+/// the same run.
+#[test]
+fn threads_take_a_file_run_through_the_engine() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let net = format!("{root}/benches/anynet8x4.toml");
+    let run = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec![
+            "run",
+            "--topology",
+            &net,
+            "--traffic",
+            "uniform",
+            "--load",
+            "0.1",
+            "--packet",
+            "4",
+            "--warmup",
+            "0",
+            "--cycles",
+            "500",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        serde_json::from_str(&ok(&wormcast(&args))).unwrap()
+    };
+    let plain = run(&[]);
+    assert!(plain.get("config").is_some() && plain.get("router").is_none());
+    let one = run(&["--threads", "1"]);
+    assert_eq!(one["router"], "cut-through");
+    assert!(one.get("config").is_none());
+    let two = run(&["--threads", "2"]);
+    for k in ["latency", "accepted_throughput", "offered_load"] {
+        assert_eq!(one[k], two[k], "{k}");
+    }
+}
+
 #[test]
 fn a_single_packet_reports_its_latency() {
     let net = tmp("single.toml");

@@ -114,7 +114,9 @@ pub(crate) struct RunArgs {
     pub(crate) release: Option<String>,
     /// Threads that evaluate the network (default 1): the routers or the
     /// cut-through switches are cut into ranges of 64 or more, and the
-    /// results and the waveforms are the same for any count.
+    /// results and the waveforms are the same for any count given. A run
+    /// given it goes through the engine (docs/engine.md), whose traffic
+    /// differs from a topology file's uniform run without it.
     #[arg(long)]
     pub(crate) threads: Option<usize>,
     /// With --threads: which cycles are handed to the other threads, `busy`
