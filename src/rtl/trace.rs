@@ -381,7 +381,7 @@ struct ChangeLog {
     wide: Vec<u64>,
     /// Changes `ids` and `words` both have room for: at most the smaller
     /// of their capacities, so that a change checks one bound, not one
-    /// per list ([`push`](Self::push)). Every change of either list's
+    /// per list ([`value`](Self::value)). Every change of either list's
     /// capacity goes through [`sync_room`](Self::sync_room).
     room: usize,
 }
@@ -404,9 +404,10 @@ impl Clone for ChangeLog {
 }
 
 impl ChangeLog {
-    /// Appends one change to `ids` and `words`, which are of one length.
+    /// Appends one change to `ids` and `words`, which are of one length:
+    /// signal `id` took `word` (a value, or where a value is kept).
     #[inline(always)]
-    fn push(&mut self, id: u32, word: u64) {
+    fn value(&mut self, id: u32, word: u64) {
         let n = self.ids.len();
         debug_assert_eq!(n, self.words.len(), "a change log's lists of one length");
         if n >= self.room {
@@ -427,9 +428,7 @@ impl ChangeLog {
     #[cold]
     #[inline(never)]
     fn grow(&mut self) {
-        self.ids.reserve(1);
-        self.words.reserve(1);
-        self.sync_room();
+        self.reserve(self.ids.len() + 1);
     }
 
     /// Takes the lists' capacities as they are now.
@@ -453,19 +452,14 @@ impl ChangeLog {
     }
 
     #[inline(always)]
-    fn value(&mut self, id: u32, v: u64) {
-        self.push(id, v);
-    }
-
-    #[inline(always)]
     fn unknown(&mut self, id: u32) {
         self.unknown_at.push(self.ids.len() as u32);
-        self.push(id, 0);
+        self.value(id, 0);
     }
 
     fn wide(&mut self, id: u32, ws: &[u64]) {
         self.wide_at.push(self.ids.len() as u32);
-        self.push(id, self.wide.len() as u64);
+        self.value(id, self.wide.len() as u64);
         self.wide.extend_from_slice(ws);
     }
 
