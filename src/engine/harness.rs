@@ -21,14 +21,12 @@ use crate::direct::{PortModel, TreeConfig};
 use crate::rtl::trace::{Hierarchy, WaveSink};
 use crate::rtl::{HandOver, SeqMap};
 use crate::sim::SimConfig;
+use crate::sim::wheel::Wheel;
 use crate::{Error, Result};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use serde::Serialize;
-use std::cmp::Reverse;
 use std::collections::BTreeMap;
-use std::collections::BinaryHeap;
-use std::collections::binary_heap::PeekMut;
 
 /// The share of the offered load (per copy) a point must accept over its
 /// window not to be saturated. 0.98 would be stricter (a point at 95.03%
@@ -949,9 +947,14 @@ fn drive(
         // is never reached.
         ((u.ln() / ln_q) as u64).saturating_add(1)
     };
-    let mut next: BinaryHeap<Reverse<(u64, u32)>> = (0..nodes)
-        .map(|n| Reverse((gap(&mut rng) - 1, n)))
-        .collect();
+    // Each source's next message, on a timing wheel: a source is on it at
+    // most once, and the sources due in one cycle are taken in their
+    // order, so the draws come in the order of (cycle, source).
+    let mut next = Wheel::new(nodes as usize);
+    for n in 0..nodes {
+        next.put(0, n, gap(&mut rng) - 1);
+    }
+    let mut due: Vec<u32> = Vec::new();
     let (mut generated, mut gen_flits, mut refused) = (0u64, 0u64, 0u64);
     let mut gen_copy_flits = 0u64;
     // Messages offered in the window (taken or refused).
@@ -1007,14 +1010,10 @@ fn drive(
             (offered_before, accepted_before, msgs_before) =
                 (gen_copy_flits, book.window_flits, offered_msgs);
         }
-        // The source due first is rescheduled in place (one sift of the
-        // heap, not a pop and a push); the keys are distinct, so the order
-        // of the sources is the same either way.
-        while let Some(mut due) = next.peek_mut() {
-            let Reverse((t, n)) = *due;
-            if t > cycle {
-                break;
-            }
+        due.clear();
+        next.due(cycle, |n| due.push(n));
+        due.sort_unstable();
+        for &n in &due {
             dests.clear();
             match o.multicast {
                 None => dests.extend(o.pattern.dest(n, nodes, sides.as_deref(), &mut rng)),
@@ -1066,17 +1065,17 @@ fn drive(
                     }
                 }
             }
+            // A closed loop's source with a message sent waits for its
+            // arrival to think again.
             if !o.closed_loop || dests.is_empty() {
-                *due = Reverse((cycle.saturating_add(gap(&mut rng)), n));
-            } else {
-                PeekMut::pop(due);
+                next.schedule(cycle, n, cycle.saturating_add(gap(&mut rng)));
             }
         }
         // Cycles in which nothing can happen are skipped in one step: up to
         // the next message to generate, the end of the warm-up and the
         // stop rule's next batch boundary (the points where the loop looks).
         let mut horizon = end - cycle;
-        if let Some(&Reverse((t, _))) = next.peek() {
+        if let Some(t) = next.next_due(cycle + 1, horizon) {
             horizon = horizon.min(t - cycle);
         }
         if cycle < backlog_at {
@@ -1112,10 +1111,7 @@ fn drive(
             book.take(e);
             if let Some(f) = &mut book.finished {
                 for (src, last) in f.drain(..) {
-                    next.push(Reverse((
-                        last.saturating_add(gap(&mut rng)).max(cycle),
-                        src,
-                    )));
+                    next.put(cycle, src, last.saturating_add(gap(&mut rng)).max(cycle));
                 }
             }
         } else if cycle / 64 != before / 64 {

@@ -18,7 +18,7 @@ mod par;
 mod report;
 mod system;
 mod terminal;
-mod wheel;
+pub(crate) mod wheel;
 
 pub use crate::deadlock::{DeadlockReport, LongWait, PacketInfo, StallReport};
 pub use crate::link::{

@@ -1,4 +1,5 @@
-//! A timing wheel: wake-up times for sleeping components.
+//! A timing wheel: wake-up times for sleeping components (the cut-through
+//! system's nodes), and the engine harness's sources' next messages.
 //!
 //! Each slot is a list threaded through its components' own links, so that
 //! scheduling, replacing and waking never allocate: a component is in at
@@ -87,9 +88,11 @@ impl Wheel {
     }
 
     /// [`schedule`](Self::schedule), also for a wake-up in cycle `now`
-    /// itself (one moved between wheels before the cycle's [`due`](Self::due)).
+    /// itself, before that cycle's [`due`](Self::due) (one moved between
+    /// wheels, or a source that starts in the first cycle).
     #[inline(always)]
-    fn put(&mut self, now: u64, c: u32, when: u64) {
+    pub(crate) fn put(&mut self, now: u64, c: u32, when: u64) {
+        debug_assert!(when >= now);
         if self.at[c as usize] == when {
             return;
         }
