@@ -1075,9 +1075,6 @@ fn drive(
         // the next message to generate, the end of the warm-up and the
         // stop rule's next batch boundary (the points where the loop looks).
         let mut horizon = end - cycle;
-        if let Some(t) = next.next_due(cycle + 1, horizon) {
-            horizon = horizon.min(t - cycle);
-        }
         if cycle < backlog_at {
             horizon = horizon.min(backlog_at - cycle);
         }
@@ -1085,15 +1082,21 @@ fn drive(
             let since = cycle.saturating_sub(o.warmup);
             horizon = horizon.min(o.warmup.max(cycle) + batch_len - since % batch_len - cycle);
         }
+        // The next message is looked for only when the network itself
+        // could skip (the wheel's search walks its slots): the quiet
+        // cycles are those up to the bounds above and to the network's
+        // own, so bounding them by the next message afterwards is the
+        // same as bounding the horizon by it first.
         let k = match e.quiet(horizon) {
-            k if k > 1 => {
-                e.skip(k)?;
-                k
-            }
-            _ => {
-                e.step_batched()?;
-                1
-            }
+            k if k > 1 => next.next_due(cycle + 1, k).map_or(k, |t| k.min(t - cycle)),
+            k => k,
+        };
+        let k = if k > 1 {
+            e.skip(k)?;
+            k
+        } else {
+            e.step_batched()?;
+            1
         };
         let before = cycle;
         cycle += k;
