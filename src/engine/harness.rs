@@ -19,9 +19,8 @@ use super::stats::{Collector, Interval, Metric, Samples, Summary};
 use super::{Arrival, Engine, Pattern, RouterModel, TopoSpec};
 use crate::direct::{PortModel, TreeConfig};
 use crate::rtl::trace::{Hierarchy, WaveSink};
-use crate::rtl::{HandOver, SeqMap};
+use crate::rtl::{HandOver, SeqMap, Wheel};
 use crate::sim::SimConfig;
-use crate::sim::wheel::Wheel;
 use crate::{Error, Result};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
@@ -1068,6 +1067,7 @@ fn drive(
             // A closed loop's source with a message sent waits for its
             // arrival to think again.
             if !o.closed_loop || dests.is_empty() {
+                debug_assert!(!next.is_pending(n), "source {n} is on the wheel twice");
                 next.schedule(cycle, n, cycle.saturating_add(gap(&mut rng)));
             }
         }
@@ -1114,6 +1114,9 @@ fn drive(
             book.take(e);
             if let Some(f) = &mut book.finished {
                 for (src, last) in f.drain(..) {
+                    // Its one message has arrived: the source was off the
+                    // wheel since it sent it.
+                    debug_assert!(!next.is_pending(src), "source {src} is on the wheel twice");
                     next.put(cycle, src, last.saturating_add(gap(&mut rng)).max(cycle));
                 }
             }

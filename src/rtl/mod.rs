@@ -9,6 +9,8 @@
 //! a result. [`RoundRobin`] is the arbiter of every output port (seed 000
 //! section 3.1, Fig. 2a: one arbiter per output of the `k x k` crossbar), and
 //! [`BitString`] / [`PortMask`] are the bit vectors the decode units work on.
+//! Two schedulers of the simulation itself live here too, for the systems
+//! that share them: books keyed by sequence number and a timing wheel.
 //! Tracing ([`trace`]) is a trait the model is given: components declare their
 //! signals once and are sampled after every clock edge.
 
@@ -24,6 +26,7 @@ mod seqmap;
 mod set;
 pub mod trace;
 pub(crate) mod waitfor;
+mod wheel;
 
 pub use arbiter::RoundRobin;
 pub(crate) use arbiter::first_at_or_after;
@@ -34,3 +37,4 @@ pub use fifo::Fifo;
 pub use reg::Reg;
 pub(crate) use seqmap::SeqMap;
 pub(crate) use set::{Bits, insert_into};
+pub(crate) use wheel::Wheel;

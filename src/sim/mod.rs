@@ -18,7 +18,6 @@ mod par;
 mod report;
 mod system;
 mod terminal;
-pub(crate) mod wheel;
 
 pub use crate::deadlock::{DeadlockReport, LongWait, PacketInfo, StallReport};
 pub use crate::link::{

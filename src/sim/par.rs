@@ -37,11 +37,10 @@
 
 use super::active::{Bits, insert_into};
 use super::terminal::Terminal;
-use super::wheel::Wheel;
 use crate::link::{EndpointIo, PacketLog, PacketTable, PacketView};
 use crate::ni::Group;
 use crate::rtl::crew::{COUNT_TO, CrewJob};
-use crate::rtl::{Clocked, Next, Sink};
+use crate::rtl::{Clocked, Next, Sink, Wheel};
 use crate::switch::{Channels, Cross, CrossLists, Fault, LinkIo, Switch};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::seq::SliceRandom;

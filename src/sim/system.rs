@@ -6,7 +6,6 @@ use super::endpoint::{Endpoint, EndpointStats};
 use super::par::{Job, Parts, Range, evaluate, owns};
 use super::report::RunReport;
 use super::terminal::Terminal;
-use super::wheel::Wheel;
 use crate::deadlock::{DeadlockReport, LongWait, PacketInfo, StallReport};
 use crate::header::{Formats, Kind};
 use crate::link::{Delivery, EndpointWiring, NO_GROUP, PacketId, PacketLog, PacketTable};
@@ -18,7 +17,7 @@ use crate::rtl::HandOver;
 use crate::rtl::crew::{COUNT_TO, Crew, Shift, threads_used};
 use crate::rtl::trace::{Hierarchy, TraceState, Traced, WaveSink, Window, out_unit};
 use crate::rtl::waitfor::WaitGraph;
-use crate::rtl::{ChannelId, PortIter, Sink};
+use crate::rtl::{ChannelId, PortIter, Sink, Wheel};
 use crate::switch::{
     Channels, Cross, Decoder, Fault, PortWiring, Stall, StallAt, Switch, SwitchParams, WaitOn,
 };

@@ -1,5 +1,7 @@
 //! A timing wheel: wake-up times for sleeping components (the cut-through
-//! system's nodes), and the engine harness's sources' next messages.
+//! system's nodes), and the engine harness's sources' next messages. It is
+//! the kernel's because both use it: a scheduler of the simulation, not a
+//! unit of the modelled hardware.
 //!
 //! Each slot is a list threaded through its components' own links, so that
 //! scheduling, replacing and waking never allocate: a component is in at
@@ -107,6 +109,12 @@ impl Wheel {
         } else {
             self.far.push(Reverse((when, c)));
         }
+    }
+
+    /// Whether `c` has a wake-up pending.
+    #[inline]
+    pub(crate) fn is_pending(&self, c: u32) -> bool {
+        self.at[c as usize] != u64::MAX
     }
 
     /// Calls `wake` for every component due at `now`, in no set order.
@@ -259,6 +267,13 @@ mod tests {
                     _ => false,
                 };
                 for (k, x) in [&w, &even, &odd].into_iter().enumerate() {
+                    for (c, due) in model.iter().enumerate() {
+                        proptest::prop_assert_eq!(
+                            x.is_pending(c as u32),
+                            holds(k, c) && due.is_some(),
+                            "cycle {}: wheel {}, component {}", t, k, c
+                        );
+                    }
                     let first = (0..n).filter(|&c| holds(k, c)).filter_map(|c| model[c]).min();
                     match (x.next_due(t + 1, u64::MAX), first) {
                         (None, None) => {}
