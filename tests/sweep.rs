@@ -665,6 +665,43 @@ fn a_journal_claiming_an_absurd_sweep_is_refused_at_once() {
 }
 
 #[test]
+fn a_file_given_for_a_journal_is_named_with_what_a_journal_is() {
+    let dir = tmp("not-a-journal");
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("merged");
+    // The sweep file itself, the commonest slip, then a journal line cut
+    // inside its JSON (the line is whole: a torn last line is a job left
+    // to run again, not an error).
+    let torn = dir.join("journal.shard-0-of-2.jsonl");
+    std::fs::write(&torn, "{\"sweep\":\"1c11e242467c96cc\",\"jobs\":\n").unwrap();
+    for (file, why) in [
+        (
+            Path::new(SWEEP),
+            "not a journal line: a journal holds one JSON object a line, as `wormcast sweep run` \
+             writes them in its --out folder (journal.jsonl, or journal.shard-K-of-N.jsonl for a shard)"
+                .to_string(),
+        ),
+        (
+            torn.as_path(),
+            "not a journal line: EOF while parsing a value at line 1 column 35".to_string(),
+        ),
+    ] {
+        let f = file.to_str().unwrap();
+        let o = wormcast(
+            &["sweep", "merge", "--out", out.to_str().unwrap(), f],
+            &[],
+        );
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert_eq!(
+            stderr(&o).trim_end(),
+            format!("error: configuration: journal = {f}:1: {why}")
+        );
+        assert!(!out.exists());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn a_memory_budget_keeps_the_results_and_refuses_a_job_past_it() {
     // Every job of the example sweep fits in 1 GB many times over: the
     // same bytes as a run without a budget, and nothing waits. (Jobs that

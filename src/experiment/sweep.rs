@@ -568,8 +568,20 @@ fn journal_line(place: impl Fn() -> String, line: &[u8]) -> Result<Record> {
         value: place(),
         reason,
     };
-    let r: Record =
-        serde_json::from_slice(line).map_err(|e| refuse(format!("not a journal line: {e}")))?;
+    let r: Record = serde_json::from_slice(line).map_err(|e| {
+        if line.trim_ascii_start().first() == Some(&b'{') {
+            refuse(format!("not a journal line: {e}"))
+        } else {
+            // Not JSON at all: most likely another file given for a
+            // journal (the sweep file itself, or its CSV).
+            refuse(
+                "not a journal line: a journal holds one JSON object a line, as `wormcast sweep \
+                 run` writes them in its --out folder (journal.jsonl, or \
+                 journal.shard-K-of-N.jsonl for a shard)"
+                    .into(),
+            )
+        }
+    })?;
     if r.jobs == 0 || r.jobs > MAX_JOBS {
         return Err(refuse(format!(
             "a sweep of {} jobs: a sweep has 1 to {MAX_JOBS}",
