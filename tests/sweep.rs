@@ -669,9 +669,9 @@ fn a_file_given_for_a_journal_is_named_with_what_a_journal_is() {
     let dir = tmp("not-a-journal");
     std::fs::create_dir_all(&dir).unwrap();
     let out = dir.join("merged");
-    // The sweep file itself, the commonest slip, then a journal line cut
-    // inside its JSON (the line is whole: a torn last line is a job left
-    // to run again, not an error).
+    // The sweep file itself, the commonest slip, then a line whose JSON
+    // stops short though the line ends (a torn last line, one without its
+    // newline, is a job to run again, not an error).
     let torn = dir.join("journal.shard-0-of-2.jsonl");
     std::fs::write(&torn, "{\"sweep\":\"1c11e242467c96cc\",\"jobs\":\n").unwrap();
     for (file, why) in [
