@@ -582,8 +582,11 @@ pub fn build(
                 multicasts: 0,
                 phases: 0,
             });
+            let mut sys = System::new(&net, &cfg, &Traffic::Idle)?;
+            // The harness reads the network only as a batched step allows.
+            sys.set_overlap(true)?;
             Box::new(CutThrough {
-                sys: System::new(&net, &cfg, &Traffic::Idle)?,
+                sys,
                 buf: Vec::new(),
                 ids: FxHashMap::default(),
                 scheme,
@@ -815,10 +818,17 @@ impl Engine for CutThrough {
     fn step(&mut self) -> Result<()> {
         self.sys.tick()
     }
+    fn step_batched(&mut self) -> Result<()> {
+        self.sys.step_batched()
+    }
+    fn settle(&mut self) -> Result<()> {
+        self.sys.settle()
+    }
     fn quiet(&self, horizon: u64) -> u64 {
         self.sys.quiet_cycles(horizon)
     }
     fn skip(&mut self, cycles: u64) -> Result<()> {
+        self.sys.settle()?;
         self.sys.skip(cycles);
         Ok(())
     }

@@ -252,6 +252,16 @@ impl Endpoint {
         self.generator = None;
     }
 
+    /// Whether its own generator makes packets.
+    pub(crate) fn generating(&self) -> bool {
+        self.generator.is_some()
+    }
+
+    /// The sequence number its next packet gets.
+    pub(crate) fn next_seq(&self) -> u64 {
+        self.next_seq
+    }
+
     /// Queues a unicast packet to `dst` with `payload` flits after its
     /// header (or a worm), generated at `now`. Returns its sequence number,
     /// or `None` if the source queue is full (the packet is counted as

@@ -14,7 +14,7 @@ use crate::mcast::Tree;
 use crate::net::{Network, PortConn, Reachability, RoutingTables, UpDown};
 use crate::ni::{Group, HostDelivery, NiNode, NiTiming, Scheme};
 use crate::rtl::HandOver;
-use crate::rtl::crew::{COUNT_TO, Crew, Shift, threads_used};
+use crate::rtl::crew::{COUNT_TO, Crew, CrewJob, Shift, threads_used};
 use crate::rtl::trace::{Hierarchy, TraceState, Traced, WaveSink, Window, out_unit};
 use crate::rtl::waitfor::WaitGraph;
 use crate::rtl::{ChannelId, PortIter, Sink, Wheel};
@@ -266,6 +266,41 @@ pub struct System {
     /// On several threads, the channels gathered from the ranges' copies
     /// since the last cycle ([`System::channels`]).
     gathered: std::cell::OnceCell<Channels>,
+    /// Batched steps may leave their cycle running on the helpers
+    /// ([`System::set_overlap`]).
+    overlap: bool,
+    /// The last batched step left its cycle running on the helpers.
+    left_running: bool,
+    /// A fault found while finishing a cycle for a reader that could not
+    /// return it: the next step's (or settle's) to return.
+    pending_err: Option<Error>,
+    /// Packets and worms sent while a cycle ran on the helpers, for their
+    /// sources once it is finished.
+    stage: Vec<Staged>,
+    /// With overlap on, per node: the sequence number its next packet
+    /// gets, and at least as many packets as its source queue holds.
+    shadow: Vec<Shadow>,
+}
+
+/// A packet or worm sent while a cycle ran on the helpers, as
+/// [`System::enqueue`] takes it.
+struct Staged {
+    src: u32,
+    dst: u32,
+    payload: u16,
+    worm: Option<Box<Worm>>,
+    now: u64,
+}
+
+/// What the system knows of a source queue without reading its endpoint
+/// (which may be running on a helper): the sequence number of its next
+/// packet, which only the system's sends move, and a count of the
+/// packets queued that is never below the queue's (a source only takes
+/// packets from its queue while it runs).
+#[derive(Clone, Copy, Debug, Default)]
+struct Shadow {
+    seq: u64,
+    queued_at_most: u32,
 }
 
 /// The ranges of a system evaluated on several threads, and the helper
@@ -523,6 +558,11 @@ impl System {
             queue_count_at: 0,
             par,
             gathered: std::cell::OnceCell::new(),
+            overlap: false,
+            left_running: false,
+            pending_err: None,
+            stage: Vec::new(),
+            shadow: Vec::new(),
         };
         let start = match *traffic {
             Traffic::Idle => None,
@@ -649,6 +689,7 @@ impl System {
     /// this gathers them, as one thread would hold them (each channel as
     /// its reader's range sees it), once per cycle asked.
     pub fn channels(&self) -> &Channels {
+        debug_assert!(!self.left_running, "read while a cycle runs on the helpers");
         match self.ranges_hold() {
             None => &self.ch,
             Some(p) => self.gathered.get_or_init(|| {
@@ -700,6 +741,7 @@ impl System {
     /// Sets the evaluation order. A shuffled order takes one thread: on
     /// several, it is refused.
     pub fn set_eval_order(&mut self, order: EvalOrder) -> Result<()> {
+        self.land()?;
         self.order = match order {
             EvalOrder::Natural => None,
             EvalOrder::Shuffled { .. } if self.par.is_some() => {
@@ -720,6 +762,7 @@ impl System {
     /// packets generated from now on, throughput counts flits arriving from
     /// now on.
     pub fn start_window(&mut self) {
+        self.land_for_reader();
         self.window = self.cycle;
         for e in self.endpoints.iter_mut() {
             if let Some(e) = e.endpoint_mut() {
@@ -730,6 +773,7 @@ impl System {
 
     /// Stops the traffic generators.
     pub fn stop_traffic(&mut self) {
+        self.land_for_reader();
         for e in self.endpoints.iter_mut() {
             if let Some(e) = e.endpoint_mut() {
                 e.stop();
@@ -773,7 +817,6 @@ impl System {
         let worm = self.worms.build_in(src, spec, &mut self.worm_scratch)?;
         let len = (worm.header.len() as u32).saturating_add(payload);
         self.cfg.check_packet(len)?;
-        self.packets.sends_worms(src);
         self.enqueue(src, u32::MAX, payload as u16, Some(Box::new(worm)))
     }
 
@@ -785,17 +828,64 @@ impl System {
         worm: Option<Box<Worm>>,
     ) -> Result<PacketId> {
         let now = self.cycle;
-        let Some(e) = self.endpoints[src as usize].endpoint_mut() else {
+        if self.left_running {
+            // The source may be running on a helper: the packet waits for
+            // the cycle to finish, unless its queue may be full, which
+            // only the finished cycle can tell.
+            let limit = self.cfg.source_queue_packets;
+            let sh = &mut self.shadow[src as usize];
+            if sh.queued_at_most < limit {
+                let seq = sh.seq;
+                sh.seq += 1;
+                sh.queued_at_most += 1;
+                self.stage.push(Staged {
+                    src,
+                    dst,
+                    payload,
+                    worm,
+                    now,
+                });
+                return Ok(PacketId { src, seq });
+            }
+            self.land()?;
+        }
+        if self.endpoints[src as usize].endpoint().is_none() {
             return Err(Self::needs_endpoints("packets and worms"));
-        };
-        let Some(seq) = e.enqueue(dst, payload, worm, now) else {
-            return Err(Error::BadPacket(format!(
+        }
+        match self.enqueue_now(src, dst, payload, worm, now) {
+            Some(seq) => Ok(PacketId { src, seq }),
+            None => Err(Error::BadPacket(format!(
                 "node {src}'s source queue is full ({} packets)",
                 self.cfg.source_queue_packets
-            )));
-        };
+            ))),
+        }
+    }
+
+    /// Puts a packet (or worm) into endpoint `src`'s source queue, created
+    /// at `now`, and wakes it: its sequence number, or `None` when the
+    /// queue is full.
+    fn enqueue_now(
+        &mut self,
+        src: u32,
+        dst: u32,
+        payload: u16,
+        worm: Option<Box<Worm>>,
+        now: u64,
+    ) -> Option<u64> {
+        if worm.is_some() {
+            self.packets.sends_worms(src);
+        }
+        let e = self.endpoints[src as usize].endpoint_mut()?;
+        let seq = e.enqueue(dst, payload, worm, now);
+        if let Some(sh) = self.shadow.get_mut(src as usize) {
+            *sh = Shadow {
+                seq: e.next_seq(),
+                queued_at_most: e.queued() as u32,
+            };
+        }
+        seq?;
         self.wake_now((self.n_sw + src as usize) as u32);
-        Ok(PacketId { src, seq })
+        seq
     }
 
     /// The arrivals of packet `id` so far, as (destination, cycle its tail
@@ -819,6 +909,7 @@ impl System {
     /// runs dry of credits and every worm branch toward it waits, while the
     /// other branches go on.
     pub fn hold_node(&mut self, n: u32, until: u64) -> Result<()> {
+        self.land()?;
         self.check_node(n)?;
         let Some(e) = self.endpoints[n as usize].endpoint_mut() else {
             return Err(Self::needs_endpoints("holding a node"));
@@ -895,6 +986,7 @@ impl System {
     /// a window of cycles, some components), the rest left unsampled.
     /// Only before the first cycle.
     pub fn attach_tracer(&mut self, sink: Box<dyn WaveSink>) -> Result<()> {
+        self.land()?;
         if self.cycle != 0 {
             return Err(Error::Config {
                 field: "tracing",
@@ -1011,6 +1103,7 @@ impl System {
 
     /// Ends tracing, returning what traced.
     fn end_trace(&mut self) -> Result<Option<Box<Tracing>>> {
+        self.land()?;
         self.ch.flits.set_track_changes(false);
         self.ch.credits.set_track_changes(false);
         for r in self.par.iter_mut().flat_map(|p| &mut p.ranges) {
@@ -1027,13 +1120,152 @@ impl System {
 
     /// Simulates one clock cycle.
     pub fn tick(&mut self) -> Result<()> {
+        if let Some(e) = self.pending_err.take() {
+            return Err(e);
+        }
         self.tick_as(None)
+    }
+
+    /// Simulates one cycle, as [`tick`](Self::tick), but with
+    /// [`set_overlap`](Self::set_overlap) on several threads may return
+    /// while the helpers still run it: the calling thread runs its own
+    /// range, and its work until the next step (the harness's sends and
+    /// bookkeeping) runs beside the other ranges instead of after them.
+    /// The next step (or [`settle`](Self::settle)) first waits for them
+    /// and finishes the cycle as `tick` would have (its logs, its faults,
+    /// the watchdog), then hands the sends made in between to their
+    /// sources, in the order made. A cycle after which the watchdog looks,
+    /// run as one thread's (a light cycle), or that leaves the calling
+    /// thread's range with nothing live (the network may be quiet, which
+    /// only a finished cycle can tell) is finished before it returns.
+    ///
+    /// Between such steps only [`inject`](Self::inject) and
+    /// [`inject_worm`](Self::inject_worm) (their sequence numbers and
+    /// full-queue refusals are those of one thread: a send to a source
+    /// whose queue may be full finishes the cycle first),
+    /// [`quiet_cycles`](Self::quiet_cycles) (0),
+    /// [`take_deliveries`](Self::take_deliveries) and `settle` (which
+    /// finish the cycle first) may be used. A fault or a deadlock is the
+    /// same, found at the same cycle, as on one thread; after it the
+    /// system is not to be stepped again.
+    pub(crate) fn step_batched(&mut self) -> Result<()> {
+        if let Some(e) = self.pending_err.take() {
+            return Err(e);
+        }
+        self.land()?;
+        if !self.overlap || self.par.is_none() || self.tracing.is_some() {
+            return self.tick_as(None);
+        }
+        self.gathered = std::cell::OnceCell::new();
+        let par = self.par.as_mut().expect("ranges");
+        if !par.shift.hand_over(par.ranges.iter().map(|r| r.work)) {
+            return self.tick_as(Some(false));
+        }
+        self.hand_to_ranges();
+        let jobs = self.jobs();
+        let crew = &mut self.par.as_mut().expect("ranges").crew;
+        crew.start(&jobs);
+        // Waits for the helpers if anything below panics.
+        let running = crew.pending();
+        self.left_running = true;
+        self.cycle += 1;
+        // SAFETY: the first range is this thread's alone for the cycle,
+        // and the pointers are fresh (nothing moved the vectors since
+        // `jobs`).
+        unsafe { jobs[0].run() };
+        std::mem::forget(running);
+        // SAFETY: the first range is this thread's, and its job is done
+        // (the helpers touch only their own).
+        let mine = unsafe { &*self.par.as_ref().expect("ranges").ranges.as_ptr() };
+        if self.cycle.is_multiple_of(WATCHDOG_PERIOD) || mine.work == 0 {
+            return self.land();
+        }
+        Ok(())
+    }
+
+    /// Lets [`step_batched`](Self::step_batched) leave its cycles running
+    /// on the helpers (the one engine's harness, which reads the system
+    /// only as a batched step allows). Only a system of traffic endpoints
+    /// with no generated traffic overlaps: its sends are the only ones
+    /// that fill the source queues. Turning it on finishes a cycle left
+    /// running.
+    pub(crate) fn set_overlap(&mut self, on: bool) -> Result<()> {
+        self.land()?;
+        let endpoints = self.endpoints.iter().all(|t| t.endpoint().is_some());
+        let generating = self
+            .endpoints
+            .iter()
+            .filter_map(Terminal::endpoint)
+            .any(Endpoint::generating);
+        self.overlap = on && self.par.is_some() && endpoints && !generating;
+        self.shadow = if self.overlap {
+            self.endpoints
+                .iter()
+                .filter_map(Terminal::endpoint)
+                .map(|e| Shadow {
+                    seq: e.next_seq(),
+                    queued_at_most: e.queued() as u32,
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Ok(())
+    }
+
+    /// Finishes a cycle a batched step left running, and returns a fault
+    /// found by finishing one earlier: after it the system reads as after
+    /// [`tick`](Self::tick).
+    pub(crate) fn settle(&mut self) -> Result<()> {
+        if let Some(e) = self.pending_err.take() {
+            return Err(e);
+        }
+        self.land()
+    }
+
+    /// Waits for the helpers of a cycle a batched step left running,
+    /// finishes that cycle as [`tick`](Self::tick) would have, and hands
+    /// the packets sent since to their sources.
+    fn land(&mut self) -> Result<()> {
+        if !self.left_running {
+            return Ok(());
+        }
+        self.par.as_mut().expect("ranges").crew.wait();
+        self.left_running = false;
+        self.collect_ranges();
+        let next = self.cycle;
+        if let Err(e) = self.close(next - 1) {
+            self.stage.clear();
+            return Err(e);
+        }
+        if next.is_multiple_of(WATCHDOG_PERIOD)
+            && let Err(e) = self.watchdog()
+        {
+            self.stage.clear();
+            return Err(e);
+        }
+        let mut stage = std::mem::take(&mut self.stage);
+        for s in stage.drain(..) {
+            let seq = self.enqueue_now(s.src, s.dst, s.payload, s.worm, s.now);
+            debug_assert!(seq.is_some(), "a staged packet refused");
+        }
+        self.stage = stage;
+        Ok(())
+    }
+
+    /// [`land`](Self::land) for a reader that cannot return a fault: one
+    /// found is the next step's (or `settle`'s) to return.
+    fn land_for_reader(&mut self) {
+        if let Err(e) = self.land() {
+            self.pending_err.get_or_insert(e);
+        }
     }
 
     /// [`tick`](Self::tick); on several threads, `hand` says whether the
     /// cycle goes to the ranges' threads or runs as one thread's (`None`:
     /// as the [`Shift`] rule says).
     fn tick_as(&mut self, hand: Option<bool>) -> Result<()> {
+        self.land()?;
         let cycle = self.cycle;
         let next = cycle + 1;
         if self.par.is_some() {
@@ -1041,6 +1273,21 @@ impl System {
         } else {
             self.eval_all();
         }
+        self.close(cycle)?;
+        if self.tracing.is_some() {
+            self.trace_cycle(next)?;
+        }
+        self.cycle = next;
+        if next.is_multiple_of(WATCHDOG_PERIOD) {
+            self.watchdog()?;
+        }
+        Ok(())
+    }
+
+    /// Finishes cycle `cycle` once its components have run: takes what
+    /// the cycle logged of the packets and the hosts' messages, and
+    /// returns the first fault it found.
+    fn close(&mut self, cycle: u64) -> Result<()> {
         let Self {
             packets,
             log,
@@ -1070,13 +1317,6 @@ impl System {
                 cycle: f.cycle,
                 what,
             });
-        }
-        if self.tracing.is_some() {
-            self.trace_cycle(next)?;
-        }
-        self.cycle = next;
-        if next.is_multiple_of(WATCHDOG_PERIOD) {
-            self.watchdog()?;
         }
         Ok(())
     }
@@ -1163,6 +1403,14 @@ impl System {
             return;
         }
         self.hand_to_ranges();
+        let jobs = self.jobs();
+        self.par.as_mut().expect("ranges").crew.run(&jobs);
+        self.collect_ranges();
+    }
+
+    /// The ranges' jobs of the cycle the clock reads (the network's state
+    /// handed to the ranges).
+    fn jobs(&mut self) -> smallvec::SmallVec<[Job; 4]> {
         let par = self.par.as_mut().expect("ranges");
         let (ranges, cross, n_ranges) = (
             par.ranges.as_mut_ptr(),
@@ -1183,8 +1431,15 @@ impl System {
             k,
             traced: self.tracing.is_some(),
         };
-        let jobs: smallvec::SmallVec<[Job; 4]> = (0..n_ranges).map(job).collect();
-        par.crew.run(&jobs);
+        (0..n_ranges).map(job).collect()
+    }
+
+    /// Takes what the ranges' finished cycle produced, in range order
+    /// (the switches' faults of every range, then the nodes', as one
+    /// thread finds them), and, when traced, the channels and components
+    /// the tracer samples.
+    fn collect_ranges(&mut self) {
+        let par = self.par.as_mut().expect("ranges");
         for r in &mut par.ranges {
             self.faults.extend(r.faults.drain(..r.node_faults));
         }
@@ -1472,6 +1727,10 @@ impl System {
     /// waveform samples is passed ([`Window::skippable`]), until a
     /// component's next scheduled wake-up. 0 while anything is active.
     pub fn quiet_cycles(&self, horizon: u64) -> u64 {
+        if self.left_running {
+            // Only a finished cycle can tell.
+            return 0;
+        }
         // A traced network skips only cycles its waveform leaves unsampled.
         let horizon = match self.tracing.as_deref() {
             None => horizon,
@@ -1523,6 +1782,7 @@ impl System {
     /// (at most [`System::quiet_cycles`]): what as many ticks would do, in
     /// one step.
     pub fn skip(&mut self, cycles: u64) {
+        self.land_for_reader();
         debug_assert_eq!(
             self.quiet_cycles(cycles),
             cycles,
@@ -1752,6 +2012,7 @@ impl System {
     /// Every delivered packet, by destination then arrival, when
     /// `record_deliveries` is on (traffic endpoints).
     pub fn deliveries(&self) -> Vec<Delivery> {
+        debug_assert!(!self.left_running, "read while a cycle runs on the helpers");
         self.endpoints
             .iter()
             .filter_map(Terminal::endpoint)
@@ -1763,6 +2024,7 @@ impl System {
     /// the end of `out`, by destination, leaving none: a long run's harness
     /// reads them as they come.
     pub fn take_deliveries(&mut self, out: &mut Vec<Delivery>) {
+        self.land_for_reader();
         // Only the endpoints that recorded one, in node order (the order
         // of a scan of every endpoint, which a large network cannot afford
         // at every look).
@@ -1952,6 +2214,7 @@ impl System {
     /// `out`, as (node, delivery), nodes in the order they first received
     /// one. The NIs keep them too ([`NiNode::deliveries`]).
     pub fn take_host_deliveries(&mut self, out: &mut Vec<(u32, HostDelivery)>) {
+        self.land_for_reader();
         for x in self.groups.unread.drain(..) {
             self.groups.listed[x as usize] = false;
             if let Some(ni) = self.endpoints[x as usize].ni_mut() {
@@ -2041,6 +2304,7 @@ impl System {
 
     /// The statistics of the run so far.
     pub fn report(&self) -> RunReport {
+        debug_assert!(!self.left_running, "read while a cycle runs on the helpers");
         let mut t = EndpointStats::default();
         let mut queued = 0u64;
         for e in self.endpoints.iter().filter_map(Terminal::endpoint) {
@@ -2098,6 +2362,10 @@ impl System {
 
 impl Drop for System {
     fn drop(&mut self) {
+        // No helper may still be working on the network as it goes.
+        if let Some(p) = &self.par {
+            p.crew.settle_quietly();
+        }
         if let Some(t) = &mut self.tracing {
             let _ = t.sink.finish_logged(self.cycle, &mut t.state);
         }
@@ -2147,6 +2415,111 @@ mod tests {
         let s = System::new(&net, &cfg, &Traffic::Idle).unwrap();
         assert_eq!(s.threads(), 2);
         s
+    }
+
+    /// What a run of `cycles` cycles sent and delivered, driven as the
+    /// harness drives a system: each cycle a few random sources send a
+    /// packet or a worm, then the system steps (`batched`: by
+    /// [`System::step_batched`], with overlap on), and every 64 cycles the
+    /// deliveries are taken. Returns each send's answer, the deliveries,
+    /// the report, and how many sends were staged beside a running cycle
+    /// and how many had to finish it first (a queue that may be full).
+    #[allow(clippy::type_complexity)]
+    fn harness_run(
+        s: &mut System,
+        batched: bool,
+        cycles: u64,
+    ) -> (
+        Vec<Result<PacketId, String>>,
+        Vec<Delivery>,
+        RunReport,
+        u32,
+        u32,
+    ) {
+        use rand::RngExt;
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+        let nodes = s.num_nodes();
+        let (mut sent, mut got) = (Vec::new(), Vec::new());
+        let (mut staged, mut landed) = (0, 0);
+        for c in 0..cycles {
+            // Bursts that fill 2-packet queues, and quiet stretches.
+            let k = if c % 400 < 150 {
+                rng.random_range(0..8)
+            } else {
+                0
+            };
+            for _ in 0..k {
+                let src = rng.random_range(0..nodes / 4);
+                let dst = rng.random_range(0..nodes);
+                let running = s.left_running;
+                let before = s.stage.len();
+                let r = if rng.random_bool(0.03) {
+                    let dests = vec![dst, (dst + 1) % nodes, (dst + 77) % nodes];
+                    s.inject_worm(src, &WormSpec::BitString { dests }, 6)
+                } else {
+                    s.inject(src, dst, 12)
+                };
+                if running && s.stage.len() > before {
+                    staged += 1;
+                }
+                if running && !s.left_running {
+                    landed += 1;
+                }
+                sent.push(r.map_err(|e| e.to_string()));
+            }
+            if batched {
+                s.step_batched().unwrap();
+            } else {
+                s.tick().unwrap();
+            }
+            if c % 64 == 63 {
+                s.take_deliveries(&mut got);
+            }
+        }
+        if batched {
+            s.settle().unwrap();
+        }
+        s.take_deliveries(&mut got);
+        (sent, got, s.report(), staged, landed)
+    }
+
+    /// Batched steps on two threads, with the harness's sends made while
+    /// the helpers run the cycle, give one thread's run: the same sequence
+    /// numbers, the same refusals of a full source queue (each at the
+    /// cycle it came), the same deliveries and the same report.
+    #[test]
+    fn batched_steps_with_sends_beside_them_give_one_threads_run() {
+        let net = irregular(128, 512);
+        let cfg = |threads| SimConfig {
+            threads,
+            hand_over: crate::rtl::HandOver::Always,
+            source_queue_packets: 2,
+            record_deliveries: true,
+            ..SimConfig::default()
+        };
+        let cycles = 3 * WATCHDOG_PERIOD + 100;
+        let mut one = System::new(&net, &cfg(1), &Traffic::Idle).unwrap();
+        let want = harness_run(&mut one, false, cycles);
+        let mut two = System::new(&net, &cfg(2), &Traffic::Idle).unwrap();
+        two.set_overlap(true).unwrap();
+        assert!(two.overlap);
+        let got = harness_run(&mut two, true, cycles);
+        assert_eq!(got.0, want.0, "the sends' answers");
+        assert_eq!(got.1, want.1, "the deliveries");
+        assert_eq!(got.2, want.2, "the reports");
+        let refused = want.0.iter().filter(|r| r.is_err()).count();
+        assert!(
+            refused > 20 && want.1.len() > 1000,
+            "{refused} refused, {} delivered",
+            want.1.len()
+        );
+        // Sends did go beside running cycles, and some had to wait for
+        // them: queues that may have been full.
+        let (staged, landed) = (got.3, got.4);
+        assert!(
+            staged > 1000 && landed > 50,
+            "{staged} staged, {landed} landed"
+        );
     }
 
     /// The sources cannot queue more than the first mark between two
