@@ -203,6 +203,12 @@ fn an_experiment_takes_its_shard_from_a_slurm_task() {
 /// others are still to start, and the sweep says so. The results are those
 /// of jobs asking for one thread, byte for byte; a sweep of one job runs
 /// it on the threads it asks for.
+///
+/// The jobs ask for 3 threads, more than the sweep's 2: the last job to
+/// start may find the other worker done and take its core (whether it
+/// does is a matter of timing), but even then it runs on fewer than it
+/// asks for, so all 4 are counted on any machine. Which job takes what is
+/// pinned exactly by the unit test of the sweep's cores.
 #[test]
 fn jobs_asking_for_threads_share_the_sweeps_cores() {
     let dir = tmp("cores");
@@ -236,17 +242,17 @@ fn jobs_asking_for_threads_share_the_sweeps_cores() {
         (stderr(&o), read(&out.join("sweep.csv")))
     };
     let loads = "0.02, 0.03, 0.04, 0.05";
-    let (said, two) = run(&sweep(2, loads), "two");
+    let (said, three) = run(&sweep(3, loads), "three");
     assert!(
         said.contains(
-            "4 jobs ran on fewer threads than the 2 their configuration asks for: \
+            "4 jobs ran on fewer threads than the 3 their configuration asks for: \
              the sweep's 2 threads run its jobs side by side"
         ),
         "{said}"
     );
     let (said, one) = run(&sweep(1, loads), "one");
     assert!(!said.contains("fewer threads"), "{said}");
-    assert_eq!(two, one);
+    assert_eq!(three, one);
     let (said, _) = run(&sweep(2, "0.02"), "alone");
     assert!(!said.contains("fewer threads"), "{said}");
     assert!(
