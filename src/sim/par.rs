@@ -34,6 +34,14 @@
 //! inboxes, and moves the network's state between those and the ranges'
 //! when the hand-over rule changes its mind ([`Range::take_crossings`]
 //! is the part of a range's cycle such a move does too).
+//!
+//! Under the one engine's harness a handed-over cycle may also be left
+//! running: the system's batched step runs the calling thread's range,
+//! returns while the helpers still run theirs, and takes the logs above
+//! only at the next step or read. The harness's sends made in between are
+//! staged with the sequence numbers and full-queue refusals one thread
+//! would give, and reach their sources once the cycle is finished, so
+//! nothing a range reads changes under it.
 
 use super::active::{Bits, insert_into};
 use super::terminal::Terminal;
