@@ -470,12 +470,13 @@ impl Router {
             self.decode(io);
         }
         // The write stage has work at an input a flit arrives at, one whose
-        // buffer popped flits (credits to publish), and one collecting a
-        // header or holding the next worm's flits (not decoded, not idle).
-        // It is the last stage: it also brings `busy` up to date at the
-        // inputs that can have changed between idle and busy, those a flit
-        // arrived at and those that popped one (an input turns busy when
-        // a flit arrives and idle when its worm's tail leaves).
+        // buffer popped flits and has not published the credits yet (`free`'s
+        // and the tails `traverse` sent), and one collecting a header or
+        // holding the next worm's flits (not decoded, not idle). It is the
+        // last stage: it also brings `busy` up to date at the inputs that
+        // can have changed between idle and busy, those a flit arrived at
+        // and those whose worm's tail left (an input turns busy when a flit
+        // arrives and idle when its worm's tail leaves).
         let changed = inbox | popped;
         self.write(io, changed | (self.busy & !self.routed), inbox, changed);
         #[cfg(debug_assertions)]
@@ -628,10 +629,15 @@ impl Router {
 
     /// Moves a flit on every granted output that can send. Returns the
     /// inputs whose worm has several copies and a copy took a body flit
-    /// of (the buffers `free` may pop), and the inputs that popped a flit
-    /// here: a worm with one copy and no output left to ask for frees each
-    /// body flit as its copy sends it (the slowest copy is that copy, so
-    /// `free` would pop the same flit).
+    /// of (the buffers `free` may pop), and the inputs whose worm's tail
+    /// left here: a worm with one copy and no output left to ask for frees
+    /// each body flit as its copy sends it (the slowest copy is that copy,
+    /// so `free` would pop the same flit). Such an input publishes its
+    /// freed total here too, unless the flit is the tail: it stays
+    /// decoded and busy, so the write stage has nothing else to do at it
+    /// unless a flit arrives. After a tail the input is idle, and the write
+    /// stage may collect the next worm's header in the same cycle, so the
+    /// total is published there, once.
     #[inline(always)]
     fn traverse(&mut self, io: &mut RouterIo<'_>) -> (u64, u64) {
         let w = self.addr_flits;
@@ -692,10 +698,15 @@ impl Router {
                     u.fifo.pop();
                     u.body_popped += 1;
                     u.freed = u.freed.wrapping_add(1);
-                    popped |= 1 << owner;
                     if f.is_tail() {
+                        popped |= 1 << owner;
                         u.retire(w);
                         self.routed &= !(1 << owner);
+                    } else {
+                        if let Some(cr) = u.credit_out {
+                            io.ch.credits.write(cr, u.freed);
+                        }
+                        u.published = u.freed;
                     }
                 } else {
                     streamed |= 1 << owner;
