@@ -129,6 +129,16 @@ impl InputUnit {
         self.latch_len = 0;
         self.latch_need = 1 + addr_flits;
     }
+
+    /// Sends the total of freed slots upstream as the credit and notes it
+    /// published (an input without an upstream sender only notes it).
+    #[inline]
+    fn publish(&mut self, ch: &mut Channels) {
+        if let Some(c) = self.credit_out {
+            ch.credits.write(c, self.freed);
+        }
+        self.published = self.freed;
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -703,10 +713,7 @@ impl Router {
                         u.retire(w);
                         self.routed &= !(1 << owner);
                     } else {
-                        if let Some(cr) = u.credit_out {
-                            io.ch.credits.write(cr, u.freed);
-                        }
-                        u.published = u.freed;
+                        u.publish(io.ch);
                     }
                 } else {
                     streamed |= 1 << owner;
@@ -891,10 +898,7 @@ impl Router {
                 ));
             }
             if u.freed != u.published {
-                if let Some(c) = u.credit_out {
-                    io.ch.credits.write(c, u.freed);
-                }
-                u.published = u.freed;
+                u.publish(io.ch);
             }
             if changed >> i & 1 == 1 {
                 if u.is_idle() {
