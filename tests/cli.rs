@@ -466,13 +466,13 @@ fn bad_input_fails_with_a_message_naming_the_problem() {
     let net = net.to_str().unwrap();
     refused(
         &["run", "--topology", net, "--load", "-1"],
-        "load = -1: must be within 0..=1 flits/node/cycle",
+        "load = -1: an offered load is at least 0 and at most 1 flit/node/cycle",
     );
     // An absurd one is named short, not in 309 digits, on the command
     // line and in a run configuration.
     refused(
         &["run", "--topology", net, "--load", "1e308"],
-        "load = 1e308: must be within 0..=1 flits/node/cycle",
+        "load = 1e308: an offered load is at least 0 and at most 1 flit/node/cycle",
     );
     let config = tmp("absurd-load.toml");
     std::fs::write(
@@ -482,7 +482,7 @@ fn bad_input_fails_with_a_message_naming_the_problem() {
     .unwrap();
     refused(
         &["run", "--config", config.to_str().unwrap()],
-        "load = 1e308: an offered load is above 0 and at most 1 flit/node/cycle",
+        "load = 1e308: an offered load is at least 0 and at most 1 flit/node/cycle",
     );
     refused(
         &["run", "--topology", net, "--packet", "-3"],

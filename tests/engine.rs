@@ -2244,3 +2244,104 @@ fn the_harness_draws_the_sources_in_cycle_and_source_order() {
     }
     assert!(wrong.is_empty(), "{wrong:#?}");
 }
+
+/// `--load 0` runs every router model's network idle, as seed 000's
+/// system runs one (it was refused by the engine alone): no message is
+/// made or delivered, no latency is measured, and no link is named the
+/// busiest (any link would have been, at 0 flits a cycle).
+#[test]
+fn a_load_of_zero_runs_every_router_model_idle() {
+    let cases: [&[&str]; 7] = [
+        &["--topology", "mesh:4x4"],
+        &["--topology", "mesh:4x4", "--router", "wormhole"],
+        &["--topology", "hypercube:4", "--threads", "2"],
+        &["--topology", "irregular:switches=8,ports=8,nodes=32"],
+        &[
+            "--topology",
+            "torus:4x4",
+            "--traffic",
+            "multicast",
+            "--degree",
+            "2",
+            "--packet",
+            "4",
+        ],
+        &["--topology", "mesh:4x4", "--closed-loop", "--packet", "20"],
+        &[
+            "--topology",
+            "irregular:switches=8,ports=8,nodes=32",
+            "--node-model",
+            "ni",
+            "--traffic",
+            "multicast",
+            "--degree",
+            "4",
+            "--scheme",
+            "path-lg",
+        ],
+    ];
+    for case in cases {
+        let args = |json: bool| {
+            let mut a = vec!["run", "--load", "0", "--cycles", "3000", "--warmup", "100"];
+            a.extend_from_slice(case);
+            if json {
+                a.push("--json");
+            }
+            a
+        };
+        let v = wormcast_json(&args(true));
+        assert_eq!(v["offered_load"], 0.0, "{case:?}: {v}");
+        for k in ["generated", "delivered", "refused", "in_flight"] {
+            assert_eq!(v[k], 0, "{case:?}: {k} in {v}");
+        }
+        assert_eq!(v["latency"]["count"], 0, "{case:?}: {v}");
+        assert_eq!(v["saturated"], false, "{case:?}: {v}");
+        assert_eq!(v["links"]["flits_between_routers"], 0, "{case:?}: {v}");
+        assert_eq!(v["links"]["max"], 0.0, "{case:?}: {v}");
+        assert_eq!(v["links"]["busiest"], "", "{case:?}: {v}");
+        let text = String::from_utf8(wormcast_stdout(&args(false))).unwrap();
+        assert!(
+            text.contains("latency (creation to tail): none measured"),
+            "{case:?}: {text}"
+        );
+        assert!(
+            text.contains(
+                "links: mean utilisation between routers 0.0000, no link carried a flit ("
+            ),
+            "{case:?}: {text}"
+        );
+        assert!(!text.contains("busiest"), "{case:?}: {text}");
+    }
+    // Seed 000's system, which always took it.
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/anynet8x4.toml");
+    let v = wormcast_json(&[
+        "run",
+        "--topology",
+        file,
+        "--load",
+        "0",
+        "--cycles",
+        "3000",
+        "--warmup",
+        "100",
+        "--json",
+    ]);
+    assert_eq!(v["offered_load"], 0.0, "{v}");
+    assert_eq!(v["packets_generated"], 0, "{v}");
+    assert_eq!(v["flit_hops"], 0, "{v}");
+    // A load outside 0 to 1 is refused alike by both systems.
+    for topo in ["mesh:4x4", file] {
+        let o = Command::new(env!("CARGO_BIN_EXE_wormcast"))
+            .args(["run", "--topology", topo, "--load", "1.5"])
+            .output()
+            .unwrap();
+        assert!(!o.status.success(), "{topo}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains(
+                "load = 1.5: an offered load is at least 0 and at most 1 flit/node/cycle"
+            ),
+            "{topo}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}

@@ -307,11 +307,11 @@ impl RunOptions {
                 return Err(bad(field, v.to_string(), &format!("{long} of draining")));
             }
         }
-        if !(o.load > 0.0 && o.load <= 1.0) {
+        if !(0.0..=1.0).contains(&o.load) {
             return Err(bad(
                 "load",
                 crate::error::show_number(o.load),
-                "an offered load is above 0 and at most 1 flit/node/cycle",
+                "an offered load is at least 0 and at most 1 flit/node/cycle",
             ));
         }
         if let Some(r) = o.stop_rule.filter(|r| !(r.is_finite() && *r > 0.0)) {
@@ -532,7 +532,8 @@ pub struct LinkSummary {
     pub flits_between_routers: u64,
     /// The busiest link's utilisation.
     pub max: f64,
-    /// The busiest link.
+    /// The busiest link (empty when no link carried a flit over the
+    /// measured cycles).
     pub busiest: String,
 }
 
@@ -573,9 +574,11 @@ pub(crate) fn link_loads(
     let util = |flits: u64| flits as f64 / c;
     let inner: Vec<f64> = (window.iter()).filter(|w| w.1).map(|w| util(w.0)).collect();
     let inner_flits: u64 = window.iter().filter(|w| w.1).map(|w| w.0).sum();
-    // The last of the busiest, as `max_by` picks among equals.
-    let busiest =
-        (0..window.len()).max_by(|&a, &b| util(window[a].0).total_cmp(&util(window[b].0)));
+    // The last of the busiest, as `max_by` picks among equals; none when
+    // no link carried a flit (a link named busiest at 0 would be any link).
+    let busiest = (0..window.len())
+        .filter(|&i| window[i].0 > 0)
+        .max_by(|&a, &b| util(window[a].0).total_cmp(&util(window[b].0)));
     let name = |i: usize| {
         e.link_name(i).ok_or_else(|| Error::Config {
             field: "links",

@@ -316,7 +316,7 @@ fn check_load(load: f64) -> Result<()> {
         return Err(bad(
             "load",
             crate::error::show_number(load),
-            "must be within 0..=1 flits/node/cycle",
+            "an offered load is at least 0 and at most 1 flit/node/cycle",
         ));
     }
     Ok(())

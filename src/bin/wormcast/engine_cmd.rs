@@ -530,13 +530,21 @@ fn replay(c: &RunConfig, plan: &Plan, path: &Path, cycles: u64) -> Result<()> {
 
 /// The links' lines of a run's or a replay's report.
 fn say_links(l: &LinkSummary, per_link: Option<&[LinkLoad]>) {
-    say!(
-        "links: mean utilisation between routers {:.4}, busiest {} at {:.4} flits/cycle ({} links)",
-        l.mean_between_routers,
-        l.busiest,
-        l.max,
-        l.links
-    );
+    if l.busiest.is_empty() {
+        say!(
+            "links: mean utilisation between routers {:.4}, no link carried a flit ({} links)",
+            l.mean_between_routers,
+            l.links
+        );
+    } else {
+        say!(
+            "links: mean utilisation between routers {:.4}, busiest {} at {:.4} flits/cycle ({} links)",
+            l.mean_between_routers,
+            l.busiest,
+            l.max,
+            l.links
+        );
+    }
     for l in per_link.into_iter().flatten() {
         say!("  {:>8.4}  {}", l.utilisation, l.link);
     }

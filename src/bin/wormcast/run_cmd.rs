@@ -192,8 +192,8 @@ pub(crate) struct RunArgs {
     /// every copy has arrived, at most --cycles cycles.
     #[arg(long)]
     pub(crate) trace: Option<PathBuf>,
-    /// Offered load, flits/node/cycle (uniform, multicast: flits injected,
-    /// a worm counted once).
+    /// Offered load, flits/node/cycle, 0 to 1 (uniform, multicast: flits
+    /// injected, a worm counted once; 0 runs the network idle).
     #[arg(long, default_value_t = 0.05)]
     pub(crate) load: f64,
     /// Packet length in flits, header included.
