@@ -39,11 +39,14 @@ pub struct RunReport {
     pub packets_delivered: u64,
     /// Flits delivered in the window.
     pub flits_delivered: u64,
-    /// Mean latency, generation to tail arrival, of the delivered window packets.
+    /// Mean latency, generation to tail arrival, of the delivered window
+    /// packets (0 when none was: `packets_delivered` is then 0, and the
+    /// text report says "none measured").
     pub avg_latency: f64,
     /// Largest such latency.
     pub max_latency: u64,
-    /// Mean latency from first flit sent to tail arrival.
+    /// Mean latency from first flit sent to tail arrival (0 when no window
+    /// packet was delivered).
     pub avg_network_latency: f64,
     /// Packets in the network at the end.
     pub packets_in_flight: u64,
