@@ -474,14 +474,14 @@ impl Router {
             (0, 0)
         };
         if streamed != 0 {
-            popped |= self.free(streamed);
+            popped |= self.free(streamed, io.ch);
         }
         if self.latching != 0 {
             self.decode(io);
         }
         // The write stage has work at an input a flit arrives at, one whose
-        // buffer popped flits and has not published the credits yet (`free`'s
-        // and the tails `traverse` sent), and one collecting a header or
+        // buffer popped its worm's tail and has not published the credits
+        // yet (in `traverse` or `free`), and one collecting a header or
         // holding the next worm's flits (not decoded, not idle). It is the
         // last stage: it also brings `busy` up to date at the inputs that
         // can have changed between idle and busy, those a flit arrived at
@@ -730,10 +730,13 @@ impl Router {
 
     /// Pops the flits every copy has passed, at the inputs in `streamed`:
     /// the slowest copy's count can only grow when a copy sends a body
-    /// flit (a copy granted later starts at 0, below the others).
-    /// Returns the inputs that popped a flit.
+    /// flit (a copy granted later starts at 0, below the others). An input
+    /// that popped flits but not its worm's tail stays routed and
+    /// publishes its freed total here; returns those that popped the tail
+    /// (idle now: the write stage publishes theirs, once, as `traverse`'s
+    /// tails).
     #[inline(always)]
-    fn free(&mut self, streamed: u64) -> u64 {
+    fn free(&mut self, streamed: u64, ch: &mut Channels) -> u64 {
         let w = self.addr_flits;
         let mut popped = 0;
         for i in PortIter(streamed) {
@@ -746,9 +749,10 @@ impl Router {
                     .map(|c| c.sent.saturating_sub(u.hdr_len as u32))
                     .min()
                     .unwrap_or(0);
-                if u.body_popped < passed {
-                    popped |= 1 << i;
+                if u.body_popped == passed {
+                    continue;
                 }
+                let mut tail = false;
                 while u.body_popped < passed {
                     let f = u.fifo.pop().expect("a passed flit is buffered");
                     u.body_popped += 1;
@@ -756,8 +760,17 @@ impl Router {
                     if f.is_tail() {
                         u.retire(w);
                         self.routed &= !(1 << i);
+                        tail = true;
                         break;
                     }
+                }
+                // As a sole copy's pop in `traverse`: still routed, the
+                // input publishes here; after its tail it is idle, and the
+                // write stage may collect the next header first.
+                if tail {
+                    popped |= 1 << i;
+                } else {
+                    u.publish(ch);
                 }
             }
         }
