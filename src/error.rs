@@ -406,6 +406,16 @@ impl Error {
         }
     }
 
+    /// A configuration value refused: the field, its value as written
+    /// and why.
+    pub fn config(field: &'static str, value: impl ToString, reason: impl Into<String>) -> Error {
+        Error::Config {
+            field,
+            value: value.to_string(),
+            reason: reason.into(),
+        }
+    }
+
     /// This error, as found in the file `path`.
     pub fn in_file(self, path: impl Into<PathBuf>) -> Error {
         Error::InFile {

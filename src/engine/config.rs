@@ -285,14 +285,6 @@ pub struct Plan {
     pub limits: TraceLimits,
 }
 
-fn bad(field: &'static str, value: impl ToString, reason: impl Into<String>) -> Error {
-    Error::Config {
-        field,
-        value: value.to_string(),
-        reason: reason.into(),
-    }
-}
-
 impl RunConfig {
     /// Parses a configuration from TOML (missing fields take their
     /// defaults; an unknown one is refused with its line).
@@ -381,14 +373,14 @@ impl RunConfig {
         let multicast = t.pattern == "multicast";
         if let Some(trace) = &t.trace {
             if t.pattern != "uniform" {
-                return Err(bad(
+                return Err(Error::config(
                     "traffic.pattern",
                     &t.pattern,
                     "a trace replay sends what the trace says; give no pattern",
                 ));
             }
             if let Some(f) = traffic_fields.iter().flatten().next() {
-                return Err(bad(
+                return Err(Error::config(
                     "traffic.trace",
                     trace.display(),
                     format!(
@@ -404,7 +396,7 @@ impl RunConfig {
                 (t.degree_max.is_some(), "traffic.degree_max"),
             ] {
                 if v {
-                    return Err(bad(
+                    return Err(Error::config(
                         "traffic.pattern",
                         &t.pattern,
                         format!("{f} does not apply to unicast traffic (it is for multicast)"),
@@ -413,7 +405,7 @@ impl RunConfig {
             }
         }
         if self.switch.seed != SimConfig::default().seed {
-            return Err(bad(
+            return Err(Error::config(
                 "switch.seed",
                 self.switch.seed,
                 "the seed of a run is traffic.seed",
@@ -449,7 +441,7 @@ impl RunConfig {
             )?;
         }
         if self.output.vcd.is_none() && !limits.is_whole() {
-            return Err(bad(
+            return Err(Error::config(
                 "output.trace_from",
                 format!("{:?}", limits),
                 "a window or scopes of a waveform need output.vcd",
@@ -459,7 +451,7 @@ impl RunConfig {
             .packet_alt
             .as_deref()
             .map(|text| {
-                let no = || bad("traffic.packet_alt", text, "give LEN@SHARE, e.g. 4@0.8");
+                let no = || Error::config("traffic.packet_alt", text, "give LEN@SHARE, e.g. 4@0.8");
                 let (l, f) = text.split_once('@').ok_or_else(no)?;
                 Ok::<_, Error>((
                     l.trim().parse().map_err(|_| no())?,
@@ -475,7 +467,7 @@ impl RunConfig {
             } else {
                 ""
             };
-            return Err(bad(
+            return Err(Error::config(
                 "stats.warmup",
                 warmup,
                 format!("not shorter than the run of {cycles} cycles{default}"),

@@ -246,15 +246,6 @@ impl RunOptions {
     }
 }
 
-/// A configuration value refused.
-fn bad(field: &'static str, value: String, reason: &str) -> Error {
-    Error::Config {
-        field,
-        value,
-        reason: reason.into(),
-    }
-}
-
 /// The most cycles a run may ask for: its warm-up and measured cycles
 /// together, and its drain (10^12: hours even where the network is idle
 /// and quiet cycles are skipped, and far from where the clock's
@@ -293,10 +284,10 @@ impl RunOptions {
             .checked_add(o.cycles)
             .is_none_or(|c| c > MAX_RUN_CYCLES)
         {
-            return Err(bad(
+            return Err(Error::config(
                 "cycles",
                 o.warmup.saturating_add(o.cycles).to_string(),
-                &format!(
+                format!(
                     "{long} (warm-up {} and measured {} together)",
                     o.warmup, o.cycles
                 ),
@@ -304,25 +295,23 @@ impl RunOptions {
         }
         for (field, v) in [("drain", o.drain), ("finish", o.finish)] {
             if let Some(v) = v.filter(|&v| v > MAX_RUN_CYCLES) {
-                return Err(bad(field, v.to_string(), &format!("{long} of draining")));
+                return Err(Error::config(
+                    field,
+                    v.to_string(),
+                    format!("{long} of draining"),
+                ));
             }
         }
-        if !(0.0..=1.0).contains(&o.load) {
-            return Err(bad(
-                "load",
-                crate::error::show_number(o.load),
-                "an offered load is at least 0 and at most 1 flit/node/cycle",
-            ));
-        }
+        crate::sim::check_load(o.load)?;
         if let Some(r) = o.stop_rule.filter(|r| !(r.is_finite() && *r > 0.0)) {
-            return Err(bad(
+            return Err(Error::config(
                 "stop_rule",
                 crate::error::show_number(r),
                 "a stop rule is a fraction of the mean latency, finite and above 0 (e.g. 0.05)",
             ));
         }
         if o.batches < 2 {
-            return Err(bad(
+            return Err(Error::config(
                 "batches",
                 o.batches.to_string(),
                 "an interval needs at least 2 batches",
@@ -332,7 +321,7 @@ impl RunOptions {
         // may not have arrived), so a run without a stop rule needs 3 for
         // any interval at all; with one, the run goes on until it has them.
         if o.batches < 3 && o.stop_rule.is_none() {
-            return Err(bad(
+            return Err(Error::config(
                 "batches",
                 o.batches.to_string(),
                 "an interval needs at least 2 batches besides the last, which is left out \
@@ -340,7 +329,7 @@ impl RunOptions {
             ));
         }
         if o.cycles < o.batches as u64 {
-            return Err(bad(
+            return Err(Error::config(
                 "cycles",
                 o.cycles.to_string(),
                 "fewer measured cycles than batches",
@@ -348,7 +337,7 @@ impl RunOptions {
         }
         let batch_len = o.batch_len();
         if batch_len == 0 || batch_len > o.cycles {
-            return Err(bad(
+            return Err(Error::config(
                 "batch_cycles",
                 batch_len.to_string(),
                 "a batch is 1 cycle to the whole measured run",
@@ -359,10 +348,10 @@ impl RunOptions {
         // for that many could only ever report the rule not met.
         let whole = o.cycles / batch_len;
         if o.stop_rule.is_some() && whole <= u64::from(o.batches) {
-            return Err(bad(
+            return Err(Error::config(
                 "batch_cycles",
                 batch_len.to_string(),
-                &format!(
+                format!(
                     "the {} measured cycles hold {whole} batches of {batch_len}, and the stop \
                      rule needs {} of them besides the last, which is left out (its messages \
                      may not have arrived): it could never be met; give more cycles, shorter \
@@ -372,9 +361,9 @@ impl RunOptions {
             ));
         }
         if o.source_queue == 0 {
-            return Err(bad(
+            return Err(Error::config(
                 "source_queue",
-                "0".into(),
+                "0",
                 "a source must be able to hold a message",
             ));
         }
@@ -805,7 +794,7 @@ impl Prepared<'_> {
         sink: Option<Box<dyn WaveSink>>,
     ) -> Result<(RunResult, Option<Hierarchy>)> {
         if std::mem::replace(&mut self.ran, true) {
-            return Err(bad(
+            return Err(Error::config(
                 "run",
                 self.topo.to_string(),
                 "this network has run already: prepare another for another run",
@@ -860,17 +849,17 @@ fn check_traffic(e: &dyn Engine, topo: &TopoSpec, o: &RunOptions) -> Result<(f64
     o.pattern.check(nodes, sides.as_deref())?;
     if let Some((lo, hi)) = o.multicast {
         if o.pattern != Pattern::Uniform {
-            return Err(bad(
+            return Err(Error::config(
                 "pattern",
                 o.pattern.to_string(),
                 "multicast traffic draws its destinations uniformly; give no pattern",
             ));
         }
         if lo == 0 || lo > hi || hi >= nodes {
-            return Err(bad(
+            return Err(Error::config(
                 "degree",
                 format!("{lo}..{hi}"),
-                &format!(
+                format!(
                     "a multicast goes to 1 to {} other nodes, the least first",
                     nodes - 1
                 ),
@@ -906,7 +895,7 @@ fn check_traffic(e: &dyn Engine, topo: &TopoSpec, o: &RunOptions) -> Result<(f64
     };
     let rate = o.load / mean_len;
     if rate > 1.0 {
-        return Err(bad(
+        return Err(Error::config(
             "load",
             o.load.to_string(),
             "more than one packet per node per cycle",

@@ -163,14 +163,6 @@ fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 { a } else { gcd(b, a % b) }
 }
 
-fn bad(field: &'static str, value: impl ToString, reason: impl Into<String>) -> Error {
-    Error::Config {
-        field,
-        value: value.to_string(),
-        reason: reason.into(),
-    }
-}
-
 /// The longest overhead a host or an NI may take, cycles (10^12, the
 /// longest run): beyond it no run could see the overhead end, and the
 /// cycle it ends at would pass what a 64-bit count holds in sums.
@@ -187,10 +179,10 @@ impl NiParams {
     /// `chunk_flits`).
     pub fn timing(&self, cycle_ps: u64, header_flits: u32, chunk_flits: u32) -> Result<NiTiming> {
         if self.t_hs == 0 {
-            return Err(bad("t_hs", 0, "must be at least 1 cycle"));
+            return Err(Error::config("t_hs", 0, "must be at least 1 cycle"));
         }
         if !(self.r > 0.0 && self.r.is_finite()) {
-            return Err(bad("r", self.r, "must be a positive number"));
+            return Err(Error::config("r", self.r, "must be a positive number"));
         }
         let t_ns = self
             .t_ns
@@ -198,7 +190,7 @@ impl NiParams {
         let t_nr = self.t_nr.unwrap_or(t_ns);
         let t_hr = self.t_hr.unwrap_or(self.t_hs);
         if t_ns == 0 {
-            return Err(bad("t_ns", 0, "must be at least 1 cycle"));
+            return Err(Error::config("t_ns", 0, "must be at least 1 cycle"));
         }
         for (field, v) in [
             ("t_hs", self.t_hs),
@@ -218,7 +210,7 @@ impl NiParams {
                 } else {
                     String::new()
                 };
-                return Err(bad(
+                return Err(Error::config(
                     field,
                     format!("{v}{from_r}"),
                     format!("an overhead is at most {MAX_OVERHEAD} cycles, the longest run"),
@@ -226,7 +218,7 @@ impl NiParams {
             }
         }
         if !(1..=MAX_IO_BUS_MB_PER_S).contains(&self.io_bus_mb_per_s) {
-            return Err(bad(
+            return Err(Error::config(
                 "io_bus_mb_per_s",
                 self.io_bus_mb_per_s,
                 format!("must be 1 to {MAX_IO_BUS_MB_PER_S} MB/s"),
@@ -234,7 +226,7 @@ impl NiParams {
         }
         let need = header_flits + CONTROL_BYTES + 1;
         if self.packet_flits < need || self.packet_flits > 65_535 {
-            return Err(bad(
+            return Err(Error::config(
                 "packet_flits",
                 self.packet_flits,
                 format!(
@@ -243,7 +235,7 @@ impl NiParams {
             ));
         }
         if self.send_queue_bytes < self.packet_flits {
-            return Err(bad(
+            return Err(Error::config(
                 "send_queue_bytes",
                 self.send_queue_bytes,
                 format!(
@@ -254,7 +246,7 @@ impl NiParams {
         }
         let chunks_per_packet = self.packet_flits.div_ceil(chunk_flits);
         if self.recv_queue_bytes / chunk_flits < chunks_per_packet {
-            return Err(bad(
+            return Err(Error::config(
                 "recv_queue_bytes",
                 self.recv_queue_bytes,
                 format!(

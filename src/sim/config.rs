@@ -91,14 +91,6 @@ impl Default for SimConfig {
     }
 }
 
-fn bad(field: &'static str, value: impl ToString, reason: impl Into<String>) -> Error {
-    Error::Config {
-        field,
-        value: value.to_string(),
-        reason: reason.into(),
-    }
-}
-
 impl SimConfig {
     /// True when `text` is TOML whose every key is a field of the
     /// switch's configuration (a file of them alone, as `run --config`
@@ -134,21 +126,25 @@ impl SimConfig {
             || self.cycle_ps() == 0
             || self.cycle_ns > 1e9
         {
-            return Err(bad(
+            return Err(Error::config(
                 "cycle_ns",
                 self.cycle_ns,
                 "must be a clock period from 1 ps to 1 s",
             ));
         }
         if !(1..=255).contains(&self.chunk_flits) {
-            return Err(bad("chunk_flits", self.chunk_flits, "must be 1 to 255"));
+            return Err(Error::config(
+                "chunk_flits",
+                self.chunk_flits,
+                "must be 1 to 255",
+            ));
         }
         for (field, v) in [
             ("buffer_flits", self.buffer_flits),
             ("endpoint_buffer_flits", self.endpoint_buffer_flits),
         ] {
             if v == 0 || v % self.chunk_flits != 0 {
-                return Err(bad(
+                return Err(Error::config(
                     field,
                     v,
                     format!(
@@ -158,18 +154,22 @@ impl SimConfig {
                 ));
             }
             if v / self.chunk_flits >= u16::MAX as u32 {
-                return Err(bad(field, v, "must hold fewer than 65535 chunks"));
+                return Err(Error::config(field, v, "must hold fewer than 65535 chunks"));
             }
         }
         if self.watchdog_cycles == 0 {
-            return Err(bad("watchdog_cycles", 0, "must be positive"));
+            return Err(Error::config("watchdog_cycles", 0, "must be positive"));
         }
         if self.source_queue_packets == 0 {
-            return Err(bad("source_queue_packets", 0, "must be positive"));
+            return Err(Error::config("source_queue_packets", 0, "must be positive"));
         }
         let most = crate::rtl::crew::MAX_THREADS;
         if !(1..=most).contains(&self.threads) {
-            return Err(bad("threads", self.threads, format!("1 to {most} threads")));
+            return Err(Error::config(
+                "threads",
+                self.threads,
+                format!("1 to {most} threads"),
+            ));
         }
         Ok(())
     }
@@ -263,7 +263,7 @@ impl Traffic {
                 check_load(*load)?;
                 let header_flits = formats.unicast().flits();
                 if (*packet_flits as usize) < header_flits {
-                    return Err(bad(
+                    return Err(Error::config(
                         "packet_flits",
                         packet_flits,
                         format!("a packet must hold its {header_flits}-flit header"),
@@ -275,21 +275,21 @@ impl Traffic {
             } => {
                 check_load(*load)?;
                 if *degree == 0 {
-                    return Err(bad(
+                    return Err(Error::config(
                         "degree",
                         degree,
                         "a worm needs at least one destination",
                     ));
                 }
                 if *worm == Kind::Unicast && *degree != 1 {
-                    return Err(bad(
+                    return Err(Error::config(
                         "degree",
                         degree,
                         "a unicast worm has one destination: give degree 1 or another worm kind",
                     ));
                 }
                 if formats.nodes() >= 2 && *degree > formats.nodes() - 1 {
-                    return Err(bad(
+                    return Err(Error::config(
                         "degree",
                         degree,
                         format!(
@@ -299,7 +299,7 @@ impl Traffic {
                     ));
                 }
                 if *load > 0.0 && formats.nodes() < 2 {
-                    return Err(bad(
+                    return Err(Error::config(
                         "pattern",
                         "multicast",
                         "a network of one node has no other node to send to",
@@ -311,9 +311,11 @@ impl Traffic {
     }
 }
 
-fn check_load(load: f64) -> Result<()> {
+/// Refuses an offered load outside 0 to 1 flit/node/cycle, the one
+/// message for every router model.
+pub(crate) fn check_load(load: f64) -> Result<()> {
     if !(0.0..=1.0).contains(&load) {
-        return Err(bad(
+        return Err(Error::config(
             "load",
             crate::error::show_number(load),
             "an offered load is at least 0 and at most 1 flit/node/cycle",

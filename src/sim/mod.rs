@@ -24,6 +24,7 @@ pub use crate::link::{
     Delivery, EndpointIo, EndpointWiring, NO_GROUP, PacketId, PacketRecord, PacketTable, Worm,
     WormBuilder, WormSpec,
 };
+pub(crate) use config::check_load;
 pub use config::{NodeModel, SimConfig, Traffic};
 pub use endpoint::{Endpoint, EndpointStats};
 pub use report::RunReport;
