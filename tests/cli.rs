@@ -2893,6 +2893,36 @@ fn a_network_of_4096_switches_runs_from_the_command_line() {
     assert!(r["delivered"].as_u64().unwrap() > 500, "{o}");
 }
 
+/// 16,384 switches (65,536 nodes) run too: no limit below what memory
+/// allows (their routing tables take 512 MB), every packet of a light
+/// load delivered.
+#[test]
+fn a_network_of_16384_switches_runs_from_the_command_line() {
+    let o = ok(&wormcast(&[
+        "run",
+        "--topology",
+        "irregular:switches=16384,ports=8,nodes=65536",
+        "--load",
+        "0.0001",
+        "--packet",
+        "20",
+        "--cycles",
+        "1000",
+        "--warmup",
+        "100",
+        "--drain",
+        "20000",
+        "--json",
+    ]));
+    let r: serde_json::Value = serde_json::from_str(&o).unwrap();
+    assert_eq!(r["nodes"], 65536);
+    assert_eq!(r["in_flight"], 0, "drained");
+    assert_eq!(r["saturated"], false, "{o}");
+    let delivered = r["delivered"].as_u64().unwrap();
+    assert!(delivered > 100, "{o}");
+    assert_eq!(r["generated"].as_u64().unwrap(), delivered, "{o}");
+}
+
 /// An output named as a file the same command reads is refused before
 /// anything is written, and the input is left as it was: the waveform of
 /// `run` over its topology file (by another name too: `./` and a symbolic
