@@ -1226,10 +1226,18 @@ impl System {
     /// Waits for the helpers of a cycle a batched step left running,
     /// finishes that cycle as [`tick`](Self::tick) would have, and hands
     /// the packets sent since to their sources.
+    #[inline]
     fn land(&mut self) -> Result<()> {
         if !self.left_running {
             return Ok(());
         }
+        self.land_running()
+    }
+
+    /// [`land`](Self::land) once a cycle was left running: out of line, so
+    /// that one thread's cycle carries only the test.
+    #[inline(never)]
+    fn land_running(&mut self) -> Result<()> {
         self.par.as_mut().expect("ranges").crew.wait();
         self.left_running = false;
         self.collect_ranges();
@@ -1287,6 +1295,7 @@ impl System {
     /// Finishes cycle `cycle` once its components have run: takes what
     /// the cycle logged of the packets and the hosts' messages, and
     /// returns the first fault it found.
+    #[inline(always)]
     fn close(&mut self, cycle: u64) -> Result<()> {
         let Self {
             packets,
