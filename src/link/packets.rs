@@ -362,6 +362,7 @@ impl PacketTable {
     }
 
     /// Releases a tag (and its destination group).
+    #[inline]
     pub fn free(&mut self, tag: u32) {
         let slot = self.slot_of(tag) as u32;
         let src = self.src_of(tag) as usize;
