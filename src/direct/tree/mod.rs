@@ -1945,10 +1945,18 @@ impl TreeNet {
     /// Finishes the cycle a step left running ([`step_batched`](Self::step_batched)
     /// with overlap): waits for the other ranges, finishes the cycle, and
     /// hands the messages sent meanwhile to their interfaces.
+    #[inline]
     fn land(&mut self) -> Result<()> {
         if !self.in_flight {
             return Ok(());
         }
+        self.land_in_flight()
+    }
+
+    /// [`land`](Self::land) once a cycle was left running: out of line, so
+    /// that a step on one thread carries only the test.
+    #[inline(never)]
+    fn land_in_flight(&mut self) -> Result<()> {
         self.crew.as_mut().expect("a crew").wait();
         self.in_flight = false;
         let deferred = self.finish(self.cycle - 1, false)?;
