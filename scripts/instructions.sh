@@ -17,9 +17,10 @@
 # simulation's thread, work whose size grows with the run; its inclusive
 # count (`finish_trace_hierarchy`) is taken out of that thread's totals
 # first, or the slope would count it as every cycle's. The waveform is
-# written, twice, where `--vcd` says. With `--threads` above 1 the counts
-# include the threads' spinning as they wait for each other (valgrind runs
-# one thread at a time), and the report says so.
+# written, twice, where `--vcd` says. A run on several threads (`--threads`
+# above 1, or helper threads seen in the counts) counts their spinning as
+# they wait for each other (valgrind runs one thread at a time), and the
+# report says so.
 #
 # Needs valgrind (callgrind and callgrind_annotate) and python3. Prints
 # the counts on standard output; exits 2, saying why, on bad arguments
@@ -44,10 +45,15 @@ done
 bin=$1
 shift
 [ "$1" = run ] || { echo "instructions: counts a \`run\` command, not \`$1\`" >&2; exit 2; }
-[ -x "$bin" ] || { echo "instructions: $bin is not an executable" >&2; exit 2; }
-case "$from$to" in
-    *[!0-9]*) echo "instructions: --from and --to are cycle counts, not '$from' and '$to'" >&2; exit 2 ;;
-esac
+[ -f "$bin" ] && [ -x "$bin" ] || { echo "instructions: $bin is not an executable" >&2; exit 2; }
+for n in "$from" "$to"; do
+    case "$n" in
+        '' | *[!0-9]* | ?????????????*)
+            echo "instructions: --from and --to are cycle counts of at most 12 digits, not '$from' and '$to'" >&2
+            exit 2
+            ;;
+    esac
+done
 [ "$from" -gt 0 ] && [ "$to" -gt "$from" ] \
     || { echo "instructions: --to ($to) must be more than --from ($from), both above 0" >&2; exit 2; }
 for a in "$@"; do
@@ -86,15 +92,21 @@ python3 - "$work" "$from" "$to" "$traced" "$threads" << 'EOF'
 import glob, re, subprocess, sys
 
 work, lo, hi, traced = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
-several = sys.argv[5] not in ("1", "")
+asked = sys.argv[5] not in ("1", "")
+helpers = False
 
 
 def threads(n):
     """Each thread's total and the inclusive count of the last block's
     compression, by callgrind's thread number."""
+    global helpers
     out = {}
     for f in glob.glob(f"{work}/cg.{n}-*"):
         text = open(f).read()
+        # A helper of the ranges' crew (docs/engine.md): a thread other
+        # than the first that ran the crew's code.
+        if not f.endswith("-01") and ("rtl/crew.rs" in text or "crew::" in text):
+            helpers = True
         m = re.search(r"^totals:\s+(\d+)", text, re.M) or re.search(r"^summary:\s+(\d+)", text, re.M)
         if not m:
             sys.exit(f"instructions: no totals in callgrind's {f}")
@@ -134,7 +146,7 @@ for k in sorted(set(a) | set(b)):
     print(line)
 if hidden:
     print(f"  ({hidden} more thread{'s' if hidden > 1 else ''} under 10 a cycle, not shown)")
-if several:
+if asked or helpers:
     print(
         "  (several threads: a thread waiting for the others spins a while before it parks,"
         " and valgrind runs one thread at a time, so these counts include spinning;"

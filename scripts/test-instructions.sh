@@ -3,8 +3,9 @@
 # do skips its cycles (about no instructions a cycle), anynet8x4's busy
 # cycle is thousands, a traced run's simulation thread counts more than
 # an untraced one's with the waveform's last block taken out, its
-# encoder's thread is counted apart, and bad arguments and failed runs
-# are refused with the reason.
+# encoder's thread is counted apart, a run on two threads is said to
+# count their spinning, and bad arguments and failed runs are refused
+# with the reason.
 #
 #   scripts/test-instructions.sh target/release/wormcast
 #
@@ -45,6 +46,7 @@ idle=$(field "instructions a cycle" <<< "$out") || fail "no count for the idle r
 # anynet8x4's busy cycle, on one thread.
 anynet=benches/anynet8x4.toml
 out=$(count --topology "$anynet" --traffic uniform --load 0.1 --packet 20) || fail "the anynet8x4 run failed"
+busy_out=$out
 busy=$(field "instructions a cycle" <<< "$out") || fail "no count for anynet8x4: $out"
 one=$(field "thread 1" <<< "$out") || fail "no thread 1 for anynet8x4: $out"
 [ "$busy" -ge 2000 ] && [ "$busy" -le 8000 ] \
@@ -67,6 +69,17 @@ enc=$(grep "^  thread" <<< "$out" | grep -v "^  thread 1:" | head -1 | field "th
 [ "$enc" -ge 1000 ] || fail "the encoder's thread counted $enc instructions a cycle: $out"
 [ -s "$work/w.fst" ] || fail "the traced run wrote no waveform"
 
+# Two threads, asked for in a configuration file rather than with
+# --threads: the helper is seen, and the report says its counts include
+# spinning (and an untraced one-thread run above did not).
+grep -q "spins" <<< "$busy_out" && fail "a one-thread run was said to spin: $busy_out"
+"$bin" run --topology mesh:8x16 --router tree --load 0.03 --threads 2 --print-config \
+    > "$work/two.toml" 2> /dev/null || fail "--print-config failed"
+out=$(scripts/instructions.sh --from 200 --to 600 "$bin" run --config "$work/two.toml") \
+    || fail "the two-thread run failed"
+grep -q "counts include spinning" <<< "$out" \
+    || fail "a run on two threads was not said to count spinning: $out"
+
 # Refusals.
 refused() {
     local want=$1 code=$2
@@ -81,7 +94,8 @@ refused() {
 refused "leave --cycles out" 2 "$bin" run --topology "$anynet" --cycles 100
 refused "must be more than --from" 2 --from 500 --to 500 "$bin" run --topology "$anynet"
 refused "cycle counts" 2 --from ten "$bin" run --topology "$anynet"
+refused "cycle counts" 2 --from "" "$bin" run --topology "$anynet"
 refused "not \`sweep\`" 2 "$bin" sweep x.toml
 refused "No such file" 1 --from 10 --to 20 "$bin" run --topology "$work/missing.toml"
 
-echo "ok instructions: idle $idle, anynet8x4 $busy, traced $net ($raw with the last block) instructions a cycle; 5 refusals"
+echo "ok instructions: idle $idle, anynet8x4 $busy, traced $net ($raw with the last block) instructions a cycle; two threads named as spinning; 6 refusals"
