@@ -17,10 +17,11 @@
 # simulation's thread, work whose size grows with the run; its inclusive
 # count (`finish_trace_hierarchy`) is taken out of that thread's totals
 # first, or the slope would count it as every cycle's. The waveform is
-# written, twice, where `--vcd` says. A run on several threads (`--threads`
-# above 1, or helper threads seen in the counts) counts their spinning as
-# they wait for each other (valgrind runs one thread at a time), and the
-# report says so.
+# written, twice, where `--vcd` says. A run whose helper threads are seen
+# in the counts (from `--threads` or a configuration file) counts their
+# spinning as they wait for each other (valgrind runs one thread at a
+# time), and the report says so; `--threads` above 1 with no helper seen
+# (a network too small to cut) is reported as such.
 #
 # Needs valgrind (callgrind and callgrind_annotate) and python3. Prints
 # the counts on standard output; exits 2, saying why, on bad arguments
@@ -146,10 +147,17 @@ for k in sorted(set(a) | set(b)):
     print(line)
 if hidden:
     print(f"  ({hidden} more thread{'s' if hidden > 1 else ''} under 10 a cycle, not shown)")
-if asked or helpers:
+if helpers:
     print(
         "  (several threads: a thread waiting for the others spins a while before it parks,"
         " and valgrind runs one thread at a time, so these counts include spinning;"
         " count a range's own work by its functions, with callgrind_annotate)"
+    )
+elif asked:
+    # Too small a network runs on one thread whatever is asked; a build
+    # without symbols hides the helpers' code.
+    print(
+        "  (--threads above 1 asked, and no helper thread seen: if helpers ran,"
+        " these counts include their spinning)"
     )
 EOF

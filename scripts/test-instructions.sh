@@ -79,6 +79,12 @@ out=$(scripts/instructions.sh --from 200 --to 600 "$bin" run --config "$work/two
     || fail "the two-thread run failed"
 grep -q "counts include spinning" <<< "$out" \
     || fail "a run on two threads was not said to count spinning: $out"
+# Two threads asked of a network too small to cut (anynet8x4's 8
+# switches run on one): not said to spin, but said to have no helper.
+out=$(scripts/instructions.sh --from 200 --to 600 "$bin" run --topology "$anynet" --load 0.1 --threads 2) \
+    || fail "the small two-thread run failed"
+grep -q "counts include spinning" <<< "$out" && fail "a run without helpers was said to spin: $out"
+grep -q "no helper thread seen" <<< "$out" || fail "a run asked for two threads did not say none was seen: $out"
 
 # Refusals.
 refused() {
@@ -98,4 +104,4 @@ refused "cycle counts" 2 --from "" "$bin" run --topology "$anynet"
 refused "not \`sweep\`" 2 "$bin" sweep x.toml
 refused "No such file" 1 --from 10 --to 20 "$bin" run --topology "$work/missing.toml"
 
-echo "ok instructions: idle $idle, anynet8x4 $busy, traced $net ($raw with the last block) instructions a cycle; two threads named as spinning; 6 refusals"
+echo "ok instructions: idle $idle, anynet8x4 $busy, traced $net ($raw with the last block) instructions a cycle; two threads named as spinning, none where none ran; 6 refusals"
