@@ -23,6 +23,16 @@
 # time), and the report says so; `--threads` above 1 with no helper seen
 # (a network too small to cut) is reported as such.
 #
+# Setup's parallel work (on rayon's pool: the routing tables, among
+# others) runs on one worker here (RAYON_NUM_THREADS=1; the simulation's
+# own threads are not rayon's): with more, how the work is stolen and how
+# long idle workers spin depend on the scheduling, and two runs of an
+# idle network, 4,000 cycles apart, once counted 40,000 instructions
+# fewer for the longer (-10 a cycle). What is left between identical
+# runs is a few thousand instructions, and in some runs an idle worker's
+# spin of about 13,000: under 4 a cycle over a span of 4,000 cycles,
+# under 1 over the default.
+#
 # Needs valgrind (callgrind and callgrind_annotate) and python3. Prints
 # the counts on standard output; exits 2, saying why, on bad arguments
 # or a missing tool, and 1 when a run fails.
@@ -83,14 +93,17 @@ done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for n in "$from" "$to"; do
-    valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$work/cg.$n" \
+    RAYON_NUM_THREADS=1 valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$work/cg.$n" \
         --log-file="$work/valgrind.$n" \
         "$bin" "$@" --warmup 0 --cycles "$n" > "$work/run.$n.out" 2> "$work/run.$n.err" \
         || { echo "instructions: the run of $n cycles failed:" >&2; tail -5 "$work/run.$n.err" >&2; exit 1; }
 done
 
 python3 - "$work" "$from" "$to" "$traced" "$threads" << 'EOF'
-import glob, re, subprocess, sys
+import glob, re, signal, subprocess, sys
+
+# A reader that stops early (`| head -1`) ends the report quietly.
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 
 work, lo, hi, traced = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
 asked = sys.argv[5] not in ("1", "")
@@ -129,10 +142,15 @@ def threads(n):
     return out
 
 
+def whole_number(x):
+    """`x` rounded, with thousands' commas (and no "-0")."""
+    return f"{round(x):,}"
+
+
 a, b = threads(lo), threads(hi)
 span = hi - lo
 whole = (sum(t for t, _ in b.values()) - sum(t for t, _ in a.values())) / span
-print(f"instructions a cycle, {lo} to {hi} cycles: {whole:,.0f} (the whole process)")
+print(f"instructions a cycle, {lo} to {hi} cycles: {whole_number(whole)} (the whole process)")
 hidden = 0
 for k in sorted(set(a) | set(b)):
     ta, la = a.get(k, (0, 0))
@@ -141,9 +159,9 @@ for k in sorted(set(a) | set(b)):
     if abs(raw) < 10:
         hidden += 1
         continue
-    line = f"  thread {k}: {raw:,.0f}"
+    line = f"  thread {k}: {whole_number(raw)}"
     if traced and (la or lb):
-        line += f", {((tb - lb) - (ta - la)) / span:,.0f} without the waveform's last block"
+        line += f", {whole_number(((tb - lb) - (ta - la)) / span)} without the waveform's last block"
     print(line)
 if hidden:
     print(f"  ({hidden} more thread{'s' if hidden > 1 else ''} under 10 a cycle, not shown)")
