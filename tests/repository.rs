@@ -205,3 +205,59 @@ fn every_cited_document_and_section_exists() {
     assert!(sections > 40, "found only {sections} cited sections");
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// In Markdown a line that starts with `- ` begins a list item even in the
+/// middle of a paragraph, so a range wrapped at its dash ("1.34\n- 2.34x")
+/// renders as a stray bullet. A line that starts an item must follow a
+/// blank line, a heading or table row, a line that ends with a colon (a
+/// list the sentence announces), another item (nested under it unless its
+/// text starts with a digit, which is how a wrapped range reads), or the
+/// continuation of an item indented deeper than it (the next item of an
+/// outer list). Code blocks are left alone.
+#[test]
+fn no_wrapped_line_starts_a_list_item() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    walk(root, &mut files);
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let item = |l: &str| l.trim_start().starts_with("- ");
+    let mut bad = Vec::new();
+    let mut docs = 0;
+    for f in files
+        .iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "md"))
+    {
+        let text = std::fs::read_to_string(f).unwrap();
+        docs += 1;
+        let mut fenced = false;
+        let mut prev = "";
+        for (i, line) in text.lines().enumerate() {
+            if line.trim_start().starts_with("```") {
+                fenced = !fenced;
+                prev = "";
+                continue;
+            }
+            if fenced {
+                continue;
+            }
+            let p = prev.trim();
+            let fine = !item(line)
+                || p.is_empty()
+                || p.starts_with('#')
+                || p.starts_with('|')
+                || p.ends_with(':')
+                || if item(prev) {
+                    indent(line) <= indent(prev)
+                        || !line.trim_start()[2..].starts_with(|c: char| c.is_ascii_digit())
+                } else {
+                    indent(line) < indent(prev)
+                };
+            if !fine {
+                bad.push(format!("{}:{}: {prev}\n  then: {line}", f.display(), i + 1));
+            }
+            prev = line;
+        }
+    }
+    assert!(docs > 10, "found only {docs} Markdown files");
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
