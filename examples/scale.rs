@@ -38,7 +38,8 @@ fn network(switches: u32) -> wormcast::Result<Network> {
 
 fn main() -> std::process::ExitCode {
     // An error is printed as the command-line tool prints one.
-    match measure() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match options(&args).and_then(|sizes| measure(&sizes)) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
@@ -47,24 +48,28 @@ fn main() -> std::process::ExitCode {
     }
 }
 
-fn measure() -> wormcast::Result<()> {
-    // A size that is not a number is refused by name; the generator
-    // refuses one it cannot build.
-    let sizes: Vec<u32> = std::env::args()
-        .skip(1)
+/// The sizes the arguments ask for (8 to 4,096 switches when none is
+/// given). A size that is not a number is refused by name; the generator
+/// refuses one it cannot build.
+fn options(args: &[String]) -> wormcast::Result<Vec<u32>> {
+    let sizes: Vec<u32> = args
+        .iter()
         .map(|a| {
             a.parse().map_err(|_| wormcast::Error::Config {
                 field: "switches",
-                value: a,
+                value: a.clone(),
                 reason: "a number of switches".into(),
             })
         })
         .collect::<wormcast::Result<_>>()?;
-    let sizes = if sizes.is_empty() {
+    Ok(if sizes.is_empty() {
         vec![8, 64, 256, 1024, 4096]
     } else {
         sizes
-    };
+    })
+}
+
+fn measure(sizes: &[u32]) -> wormcast::Result<()> {
     println!(
         "{:>8} {:>8} {:>10} {:>14} {:>12} {:>14} {:>14} {:>16}",
         "switches",
@@ -76,7 +81,7 @@ fn measure() -> wormcast::Result<()> {
         "idle ns/cycle",
         "1e-5 ns/cycle"
     );
-    for s in sizes {
+    for &s in sizes {
         let t = Instant::now();
         let net = network(s)?;
         let mut sys = System::new(&net, &SimConfig::default(), &Traffic::Idle)?;
@@ -116,4 +121,30 @@ fn measure() -> wormcast::Result<()> {
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::options;
+
+    fn args(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn sizes_are_read_and_anything_else_refused_by_name() {
+        assert_eq!(options(&args(&[])).unwrap(), [8, 64, 256, 1024, 4096]);
+        assert_eq!(options(&args(&["8", "16384"])).unwrap(), [8, 16384]);
+        for (a, want) in [
+            (&["8", "lots"][..], "switches = lots: a number of switches"),
+            (&["-5"], "switches = -5: a number of switches"),
+            (
+                &["99999999999"],
+                "switches = 99999999999: a number of switches",
+            ),
+        ] {
+            let e = options(&args(a)).unwrap_err();
+            assert_eq!(e.to_string(), format!("configuration: {want}"));
+        }
+    }
 }

@@ -111,7 +111,8 @@ fn median(v: &mut [f64]) -> f64 {
 
 fn main() -> std::process::ExitCode {
     // An error is printed as the command-line tool prints one.
-    match measure() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match options(&args).and_then(measure) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
@@ -120,19 +121,30 @@ fn main() -> std::process::ExitCode {
     }
 }
 
-fn measure() -> wormcast::Result<()> {
-    let pairs: usize = match std::env::args().nth(1) {
+/// The count of pairs the arguments ask for (9 when none is given).
+fn options(args: &[String]) -> wormcast::Result<usize> {
+    if let Some(a) = args.get(1) {
+        return Err(wormcast::Error::Config {
+            field: "arguments",
+            value: a.clone(),
+            reason: "one argument at most, the count of pairs".into(),
+        });
+    }
+    match args.first() {
         Some(a) => a
             .parse()
             .ok()
             .filter(|&n| (1..=1000).contains(&n))
             .ok_or_else(|| wormcast::Error::Config {
                 field: "pairs",
-                value: a,
+                value: a.clone(),
                 reason: "a count of pairs from 1 to 1,000".into(),
-            })?,
-        None => 9,
-    };
+            }),
+        None => Ok(9),
+    }
+}
+
+fn measure(pairs: usize) -> wormcast::Result<()> {
     println!(
         "{:<48} {:>8} {:>9} {:>9} {:>8} {:>15}",
         "network, router, load", "cycles", "1 thread", "2 threads", "ratio", "pairs' spread"
@@ -172,4 +184,32 @@ fn measure() -> wormcast::Result<()> {
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::options;
+
+    fn args(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn the_count_of_pairs_is_read_and_anything_else_refused_by_name() {
+        assert_eq!(options(&args(&[])).unwrap(), 9);
+        assert_eq!(options(&args(&["3"])).unwrap(), 3);
+        assert_eq!(options(&args(&["1000"])).unwrap(), 1000);
+        for (a, want) in [
+            (&["0"][..], "pairs = 0: a count of pairs from 1 to 1,000"),
+            (&["1001"], "pairs = 1001: a count of pairs from 1 to 1,000"),
+            (&["many"], "pairs = many: a count of pairs from 1 to 1,000"),
+            (
+                &["3", "4"],
+                "arguments = 4: one argument at most, the count of pairs",
+            ),
+        ] {
+            let e = options(&args(a)).unwrap_err();
+            assert_eq!(e.to_string(), format!("configuration: {want}"));
+        }
+    }
 }

@@ -61,7 +61,8 @@ pub fn many_signals(n: usize) -> PathBuf {
 #[allow(dead_code)]
 fn main() -> std::process::ExitCode {
     // An error is printed as the command-line tool prints one.
-    match measure() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match options(&args).and_then(measure) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
@@ -70,21 +71,33 @@ fn main() -> std::process::ExitCode {
     }
 }
 
+/// The number of signals the arguments ask for (100,000 when none is
+/// given): at most ten million, a file of several gigabytes already.
 #[allow(dead_code)]
-fn measure() -> wormcast::Result<()> {
-    // At most ten million signals: a file of several gigabytes already.
-    let n: usize = match std::env::args().nth(1) {
+fn options(args: &[String]) -> wormcast::Result<usize> {
+    if let Some(a) = args.get(1) {
+        return Err(wormcast::Error::Config {
+            field: "arguments",
+            value: a.clone(),
+            reason: "one argument at most, the number of signals".into(),
+        });
+    }
+    match args.first() {
         Some(a) => a
             .parse()
             .ok()
             .filter(|n| (1..=10_000_000).contains(n))
             .ok_or_else(|| wormcast::Error::Config {
                 field: "signals",
-                value: a,
+                value: a.clone(),
                 reason: "a number of signals from 1 to 10,000,000".into(),
-            })?,
-        None => 100_000,
-    };
+            }),
+        None => Ok(100_000),
+    }
+}
+
+#[allow(dead_code)]
+fn measure(n: usize) -> wormcast::Result<()> {
     let path = many_signals(n);
     let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
     let t = Instant::now();
@@ -97,4 +110,42 @@ fn measure() -> wormcast::Result<()> {
         t.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+// benches/vcd.rs includes this file, and its test build runs no test of it.
+#[cfg(test)]
+#[allow(dead_code, unused_imports)]
+mod tests {
+    use super::options;
+
+    fn args(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn the_number_of_signals_is_read_and_anything_else_refused_by_name() {
+        assert_eq!(options(&args(&[])).unwrap(), 100_000);
+        assert_eq!(options(&args(&["10"])).unwrap(), 10);
+        for (a, want) in [
+            (
+                &["0"][..],
+                "signals = 0: a number of signals from 1 to 10,000,000",
+            ),
+            (
+                &["10000001"],
+                "signals = 10000001: a number of signals from 1 to 10,000,000",
+            ),
+            (
+                &["many"],
+                "signals = many: a number of signals from 1 to 10,000,000",
+            ),
+            (
+                &["10", "fst"],
+                "arguments = fst: one argument at most, the number of signals",
+            ),
+        ] {
+            let e = options(&args(a)).unwrap_err();
+            assert_eq!(e.to_string(), format!("configuration: {want}"));
+        }
+    }
 }
