@@ -9,16 +9,11 @@
 use wormcast::direct::Grid;
 use wormcast::engine::{self, Pattern, RunOptions, TopoSpec, bound};
 
+#[path = "common/mod.rs"]
+mod common;
+
 fn main() -> std::process::ExitCode {
-    // An error is printed as the command-line tool prints one.
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match options(&args).and_then(|()| measure()) {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            std::process::ExitCode::FAILURE
-        }
-    }
+    common::exit(common::no_arguments(&common::arguments(), "saturation").and_then(|()| measure()))
 }
 
 fn measure() -> wormcast::Result<()> {
@@ -67,31 +62,4 @@ fn measure() -> wormcast::Result<()> {
         }
     }
     Ok(())
-}
-
-/// The example takes no argument: one it would ignore is refused.
-fn options(args: &[String]) -> wormcast::Result<()> {
-    match args.first() {
-        Some(a) => Err(wormcast::Error::Config {
-            field: "arguments",
-            value: a.clone(),
-            reason: "this example takes none (`cargo run --release --example saturation`)".into(),
-        }),
-        None => Ok(()),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::options;
-
-    #[test]
-    fn an_argument_is_refused_by_name() {
-        assert!(options(&[]).is_ok());
-        let e = options(&["1000000".into()]).unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "configuration: arguments = 1000000: this example takes none (`cargo run --release --example saturation`)"
-        );
-    }
 }

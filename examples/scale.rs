@@ -15,6 +15,9 @@ use std::time::Instant;
 use wormcast::net::{IrregularParams, Network};
 use wormcast::sim::{SimConfig, System, Traffic};
 
+#[path = "common/mod.rs"]
+mod common;
+
 /// Offered load (flits/node/cycle) at about half of saturation.
 fn light_load(switches: u32) -> f64 {
     match switches {
@@ -37,15 +40,7 @@ fn network(switches: u32) -> wormcast::Result<Network> {
 }
 
 fn main() -> std::process::ExitCode {
-    // An error is printed as the command-line tool prints one.
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match options(&args).and_then(|sizes| measure(&sizes)) {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            std::process::ExitCode::FAILURE
-        }
-    }
+    common::exit(options(&common::arguments()).and_then(|sizes| measure(&sizes)))
 }
 
 /// The sizes the arguments ask for (8 to 4,096 switches when none is
@@ -125,26 +120,23 @@ fn measure(sizes: &[u32]) -> wormcast::Result<()> {
 
 #[cfg(test)]
 mod tests {
+    use super::common::{args, refuses};
     use super::options;
-
-    fn args(a: &[&str]) -> Vec<String> {
-        a.iter().map(|s| s.to_string()).collect()
-    }
 
     #[test]
     fn sizes_are_read_and_anything_else_refused_by_name() {
         assert_eq!(options(&args(&[])).unwrap(), [8, 64, 256, 1024, 4096]);
         assert_eq!(options(&args(&["8", "16384"])).unwrap(), [8, 16384]);
-        for (a, want) in [
-            (&["8", "lots"][..], "switches = lots: a number of switches"),
-            (&["-5"], "switches = -5: a number of switches"),
-            (
-                &["99999999999"],
-                "switches = 99999999999: a number of switches",
-            ),
-        ] {
-            let e = options(&args(a)).unwrap_err();
-            assert_eq!(e.to_string(), format!("configuration: {want}"));
-        }
+        refuses(
+            options,
+            &[
+                (&["8", "lots"], "switches = lots: a number of switches"),
+                (&["-5"], "switches = -5: a number of switches"),
+                (
+                    &["99999999999"],
+                    "switches = 99999999999: a number of switches",
+                ),
+            ],
+        );
     }
 }

@@ -14,6 +14,9 @@ use wormcast::net::Network;
 use wormcast::sim::{SimConfig, System, Traffic};
 use wormcast::wave::{Background, FstWriter, VcdWriter};
 
+#[path = "common/mod.rs"]
+mod common;
+
 fn peak_rss_kib() -> Option<u64> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
@@ -21,15 +24,7 @@ fn peak_rss_kib() -> Option<u64> {
 }
 
 fn main() -> std::process::ExitCode {
-    // An error is printed as the command-line tool prints one.
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match options(&args).and_then(|()| measure()) {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            std::process::ExitCode::FAILURE
-        }
-    }
+    common::exit(common::no_arguments(&common::arguments(), "speed").and_then(|()| measure()))
 }
 
 fn measure() -> wormcast::Result<()> {
@@ -109,31 +104,4 @@ fn long_fst_run(net: &Network) -> wormcast::Result<()> {
         bytes as f64 / 1e6
     );
     Ok(())
-}
-
-/// The example takes no argument: one it would ignore is refused.
-fn options(args: &[String]) -> wormcast::Result<()> {
-    match args.first() {
-        Some(a) => Err(wormcast::Error::Config {
-            field: "arguments",
-            value: a.clone(),
-            reason: "this example takes none (`cargo run --release --example speed`)".into(),
-        }),
-        None => Ok(()),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::options;
-
-    #[test]
-    fn an_argument_is_refused_by_name() {
-        assert!(options(&[]).is_ok());
-        let e = options(&["1000000".into()]).unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "configuration: arguments = 1000000: this example takes none (`cargo run --release --example speed`)"
-        );
-    }
 }

@@ -19,6 +19,9 @@
 use std::time::Instant;
 use wormcast::engine::{self, Pattern, RouterModel, RunOptions, TopoSpec};
 
+#[path = "common/mod.rs"]
+mod common;
+
 /// One case: a network, its router model (`None`: the topology's), the
 /// load and the cycles run.
 struct Case {
@@ -110,38 +113,12 @@ fn median(v: &mut [f64]) -> f64 {
 }
 
 fn main() -> std::process::ExitCode {
-    // An error is printed as the command-line tool prints one.
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match options(&args).and_then(measure) {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            std::process::ExitCode::FAILURE
-        }
-    }
+    common::exit(options(&common::arguments()).and_then(measure))
 }
 
 /// The count of pairs the arguments ask for (9 when none is given).
 fn options(args: &[String]) -> wormcast::Result<usize> {
-    if let Some(a) = args.get(1) {
-        return Err(wormcast::Error::Config {
-            field: "arguments",
-            value: a.clone(),
-            reason: "one argument at most, the count of pairs".into(),
-        });
-    }
-    match args.first() {
-        Some(a) => a
-            .parse()
-            .ok()
-            .filter(|&n| (1..=1000).contains(&n))
-            .ok_or_else(|| wormcast::Error::Config {
-                field: "pairs",
-                value: a.clone(),
-                reason: "a count of pairs from 1 to 1,000".into(),
-            }),
-        None => Ok(9),
-    }
+    common::one_number(args, "pairs", "a count of pairs", (1, 1000), 9)
 }
 
 fn measure(pairs: usize) -> wormcast::Result<()> {
@@ -188,28 +165,25 @@ fn measure(pairs: usize) -> wormcast::Result<()> {
 
 #[cfg(test)]
 mod tests {
+    use super::common::{args, refuses};
     use super::options;
-
-    fn args(a: &[&str]) -> Vec<String> {
-        a.iter().map(|s| s.to_string()).collect()
-    }
 
     #[test]
     fn the_count_of_pairs_is_read_and_anything_else_refused_by_name() {
         assert_eq!(options(&args(&[])).unwrap(), 9);
         assert_eq!(options(&args(&["3"])).unwrap(), 3);
         assert_eq!(options(&args(&["1000"])).unwrap(), 1000);
-        for (a, want) in [
-            (&["0"][..], "pairs = 0: a count of pairs from 1 to 1,000"),
-            (&["1001"], "pairs = 1001: a count of pairs from 1 to 1,000"),
-            (&["many"], "pairs = many: a count of pairs from 1 to 1,000"),
-            (
-                &["3", "4"],
-                "arguments = 4: one argument at most, the count of pairs",
-            ),
-        ] {
-            let e = options(&args(a)).unwrap_err();
-            assert_eq!(e.to_string(), format!("configuration: {want}"));
-        }
+        refuses(
+            options,
+            &[
+                (&["0"], "pairs = 0: a count of pairs from 1 to 1,000"),
+                (&["1001"], "pairs = 1001: a count of pairs from 1 to 1,000"),
+                (&["many"], "pairs = many: a count of pairs from 1 to 1,000"),
+                (
+                    &["3", "4"],
+                    "arguments = 4: one argument at most, a count of pairs",
+                ),
+            ],
+        );
     }
 }

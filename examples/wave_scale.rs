@@ -13,6 +13,9 @@ use std::path::PathBuf;
 use std::time::Instant;
 use wormcast::wave::{DiffOptions, WaveReader, diff};
 
+#[path = "common/mod.rs"]
+mod common;
+
 /// A VCD of `n` signals in scopes of 1,000 over 1,000 times; signal `i`
 /// changes at the 50 times `t` with `(t + i) % 20 == 0`. Written once to
 /// the system's temporary directory.
@@ -60,40 +63,20 @@ pub fn many_signals(n: usize) -> PathBuf {
 
 #[allow(dead_code)]
 fn main() -> std::process::ExitCode {
-    // An error is printed as the command-line tool prints one.
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match options(&args).and_then(measure) {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            std::process::ExitCode::FAILURE
-        }
-    }
+    common::exit(options(&common::arguments()).and_then(measure))
 }
 
 /// The number of signals the arguments ask for (100,000 when none is
 /// given): at most ten million, a file of several gigabytes already.
 #[allow(dead_code)]
 fn options(args: &[String]) -> wormcast::Result<usize> {
-    if let Some(a) = args.get(1) {
-        return Err(wormcast::Error::Config {
-            field: "arguments",
-            value: a.clone(),
-            reason: "one argument at most, the number of signals".into(),
-        });
-    }
-    match args.first() {
-        Some(a) => a
-            .parse()
-            .ok()
-            .filter(|n| (1..=10_000_000).contains(n))
-            .ok_or_else(|| wormcast::Error::Config {
-                field: "signals",
-                value: a.clone(),
-                reason: "a number of signals from 1 to 10,000,000".into(),
-            }),
-        None => Ok(100_000),
-    }
+    common::one_number(
+        args,
+        "signals",
+        "a number of signals",
+        (1, 10_000_000),
+        100_000,
+    )
 }
 
 #[allow(dead_code)]
@@ -116,36 +99,33 @@ fn measure(n: usize) -> wormcast::Result<()> {
 #[cfg(test)]
 #[allow(dead_code, unused_imports)]
 mod tests {
+    use super::common::{args, refuses};
     use super::options;
-
-    fn args(a: &[&str]) -> Vec<String> {
-        a.iter().map(|s| s.to_string()).collect()
-    }
 
     #[test]
     fn the_number_of_signals_is_read_and_anything_else_refused_by_name() {
         assert_eq!(options(&args(&[])).unwrap(), 100_000);
         assert_eq!(options(&args(&["10"])).unwrap(), 10);
-        for (a, want) in [
-            (
-                &["0"][..],
-                "signals = 0: a number of signals from 1 to 10,000,000",
-            ),
-            (
-                &["10000001"],
-                "signals = 10000001: a number of signals from 1 to 10,000,000",
-            ),
-            (
-                &["many"],
-                "signals = many: a number of signals from 1 to 10,000,000",
-            ),
-            (
-                &["10", "fst"],
-                "arguments = fst: one argument at most, the number of signals",
-            ),
-        ] {
-            let e = options(&args(a)).unwrap_err();
-            assert_eq!(e.to_string(), format!("configuration: {want}"));
-        }
+        refuses(
+            options,
+            &[
+                (
+                    &["0"],
+                    "signals = 0: a number of signals from 1 to 10,000,000",
+                ),
+                (
+                    &["10000001"],
+                    "signals = 10000001: a number of signals from 1 to 10,000,000",
+                ),
+                (
+                    &["many"],
+                    "signals = many: a number of signals from 1 to 10,000,000",
+                ),
+                (
+                    &["10", "fst"],
+                    "arguments = fst: one argument at most, a number of signals",
+                ),
+            ],
+        );
     }
 }
