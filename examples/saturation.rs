@@ -13,7 +13,7 @@ use wormcast::engine::{self, Pattern, RunOptions, TopoSpec, bound};
 mod common;
 
 fn main() -> std::process::ExitCode {
-    common::exit(common::no_arguments(&common::arguments(), "saturation").and_then(|()| measure()))
+    common::exit(common::no_arguments(&common::start(), "saturation").and_then(|()| measure()))
 }
 
 fn measure() -> wormcast::Result<()> {

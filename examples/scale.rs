@@ -40,7 +40,7 @@ fn network(switches: u32) -> wormcast::Result<Network> {
 }
 
 fn main() -> std::process::ExitCode {
-    common::exit(options(&common::arguments()).and_then(|sizes| measure(&sizes)))
+    common::exit(options(&common::start()).and_then(|sizes| measure(&sizes)))
 }
 
 /// The sizes the arguments ask for (8 to 4,096 switches when none is

@@ -24,7 +24,7 @@ fn peak_rss_kib() -> Option<u64> {
 }
 
 fn main() -> std::process::ExitCode {
-    common::exit(common::no_arguments(&common::arguments(), "speed").and_then(|()| measure()))
+    common::exit(common::no_arguments(&common::start(), "speed").and_then(|()| measure()))
 }
 
 fn measure() -> wormcast::Result<()> {

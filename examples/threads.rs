@@ -113,7 +113,7 @@ fn median(v: &mut [f64]) -> f64 {
 }
 
 fn main() -> std::process::ExitCode {
-    common::exit(options(&common::arguments()).and_then(measure))
+    common::exit(options(&common::start()).and_then(measure))
 }
 
 /// The count of pairs the arguments ask for (9 when none is given).

@@ -63,7 +63,7 @@ pub fn many_signals(n: usize) -> PathBuf {
 
 #[allow(dead_code)]
 fn main() -> std::process::ExitCode {
-    common::exit(options(&common::arguments()).and_then(measure))
+    common::exit(options(&common::start()).and_then(measure))
 }
 
 /// The number of signals the arguments ask for (100,000 when none is

@@ -6,8 +6,17 @@
 // Each example uses a part of it.
 #![allow(dead_code)]
 
-/// The example's arguments, its own name left out.
-pub fn arguments() -> Vec<String> {
+/// Sets the process up as the command-line tool does, output to a closed
+/// pipe (`cargo run --release --example scale | head -3`) ending it
+/// quietly instead of failing a print, and returns the example's
+/// arguments, its own name left out.
+pub fn start() -> Vec<String> {
+    #[cfg(unix)]
+    // SAFETY: restores the default action of one signal before any thread
+    // starts; nothing else is touched.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     std::env::args().skip(1).collect()
 }
 
