@@ -1,5 +1,8 @@
 //! What the examples share: reading their arguments as the command-line
-//! tool reads its own, refusing by name what they would otherwise ignore.
+//! tool reads its own, refusing by name what they would otherwise ignore,
+//! printing an error as the tool does, and ending quietly on a closed
+//! pipe. How `one_number` reads a count is tested through the examples
+//! that take one (`threads`, `wave_scale`), with the helpers here.
 //! (Not an example itself: cargo takes `examples/NAME.rs` and
 //! `examples/NAME/main.rs` as examples, not this file.)
 
@@ -112,7 +115,7 @@ pub fn refuses<T: std::fmt::Debug>(
 #[cfg(test)]
 #[allow(unused_imports)]
 mod tests {
-    use super::{args, no_arguments, one_number, refuses};
+    use super::{no_arguments, refuses};
 
     #[test]
     fn an_example_that_takes_no_argument_refuses_one_by_name() {
@@ -124,29 +127,6 @@ mod tests {
                 &["1000000"],
                 "arguments = 1000000: this example takes none (`cargo run --release --example speed`)",
             )],
-        );
-    }
-
-    #[test]
-    fn one_number_is_read_in_its_range_and_anything_else_refused_by_name() {
-        let options = |a: &[String]| one_number(a, "pairs", "a count of pairs", (1, 12_345), 9);
-        assert_eq!(options(&args(&[])).unwrap(), 9);
-        assert_eq!(options(&args(&["1"])).unwrap(), 1);
-        assert_eq!(options(&args(&["12345"])).unwrap(), 12_345);
-        refuses(
-            options,
-            &[
-                (&["0"], "pairs = 0: a count of pairs from 1 to 12,345"),
-                (
-                    &["12346"],
-                    "pairs = 12346: a count of pairs from 1 to 12,345",
-                ),
-                (&["-1"], "pairs = -1: a count of pairs from 1 to 12,345"),
-                (
-                    &["1", "2"],
-                    "arguments = 2: one argument at most, a count of pairs",
-                ),
-            ],
         );
     }
 }
