@@ -102,6 +102,20 @@ pub fn catch_signals() {
     }
 }
 
+/// Lets output to a closed pipe (`wormcast reach net.toml | head -1`) end
+/// the process quietly, as other command-line tools do, instead of failing
+/// a print: restores `SIGPIPE`'s default action, which Rust's runtime sets
+/// to ignore. For a program's `main`, before any thread starts; on other
+/// systems than Unix it does nothing.
+pub fn quiet_on_closed_pipe() {
+    #[cfg(unix)]
+    // SAFETY: restores the default action of one signal; nothing else is
+    // touched.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 /// Ends the process by `signal`, its default action, so that the shell or
 /// batch system that started it sees it ended by that signal (as it would
 /// have without [`catch_signals`]): for a program's `main` once a stopped

@@ -14,12 +14,7 @@
 /// quietly instead of failing a print, and returns the example's
 /// arguments, its own name left out.
 pub fn start() -> Vec<String> {
-    #[cfg(unix)]
-    // SAFETY: restores the default action of one signal before any thread
-    // starts; nothing else is touched.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-    }
+    wormcast::interrupt::quiet_on_closed_pipe();
     std::env::args().skip(1).collect()
 }
 

@@ -310,15 +310,8 @@ pub fn defer(e: Error) {
 }
 
 fn main() -> ExitCode {
-    // Output to a closed pipe (`wormcast reach net.toml | head -1`) ends
-    // the process quietly, as other command-line tools do, instead of
-    // failing a print.
-    #[cfg(unix)]
-    // SAFETY: restores the default action of one signal before any thread
-    // starts; nothing else is touched.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-    }
+    // Output to a closed pipe ends the process quietly.
+    wormcast::interrupt::quiet_on_closed_pipe();
     let matches = command().get_matches();
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(c) => c,
