@@ -10,7 +10,8 @@
 //! stopped, so it stays a readable file, and a sweep's journal keeps every
 //! job finished before the stop. A program sets the flag from its signal
 //! handler ([`catch_signals`] installs one that does) or calls [`request`]
-//! itself.
+//! itself. A program whose output may go to a pipe closed early (`| head`)
+//! calls [`quiet_on_closed_pipe`] to end there quietly.
 
 use crate::{Error, Result};
 use std::sync::atomic::{AtomicI32, Ordering};
