@@ -23,9 +23,47 @@ mod unicast;
 mod worm;
 
 pub use unicast::{MAX_UNICAST_FLITS, UnicastFormat};
-pub use worm::{Formats, Header, Kind, MAX_PAIRS};
+pub use worm::{Formats, Header, MAX_PAIRS};
 
 use std::fmt;
+
+/// The encoding of a header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// Tag 0: one destination node.
+    Unicast,
+    /// Single switch replication: one switch and some of its ports.
+    Ssr,
+    /// Path-based multi-drop: a list of (switch, ports) pairs.
+    MultiDrop,
+    /// An `N`-bit destination string with an up-down bit.
+    BitString,
+}
+
+impl Kind {
+    /// The 2-bit code traced as `kind` (0 unicast, 1 SSR, 2 multi-drop, 3
+    /// bit-string).
+    pub fn code(self) -> u64 {
+        match self {
+            Kind::Unicast => 0,
+            Kind::Ssr => 1,
+            Kind::MultiDrop => 2,
+            Kind::BitString => 3,
+        }
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Kind::Unicast => "unicast",
+            Kind::Ssr => "SSR",
+            Kind::MultiDrop => "multi-drop",
+            Kind::BitString => "bit-string",
+        })
+    }
+}
 
 /// What is wrong with a header a decode unit received.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,6 +1,6 @@
 //! The unicast header: tag bit `0` and the destination node id.
 
-use super::HeaderError;
+use super::{HeaderError, Kind};
 use crate::rtl::bits_for;
 use crate::{Error, Result};
 use arrayvec::ArrayVec;
@@ -99,7 +99,7 @@ impl UnicastFormat {
     pub fn decode(&self, flits: &[u8]) -> std::result::Result<u32, HeaderError> {
         if flits.len() < self.flits {
             return Err(HeaderError::Short {
-                kind: super::Kind::Unicast,
+                kind: Kind::Unicast,
                 have: flits.len(),
                 need: self.flits,
             });

@@ -1,51 +1,12 @@
 //! The multidestination encodings: SSR, multi-drop and bit-string headers
 //! (seed 000 sections 5.2.3 and 5.3.1), and the field widths of a network.
 
-use super::{HeaderError, UnicastFormat};
+use super::{HeaderError, Kind, UnicastFormat};
 use crate::rtl::{BitString, PortMask, bits_for};
 use crate::{Error, Result};
-use std::fmt;
 
 /// Most (switch, ports) pairs a multi-drop header carries.
 pub const MAX_PAIRS: usize = 31;
-
-/// The encoding of a header.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Kind {
-    /// Tag 0: one destination node.
-    Unicast,
-    /// Single switch replication: one switch and some of its ports.
-    Ssr,
-    /// Path-based multi-drop: a list of (switch, ports) pairs.
-    MultiDrop,
-    /// An `N`-bit destination string with an up-down bit.
-    BitString,
-}
-
-impl Kind {
-    /// The 2-bit code traced as `kind` (0 unicast, 1 SSR, 2 multi-drop, 3
-    /// bit-string).
-    pub fn code(self) -> u64 {
-        match self {
-            Kind::Unicast => 0,
-            Kind::Ssr => 1,
-            Kind::MultiDrop => 2,
-            Kind::BitString => 3,
-        }
-    }
-}
-
-impl fmt::Display for Kind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Kind::Unicast => "unicast",
-            Kind::Ssr => "SSR",
-            Kind::MultiDrop => "multi-drop",
-            Kind::BitString => "bit-string",
-        })
-    }
-}
 
 /// A header, decoded.
 #[derive(Clone, Debug, PartialEq, Eq)]
