@@ -12,6 +12,7 @@
 //! anynet file ([`booksim`]).
 
 pub mod booksim;
+mod file;
 mod irregular;
 mod reach;
 mod routing;

@@ -456,18 +456,6 @@ impl Incoming {
     }
 }
 
-/// Bytes of the tables of a network of `switches` switches of at most
-/// `ports` ports (what [`RoutingTables::new`] allocates for them).
-pub fn table_bytes(switches: usize, ports: u32) -> u128 {
-    let width = match ports {
-        0..=8 => 1,
-        9..=16 => 2,
-        17..=32 => 4,
-        _ => 8,
-    };
-    switches as u128 * switches as u128 * 2 * width
-}
-
 impl RoutingTables {
     /// Builds the tables of `net` with the directions of `ud`.
     pub fn new(net: &Network, ud: &UpDown) -> RoutingTables {

@@ -118,9 +118,22 @@ pub(crate) fn shape_bytes(switches: usize, widest: u32, ports: u128, nodes: usiz
 /// [`reckon`] of a network known by its shape (see [`fits_shape`]).
 fn reckon_shape(switches: usize, widest: u32, ports: u128, nodes: usize) -> (u128, u128) {
     (
-        super::routing::table_bytes(switches, widest),
+        table_bytes(switches, widest),
         ports * PORT_BYTES + nodes as u128 * NODE_BYTES,
     )
+}
+
+/// Bytes of the tables of a network of `switches` switches of at most
+/// `ports` ports (what [`RoutingTables::new`](super::RoutingTables::new)
+/// allocates for them).
+fn table_bytes(switches: usize, ports: u32) -> u128 {
+    let width = match ports {
+        0..=8 => 1,
+        9..=16 => 2,
+        17..=32 => 4,
+        _ => 8,
+    };
+    switches as u128 * switches as u128 * 2 * width
 }
 
 /// [`Network::new`]'s memory check on a network known only by its shape:
@@ -276,21 +289,6 @@ impl Topology {
             nodes: f.nodes.into_iter().map(|s| s.into_inner()).collect(),
             lines: Some(lines),
         })
-    }
-
-    /// Reads a topology file: TOML as above, or a BookSim anynet file
-    /// ([`booksim`](super::booksim), told by its first line).
-    pub fn load(path: impl AsRef<Path>) -> Result<Topology> {
-        crate::error::load_text(path.as_ref(), Topology::from_str_any)
-    }
-
-    /// Parses a topology from the text of either file format.
-    pub fn from_str_any(text: &str) -> Result<Topology> {
-        if super::booksim::is_anynet(text) {
-            super::booksim::from_anynet_str(text)
-        } else {
-            Topology::from_toml_str(text)
-        }
     }
 
     /// The topology as TOML, in the file format above.
