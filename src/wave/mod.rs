@@ -47,6 +47,7 @@ mod gtkw;
 mod header;
 mod limit;
 mod map;
+mod open;
 mod read;
 mod report;
 mod runzlib;
@@ -56,8 +57,9 @@ mod writer;
 pub use background::Background;
 pub use convert::{open_isolated, write_vcd};
 pub use cosim::{CosimOptions, cosim};
-pub use diff::{DiffOptions, diff, diff_files};
+pub use diff::{DiffOptions, diff};
 pub use fst::{MAX_INFLATED, check as check_fst};
+pub use fst_diff::diff_files;
 pub use fst_out::{FstWriter, STDOUT, Views, create, is_stdout, write_views};
 pub use gtkw::{GTKW_MARK, gtkw_text, surfer_text, write_gtkw};
 pub use header::{

@@ -306,66 +306,9 @@ impl Stream {
         }
         Ok(bytes)
     }
-
-    /// A reader of the stream, which names it in its errors.
-    pub(crate) fn reader(self) -> Result<WaveReader> {
-        let name = self.name.clone();
-        let mut r = match self.format {
-            Format::Vcd => WaveReader::from_vcd(VcdReader::named(self.src, &name)?),
-            Format::Fst => {
-                super::fst::from_bytes(self.into_bytes()?).map_err(|e| e.in_file(&name))?
-            }
-            Format::Ghw => {
-                super::ghw::from_bytes(self.into_bytes()?).map_err(|e| e.in_file(&name))?
-            }
-        };
-        r.set_path(&name);
-        Ok(r)
-    }
 }
 
 impl WaveReader {
-    /// Opens the waveform at `path` (VCD, FST or GHW) and reads its
-    /// header; errors name the file. `-` ([`STDIN`]) reads standard
-    /// input, and a path that is not a regular file (a named pipe,
-    /// `/dev/fd/N`) is read as a stream: a VCD as it comes, an FST or GHW
-    /// waveform whole into memory (at most [`MAX_STREAMED`] bytes).
-    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
-        let path = path.as_ref();
-        if let Some(s) = Stream::open(path)? {
-            return s.reader();
-        }
-        let io = |source| Error::Io {
-            path: path.to_path_buf(),
-            source,
-        };
-        let mut f = std::fs::File::open(path).map_err(io)?;
-        let mut first = [0u8; 16];
-        let n = read_up_to(&mut f, &mut first).map_err(io)?;
-        drop(f);
-        let r = match detect_format(&first[..n]) {
-            Format::Vcd => {
-                let r = VcdReader::open(path)?;
-                Self::from_vcd(r)
-            }
-            Format::Fst => super::fst::open(path).map_err(|e| e.in_file(path))?,
-            Format::Ghw => super::ghw::open(path).map_err(|e| e.in_file(path))?,
-        };
-        Ok(WaveReader {
-            path: Some(path.to_path_buf()),
-            ..r
-        })
-    }
-
-    /// A waveform held in memory (any format).
-    pub fn from_bytes(bytes: Vec<u8>) -> Result<Self> {
-        match detect_format(&bytes[..bytes.len().min(16)]) {
-            Format::Vcd => Ok(Self::from_vcd(VcdReader::new(std::io::Cursor::new(bytes))?)),
-            Format::Fst => super::fst::from_bytes(bytes),
-            Format::Ghw => super::ghw::from_bytes(bytes),
-        }
-    }
-
     /// A VCD read on a thread of its own.
     pub fn from_vcd<R: Read + Send + 'static>(mut r: VcdReader<R>) -> Self {
         let header = r.detach_header();
@@ -524,7 +467,7 @@ impl WaveReader {
     }
 }
 
-fn read_up_to(f: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+pub(crate) fn read_up_to(f: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
     let mut n = 0;
     while n < buf.len() {
         match f.read(&mut buf[n..]) {
