@@ -824,32 +824,6 @@ impl Side {
     }
 }
 
-/// Compares the waveforms in two files (see the module docs): two FST
-/// files on times signal by signal (docs/cosim.md, "Speed"), anything else
-/// through `open` (a reader of any format; the command-line tool reads GHW
-/// files in a child process) and [`diff`].
-pub fn diff_files(
-    a: &std::path::Path,
-    b: &std::path::Path,
-    o: &DiffOptions,
-    open: impl Fn(&std::path::Path) -> Result<WaveReader>,
-) -> Result<CompareReport> {
-    let stdin = std::path::Path::new(super::stream::STDIN);
-    if a == stdin && b == stdin {
-        return Err(Error::Wave(
-            "both waveforms are `-`: only one of them can be read from standard input".into(),
-        ));
-    }
-    if o.clock.is_none()
-        && let Some((xa, ha)) = super::fst_diff::load(a)
-        && let Some((xb, hb)) = super::fst_diff::load(b)
-        && let Ok(r) = super::fst_diff::diff_fst(xa, xb, &ha, &hb, o)
-    {
-        return Ok(r);
-    }
-    diff(open(a)?, open(b)?, o)
-}
-
 /// Compares two waveforms (see the module docs).
 pub fn diff(a: WaveReader, b: WaveReader, o: &DiffOptions) -> Result<CompareReport> {
     diff_holding(a, b, o, MAX_VALUE_BYTES)

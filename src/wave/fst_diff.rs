@@ -1,4 +1,5 @@
-//! `wave diff` of two FST files on times, signal by signal.
+//! `wave diff` of two FST files on times, signal by signal, and
+//! [`diff_files`], which chooses between this path and the streaming one.
 //!
 //! An FST file keeps each signal's changes together in every value-change
 //! block; rebuilding one time-ordered stream of all of them (what a reader
@@ -20,12 +21,39 @@
 //! anything else, or on any surprise while decoding, the streaming diff
 //! runs instead and gives the answer or the error.
 
-use super::diff::{DiffOptions, Pair, Ty, pairing, same, value_text};
+use super::diff::{DiffOptions, Pair, Ty, diff, pairing, same, value_text};
 use super::fst::{Loc, chain_table};
 use super::header::{Format, WaveHeader, push_logic};
 use super::report::{CompareReport, Mismatch};
-use super::stream::guarded;
+use super::stream::{WaveReader, guarded};
 use crate::{Error, Result};
+
+/// Compares the waveforms in two files as [`diff()`] compares two
+/// readers: two FST files on times signal by signal, as this module does
+/// (docs/cosim.md, "Speed"), anything else through `open` (a reader of any
+/// format; the command-line tool reads GHW files in a child process) and
+/// [`diff()`].
+pub fn diff_files(
+    a: &std::path::Path,
+    b: &std::path::Path,
+    o: &DiffOptions,
+    open: impl Fn(&std::path::Path) -> Result<WaveReader>,
+) -> Result<CompareReport> {
+    let stdin = std::path::Path::new(super::stream::STDIN);
+    if a == stdin && b == stdin {
+        return Err(Error::Wave(
+            "both waveforms are `-`: only one of them can be read from standard input".into(),
+        ));
+    }
+    if o.clock.is_none()
+        && let Some((xa, ha)) = load(a)
+        && let Some((xb, hb)) = load(b)
+        && let Ok(r) = diff_fst(xa, xb, &ha, &hb, o)
+    {
+        return Ok(r);
+    }
+    diff(open(a)?, open(b)?, o)
+}
 
 /// The largest FST file compared in memory by the fast path.
 const MAX_BYTES: u64 = 1 << 30;
