@@ -1,6 +1,7 @@
 //! The repository stands alone: no file refers to a path outside it (a
 //! clone has nothing beside it).
 
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
 fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
@@ -88,6 +89,15 @@ fn the_module_graph_has_no_cycle() {
         })
         .collect();
     assert!(names.len() >= 12, "{names:?}");
+    if let Some(c) = find_cycle(&uses) {
+        let c: Vec<&str> = c.iter().map(|&i| names[i].as_str()).collect();
+        panic!("the modules use each other in a cycle: {}", c.join(" -> "));
+    }
+}
+
+/// A cycle in the graph whose node `k` uses the nodes `uses[k]`, as the
+/// nodes along it (the first repeated at the end); `None` when it has none.
+fn find_cycle(uses: &[Vec<usize>]) -> Option<Vec<usize>> {
     // Depth-first search for a back edge.
     fn visit(
         k: usize,
@@ -114,15 +124,433 @@ fn the_module_graph_has_no_cycle() {
         state[k] = 2;
         None
     }
-    let mut state = vec![0u8; names.len()];
-    for k in 0..names.len() {
-        if state[k] == 0
-            && let Some(c) = visit(k, &uses, &mut state, &mut Vec::new())
-        {
-            let c: Vec<&str> = c.iter().map(|&i| names[i].as_str()).collect();
-            panic!("the modules use each other in a cycle: {}", c.join(" -> "));
+    let mut state = vec![0u8; uses.len()];
+    (0..uses.len()).find_map(|k| {
+        if state[k] == 0 {
+            visit(k, uses, &mut state, &mut Vec::new())
+        } else {
+            None
+        }
+    })
+}
+
+/// Rust source as tokens, for the module graph: identifiers, `::` and
+/// single punctuation marks; comments, string and character literals and
+/// numbers left out (so that a brace in a string does not count).
+fn rust_tokens(text: &str) -> Vec<String> {
+    let c: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    let ident = |ch: char| ch.is_alphanumeric() || ch == '_';
+    // The end of a string literal whose opening quote is at `q`, with `hashes`
+    // hashes (a raw string) or escapes (`hashes` is `None`).
+    let string_end = |q: usize, hashes: Option<usize>| -> usize {
+        let mut k = q + 1;
+        while k < c.len() {
+            match hashes {
+                None if c[k] == '\\' => k += 2,
+                None if c[k] == '"' => return k + 1,
+                Some(h)
+                    if c[k] == '"'
+                        && c[k + 1..].iter().take(h).filter(|&&x| x == '#').count() == h =>
+                {
+                    return k + 1 + h;
+                }
+                _ => k += 1,
+            }
+        }
+        c.len()
+    };
+    while i < c.len() {
+        let ch = c[i];
+        let next = c.get(i + 1).copied().unwrap_or(' ');
+        if ch == '/' && next == '/' {
+            while i < c.len() && c[i] != '\n' {
+                i += 1;
+            }
+        } else if ch == '/' && next == '*' {
+            let mut depth = 0;
+            while i < c.len() {
+                if c[i] == '/' && c.get(i + 1) == Some(&'*') {
+                    depth += 1;
+                    i += 2;
+                } else if c[i] == '*' && c.get(i + 1) == Some(&'/') {
+                    depth -= 1;
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    i += 1;
+                }
+            }
+        } else if ch == '"' {
+            i = string_end(i, None);
+        } else if (ch == 'r' || ch == 'b') && !(i > 0 && ident(c[i - 1])) && {
+            // A raw or byte string: r"..", r#".."#, b"..", br#".."#.
+            let mut k = i + 1;
+            if ch == 'b' && c.get(k) == Some(&'r') {
+                k += 1;
+            }
+            let h = c[k..].iter().take_while(|&&x| x == '#').count();
+            c.get(k + h) == Some(&'"') && (h == 0 || ch == 'r' || c[i + 1] == 'r')
+        } {
+            let mut k = i + 1;
+            if c[k] == 'r' {
+                k += 1;
+            }
+            let raw = c[i] == 'r' || c[i + 1] == 'r';
+            let h = c[k..].iter().take_while(|&&x| x == '#').count();
+            i = string_end(k + h, raw.then_some(h));
+        } else if ch == '\'' {
+            // A character literal, or a lifetime's quote.
+            if next == '\\' {
+                i += 2;
+                while i < c.len() && c[i] != '\'' {
+                    i += 1;
+                }
+                i += 1;
+            } else if c.get(i + 2) == Some(&'\'') {
+                i += 3;
+            } else {
+                i += 1;
+            }
+        } else if ch == '_' || ch.is_alphabetic() {
+            let s = i;
+            while i < c.len() && ident(c[i]) {
+                i += 1;
+            }
+            out.push(c[s..i].iter().collect());
+            // A raw identifier: r#name.
+            if out.last().is_some_and(|t| t == "r") && c.get(i) == Some(&'#') {
+                out.pop();
+                i += 1;
+            }
+        } else if ch.is_ascii_digit() {
+            while i < c.len()
+                && (ident(c[i]) || c[i] == '.' && c.get(i + 1).is_some_and(|d| d.is_ascii_digit()))
+            {
+                i += 1;
+            }
+        } else if ch == ':' && next == ':' {
+            out.push("::".into());
+            i += 2;
+        } else {
+            if !ch.is_whitespace() {
+                out.push(ch.to_string());
+            }
+            i += 1;
         }
     }
+    out
+}
+
+/// The paths of a use tree (or of a path in code) at `t[j]`, under
+/// `prefix`: each whole path with the name it binds; returns the index
+/// after the tree.
+fn use_tree(
+    t: &[String],
+    mut j: usize,
+    prefix: &[String],
+    out: &mut Vec<(Vec<String>, String)>,
+) -> usize {
+    let tok = |k: usize| t.get(k).map(String::as_str).unwrap_or("");
+    let mut path = prefix.to_vec();
+    loop {
+        match tok(j) {
+            "{" => {
+                j += 1;
+                while tok(j) != "}" && j < t.len() {
+                    j = use_tree(t, j, &path, out);
+                    if tok(j) == "," {
+                        j += 1;
+                    }
+                }
+                return j + 1;
+            }
+            "*" => {
+                path.push("*".into());
+                out.push((path, "*".into()));
+                return j + 1;
+            }
+            s if s.starts_with(|ch: char| ch == '_' || ch.is_alphabetic()) => {
+                if s != "self" {
+                    path.push(s.to_string());
+                }
+                j += 1;
+                if tok(j) == "::"
+                    && (tok(j + 1) == "{"
+                        || tok(j + 1) == "*"
+                        || tok(j + 1).starts_with(|ch: char| ch == '_' || ch.is_alphabetic()))
+                {
+                    j += 1;
+                    continue;
+                }
+                let mut name = path.last().cloned().unwrap_or_default();
+                if tok(j) == "as" {
+                    name = tok(j + 1).to_string();
+                    j += 2;
+                }
+                out.push((path, name));
+                return j;
+            }
+            _ => {
+                out.push((path.clone(), path.last().cloned().unwrap_or_default()));
+                return j;
+            }
+        }
+    }
+}
+
+/// Every module of the library and what each uses: (the modules, by
+/// path; each module's paths that it uses, from where, as written in
+/// `use` declarations and code; the names each module's `use`
+/// declarations bind, to their paths).
+type Uses = (
+    HashSet<Vec<String>>,
+    Vec<(Vec<String>, Vec<String>)>,
+    HashMap<(Vec<String>, String), Vec<String>>,
+);
+
+fn library_uses() -> Uses {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    walk(&src, &mut files);
+    // Each file's module path and tokens (the binary's files are not the
+    // library's).
+    let mut units = Vec::new();
+    for f in files {
+        let rel = f.strip_prefix(&src).unwrap();
+        if rel.starts_with("bin") || f.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let mut path: Vec<String> = rel
+            .with_extension("")
+            .iter()
+            .map(|s| s.to_string_lossy().to_string())
+            .collect();
+        if path.last().is_some_and(|l| l == "mod" || l == "lib") {
+            path.pop();
+        }
+        units.push((path, rust_tokens(&std::fs::read_to_string(&f).unwrap())));
+    }
+    // Pass over a file's tokens keeping the module each token is in
+    // (inline `mod name { .. }` blocks included).
+    fn scan(base: &[String], t: &[String], mut at: impl FnMut(&[String], bool, usize) -> usize) {
+        let mut inline: Vec<(String, usize, bool)> = Vec::new();
+        let mut depth = 0usize;
+        let mut j = 0;
+        while j < t.len() {
+            let cur: Vec<String> = base
+                .iter()
+                .cloned()
+                .chain(inline.iter().map(|m| m.0.clone()))
+                .collect();
+            let testing = inline.iter().any(|m| m.2);
+            let next = at(&cur, testing, j);
+            if next > j {
+                j = next;
+                continue;
+            }
+            match t[j].as_str() {
+                "mod" if t.get(j + 2).is_some_and(|x| x == "{") => {
+                    let cfg_test = j >= 7 && t[j - 7..j].join("") == "#[cfg(test)]";
+                    inline.push((t[j + 1].clone(), depth, cfg_test));
+                    depth += 1;
+                    j += 3;
+                    continue;
+                }
+                "{" => depth += 1,
+                "}" => {
+                    depth -= 1;
+                    if inline.last().is_some_and(|m| m.1 == depth) {
+                        inline.pop();
+                    }
+                }
+                _ => {}
+            }
+            j += 1;
+        }
+    }
+    let mut modules = HashSet::new();
+    for (base, t) in &units {
+        modules.insert(base.clone());
+        scan(base, t, |cur, _, j| {
+            if t[j] == "mod" && t.get(j + 2).is_some_and(|x| x == ";" || x == "{") {
+                let mut m = cur.to_vec();
+                m.push(t[j + 1].clone());
+                modules.insert(m);
+            }
+            j
+        });
+    }
+    let mut refs = Vec::new();
+    let mut binds = HashMap::new();
+    for (base, t) in &units {
+        scan(base, t, |cur, testing, j| {
+            if testing {
+                return j;
+            }
+            let prev = if j > 0 { t[j - 1].as_str() } else { "" };
+            let in_use = prev == "use";
+            let start: Option<Vec<String>> = match t[j].as_str() {
+                _ if prev == "::" || t.get(j + 1).is_none_or(|x| x != "::") => None,
+                "crate" => Some(Vec::new()),
+                "self" => Some(cur.to_vec()),
+                "super" => Some(cur[..cur.len().saturating_sub(1)].to_vec()),
+                // `use child::..` names the module's own child.
+                s if in_use && modules.contains(&[cur, &[s.to_string()]].concat()) => {
+                    let mut out = Vec::new();
+                    let end = use_tree(t, j, cur, &mut out);
+                    for (p, name) in out {
+                        binds.insert((cur.to_vec(), name), p.clone());
+                        refs.push((cur.to_vec(), p));
+                    }
+                    return end;
+                }
+                _ => None,
+            };
+            let Some(mut prefix) = start else { return j };
+            let mut k = j + 2;
+            while t.get(k).is_some_and(|x| x == "super") && t.get(k + 1).is_some_and(|x| x == "::")
+            {
+                prefix.pop();
+                k += 2;
+            }
+            let mut out = Vec::new();
+            let end = use_tree(t, k, &prefix, &mut out);
+            for (p, name) in out {
+                if in_use {
+                    binds.insert((cur.to_vec(), name), p.clone());
+                }
+                refs.push((cur.to_vec(), p));
+            }
+            end
+        });
+    }
+    (modules, refs, binds)
+}
+
+/// The module a path leads to, through the names modules bind with `use`
+/// (`crate::Error` leads to module `error`).
+fn module_of(
+    p: &[String],
+    modules: &HashSet<Vec<String>>,
+    binds: &HashMap<(Vec<String>, String), Vec<String>>,
+) -> Vec<String> {
+    let mut p = p.to_vec();
+    for _ in 0..16 {
+        let mut m = 0;
+        while m < p.len() && modules.contains(&p[..m + 1]) {
+            m += 1;
+        }
+        match p
+            .get(m)
+            .and_then(|name| binds.get(&(p[..m].to_vec(), name.clone())))
+        {
+            Some(to) if to.as_slice() != &p[..m + 1] => {
+                let mut q = to.clone();
+                q.extend_from_slice(&p[m + 1..]);
+                p = q;
+            }
+            _ => return p[..m].to_vec(),
+        }
+    }
+    p
+}
+
+/// No modules that share a parent use each other in a cycle, at any depth
+/// of the library (between the crate's top-level modules, between the
+/// files of `net`, of `wave`, ...), counting what they use by path, by
+/// `use` declaration and through their parent's re-exports. A module's
+/// unit tests (an inline `#[cfg(test)] mod`) are left out: they are not
+/// part of the library, and may use any module's helpers.
+#[test]
+fn no_sibling_modules_use_each_other_in_a_cycle() {
+    let (modules, refs, binds) = library_uses();
+    assert!(modules.len() > 100, "{} modules", modules.len());
+    // For each parent, the graph between its children.
+    let mut graphs: HashMap<Vec<String>, BTreeMap<String, BTreeSet<String>>> = HashMap::new();
+    for (from, p) in &refs {
+        let to = module_of(p, &modules, &binds);
+        let k = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+        if k < from.len() && k < to.len() {
+            graphs
+                .entry(from[..k].to_vec())
+                .or_default()
+                .entry(from[k].clone())
+                .or_default()
+                .insert(to[k].clone());
+        }
+    }
+    let mut cycles = Vec::new();
+    for (parent, g) in &graphs {
+        let names: Vec<&String> = g
+            .keys()
+            .chain(g.values().flatten())
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let uses: Vec<Vec<usize>> = names
+            .iter()
+            .map(|n| {
+                g.get(*n)
+                    .into_iter()
+                    .flatten()
+                    .map(|u| names.iter().position(|x| *x == u).unwrap())
+                    .collect()
+            })
+            .collect();
+        // Every group of children that reach each other, with the uses
+        // that tie it.
+        let reach: Vec<BTreeSet<usize>> = (0..names.len())
+            .map(|k| {
+                let mut seen = BTreeSet::new();
+                let mut todo = uses[k].clone();
+                while let Some(j) = todo.pop() {
+                    if seen.insert(j) {
+                        todo.extend(&uses[j]);
+                    }
+                }
+                seen
+            })
+            .collect();
+        let mut done = BTreeSet::new();
+        for k in 0..names.len() {
+            let group: Vec<usize> = (0..names.len())
+                .filter(|&j| reach[k].contains(&j) && reach[j].contains(&k))
+                .collect();
+            if group.len() > 1 && done.insert(group.clone()) {
+                let ties: Vec<String> = group
+                    .iter()
+                    .flat_map(|&a| {
+                        let (names, group) = (&names, &group);
+                        uses[a]
+                            .iter()
+                            .filter(move |b| group.contains(b))
+                            .map(move |&b| format!("{} -> {}", names[a], names[b]))
+                    })
+                    .collect();
+                cycles.push(format!(
+                    "in crate::{}: {}",
+                    parent.join("::"),
+                    ties.join(", ")
+                ));
+            }
+        }
+    }
+    cycles.sort();
+    assert!(
+        cycles.is_empty(),
+        "sibling modules use each other in a cycle:\n{}",
+        cycles.join("\n")
+    );
+    // The check sees the graph: `net`'s files use each other.
+    assert!(
+        graphs[&vec!["net".to_string()]]["routing"].contains("updown"),
+        "{graphs:?}"
+    );
+    assert!(graphs[&Vec::new()]["switch"].contains("error"));
 }
 
 /// The section a citation names after `docs/<name>.md` (`docs/<name>.md,
