@@ -312,12 +312,12 @@ type Uses = (
     HashMap<(Vec<String>, String), Vec<String>>,
 );
 
-fn library_uses() -> Uses {
+/// The library's files as (module path, text); the binary's files are
+/// not the library's.
+fn library_files() -> Vec<(Vec<String>, String)> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
     walk(&src, &mut files);
-    // Each file's module path and tokens (the binary's files are not the
-    // library's).
     let mut units = Vec::new();
     for f in files {
         let rel = f.strip_prefix(&src).unwrap();
@@ -332,8 +332,17 @@ fn library_uses() -> Uses {
         if path.last().is_some_and(|l| l == "mod" || l == "lib") {
             path.pop();
         }
-        units.push((path, rust_tokens(&std::fs::read_to_string(&f).unwrap())));
+        units.push((path, std::fs::read_to_string(&f).unwrap()));
     }
+    units
+}
+
+/// What the modules of `files` (module path, text) use: see [`Uses`].
+fn module_uses(files: &[(Vec<String>, String)]) -> Uses {
+    let units: Vec<(Vec<String>, Vec<String>)> = files
+        .iter()
+        .map(|(path, text)| (path.clone(), rust_tokens(text)))
+        .collect();
     // Pass over a file's tokens keeping the module each token is in
     // (inline `mod name { .. }` blocks included).
     fn scan(base: &[String], t: &[String], mut at: impl FnMut(&[String], bool, usize) -> usize) {
@@ -459,20 +468,19 @@ fn module_of(
     p
 }
 
-/// No modules that share a parent use each other in a cycle, at any depth
-/// of the library (between the crate's top-level modules, between the
-/// files of `net`, of `wave`, ...), counting what they use by path, by
-/// `use` declaration and through their parent's re-exports. A module's
-/// unit tests (an inline `#[cfg(test)] mod`) are left out: they are not
-/// part of the library, and may use any module's helpers.
-#[test]
-fn no_sibling_modules_use_each_other_in_a_cycle() {
-    let (modules, refs, binds) = library_uses();
-    assert!(modules.len() > 100, "{} modules", modules.len());
+/// Each parent module's graph between its children: child to the
+/// children it uses.
+type Graphs = HashMap<Vec<String>, BTreeMap<String, BTreeSet<String>>>;
+
+/// Each group of sibling modules that use each other in a cycle, with the
+/// uses that tie it (`in crate::net: a -> b, b -> a`); and each parent's
+/// graph between its children.
+fn sibling_cycles(uses: &Uses) -> (Vec<String>, Graphs) {
+    let (modules, refs, binds) = uses;
     // For each parent, the graph between its children.
-    let mut graphs: HashMap<Vec<String>, BTreeMap<String, BTreeSet<String>>> = HashMap::new();
-    for (from, p) in &refs {
-        let to = module_of(p, &modules, &binds);
+    let mut graphs: Graphs = HashMap::new();
+    for (from, p) in refs {
+        let to = module_of(p, modules, binds);
         let k = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
         if k < from.len() && k < to.len() {
             graphs
@@ -531,26 +539,115 @@ fn no_sibling_modules_use_each_other_in_a_cycle() {
                             .map(move |&b| format!("{} -> {}", names[a], names[b]))
                     })
                     .collect();
-                cycles.push(format!(
-                    "in crate::{}: {}",
-                    parent.join("::"),
-                    ties.join(", ")
-                ));
+                let at: Vec<&str> = ["crate"]
+                    .into_iter()
+                    .chain(parent.iter().map(String::as_str))
+                    .collect();
+                cycles.push(format!("in {}: {}", at.join("::"), ties.join(", ")));
             }
         }
     }
     cycles.sort();
+    (cycles, graphs)
+}
+
+/// No modules that share a parent use each other in a cycle, at any depth
+/// of the library (between the crate's top-level modules, between the
+/// files of `net`, of `wave`, ...), counting what they use by path, by
+/// `use` declaration and through their parent's re-exports. A module's
+/// unit tests (an inline `#[cfg(test)] mod`) are left out: they are not
+/// part of the library, and may use any module's helpers.
+#[test]
+fn no_sibling_modules_use_each_other_in_a_cycle() {
+    let uses = module_uses(&library_files());
+    assert!(uses.0.len() > 100, "{} modules", uses.0.len());
+    let (cycles, graphs) = sibling_cycles(&uses);
     assert!(
         cycles.is_empty(),
         "sibling modules use each other in a cycle:\n{}",
         cycles.join("\n")
     );
-    // The check sees the graph: `net`'s files use each other.
+    // The check sees the graph: `net`'s files use each other, and every
+    // module uses `error` (through the crate root's re-export).
     assert!(
         graphs[&vec!["net".to_string()]]["routing"].contains("updown"),
         "{graphs:?}"
     );
     assert!(graphs[&Vec::new()]["switch"].contains("error"));
+}
+
+/// The check itself finds cycles planted every way a module can use a
+/// sibling, and none in what only looks like one.
+#[test]
+fn the_sibling_cycle_check_finds_planted_cycles() {
+    let m = |path: &str, text: &str| {
+        let p: Vec<String> = path
+            .split("::")
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+            .collect();
+        (p, text.to_string())
+    };
+    let cycles = |files: &[(Vec<String>, String)]| sibling_cycles(&module_uses(files)).0;
+    let root = m("", "mod net; mod wave; pub use net::Topology;");
+    let net = m(
+        "net",
+        "mod a;\nmod b;\nmod c;\npub use b::{Net as Renamed, Other};\n",
+    );
+    let a_b = [
+        // a uses b by path in code, b uses a by a grouped use declaration.
+        ("fn f() { super::b::g(); }", "use super::{a::X, c};"),
+        // Through the parent's re-export, under another name.
+        ("use super::Renamed;", "use crate::net::a::{self};"),
+        // From the crate root, several lines, nested groups.
+        (
+            "use crate::{\n    net::{b::{Y,\n Z}},\n};",
+            "fn g() -> crate::net::a::T { todo!() }",
+        ),
+        // `super::super` from an inline module, and `self`.
+        (
+            "mod inner { fn f() { super::super::b::g() } }",
+            "use self::super::a::X;",
+        ),
+    ];
+    for (a, b) in a_b {
+        let files = [
+            root.clone(),
+            net.clone(),
+            m("net::a", a),
+            m("net::b", b),
+            m("net::c", ""),
+        ];
+        assert_eq!(
+            cycles(&files),
+            ["in crate::net: a -> b, b -> a"],
+            "{a:?} / {b:?}"
+        );
+    }
+    // Not uses: comments, strings, characters, a unit test module.
+    let decoys = [
+        "// super::a::X\n/* super::a::X /* nested */ super::a::X */",
+        r#"const S: &str = "super::a::X { }"; const R: &str = r"super::a::X";"#,
+        "const C: char = '{'; fn f<'a>(x: &'a u8) {}",
+        "#[cfg(test)]\nmod tests { use super::super::a::X; }",
+    ];
+    for d in decoys {
+        let files = [
+            root.clone(),
+            net.clone(),
+            m("net::a", "use super::b::Y;"),
+            m("net::b", d),
+        ];
+        assert!(cycles(&files).is_empty(), "{d:?}");
+    }
+    // A cycle of three among top-level modules, through the crate root.
+    let files = [
+        m("", "mod x; mod y; mod z; pub use z::Error;"),
+        m("x", "use crate::y::A;"),
+        m("y", "use crate::Error;"),
+        m("z", "use crate::x::B;"),
+    ];
+    assert_eq!(cycles(&files), ["in crate: x -> y, y -> z, z -> x"]);
 }
 
 /// The section a citation names after `docs/<name>.md` (`docs/<name>.md,
