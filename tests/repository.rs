@@ -395,10 +395,20 @@ fn module_uses(files: &[(Vec<String>, String)]) -> Uses {
     }
     let mut refs = Vec::new();
     let mut binds = HashMap::new();
+    // Glob imports (`use super::*`): the importing module and the module
+    // whose names it takes; and the names each module's code mentions.
+    let mut globs: Vec<(Vec<String>, Vec<String>)> = Vec::new();
+    let mut mentions: HashMap<Vec<String>, HashSet<String>> = HashMap::new();
     for (base, t) in &units {
         scan(base, t, |cur, testing, j| {
             if testing {
                 return j;
+            }
+            if t[j].starts_with(|ch: char| ch == '_' || ch.is_alphabetic()) {
+                mentions
+                    .entry(cur.to_vec())
+                    .or_default()
+                    .insert(t[j].clone());
             }
             let prev = if j > 0 { t[j - 1].as_str() } else { "" };
             let in_use = prev == "use";
@@ -429,13 +439,24 @@ fn module_uses(files: &[(Vec<String>, String)]) -> Uses {
             let mut out = Vec::new();
             let end = use_tree(t, k, &prefix, &mut out);
             for (p, name) in out {
-                if in_use {
+                if in_use && name == "*" {
+                    globs.push((cur.to_vec(), p[..p.len() - 1].to_vec()));
+                } else if in_use {
                     binds.insert((cur.to_vec(), name), p.clone());
                 }
                 refs.push((cur.to_vec(), p));
             }
             end
         });
+    }
+    // A glob import uses what the names its module mentions lead to in
+    // the module it takes them from.
+    for (m, from) in globs {
+        for name in mentions.get(&m).into_iter().flatten() {
+            if let Some(p) = binds.get(&(from.clone(), name.clone())) {
+                refs.push((m.clone(), p.clone()));
+            }
+        }
     }
     (modules, refs, binds)
 }
@@ -609,6 +630,8 @@ fn the_sibling_cycle_check_finds_planted_cycles() {
             "mod inner { fn f() { super::super::b::g() } }",
             "use self::super::a::X;",
         ),
+        // A glob import of the parent, whose re-export names b's item.
+        ("use super::*;\nfn f(_: Renamed) {}", "use super::a::X;"),
     ];
     for (a, b) in a_b {
         let files = [
@@ -630,6 +653,8 @@ fn the_sibling_cycle_check_finds_planted_cycles() {
         r#"const S: &str = "super::a::X { }"; const R: &str = r"super::a::X";"#,
         "const C: char = '{'; fn f<'a>(x: &'a u8) {}",
         "#[cfg(test)]\nmod tests { use super::super::a::X; }",
+        // A glob import of the parent, naming nothing that leads to a.
+        "use super::*;\nfn f(_: Other) {}",
     ];
     for d in decoys {
         let files = [
