@@ -575,9 +575,10 @@ fn sibling_cycles(uses: &Uses) -> (Vec<String>, Graphs) {
 /// No modules that share a parent use each other in a cycle, at any depth
 /// of the library (between the crate's top-level modules, between the
 /// files of `net`, of `wave`, ...), counting what they use by path, by
-/// `use` declaration and through their parent's re-exports. A module's
-/// unit tests (an inline `#[cfg(test)] mod`) are left out: they are not
-/// part of the library, and may use any module's helpers.
+/// `use` declaration (a glob's by the names the module mentions) and
+/// through their parent's re-exports. A module's unit tests (an inline
+/// `#[cfg(test)] mod`) are left out: they are not part of the library,
+/// and may use any module's helpers.
 #[test]
 fn no_sibling_modules_use_each_other_in_a_cycle() {
     let uses = module_uses(&library_files());
