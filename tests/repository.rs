@@ -261,10 +261,14 @@ fn use_tree(
             "{" => {
                 j += 1;
                 while tok(j) != "}" && j < t.len() {
-                    j = use_tree(t, j, &path, out);
-                    if tok(j) == "," {
-                        j += 1;
-                    }
+                    let end = use_tree(t, j, &path, out);
+                    // Past a comma, or past a token no use tree starts
+                    // with (not Rust, but no endless loop on it).
+                    j = if tok(end) == "," || end == j {
+                        end + 1
+                    } else {
+                        end
+                    };
                 }
                 return j + 1;
             }
@@ -371,7 +375,7 @@ fn module_uses(files: &[(Vec<String>, String)]) -> Uses {
                 }
                 "{" => depth += 1,
                 "}" => {
-                    depth -= 1;
+                    depth = depth.saturating_sub(1);
                     if inline.last().is_some_and(|m| m.1 == depth) {
                         inline.pop();
                     }
@@ -656,6 +660,9 @@ fn the_sibling_cycle_check_finds_planted_cycles() {
         "#[cfg(test)]\nmod tests { use super::super::a::X; }",
         // A glob import of the parent, naming nothing that leads to a.
         "use super::*;\nfn f(_: Other) {}",
+        // Not Rust: a use group of what no path starts with, unbalanced
+        // braces; the scan ends all the same.
+        "use super::{ ( ; } } } use super::{",
     ];
     for d in decoys {
         let files = [

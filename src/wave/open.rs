@@ -25,10 +25,11 @@ impl Stream {
 
 impl WaveReader {
     /// Opens the waveform at `path` (VCD, FST or GHW) and reads its
-    /// header; errors name the file. `-` ([`STDIN`](super::STDIN)) reads standard
-    /// input, and a path that is not a regular file (a named pipe,
-    /// `/dev/fd/N`) is read as a stream: a VCD as it comes, an FST or GHW
-    /// waveform whole into memory (at most [`MAX_STREAMED`](super::MAX_STREAMED) bytes).
+    /// header; errors name the file. `-` ([`STDIN`](super::STDIN)) reads
+    /// standard input, and a path that is not a regular file (a named
+    /// pipe, `/dev/fd/N`) is read as a stream: a VCD as it comes, an FST
+    /// or GHW waveform whole into memory (at most
+    /// [`MAX_STREAMED`](super::MAX_STREAMED) bytes).
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
         if let Some(s) = Stream::open(path)? {
