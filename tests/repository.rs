@@ -637,6 +637,12 @@ fn the_sibling_cycle_check_finds_planted_cycles() {
         ),
         // A glob import of the parent, whose re-export names b's item.
         ("use super::*;\nfn f(_: Renamed) {}", "use super::a::X;"),
+        // A path in what a macro is given (which a Rust parser leaves as
+        // tokens).
+        (
+            "fn f() { debug_assert!(crate::net::b::ok()); }",
+            "fn g(x: u8) -> bool { matches!(x, super::a::ONE) }",
+        ),
     ];
     for (a, b) in a_b {
         let files = [
