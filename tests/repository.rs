@@ -403,6 +403,12 @@ fn module_uses(files: &[(Vec<String>, String)]) -> Uses {
     // whose names it takes; and the names each module's code mentions.
     let mut globs: Vec<(Vec<String>, Vec<String>)> = Vec::new();
     let mut mentions: HashMap<Vec<String>, HashSet<String>> = HashMap::new();
+    // The names of the items each module defines (`fn name`, `struct
+    // name`, ...), which a glob import of it takes.
+    const ITEMS: [&str; 9] = [
+        "fn", "struct", "enum", "union", "trait", "type", "const", "static", "mod",
+    ];
+    let mut defines: HashMap<Vec<String>, HashSet<String>> = HashMap::new();
     for (base, t) in &units {
         scan(base, t, |cur, testing, j| {
             if testing {
@@ -413,6 +419,14 @@ fn module_uses(files: &[(Vec<String>, String)]) -> Uses {
                     .entry(cur.to_vec())
                     .or_default()
                     .insert(t[j].clone());
+            }
+            if ITEMS.contains(&t[j].as_str())
+                && let Some(name) = t.get(j + 1)
+            {
+                defines
+                    .entry(cur.to_vec())
+                    .or_default()
+                    .insert(name.clone());
             }
             let prev = if j > 0 { t[j - 1].as_str() } else { "" };
             let in_use = prev == "use";
@@ -426,7 +440,11 @@ fn module_uses(files: &[(Vec<String>, String)]) -> Uses {
                     let mut out = Vec::new();
                     let end = use_tree(t, j, cur, &mut out);
                     for (p, name) in out {
-                        binds.insert((cur.to_vec(), name), p.clone());
+                        if name == "*" {
+                            globs.push((cur.to_vec(), p[..p.len() - 1].to_vec()));
+                        } else {
+                            binds.insert((cur.to_vec(), name), p.clone());
+                        }
                         refs.push((cur.to_vec(), p));
                     }
                     return end;
@@ -453,8 +471,26 @@ fn module_uses(files: &[(Vec<String>, String)]) -> Uses {
             end
         });
     }
-    // A glob import uses what the names its module mentions lead to in
-    // the module it takes them from.
+    // A glob import binds, in the importing module, every name the module
+    // it takes them from defines or binds (twice over, for a glob of a
+    // glob); and it uses what the names its module mentions lead to there.
+    for _ in 0..2 {
+        for (m, from) in &globs {
+            let defined = defines.get(from).into_iter().flatten();
+            let bound: Vec<String> = binds
+                .keys()
+                .filter(|(at, _)| at == from)
+                .map(|(_, n)| n.clone())
+                .collect();
+            for name in defined.cloned().chain(bound) {
+                let to = binds
+                    .get(&(from.clone(), name.clone()))
+                    .cloned()
+                    .unwrap_or_else(|| [from.as_slice(), std::slice::from_ref(&name)].concat());
+                binds.entry((m.clone(), name)).or_insert(to);
+            }
+        }
+    }
     for (m, from) in globs {
         for name in mentions.get(&m).into_iter().flatten() {
             if let Some(p) = binds.get(&(from.clone(), name.clone())) {
@@ -679,6 +715,14 @@ fn the_sibling_cycle_check_finds_planted_cycles() {
         ];
         assert!(cycles(&files).is_empty(), "{d:?}");
     }
+    // The parent's glob re-export of a child, named by a sibling.
+    let files = [
+        root.clone(),
+        m("net", "mod a;\nmod b;\npub use b::*;\n"),
+        m("net::a", "use super::Net;"),
+        m("net::b", "pub struct Net;\nfn f() { super::a::g() }"),
+    ];
+    assert_eq!(cycles(&files), ["in crate::net: a -> b, b -> a"]);
     // A cycle of three among top-level modules, through the crate root.
     let files = [
         m("", "mod x; mod y; mod z; pub use z::Error;"),
