@@ -40,100 +40,6 @@ fn no_file_refers_outside_the_repository() {
     assert!(hits.is_empty(), "{}", hits.join("\n"));
 }
 
-/// The library's module graph has no cycle: each top-level module uses
-/// (outside comments) only modules that do not use it back, directly or
-/// through others. The crate's error type counts as module `error`
-/// (`crate::Error`, `crate::Result`); its deadlock variants carry the
-/// reports of module `deadlock`, below every router model.
-#[test]
-fn the_module_graph_has_no_cycle() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut modules: Vec<(String, Vec<std::path::PathBuf>)> = Vec::new();
-    for e in std::fs::read_dir(&src).unwrap() {
-        let p = e.unwrap().path();
-        let name = p.file_stem().unwrap().to_string_lossy().to_string();
-        if name == "lib" || name == "bin" {
-            continue;
-        }
-        let mut files = Vec::new();
-        if p.is_dir() {
-            walk(&p, &mut files);
-        } else {
-            files.push(p.clone());
-        }
-        modules.push((name, files));
-    }
-    let names: Vec<String> = modules.iter().map(|m| m.0.clone()).collect();
-    let uses: Vec<Vec<usize>> = modules
-        .iter()
-        .map(|(me, files)| {
-            let mut u = Vec::new();
-            for f in files {
-                let text = std::fs::read_to_string(f).unwrap();
-                for line in text.lines() {
-                    let code = line.split("//").next().unwrap();
-                    let uses_error = code.contains("crate::Error")
-                        || code.contains("crate::Result")
-                        || (code.contains("crate::{")
-                            && (code.contains("Error") || code.contains("Result")));
-                    for (k, n) in names.iter().enumerate() {
-                        let hit =
-                            code.contains(&format!("crate::{n}")) || (n == "error" && uses_error);
-                        if n != me && hit && !u.contains(&k) {
-                            u.push(k);
-                        }
-                    }
-                }
-            }
-            u
-        })
-        .collect();
-    assert!(names.len() >= 12, "{names:?}");
-    if let Some(c) = find_cycle(&uses) {
-        let c: Vec<&str> = c.iter().map(|&i| names[i].as_str()).collect();
-        panic!("the modules use each other in a cycle: {}", c.join(" -> "));
-    }
-}
-
-/// A cycle in the graph whose node `k` uses the nodes `uses[k]`, as the
-/// nodes along it (the first repeated at the end); `None` when it has none.
-fn find_cycle(uses: &[Vec<usize>]) -> Option<Vec<usize>> {
-    // Depth-first search for a back edge.
-    fn visit(
-        k: usize,
-        uses: &[Vec<usize>],
-        state: &mut [u8],
-        path: &mut Vec<usize>,
-    ) -> Option<Vec<usize>> {
-        state[k] = 1;
-        path.push(k);
-        for &j in &uses[k] {
-            if state[j] == 1 {
-                let at = path.iter().position(|&x| x == j).unwrap();
-                let mut c = path[at..].to_vec();
-                c.push(j);
-                return Some(c);
-            }
-            if state[j] == 0
-                && let Some(c) = visit(j, uses, state, path)
-            {
-                return Some(c);
-            }
-        }
-        path.pop();
-        state[k] = 2;
-        None
-    }
-    let mut state = vec![0u8; uses.len()];
-    (0..uses.len()).find_map(|k| {
-        if state[k] == 0 {
-            visit(k, uses, &mut state, &mut Vec::new())
-        } else {
-            None
-        }
-    })
-}
-
 /// Rust source as tokens, for the module graph: identifiers, `::` and
 /// single punctuation marks; comments, string and character literals and
 /// numbers left out (so that a brace in a string does not count).
@@ -616,9 +522,12 @@ fn sibling_cycles(uses: &Uses) -> (Vec<String>, Graphs) {
 /// of the library (between the crate's top-level modules, between the
 /// files of `net`, of `wave`, ...), counting what they use by path, by
 /// `use` declaration (a glob's by the names the module mentions) and
-/// through their parent's re-exports. A module's unit tests (an inline
-/// `#[cfg(test)] mod`) are left out: they are not part of the library,
-/// and may use any module's helpers.
+/// through their parent's re-exports. The crate's error type counts as
+/// module `error` (`crate::Error` through the root's re-export); its
+/// deadlock variants carry the reports of module `deadlock`, below every
+/// router model. A module's unit tests (an inline `#[cfg(test)] mod`) are
+/// left out: they are not part of the library, and may use any module's
+/// helpers.
 #[test]
 fn no_sibling_modules_use_each_other_in_a_cycle() {
     let uses = module_uses(&library_files());
