@@ -34,8 +34,6 @@ macro_rules! say_part {
 mod demo_cmd;
 #[path = "wormcast/direct.rs"]
 mod direct;
-#[path = "wormcast/engine_cmd.rs"]
-mod engine_cmd;
 #[path = "wormcast/experiment_cmd.rs"]
 mod experiment_cmd;
 #[path = "wormcast/mcast_cmd.rs"]

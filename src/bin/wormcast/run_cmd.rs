@@ -4,6 +4,9 @@
 
 use super::*;
 
+#[path = "run_cmd/engine_cmd.rs"]
+mod engine_cmd;
+
 /// What `run --traffic` names: a load of packets to a pattern's
 /// destinations (uniform, transpose, ...), or one of the others.
 #[derive(Clone, Copy, PartialEq, Eq)]

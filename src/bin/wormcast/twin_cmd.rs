@@ -161,15 +161,6 @@ pub(crate) fn vectors(a: &VectorArgs) -> Result<()> {
     Ok(())
 }
 
-pub(crate) fn report(r: &CompareReport, json: bool) -> Result<bool> {
-    if json {
-        say!("{}", serde_json::to_string_pretty(r)?);
-    } else {
-        say!("{r}");
-    }
-    Ok(r.ok())
-}
-
 pub(crate) fn cosim_cmd(a: &CosimArgs) -> Result<bool> {
     let map = match &a.map {
         Some(p) => SignalMap::load(p)?,

@@ -117,6 +117,17 @@ pub(crate) fn open_wave(path: &Path) -> Result<WaveReader> {
     }
 }
 
+/// A comparison's report (`wave diff`, `cosim`), as text or JSON, on
+/// standard output; whether the two agreed.
+pub(crate) fn report(r: &CompareReport, json: bool) -> Result<bool> {
+    if json {
+        say!("{}", serde_json::to_string_pretty(r)?);
+    } else {
+        say!("{r}");
+    }
+    Ok(r.ok())
+}
+
 pub(crate) fn wave(cmd: WaveCmd) -> Result<bool> {
     match cmd {
         WaveCmd::ToVcd {
