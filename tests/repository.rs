@@ -151,6 +151,108 @@ fn rust_tokens(text: &str) -> Vec<String> {
     out
 }
 
+/// For each of a file's tokens, whether it is a local binding's name, at
+/// the binding or in its scope: a `let`, `if let`, `while let` or `for`
+/// pattern's lower-case names and a function's parameters, each scoped to
+/// its block (the enclosing one for `let`, the next one for the others).
+/// Such a name does not lead to an item that a glob import brings in
+/// under the same name (`let report = ..` against a glob-imported `fn
+/// report`).
+fn locals(t: &[String]) -> Vec<bool> {
+    let tok = |k: usize| t.get(k).map(String::as_str).unwrap_or("");
+    let lower = |s: &str| s.starts_with(|ch: char| ch == '_' || ch.is_lowercase());
+    let mut local = vec![false; t.len()];
+    // The names bound in each open block, innermost last; and the names
+    // of a header (`for`, `if let`, `while let`, `fn`) that the next block
+    // opened will hold.
+    let mut scopes: Vec<Vec<String>> = vec![Vec::new()];
+    let mut pending: Vec<String> = Vec::new();
+    let mut j = 0;
+    while j < t.len() {
+        match tok(j) {
+            "{" => scopes.push(std::mem::take(&mut pending)),
+            "}" if scopes.len() > 1 => {
+                scopes.pop();
+            }
+            "let" | "for" => {
+                // The pattern, up to its `=`, `in`, `;` or type.
+                let into_next = tok(j) == "for" || matches!(tok(j.wrapping_sub(1)), "if" | "while");
+                let mut depth = 0usize;
+                let mut k = j + 1;
+                while k < t.len() {
+                    match tok(k) {
+                        "(" | "[" | "{" => depth += 1,
+                        ")" | "]" | "}" if depth == 0 => break,
+                        ")" | "]" | "}" => depth -= 1,
+                        "=" | "in" | ";" | ":" if depth == 0 => break,
+                        s if lower(s)
+                            && !matches!(s, "mut" | "ref")
+                            && tok(k - 1) != "::"
+                            && !matches!(tok(k + 1), "::" | "(" | "{" | ":" | "!") =>
+                        {
+                            local[k] = true;
+                            if into_next {
+                                pending.push(s.to_string());
+                            } else {
+                                scopes.last_mut().unwrap().push(s.to_string());
+                            }
+                        }
+                        _ => {}
+                    }
+                    k += 1;
+                }
+                j = k;
+                continue;
+            }
+            "fn" => {
+                // The parameters: the names before a `:` at the top of the
+                // parameter list, and `self`; held by the body, if any.
+                let mut k = j + 1;
+                while k < t.len() && tok(k) != "(" {
+                    k += 1;
+                }
+                let mut depth = 0usize;
+                let mut params = Vec::new();
+                while k < t.len() {
+                    match tok(k) {
+                        "(" | "[" | "<" => depth += 1,
+                        ")" | "]" | ">" => depth = depth.saturating_sub(1),
+                        s if depth == 1 && lower(s) && matches!(tok(k + 1), ":" | "," | ")") => {
+                            local[k] = true;
+                            params.push(s.to_string());
+                        }
+                        _ => {}
+                    }
+                    k += 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                // To the body's `{`, or the `;` of a declaration without one.
+                let mut depth = 0usize;
+                while k < t.len() {
+                    match tok(k) {
+                        "(" | "[" => depth += 1,
+                        ")" | "]" => depth = depth.saturating_sub(1),
+                        "{" | ";" if depth == 0 => break,
+                        _ => {}
+                    }
+                    k += 1;
+                }
+                if tok(k) == "{" {
+                    pending = params;
+                }
+                j = k;
+                continue;
+            }
+            s if lower(s) && scopes.iter().flatten().any(|n| n == s) => local[j] = true,
+            _ => {}
+        }
+        j += 1;
+    }
+    local
+}
+
 /// The paths of a use tree (or of a path in code) at `t[j]`, under
 /// `prefix`: each whole path with the name it binds; returns the index
 /// after the tree.
@@ -212,7 +314,7 @@ fn use_tree(
     }
 }
 
-/// Every module of the library and what each uses: (the modules, by
+/// Every module of a crate and what each uses: (the modules, by
 /// path; each module's paths that it uses, from where, as written in
 /// `use` declarations and code; the names each module's `use`
 /// declarations bind, to their paths).
@@ -222,29 +324,60 @@ type Uses = (
     HashMap<(Vec<String>, String), Vec<String>>,
 );
 
-/// The library's files as (module path, text); the binary's files are
-/// not the library's.
-fn library_files() -> Vec<(Vec<String>, String)> {
+/// The files of the crates under `src` as (module path, text), by crate:
+/// the library's (`lib`, from `src/lib.rs`) and each binary's (its name,
+/// from `src/bin/<name>.rs` and the files under `src/bin/<name>/`).
+fn crate_files() -> BTreeMap<String, Vec<(Vec<String>, String)>> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
     walk(&src, &mut files);
-    let mut units = Vec::new();
+    let mut crates: BTreeMap<String, Vec<_>> = BTreeMap::new();
     for f in files {
-        let rel = f.strip_prefix(&src).unwrap();
-        if rel.starts_with("bin") || f.extension().is_none_or(|e| e != "rs") {
+        if f.extension().is_none_or(|e| e != "rs") {
             continue;
         }
+        let rel = f.strip_prefix(&src).unwrap();
         let mut path: Vec<String> = rel
             .with_extension("")
             .iter()
             .map(|s| s.to_string_lossy().to_string())
             .collect();
+        let name = if path[0] == "bin" {
+            path.remove(0);
+            path.remove(0)
+        } else {
+            "lib".to_string()
+        };
         if path.last().is_some_and(|l| l == "mod" || l == "lib") {
             path.pop();
         }
-        units.push((path, std::fs::read_to_string(&f).unwrap()));
+        let text = std::fs::read_to_string(&f).unwrap();
+        // A module's file is found by its module path; a `#[path]`
+        // attribute must name the file that path gives.
+        for (k, _) in text.match_indices("#[path = \"") {
+            let rest = &text[k + 10..];
+            let (file, after) = rest.split_once("\"]").unwrap();
+            let child = after
+                .trim_start()
+                .strip_prefix("mod ")
+                .and_then(|m| m.split_once(';'))
+                .map(|(m, _)| m.trim())
+                .unwrap_or_else(|| panic!("{}: #[path] not on a `mod name;`", f.display()));
+            let expected = match path.as_slice() {
+                [] if name == "lib" => src.join(child),
+                [] => src.join("bin").join(&name).join(child),
+                _ => f.with_extension("").join(child),
+            };
+            let target = f.parent().unwrap().join(file);
+            assert!(
+                target == expected.with_extension("rs") || target == expected.join("mod.rs"),
+                "{}: module {child} is read from {file}, not where its path puts it",
+                f.display()
+            );
+        }
+        crates.entry(name).or_default().push((path, text));
     }
-    units
+    crates
 }
 
 /// What the modules of `files` (module path, text) use: see [`Uses`].
@@ -316,11 +449,22 @@ fn module_uses(files: &[(Vec<String>, String)]) -> Uses {
     ];
     let mut defines: HashMap<Vec<String>, HashSet<String>> = HashMap::new();
     for (base, t) in &units {
+        let local = locals(t);
         scan(base, t, |cur, testing, j| {
             if testing {
                 return j;
             }
-            if t[j].starts_with(|ch: char| ch == '_' || ch.is_alphabetic()) {
+            // A name that may be an item the module's scope holds: not a
+            // local binding, a field or method (after `.`), a later segment
+            // of a path, nor a field or parameter being declared (before a
+            // single `:`).
+            let prev = if j > 0 { t[j - 1].as_str() } else { "" };
+            if t[j].starts_with(|ch: char| ch == '_' || ch.is_alphabetic())
+                && !local[j]
+                && prev != "."
+                && prev != "::"
+                && t.get(j + 1).is_none_or(|x| x != ":")
+            {
                 mentions
                     .entry(cur.to_vec())
                     .or_default()
@@ -334,7 +478,6 @@ fn module_uses(files: &[(Vec<String>, String)]) -> Uses {
                     .or_default()
                     .insert(name.clone());
             }
-            let prev = if j > 0 { t[j - 1].as_str() } else { "" };
             let in_use = prev == "use";
             let start: Option<Vec<String>> = match t[j].as_str() {
                 _ if prev == "::" || t.get(j + 1).is_none_or(|x| x != "::") => None,
@@ -397,8 +540,14 @@ fn module_uses(files: &[(Vec<String>, String)]) -> Uses {
             }
         }
     }
+    // (A name the module defines itself is its own item: it shadows the
+    // glob's.)
     for (m, from) in globs {
+        let own = defines.get(&m);
         for name in mentions.get(&m).into_iter().flatten() {
+            if own.is_some_and(|d| d.contains(name)) {
+                continue;
+            }
             if let Some(p) = binds.get(&(from.clone(), name.clone())) {
                 refs.push((m.clone(), p.clone()));
             }
@@ -520,31 +669,43 @@ fn sibling_cycles(uses: &Uses) -> (Vec<String>, Graphs) {
 
 /// No modules that share a parent use each other in a cycle, at any depth
 /// of the library (between the crate's top-level modules, between the
-/// files of `net`, of `wave`, ...), counting what they use by path, by
-/// `use` declaration (a glob's by the names the module mentions) and
-/// through their parent's re-exports. The crate's error type counts as
-/// module `error` (`crate::Error` through the root's re-export); its
-/// deadlock variants carry the reports of module `deadlock`, below every
-/// router model. A module's unit tests (an inline `#[cfg(test)] mod`) are
-/// left out: they are not part of the library, and may use any module's
-/// helpers.
+/// files of `net`, of `wave`, ...) and of the command-line tool (between
+/// its commands), counting what they use by path, by `use` declaration (a
+/// glob's by the names the module mentions) and through their parent's
+/// re-exports. The library's error type counts as module `error`
+/// (`crate::Error` through the root's re-export); its deadlock variants
+/// carry the reports of module `deadlock`, below every router model. A
+/// module's unit tests (an inline `#[cfg(test)] mod`) are left out: they
+/// are not part of the crate, and may use any module's helpers.
 #[test]
 fn no_sibling_modules_use_each_other_in_a_cycle() {
-    let uses = module_uses(&library_files());
-    assert!(uses.0.len() > 100, "{} modules", uses.0.len());
-    let (cycles, graphs) = sibling_cycles(&uses);
-    assert!(
-        cycles.is_empty(),
-        "sibling modules use each other in a cycle:\n{}",
-        cycles.join("\n")
+    let crates = crate_files();
+    assert_eq!(
+        crates.keys().collect::<Vec<_>>(),
+        ["lib", "wormcast"],
+        "the crates under src"
     );
-    // The check sees the graph: `net`'s files use each other, and every
-    // module uses `error` (through the crate root's re-export).
-    assert!(
-        graphs[&vec!["net".to_string()]]["routing"].contains("updown"),
-        "{graphs:?}"
-    );
-    assert!(graphs[&Vec::new()]["switch"].contains("error"));
+    let mut graphs = BTreeMap::new();
+    for (name, files) in &crates {
+        let uses = module_uses(files);
+        let (cycles, g) = sibling_cycles(&uses);
+        assert!(
+            cycles.is_empty(),
+            "sibling modules of {name} use each other in a cycle:\n{}",
+            cycles.join("\n")
+        );
+        graphs.insert(name.as_str(), (uses.0.len(), g));
+    }
+    // The check sees each graph: `net`'s files use each other, every
+    // module uses `error` (through the crate root's re-export), and the
+    // binary's commands use the modules they share.
+    let (n, lib) = &graphs["lib"];
+    assert!(*n > 100, "{n} modules");
+    assert!(lib[&vec!["net".to_string()]]["routing"].contains("updown"));
+    assert!(lib[&Vec::new()]["switch"].contains("error"));
+    let (n, bin) = &graphs["wormcast"];
+    assert!(*n > 10, "{n} modules");
+    assert!(bin[&Vec::new()]["tree_cmd"].contains("mesh_exp"), "{bin:?}");
 }
 
 /// The check itself finds cycles planted every way a module can use a
@@ -632,6 +793,48 @@ fn the_sibling_cycle_check_finds_planted_cycles() {
         m("net::b", "pub struct Net;\nfn f() { super::a::g() }"),
     ];
     assert_eq!(cycles(&files), ["in crate::net: a -> b, b -> a"]);
+    // A glob import brings in a sibling's `report`: a name that may be it
+    // counts, whatever else a module calls `report` does not.
+    let glob = |a: &str| {
+        let files = [
+            root.clone(),
+            m("net", "mod a;\nmod b;\npub use b::*;\n"),
+            m("net::a", &format!("use super::*;\n{a}")),
+            m("net::b", "pub fn report() {}\nfn f() { super::a::g() }"),
+        ];
+        cycles(&files)
+    };
+    for a in [
+        "fn f() { report() }",
+        // Passed as a value.
+        "fn f() { g(report) }",
+        // Past the scope of a local of the same name.
+        "fn f() { let report = 1; }\nfn g() { report() }",
+        "fn f() { { let report = 1; } report() }",
+        "fn f(report: u8) {}\nfn g() { report() }",
+        "fn f(v: &[u8]) { for report in v {} report() }",
+    ] {
+        assert_eq!(glob(a), ["in crate::net: a -> b, b -> a"], "{a:?}");
+    }
+    for a in [
+        // A field or a method.
+        "fn f(x: &S) -> u8 { x.report }",
+        "fn f(x: &S) { x.report(); }",
+        "struct S { report: u8 }",
+        "fn f() -> S { S { report: 1 } }",
+        // A later segment of another path.
+        "fn f() { wormcast::wave::report() }",
+        // Locals and parameters of that name, in their scopes.
+        "fn f(report: u8) -> u8 { report + 1 }",
+        "fn f() -> u8 { let report = 1; report }",
+        "fn f() -> u8 { let (mut report, x) = (1, 2); report += x; report }",
+        "fn f(v: &[u8]) { for report in v { g(report) } }",
+        "fn f(o: Option<u8>) { if let Some(report) = o { g(report) } }",
+        // The module's own item of that name, which shadows the glob's.
+        "fn report() {}\nfn f() { report() }",
+    ] {
+        assert!(glob(a).is_empty(), "{a:?}");
+    }
     // A cycle of three among top-level modules, through the crate root.
     let files = [
         m("", "mod x; mod y; mod z; pub use z::Error;"),
