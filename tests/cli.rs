@@ -1031,6 +1031,46 @@ fn refused(args: &[&str], needle: &str) {
     );
 }
 
+/// A grid the router models cannot be built on is refused naming the
+/// spec as given (`torus:1x2`, not the three sides it was read as).
+#[test]
+fn a_grid_refused_is_named_as_given() {
+    let run = |spec: &str, router: &str, needle: &str| {
+        let args = [
+            "run",
+            "--topology",
+            spec,
+            "--router",
+            router,
+            "--cycles",
+            "100",
+            "--warmup",
+            "0",
+        ];
+        refused(&args, needle)
+    };
+    run(
+        "torus:1x2",
+        "tree",
+        "error: configuration: topology = torus:1x2: a torus side of 2 would join two nodes \
+         by two wrap links; use a side of 1 or at least 3\n",
+    );
+    for router in ["tree", "wormhole"] {
+        run(
+            "mesh:1x1",
+            router,
+            "error: configuration: topology = mesh:1x1: a mesh has 2 to 16,777,216 nodes, \
+             every side at least 1\n",
+        );
+    }
+    run(
+        "torus:1x1x1",
+        "tree",
+        "error: configuration: topology = torus:1x1: a torus has 2 to 16,777,216 nodes, \
+         every side at least 1\n",
+    );
+}
+
 /// An output folder that a file stands in the way of is refused by name,
 /// by every command that writes one, before anything runs (an
 /// experiment's points would otherwise run first, for nothing).

@@ -60,15 +60,20 @@ impl Grid {
 
     fn new(k: [u32; 3], torus: bool) -> Result<Grid> {
         let n = k.iter().map(|&s| s as u64).product::<u64>();
+        let kind = if torus { "torus" } else { "mesh" };
         let bad = |reason: &str| Error::Config {
             field: "topology",
-            value: format!("{}x{}x{}", k[0], k[1], k[2]),
+            value: if k[2] == 1 {
+                format!("{kind}:{}x{}", k[0], k[1])
+            } else {
+                format!("{kind}:{}x{}x{}", k[0], k[1], k[2])
+            },
             reason: reason.into(),
         };
         if k.contains(&0) || !(2..=MAX_GRID_NODES).contains(&n) {
-            return Err(bad(
-                "a grid has 2 to 16,777,216 nodes, every side at least 1",
-            ));
+            return Err(bad(&format!(
+                "a {kind} has 2 to 16,777,216 nodes, every side at least 1"
+            )));
         }
         if torus && k.contains(&2) {
             return Err(bad(
