@@ -40,8 +40,46 @@ fn no_file_refers_outside_the_repository() {
     assert!(hits.is_empty(), "{}", hits.join("\n"));
 }
 
+/// The names a string literal would capture as a format string
+/// (`"{name}"`, `"{name:?}"`, `"{:>width$}"`): a format macro reads them as
+/// it reads names in code.
+fn format_names(lit: &[char]) -> Vec<String> {
+    let ident = |ch: char| ch.is_alphanumeric() || ch == '_';
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < lit.len() {
+        if lit[k] == '{' && lit.get(k + 1) == Some(&'{') {
+            k += 2;
+        } else if lit[k] == '{' {
+            // To the closing brace: a name first, and `name$` in the spec.
+            let end = lit[k..]
+                .iter()
+                .position(|&x| x == '}')
+                .map_or(lit.len(), |e| k + e);
+            let spec: String = lit[k + 1..end].iter().collect();
+            let mut names: Vec<&str> = spec
+                .split(|ch: char| !ident(ch) && ch != '$')
+                .filter(|w| w.ends_with('$'))
+                .map(|w| w.trim_end_matches('$'))
+                .collect();
+            names.push(spec.split(|ch: char| !ident(ch)).next().unwrap_or(""));
+            out.extend(
+                names
+                    .into_iter()
+                    .filter(|w| w.starts_with(|ch: char| ch == '_' || ch.is_alphabetic()))
+                    .map(String::from),
+            );
+            k = end + 1;
+        } else {
+            k += 1;
+        }
+    }
+    out
+}
+
 /// Rust source as tokens, for the module graph: identifiers, `::` and
-/// single punctuation marks; comments, string and character literals and
+/// single punctuation marks, and the names a string literal captures as a
+/// format string; comments, the rest of string and character literals and
 /// numbers left out (so that a brace in a string does not count).
 fn rust_tokens(text: &str) -> Vec<String> {
     let c: Vec<char> = text.chars().collect();
@@ -91,7 +129,9 @@ fn rust_tokens(text: &str) -> Vec<String> {
                 }
             }
         } else if ch == '"' {
-            i = string_end(i, None);
+            let end = string_end(i, None);
+            out.extend(format_names(&c[i..end]));
+            i = end;
         } else if (ch == 'r' || ch == 'b') && !(i > 0 && ident(c[i - 1])) && {
             // A raw or byte string: r"..", r#".."#, b"..", br#".."#.
             let mut k = i + 1;
@@ -107,7 +147,9 @@ fn rust_tokens(text: &str) -> Vec<String> {
             }
             let raw = c[i] == 'r' || c[i + 1] == 'r';
             let h = c[k..].iter().take_while(|&&x| x == '#').count();
-            i = string_end(k + h, raw.then_some(h));
+            let end = string_end(k + h, raw.then_some(h));
+            out.extend(format_names(&c[i..end]));
+            i = end;
         } else if ch == '\'' {
             // A character literal, or a lifetime's quote.
             if next == '\\' {
@@ -806,8 +848,10 @@ fn the_sibling_cycle_check_finds_planted_cycles() {
     };
     for a in [
         "fn f() { report() }",
-        // Passed as a value.
+        // Passed as a value, and captured by a format string.
         "fn f() { g(report) }",
+        "fn f() -> String { format!(\"{report:?}\") }",
+        "fn f() -> String { format!(r\"{:>report$}\", 1) }",
         // Past the scope of a local of the same name.
         "fn f() { let report = 1; }\nfn g() { report() }",
         "fn f() { { let report = 1; } report() }",
@@ -830,6 +874,10 @@ fn the_sibling_cycle_check_finds_planted_cycles() {
         "fn f() -> u8 { let (mut report, x) = (1, 2); report += x; report }",
         "fn f(v: &[u8]) { for report in v { g(report) } }",
         "fn f(o: Option<u8>) { if let Some(report) = o { g(report) } }",
+        // A format string's text, its escaped braces, and a local it
+        // captures.
+        "fn f() -> String { format!(\"report {{report}} {}\", 1) }",
+        "fn f() -> String { let report = 1; format!(\"{report}\") }",
         // The module's own item of that name, which shadows the glob's.
         "fn report() {}\nfn f() { report() }",
     ] {
