@@ -287,12 +287,83 @@ fn locals(t: &[String]) -> Vec<bool> {
                 j = k;
                 continue;
             }
+            "|" if matches!(
+                tok(j.wrapping_sub(1)),
+                "" | "(" | "," | "=" | "move" | "{" | ";" | "return" | ">" | "["
+            ) =>
+            {
+                // A closure: its parameters, to the closing `|`, are local
+                // in its body (a block, or an expression up to a `,`, `;` or
+                // closing bracket of its own level).
+                let mut depth = 0usize;
+                let mut k = j + 1;
+                let mut params = Vec::new();
+                while k < t.len() {
+                    match tok(k) {
+                        "|" if depth == 0 => break,
+                        "(" | "[" | "<" => depth += 1,
+                        ")" | "]" | ">" if depth > 0 => depth -= 1,
+                        ";" | "{" | "}" | ")" | "]" => break,
+                        s if lower(s)
+                            && matches!(tok(k - 1), "|" | "," | "(" | "mut" | "&" | "ref")
+                            && matches!(tok(k + 1), ":" | "," | "|" | ")") =>
+                        {
+                            local[k] = true;
+                            params.push(s.to_string());
+                        }
+                        _ => {}
+                    }
+                    k += 1;
+                }
+                if tok(k) == "|" {
+                    let mut depth = 0usize;
+                    let mut b = k + 1;
+                    let block = tok(b) == "{";
+                    while b < t.len() {
+                        match tok(b) {
+                            "(" | "[" | "{" => depth += 1,
+                            ")" | "]" | "}" if depth == 0 => break,
+                            ")" | "]" | "}" => {
+                                depth -= 1;
+                                if block && depth == 0 {
+                                    break;
+                                }
+                            }
+                            "," | ";" if depth == 0 => break,
+                            s if params.iter().any(|p| p == s) => local[b] = true,
+                            _ => {}
+                        }
+                        b += 1;
+                    }
+                }
+            }
             s if lower(s) && scopes.iter().flatten().any(|n| n == s) => local[j] = true,
             _ => {}
         }
         j += 1;
     }
     local
+}
+
+/// For each of a file's tokens, whether it stands among the items of a
+/// module (the file's, or an inline `mod name { .. }`'s), not inside a
+/// function, an `impl` or a trait: only such an item is a name that a
+/// glob import brings in.
+fn item_level(t: &[String]) -> Vec<bool> {
+    let mut out = vec![false; t.len()];
+    // For each open brace, whether it opens a module.
+    let mut open: Vec<bool> = Vec::new();
+    for j in 0..t.len() {
+        out[j] = open.last().is_none_or(|&m| m);
+        match t[j].as_str() {
+            "{" => open.push(j >= 2 && t[j - 2] == "mod"),
+            "}" => {
+                open.pop();
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// The paths of a use tree (or of a path in code) at `t[j]`, under
@@ -492,6 +563,7 @@ fn module_uses(files: &[(Vec<String>, String)]) -> Uses {
     let mut defines: HashMap<Vec<String>, HashSet<String>> = HashMap::new();
     for (base, t) in &units {
         let local = locals(t);
+        let items = item_level(t);
         scan(base, t, |cur, testing, j| {
             if testing {
                 return j;
@@ -512,7 +584,8 @@ fn module_uses(files: &[(Vec<String>, String)]) -> Uses {
                     .or_default()
                     .insert(t[j].clone());
             }
-            if ITEMS.contains(&t[j].as_str())
+            if items[j]
+                && ITEMS.contains(&t[j].as_str())
                 && let Some(name) = t.get(j + 1)
             {
                 defines
@@ -748,6 +821,8 @@ fn no_sibling_modules_use_each_other_in_a_cycle() {
     let (n, bin) = &graphs["wormcast"];
     assert!(*n > 10, "{n} modules");
     assert!(bin[&Vec::new()]["tree_cmd"].contains("mesh_exp"), "{bin:?}");
+    // (By the names `use super::*` brings in: `open_wave`, `parse_param`.)
+    assert!(bin[&Vec::new()]["twin_cmd"].contains("wave_cmd"), "{bin:?}");
 }
 
 /// The check itself finds cycles planted every way a module can use a
@@ -837,15 +912,16 @@ fn the_sibling_cycle_check_finds_planted_cycles() {
     assert_eq!(cycles(&files), ["in crate::net: a -> b, b -> a"]);
     // A glob import brings in a sibling's `report`: a name that may be it
     // counts, whatever else a module calls `report` does not.
-    let glob = |a: &str| {
+    let glob_of = |b: &str, a: &str| {
         let files = [
             root.clone(),
             m("net", "mod a;\nmod b;\npub use b::*;\n"),
             m("net::a", &format!("use super::*;\n{a}")),
-            m("net::b", "pub fn report() {}\nfn f() { super::a::g() }"),
+            m("net::b", &format!("{b}\nfn f() {{ super::a::g() }}")),
         ];
         cycles(&files)
     };
+    let glob = |a: &str| glob_of("pub fn report() {}", a);
     for a in [
         "fn f() { report() }",
         // Passed as a value, and captured by a format string.
@@ -857,6 +933,10 @@ fn the_sibling_cycle_check_finds_planted_cycles() {
         "fn f() { { let report = 1; } report() }",
         "fn f(report: u8) {}\nfn g() { report() }",
         "fn f(v: &[u8]) { for report in v {} report() }",
+        // Past a closure's body, and beside a closure that takes none.
+        "fn f() { let g = |report| report + 1; report() }",
+        "fn f() { h(|| report()) }",
+        "fn f(x: u8) -> u8 { x | report() }",
     ] {
         assert_eq!(glob(a), ["in crate::net: a -> b, b -> a"], "{a:?}");
     }
@@ -874,6 +954,7 @@ fn the_sibling_cycle_check_finds_planted_cycles() {
         "fn f() -> u8 { let (mut report, x) = (1, 2); report += x; report }",
         "fn f(v: &[u8]) { for report in v { g(report) } }",
         "fn f(o: Option<u8>) { if let Some(report) = o { g(report) } }",
+        "fn f() { let g = |report: u8, x| report + x; h(|report| { report }) }",
         // A format string's text, its escaped braces, and a local it
         // captures.
         "fn f() -> String { format!(\"report {{report}} {}\", 1) }",
@@ -883,6 +964,19 @@ fn the_sibling_cycle_check_finds_planted_cycles() {
     ] {
         assert!(glob(a).is_empty(), "{a:?}");
     }
+    // A method, an associated item or a function's own nested function of
+    // b's is no item a glob brings in: `drop` is the prelude's.
+    for b in [
+        "pub struct S;\nimpl Drop for S { fn drop(&mut self) {} }",
+        "pub trait T { const drop: u8; fn drop(&self); }",
+        "pub fn h() { fn drop() {} }",
+    ] {
+        assert!(glob_of(b, "fn f(x: u8) { drop(x) }").is_empty(), "{b:?}");
+    }
+    assert_eq!(
+        glob_of("pub fn drop() {}", "fn f(x: u8) { drop(x) }"),
+        ["in crate::net: a -> b, b -> a"]
+    );
     // A cycle of three among top-level modules, through the crate root.
     let files = [
         m("", "mod x; mod y; mod z; pub use z::Error;"),
