@@ -196,7 +196,8 @@ fn rust_tokens(text: &str) -> Vec<String> {
 /// For each of a file's tokens, whether it is a local binding's name, at
 /// the binding or in its scope: a `let`, `if let`, `while let` or `for`
 /// pattern's lower-case names and a function's parameters, each scoped to
-/// its block (the enclosing one for `let`, the next one for the others).
+/// its block (the enclosing one for `let`, the next one for the others),
+/// and a closure's parameters, scoped to its body.
 /// Such a name does not lead to an item that a glob import brings in
 /// under the same name (`let report = ..` against a glob-imported `fn
 /// report`).
@@ -217,12 +218,16 @@ fn locals(t: &[String]) -> Vec<bool> {
                 scopes.pop();
             }
             "let" | "for" => {
-                // The pattern, up to its `=`, `in`, `;` or type.
-                let into_next = tok(j) == "for" || matches!(tok(j.wrapping_sub(1)), "if" | "while");
+                // The pattern, up to its `=`, `;` or type (`let`) or its `in`
+                // (a `for` loop; `impl T for S {` and `for<'a>` have none).
+                let is_for = tok(j) == "for";
+                let into_next = is_for || matches!(tok(j.wrapping_sub(1)), "if" | "while");
                 let mut depth = 0usize;
                 let mut k = j + 1;
+                let mut names = Vec::new();
                 while k < t.len() {
                     match tok(k) {
+                        "{" if depth == 0 && is_for => break,
                         "(" | "[" | "{" => depth += 1,
                         ")" | "]" | "}" if depth == 0 => break,
                         ")" | "]" | "}" => depth -= 1,
@@ -232,16 +237,23 @@ fn locals(t: &[String]) -> Vec<bool> {
                             && tok(k - 1) != "::"
                             && !matches!(tok(k + 1), "::" | "(" | "{" | ":" | "!") =>
                         {
-                            local[k] = true;
-                            if into_next {
-                                pending.push(s.to_string());
-                            } else {
-                                scopes.last_mut().unwrap().push(s.to_string());
-                            }
+                            names.push(k);
                         }
                         _ => {}
                     }
                     k += 1;
+                }
+                if is_for && tok(k) != "in" {
+                    j += 1;
+                    continue;
+                }
+                for k in names {
+                    local[k] = true;
+                    if into_next {
+                        pending.push(t[k].clone());
+                    } else {
+                        scopes.last_mut().unwrap().push(t[k].clone());
+                    }
                 }
                 j = k;
                 continue;
@@ -270,13 +282,15 @@ fn locals(t: &[String]) -> Vec<bool> {
                         break;
                     }
                 }
-                // To the body's `{`, or the `;` of a declaration without one.
+                // To the body's `{`, or the `;` of a declaration without one;
+                // a function pointer's type (`fn(u8)`) ends at a `,` or a
+                // closing bracket instead, and has no body.
                 let mut depth = 0usize;
                 while k < t.len() {
                     match tok(k) {
                         "(" | "[" => depth += 1,
-                        ")" | "]" => depth = depth.saturating_sub(1),
-                        "{" | ";" if depth == 0 => break,
+                        ")" | "]" if depth > 0 => depth -= 1,
+                        "{" | ";" | "}" | ")" | "]" | "," | "=" if depth == 0 => break,
                         _ => {}
                     }
                     k += 1;
@@ -933,6 +947,10 @@ fn the_sibling_cycle_check_finds_planted_cycles() {
         "fn f() { { let report = 1; } report() }",
         "fn f(report: u8) {}\nfn g() { report() }",
         "fn f(v: &[u8]) { for report in v {} report() }",
+        // Past the block of a local of that name, with a function
+        // pointer's type in the block; and in an `impl .. for`.
+        "fn f() { let report = 1; g(1 as fn(u8)) }\nfn h() { report() }",
+        "struct S;\nimpl Drop for S { fn drop(&mut self) { g(report) } }",
         // Past a closure's body, and beside a closure that takes none.
         "fn f() { let g = |report| report + 1; report() }",
         "fn f() { h(|| report()) }",
