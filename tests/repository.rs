@@ -197,10 +197,11 @@ fn rust_tokens(text: &str) -> Vec<String> {
 /// the binding or in its scope: a `let`, `if let`, `while let` or `for`
 /// pattern's lower-case names and a function's parameters, each scoped to
 /// its block (the enclosing one for `let`, the next one for the others),
-/// and a closure's parameters, scoped to its body.
-/// Such a name does not lead to an item that a glob import brings in
-/// under the same name (`let report = ..` against a glob-imported `fn
-/// report`).
+/// and a closure's parameters, scoped to its body. Such a name does not
+/// lead to an item that a glob import brings in under the same name (`let
+/// report = ..` against a glob-imported `fn report`). What this does not
+/// know errs toward a use: a match arm's bindings and a lifetime's name
+/// count as names the module may mean.
 fn locals(t: &[String]) -> Vec<bool> {
     let tok = |k: usize| t.get(k).map(String::as_str).unwrap_or("");
     let lower = |s: &str| s.starts_with(|ch: char| ch == '_' || ch.is_lowercase());
