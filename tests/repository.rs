@@ -360,27 +360,6 @@ fn locals(t: &[String]) -> Vec<bool> {
     local
 }
 
-/// For each of a file's tokens, whether it stands among the items of a
-/// module (the file's, or an inline `mod name { .. }`'s), not inside a
-/// function, an `impl` or a trait: only such an item is a name that a
-/// glob import brings in.
-fn item_level(t: &[String]) -> Vec<bool> {
-    let mut out = vec![false; t.len()];
-    // For each open brace, whether it opens a module.
-    let mut open: Vec<bool> = Vec::new();
-    for j in 0..t.len() {
-        out[j] = open.last().is_none_or(|&m| m);
-        match t[j].as_str() {
-            "{" => open.push(j >= 2 && t[j - 2] == "mod"),
-            "}" => {
-                open.pop();
-            }
-            _ => {}
-        }
-    }
-    out
-}
-
 /// The paths of a use tree (or of a path in code) at `t[j]`, under
 /// `prefix`: each whole path with the name it binds; returns the index
 /// after the tree.
@@ -515,8 +494,15 @@ fn module_uses(files: &[(Vec<String>, String)]) -> Uses {
         .map(|(path, text)| (path.clone(), rust_tokens(text)))
         .collect();
     // Pass over a file's tokens keeping the module each token is in
-    // (inline `mod name { .. }` blocks included).
-    fn scan(base: &[String], t: &[String], mut at: impl FnMut(&[String], bool, usize) -> usize) {
+    // (inline `mod name { .. }` blocks included), whether that is a unit
+    // test module, and whether the token stands among the module's items
+    // (not inside a function, an `impl` or a trait: only such an item is
+    // a name a glob import brings in).
+    fn scan(
+        base: &[String],
+        t: &[String],
+        mut at: impl FnMut(&[String], bool, bool, usize) -> usize,
+    ) {
         let mut inline: Vec<(String, usize, bool)> = Vec::new();
         let mut depth = 0usize;
         let mut j = 0;
@@ -527,7 +513,8 @@ fn module_uses(files: &[(Vec<String>, String)]) -> Uses {
                 .chain(inline.iter().map(|m| m.0.clone()))
                 .collect();
             let testing = inline.iter().any(|m| m.2);
-            let next = at(&cur, testing, j);
+            let item = depth == inline.last().map_or(0, |m| m.1 + 1);
+            let next = at(&cur, testing, item, j);
             if next > j {
                 j = next;
                 continue;
@@ -555,7 +542,7 @@ fn module_uses(files: &[(Vec<String>, String)]) -> Uses {
     let mut modules = HashSet::new();
     for (base, t) in &units {
         modules.insert(base.clone());
-        scan(base, t, |cur, _, j| {
+        scan(base, t, |cur, _, _, j| {
             if t[j] == "mod" && t.get(j + 2).is_some_and(|x| x == ";" || x == "{") {
                 let mut m = cur.to_vec();
                 m.push(t[j + 1].clone());
@@ -578,8 +565,7 @@ fn module_uses(files: &[(Vec<String>, String)]) -> Uses {
     let mut defines: HashMap<Vec<String>, HashSet<String>> = HashMap::new();
     for (base, t) in &units {
         let local = locals(t);
-        let items = item_level(t);
-        scan(base, t, |cur, testing, j| {
+        scan(base, t, |cur, testing, item, j| {
             if testing {
                 return j;
             }
@@ -599,7 +585,7 @@ fn module_uses(files: &[(Vec<String>, String)]) -> Uses {
                     .or_default()
                     .insert(t[j].clone());
             }
-            if items[j]
+            if item
                 && ITEMS.contains(&t[j].as_str())
                 && let Some(name) = t.get(j + 1)
             {
