@@ -3286,6 +3286,60 @@ fn a_stop_rule_without_an_interval_says_so() {
     assert!(line.ends_with("% of the mean latency"), "{line}");
 }
 
+/// `--batches 1` was told "an interval needs at least 2 batches", and
+/// `--batches 2`, as told, was then refused too: without a stop rule the
+/// last batch is left out, so 3 are needed, and 1 is now told so. With a
+/// stop rule 2 do (the run goes on until it has them), and 1 is told that.
+#[test]
+fn too_few_batches_are_told_how_many_would_do() {
+    let base = [
+        "run",
+        "--topology",
+        "mesh:4x4",
+        "--packet",
+        "5",
+        "--load",
+        "0.1",
+        "--cycles",
+        "3000",
+        "--warmup",
+        "0",
+        "-q",
+    ];
+    let three = "give 3 or more, or a stop rule";
+    for b in ["0", "1", "2"] {
+        refused(
+            &[&base[..], &["--batches", b]].concat(),
+            &format!(
+                "error: configuration: batches = {b}: an interval needs at least 2 batches \
+                 besides the last, which is left out (its messages may not have arrived): {three}"
+            ),
+        );
+    }
+    let rule = [&base[..], &["--stop-rule", "0.5"]].concat();
+    for b in ["0", "1"] {
+        refused(
+            &[&rule[..], &["--batches", b]].concat(),
+            &format!(
+                "error: configuration: batches = {b}: an interval needs at least 2 batches (a run with a stop rule goes on until it has them)\n"
+            ),
+        );
+    }
+    let r: serde_json::Value = serde_json::from_str(&ok(&wormcast(
+        &[&rule[..], &["--batches", "2", "--json"]].concat(),
+    )))
+    .unwrap();
+    // The rule is met once an interval of 2 or more batches is narrow
+    // enough; this run's first such interval has 3.
+    assert_eq!(r["stop_rule_met"], true, "{r}");
+    assert_eq!(r["interval"]["batches"], 3, "{r}");
+    let r: serde_json::Value = serde_json::from_str(&ok(&wormcast(
+        &[&base[..], &["--batches", "3", "--json"]].concat(),
+    )))
+    .unwrap();
+    assert_eq!(r["interval"]["batches"], 2, "{r}");
+}
+
 /// A stop rule without `--batch-cycles` cut the measured cycles into
 /// `--batches` batches, of which the last is always left out: it needed
 /// `--batches` of them and could never be met, and a run at a half-width

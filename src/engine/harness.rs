@@ -310,22 +310,25 @@ impl RunOptions {
                 "a stop rule is a fraction of the mean latency, finite and above 0 (e.g. 0.05)",
             ));
         }
-        if o.batches < 2 {
-            return Err(Error::config(
-                "batches",
-                o.batches.to_string(),
-                "an interval needs at least 2 batches",
-            ));
-        }
         // The last batch is left out of the run's interval (its messages
         // may not have arrived), so a run without a stop rule needs 3 for
         // any interval at all; with one, the run goes on until it has them.
+        // The first check is the one a run without a stop rule fails, so
+        // that 1 batch is not told that 2 would do.
         if o.batches < 3 && o.stop_rule.is_none() {
             return Err(Error::config(
                 "batches",
                 o.batches.to_string(),
                 "an interval needs at least 2 batches besides the last, which is left out \
                  (its messages may not have arrived): give 3 or more, or a stop rule",
+            ));
+        }
+        if o.batches < 2 {
+            return Err(Error::config(
+                "batches",
+                o.batches.to_string(),
+                "an interval needs at least 2 batches (a run with a stop rule goes on until \
+                 it has them)",
             ));
         }
         if o.cycles < o.batches as u64 {
