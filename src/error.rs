@@ -337,7 +337,8 @@ pub enum Error {
     /// network: a saturated network or a very slow one, not a model fault
     /// (a deadlock is reported as [`Error::Deadlock`]).
     #[error(
-        "the network did not drain within {limit} cycles ({outstanding} {what} outstanding) at cycle {cycle}"
+        "the network did not drain within {limit} cycles ({} outstanding) at cycle {cycle}",
+        counted(*outstanding, what)
     )]
     NotDrained {
         /// The cycle the drain gave up.
@@ -346,7 +347,7 @@ pub enum Error {
         limit: u64,
         /// How many were still outstanding.
         outstanding: u64,
-        /// What was counted: `messages` or `packets`.
+        /// What was counted, in the plural: `messages` or `packets`.
         what: &'static str,
     },
     /// A run, or a sweep, stopped part way because the process was asked
@@ -530,6 +531,14 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// A number an error names, as given but short: `1e308` rather than its
 /// 309 digits, and `1e-300` rather than 300 zeros.
+/// `n` things, `what` in the plural (`packets`): "1 packet", "2 packets".
+fn counted(n: u64, what: &str) -> String {
+    match what.strip_suffix('s') {
+        Some(one) if n == 1 => format!("1 {one}"),
+        _ => format!("{n} {what}"),
+    }
+}
+
 pub(crate) fn show_number(x: f64) -> String {
     if x == 0.0 || !x.is_finite() || (1e-6..1e15).contains(&x.abs()) {
         x.to_string()

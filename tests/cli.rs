@@ -930,10 +930,134 @@ fn a_packet_that_does_not_arrive_in_time_leaves_a_waveform_with_views() {
     ];
     found(
         &args,
-        "the network did not drain within 5 cycles (1 packets outstanding)",
+        "the network did not drain within 5 cycles (1 packet outstanding)",
     );
     // The falling edge of cycle 5.
     common::assert_ended_with_views(&fst, "#275");
+}
+
+/// An option of seed 000's traffic (`--src`, `--dst`, ...) on a run that
+/// is the engine's was refused as one that "does not apply to the
+/// engine", which a run on a topology file with `--node-model` did not
+/// know it had asked for: the refusal now says what made the run the
+/// engine's.
+#[test]
+fn an_option_the_engine_does_not_take_is_refused_with_what_chose_the_engine() {
+    let file = "benches/anynet8x4.toml";
+    let head = "error: configuration: traffic = ";
+    let src = "--src is for seed 000's traffic on a topology file (single packets, worms, \
+               multicast worms); ";
+    let tail = " runs on the engine, which does not take it (docs/engine.md)\n";
+    for (args, pattern, why) in [
+        (
+            &[
+                "--topology",
+                file,
+                "--node-model",
+                "ni",
+                "--traffic",
+                "single",
+            ][..],
+            "single",
+            "a run with --node-model",
+        ),
+        (
+            &["--topology", "mesh:4x4", "--traffic", "single"],
+            "single",
+            "topology mesh:4x4",
+        ),
+        (
+            &["--topology", file, "--traffic", "transpose"],
+            "transpose",
+            "traffic transpose",
+        ),
+        (
+            &["--config", "configs/seed003-torus.toml"],
+            "uniform",
+            "a run configuration (configs/seed003-torus.toml)",
+        ),
+    ] {
+        let o = wormcast(&[&["run"][..], args, &["--src", "0"]].concat());
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(
+            err,
+            format!("{head}{pattern}: {src}{why}{tail}"),
+            "{args:?}"
+        );
+    }
+    // On a topology file alone, the option is seed 000's traffic's.
+    let out = ok(&wormcast(&[
+        "run",
+        "--topology",
+        file,
+        "--traffic",
+        "single",
+        "--src",
+        "0",
+        "--dst",
+        "5",
+        "-q",
+    ]));
+    assert!(
+        out.contains("node    5: 128 flits, tail arrived at cycle 138 (latency 138 cycles)"),
+        "{out}"
+    );
+}
+
+/// A packet still in its source's queue is outstanding too: a single
+/// packet given no cycles was reported as "0 packets outstanding" by a
+/// network that had not drained (the count was of packets in flight).
+/// And a run of no cycles at all is refused naming `cycles`, where it
+/// named the warm-up ("stats.warmup = 0: not shorter than the run of 0
+/// cycles"), on the engine and on the cut-through system alike.
+#[test]
+fn a_packet_not_yet_sent_is_outstanding_and_no_cycles_is_named() {
+    let topo = triangle("unsent.toml");
+    let topo = topo.to_str().unwrap();
+    let single = |cycles: &str| {
+        [
+            "run",
+            "--topology",
+            topo,
+            "--traffic",
+            "single",
+            "--src",
+            "0",
+            "--dst",
+            "5",
+            "--packet",
+            "20",
+            "--cycles",
+            cycles,
+        ]
+        .map(String::from)
+    };
+    let args = single("0");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    found(
+        &args,
+        "the network did not drain within 0 cycles (1 packet outstanding) at cycle 0\n",
+    );
+    for t in [topo, "mesh:4x4"] {
+        for warmup in [&["--warmup", "0"][..], &[]] {
+            refused(
+                &[&["run", "--topology", t, "--cycles", "0"][..], warmup].concat(),
+                "configuration: ",
+            );
+            let err = String::from_utf8_lossy(
+                &wormcast(&[&["run", "--topology", t, "--cycles", "0"][..], warmup].concat())
+                    .stderr,
+            )
+            .into_owned();
+            assert!(
+                err.ends_with(
+                    "cycles = 0: a run has at least 1 cycle past its warm-up to measure\n"
+                ),
+                "{t} {warmup:?}: {err}"
+            );
+        }
+    }
 }
 
 /// A run refused for a `--trace-scope` that names nothing leaves a

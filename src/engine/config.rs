@@ -459,6 +459,13 @@ impl RunConfig {
                 ))
             })
             .transpose()?;
+        if t.trace.is_none() && cycles == 0 {
+            return Err(Error::config(
+                "stats.cycles",
+                0,
+                "a run has at least 1 cycle past its warm-up to measure",
+            ));
+        }
         if t.trace.is_none() && warmup >= cycles {
             // A short run that left the warm-up at its default is told
             // which setting to give.

@@ -1810,7 +1810,15 @@ impl System {
                 return Err(Error::NotDrained {
                     cycle: self.cycle,
                     limit: max_cycles,
-                    outstanding: self.packets.live(),
+                    // In flight, and queued at their sources (a packet
+                    // is in the table once its source starts sending it).
+                    outstanding: self.packets.live()
+                        + self
+                            .endpoints
+                            .iter()
+                            .filter_map(|e| e.endpoint())
+                            .map(|e| e.queued() as u64)
+                            .sum::<u64>(),
                     what: "packets",
                 });
             }

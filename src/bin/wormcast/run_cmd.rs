@@ -409,7 +409,8 @@ pub(crate) fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
                 if let Some(v) = &c.output.vcd {
                     wormcast::wave::check_not_input("output.vcd", v, [p.as_path()])?;
                 }
-                let c = engine_cmd::config_of(&a, Some(*c), given)?;
+                let why = format!("a run configuration ({})", p.display());
+                let c = engine_cmd::config_of(&a, Some(*c), given, &why)?;
                 engine_cmd::check_router_options(&c, given)?;
                 return engine_cmd::run_engine(&c, a.print_config);
             }
@@ -451,10 +452,19 @@ pub(crate) fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
         "packet_alt",
         "node_model",
     ];
-    let wants_engine = !matches!(spec, TopoSpec::File(_))
-        || given.iter().any(|g| engine_only.contains(&g.as_str()))
-        || pattern.as_ref().is_some_and(|p| *p != Pattern::Uniform);
-    if wants_engine {
+    // What makes the run the engine's, if anything: the topology, an
+    // option of the engine's, or the traffic.
+    let engine_option = given.iter().find(|g| engine_only.contains(&g.as_str()));
+    let why = if !matches!(spec, TopoSpec::File(_)) {
+        Some(format!("topology {topology}"))
+    } else if let Some(g) = engine_option {
+        Some(format!("a run with --{}", g.replace('_', "-")))
+    } else if pattern.as_ref().is_some_and(|p| *p != Pattern::Uniform) {
+        Some(format!("traffic {}", a.traffic))
+    } else {
+        None
+    };
+    if let Some(why) = why {
         let file = switch_file.map(|s| wormcast::engine::RunConfig {
             switch: SimConfig {
                 seed: SimConfig::default().seed,
@@ -462,7 +472,7 @@ pub(crate) fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
             },
             ..Default::default()
         });
-        let mut c = engine_cmd::config_of(&a, file, given)?;
+        let mut c = engine_cmd::config_of(&a, file, given, &why)?;
         if !given.iter().any(|g| g == "topology") {
             c.network.topology = topology;
         }
@@ -489,6 +499,13 @@ pub(crate) fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
                 "a run has at most {} cycles",
                 wormcast::engine::MAX_RUN_CYCLES
             ),
+        });
+    }
+    if a.cycles == 0 && !single {
+        return Err(Error::Config {
+            field: "cycles",
+            value: "0".into(),
+            reason: "a run has at least 1 cycle past its warm-up to measure".into(),
         });
     }
     // A warm-up as long as the run leaves no cycle to measure.

@@ -79,8 +79,15 @@ const CONFIG_FIELDS: &[(&str, &str)] = &[
 ];
 
 /// The run configuration `a` asks for: the file's (or the defaults), with
-/// every option given on the command line over it.
-pub fn config_of(a: &RunArgs, file: Option<RunConfig>, given: &[String]) -> Result<RunConfig> {
+/// every option given on the command line over it. `why` says what made
+/// the run the engine's (an option of seed 000's traffic alone is refused
+/// naming it).
+pub fn config_of(
+    a: &RunArgs,
+    file: Option<RunConfig>,
+    given: &[String],
+    why: &str,
+) -> Result<RunConfig> {
     let mut c = file.unwrap_or_default();
     for g in given {
         let Some(&(_, field)) = CONFIG_FIELDS.iter().find(|(id, _)| id == g) else {
@@ -93,7 +100,8 @@ pub fn config_of(a: &RunArgs, file: Option<RunConfig>, given: &[String]) -> Resu
                 value: a.traffic.clone(),
                 reason: format!(
                     "--{name} is for seed 000's traffic on a topology file (single packets, \
-                     worms, multicast worms); it does not apply to the engine (docs/engine.md)"
+                     worms, multicast worms); {why} runs on the engine, which does not take it \
+                     (docs/engine.md)"
                 ),
             });
         };
