@@ -1005,6 +1005,42 @@ fn an_option_the_engine_does_not_take_is_refused_with_what_chose_the_engine() {
     );
 }
 
+/// `tree send` takes nodes as coordinates, and a destination list's
+/// faults were named in node numbers, which read as coordinates: `--send
+/// "0,0>1,1;1,1"` on the 8x8 mesh was told "dests = 9,9: node 9 is listed
+/// twice". They are named as given now.
+#[test]
+fn tree_send_names_a_bad_destination_list_in_coordinates() {
+    let head = "error: configuration: send = ";
+    for (topo, send, want) in [
+        (
+            "mesh:8x8",
+            "0,0>1,1;1,1",
+            "node (1,1) is listed twice among the destinations",
+        ),
+        (
+            "mesh:8x8",
+            "7,7>0,0;3,4;0,0",
+            "node (0,0) is listed twice among the destinations",
+        ),
+        (
+            "mesh:8x8",
+            "2,3>5,5;2,3",
+            "the source (2,3) is among its own destinations",
+        ),
+        (
+            "torus:3x3x3",
+            "0,0,0>1,1,1;2,2,2;1,1,1",
+            "node (1,1,1) is listed twice among the destinations",
+        ),
+    ] {
+        let o = wormcast(&["tree", "send", "--topo", topo, "--send", send]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{send}: {err}");
+        assert_eq!(err, format!("{head}{send}: {want}\n"));
+    }
+}
+
 /// A packet still in its source's queue is outstanding too: a single
 /// packet given no cycles was reported as "0 packets outstanding" by a
 /// network that had not drained (the count was of packets in flight).

@@ -132,6 +132,34 @@ fn node(g: &Grid, text: &str) -> Result<u32> {
     Ok(g.id(c3))
 }
 
+/// The destination list's faults named in the coordinates `--send` gives
+/// (the library's check names node numbers, which read as coordinates
+/// here: `dests = 9,9` for `1,1;1,1`).
+fn check_send(g: &Grid, text: &str, src: u32, dests: &[u32]) -> Result<()> {
+    let bad = |reason: String| Error::Config {
+        field: "send",
+        value: text.into(),
+        reason,
+    };
+    if dests.contains(&src) {
+        return Err(bad(format!(
+            "the source {} is among its own destinations",
+            g.node_name(src)
+        )));
+    }
+    // The smallest node listed twice, through a sorted copy (a list may
+    // be long).
+    let mut sorted = dests.to_vec();
+    sorted.sort_unstable();
+    if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+        return Err(bad(format!(
+            "node {} is listed twice among the destinations",
+            g.node_name(w[0])
+        )));
+    }
+    Ok(())
+}
+
 fn send(a: &SendArgs) -> Result<bool> {
     let g = Grid::parse(&a.topo)?;
     let scheme = match a.scheme.as_str() {
@@ -195,6 +223,7 @@ fn send(a: &SendArgs) -> Result<bool> {
             .split(';')
             .map(|d| node(&g, d))
             .collect::<Result<Vec<u32>>>()?;
+        check_send(&g, s, src, &dests)?;
         net.send(src, &dests, a.data, scheme)?;
     }
     let cycles = net.run_until_delivered(1_000_000);
