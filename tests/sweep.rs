@@ -756,7 +756,7 @@ fn a_memory_budget_keeps_the_results_and_refuses_a_job_past_it() {
     assert!(
         e.contains("job 0 (")
             && e.contains("its network is reckoned at ")
-            && e.contains("more than the 0.00 MB of the sweep's --memory"),
+            && e.contains("more than the 1024 bytes of the sweep's --memory"),
         "{e}"
     );
     assert!(!none.join("journal.jsonl").exists());

@@ -985,9 +985,12 @@ impl Drop for Threads<'_> {
     }
 }
 
-/// `bytes` in megabytes (of 1,000,000), to two places below 10 MB.
+/// `bytes` in megabytes (of 1,000,000), to two places below 10 MB, and
+/// in bytes below 10,000 (which two places would show as 0.00 MB).
 pub fn megabytes(bytes: u128) -> String {
-    if bytes >= 10_000_000 {
+    if bytes < 10_000 {
+        format!("{bytes} bytes")
+    } else if bytes >= 10_000_000 {
         format!("{} MB", bytes / 1_000_000)
     } else {
         format!("{:.2} MB", bytes as f64 / 1e6)
@@ -1852,6 +1855,9 @@ replicates = 2
             "{e}"
         );
         assert_eq!(megabytes(1_234_567), "1.23 MB");
+        assert_eq!(megabytes(10_000), "0.01 MB");
+        assert_eq!(megabytes(9_999), "9999 bytes");
+        assert_eq!(megabytes(1_024), "1024 bytes");
         assert_eq!(megabytes(12_345_678), "12 MB");
         assert!(!base.join("none").join("journal.jsonl").exists());
         let _ = std::fs::remove_dir_all(&base);
