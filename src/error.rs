@@ -529,8 +529,6 @@ fn line_prefix(line: usize) -> String {
 /// The crate's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// A number an error names, as given but short: `1e308` rather than its
-/// 309 digits, and `1e-300` rather than 300 zeros.
 /// `n` things, `what` in the plural (`packets`): "1 packet", "2 packets".
 fn counted(n: u64, what: &str) -> String {
     match what.strip_suffix('s') {
@@ -539,6 +537,8 @@ fn counted(n: u64, what: &str) -> String {
     }
 }
 
+/// A number an error names, as given but short: `1e308` rather than its
+/// 309 digits, and `1e-300` rather than 300 zeros.
 pub(crate) fn show_number(x: f64) -> String {
     if x == 0.0 || !x.is_finite() || (1e-6..1e15).contains(&x.abs()) {
         x.to_string()
