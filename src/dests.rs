@@ -10,6 +10,17 @@ use crate::{Error, Result};
 
 /// Checks a multicast from `src` to `dests` in a system of `nodes` nodes.
 pub fn check(nodes: u32, src: u32, dests: &[u32]) -> Result<()> {
+    check_named(nodes, src, dests, |x| x.to_string())
+}
+
+/// [`check`], its faults naming a node as `name` gives it (a grid's
+/// coordinates, for a command that takes them).
+pub fn check_named(
+    nodes: u32,
+    src: u32,
+    dests: &[u32],
+    name: impl Fn(u32) -> String,
+) -> Result<()> {
     let exists = |x: u32| {
         if x < nodes {
             Ok(())
@@ -42,14 +53,16 @@ pub fn check(nodes: u32, src: u32, dests: &[u32]) -> Result<()> {
     if let Some(x) = twice {
         exists(x)?;
         return Err(Error::BadDests(format!(
-            "node {x} is listed twice among the destinations"
+            "node {} is listed twice among the destinations",
+            name(x)
         )));
     }
     for &d in dests {
         exists(d)?;
         if d == src {
             return Err(Error::BadDests(format!(
-                "the source {src} is among its own destinations"
+                "the source {} is among its own destinations",
+                name(src)
             )));
         }
     }
@@ -70,6 +83,15 @@ mod tests {
         assert!(e(0, &[9]).contains("9"), "{}", e(0, &[9]));
         assert!(e(8, &[1]).contains("8"), "{}", e(8, &[1]));
         assert!(e(0, &[9, 9]).contains("9"));
+        let named = |src, d: &[u32]| {
+            check_named(8, src, d, |x| format!("({},{})", x % 4, x / 4))
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(
+            named(0, &[5, 3, 5]).ends_with("node (1,1) is listed twice among the destinations")
+        );
+        assert!(named(6, &[1, 6]).ends_with("the source (2,1) is among its own destinations"));
     }
 
     /// The check through a sorted copy, for every length: what the

@@ -132,32 +132,19 @@ fn node(g: &Grid, text: &str) -> Result<u32> {
     Ok(g.id(c3))
 }
 
-/// The destination list's faults named in the coordinates `--send` gives
-/// (the library's check names node numbers, which read as coordinates
-/// here: `dests = 9,9` for `1,1;1,1`).
+/// The library's check of a destination list, its faults named in the
+/// coordinates `--send` gives (node numbers read as coordinates here:
+/// `dests = 9,9` for `1,1;1,1`).
 fn check_send(g: &Grid, text: &str, src: u32, dests: &[u32]) -> Result<()> {
-    let bad = |reason: String| Error::Config {
-        field: "send",
-        value: text.into(),
-        reason,
-    };
-    if dests.contains(&src) {
-        return Err(bad(format!(
-            "the source {} is among its own destinations",
-            g.node_name(src)
-        )));
-    }
-    // The smallest node listed twice, through a sorted copy (a list may
-    // be long).
-    let mut sorted = dests.to_vec();
-    sorted.sort_unstable();
-    if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
-        return Err(bad(format!(
-            "node {} is listed twice among the destinations",
-            g.node_name(w[0])
-        )));
-    }
-    Ok(())
+    let nodes = g.sides().iter().product();
+    wormcast::dests::check_named(nodes, src, dests, |x| g.node_name(x)).map_err(|e| match e {
+        Error::BadDests(reason) => Error::Config {
+            field: "send",
+            value: text.into(),
+            reason,
+        },
+        e => e,
+    })
 }
 
 fn send(a: &SendArgs) -> Result<bool> {
