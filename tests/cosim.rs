@@ -743,3 +743,392 @@ fn absurd_sizes_are_refused() {
     assert_eq!(code, 2, "{err}");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// A VCD read the plain way, to check `wave diff` and `cosim` against:
+/// every variable's full name, width and changes, the last change at a
+/// time standing for that time, a vector's value padded to its width.
+/// It reads only what the model's dumps and the golden files hold: one
+/// `$timescale` line, scalar and vector changes.
+struct Plain {
+    /// Femtoseconds per time unit.
+    unit_fs: u64,
+    vars: Vec<Var>,
+}
+
+/// A variable as [`Plain`] reads it.
+struct Var {
+    /// Full name: scopes and name joined by dots.
+    name: String,
+    width: usize,
+    /// (time, value), one a time.
+    changes: Vec<(u64, String)>,
+}
+
+impl Plain {
+    fn new(text: &str) -> Plain {
+        let mut lines = text.lines();
+        let (mut scope, mut codes, mut vars) = (Vec::new(), Vec::new(), Vec::new());
+        let mut unit_fs = 0;
+        for l in lines.by_ref() {
+            let t: Vec<&str> = l.split_whitespace().collect();
+            match t.first().copied() {
+                Some("$timescale") => {
+                    let per: u64 = match t[2] {
+                        "fs" => 1,
+                        "ps" => 1_000,
+                        "ns" => 1_000_000,
+                        "us" => 1_000_000_000,
+                        u => panic!("unit {u}"),
+                    };
+                    unit_fs = t[1].parse::<u64>().unwrap() * per;
+                }
+                Some("$scope") => scope.push(t[2]),
+                Some("$upscope") => {
+                    scope.pop();
+                }
+                Some("$var") => {
+                    codes.push(t[3].to_string());
+                    let name = format!("{}.{}", scope.join("."), t[4]);
+                    vars.push(Var {
+                        name,
+                        width: t[2].parse().unwrap(),
+                        changes: Vec::new(),
+                    });
+                }
+                Some("$enddefinitions") => break,
+                _ => {}
+            }
+        }
+        assert!(unit_fs > 0, "no $timescale line");
+        let mut now = 0;
+        for l in lines {
+            let (value, code) = match l.as_bytes().first() {
+                Some(b'#') => {
+                    now = l[1..].parse().unwrap();
+                    continue;
+                }
+                Some(b'0' | b'1' | b'x' | b'z') => (&l[..1], &l[1..]),
+                Some(b'b') => l[1..].split_once(' ').unwrap(),
+                Some(b'$') | None => continue,
+                Some(_) => panic!("a change the plain reader does not read: {l}"),
+            };
+            for (i, c) in codes.iter().enumerate() {
+                if c != code {
+                    continue;
+                }
+                let var = &mut vars[i];
+                let fill = if value.starts_with(['x', 'z']) {
+                    &value[..1]
+                } else {
+                    "0"
+                };
+                let v = fill.repeat(var.width.saturating_sub(value.len())) + value;
+                match var.changes.last_mut() {
+                    Some((t, old)) if *t == now => *old = v,
+                    _ => var.changes.push((now, v)),
+                }
+            }
+        }
+        Plain { unit_fs, vars }
+    }
+
+    /// The value of variable `i` once every change at or before `t` (or,
+    /// with `before`, strictly before it) is made: `x` before any.
+    fn value(&self, i: usize, t: u64, before: bool) -> String {
+        let var = &self.vars[i];
+        let n = var
+            .changes
+            .partition_point(|&(c, _)| c < t || (!before && c == t));
+        match n {
+            0 => "x".repeat(var.width),
+            n => var.changes[n - 1].1.clone(),
+        }
+    }
+
+    fn index(&self, name: &str) -> usize {
+        self.vars.iter().position(|v| v.name == name).unwrap()
+    }
+
+    /// The times of the rising edges (0 to 1; not x to 1) of `clock`.
+    fn edges(&self, clock: &str) -> Vec<u64> {
+        let mut last = "x";
+        let mut edges = Vec::new();
+        for (t, v) in &self.vars[self.index(clock)].changes {
+            if last == "0" && v == "1" {
+                edges.push(*t);
+            }
+            last = v;
+        }
+        edges
+    }
+
+    /// Each variable's value at the end of every cycle (just before the
+    /// next rising edge; the last cycle's at the end of the file).
+    fn cycles(&self, clock: &str) -> Vec<Vec<String>> {
+        let edges = self.edges(clock);
+        (0..self.vars.len())
+            .map(|i| {
+                (0..edges.len())
+                    .map(|k| match edges.get(k + 1) {
+                        Some(&next) => self.value(i, next, true),
+                        None => self.value(i, u64::MAX, false),
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+/// What a diff of `a` and `b` must report, worked out by the plain reader:
+/// the differences per signal, and the earliest difference's time (fs) or
+/// cycle with every signal that differs then. On clock edges, `None` when
+/// the two files' cycles differ in number.
+type Expected = (
+    std::collections::BTreeMap<String, u64>,
+    Option<(u64, Vec<String>)>,
+);
+
+fn expected_on_times(a: &Plain, b: &Plain) -> (Expected, u64) {
+    let mut per = std::collections::BTreeMap::new();
+    let mut first: Option<(u64, Vec<String>)> = None;
+    let mut all = std::collections::BTreeSet::new();
+    for (i, Var { name, changes, .. }) in a.vars.iter().enumerate() {
+        let j = b.index(name);
+        let times: std::collections::BTreeSet<u64> = changes
+            .iter()
+            .map(|c| c.0 * a.unit_fs)
+            .chain(b.vars[j].changes.iter().map(|c| c.0 * b.unit_fs))
+            .collect();
+        all.extend(times.iter().copied());
+        for t in times {
+            if a.value(i, t / a.unit_fs, false) != b.value(j, t / b.unit_fs, false) {
+                *per.entry(name.clone()).or_insert(0) += 1;
+                match &mut first {
+                    Some((ft, names)) if *ft == t => names.push(name.clone()),
+                    Some((ft, _)) if *ft < t => {}
+                    _ => first = Some((t, vec![name.clone()])),
+                }
+            }
+        }
+    }
+    ((per, first), all.len() as u64)
+}
+
+/// [`Expected`] on the rising edges of `clock`, for the signals `keep`
+/// accepts.
+fn expected_on_edges(
+    a: &Plain,
+    b: &Plain,
+    clock: &str,
+    keep: impl Fn(&str) -> bool,
+) -> Option<Expected> {
+    let (sa, sb) = (a.cycles(clock), b.cycles(clock));
+    if a.edges(clock).len() != b.edges(clock).len() {
+        return None;
+    }
+    let mut per = std::collections::BTreeMap::new();
+    let mut first: Option<(u64, Vec<String>)> = None;
+    for (i, Var { name, .. }) in a.vars.iter().enumerate() {
+        if !keep(name) {
+            continue;
+        }
+        let j = b.index(name);
+        let differ: Vec<u64> = (0..sa[i].len())
+            .filter(|&k| sa[i][k] != sb[j][k])
+            .map(|k| k as u64)
+            .collect();
+        if let Some(&k) = differ.first() {
+            per.insert(name.clone(), differ.len() as u64);
+            match &mut first {
+                Some((fk, names)) if *fk == k => names.push(name.clone()),
+                Some((fk, _)) if *fk < k => {}
+                _ => first = Some((k, vec![name.clone()])),
+            }
+        }
+    }
+    Some((per, first))
+}
+
+/// One edit of a dump's value changes, at the change `i` modulo their
+/// number: a bit of its value flipped (`x` and `z` made 0), the change
+/// removed, or the change moved to the next time in the file.
+#[derive(Clone, Debug)]
+enum Change {
+    Flip(usize, usize),
+    Remove(usize),
+    Later(usize),
+}
+
+fn changes() -> impl Strategy<Value = Vec<Change>> {
+    let one = prop_oneof![
+        (any::<usize>(), any::<usize>()).prop_map(|(i, b)| Change::Flip(i, b)),
+        any::<usize>().prop_map(Change::Remove),
+        any::<usize>().prop_map(Change::Later),
+    ];
+    proptest::collection::vec(one, 1..4)
+}
+
+/// `text` with `edits` made to the value changes of the variables whose
+/// codes `codes` accepts.
+fn edit(text: &str, edits: &[Change], codes: impl Fn(&str) -> bool) -> String {
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let body = 1 + lines
+        .iter()
+        .position(|l| l.starts_with("$enddefinitions"))
+        .unwrap();
+    for e in edits {
+        let at: Vec<usize> = (body..lines.len())
+            .filter(|&k| {
+                let l = &lines[k];
+                match l.as_bytes().first() {
+                    Some(b'0' | b'1' | b'x' | b'z') => codes(&l[1..]),
+                    Some(b'b') => l.split_once(' ').is_some_and(|(_, c)| codes(c)),
+                    _ => false,
+                }
+            })
+            .collect();
+        if at.is_empty() {
+            break;
+        }
+        let pick = |i: usize| at[i % at.len()];
+        match *e {
+            Change::Flip(i, bit) => {
+                let k = pick(i);
+                let l = &lines[k];
+                let end = l.find(' ').unwrap_or(1);
+                let first = usize::from(l.starts_with('b'));
+                let p = first + bit % (end - first);
+                let flipped = match l.as_bytes()[p] {
+                    b'0' => "1",
+                    _ => "0",
+                };
+                lines[k].replace_range(p..p + 1, flipped);
+            }
+            Change::Remove(i) => {
+                lines.remove(pick(i));
+            }
+            Change::Later(i) => {
+                let k = pick(i);
+                if let Some(next) = (k + 1..lines.len()).find(|&n| lines[n].starts_with('#')) {
+                    let l = lines.remove(k);
+                    lines.insert(next, l);
+                }
+            }
+        }
+    }
+    lines.join("\n") + "\n"
+}
+
+/// The dumps the two checkers are held against the plain reader on: the
+/// model's own dumps of its three units, and the four golden waveforms of
+/// whole networks and units.
+fn dumps() -> &'static [String] {
+    static D: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    D.get_or_init(|| {
+        let mut d: Vec<String> = Unit::ALL.iter().map(|&u| model_vcd(u, 120, 11)).collect();
+        d.extend(
+            [
+                include_str!("../waveforms/unicast_two_switches.vcd"),
+                include_str!("../waveforms/bitstring_three_switches.vcd"),
+                include_str!("../waveforms/replication_one_branch_blocked.vcd"),
+                include_str!("../waveforms/ssr_md_decode_unit.vcd"),
+            ]
+            .map(str::to_string),
+        );
+        d
+    })
+}
+
+/// Asserts that `got` reports exactly `want`: every signal's count of
+/// differences, and the first difference at `first_at` (the time in
+/// femtoseconds, or the cycle) naming one of the signals that differ there.
+fn same_report(
+    got: &wormcast::wave::CompareReport,
+    want: &Expected,
+    first_at: impl Fn(&wormcast::wave::Mismatch) -> u64,
+) -> std::result::Result<(), TestCaseError> {
+    prop_assert_eq!(&got.per_signal, &want.0, "{}", got);
+    prop_assert_eq!(got.mismatches, want.0.values().sum::<u64>());
+    match (&got.first, &want.1) {
+        (None, None) => {}
+        (Some(m), Some((at, names))) => {
+            prop_assert_eq!(first_at(m), *at, "{}", got);
+            prop_assert!(names.contains(&m.signal), "{} not in {:?}", m.signal, names);
+        }
+        (g, w) => prop_assert!(false, "first: {:?} against {:?}", g, w),
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// `wave diff` of a dump and the same dump edited (values flipped,
+    /// changes removed or moved later, the clock's among them) reports
+    /// exactly what a plain reading of the two files gives: on times, each
+    /// (change time, signal) pair that differs and the earliest; on clock
+    /// edges, each (cycle, signal) pair and the first cycle, or different
+    /// lengths when the clock's edges were edited away or in.
+    #[test]
+    fn diff_reports_what_a_plain_reading_finds(d in 0usize..7, edits in changes()) {
+        let a = &dumps()[d];
+        let b = edit(a, &edits, |_| true);
+        let (pa, pb) = (Plain::new(a), Plain::new(&b));
+
+        let r = diff_text(a, &b, &DiffOptions::default()).unwrap();
+        let (want, times) = expected_on_times(&pa, &pb);
+        same_report(&r, &want, |m| (m.time_ns * 1e6).round() as u64)?;
+        prop_assert_eq!(r.times, Some(times));
+
+        let clock = &pa
+            .vars
+            .iter()
+            .find(|v| v.name.ends_with(".clk") && v.name.matches('.').count() == 1)
+            .unwrap()
+            .name;
+        let o = DiffOptions { clock: Some("clk".into()), ..Default::default() };
+        let r = diff_text(a, &b, &o).unwrap();
+        match expected_on_edges(&pa, &pb, clock, |_| true) {
+            Some(want) => {
+                same_report(&r, &want, |m| m.cycle.unwrap())?;
+                prop_assert_eq!(r.cycles, Some(pa.edges(clock).len() as u64));
+            }
+            None => {
+                prop_assert!(!r.ok());
+                prop_assert_eq!(r.cycles_second, Some(pb.edges(clock).len() as u64), "{}", r);
+            }
+        }
+    }
+
+    /// `cosim` of a unit's own dump with its outputs edited reports
+    /// exactly the (cycle, output) pairs a plain reading finds changed,
+    /// and the first.
+    #[test]
+    fn cosim_reports_what_a_plain_reading_finds(u in 0usize..3, edits in changes()) {
+        let unit = Unit::ALL[u];
+        let a = &dumps()[u];
+        let pa = Plain::new(a);
+        // The unit's outputs, which the report names without the scope.
+        let outputs: Vec<&str> = unit
+            .build(&params())
+            .unwrap()
+            .ports()
+            .iter()
+            .filter(|p| p.dir == wormcast::switch::twin::Dir::Out)
+            .map(|p| p.name)
+            .collect();
+        let codes: Vec<String> = outputs.iter().map(|o| code_of(a, o)).collect();
+        let b = edit(a, &edits, |c| codes.iter().any(|o| o == c));
+        let pb = Plain::new(&b);
+        let port = |n: &str| n.strip_prefix("tb.dut.").unwrap_or(n).to_string();
+        let (per, first) =
+            expected_on_edges(&pa, &pb, "tb.clk", |n| outputs.contains(&port(n).as_str())).unwrap();
+        let want = (
+            per.into_iter().map(|(n, c)| (port(&n), c)).collect(),
+            first.map(|(k, names)| (k, names.iter().map(|n| port(n)).collect())),
+        );
+        let r = run(&b, &opts(unit)).unwrap();
+        same_report(&r, &want, |m| m.cycle.unwrap())?;
+        prop_assert_eq!(r.cycles, Some(120));
+    }
+}
