@@ -615,7 +615,36 @@ fn bad_input_fails_with_a_message_naming_the_problem() {
             "--warmup",
             "100",
         ],
-        "warmup = 100: not shorter than the 100 cycles of a point (its warm-up included)",
+        "warmup = 100: not shorter than the 100 cycles of a point, which include it\n",
+    );
+    // A warm-up left at its default is named as the default, with the
+    // option that shortens it.
+    refused(
+        &["tree", "experiment", "--quick", "--cycles", "200"],
+        "warmup = 1500: not shorter than the 200 cycles of a point, which include it (the \
+         default warm-up of --quick: give a shorter one, --warmup)\n",
+    );
+    refused(
+        &["tree", "variants", "--cycles", "200"],
+        "which include it (the default warm-up: give a shorter one, --warmup)\n",
+    );
+    refused(
+        &["experiment", "run", "--quick", "--cycles", "1000"],
+        "warmup = 50000: not shorter than the 1000 cycles of a load run, which include it \
+         (the default warm-up of --quick: give a shorter one, --warmup)\n",
+    );
+    refused(
+        &[
+            "experiment",
+            "run",
+            "--figure",
+            "fig26",
+            "--cycles",
+            "10",
+            "--warmup",
+            "10",
+        ],
+        "warmup = 10: not shorter than the 10 cycles of a load run, which include it\n",
     );
     refused(
         &["mesh3d", "experiment", "--quick", "--cycles", "10"],

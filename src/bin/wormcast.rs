@@ -302,6 +302,27 @@ pub fn after_report<T>(ended: Result<Option<T>>) -> Result<Option<T>> {
     }
 }
 
+/// `e`, told which option to give when it refuses a warm-up the command
+/// line left at its default (`given` false; `quick`: the default of
+/// `--quick`), as `run` tells it.
+pub fn with_warmup_hint(e: Error, given: bool, quick: bool) -> Error {
+    match e {
+        Error::Config {
+            field: "warmup",
+            value,
+            reason,
+        } if !given => Error::Config {
+            field: "warmup",
+            value,
+            reason: format!(
+                "{reason} (the default warm-up{}: give a shorter one, --warmup)",
+                if quick { " of --quick" } else { "" }
+            ),
+        },
+        e => e,
+    }
+}
+
 /// Reports `e` once the command has printed its report and returned.
 pub fn defer(e: Error) {
     *DEFERRED.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);

@@ -679,7 +679,10 @@ impl Options {
             return Err(bad(
                 "warmup",
                 self.warmup.to_string(),
-                "the warm-up must be shorter than the run",
+                &format!(
+                    "not shorter than the {} cycles of a load run, which include it",
+                    self.cycles
+                ),
             ));
         }
         if self.cycles > crate::engine::MAX_RUN_CYCLES {
@@ -688,9 +691,6 @@ impl Options {
                 self.cycles.to_string(),
                 &format!("a run has at most {} cycles", crate::engine::MAX_RUN_CYCLES),
             ));
-        }
-        if self.schemes.is_empty() {
-            return Err(bad("schemes", "none".into(), "at least one scheme"));
         }
         Ok(())
     }

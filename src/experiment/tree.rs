@@ -329,7 +329,7 @@ fn check(o: &TreeOptions) -> Result<()> {
             field: "warmup",
             value: o.warmup.to_string(),
             reason: format!(
-                "not shorter than the {} cycles of a point (its warm-up included)",
+                "not shorter than the {} cycles of a point, which include it",
                 o.cycles
             ),
         });

@@ -150,7 +150,8 @@ pub(crate) fn experiment(cmd: ExpCmd) -> Result<()> {
                 }
             }
             for &fig in &figs {
-                o.validate_for(fig)?;
+                o.validate_for(fig)
+                    .map_err(|e| super::with_warmup_hint(e, warmup.is_some(), quick))?;
             }
             let shard = cut.shard()?;
             let pool = cut.pool()?;

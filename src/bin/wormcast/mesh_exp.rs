@@ -101,7 +101,8 @@ impl SweepArgs {
         let from = journal.live().to_path_buf();
         let ran = pool.install(|| run(&o, &journal, &|| bar.inc(1)));
         bar.finish_and_clear();
-        let (pts, kept) = ran?;
+        let (pts, kept) =
+            ran.map_err(|e| crate::with_warmup_hint(e, self.warmup.is_some(), self.quick))?;
         if shard == Shard::ALL {
             write(&pts, &self.out)?;
         }
