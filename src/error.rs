@@ -441,11 +441,18 @@ impl Error {
 /// folder).
 pub fn make_dir(dir: impl AsRef<std::path::Path>) -> Result<()> {
     let dir = dir.as_ref();
-    std::fs::create_dir_all(dir).map_err(|e| match dir.ancestors().find(|a| a.is_file()) {
+    // What stands in the way: a file, or something else that is not a
+    // folder (a device such as /dev/full).
+    let blocker = || dir.ancestors().find(|a| a.exists() && !a.is_dir());
+    std::fs::create_dir_all(dir).map_err(|e| match blocker() {
         Some(file) => Error::Config {
             field: "folder",
             value: dir.display().to_string(),
-            reason: format!("{} is a file, not a folder", file.display()),
+            reason: if file.is_file() {
+                format!("{} is a file, not a folder", file.display())
+            } else {
+                format!("{} is not a folder", file.display())
+            },
         },
         None => Error::io(dir, e),
     })
@@ -622,6 +629,27 @@ mod tests {
         assert_eq!(
             shown,
             ["0.5", "-1", "0", "1e308", "-1e-300", "2e15", "NaN", "inf"]
+        );
+    }
+
+    /// A folder that cannot be made is refused naming what stands in the
+    /// way: a file, or a device that is not a folder.
+    #[cfg(unix)]
+    #[test]
+    fn a_folder_blocked_by_a_file_or_a_device_names_it() {
+        let f = file("blocker", b"x");
+        let e = make_dir(f.join("sub")).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            format!(
+                "configuration: folder = {}: {} is a file, not a folder",
+                f.join("sub").display(),
+                f.display()
+            )
+        );
+        assert_eq!(
+            make_dir("/dev/null").unwrap_err().to_string(),
+            "configuration: folder = /dev/null: /dev/null is not a folder"
         );
     }
 }
