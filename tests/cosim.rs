@@ -7,9 +7,12 @@ mod common;
 
 use proptest::prelude::*;
 use wormcast::rtl::BitString;
+use wormcast::rtl::trace::WaveSink;
+use wormcast::sim::{SimConfig, System, Traffic};
 use wormcast::switch::twin::{Params, Unit, trace};
 use wormcast::wave::{
-    CosimOptions, DiffOptions, Event, SignalMap, VcdReader, VcdWriter, WaveReader, cosim, diff,
+    CosimOptions, DiffOptions, Event, FstWriter, SignalMap, VcdReader, VcdWriter, WaveReader,
+    cosim, diff,
 };
 
 fn params() -> Params {
@@ -753,6 +756,8 @@ struct Plain {
     /// Femtoseconds per time unit.
     unit_fs: u64,
     vars: Vec<Var>,
+    /// Each full name's place in `vars`.
+    by_name: std::collections::HashMap<String, usize>,
 }
 
 /// A variable as [`Plain`] reads it.
@@ -767,7 +772,8 @@ struct Var {
 impl Plain {
     fn new(text: &str) -> Plain {
         let mut lines = text.lines();
-        let (mut scope, mut codes, mut vars) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut scope, mut vars) = (Vec::new(), Vec::new());
+        let mut codes: std::collections::HashMap<&str, Vec<usize>> = Default::default();
         let mut unit_fs = 0;
         for l in lines.by_ref() {
             let t: Vec<&str> = l.split_whitespace().collect();
@@ -787,7 +793,7 @@ impl Plain {
                     scope.pop();
                 }
                 Some("$var") => {
-                    codes.push(t[3].to_string());
+                    codes.entry(t[3]).or_default().push(vars.len());
                     let name = format!("{}.{}", scope.join("."), t[4]);
                     vars.push(Var {
                         name,
@@ -812,10 +818,7 @@ impl Plain {
                 Some(b'$') | None => continue,
                 Some(_) => panic!("a change the plain reader does not read: {l}"),
             };
-            for (i, c) in codes.iter().enumerate() {
-                if c != code {
-                    continue;
-                }
+            for &i in &codes[code] {
                 let var = &mut vars[i];
                 let fill = if value.starts_with(['x', 'z']) {
                     &value[..1]
@@ -829,7 +832,16 @@ impl Plain {
                 }
             }
         }
-        Plain { unit_fs, vars }
+        let by_name = vars
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (v.name.clone(), i))
+            .collect();
+        Plain {
+            unit_fs,
+            vars,
+            by_name,
+        }
     }
 
     /// The value of variable `i` once every change at or before `t` (or,
@@ -846,7 +858,7 @@ impl Plain {
     }
 
     fn index(&self, name: &str) -> usize {
-        self.vars.iter().position(|v| v.name == name).unwrap()
+        self.by_name[name]
     }
 
     /// The times of the rising edges (0 to 1; not x to 1) of `clock`.
@@ -1060,6 +1072,75 @@ fn same_report(
     Ok(())
 }
 
+/// Checks `wave diff` of `a` (whose plain reading is `pa`) and the VCD
+/// `b`, on times and on the rising edges of the top scope's `clk`,
+/// against the plain reading of the two.
+fn holds_to_plain(a: &[u8], pa: &Plain, b: &str) -> std::result::Result<(), TestCaseError> {
+    let pb = Plain::new(b);
+    let compare = |o: &DiffOptions| {
+        diff(
+            WaveReader::from_bytes(a.to_vec()).unwrap(),
+            WaveReader::from_bytes(b.as_bytes().to_vec()).unwrap(),
+            o,
+        )
+        .unwrap()
+    };
+    let r = compare(&DiffOptions::default());
+    let (want, times) = expected_on_times(pa, &pb);
+    same_report(&r, &want, |m| (m.time_ns * 1e6).round() as u64)?;
+    prop_assert_eq!(r.times, Some(times));
+
+    let clock = &pa
+        .vars
+        .iter()
+        .find(|v| v.name.ends_with(".clk") && v.name.matches('.').count() == 1)
+        .unwrap()
+        .name;
+    let r = compare(&DiffOptions {
+        clock: Some("clk".into()),
+        ..Default::default()
+    });
+    match expected_on_edges(pa, &pb, clock, |_| true) {
+        Some(want) => {
+            same_report(&r, &want, |m| m.cycle.unwrap())?;
+            prop_assert_eq!(r.cycles, Some(pa.edges(clock).len() as u64));
+        }
+        None => {
+            prop_assert!(!r.ok());
+            prop_assert_eq!(r.cycles_second, Some(pb.edges(clock).len() as u64), "{}", r);
+        }
+    }
+    Ok(())
+}
+
+/// A network's dump as VCD and as FST: 150 cycles of anynet8x4 under
+/// 20-flit uniform traffic at 0.1, every register.
+fn network_dumps() -> &'static (String, Vec<u8>) {
+    static D: std::sync::OnceLock<(String, Vec<u8>)> = std::sync::OnceLock::new();
+    D.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("wormcast-plain-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let dump = |name: &str| {
+            let traffic = Traffic::uniform(0.1, 20);
+            let mut sys = System::new(&common::anynet(), &SimConfig::default(), &traffic).unwrap();
+            let path = dir.join(name);
+            let sink: Box<dyn WaveSink> = if name.ends_with(".fst") {
+                Box::new(FstWriter::create(&path).unwrap())
+            } else {
+                Box::new(VcdWriter::create(&path).unwrap())
+            };
+            sys.attach_tracer(sink).unwrap();
+            sys.run(150).unwrap();
+            sys.finish_trace().unwrap();
+            std::fs::read(&path).unwrap()
+        };
+        let vcd = String::from_utf8(dump("run.vcd")).unwrap();
+        let fst = dump("run.fst");
+        let _ = std::fs::remove_dir_all(&dir);
+        (vcd, fst)
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
@@ -1073,31 +1154,7 @@ proptest! {
     fn diff_reports_what_a_plain_reading_finds(d in 0usize..7, edits in changes()) {
         let a = &dumps()[d];
         let b = edit(a, &edits, |_| true);
-        let (pa, pb) = (Plain::new(a), Plain::new(&b));
-
-        let r = diff_text(a, &b, &DiffOptions::default()).unwrap();
-        let (want, times) = expected_on_times(&pa, &pb);
-        same_report(&r, &want, |m| (m.time_ns * 1e6).round() as u64)?;
-        prop_assert_eq!(r.times, Some(times));
-
-        let clock = &pa
-            .vars
-            .iter()
-            .find(|v| v.name.ends_with(".clk") && v.name.matches('.').count() == 1)
-            .unwrap()
-            .name;
-        let o = DiffOptions { clock: Some("clk".into()), ..Default::default() };
-        let r = diff_text(a, &b, &o).unwrap();
-        match expected_on_edges(&pa, &pb, clock, |_| true) {
-            Some(want) => {
-                same_report(&r, &want, |m| m.cycle.unwrap())?;
-                prop_assert_eq!(r.cycles, Some(pa.edges(clock).len() as u64));
-            }
-            None => {
-                prop_assert!(!r.ok());
-                prop_assert_eq!(r.cycles_second, Some(pb.edges(clock).len() as u64), "{}", r);
-            }
-        }
+        holds_to_plain(a.as_bytes(), &Plain::new(a), &b)?;
     }
 
     /// `cosim` of a unit's own dump with its outputs edited reports
@@ -1130,5 +1187,19 @@ proptest! {
         let r = run(&b, &opts(unit)).unwrap();
         same_report(&r, &want, |m| m.cycle.unwrap())?;
         prop_assert_eq!(r.cycles, Some(120));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// `wave diff` of an FST of a network's run (150 cycles of anynet8x4,
+    /// every register) and its VCD twin, edited as above, reports what
+    /// the plain reading of the two VCDs finds: the FST reader, and files
+    /// of two formats, are held to it too.
+    #[test]
+    fn diff_of_an_fst_and_an_edited_vcd_reports_what_a_plain_reading_finds(edits in changes()) {
+        let (vcd, fst) = network_dumps();
+        holds_to_plain(fst, &Plain::new(vcd), &edit(vcd, &edits, |_| true))?;
     }
 }
