@@ -245,8 +245,9 @@ fn read_points<P: serde::de::DeserializeOwned>(
             continue; // the head, checked by the caller
         }
         let at = |why: String| journal_error(path, format!("line {}: {why}", k + 1));
+        let body = unchecked(l).map_err(at)?;
         let map: std::collections::BTreeMap<String, P> =
-            toml::from_str(l).map_err(|e| at(format!("not a point: {}", e.message())))?;
+            toml::from_str(body).map_err(|e| at(format!("not a point: {}", e.message())))?;
         let mut entries = map.into_iter();
         let (Some((key, p)), None) = (entries.next(), entries.next()) else {
             return Err(at("not one point".into()));
@@ -383,6 +384,40 @@ fn not_this_runs(first: &str, head: &str, build: &str) -> String {
     }
 }
 
+/// FNV-1a, 64 bits: a hash that is the same on every machine and build.
+pub(crate) fn fnv(text: &str) -> u64 {
+    fnv_bytes(text.as_bytes())
+}
+
+/// [`fnv`] of bytes.
+pub(crate) fn fnv_bytes(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// A point's journal line: `body` (`p7 = { ... }`) and, in a TOML comment
+/// at its end, its check, a hash of `body` that [`unchecked`] holds the
+/// line to, so that a line changed after it was written (a digit, a
+/// field) is refused rather than merged or resumed as it reads.
+fn checked(body: &str) -> String {
+    format!("{body} # check {:016x}", fnv(body))
+}
+
+/// The body of a line written by [`checked`], or why it is refused.
+fn unchecked(line: &str) -> std::result::Result<&str, String> {
+    let Some((body, check)) = line.rsplit_once(" # check ") else {
+        return Err("it has no check at its end (this build ends each point's line in `# check`                     and a hash of the line)"
+            .into());
+    };
+    if check.len() != 16 || u64::from_str_radix(check, 16) != Ok(fnv(body)) {
+        return Err(format!(
+            "its check {check} is not that of its text: the line was changed after it was written"
+        ));
+    }
+    Ok(body)
+}
+
 /// The lines of `text` that end in a newline, each with the byte offset
 /// just past it: a line cut off as it was written is not there.
 fn whole_lines(text: &str) -> Vec<(&str, usize)> {
@@ -449,7 +484,7 @@ pub(crate) fn run_parallel_in<J: Send, P: Send + Serialize + serde::de::Deserial
         let p = job(j)?;
         let value = toml::Value::try_from(&p)
             .map_err(|e| journal_error(path, format!("point {i} cannot be written: {e}")))?;
-        let line = format!("p{i} = {value}\n");
+        let line = checked(&format!("p{i} = {value}")) + "\n";
         Ok(((i, p), line))
     });
     let journaled = kept + results.iter().filter(|r| r.is_ok()).count();
@@ -1812,14 +1847,37 @@ mod point_journal_tests {
             &format!("line 3: point {first} twice"),
         );
         refused(
-            format!("{head}\np6 = {{ name = \"a\", x = 1.0, n = 0 }}\n"),
+            format!(
+                "{head}\n{}\n",
+                checked("p6 = { name = \"a\", x = 1.0, n = 0 }")
+            ),
             "line 2: p6 is not one of the 6 points",
         );
         refused(
-            format!("{head}\np1 = {{ name = \"c\", x = 1.0, n = 0 }}\n"),
+            format!(
+                "{head}\n{}\n",
+                checked("p1 = { name = \"c\", x = 1.0, n = 0 }")
+            ),
             "line 2: not a point: \"c\" is not a name a point has",
         );
-        refused(format!("{head}\nnot a point\n"), "line 2: not a point: ");
+        refused(
+            format!("{head}\n{}\n", checked("not a point")),
+            "line 2: not a point: ",
+        );
+        // A line changed after it was written, or written without a check.
+        let edited = lines[1].replacen("x = ", "x = 1", 1);
+        refused(
+            format!("{head}\n{edited}\n"),
+            &format!(
+                "line 2: its check {} is not that of its text: the line was changed after it was \
+                 written",
+                lines[1].rsplit_once(" # check ").unwrap().1
+            ),
+        );
+        refused(
+            format!("{head}\n{}\n", lines[1].rsplit_once(" # check ").unwrap().0),
+            "line 2: it has no check at its end",
+        );
         refused(
             format!("{}\n", head.replace("build=", "build=0.0.9-")),
             &format!(

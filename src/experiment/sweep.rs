@@ -51,7 +51,7 @@
 //! job order, so a sweep of [`MAX_JOBS`] jobs runs and merges in tens of
 //! megabytes.
 
-use super::Shard;
+use super::{Shard, fnv, fnv_bytes};
 use crate::engine::config::Plan;
 use crate::engine::{self, RouterModel, RunConfig, TopoSpec};
 use crate::memory::{Budget, Held};
@@ -173,18 +173,6 @@ fn bad(value: impl Into<String>, reason: impl Into<String>) -> Error {
         value: value.into(),
         reason: reason.into(),
     }
-}
-
-/// FNV-1a, 64 bits: a hash that is the same on every machine and build.
-fn fnv(text: &str) -> u64 {
-    fnv_bytes(text.as_bytes())
-}
-
-/// [`fnv`] of bytes.
-fn fnv_bytes(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
-    })
 }
 
 /// splitmix64's finaliser: spreads a seed's bits.
@@ -507,6 +495,29 @@ pub struct Record {
     /// What ended the run, when it found something (a deadlock, a network
     /// that did not drain).
     pub error: Option<String>,
+    /// A hash of the line's other fields as written ([`Record::seal`]),
+    /// which a reader holds the line to: a line changed after it was
+    /// written (a digit of a result, a field) is refused, not merged or
+    /// resumed as it reads. Empty in a journal of a build before it was
+    /// kept.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub check: String,
+}
+
+impl Record {
+    /// The record's [`check`](Record::check): FNV-1a of its JSON line
+    /// without the check, in 16 hex digits.
+    fn check_of(&self) -> Result<String> {
+        let mut bare = self.clone();
+        bare.check.clear();
+        Ok(format!("{:016x}", fnv_bytes(&serde_json::to_vec(&bare)?)))
+    }
+
+    /// The record with its check made.
+    fn seal(mut self) -> Result<Record> {
+        self.check = self.check_of()?;
+        Ok(self)
+    }
 }
 
 /// A journal's build as a message names it.
@@ -592,6 +603,19 @@ fn journal_line(place: impl Fn() -> String, line: &[u8]) -> Result<Record> {
         return Err(refuse(format!(
             "job {} of a sweep of {} jobs",
             r.job, r.jobs
+        )));
+    }
+    if r.check.is_empty() {
+        return Err(refuse(format!(
+            "the line has no check: {} wrote it, before lines were checked (merge it with that \
+             build), or the check was taken out",
+            build_name(&r.build)
+        )));
+    }
+    if r.check != r.check_of()? {
+        return Err(refuse(format!(
+            "its check {} is not that of its text: the line was changed after it was written",
+            r.check
         )));
     }
     Ok(r)
@@ -854,7 +878,9 @@ pub fn run_within(
             params: job.params,
             result,
             error,
-        };
+            check: String::new(),
+        }
+        .seal()?;
         let mut line = serde_json::to_vec(&rec)?;
         line.push(b'\n');
         let mut w = journal.lock().unwrap_or_else(|p| p.into_inner());
@@ -1413,6 +1439,18 @@ pub fn slurm_memory(env: &dyn Fn(&str) -> Option<String>) -> Result<Option<Memor
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Journal lines edited by a test, each sealed again with its check,
+    /// as a run that wrote them so would have.
+    fn resealed(text: &str) -> String {
+        text.lines()
+            .map(|l| {
+                let mut r: Record = serde_json::from_str(l).unwrap();
+                r.check.clear();
+                serde_json::to_string(&r.seal().unwrap()).unwrap() + "\n"
+            })
+            .collect()
+    }
 
     const SMALL: &str = r#"
 [network]
@@ -2020,7 +2058,7 @@ replicates = 2
                 changed = text.replace(&ours, &other);
             }
             assert_ne!(changed, text);
-            std::fs::write(&journals[1], &changed).unwrap();
+            std::fs::write(&journals[1], resealed(&changed)).unwrap();
             let e = run(&s, &base, halves[1], &|| {}).unwrap_err().to_string();
             assert!(
                 e.contains("journal.shard-1-of-2.jsonl")
@@ -2048,7 +2086,7 @@ replicates = 2
         std::fs::write(&journals[1], &text).unwrap();
         for j in &journals {
             let text = std::fs::read_to_string(j).unwrap();
-            std::fs::write(j, text.replace(&ours, "\"build\":\"0.0.9\"")).unwrap();
+            std::fs::write(j, resealed(&text.replace(&ours, "\"build\":\"0.0.9\""))).unwrap();
         }
         merge(&journals, &base.join("older")).unwrap();
         let merged = std::fs::read_to_string(base.join("older/sweep.jsonl")).unwrap();
@@ -2107,7 +2145,35 @@ replicates = 2
         let seed = format!("\"seed\":{},", s.job(5).unwrap().seed);
         assert!(line.contains(&seed), "{line}");
         let other = base.join("other.jsonl");
-        std::fs::write(&other, format!("{}\n", line.replace(&seed, "\"seed\":7,"))).unwrap();
+        let reseeded = line.replace(&seed, "\"seed\":7,");
+        // Changed after it was written: refused by its check, naming the
+        // line, as is a line without one.
+        std::fs::write(&other, format!("{reseeded}\n")).unwrap();
+        let e = merge(&[journal.clone(), other.clone()], &base.join("two"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("other.jsonl:1: its check ")
+                && e.ends_with(
+                    " is not that of its text: the line was changed after it was written"
+                ),
+            "{e}"
+        );
+        let bare = reseeded.split(",\"check\":").next().unwrap().to_string() + "}";
+        std::fs::write(&other, format!("{bare}\n")).unwrap();
+        let e = merge(&[journal.clone(), other.clone()], &base.join("two"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(&format!(
+                "other.jsonl:1: the line has no check: wormcast {} wrote it, before lines were \
+                 checked (merge it with that build), or the check was taken out",
+                crate::BUILD
+            )),
+            "{e}"
+        );
+        // Sealed again, as a run of a job with another seed would write it.
+        std::fs::write(&other, resealed(&reseeded)).unwrap();
         let e = merge(&[journal.clone(), other.clone()], &base.join("two"))
             .unwrap_err()
             .to_string();
