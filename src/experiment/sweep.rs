@@ -495,11 +495,11 @@ pub struct Record {
     /// What ended the run, when it found something (a deadlock, a network
     /// that did not drain).
     pub error: Option<String>,
-    /// A hash of the line's other fields as written ([`Record::seal`]),
-    /// which a reader holds the line to: a line changed after it was
-    /// written (a digit of a result, a field) is refused, not merged or
-    /// resumed as it reads. Empty in a journal of a build before it was
-    /// kept.
+    /// A hash of the line's other fields as written (FNV-1a of the line's
+    /// JSON without it, in 16 hex digits), which a reader holds the line
+    /// to: a line changed after it was written (a digit of a result, a
+    /// field) is refused, not merged or resumed as it reads. Empty in a
+    /// journal of a build before it was kept.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub check: String,
 }
