@@ -407,8 +407,11 @@ fn checked(body: &str) -> String {
 /// The body of a line written by [`checked`], or why it is refused.
 fn unchecked(line: &str) -> std::result::Result<&str, String> {
     let Some((body, check)) = line.rsplit_once(" # check ") else {
-        return Err("it has no check at its end (this build ends each point's line in `# check`                     and a hash of the line)"
-            .into());
+        return Err(
+            "it has no check at its end (this build ends each point's line in `# check` \
+             and a hash of the line)"
+                .into(),
+        );
     };
     if check.len() != 16 || u64::from_str_radix(check, 16) != Ok(fnv(body)) {
         return Err(format!(
@@ -1876,7 +1879,8 @@ mod point_journal_tests {
         );
         refused(
             format!("{head}\n{}\n", lines[1].rsplit_once(" # check ").unwrap().0),
-            "line 2: it has no check at its end",
+            "line 2: it has no check at its end (this build ends each point's line in `# check` \
+             and a hash of the line)",
         );
         refused(
             format!("{}\n", head.replace("build=", "build=0.0.9-")),
