@@ -505,17 +505,19 @@ pub struct Record {
 }
 
 impl Record {
-    /// The record's [`check`](Record::check): FNV-1a of its JSON line
-    /// without the check, in 16 hex digits.
-    fn check_of(&self) -> Result<String> {
-        let mut bare = self.clone();
-        bare.check.clear();
-        Ok(format!("{:016x}", fnv_bytes(&serde_json::to_vec(&bare)?)))
+    /// The [`check`](Record::check) the record's line should hold: FNV-1a
+    /// of its JSON without the check, in 16 hex digits. The check is taken
+    /// out while the line is made and put back, so nothing is copied.
+    fn check_due(&mut self) -> Result<String> {
+        let held = std::mem::take(&mut self.check);
+        let line = serde_json::to_vec(self);
+        self.check = held;
+        Ok(format!("{:016x}", fnv_bytes(&line?)))
     }
 
     /// The record with its check made.
     fn seal(mut self) -> Result<Record> {
-        self.check = self.check_of()?;
+        self.check = self.check_due()?;
         Ok(self)
     }
 }
@@ -579,7 +581,7 @@ fn journal_line(place: impl Fn() -> String, line: &[u8]) -> Result<Record> {
         value: place(),
         reason,
     };
-    let r: Record = serde_json::from_slice(line).map_err(|e| {
+    let mut r: Record = serde_json::from_slice(line).map_err(|e| {
         if line.trim_ascii_start().first() == Some(&b'{') {
             refuse(format!("not a journal line: {e}"))
         } else {
@@ -612,7 +614,8 @@ fn journal_line(place: impl Fn() -> String, line: &[u8]) -> Result<Record> {
             build_name(&r.build)
         )));
     }
-    if r.check != r.check_of()? {
+    let due = r.check_due()?;
+    if r.check != due {
         return Err(refuse(format!(
             "its check {} is not that of its text: the line was changed after it was written",
             r.check
