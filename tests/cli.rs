@@ -1930,6 +1930,93 @@ fn experiment_shards_merge_from_the_command_line() {
          shard 1/2?)\n"
     );
     assert!(!lacking.exists());
+
+    // A shard with a digit of one row changed after it was written (its
+    // check no longer that of its text) is refused by line, nothing
+    // written; so is a row without its check.
+    // The row's latency, its last digit before the point made the next.
+    let bump = |row: &str| {
+        let (before, after) = row.split_once(".000,").unwrap();
+        let digit = before.chars().last().unwrap().to_digit(10).unwrap();
+        format!(
+            "{}{}.000,{after}",
+            &before[..before.len() - 1],
+            (digit + 1) % 10
+        )
+    };
+    let shard0 = dir.join("fig22.raw.shard-0-of-2.csv");
+    let text = std::fs::read_to_string(&shard0).unwrap();
+    let row = text.lines().nth(3).unwrap();
+    let edited = bump(row);
+    let check = row.rsplit_once(',').unwrap().1;
+    let unchecked = row.rsplit_once(',').unwrap().0;
+    for (changed, why) in [
+        (
+            edited.as_str(),
+            format!(
+                "its check {check} is not that of its text: the row was changed after it was \
+                 written"
+            ),
+        ),
+        (
+            unchecked,
+            "11 fields, not 12 (no check at its end: this build ends each row in `check`, a \
+             hash of the row, and an older build's rows have none)"
+                .to_string(),
+        ),
+    ] {
+        let bad = dir.join("bad.csv");
+        std::fs::write(&bad, text.replacen(row, changed, 1)).unwrap();
+        let refused = dir.join("refused");
+        let o = wormcast(&[
+            "experiment",
+            "merge",
+            "--out",
+            refused.to_str().unwrap(),
+            bad.to_str().unwrap(),
+            dir.join("fig22.raw.shard-1-of-2.csv").to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(2));
+        assert_eq!(
+            String::from_utf8_lossy(&o.stderr),
+            format!(
+                "error: configuration: raw CSV = {}:4: {why}\n",
+                bad.display()
+            )
+        );
+        assert!(!refused.exists());
+    }
+    // A whole run's raw file so changed is not taken as finished: the
+    // same command says why, runs its jobs and writes it anew.
+    let raw = whole.join("fig22.raw.csv");
+    let good = std::fs::read(&raw).unwrap();
+    let text = String::from_utf8(good.clone()).unwrap();
+    let row = text.lines().nth(3).unwrap();
+    std::fs::write(&raw, text.replacen(row, &bump(row), 1)).unwrap();
+    let again = [
+        "experiment",
+        "run",
+        "--figure",
+        "fig22",
+        "--quick",
+        "--quiet",
+        "--out",
+    ];
+    let mut again = again.map(String::from).to_vec();
+    again.push(whole.display().to_string());
+    let o = wormcast(&again);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        format!(
+            "note: fig22: {} is of this experiment and build but was refused (line 4: its check \
+             {} is not that of its text: the row was changed after it was written): its jobs ran \
+             and it is written anew\n",
+            raw.display(),
+            row.rsplit_once(',').unwrap().1
+        )
+    );
+    assert_eq!(std::fs::read(&raw).unwrap(), good);
 }
 
 #[test]

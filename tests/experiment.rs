@@ -143,6 +143,9 @@ fn shards_merge_into_the_unsharded_result() {
         assert!(rows.len() < whole.len());
         let text = raw_csv(fig, &o, shard, &rows);
         parts.push(parse_raw(&text, &format!("shard{i}")).unwrap());
+        if i == 0 {
+            every_change_of_a_row_is_refused(&text);
+        }
     }
     let (f, o2, merged) = merge(&parts).unwrap();
     assert_eq!(f, fig);
@@ -215,6 +218,37 @@ fn shards_merge_into_the_unsharded_result() {
     }
     assert!(Shard::parse("3/3").is_err());
     assert!(parse_raw("job,x\n", "bad.csv").is_err());
+}
+
+/// Every change of one character of a raw file's third row, its check
+/// among them (a digit to the next, anything else to `x`), is refused by
+/// the reading a merge makes, naming the file and the line; the rows as
+/// written hold the check made from the format's description.
+fn every_change_of_a_row_is_refused(text: &str) {
+    let lines: Vec<&str> = text.lines().collect();
+    for l in &lines[2..] {
+        assert_eq!(seal(l), *l);
+    }
+    let row = lines[4];
+    for (at, c) in row.char_indices().filter(|&(_, c)| c != ',') {
+        let to = c
+            .to_digit(10)
+            .map_or('x', |d| char::from_digit((d + 1) % 10, 10).unwrap());
+        let mut changed = row.to_string();
+        changed.replace_range(at..at + c.len_utf8(), &to.to_string());
+        let e = parse_raw(&text.replacen(row, &changed, 1), "shard0.csv")
+            .unwrap_err()
+            .to_string();
+        let check = changed.rsplit_once(',').unwrap().1;
+        assert_eq!(
+            e,
+            format!(
+                "configuration: raw CSV = shard0.csv:5: its check {check} is not that of its \
+                 text: the row was changed after it was written"
+            ),
+            "{changed}"
+        );
+    }
 }
 
 /// A load figure, whose latencies and mean phases are fractions: the
@@ -342,6 +376,18 @@ fn a_point_with_no_completed_run_summarizes_as_zero_not_minus_zero() {
     assert!(!csv.contains("-0."), "{csv}");
 }
 
+/// `row` (a raw file's row with its check) with its check made again for
+/// its text: FNV-1a, 64 bits, of the text before the last comma, as
+/// docs/reproduction.md gives it (written here from that description,
+/// not with the crate's hash).
+fn seal(row: &str) -> String {
+    let body = row.rsplit_once(',').unwrap().0;
+    let h = body.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    format!("{body},{h:016x}")
+}
+
 /// A journal that is not what a run writes is refused by line, not taken
 /// as finished jobs; one cut off part way is resumed. Run whole, a shard
 /// of fig22 gives the rows `run` gives.
@@ -376,11 +422,27 @@ fn a_journal_is_read_line_by_line_and_a_bad_one_named() {
     let head = lines[..2].join("\n");
     refused(
         format!("{head}\n{}\nnot a row\n{}\n", lines[2], lines[3]),
-        "line 4: 1 fields, not 11",
+        "line 4: 1 fields, not 12",
     );
-    // Job 0 is shard 0's.
+    // A digit changed after the row was written: its check tells.
+    let (body, check) = lines[3].rsplit_once(',').unwrap();
+    let (before, after) = body.split_once(".000,").unwrap();
+    let edited = format!("{before}1.000,{after}");
     refused(
-        format!("{head}\n{}\n", lines[2].replacen("1,", "0,", 1)),
+        format!("{head}\n{}\n{edited},{check}\n", lines[2]),
+        &format!(
+            "line 4: its check {check} is not that of its text: the row was changed after it \
+             was written"
+        ),
+    );
+    refused(
+        format!("{head}\n{body}\n"),
+        "line 3: 11 fields, not 12 (no check at its end: this build ends each row in `check`, \
+         a hash of the row, and an older build's rows have none)",
+    );
+    // Job 0 is shard 0's (the row sealed again with its check).
+    refused(
+        format!("{head}\n{}\n", seal(&lines[2].replacen("1,", "0,", 1))),
         "line 3: job 0 is not one of this run's",
     );
     // A job's rows cut short before another job's: not a torn write.
@@ -411,6 +473,39 @@ fn a_journal_is_read_line_by_line_and_a_bad_one_named() {
     assert_eq!(ran.files, std::slice::from_ref(&raw));
     assert_eq!(std::fs::read_to_string(&raw).unwrap(), whole);
     assert!(!journal.exists());
+    assert_eq!(ran.refused, None);
+    // The raw file whole: taken as it is, nothing runs.
+    let ran = run_into(&dir, Figure::Fig22, &o, shard, &|| ()).unwrap();
+    assert_eq!(
+        (ran.kept, ran.ran, ran.refused),
+        (Some((12, raw.clone())), 0, None)
+    );
+    // A row of it changed, or a job's rows gone: refused, named, its jobs
+    // run again and the file written anew.
+    let (_, check) = lines[2].rsplit_once(',').unwrap();
+    let path = lines[2].replacen(",ni-kbinomial,", ",path-lg,", 1);
+    for (text, why) in [
+        (
+            whole.replacen(lines[2], &path, 1),
+            format!(
+                "line 3: its check {check} is not that of its text: the row was changed after \
+                 it was written"
+            ),
+        ),
+        (
+            whole.replacen(&format!("{}\n", lines[4]), "", 1),
+            "its rows are not this run's jobs, each whole and once".into(),
+        ),
+    ] {
+        assert_ne!(text, whole);
+        std::fs::write(&raw, &text).unwrap();
+        let ran = run_into(&dir, Figure::Fig22, &o, shard, &|| ()).unwrap();
+        assert_eq!(
+            (ran.kept, ran.ran, ran.refused),
+            (None, 12, Some((raw.clone(), why)))
+        );
+        assert_eq!(std::fs::read_to_string(&raw).unwrap(), whole);
+    }
     // An experiment of no scheme has no rows to journal, or to run.
     let mut none = quick();
     none.schemes.clear();

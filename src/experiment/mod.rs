@@ -413,12 +413,20 @@ fn unchecked(line: &str) -> std::result::Result<&str, String> {
                 .into(),
         );
     };
+    holds_check(body, check, "line")?;
+    Ok(body)
+}
+
+/// Whether `check` is the 16 hex digits of `body`'s [`fnv`]; if not, why
+/// the `what` (a line, a row) is refused.
+fn holds_check(body: &str, check: &str, what: &str) -> std::result::Result<(), String> {
     if check.len() != 16 || u64::from_str_radix(check, 16) != Ok(fnv(body)) {
         return Err(format!(
-            "its check {check} is not that of its text: the line was changed after it was written"
+            "its check {check} is not that of its text: the {what} was changed after it was \
+             written"
         ));
     }
-    Ok(body)
+    Ok(())
 }
 
 /// The lines of `text` that end in a newline, each with the byte offset
@@ -1058,8 +1066,12 @@ pub(crate) fn mix(parts: &[u64]) -> u64 {
     h
 }
 
+/// The raw file's header. The last column, `check`, is the 16 hex digits
+/// of the FNV-1a hash of the row's text before it (its other fields and
+/// their commas): a row changed after it was written (a digit, a field)
+/// is refused by a merge and by a resume rather than read as it stands.
 const RAW_HEADER: &str =
-    "job,setting,x,topology,set,scheme,latency,phases,generated,completed,saturated";
+    "job,setting,x,topology,set,scheme,latency,phases,generated,completed,saturated,check";
 
 /// An experiment as its raw file's first line names it: the figure and
 /// every option that changes its rows.
@@ -1099,10 +1111,11 @@ fn first_line(fig: Figure, o: &Options, shard: Shard) -> String {
     )
 }
 
-/// Appends `r`'s line of the raw file to `t`.
+/// Appends `r`'s line of the raw file to `t`, its check at its end.
 fn write_row(t: &mut String, settings: &[Setting], jobs: &[Job], r: &Row) {
     let j = &jobs[r.job];
-    let _ = writeln!(
+    let start = t.len();
+    let _ = write!(
         t,
         "{},{},{},{},{},{},{:.3},{:.3},{},{},{}",
         r.job,
@@ -1117,6 +1130,8 @@ fn write_row(t: &mut String, settings: &[Setting], jobs: &[Job], r: &Row) {
         r.completed,
         r.saturated
     );
+    let check = fnv(&t[start..]);
+    let _ = writeln!(t, ",{check:016x}");
 }
 
 /// The raw CSV of `rows`: a comment line naming the experiment, a header,
@@ -1189,9 +1204,20 @@ pub fn parse_raw(text: &str, name: &str) -> Result<(Figure, Options, Shard, Vec<
 /// One row of a raw file, or why it is not one.
 fn parse_row(l: &str) -> std::result::Result<Row, String> {
     let f: Vec<&str> = l.split(',').collect();
-    if f.len() != 11 {
-        return Err(format!("{} fields, not 11", f.len()));
+    if f.len() != 12 {
+        return Err(format!(
+            "{} fields, not 12{}",
+            f.len(),
+            if f.len() == 11 {
+                " (no check at its end: this build ends each row in `check`, a hash of the \
+                 row, and an older build's rows have none)"
+            } else {
+                ""
+            }
+        ));
     }
+    let (body, check) = l.rsplit_once(',').unwrap_or_default();
+    holds_check(body, check, "row")?;
     let num = |x: &str| -> std::result::Result<f64, String> {
         x.parse().map_err(|_| format!("{x:?} is not a number"))
     };
@@ -1566,6 +1592,10 @@ pub struct Ran {
     pub kept: Option<(usize, PathBuf)>,
     /// Jobs run.
     pub ran: usize,
+    /// A raw file of the same experiment, shard and build found in the
+    /// folder but refused, and why (a row changed after it was written, a
+    /// job missing): its jobs ran again and it was written anew.
+    pub refused: Option<(PathBuf, String)>,
 }
 
 /// [`run`] into `dir`, resumable: each finished job's rows are appended
@@ -1576,7 +1606,9 @@ pub struct Ran {
 /// same call: it runs only the jobs the journal does not hold, and a job
 /// whose rows were cut off as they were written runs again. A raw file of
 /// the same experiment, shard and build already whole in `dir` is taken
-/// as it is, and no job runs. Then the outputs are written
+/// as it is, and no job runs; one that does not read (a row changed after
+/// it was written, a job missing) is named in [`Ran::refused`] and written
+/// anew. Then the outputs are written
 /// ([`write_outputs`], the same bytes as a run from the start) and the
 /// journal removed.
 ///
@@ -1620,20 +1652,40 @@ pub fn run_into(
     };
     let raw = raw_path(dir, fig, shard);
     // A finished run of the same experiment and build: nothing to run.
+    let mut refused = None;
     if let Ok(text) = std::fs::read_to_string(&raw)
         && text.lines().next() == Some(head.as_str())
-        && let Ok((_, _, _, rows)) = parse_raw(&text, "")
-        && whole_jobs(&rows).is_some_and(|d| d == mine)
     {
-        for _ in &mine {
-            progress();
+        match parse_raw(&text, "") {
+            Ok((_, _, _, rows)) if whole_jobs(&rows).is_some_and(|d| d == mine) => {
+                for _ in &mine {
+                    progress();
+                }
+                let files = write_outputs(dir, fig, o, shard, &rows)?;
+                return Ok(Ran {
+                    files,
+                    kept: Some((mine.len(), raw)),
+                    ran: 0,
+                    refused: None,
+                });
+            }
+            Ok(_) => {
+                refused = Some((
+                    raw.clone(),
+                    "its rows are not this run's jobs, each whole and once".into(),
+                ));
+            }
+            Err(e) => {
+                let why = match e {
+                    // Its line, without the empty name given to parse it.
+                    Error::Config { value, reason, .. } => {
+                        format!("line {}: {reason}", value.trim_start_matches(':'))
+                    }
+                    e => e.to_string(),
+                };
+                refused = Some((raw.clone(), why));
+            }
         }
-        let files = write_outputs(dir, fig, o, shard, &rows)?;
-        return Ok(Ran {
-            files,
-            kept: Some((mine.len(), raw)),
-            ran: 0,
-        });
     }
     crate::make_dir(dir)?;
     let path = journal_path(dir, fig, shard);
@@ -1755,7 +1807,12 @@ pub fn run_into(
     // Removed while still locked: no second run takes it up meanwhile.
     std::fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
     drop(file);
-    Ok(Ran { files, kept, ran })
+    Ok(Ran {
+        files,
+        kept,
+        ran,
+        refused,
+    })
 }
 
 #[cfg(test)]

@@ -168,6 +168,14 @@ pub(crate) fn experiment(cmd: ExpCmd) -> Result<()> {
                 let ran = pool.install(|| ex::run_into(&out, fig, &o, shard, &|| bar.inc(1)));
                 bar.finish_and_clear();
                 let ran = ran?;
+                if let Some((raw, why)) = &ran.refused {
+                    eprintln!(
+                        "note: {}: {} is of this experiment and build but was refused ({why}): \
+                         its jobs ran and it is written anew",
+                        fig.name(),
+                        raw.display()
+                    );
+                }
                 if let Some((n, from)) = &ran.kept {
                     eprintln!(
                         "note: {}: {n} of its {total} jobs{} were in {} already ({}); {} ran",
