@@ -2125,6 +2125,20 @@ fn a_trace_replay_writes_its_waveform_and_refuses_what_it_cannot_send() {
             "destination 4294967299 is past 4294967295",
         ),
         ("0,0,3,4294967302\n", "flits 4294967302 is past 4294967295"),
+        (
+            "18446744073709551616,0,3,6\n",
+            "cycle 18446744073709551616 is past 18446744073709551615",
+        ),
+        (
+            "0,0,3,6,18446744073709551616\n",
+            "after 18446744073709551616 is past",
+        ),
+        ("0,0,-3,6\n", "destination `-3` is not a whole number"),
+        // An empty list is refused as a JSON line's `[]` is.
+        (
+            "0,0,,6\n",
+            ":1: bad destination list: a multicast needs at least one destination",
+        ),
         ("0,0,3,6\n1000,1,2,6\n", late.as_str()),
     ] {
         std::fs::write(&trace, line).unwrap();

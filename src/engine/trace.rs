@@ -83,8 +83,16 @@ pub fn parse(text: &str, name: &str) -> Result<Vec<TraceMsg>> {
                 ));
             }
             let num = |what: &str, s: &str| {
-                s.parse::<u64>()
-                    .map_err(|_| bad(i + 1, format!("{what} `{s}` is not a whole number")))
+                s.parse::<u64>().map_err(|_| {
+                    bad(
+                        i + 1,
+                        if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
+                            format!("{what} {s} is past {}", u64::MAX)
+                        } else {
+                            format!("{what} `{s}` is not a whole number")
+                        },
+                    )
+                })
             };
             // Nodes and lengths are 32-bit: a larger number is refused, not
             // cut to its low bits (which named another node).
@@ -95,8 +103,11 @@ pub fn parse(text: &str, name: &str) -> Result<Vec<TraceMsg>> {
             TraceMsg {
                 cycle: num("cycle", f[0])?,
                 src: num32("source", f[1])?,
+                // An empty field is an empty list, refused below as
+                // a JSON line's `[]` is.
                 dests: f[2]
                     .split(';')
+                    .filter(|_| !f[2].is_empty())
                     .map(|d| num32("destination", d.trim()))
                     .collect::<Result<_>>()?,
                 flits: num32("flits", f[3])?,
