@@ -3650,6 +3650,20 @@ fn a_stop_rule_without_batch_cycles_can_be_met() {
         &[&base[..], &["--cycles", "10", "--warmup", "0"]].concat(),
         "error: configuration: batch_cycles = 1: the 10 measured cycles hold 10 batches of 1",
     );
+    // A batch longer than the measured run, or of no cycle, names the run.
+    for (batch, run) in [("150001", "150000"), ("0", "150000"), ("901", "900")] {
+        let mut args = vec!["run", "--topology", "mesh:4x4", "--batch-cycles", batch];
+        if run == "900" {
+            args.extend(["--cycles", "1000", "--warmup", "100"]);
+        }
+        refused(
+            &args,
+            &format!(
+                "error: configuration: batch_cycles = {batch}: a batch is 1 cycle to the whole \
+                 measured run ({run} cycles)"
+            ),
+        );
+    }
 }
 
 /// The interval is of the stop metric's mean, and the text puts it on that

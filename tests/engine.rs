@@ -250,6 +250,81 @@ fn run_takes_a_topology_spec_from_the_command_line() {
     );
 }
 
+/// A topology that is neither a family nor a file there (a mistyped
+/// `mesh:8x8`, an empty name, a folder) is refused as a topology, saying
+/// what one may be, by every command that takes one: before the router
+/// it asks for is weighed (which took the name for a file's network and
+/// refused the router), and not as a bare error of the file system.
+#[test]
+fn a_topology_that_names_no_file_is_refused_as_a_topology() {
+    let dir = std::env::temp_dir().join(format!("wormcast-nofile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let families = "give mesh:KXxKY[xKZ], torus:KXxKY[xKZ], hypercube:N, \
+                    irregular:switches=S,ports=K,nodes=P[,connectivity=C][,seed=N], or a \
+                    topology file";
+    let d = dir.display().to_string();
+    let config = dir.join("run.toml");
+    std::fs::write(
+        &config,
+        "[network]\ntopology = \"mesh8x8\"\nrouter = \"tree\"\n",
+    )
+    .unwrap();
+    let sweep = dir.join("sweep.toml");
+    std::fs::write(
+        &sweep,
+        "[network]\ntopology = \"mesh8x8\"\n[stats]\ncycles = 300\nwarmup = 0\n\
+         [sweep]\n\"traffic.load\" = [0.1]\n",
+    )
+    .unwrap();
+    let in_dir = dir.join("mesh8x8").display().to_string();
+    let cases: Vec<(Vec<&str>, String)> = vec![
+        (
+            vec!["run", "--topology", "mesh8x8", "--cycles", "100"],
+            format!("topology = mesh8x8: no such file; {families}"),
+        ),
+        (
+            vec!["run", "--topology", "mesh8x8", "--router", "wormhole"],
+            format!("topology = mesh8x8: no such file; {families}"),
+        ),
+        (
+            vec!["run", "--topology", ""],
+            format!("topology = : an empty name; {families}"),
+        ),
+        (
+            vec!["run", "--topology", &d, "--traffic", "transpose"],
+            format!("topology = {d}: a folder, not a topology file; {families}"),
+        ),
+        (
+            vec!["run", "--config", config.to_str().unwrap()],
+            format!("topology = {in_dir}: no such file; {families}"),
+        ),
+        (
+            vec!["plan", "--topology", "mesh8x8", "--scheme", "tree"],
+            "topology = mesh8x8: no such file".into(),
+        ),
+        (
+            vec!["sweep", "run", sweep.to_str().unwrap(), "--out", &d],
+            format!(
+                "sweep = job 0 (traffic.load=0.1;replicate=0): configuration: topology = \
+                 {in_dir}: no such file; {families}"
+            ),
+        ),
+    ];
+    for (args, said) in cases {
+        let o = Command::new(env!("CARGO_BIN_EXE_wormcast"))
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&o.stderr),
+            format!("error: configuration: {said}\n"),
+            "{args:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// An option of one router model's hardware, given for a run of another,
 /// would change nothing: it is refused by name with the router the run
 /// uses, and taken by the router it belongs to.

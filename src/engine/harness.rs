@@ -343,7 +343,10 @@ impl RunOptions {
             return Err(Error::config(
                 "batch_cycles",
                 batch_len.to_string(),
-                "a batch is 1 cycle to the whole measured run",
+                format!(
+                    "a batch is 1 cycle to the whole measured run ({} cycles)",
+                    o.cycles
+                ),
             ));
         }
         // A stop rule counts at least `batches` batches besides the last

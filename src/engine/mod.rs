@@ -404,7 +404,10 @@ pub fn reckoned_bytes(
             p.switches as u128 * p.ports as u128,
             p.nodes as usize,
         ),
-        TopoSpec::File(path) => crate::net::reckoned_bytes(&crate::net::Topology::load(path)?),
+        TopoSpec::File(path) => {
+            topo.check_file()?;
+            crate::net::reckoned_bytes(&crate::net::Topology::load(path)?)
+        }
     })
 }
 
@@ -499,6 +502,7 @@ pub fn build(
     routing: Option<&str>,
     o: &RunOptions,
 ) -> Result<(Box<dyn Engine>, RouterModel, &'static str)> {
+    topo.check_file()?;
     let models = RouterModel::for_topology(topo);
     let router = router.unwrap_or(models[0]);
     if !models.contains(&router) {

@@ -113,6 +113,23 @@ impl TopoSpec {
         }
     }
 
+    /// Refuses a file spec that names no file (a mistyped family or file
+    /// name), saying what a topology may be; checked before the router
+    /// models a spec allows are, which would otherwise take the name for
+    /// a file's network and refuse the router instead.
+    pub fn check_file(&self) -> Result<()> {
+        if let TopoSpec::File(p) = self
+            && let Some(why) = Topology::not_a_file(p)
+        {
+            return Err(Error::Config {
+                field: "topology",
+                value: p.display().to_string(),
+                reason: format!("{why}; give {FAMILIES}"),
+            });
+        }
+        Ok(())
+    }
+
     /// Number of nodes.
     pub fn nodes(&self) -> Option<u32> {
         match self {

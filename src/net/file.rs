@@ -4,7 +4,7 @@
 
 use super::booksim;
 use super::topology::Topology;
-use crate::Result;
+use crate::{Error, Result};
 use std::path::Path;
 
 impl Topology {
@@ -12,7 +12,31 @@ impl Topology {
     /// BookSim anynet file ([`booksim`](super::booksim), told by its first
     /// line).
     pub fn load(path: impl AsRef<Path>) -> Result<Topology> {
-        crate::error::load_text(path.as_ref(), Topology::from_str_any)
+        let path = path.as_ref();
+        if let Some(why) = Topology::not_a_file(path) {
+            return Err(Error::Config {
+                field: "topology",
+                value: path.display().to_string(),
+                reason: why.into(),
+            });
+        }
+        crate::error::load_text(path, Topology::from_str_any)
+    }
+
+    /// Why `path` cannot name a topology file (an empty name, a folder,
+    /// nothing there), or `None` if it names something to read: so that
+    /// a mistyped name is refused as a topology, not as a bare error of
+    /// the file system.
+    pub fn not_a_file(path: &Path) -> Option<&'static str> {
+        if path.as_os_str().is_empty() {
+            Some("an empty name")
+        } else if path.is_dir() {
+            Some("a folder, not a topology file")
+        } else if !path.exists() {
+            Some("no such file")
+        } else {
+            None
+        }
     }
 
     /// Parses a topology from the text of either file format.

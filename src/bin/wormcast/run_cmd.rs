@@ -479,6 +479,7 @@ pub(crate) fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
         engine_cmd::check_router_options(&c, given)?;
         return engine_cmd::run_engine(&c, a.print_config);
     }
+    spec.check_file()?;
     check_run_options(&a, kind, given)?;
     let t_setup = Instant::now();
     let net = Network::load(&topology)?;
