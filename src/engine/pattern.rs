@@ -274,53 +274,77 @@ impl fmt::Display for Pattern {
 
 /// A permutation file: one destination per line, node 0's first (blank
 /// lines and `#` comments ignored), or `SRC DST` pairs covering every node
-/// once. A bad line is refused with its number.
+/// once. A bad line is refused with its number in the file; so is a
+/// destination given to two nodes, which would make the file no
+/// permutation (several sources' packets to one node).
 pub fn parse_permutation(text: &str, name: &str) -> Result<Vec<u32>> {
     let bad = |line: usize, why: String| Error::Config {
         field: "permutation",
         value: format!("{name}:{line}"),
         reason: why,
     };
-    let mut pairs: Vec<(u32, u32)> = Vec::new();
+    // Each source and destination with its line in the file.
+    let mut pairs: Vec<(u32, u32, usize)> = Vec::new();
     let mut plain = 0u32;
     for (i, raw) in text.lines().enumerate() {
         let line = raw.split('#').next().unwrap_or("").trim();
         if line.is_empty() {
             continue;
         }
+        let not_one_or_two = || {
+            bad(
+                i + 1,
+                format!(
+                    "`{line}` is not one or two node numbers (a line holds a destination, node \
+                     0's on the first, or a source and its destination)"
+                ),
+            )
+        };
         let nums: Vec<u32> = line
             .split(|c: char| c.is_whitespace() || c == ',')
             .filter(|s| !s.is_empty())
             .map(str::parse)
             .collect::<std::result::Result<_, _>>()
-            .map_err(|_| bad(i + 1, format!("`{line}` is not one or two node numbers")))?;
+            .map_err(|_| not_one_or_two())?;
         match nums[..] {
             [d] => {
-                pairs.push((plain, d));
+                pairs.push((plain, d, i + 1));
                 plain += 1;
             }
-            [s, d] => pairs.push((s, d)),
-            _ => {
-                return Err(bad(
-                    i + 1,
-                    format!("`{line}` is not one or two node numbers"),
-                ));
-            }
+            [s, d] => pairs.push((s, d, i + 1)),
+            _ => return Err(not_one_or_two()),
         }
     }
     let n = pairs.len();
     let mut to = vec![u32::MAX; n];
-    for (k, &(s, d)) in pairs.iter().enumerate() {
+    // The source each destination is given to, to name a repeat.
+    let mut from = vec![u32::MAX; n];
+    for &(s, d, line) in &pairs {
         if s as usize >= n || d as usize >= n {
             return Err(bad(
-                k + 1,
-                format!("node {} is past the {n} nodes listed", s.max(d)),
+                line,
+                format!(
+                    "node {} is past the {n} node{} listed",
+                    s.max(d),
+                    if n == 1 { "" } else { "s" }
+                ),
             ));
         }
         if to[s as usize] != u32::MAX {
-            return Err(bad(k + 1, format!("node {s} is given twice")));
+            return Err(bad(line, format!("node {s} is given twice")));
+        }
+        if from[d as usize] != u32::MAX {
+            return Err(bad(
+                line,
+                format!(
+                    "node {d} is the destination of node {} already: a permutation sends each \
+                     node's packets to a different node",
+                    from[d as usize]
+                ),
+            ));
         }
         to[s as usize] = d;
+        from[d as usize] = s;
     }
     Ok(to)
 }
@@ -433,5 +457,28 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("node 0 is given twice"), "{e}");
+        // Lines are counted in the file, comments and blank lines too.
+        let e = parse_permutation("# c\n\n0 1\n1 0\n5 9\n", "p").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "configuration: permutation = p:5: node 9 is past the 3 nodes listed"
+        );
+        let e = parse_permutation("1\n# c\n0\n1\n", "p").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "configuration: permutation = p:4: node 1 is the destination of node 0 already: a \
+             permutation sends each node's packets to a different node"
+        );
+        let e = parse_permutation("3 2 1 0\n", "p").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "configuration: permutation = p:1: `3 2 1 0` is not one or two node numbers (a \
+             line holds a destination, node 0's on the first, or a source and its destination)"
+        );
+        let e = parse_permutation("1 0\n", "p").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "configuration: permutation = p:1: node 1 is past the 1 node listed"
+        );
     }
 }
