@@ -1993,16 +1993,10 @@ fn experiment_shards_merge_from_the_command_line() {
     let text = String::from_utf8(good.clone()).unwrap();
     let row = text.lines().nth(3).unwrap();
     std::fs::write(&raw, text.replacen(row, &bump(row), 1)).unwrap();
-    let again = [
-        "experiment",
-        "run",
-        "--figure",
-        "fig22",
-        "--quick",
-        "--quiet",
-        "--out",
-    ];
-    let mut again = again.map(String::from).to_vec();
+    let mut again: Vec<String> = "experiment run --figure fig22 --quick --quiet --out"
+        .split(' ')
+        .map(String::from)
+        .collect();
     again.push(whole.display().to_string());
     let o = wormcast(&again);
     assert_eq!(o.status.code(), Some(0));
