@@ -190,6 +190,33 @@ fn show(v: &toml::Value) -> String {
     }
 }
 
+/// A TOML value as an error names it: as [`toml::Value`] writes it, but
+/// a number too large or too small for a few digits in exponent form
+/// (`1e300`, not its 301 digits), a long list by its ends and length, and
+/// a long string or table cut, so that a refusal stays a line.
+fn brief(v: &toml::Value) -> String {
+    const MOST: usize = 80;
+    match v {
+        toml::Value::Float(x) if v.to_string().len() > 24 => format!("{x:e}"),
+        toml::Value::Array(a) if a.len() > 6 => format!(
+            "[{}, ..., {}] ({} values)",
+            a[..3].iter().map(brief).collect::<Vec<_>>().join(", "),
+            brief(&a[a.len() - 1]),
+            a.len()
+        ),
+        toml::Value::Array(a) => {
+            format!("[{}]", a.iter().map(brief).collect::<Vec<_>>().join(", "))
+        }
+        other => {
+            let t = other.to_string();
+            match t.char_indices().nth(MOST) {
+                Some((at, _)) => format!("{}...", &t[..at]),
+                None => t,
+            }
+        }
+    }
+}
+
 /// Sets `path` (`section.field`) in `t` to `v`.
 fn assign(t: &mut toml::Table, path: &str, v: toml::Value) -> Result<()> {
     let parts: Vec<&str> = path.split('.').collect();
@@ -269,7 +296,7 @@ impl Sweep {
                     .map(|n| n as u32)
                     .ok_or_else(|| {
                         bad(
-                            format!("replicates = {v}"),
+                            format!("replicates = {}", brief(&v)),
                             format!("a count of 1 to {MAX_JOBS} (the most jobs a sweep may have)"),
                         )
                     })?;
@@ -283,7 +310,7 @@ impl Sweep {
                 toml::Value::Table(t) => {
                     let inner = t.keys().next().map_or(String::new(), |f| format!(".{f}"));
                     return Err(bad(
-                        format!("{k} = {}", toml::Value::Table(t)),
+                        format!("{k} = {}", brief(&toml::Value::Table(t.clone()))),
                         format!(
                             "a swept field's name is one quoted key, \"{k}{inner}\" = [...]; \
                              unquoted, TOML reads it as a table"
@@ -292,7 +319,7 @@ impl Sweep {
                 }
                 _ => {
                     return Err(bad(
-                        format!("{k} = {v}"),
+                        format!("{k} = {}", brief(&v)),
                         "each swept field takes a non-empty list of values",
                     ));
                 }
@@ -308,10 +335,11 @@ impl Sweep {
             let mut seen = std::collections::HashSet::with_capacity(values.len());
             if let Some(v) = values.iter().find(|v| !seen.insert(v.to_string())) {
                 return Err(bad(
-                    format!("{k} = {}", toml::Value::Array(values.clone())),
+                    format!("{k} = {}", brief(&toml::Value::Array(values.clone()))),
                     format!(
-                        "{v} is listed twice: its jobs would be the same run (same seed); \
-                         for repeated runs give replicates = N"
+                        "{} is listed twice: its jobs would be the same run (same seed); \
+                         for repeated runs give replicates = N",
+                        brief(v)
                     ),
                 ));
             }
@@ -420,15 +448,18 @@ impl Sweep {
         }
         let mut params = Vec::with_capacity(self.axes.len());
         let mut key = String::new();
+        // The key as an error shows it (the key itself seeds the job).
+        let mut shown = String::new();
         let mut seeded = false;
         for ((k, v), &p) in self.axes.iter().zip(&picks) {
             assign(&mut t, k, v[p].clone())?;
             params.push((k.clone(), show(&v[p])));
             let _ = write!(key, "{k}={};", v[p]);
+            let _ = write!(shown, "{k}={};", brief(&v[p]));
             seeded |= k == "traffic.seed";
         }
         let _ = write!(key, "replicate={replicate}");
-        let name = format!("job {index} ({key})");
+        let name = format!("job {index} ({shown}replicate={replicate})");
         let mut config = RunConfig::deserialize(toml::Value::Table(t)).map_err(|e| {
             bad(
                 name.clone(),
@@ -1547,6 +1578,33 @@ replicates = 2
             x.contains("traffic.load = [0.1, 0.2, 0.1]") && x.contains("0.1 is listed twice"),
             "{x}"
         );
+        // What an error shows of a value stays a line: a huge number in
+        // exponent form (its 301 digits were written out), a long list by
+        // its ends, a long string cut.
+        assert_eq!(
+            e("[sweep]\nreplicates = [1e300]\n"),
+            "configuration: sweep = replicates = [1e300]: a count of 1 to 1000000 (the most \
+             jobs a sweep may have)"
+        );
+        let x = e("[sweep]\n\"traffic.load\" = [1e300]\n");
+        assert!(
+            x.starts_with("configuration: sweep = job 0 (traffic.load=1e300;replicate=0): "),
+            "{x}"
+        );
+        let many = vec!["0.125"; 100_000].join(", ");
+        assert_eq!(
+            e(&format!("[sweep]\n\"traffic.load\" = [{many}]\n")),
+            "configuration: sweep = traffic.load = [0.125, 0.125, 0.125, ..., 0.125] (100000 \
+             values): 0.125 is listed twice: its jobs would be the same run (same seed); for \
+             repeated runs give replicates = N"
+        );
+        let long = "x".repeat(5000);
+        let x = e(&format!("[sweep]\n\"traffic.pattern\" = [\"{long}\"]\n"));
+        let cut = format!(
+            "job 0 (traffic.pattern=\"{}...;replicate=0)",
+            "x".repeat(79)
+        );
+        assert!(x.contains(&cut), "{x}");
         let x = e("[sweep]\n\"network.router\" = [\"tree\", \"tree\"]\n");
         assert!(x.contains("\"tree\" is listed twice"), "{x}");
         // Replicates of a swept seed would all be the same run.
