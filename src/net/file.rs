@@ -29,13 +29,14 @@ impl Topology {
     /// the file system.
     pub fn not_a_file(path: &Path) -> Option<&'static str> {
         if path.as_os_str().is_empty() {
-            Some("an empty name")
-        } else if path.is_dir() {
-            Some("a folder, not a topology file")
-        } else if !path.exists() {
-            Some("no such file")
-        } else {
-            None
+            return Some("an empty name");
+        }
+        match std::fs::metadata(path) {
+            Ok(m) if m.is_dir() => Some("a folder, not a topology file"),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some("no such file"),
+            // A file, or one the system will not say (no permission):
+            // reading it names what is wrong.
+            _ => None,
         }
     }
 
