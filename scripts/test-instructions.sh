@@ -116,6 +116,6 @@ refused "must be more than --from" 2 --from 500 --to 500 "$bin" run --topology "
 refused "cycle counts" 2 --from ten "$bin" run --topology "$anynet"
 refused "cycle counts" 2 --from "" "$bin" run --topology "$anynet"
 refused "not \`sweep\`" 2 "$bin" sweep x.toml
-refused "No such file" 1 --from 10 --to 20 "$bin" run --topology "$work/missing.toml"
+refused "topology = $work/missing.toml: no such file" 1 --from 10 --to 20 "$bin" run --topology "$work/missing.toml"
 
 echo "ok instructions: idle $idle, anynet8x4 $busy, traced $net ($raw with the last block) instructions a cycle; two threads named as spinning, none where none ran; a closed pipe quiet; 6 refusals"
