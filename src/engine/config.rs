@@ -559,6 +559,24 @@ mod tests {
     }
 
     #[test]
+    fn a_float_in_a_refusal_stays_as_short_as_it_was_written() {
+        // serde writes a float it refuses in full: 1e300 as 301 digits.
+        let e = |t: &str| RunConfig::from_toml_str(t).unwrap_err().to_string();
+        assert_eq!(
+            e("[traffic]\npacket = 1e300\n"),
+            "line 2, column 10: invalid type: floating point `1e300`, expected u32"
+        );
+        assert_eq!(
+            e("[traffic]\npacket = -1.5e-300\n"),
+            "line 2, column 10: invalid type: floating point `-1.5e-300`, expected u32"
+        );
+        assert_eq!(
+            e("[traffic]\npacket = 2.5\n"),
+            "line 2, column 10: invalid type: floating point `2.5`, expected u32"
+        );
+    }
+
+    #[test]
     fn a_field_the_traffic_does_not_use_is_refused() {
         let c = RunConfig::from_toml_str("[traffic]\ndegree = 3\n").unwrap();
         let e = c.plan().unwrap_err().to_string();

@@ -246,8 +246,8 @@ fn read_points<P: serde::de::DeserializeOwned>(
         }
         let at = |why: String| journal_error(path, format!("line {}: {why}", k + 1));
         let body = unchecked(l).map_err(at)?;
-        let map: std::collections::BTreeMap<String, P> =
-            toml::from_str(body).map_err(|e| at(format!("not a point: {}", e.message())))?;
+        let map: std::collections::BTreeMap<String, P> = toml::from_str(body)
+            .map_err(|e| at(format!("not a point: {}", crate::net::toml_message(&e))))?;
         let mut entries = map.into_iter();
         let (Some((key, p)), None) = (entries.next(), entries.next()) else {
             return Err(at("not one point".into()));

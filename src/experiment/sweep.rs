@@ -463,7 +463,7 @@ impl Sweep {
         let mut config = RunConfig::deserialize(toml::Value::Table(t)).map_err(|e| {
             bad(
                 name.clone(),
-                format!("not a run configuration: {}", e.message()),
+                format!("not a run configuration: {}", crate::net::toml_message(&e)),
             )
         })?;
         config.resolve_paths(&self.dir);
@@ -1590,6 +1590,13 @@ replicates = 2
         assert!(
             x.starts_with("configuration: sweep = job 0 (traffic.load=1e300;replicate=0): "),
             "{x}"
+        );
+        // serde's own refusal of a float where a whole number goes wrote
+        // the float's 301 digits out too.
+        assert_eq!(
+            e("[sweep]\n\"traffic.packet\" = [1e300]\n"),
+            "configuration: sweep = job 0 (traffic.packet=1e300;replicate=0): not a run \
+             configuration: invalid type: floating point `1e300`, expected u32"
         );
         let many = vec!["0.125"; 100_000].join(", ");
         assert_eq!(

@@ -29,7 +29,7 @@ pub use topology::{
     LinkSpec, MAX_NODES, MAX_SWITCHES, Network, NodeSpec, PortConn, PortRef, SourceLines,
     SwitchSpec, Topology,
 };
-pub(crate) use topology::{fits_shape, reckoned_bytes, shape_bytes, toml_error};
+pub(crate) use topology::{fits_shape, reckoned_bytes, shape_bytes, toml_error, toml_message};
 pub use updown::{TreeParent, UpDown};
 
 /// Port sets, as the routing tables hold them.

@@ -268,7 +268,25 @@ pub(crate) fn toml_error(text: &str, e: toml::de::Error) -> Error {
     Error::Toml {
         line,
         column,
-        message: e.message().to_string(),
+        message: toml_message(&e),
+    }
+}
+
+/// A TOML error's message, with a float serde writes out in full (`1e300`
+/// as its 301 digits, in "invalid type: floating point `...`") put back
+/// in exponent form, so that the refusal stays a line.
+pub(crate) fn toml_message(e: &toml::de::Error) -> String {
+    const FLOAT: &str = "floating point `";
+    let m = e.message();
+    let Some(at) = m.find(FLOAT).map(|a| a + FLOAT.len()) else {
+        return m.to_string();
+    };
+    let Some(len) = m[at..].find('`') else {
+        return m.to_string();
+    };
+    match m[at..at + len].parse::<f64>() {
+        Ok(x) if len > 24 => format!("{}{x:e}{}", &m[..at], &m[at + len..]),
+        _ => m.to_string(),
     }
 }
 
