@@ -79,11 +79,23 @@ impl Pattern {
                 let (nodes, frac) = spec.split_once('@').ok_or_else(|| {
                     bad("give hotspot:NODES@FRACTION, e.g. hotspot:0,5@0.2".into())
                 })?;
-                let nodes: Vec<u32> = nodes
-                    .split(',')
-                    .map(|n| n.trim().parse())
-                    .collect::<std::result::Result<_, _>>()
-                    .map_err(|_| bad("hot nodes are node numbers, comma-separated".into()))?;
+                let mut hot: Vec<u32> = Vec::new();
+                for n in nodes.split(',').map(str::trim) {
+                    let n: u32 = n.parse().map_err(|_| {
+                        bad(format!(
+                            "hot node `{n}` is not a node number; hot nodes are node \
+                             numbers, comma-separated"
+                        ))
+                    })?;
+                    if hot.contains(&n) {
+                        // Listed twice, it would draw twice the share.
+                        return Err(bad(format!(
+                            "node {n} is listed twice: the hot nodes share the fraction evenly"
+                        )));
+                    }
+                    hot.push(n);
+                }
+                let nodes = hot;
                 let fraction: f64 = frac
                     .trim()
                     .parse()
@@ -425,6 +437,23 @@ mod tests {
         assert!(e("transpose", 32, Some(&[8, 4])).contains("every side"));
         assert!(e("transpose", 12, None).contains("power-of-two"));
         assert!(e("hotspot:40@0.1", 32, None).contains("node 40 does not exist"));
+        // A node listed twice would draw twice the share of the others.
+        let p = |t: &str| Pattern::parse(t).unwrap_err().to_string();
+        assert_eq!(
+            p("hotspot:0,5,0@0.2"),
+            "configuration: pattern = hotspot:0,5,0@0.2: node 0 is listed twice: the hot \
+             nodes share the fraction evenly"
+        );
+        assert_eq!(
+            p("hotspot:0,x@0.2"),
+            "configuration: pattern = hotspot:0,x@0.2: hot node `x` is not a node number; \
+             hot nodes are node numbers, comma-separated"
+        );
+        assert_eq!(
+            p("hotspot:@0.2"),
+            "configuration: pattern = hotspot:@0.2: hot node `` is not a node number; hot \
+             nodes are node numbers, comma-separated"
+        );
         assert!(
             Pattern::parse("hotspot:1@2")
                 .unwrap_err()
