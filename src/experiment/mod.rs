@@ -1147,13 +1147,36 @@ pub fn raw_csv(fig: Figure, o: &Options, shard: Shard, rows: &[Row]) -> String {
 }
 
 /// Parses a raw CSV written by [`raw_csv`]: its figure, options, shard and
-/// rows.
+/// rows. A line that does not read is named as `name:line`.
 pub fn parse_raw(text: &str, name: &str) -> Result<(Figure, Options, Shard, Vec<Row>)> {
-    let bad = |line: usize, why: String| Error::Config {
-        field: "raw CSV",
-        value: format!("{name}:{line}"),
-        reason: why,
-    };
+    read_raw(text).map_err(|e| match e {
+        RawError::Line(line, why) => Error::Config {
+            field: "raw CSV",
+            value: format!("{name}:{line}"),
+            reason: why,
+        },
+        RawError::Other(e) => e,
+    })
+}
+
+/// Why a raw file does not read: a line of it, or an error of its own
+/// (an unknown figure, a bad shard).
+enum RawError {
+    /// The 1-based line, and what is wrong with it.
+    Line(usize, String),
+    /// An error that names its own item.
+    Other(Error),
+}
+
+impl From<Error> for RawError {
+    fn from(e: Error) -> RawError {
+        RawError::Other(e)
+    }
+}
+
+/// [`parse_raw`] with a line's fault kept apart from its line.
+fn read_raw(text: &str) -> std::result::Result<(Figure, Options, Shard, Vec<Row>), RawError> {
+    let bad = RawError::Line;
     let mut lines = text.lines();
     let first = lines.next().unwrap_or("");
     let rest = first
@@ -1168,11 +1191,11 @@ pub fn parse_raw(text: &str, name: &str) -> Result<(Figure, Options, Shard, Vec<
         let (k, v) = w
             .split_once('=')
             .ok_or_else(|| bad(1, format!("bad field {w:?}")))?;
-        let num = |v: &str| -> Result<u64> {
+        let num = |v: &str| -> std::result::Result<u64, RawError> {
             v.parse()
                 .map_err(|_| bad(1, format!("{k} = {v:?} is not a number")))
         };
-        let count = |n: u64| -> Result<u32> {
+        let count = |n: u64| -> std::result::Result<u32, RawError> {
             u32::try_from(n).map_err(|_| bad(1, format!("{k} = {n} is too large")))
         };
         match k {
@@ -1656,7 +1679,7 @@ pub fn run_into(
     if let Ok(text) = std::fs::read_to_string(&raw)
         && text.lines().next() == Some(head.as_str())
     {
-        match parse_raw(&text, "") {
+        match read_raw(&text) {
             Ok((_, _, _, rows)) if whole_jobs(&rows).is_some_and(|d| d == mine) => {
                 for _ in &mine {
                     progress();
@@ -1677,11 +1700,8 @@ pub fn run_into(
             }
             Err(e) => {
                 let why = match e {
-                    // Its line, without the empty name given to parse it.
-                    Error::Config { value, reason, .. } => {
-                        format!("line {}: {reason}", value.trim_start_matches(':'))
-                    }
-                    e => e.to_string(),
+                    RawError::Line(line, why) => format!("line {line}: {why}"),
+                    RawError::Other(e) => e.to_string(),
                 };
                 refused = Some((raw.clone(), why));
             }
