@@ -105,11 +105,13 @@ pub fn parse(text: &str, name: &str) -> Result<Vec<TraceMsg>> {
                 src: num32("source", f[1])?,
                 // An empty field is an empty list, refused below as
                 // a JSON line's `[]` is.
-                dests: f[2]
-                    .split(';')
-                    .filter(|_| !f[2].is_empty())
-                    .map(|d| num32("destination", d.trim()))
-                    .collect::<Result<_>>()?,
+                dests: if f[2].is_empty() {
+                    Vec::new()
+                } else {
+                    f[2].split(';')
+                        .map(|d| num32("destination", d.trim()))
+                        .collect::<Result<_>>()?
+                },
                 flits: num32("flits", f[3])?,
                 after: f
                     .get(4)
