@@ -337,7 +337,8 @@ pub enum Error {
     /// network: a saturated network or a very slow one, not a model fault
     /// (a deadlock is reported as [`Error::Deadlock`]).
     #[error(
-        "the network did not drain within {limit} cycles ({} outstanding) at cycle {cycle}",
+        "the network did not drain within {} ({} outstanding) at cycle {cycle}",
+        counted(*limit, "cycles"),
         counted(*outstanding, what)
     )]
     NotDrained {
@@ -537,7 +538,7 @@ fn line_prefix(line: usize) -> String {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// `n` things, `what` in the plural (`packets`): "1 packet", "2 packets".
-fn counted(n: u64, what: &str) -> String {
+pub(crate) fn counted(n: u64, what: &str) -> String {
     match what.strip_suffix('s') {
         Some(one) if n == 1 => format!("1 {one}"),
         _ => format!("{n} {what}"),
@@ -566,6 +567,27 @@ pub(crate) fn node_range(nodes: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_count_of_one_is_singular() {
+        let e = |limit, outstanding| {
+            Error::NotDrained {
+                cycle: 7,
+                limit,
+                outstanding,
+                what: "messages",
+            }
+            .to_string()
+        };
+        assert_eq!(
+            e(1, 1),
+            "the network did not drain within 1 cycle (1 message outstanding) at cycle 7"
+        );
+        assert_eq!(
+            e(0, 2),
+            "the network did not drain within 0 cycles (2 messages outstanding) at cycle 7"
+        );
+    }
 
     fn file(name: &str, bytes: &[u8]) -> std::path::PathBuf {
         let d = std::env::temp_dir().join(format!("wormcast-text-{}", std::process::id()));

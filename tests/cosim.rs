@@ -545,7 +545,7 @@ fn a_clock_that_never_rises_compares_nothing() {
     let (code, out, _) = cli(&d, &["wave", "diff", "a.vcd", "b.vcd", "--clock", "top.c"]);
     assert_eq!(code, 1, "{out}");
     assert!(
-        out.starts_with("DIFFERENT LENGTHS: the first waveform has 1 cycles, the second 0"),
+        out.starts_with("DIFFERENT LENGTHS: the first waveform has 1 cycle, the second 0"),
         "{out}"
     );
     let _ = std::fs::remove_dir_all(&d);

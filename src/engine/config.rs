@@ -477,7 +477,10 @@ impl RunConfig {
             return Err(Error::config(
                 "stats.warmup",
                 warmup,
-                format!("not shorter than the run of {cycles} cycles{default}"),
+                format!(
+                    "not shorter than the run of {}{default}",
+                    crate::error::counted(cycles, "cycles")
+                ),
             ));
         }
         let degree = t.degree.unwrap_or(4);

@@ -344,8 +344,8 @@ impl RunOptions {
                 "batch_cycles",
                 batch_len.to_string(),
                 format!(
-                    "a batch is 1 cycle to the whole measured run ({} cycles)",
-                    o.cycles
+                    "a batch is 1 cycle to the whole measured run ({})",
+                    crate::error::counted(o.cycles, "cycles")
                 ),
             ));
         }

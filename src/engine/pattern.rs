@@ -167,8 +167,8 @@ impl Pattern {
             Pattern::Permutation { to } => {
                 if to.len() != nodes as usize {
                     return bad(format!(
-                        "the permutation names {} nodes; the network has {nodes}",
-                        to.len()
+                        "the permutation names {}; the network has {nodes}",
+                        crate::error::counted(to.len() as u64, "nodes")
                     ));
                 }
                 match to.iter().find(|&&d| d >= nodes) {

@@ -341,8 +341,9 @@ pub fn check(s: &Session, trace: &[TraceMsg], max_cycles: u64, name: Option<&str
         })?;
         if m.cycle >= max_cycles {
             return Err(at(format!(
-                "it is sent at cycle {}, not before the replay's limit of {max_cycles} cycles",
-                m.cycle
+                "it is sent at cycle {}, not before the replay's limit of {}",
+                m.cycle,
+                crate::error::counted(max_cycles, "cycles")
             )));
         }
     }

@@ -2311,7 +2311,8 @@ impl System {
                 return Err(Error::Fault {
                     cycle: self.cycle,
                     what: format!(
-                        "multicast {id} did not finish within {max_cycles} cycles ({got} of {total} destinations)"
+                        "multicast {id} did not finish within {} ({got} of {total} destinations)",
+                        crate::error::counted(max_cycles, "cycles")
                     ),
                 });
             }

@@ -158,9 +158,9 @@ pub(crate) fn find_by_path<'a>(h: &'a WaveHeader, path: &str) -> Result<&'a Wave
 pub(crate) fn check_clock(clk: &WaveVar) -> Result<()> {
     if clk.width != 1 || !matches!(clk.kind, VarKind::Logic | VarKind::Event) {
         return Err(Error::Wave(format!(
-            "the clock `{}` is {} bits of {}; a clock is one logic bit",
+            "the clock `{}` is {} of {}; a clock is one logic bit",
             clk.path(),
-            clk.width,
+            crate::error::counted(clk.width.into(), "bits"),
             clk.kind.word()
         )));
     }
@@ -260,10 +260,10 @@ impl Cosim<'_> {
                     .map(|(n, v)| format!("{n} = {v}"))
                     .collect();
                 return Err(Error::Wave(format!(
-                    "`{}.{}` is {} bits; the {} unit with {} has a {}-bit `{}`",
+                    "`{}.{}` is {}; the {} unit with {} has a {}-bit `{}`",
                     self.scope,
                     t.foreign,
-                    t.width,
+                    crate::error::counted(t.width.into(), "bits"),
                     o.unit.name(),
                     sizes.join(", "),
                     p.width,

@@ -555,9 +555,10 @@ impl<R: Read> VcdReader<R> {
                 let c = &self.header.codes[i as usize];
                 if c.width != width || c.kind != kind {
                     return Err(self.err(format!(
-                        "identifier code `{code}` is declared again for `{name}` as {width} bits of {}; it has {} bits of {}",
+                        "identifier code `{code}` is declared again for `{name}` as {} of {}; it has {} of {}",
+                        crate::error::counted(width.into(), "bits"),
                         kind.word(),
-                        c.width,
+                        crate::error::counted(c.width.into(), "bits"),
                         c.kind.word()
                     )));
                 }

@@ -105,7 +105,10 @@ impl CompareReport {
     /// different lengths the cycles both have (only those are compared).
     fn compared(&self) -> String {
         match (self.cycles, self.cycles_second) {
-            (Some(c1), Some(c2)) => format!("the {} cycles both have", c1.min(c2)),
+            (Some(c1), Some(c2)) => format!(
+                "the {} both have",
+                crate::error::counted(c1.min(c2), "cycles")
+            ),
             _ => self.span(),
         }
     }
@@ -113,7 +116,7 @@ impl CompareReport {
     /// What was stepped over: `5000 cycles` or `350002 times`.
     fn span(&self) -> String {
         match (self.cycles, self.times) {
-            (Some(c), _) => format!("{c} cycles"),
+            (Some(c), _) => crate::error::counted(c, "cycles"),
             (None, Some(t)) => format!("{t} times"),
             (None, None) => "nothing".into(),
         }
@@ -149,8 +152,8 @@ impl fmt::Display for CompareReport {
         }
         if let Some(c2) = self.cycles_second {
             lines.push(format!(
-                "DIFFERENT LENGTHS: the first waveform has {} cycles, the second {c2}",
-                self.cycles.unwrap_or(0)
+                "DIFFERENT LENGTHS: the first waveform has {}, the second {c2}",
+                crate::error::counted(self.cycles.unwrap_or(0), "cycles")
             ));
         }
         if !self.only_in_first.is_empty() {

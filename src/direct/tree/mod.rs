@@ -1592,8 +1592,9 @@ impl TreeNet {
                 return Err(Error::Fault {
                     cycle: self.cycle,
                     what: format!(
-                        "{} multicast(s) still in flight after {limit} cycles",
-                        self.mcasts.len()
+                        "{} still in flight after {}",
+                        crate::error::counted(self.mcasts.len() as u64, "multicasts"),
+                        crate::error::counted(limit, "cycles")
                     ),
                 });
             }

@@ -1222,8 +1222,9 @@ impl DirectSystem {
         while !self.worms.is_empty() {
             if self.cycle >= end {
                 return Err(Error::BadPacket(format!(
-                    "{} worm(s) still in flight after {limit} cycles",
-                    self.worms.len()
+                    "{} still in flight after {}",
+                    crate::error::counted(self.worms.len() as u64, "worms"),
+                    crate::error::counted(limit, "cycles")
                 )));
             }
             self.advance(end - self.cycle)?;
