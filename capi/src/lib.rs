@@ -69,6 +69,15 @@ impl From<wormcast::Error> for Fail {
     }
 }
 
+/// `1 bit`, `16 bits`.
+fn counted(n: usize, one: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {one}s")
+    }
+}
+
 fn invalid(text: impl Into<String>) -> Fail {
     Fail(WC_EINVAL, text.into())
 }
@@ -276,14 +285,17 @@ pub unsafe extern "C" fn wc_unit_set(
         };
         let k = u.d.port_index(port, Dir::In)?;
         // The words the port holds, and one more if any word past them is
-        // set (the driver then names the bit): a wide DPI-C vector costs
+        // set (the driver then says how many bits the value needs): a wide
+        // DPI-C vector costs
         // only what the port needs.
         let width = u.d.ports()[k].width;
         let need = (width as usize).div_ceil(32);
         if w.len() < need {
             return Err(invalid(format!(
-                "{port} is {width} bits wide: it needs {need} words, {nwords} given \
-                 (in SystemVerilog, define WC_MAXW to at least {width})"
+                "{port} is {} wide: it needs {}, {nwords} given (in SystemVerilog, define \
+                 WC_MAXW to at least {width})",
+                counted(width as usize, "bit"),
+                counted(need, "word")
             )));
         }
         let used = match w[need.min(w.len())..].iter().position(|&x| x != 0) {
@@ -334,8 +346,8 @@ pub unsafe extern "C" fn wc_unit_get64(
         let v = port_value(u, port)?;
         if v.len() > 64 {
             return Err(invalid(format!(
-                "{port} is {} bits wide: read it with wc_unit_get",
-                v.len()
+                "{port} is {} wide: read it with wc_unit_get",
+                counted(v.len(), "bit")
             )));
         }
         // SAFETY: as documented.
@@ -379,8 +391,9 @@ pub unsafe extern "C" fn wc_unit_get(
         let need = v.len().div_ceil(32);
         if (nwords as usize) < need || words.is_null() {
             return Err(invalid(format!(
-                "{port} is {} bits wide: it needs {need} words, {nwords} given",
-                v.len()
+                "{port} is {} wide: it needs {}, {nwords} given",
+                counted(v.len(), "bit"),
+                counted(need, "word")
             )));
         }
         // SAFETY: `words` points to `nwords` writable words.
@@ -862,10 +875,10 @@ mod tests {
             assert_eq!(set(c"dests", &[1 << 8]), WC_EINVAL);
             assert_eq!(
                 last(),
-                "bitstring-decode: dests is 8 bits wide; the value given has bit 8 set"
+                "bitstring-decode: dests is 8 bits wide; the value given needs 9 bits"
             );
             assert_eq!(set(c"dests", &[0, 1]), WC_EINVAL);
-            assert!(last().contains("bit 32 set"), "{}", last());
+            assert!(last().contains("needs 33 bits"), "{}", last());
             assert_eq!(set(c"hdr_out", &[1]), WC_EINVAL);
             assert!(last().contains("`hdr_out` is an output"), "{}", last());
             let u2 = wc_unit_new(c"bitstring-decode".as_ptr(), 40, 3, 0, 0, 0);
@@ -883,7 +896,7 @@ mod tests {
                 wc_unit_get(u, c"hdr_out".as_ptr(), w.as_mut_ptr(), 0),
                 WC_EINVAL
             );
-            assert!(last().contains("needs 1 words, 0 given"), "{}", last());
+            assert!(last().contains("it needs 1 word, 0 given"), "{}", last());
             assert_eq!(wc_unit_width(u, c"nope".as_ptr()), WC_EINVAL);
             assert_eq!(wc_unit_step(std::ptr::null_mut()), WC_EINVAL);
             assert!(last().contains("null"), "{}", last());

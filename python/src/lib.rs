@@ -18,7 +18,7 @@ use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyString};
 use std::path::PathBuf;
 use wormcast::engine::{RouterModel, RunConfig, RunOptions, Session, TopoSpec};
 use wormcast::rtl::BitString;
-use wormcast::switch::twin::drive::Driver;
+use wormcast::switch::twin::drive::{Driver, too_wide};
 use wormcast::switch::twin::{Dir, Params, Unit as UnitKind};
 use wormcast::wave::TraceLimits;
 
@@ -122,6 +122,99 @@ whole_args! {
     trace_to_arg: u64 = "trace_to";
 }
 
+/// `1 value`, `2 values`.
+fn counted(n: usize, one: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {one}s")
+    }
+}
+
+/// Argument `name`, a string: anything else a `TypeError` that names the
+/// argument (PyO3's own names it only in a note a traceback shows, not in
+/// the message).
+fn text(name: &str, ob: &Bound<'_, PyAny>) -> PyResult<String> {
+    if !ob.is_instance_of::<PyString>() {
+        return Err(PyTypeError::new_err(format!(
+            "{name}: a str, not {}",
+            ob.get_type().name()?
+        )));
+    }
+    ob.extract()
+}
+
+/// Readers of string arguments by name, for `from_py_with`.
+macro_rules! text_args {
+    ($($f:ident = $name:literal;)*) => {$(
+        fn $f(ob: &Bound<'_, PyAny>) -> PyResult<String> {
+            text($name, ob)
+        }
+    )*};
+}
+
+text_args! {
+    topology_arg = "topology";
+    router_arg = "router";
+    routing_arg = "routing";
+    scheme_arg = "scheme";
+    kind_arg = "kind";
+    port_arg = "name";
+}
+
+fn opt_topology_arg(ob: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+    opt(ob, topology_arg)
+}
+
+fn opt_router_arg(ob: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+    opt(ob, router_arg)
+}
+
+fn opt_routing_arg(ob: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+    opt(ob, routing_arg)
+}
+
+fn opt_scheme_arg(ob: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+    opt(ob, scheme_arg)
+}
+
+/// `trace_scope`: `None`, or a list of scope paths (a string alone is
+/// refused rather than read as its characters).
+fn opt_scopes_arg(ob: &Bound<'_, PyAny>) -> PyResult<Option<Vec<String>>> {
+    opt(ob, |ob| {
+        let not_scopes = || {
+            PyTypeError::new_err("trace_scope: a sequence of scope paths (str), as [\"top.r0\"]")
+        };
+        if ob.is_instance_of::<PyString>() || ob.is_instance_of::<PyBytes>() {
+            return Err(not_scopes());
+        }
+        ob.try_iter()
+            .map_err(|_| not_scopes())?
+            .map(|x| {
+                let x = x?;
+                if !x.is_instance_of::<PyString>() {
+                    return Err(PyTypeError::new_err(format!(
+                        "trace_scope: a scope path is a str, not {}",
+                        x.get_type().name()?
+                    )));
+                }
+                x.extract()
+            })
+            .collect()
+    })
+}
+
+/// `as_bytes`: a bool (an int or `None` is refused, by name).
+fn as_bytes_arg(ob: &Bound<'_, PyAny>) -> PyResult<bool> {
+    if !ob.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(PyTypeError::new_err(format!(
+            "as_bytes: a bool, not {}",
+            ob.get_type().name()?
+        )));
+    }
+    ob.extract()
+}
+
 /// `name`, a node or a sequence of nodes (not a string), as a list of
 /// nodes.
 fn node_list(name: &str, ob: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
@@ -197,7 +290,13 @@ const MOST_VECTORS: usize = 100_000_000;
 
 /// `value`, a Python int, as the 64-bit words of a `width`-bit port
 /// (least significant first) in `out`.
-fn int_words(name: &str, width: u32, value: &Bound<'_, PyAny>, out: &mut Vec<u64>) -> PyResult<()> {
+fn int_words(
+    unit: &str,
+    name: &str,
+    width: u32,
+    value: &Bound<'_, PyAny>,
+    out: &mut Vec<u64>,
+) -> PyResult<()> {
     out.clear();
     if let Ok(v) = value.extract::<u64>() {
         out.push(v);
@@ -212,13 +311,13 @@ fn int_words(name: &str, width: u32, value: &Bound<'_, PyAny>, out: &mut Vec<u64
     }
     if !value.is_instance_of::<PyInt>() {
         return Err(PyTypeError::new_err(format!(
-            "{name}: a port value is an int, not {}",
+            "{unit}: {name}: a port value is an int, not {}",
             value.get_type().name()?
         )));
     }
     if value.lt(0)? {
         return Err(PyValueError::new_err(format!(
-            "{name} = {value}: a port value is not negative"
+            "{unit}: {name} = {value}: a port value is not negative"
         )));
     }
     let nbytes = width.div_ceil(8).max(1) as usize;
@@ -226,8 +325,8 @@ fn int_words(name: &str, width: u32, value: &Bound<'_, PyAny>, out: &mut Vec<u64
         Ok(b) => b,
         Err(_) => {
             return Err(PyValueError::new_err(format!(
-                "{name} is {width} bits wide; the value given needs {} bits",
-                value.call_method0("bit_length")?
+                "{unit}: {}",
+                too_wide(name, width, value.call_method0("bit_length")?.extract()?)
             )));
         }
     };
@@ -298,7 +397,7 @@ impl Unit {
         let k = self.d.port_index(name, Dir::In).map_err(err)?;
         let width = self.d.ports()[k].width;
         let mut buf = std::mem::take(&mut self.buf);
-        let r = int_words(name, width, value, &mut buf)
+        let r = int_words(self.d.unit().name(), name, width, value, &mut buf)
             .and_then(|()| self.d.set_index(k, &buf).map_err(err));
         self.buf = buf;
         r
@@ -402,7 +501,12 @@ impl Unit {
 
     /// The value a port holds: an input as last set, an output as
     /// registered at the last edge.
-    fn get<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+    fn get<'py>(
+        &self,
+        py: Python<'py>,
+        #[pyo3(from_py_with = port_arg)] name: String,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let name = name.as_str();
         match self
             .d
             .ports()
@@ -442,9 +546,10 @@ impl Unit {
         &mut self,
         py: Python<'py>,
         #[pyo3(from_py_with = opt_cycles_arg)] cycles: Option<usize>,
-        as_bytes: bool,
+        #[pyo3(from_py_with = as_bytes_arg)] as_bytes: bool,
         inputs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyDict>> {
+        let unit = self.d.unit().name();
         let ports = self.d.ports().to_vec();
         let mut sources: Vec<(usize, Source)> = Vec::new();
         let mut n: Option<usize> = cycles;
@@ -452,7 +557,9 @@ impl Unit {
         let mut agree = |name: &str, len: usize, n: &mut Option<usize>| -> PyResult<()> {
             match *n {
                 Some(c) if c != len => Err(PyValueError::new_err(format!(
-                    "{name} has {len} values for {c} cycles{}",
+                    "{unit}: {name} has {} for {}{}",
+                    counted(len, "value"),
+                    counted(c, "cycle"),
                     len_of
                         .as_deref()
                         .map(|o| format!(" (as many as {o} has)"))
@@ -480,8 +587,8 @@ impl Unit {
                     let per = (width as usize).div_ceil(8);
                     if bytes.len() % per != 0 {
                         return Err(PyValueError::new_err(format!(
-                            "{name}: {} bytes is not a whole number of {per}-byte values",
-                            bytes.len()
+                            "{unit}: {name}: {} is not a whole number of {per}-byte values",
+                            counted(bytes.len(), "byte")
                         )));
                     }
                     agree(&name, bytes.len() / per, &mut n)?;
@@ -498,7 +605,7 @@ impl Unit {
                 } else {
                     let seq = v.try_iter().map_err(|_| {
                         PyTypeError::new_err(format!(
-                            "{name}: give an int, a sequence of ints or bytes, not {}",
+                            "{unit}: {name}: give an int, a sequence of ints or bytes, not {}",
                             v.get_type()
                                 .name()
                                 .map(|s| s.to_string())
@@ -511,7 +618,7 @@ impl Unit {
                         // At most `stride` words: a wider value is refused
                         // by the conversion, a value wider than the port
                         // below, before the first edge.
-                        int_words(&name, width, &x?, &mut self.buf)?;
+                        int_words(unit, &name, width, &x?, &mut self.buf)?;
                         words.extend_from_slice(&self.buf);
                         words.resize((count + 1) * stride, 0);
                         count += 1;
@@ -522,16 +629,16 @@ impl Unit {
             }
         }
         let Some(n) = n else {
-            return Err(PyValueError::new_err(
-                "give the number of cycles, or an input with one value per cycle",
-            ));
+            return Err(PyValueError::new_err(format!(
+                "{unit}: give the number of cycles, or an input with one value per cycle"
+            )));
         };
         if n > MOST_VECTORS {
             // Every output of every cycle is held until the call returns:
             // 10^10 cycles asked for 80 GB at once and ended the process.
             return Err(PyValueError::new_err(format!(
-                "cycles = {n}: at most 100,000,000 cycles a call (every output of every cycle \
-                 is held in a list); call run again for more"
+                "{unit}: cycles = {n}: at most 100,000,000 cycles a call (every output of \
+                 every cycle is held in a list); call run again for more"
             )));
         }
         // Every value is checked before the first edge: a bad one leaves
@@ -539,9 +646,12 @@ impl Unit {
         for (idx, s) in &sources {
             if let Source::Words { stride, words } = s {
                 for (c, v) in words.chunks(*stride).enumerate() {
-                    self.d
-                        .check_index(*idx, v)
-                        .map_err(|e| PyValueError::new_err(format!("cycle {c}: {e}")))?;
+                    self.d.check_index(*idx, v).map_err(|e| match e {
+                        wormcast::Error::Port { unit, what } => {
+                            PyValueError::new_err(format!("{unit}: cycle {c}: {what}"))
+                        }
+                        e => err(e),
+                    })?;
                 }
             }
         }
@@ -790,16 +900,16 @@ impl Network {
     #[pyo3(signature = (topology=None, *, router=None, routing=None, scheme=None, config=None, seed=None, vcd=None, trace_from=None, trace_to=None, trace_scope=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
-        topology: Option<&str>,
-        router: Option<&str>,
-        routing: Option<&str>,
-        scheme: Option<&str>,
+        #[pyo3(from_py_with = opt_topology_arg)] topology: Option<String>,
+        #[pyo3(from_py_with = opt_router_arg)] router: Option<String>,
+        #[pyo3(from_py_with = opt_routing_arg)] routing: Option<String>,
+        #[pyo3(from_py_with = opt_scheme_arg)] scheme: Option<String>,
         config: Option<PathBuf>,
         #[pyo3(from_py_with = opt_seed_arg)] seed: Option<u64>,
         vcd: Option<PathBuf>,
         #[pyo3(from_py_with = opt_trace_from_arg)] trace_from: Option<u64>,
         #[pyo3(from_py_with = opt_trace_to_arg)] trace_to: Option<u64>,
-        trace_scope: Option<Vec<String>>,
+        #[pyo3(from_py_with = opt_scopes_arg)] trace_scope: Option<Vec<String>>,
     ) -> PyResult<Network> {
         // A window or a scope limits the waveform `vcd` names: without it
         // they would be dropped without a word.
@@ -851,14 +961,18 @@ impl Network {
                 s: Session::from_config(&c).map_err(err)?,
             });
         }
-        let topo = TopoSpec::parse(topology.unwrap_or("mesh:8x8")).map_err(err)?;
-        let router = router.map(RouterModel::parse).transpose().map_err(err)?;
+        let topo = TopoSpec::parse(topology.as_deref().unwrap_or("mesh:8x8")).map_err(err)?;
+        let router = router
+            .as_deref()
+            .map(RouterModel::parse)
+            .transpose()
+            .map_err(err)?;
         let o = RunOptions {
             seed: seed.unwrap_or(1),
-            scheme: scheme.map(str::to_string),
+            scheme,
             ..RunOptions::default()
         };
-        let mut s = Session::new(&topo, router, routing, &o).map_err(err)?;
+        let mut s = Session::new(&topo, router, routing.as_deref(), &o).map_err(err)?;
         if let Some(v) = vcd {
             s.trace(&v, limits, o.sim.cycle_ps()).map_err(err)?;
         }
@@ -936,13 +1050,13 @@ impl Network {
     fn send_worm(
         &mut self,
         #[pyo3(from_py_with = src_arg)] src: u32,
-        kind: &str,
+        #[pyo3(from_py_with = kind_arg)] kind: String,
         #[pyo3(from_py_with = dests_arg)] dests: Vec<u32>,
         #[pyo3(from_py_with = path_arg)] path: Option<Vec<u32>>,
         #[pyo3(from_py_with = payload_arg)] payload: u32,
     ) -> PyResult<u64> {
         self.s
-            .send_worm(src, kind, &dests, &path.unwrap_or_default(), payload)
+            .send_worm(src, &kind, &dests, &path.unwrap_or_default(), payload)
             .map_err(err)
     }
 

@@ -216,6 +216,17 @@ def test_bad_networks_and_messages_are_refused_with_what_is_wrong(tmp_path):
         (lambda: wormcast.Network(config=tmp_path / "none.toml"), OSError, "none.toml"),
         (lambda: wormcast.Network("mesh:4x4", vcd=tmp_path / "x.vcd", trace_scope=["top.r99"]),
          ValueError, "top.r99"),
+        # A string argument of another type names the argument in its
+        # message (PyO3's own named it only in a note).
+        (lambda: wormcast.Network(7), TypeError, "topology: a str, not int"),
+        (lambda: wormcast.Network("mesh:4x4", router=3), TypeError, "router: a str, not int"),
+        (lambda: wormcast.Network("mesh:4x4", routing=b"dor"), TypeError, "routing: a str, not bytes"),
+        (lambda: wormcast.Network("mesh:4x4", scheme=["tree"]), TypeError, "scheme: a str, not list"),
+        (lambda: wormcast.Network("mesh:4x4", vcd=tmp_path / "x.vcd", trace_scope="top.r1"), TypeError,
+         'trace_scope: a sequence of scope paths (str), as ["top.r0"]'),
+        (lambda: wormcast.Network("mesh:4x4", vcd=tmp_path / "x.vcd", trace_scope=["top.r1", 3]), TypeError,
+         "trace_scope: a scope path is a str, not int"),
+        (lambda: wormcast.Network(IRREGULAR).send_worm(0, 2, [1]), TypeError, "kind: a str, not int"),
     ]
     # What a configuration file says is not given beside it: the topology
     # and the seed were dropped without a word (the network was the file's

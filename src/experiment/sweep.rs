@@ -197,7 +197,7 @@ fn show(v: &toml::Value) -> String {
 fn brief(v: &toml::Value) -> String {
     const MOST: usize = 80;
     match v {
-        toml::Value::Float(x) if v.to_string().len() > 24 => format!("{x:e}"),
+        toml::Value::Float(x) if v.to_string().len() > 24 => crate::error::show_number(*x),
         toml::Value::Array(a) if a.len() > 6 => format!(
             "[{}, ..., {}] ({} values)",
             a[..3].iter().map(brief).collect::<Vec<_>>().join(", "),

@@ -285,7 +285,12 @@ pub(crate) fn toml_message(e: &toml::de::Error) -> String {
         return m.to_string();
     };
     match m[at..at + len].parse::<f64>() {
-        Ok(x) if len > 24 => format!("{}{x:e}{}", &m[..at], &m[at + len..]),
+        Ok(x) if len > 24 => format!(
+            "{}{}{}",
+            &m[..at],
+            crate::error::show_number(x),
+            &m[at + len..]
+        ),
         _ => m.to_string(),
     }
 }

@@ -14,6 +14,27 @@ use super::{Dir, Params, Port, Twin, Unit};
 use crate::rtl::BitString;
 use crate::{Error, Result};
 
+/// What a refusal of a value wider than its port says, after the unit's
+/// name: `dests is 16 bits wide; the value given needs 17 bits` (`needs`:
+/// the value's length in bits, up to its highest bit set). The Python
+/// package says the same of a Python int.
+pub fn too_wide(port: &str, width: u32, needs: u64) -> String {
+    format!(
+        "{port} is {} wide; the value given needs {}",
+        bits(width.into()),
+        bits(needs)
+    )
+}
+
+/// `1 bit`, `16 bits`.
+fn bits(n: u64) -> String {
+    if n == 1 {
+        "1 bit".into()
+    } else {
+        format!("{n} bits")
+    }
+}
+
 /// A unit driven by its port names.
 pub struct Driver {
     unit: Unit,
@@ -145,11 +166,11 @@ impl Driver {
     pub fn check_index(&self, port: usize, words: &[u64]) -> Result<()> {
         let p = &self.ports[port];
         debug_assert_eq!(p.dir, Dir::In);
-        BitString::fits(p.width as usize, words).map_err(|bit| {
-            self.error(format!(
-                "{} is {} bits wide; the value given has bit {bit} set",
-                p.name, p.width
-            ))
+        BitString::fits(p.width as usize, words).map_err(|_| {
+            let needs = words.iter().rposition(|&w| w != 0).map_or(0, |k| {
+                64 * k as u64 + 64 - u64::from(words[k].leading_zeros())
+            });
+            self.error(too_wide(p.name, p.width, needs))
         })
     }
 
@@ -209,9 +230,9 @@ impl Driver {
                 let p = self.ports.iter().filter(|p| p.dir == Dir::In).nth(k);
                 let name = p.map_or("?", |p| p.name);
                 return Err(self.error(format!(
-                    "{name} is {} bits wide; a value of {} bits given",
-                    self.ins[k].len(),
-                    v.len()
+                    "{name} is {} wide; a value of {} given",
+                    bits(self.ins[k].len() as u64),
+                    bits(v.len() as u64)
                 )));
             }
         }
@@ -277,11 +298,11 @@ mod tests {
         let e = d.set("dests", &[1 << 16]).unwrap_err().to_string();
         assert_eq!(
             e,
-            "bitstring-decode: dests is 16 bits wide; the value given has bit 16 set"
+            "bitstring-decode: dests is 16 bits wide; the value given needs 17 bits"
         );
         let e = d.set("restricted", &[0, 1 << 32]).unwrap_err().to_string();
         assert!(
-            e.contains("restricted is 96 bits wide; the value given has bit 96 set"),
+            e.contains("restricted is 96 bits wide; the value given needs 97 bits"),
             "{e}"
         );
         d.set("restricted", &[u64::MAX, u32::MAX as u64]).unwrap();
