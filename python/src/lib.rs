@@ -162,22 +162,6 @@ text_args! {
     port_arg = "name";
 }
 
-fn opt_topology_arg(ob: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
-    opt(ob, topology_arg)
-}
-
-fn opt_router_arg(ob: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
-    opt(ob, router_arg)
-}
-
-fn opt_routing_arg(ob: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
-    opt(ob, routing_arg)
-}
-
-fn opt_scheme_arg(ob: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
-    opt(ob, scheme_arg)
-}
-
 /// `trace_scope`: `None`, or a list of scope paths (a string alone is
 /// refused rather than read as its characters).
 fn opt_scopes_arg(ob: &Bound<'_, PyAny>) -> PyResult<Option<Vec<String>>> {
@@ -260,20 +244,25 @@ fn opt<T>(
     read(ob).map(Some)
 }
 
-fn opt_cycles_arg(ob: &Bound<'_, PyAny>) -> PyResult<Option<usize>> {
-    opt(ob, vectors_arg)
+/// Readers of arguments that may be `None`, for `from_py_with`: each
+/// `$f` reads `None` or what `$read` reads.
+macro_rules! opt_args {
+    ($($f:ident: $t:ty = $read:ident;)*) => {$(
+        fn $f(ob: &Bound<'_, PyAny>) -> PyResult<Option<$t>> {
+            opt(ob, $read)
+        }
+    )*};
 }
 
-fn opt_seed_arg(ob: &Bound<'_, PyAny>) -> PyResult<Option<u64>> {
-    opt(ob, seed_arg)
-}
-
-fn opt_trace_from_arg(ob: &Bound<'_, PyAny>) -> PyResult<Option<u64>> {
-    opt(ob, trace_from_arg)
-}
-
-fn opt_trace_to_arg(ob: &Bound<'_, PyAny>) -> PyResult<Option<u64>> {
-    opt(ob, trace_to_arg)
+opt_args! {
+    opt_cycles_arg: usize = vectors_arg;
+    opt_seed_arg: u64 = seed_arg;
+    opt_trace_from_arg: u64 = trace_from_arg;
+    opt_trace_to_arg: u64 = trace_to_arg;
+    opt_topology_arg: String = topology_arg;
+    opt_router_arg: String = router_arg;
+    opt_routing_arg: String = routing_arg;
+    opt_scheme_arg: String = scheme_arg;
 }
 
 fn path_arg(ob: &Bound<'_, PyAny>) -> PyResult<Option<Vec<u32>>> {
