@@ -286,8 +286,7 @@ pub unsafe extern "C" fn wc_unit_set(
         let k = u.d.port_index(port, Dir::In)?;
         // The words the port holds, and one more if any word past them is
         // set (the driver then says how many bits the value needs): a wide
-        // DPI-C vector costs
-        // only what the port needs.
+        // DPI-C vector costs only what the port needs.
         let width = u.d.ports()[k].width;
         let need = (width as usize).div_ceil(32);
         if w.len() < need {

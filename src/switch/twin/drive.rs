@@ -11,6 +11,7 @@
 //! refused with an error that names the port and what it holds.
 
 use super::{Dir, Params, Port, Twin, Unit};
+use crate::error::counted;
 use crate::rtl::BitString;
 use crate::{Error, Result};
 
@@ -21,18 +22,9 @@ use crate::{Error, Result};
 pub fn too_wide(port: &str, width: u32, needs: u64) -> String {
     format!(
         "{port} is {} wide; the value given needs {}",
-        bits(width.into()),
-        bits(needs)
+        counted(width.into(), "bits"),
+        counted(needs, "bits")
     )
-}
-
-/// `1 bit`, `16 bits`.
-fn bits(n: u64) -> String {
-    if n == 1 {
-        "1 bit".into()
-    } else {
-        format!("{n} bits")
-    }
 }
 
 /// A unit driven by its port names.
@@ -231,8 +223,8 @@ impl Driver {
                 let name = p.map_or("?", |p| p.name);
                 return Err(self.error(format!(
                     "{name} is {} wide; a value of {} given",
-                    bits(self.ins[k].len() as u64),
-                    bits(v.len() as u64)
+                    counted(self.ins[k].len() as u64, "bits"),
+                    counted(v.len() as u64, "bits")
                 )));
             }
         }
