@@ -548,6 +548,32 @@ fn a_clock_that_never_rises_compares_nothing() {
         out.starts_with("DIFFERENT LENGTHS: the first waveform has 1 cycle, the second 0"),
         "{out}"
     );
+    // Counts of one in the report are singular.
+    let one = |v: char| {
+        format!(
+            "$timescale 1ns $end $scope module top $end $var wire 1 ! a $end $upscope $end \
+             $enddefinitions $end\n#0\n{v}!\n"
+        )
+    };
+    std::fs::write(d.join("o.vcd"), one('0')).unwrap();
+    std::fs::write(d.join("p.vcd"), one('1')).unwrap();
+    let (code, out, _) = cli(&d, &["wave", "diff", "o.vcd", "o.vcd"]);
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            0,
+            "OK: 1 time, 1 signal compared (1 comparison), no mismatch\n"
+        )
+    );
+    let (code, out, _) = cli(&d, &["wave", "diff", "o.vcd", "p.vcd"]);
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            1,
+            "MISMATCH: top.a at 0 ns: expected 0, actual 1\n1 mismatch in 1 of 1 signal over 1 \
+             time: top.a (1)\n"
+        )
+    );
     let _ = std::fs::remove_dir_all(&d);
 }
 

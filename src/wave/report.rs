@@ -3,6 +3,7 @@
 //! signal that could not be compared, so that "OK" is only ever said when
 //! every signal was accounted for.
 
+use crate::error::counted;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -105,10 +106,7 @@ impl CompareReport {
     /// different lengths the cycles both have (only those are compared).
     fn compared(&self) -> String {
         match (self.cycles, self.cycles_second) {
-            (Some(c1), Some(c2)) => format!(
-                "the {} both have",
-                crate::error::counted(c1.min(c2), "cycles")
-            ),
+            (Some(c1), Some(c2)) => format!("the {} both have", counted(c1.min(c2), "cycles")),
             _ => self.span(),
         }
     }
@@ -116,8 +114,8 @@ impl CompareReport {
     /// What was stepped over: `5000 cycles` or `350002 times`.
     fn span(&self) -> String {
         match (self.cycles, self.times) {
-            (Some(c), _) => crate::error::counted(c, "cycles"),
-            (None, Some(t)) => format!("{t} times"),
+            (Some(c), _) => counted(c, "cycles"),
+            (None, Some(t)) => counted(t, "times"),
             (None, None) => "nothing".into(),
         }
     }
@@ -136,10 +134,10 @@ impl fmt::Display for CompareReport {
         if self.ok() {
             return write!(
                 f,
-                "OK: {}, {} signals compared ({} comparisons), no mismatch",
+                "OK: {}, {} compared ({}), no mismatch",
                 self.span(),
-                self.signals,
-                self.comparisons
+                counted(self.signals as u64, "signals"),
+                counted(self.comparisons, "comparisons")
             );
         }
         let mut lines: Vec<String> = Vec::new();
@@ -153,7 +151,7 @@ impl fmt::Display for CompareReport {
         if let Some(c2) = self.cycles_second {
             lines.push(format!(
                 "DIFFERENT LENGTHS: the first waveform has {}, the second {c2}",
-                crate::error::counted(self.cycles.unwrap_or(0), "cycles")
+                counted(self.cycles.unwrap_or(0), "cycles")
             ));
         }
         if !self.only_in_first.is_empty() {
@@ -203,19 +201,22 @@ impl fmt::Display for CompareReport {
                 String::new()
             };
             lines.push(format!(
-                "{} mismatches in {} of {} signals over {}: {}{more}",
-                self.mismatches,
+                "{} in {} of {} over {}: {}{more}",
+                match self.mismatches {
+                    1 => "1 mismatch".to_string(),
+                    n => format!("{n} mismatches"),
+                },
                 self.per_signal.len(),
-                self.signals,
+                counted(self.signals as u64, "signals"),
                 self.compared(),
                 per.join(", ")
             ));
         } else {
             lines.push(format!(
-                "values: {}, {} signals compared ({} comparisons), no mismatch",
+                "values: {}, {} compared ({}), no mismatch",
                 self.compared(),
-                self.signals,
-                self.comparisons
+                counted(self.signals as u64, "signals"),
+                counted(self.comparisons, "comparisons")
             ));
         }
         write!(f, "{}", lines.join("\n"))
