@@ -4,6 +4,7 @@
 //! channels of the tree router (seed 003 Fig. 6). Plain data below every
 //! model, so the crate's error type can carry them.
 
+use crate::words::counted;
 use serde::Serialize;
 use std::fmt;
 
@@ -78,16 +79,16 @@ impl fmt::Display for DeadlockReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "deadlock at cycle {}: {} place(s) wait for each other in a cycle ({}), {} packet(s) in all can never move again (none moved for more than {} cycles)",
+            "deadlock at cycle {}: {} wait for each other in a cycle ({}), {} in all can never move again (none moved for more than {} cycles)",
             self.cycle,
-            self.wait_cycle.len(),
+            counted(self.wait_cycle.len() as u64, "places"),
             self.wait_cycle
                 .iter()
                 .chain(self.wait_cycle.first())
                 .map(String::as_str)
                 .collect::<Vec<_>>()
                 .join(" -> "),
-            self.stalls.len(),
+            counted(self.stalls.len() as u64, "packets"),
             self.bound
         )?;
         for s in &self.stalls {
@@ -141,8 +142,10 @@ impl fmt::Display for WaitReport {
         if self.steps.is_empty() {
             return write!(
                 f,
-                "deadlock at cycle {}: no flit moved for {} cycles with {} worm(s) in flight, and no waiting cycle was found",
-                self.cycle, self.bound, self.in_flight
+                "deadlock at cycle {}: no flit moved for {} with {} in flight, and no waiting cycle was found",
+                self.cycle,
+                counted(self.bound, "cycles"),
+                counted(self.in_flight as u64, "worms")
             );
         }
         write!(
@@ -181,8 +184,10 @@ impl fmt::Display for TreeWaitReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "deadlock at cycle {}: no flit moved for {} cycles with {} message(s) in flight",
-            self.cycle, self.bound, self.in_flight
+            "deadlock at cycle {}: no flit moved for {} with {} in flight",
+            self.cycle,
+            counted(self.bound, "cycles"),
+            counted(self.in_flight as u64, "messages")
         )?;
         if self.steps.is_empty() {
             return write!(f, ", and no waiting cycle was found");
@@ -223,7 +228,7 @@ mod tests {
         let text = r.to_string();
         assert!(
             text.starts_with(
-                "deadlock at cycle 100: 2 place(s) wait for each other in a cycle (a -> b -> a)"
+                "deadlock at cycle 100: 2 places wait for each other in a cycle (a -> b -> a)"
             ),
             "{text}"
         );

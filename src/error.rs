@@ -286,9 +286,12 @@ pub enum Error {
     /// `last` (a stop rule met, a replay finished) before the window's
     /// first cycle `from`, so no file was written.
     #[error(
-        "configuration: trace-from = {from}: past the run's last cycle, {last}: the waveform holds nothing"
+        "configuration: {field} = {from}: past the run's last cycle, {last}: the waveform holds nothing"
     )]
     WindowNotReached {
+        /// What the user called the first cycle (`--trace-from`,
+        /// `output.trace_from`, `trace_from`).
+        field: &'static str,
         /// The window's first cycle.
         from: u64,
         /// The run's last cycle.
@@ -537,13 +540,7 @@ fn line_prefix(line: usize) -> String {
 /// The crate's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// `n` things, `what` in the plural (`packets`): "1 packet", "2 packets".
-pub(crate) fn counted(n: u64, what: &str) -> String {
-    match what.strip_suffix('s') {
-        Some(one) if n == 1 => format!("1 {one}"),
-        _ => format!("{n} {what}"),
-    }
-}
+pub(crate) use crate::words::counted;
 
 /// A number an error names, as given but short: `1e308` rather than its
 /// 309 digits, and `1e-300` rather than 300 zeros.

@@ -74,10 +74,12 @@ pub mod rtl;
 pub mod sim;
 pub mod switch;
 pub mod wave;
+mod words;
 
 pub use error::{Error, Item, MAX_TEXT_BYTES, Result, make_dir, read_text};
 pub use memory::memory_limit_note;
 pub use rtl::BitString;
+pub use words::counted;
 
 /// The build: the crate's version, and the commit it was built from when
 /// it was built from a git checkout (`0.1.0+3f2a9c41d0e7`), marked

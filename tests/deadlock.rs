@@ -186,7 +186,7 @@ fn a_cyclic_routing_deadlocks_and_the_watchdog_names_each_stuck_packet() {
     let text = report.to_string();
     assert!(
         text.starts_with(&format!(
-            "deadlock at cycle {}: 8 place(s) wait for each other in a cycle (switch 0 output port 1 -> switch 1 input port 2 -> switch 1 output port 1 -> ",
+            "deadlock at cycle {}: 8 places wait for each other in a cycle (switch 0 output port 1 -> switch 1 input port 2 -> switch 1 output port 1 -> ",
             report.cycle
         )),
         "{text}"
@@ -195,7 +195,7 @@ fn a_cyclic_routing_deadlocks_and_the_watchdog_names_each_stuck_packet() {
         text.lines()
             .next()
             .unwrap()
-            .contains("switch 0 input port 2 -> switch 0 output port 1), 12 packet(s) in all"),
+            .contains("switch 0 input port 2 -> switch 0 output port 1), 12 packets in all"),
         "{text}"
     );
     assert!(

@@ -134,7 +134,7 @@ fn smart_ni_forwarding_deadlock_is_reported_with_its_cycle() {
     let spec = TopoSpec::parse("irregular:switches=8,ports=8,nodes=32,seed=2").unwrap();
     let e = engine::run(&spec, None, None, &o).unwrap_err().to_string();
     let first = e.lines().next().unwrap();
-    assert!(first.starts_with("deadlock at cycle 264192: 14 place(s) wait for each other in a cycle (switch 0 output port 0 -> NI 0 send engine -> switch 0 input port 0"), "{first}");
+    assert!(first.starts_with("deadlock at cycle 264192: 14 places wait for each other in a cycle (switch 0 output port 0 -> NI 0 send engine -> switch 0 input port 0"), "{first}");
     assert!(
         e.contains("NI 0 send engine: packet 0 -> 15 (128 flits, generated at 119631)")
             && e.contains("its receive queue holds only packets still to be forwarded"),

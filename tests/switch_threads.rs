@@ -198,7 +198,7 @@ fn faults_and_deadlocks_are_reported_alike_on_two_threads() {
     let err = one.error.as_deref().expect("a deadlock");
     assert!(err.starts_with("deadlock at cycle "), "{err}");
     assert!(
-        err.contains("260 place(s) wait for each other in a cycle"),
+        err.contains("260 places wait for each other in a cycle"),
         "{err}"
     );
     assert_eq!(finish(ring(false, 2), 20_000, false), one);

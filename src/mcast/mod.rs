@@ -123,7 +123,8 @@ pub fn optimal_k(n: u64, m: u32) -> Result<KBinomial> {
     }
     if n < 2 {
         return Err(Error::BadTree(format!(
-            "a multicast set of {n} node(s) has no destination; it needs the source and at least one more"
+            "a multicast set of {} has no destination; it needs the source and at least one more",
+            crate::error::counted(n, "nodes")
         )));
     }
     if m == 0 {

@@ -127,7 +127,8 @@ impl fmt::Display for DecodeError {
             ),
             DecodeError::Unreachable { dests } => write!(
                 f,
-                "bit-string worm travelling down holds {dests} destination(s) this switch does not reach"
+                "bit-string worm travelling down holds {} this switch does not reach",
+                crate::error::counted(*dests as u64, "destinations")
             ),
         }
     }
