@@ -232,6 +232,7 @@ fn a_window_of_some_scopes_on_its_own_thread_has_the_same_bytes() {
         from: 1_000,
         to: Some(2_000),
         scopes: vec!["top.sw2".into(), "top.ep5".into()],
+        ..TraceLimits::default()
     };
     let t = Traffic::uniform(0.3, 20);
     let (here, there) = (common::Shared::default(), common::Shared::default());

@@ -700,7 +700,7 @@ fn bad_input_fails_with_a_message_naming_the_problem() {
             "--beta",
             "100000000",
         ],
-        "beta = 100000000: 1 worm(s) x 100000000 cycles of start-up: not fewer than the \
+        "beta = 100000000: 1 worm x 100000000 cycles of start-up: not fewer than the \
          100000000 cycles a plan's run may take",
     );
     // Too many jobs, named by the option that took the count past the
@@ -1463,9 +1463,16 @@ fn run_sends_one_worm_and_reports_each_destination() {
         "error: bad packet: node 5 is on switch 2, not on switch 1"
     );
     let e = worm("multi-drop", &["--path", "2", "--dests", "0"]);
-    assert!(
-        String::from_utf8_lossy(&e.stderr)
-            .contains("node 0 is on switch 0, which is not on the path (--path)")
+    assert_eq!(
+        String::from_utf8_lossy(&e.stderr).lines().last().unwrap(),
+        "error: bad packet: node 0 is on switch 0, which is not on the path"
+    );
+    // A missing path is named by the option that gives it.
+    let e = worm("multi-drop", &["--dests", "0"]);
+    assert_eq!(e.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&e.stderr).lines().last().unwrap(),
+        "error: bad packet: a multi-drop worm needs --path, the switches it visits in order"
     );
     let e = worm("bit-string", &["--dests", "9"]);
     assert!(String::from_utf8_lossy(&e.stderr).contains("node 9 does not exist"));
@@ -1475,11 +1482,11 @@ fn run_sends_one_worm_and_reports_each_destination() {
     for (path, err) in [
         (
             "2,9,0",
-            "error: bad packet: switch 9 on the path (--path) does not exist (the network has switches 0 to 2)",
+            "error: bad packet: switch 9 on the path does not exist (the network has switches 0 to 2)",
         ),
         (
             "2,0,2",
-            "error: bad packet: switch 2 is twice on the path (--path): a multi-drop worm visits each switch of its path once",
+            "error: bad packet: switch 2 is twice on the path: a multi-drop worm visits each switch of its path once",
         ),
     ] {
         let e = worm("multi-drop", &["--path", path, "--dests", "5,0"]);
@@ -3820,6 +3827,136 @@ fn a_run_that_ends_before_the_window_reports_and_then_says_so() {
 /// Every command that runs until its messages arrive prints its report
 /// before saying that a waveform window it never reached holds nothing
 /// (exit status 2, no file); the report used to be lost to the error.
+/// A refusal of the waveform's window names the setting as it was given:
+/// the command line's option, or the configuration file's key, each for
+/// its own setting when the two are mixed.
+#[test]
+fn a_window_refusal_names_the_setting_as_it_was_given() {
+    let wave = tmp("named-window.vcd");
+    let cfg = |name: &str, output: &str| {
+        let p = tmp(name);
+        std::fs::write(
+            &p,
+            format!(
+                "[network]\ntopology = \"mesh:4x4\"\n[stats]\ncycles = 300\nwarmup = 0\n\
+                 [output]\nvcd = \"{}\"\n{output}",
+                wave.display()
+            ),
+        )
+        .unwrap();
+        p
+    };
+    let flags = cfg("window-none.toml", "");
+    let both = cfg("window-both.toml", "trace_from = 900\ntrace_to = 800\n");
+    let from = cfg("window-from.toml", "trace_from = 900\n");
+    let scope = cfg("window-scope.toml", "trace_scope = [\"top.nothere\"]\n");
+    let late = cfg("window-late.toml", "trace_from = 5000\n");
+    let cases: [(&PathBuf, &[&str], &str); 6] = [
+        (
+            &flags,
+            &["--trace-from", "900", "--trace-to", "800"],
+            "error: configuration: trace-to = 800: before trace-from = 900; the window is empty",
+        ),
+        (
+            &both,
+            &[],
+            "error: configuration: output.trace_to = 800: before output.trace_from = 900; the \
+             window is empty",
+        ),
+        (
+            &from,
+            &["--trace-to", "800"],
+            "error: configuration: trace-to = 800: before output.trace_from = 900; the window \
+             is empty",
+        ),
+        (
+            &scope,
+            &[],
+            "error: configuration: output.trace_scope = top.nothere: no scope or signal of the \
+             waveform has that path; top holds ",
+        ),
+        (
+            &flags,
+            &["--trace-scope", "top.nothere"],
+            "error: configuration: trace-scope = top.nothere: no scope or signal of the \
+             waveform has that path; top holds ",
+        ),
+        (
+            &late,
+            &["-q"],
+            "error: configuration: output.trace_from = 5000: past the run's last cycle, 300: the \
+             waveform holds nothing",
+        ),
+    ];
+    for (file, extra, want) in cases {
+        let mut args = vec!["run", "--config", file.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let o = wormcast(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {err}");
+        let last = err.lines().last().unwrap_or_default();
+        assert!(
+            last.starts_with(want) && (want.ends_with("holds ") || last == want),
+            "{extra:?}:\n{last}\n{want}"
+        );
+    }
+    assert!(!wave.exists());
+    // A window where no waveform is written: the file's, or an option
+    // given with a file that writes none (a run configuration without
+    // output.vcd, or a file of the switch's fields alone). Before, an
+    // option of the window needed --vcd even where the file gave one.
+    let novcd = tmp("window-novcd.toml");
+    std::fs::write(
+        &novcd,
+        "[network]\ntopology = \"mesh:4x4\"\n[output]\ntrace_from = 5\n",
+    )
+    .unwrap();
+    let bare = tmp("window-bare.toml");
+    std::fs::write(&bare, "[network]\ntopology = \"mesh:4x4\"\n").unwrap();
+    let switch = tmp("window-switch.toml");
+    std::fs::write(&switch, "buffer_flits = 640\n").unwrap();
+    let topo = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/anynet8x4.toml");
+    for (args, want) in [
+        (
+            vec!["--config", novcd.to_str().unwrap()],
+            "output.trace_from = 5: limits a waveform, and none is written (no output.vcd is given)",
+        ),
+        (
+            vec!["--config", bare.to_str().unwrap(), "--trace-to", "7"],
+            "trace-to = 7: limits a waveform, and none is written (no output.vcd is given)",
+        ),
+        (
+            vec![
+                "--config",
+                switch.to_str().unwrap(),
+                "--topology",
+                topo,
+                "--trace-scope",
+                "top.sw0,top.sw1",
+            ],
+            "trace-scope = top.sw0,top.sw1: limits a waveform, and none is written (no vcd is \
+             given)",
+        ),
+    ] {
+        let o = wormcast(&[&["run"], &args[..]].concat());
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&o.stderr).trim_end(),
+            format!("error: configuration: {want}")
+        );
+    }
+    // Without a file, the option needs --vcd before anything runs.
+    let o = wormcast(&["run", "--topology", "mesh:4x4", "--trace-from", "5"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains(
+            "the following required arguments were not provided:\n  <--vcd <VCD>|--config <CONFIG>>"
+        ),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
 #[test]
 fn every_command_reports_before_a_window_it_never_reached() {
     let wave = tmp("missed-window-cmds.vcd");
@@ -3838,7 +3975,7 @@ fn every_command_reports_before_a_window_it_never_reached() {
         ),
         (
             vec!["multicast"],
-            "multicast of 1 packet(s) from node 0 to 31 destinations",
+            "multicast of 1 packet from node 0 to 31 destinations",
             "12876",
         ),
         (

@@ -1002,6 +1002,7 @@ fn a_waveform_window_holds_exactly_the_full_runs_values() {
             from: 500,
             to: Some(700),
             scopes: vec![scope.into()],
+            ..TraceLimits::default()
         };
         let part = MemorySink::new();
         let sink = limits.wrap(Box::new(part.clone())).unwrap();

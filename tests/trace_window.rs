@@ -84,6 +84,7 @@ fn limits(paths: &[String], from: u64, len: Option<u64>, picks: &[usize]) -> Tra
             .iter()
             .map(|&i| paths[i % paths.len()].clone())
             .collect(),
+        ..TraceLimits::default()
     }
 }
 

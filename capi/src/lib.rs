@@ -545,6 +545,13 @@ pub unsafe extern "C" fn wc_net_trace(
             from,
             to: (to != 0).then_some(to),
             scopes: Vec::new(),
+            // This function's own arguments.
+            names: wormcast::wave::WindowNames {
+                from: "from",
+                to: "to",
+                scope: "scope",
+                vcd: "path",
+            },
         };
         n.s.trace(
             Path::new(path),
@@ -1059,6 +1066,49 @@ mod tests {
         );
         assert_eq!(std::fs::read_to_string(&gtkw).unwrap(), saved);
         assert_eq!(note(std::ptr::null_mut()), "");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A window's refusals name this function's own arguments, `from` and
+    /// `to`: an empty window when it is asked for, and a window the run
+    /// never reached when the network is closed.
+    #[test]
+    fn a_window_refusal_names_the_arguments_from_and_to() {
+        let dir = std::env::temp_dir().join(format!("wormcast-capi-window-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let cvcd = CString::new(dir.join("w.vcd").to_str().unwrap()).unwrap();
+        // SAFETY: every handle is live until it is freed, every string
+        // NUL-terminated.
+        unsafe {
+            let new = || {
+                let n = wc_net_new(
+                    c"mesh:2x2".as_ptr(),
+                    std::ptr::null(),
+                    c"".as_ptr(),
+                    std::ptr::null(),
+                    1,
+                );
+                assert!(!n.is_null(), "{}", last());
+                n
+            };
+            let n = new();
+            assert_eq!(wc_net_trace(n, cvcd.as_ptr(), 900, 800), WC_EINVAL);
+            assert_eq!(
+                last(),
+                "configuration: to = 800: before from = 900; the window is empty"
+            );
+            wc_net_free(n);
+            let n = new();
+            assert_eq!(wc_net_trace(n, cvcd.as_ptr(), 900, 0), WC_OK, "{}", last());
+            assert_eq!(wc_net_step(n, 10), WC_OK, "{}", last());
+            assert_eq!(wc_net_close(n), WC_EINVAL);
+            assert_eq!(
+                last(),
+                "configuration: from = 900: past the run's last cycle, 10: the waveform holds \
+                 nothing"
+            );
+            wc_net_free(n);
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -20,7 +20,7 @@ use wormcast::engine::{RouterModel, RunConfig, RunOptions, Session, TopoSpec};
 use wormcast::rtl::BitString;
 use wormcast::switch::twin::drive::{Driver, too_wide};
 use wormcast::switch::twin::{Dir, Params, Unit as UnitKind};
-use wormcast::wave::TraceLimits;
+use wormcast::wave::{TraceLimits, WindowNames};
 
 create_exception!(
     wormcast,
@@ -919,6 +919,7 @@ impl Network {
             from: trace_from.unwrap_or(0),
             to: trace_to,
             scopes: trace_scope.unwrap_or_default(),
+            names: WindowNames::API,
         };
         if let Some(path) = config {
             // The file says these; one given here too was dropped without
@@ -942,6 +943,9 @@ impl Network {
                 c.output.trace_from = Some(limits.from);
                 c.output.trace_to = limits.to;
                 c.output.trace_scope = limits.scopes.clone();
+                // A refusal of the window names these arguments, not the
+                // file's keys.
+                c.output.window_names = Some(WindowNames::API);
             }
             if let Some(v) = &c.output.vcd {
                 wormcast::wave::check_not_input("vcd", v, [path.as_path()]).map_err(err)?;

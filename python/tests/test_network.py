@@ -253,6 +253,40 @@ def test_bad_networks_and_messages_are_refused_with_what_is_wrong(tmp_path):
     assert net.in_flight == 0 and net.stats()["messages"] == 0
 
 
+def test_a_window_refusal_names_the_argument_given(tmp_path):
+    # The package's own argument names, not the command line's options
+    # (trace-from, --trace-from) nor the file's keys where the arguments
+    # stand in for them.
+    vcd = tmp_path / "w.vcd"
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(f'[network]\ntopology = "mesh:4x4"\n[output]\nvcd = "{vcd}"\ntrace_from = 5\ntrace_to = 3\n')
+    for call, text in [
+        (lambda: wormcast.Network("mesh:4x4", vcd=vcd, trace_from=900, trace_to=800),
+         "configuration: trace_to = 800: before trace_from = 900; the window is empty"),
+        (lambda: wormcast.Network(config=cfg, vcd=vcd, trace_from=900, trace_to=800),
+         "configuration: trace_to = 800: before trace_from = 900; the window is empty"),
+        (lambda: wormcast.Network(config=cfg),
+         "configuration: output.trace_to = 3: before output.trace_from = 5; the window is empty"),
+    ]:
+        with pytest.raises(ValueError) as e:
+            call()
+        assert str(e.value) == text
+    with pytest.raises(ValueError) as e:
+        wormcast.Network("mesh:4x4", vcd=vcd, trace_scope=["top.nothere"])
+    assert str(e.value).startswith(
+        "configuration: trace_scope = top.nothere: no scope or signal of the waveform has that path; top holds r0, r1")
+    net = wormcast.Network("mesh:4x4", vcd=vcd, trace_from=900)
+    net.step(10)
+    with pytest.raises(ValueError) as e:
+        net.close()
+    assert str(e.value) == "configuration: trace_from = 900: past the run's last cycle, 10: the waveform holds nothing"
+    assert not vcd.exists()
+    # A multi-drop worm's missing path is the argument `path`.
+    with pytest.raises(ValueError) as e:
+        wormcast.Network(IRREGULAR).send_worm(0, "multi-drop", [5])
+    assert str(e.value) == "bad packet: a multi-drop worm needs a path, the switches it visits"
+
+
 def test_a_waveform_is_not_written_over_the_files_the_network_is_built_from(tmp_path):
     topo = tmp_path / "net.toml"
     topo.write_text(

@@ -88,8 +88,8 @@ use wormcast::rtl::trace::{Hierarchy, WaveSink};
 use wormcast::sim::{Delivery, NodeModel, RunReport, SimConfig, System, Traffic, WormSpec};
 use wormcast::switch::twin::{Params, Unit, trace, write_vectors};
 use wormcast::wave::{
-    CompareReport, CosimOptions, DiffOptions, SignalMap, TraceLimits, WaveReader, cosim,
-    write_views,
+    CompareReport, CosimOptions, DiffOptions, SignalMap, TraceLimits, WaveReader, WindowNames,
+    cosim, write_views,
 };
 use wormcast::{Error, Result};
 
@@ -203,29 +203,59 @@ enum Cmd {
     },
 }
 
-/// Limits of a waveform: a window of cycles and some scopes.
+/// Limits of a waveform: a window of cycles and some scopes. A command
+/// that takes them names the arguments that give its waveform as the
+/// group `waveform`.
 #[derive(clap::Args, Clone, Debug, Default)]
 struct TraceArgs {
     /// First cycle written to the waveform; the values during it are the
     /// file's initial values.
-    #[arg(long, value_name = "CYCLE", requires = "vcd")]
+    #[arg(long, value_name = "CYCLE", requires = "waveform")]
     trace_from: Option<u64>,
     /// Last cycle written to the waveform.
-    #[arg(long, value_name = "CYCLE", requires = "vcd")]
+    #[arg(long, value_name = "CYCLE", requires = "waveform")]
     trace_to: Option<u64>,
     /// Write only these scopes or signals (dotted paths such as top.sw3 or
     /// top.sw3.in2.buf_count), comma-separated or repeated; the root and
     /// its clock are always written.
-    #[arg(long, value_name = "PATH", value_delimiter = ',', requires = "vcd")]
+    #[arg(
+        long,
+        value_name = "PATH",
+        value_delimiter = ',',
+        requires = "waveform"
+    )]
     trace_scope: Vec<String>,
 }
 
 impl TraceArgs {
+    /// Refuses these limits, naming the first given, where no waveform is
+    /// written (clap's group `waveform` holds a file that may not give
+    /// one).
+    fn needs_vcd(&self) -> Result<()> {
+        let (field, value) = match (self.trace_from, self.trace_to) {
+            (Some(f), _) => (WindowNames::CLI.from, f.to_string()),
+            (_, Some(t)) => (WindowNames::CLI.to, t.to_string()),
+            _ if !self.trace_scope.is_empty() => {
+                (WindowNames::CLI.scope, self.trace_scope.join(","))
+            }
+            _ => return Ok(()),
+        };
+        Err(Error::config(
+            field,
+            value,
+            format!(
+                "limits a waveform, and none is written (no {} is given)",
+                WindowNames::CLI.vcd
+            ),
+        ))
+    }
+
     fn limits(&self) -> TraceLimits {
         TraceLimits {
             from: self.trace_from.unwrap_or(0),
             to: self.trace_to,
             scopes: self.trace_scope.clone(),
+            names: WindowNames::CLI,
         }
     }
 
@@ -338,10 +368,17 @@ fn main() -> ExitCode {
     };
     // The options given on the command line, for commands that refuse an
     // option that does not apply rather than ignore it.
+    // A group of options (`TraceArgs`, `waveform`) is no option.
     let given: Vec<String> = matches
         .subcommand()
-        .map(|(_, m)| {
+        .map(|(name, m)| {
+            let cmd = command();
+            let groups: Vec<String> = cmd
+                .find_subcommand(name)
+                .map(|c| c.get_groups().map(|g| g.get_id().to_string()).collect())
+                .unwrap_or_default();
             m.ids()
+                .filter(|id| !groups.iter().any(|g| g == id.as_str()))
                 .filter(|id| m.value_source(id.as_str()) == Some(ValueSource::CommandLine))
                 .map(|id| id.as_str().to_string())
                 .collect()

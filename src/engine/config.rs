@@ -15,7 +15,7 @@ use crate::direct::{PortModel, Pruning, Release, TreeConfig};
 use crate::net::toml_error;
 use crate::rtl::HandOver;
 use crate::sim::SimConfig;
-use crate::wave::TraceLimits;
+use crate::wave::{TraceLimits, WindowNames};
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -156,6 +156,12 @@ pub struct OutputConfig {
     pub trace_to: Option<u64>,
     /// Scopes or signals written (every one).
     pub trace_scope: Vec<String>,
+    /// What the waveform window's refusals call `trace_from`, `trace_to`
+    /// and `trace_scope` (none: this section's keys,
+    /// [`WindowNames::CONFIG`]). Not read from a file: a front end that
+    /// fills those fields from its own arguments names them its way.
+    #[serde(skip)]
+    pub window_names: Option<WindowNames>,
     /// Report every link's utilisation, busiest first (off: the mean and
     /// the busiest only).
     pub per_link: bool,
@@ -425,6 +431,7 @@ impl RunConfig {
             from: self.output.trace_from.unwrap_or(0),
             to: self.output.trace_to,
             scopes: self.output.trace_scope.clone(),
+            names: self.output.window_names.unwrap_or(WindowNames::CONFIG),
         };
         limits.check()?;
         if let Some(out) = &self.output.vcd {
@@ -441,10 +448,19 @@ impl RunConfig {
             )?;
         }
         if self.output.vcd.is_none() && !limits.is_whole() {
+            let n = limits.names;
+            let (field, value) = match (limits.from, limits.to) {
+                (1.., _) => (n.from, limits.from.to_string()),
+                (_, Some(to)) => (n.to, to.to_string()),
+                _ => (n.scope, limits.scopes.join(",")),
+            };
             return Err(Error::config(
-                "output.trace_from",
-                format!("{:?}", limits),
-                "a window or scopes of a waveform need output.vcd",
+                field,
+                value,
+                format!(
+                    "limits a waveform, and none is written (no {} is given)",
+                    n.vcd
+                ),
             ));
         }
         let packet_alt = t
@@ -596,7 +612,11 @@ mod tests {
         let c = RunConfig::from_toml_str("[switch]\nseed = 5\n").unwrap();
         assert!(c.plan().unwrap_err().to_string().contains("traffic.seed"));
         let c = RunConfig::from_toml_str("[output]\ntrace_from = 5\n").unwrap();
-        assert!(c.plan().unwrap_err().to_string().contains("output.vcd"));
+        assert_eq!(
+            c.plan().unwrap_err().to_string(),
+            "configuration: output.trace_from = 5: limits a waveform, and none is written (no \
+             output.vcd is given)"
+        );
     }
 
     #[test]

@@ -88,29 +88,27 @@ impl WormSpec {
             },
             "multi-drop" => {
                 if path.is_empty() {
-                    return bad(
-                        "a multi-drop worm needs a path (--path), the switches it visits".into(),
-                    );
+                    return bad("a multi-drop worm needs a path, the switches it visits".into());
                 }
                 let switches = net.num_switches();
                 for (i, &s) in path.iter().enumerate() {
                     if s as usize >= switches {
                         return bad(format!(
-                            "switch {s} on the path (--path) does not exist (the network has \
+                            "switch {s} on the path does not exist (the network has \
                              switches 0 to {})",
                             switches - 1
                         ));
                     }
                     if path[..i].contains(&s) {
                         return bad(format!(
-                            "switch {s} is twice on the path (--path): a multi-drop worm \
+                            "switch {s} is twice on the path: a multi-drop worm \
                              visits each switch of its path once"
                         ));
                     }
                 }
                 if let Some(&d) = dests.iter().find(|&&d| !path.contains(&on(d))) {
                     return bad(format!(
-                        "node {d} is on switch {}, which is not on the path (--path)",
+                        "node {d} is on switch {}, which is not on the path",
                         on(d)
                     ));
                 }

@@ -1,5 +1,6 @@
 //! Waveforms limited to a window of cycles and to some scopes of the
-//! hierarchy (`--trace-from`, `--trace-to`, `--trace-scope`).
+//! hierarchy (`--trace-from`, `--trace-to`, `--trace-scope` on the
+//! command line; `output.trace_from` and so on in a run configuration).
 //!
 //! A run of a million cycles over a thousand switches is too much to dump
 //! whole; an engineer chasing one event wants the cycles around it and the
@@ -29,6 +30,55 @@ use crate::{Error, Result};
 use rustc_hash::FxHashMap;
 use std::borrow::Cow;
 
+/// What a front end calls a window's three settings, so that a refusal
+/// names the setting the user gave: the command line's `--trace-from`, a
+/// configuration file's `output.trace_from`, a Python keyword argument
+/// `trace_from`, a C argument `from`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WindowNames {
+    /// The first cycle's name.
+    pub from: &'static str,
+    /// The last cycle's name.
+    pub to: &'static str,
+    /// The scopes' name.
+    pub scope: &'static str,
+    /// The waveform's name, which the window limits.
+    pub vcd: &'static str,
+}
+
+impl WindowNames {
+    /// The command line's options (`--trace-from`, `--trace-to`,
+    /// `--trace-scope`), written as its other refusals write an option,
+    /// without the dashes.
+    pub const CLI: WindowNames = WindowNames {
+        from: "trace-from",
+        to: "trace-to",
+        scope: "trace-scope",
+        vcd: "vcd",
+    };
+    /// A run configuration's `[output]` keys.
+    pub const CONFIG: WindowNames = WindowNames {
+        from: "output.trace_from",
+        to: "output.trace_to",
+        scope: "output.trace_scope",
+        vcd: "output.vcd",
+    };
+    /// The library's and the Python package's argument names, the
+    /// default.
+    pub const API: WindowNames = WindowNames {
+        from: "trace_from",
+        to: "trace_to",
+        scope: "trace_scope",
+        vcd: "vcd",
+    };
+}
+
+impl Default for WindowNames {
+    fn default() -> Self {
+        WindowNames::API
+    }
+}
+
 /// A window of cycles and a set of scopes to write.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TraceLimits {
@@ -39,6 +89,9 @@ pub struct TraceLimits {
     /// Dotted scope paths (`top.sw3`, `top.sw3.in2`) or signal paths whose
     /// signals are written; empty: every scope.
     pub scopes: Vec<String>,
+    /// What the refusals call these settings ([`WindowNames::API`] by
+    /// default).
+    pub names: WindowNames,
 }
 
 /// The part of a hierarchy a [`TraceLimits`] keeps.
@@ -55,14 +108,20 @@ pub struct Selection {
 
 impl TraceLimits {
     /// The cycles `from` to `to` (`None`: to the end of the run) of the
-    /// signals under `scopes` (none: every scope), as `--trace-from`,
-    /// `--trace-to` and `--trace-scope` give them.
+    /// signals under `scopes` (none: every scope), named in refusals by
+    /// the library's argument names ([`WindowNames::API`]).
     pub fn new(from: u64, to: Option<u64>, scopes: &[&str]) -> Self {
         TraceLimits {
             from,
             to,
             scopes: scopes.iter().map(|s| s.to_string()).collect(),
+            names: WindowNames::API,
         }
+    }
+
+    /// These limits with refusals naming the settings `names`.
+    pub fn named(self, names: WindowNames) -> Self {
+        TraceLimits { names, ..self }
     }
 
     /// True when nothing is limited (the whole run, every scope).
@@ -76,9 +135,12 @@ impl TraceLimits {
             && to < self.from
         {
             return Err(Error::Config {
-                field: "trace-to",
+                field: self.names.to,
                 value: to.to_string(),
-                reason: format!("before --trace-from {}; the window is empty", self.from),
+                reason: format!(
+                    "before {} = {}; the window is empty",
+                    self.names.from, self.from
+                ),
             });
         }
         Ok(())
@@ -148,7 +210,7 @@ impl TraceLimits {
                     String::new()
                 };
                 return Err(Error::Config {
-                    field: "trace-scope",
+                    field: self.names.scope,
                     value: sel.to_string(),
                     reason: format!(
                         "no scope or signal of the waveform has that path{hint}; {root} holds {}{more}",
@@ -338,6 +400,7 @@ impl WaveSink for Limited {
         if !self.started {
             if last_cycle < self.limits.from {
                 return Err(Error::WindowNotReached {
+                    field: self.limits.names.from,
                     from: self.limits.from,
                     last: last_cycle,
                 });
@@ -453,11 +516,7 @@ mod tests {
 
     #[test]
     fn a_window_starts_with_the_values_during_its_first_cycle() {
-        let l = TraceLimits {
-            from: 4,
-            to: Some(6),
-            scopes: vec![],
-        };
+        let l = TraceLimits::new(4, Some(6), &[]);
         let m = drive(&l).unwrap();
         assert_eq!(
             m.history("top.sw0.a"),
@@ -468,11 +527,7 @@ mod tests {
         assert_eq!(wide[0].0, 4);
         assert!(wide[0].1.ends_with("10"));
         // Scopes and window together.
-        let l = TraceLimits {
-            from: 2,
-            to: None,
-            scopes: vec!["top.sw1".into()],
-        };
+        let l = TraceLimits::new(2, None, &["top.sw1"]);
         let m = drive(&l).unwrap();
         assert!(m.try_history("top.sw0.a").is_none());
         let wide = m.history("top.sw1.a");
@@ -487,14 +542,36 @@ mod tests {
         })
         .unwrap_err()
         .to_string();
-        assert!(e.contains("past the run's last cycle, 9"), "{e}");
-        let e = drive(&TraceLimits {
-            from: 5,
-            to: Some(4),
-            scopes: vec![],
-        })
-        .unwrap_err()
-        .to_string();
-        assert!(e.contains("the window is empty"), "{e}");
+        assert_eq!(
+            e,
+            "configuration: trace_from = 20: past the run's last cycle, 9: the waveform holds nothing"
+        );
+        // Each front end's names: the library's by default.
+        for (names, want) in [
+            (
+                WindowNames::API,
+                "configuration: trace_to = 4: before trace_from = 5; the window is empty",
+            ),
+            (
+                WindowNames::CLI,
+                "configuration: trace-to = 4: before trace-from = 5; the window is empty",
+            ),
+            (
+                WindowNames::CONFIG,
+                "configuration: output.trace_to = 4: before output.trace_from = 5; the window \
+                 is empty",
+            ),
+        ] {
+            let l = TraceLimits::new(5, Some(4), &[]).named(names);
+            assert_eq!(drive(&l).unwrap_err().to_string(), want);
+        }
+        let e = drive(&TraceLimits::new(0, None, &["top.sw9"]).named(WindowNames::CONFIG))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "configuration: output.trace_scope = top.sw9: no scope or signal of the waveform has \
+             that path; top holds sw0, sw1, sw10"
+        );
     }
 }

@@ -66,7 +66,7 @@ pub use header::{
     CodeInfo, Event, Format, MAX_WIDTH, VarKind, WaveHeader, WaveVar, logic_char, parse_timescale,
     split_name,
 };
-pub use limit::{Selection, TraceLimits};
+pub use limit::{Selection, TraceLimits, WindowNames};
 pub use map::{Mapping, SignalMap};
 pub use read::{MAX_TOKEN, VcdReader, detect_format};
 pub use report::{CompareReport, Mismatch, TypeClash};

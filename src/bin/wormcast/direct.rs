@@ -39,6 +39,8 @@ pub enum CubeCmd {
 }
 
 #[derive(Args)]
+// The waveform a window (`TraceArgs`) limits.
+#[command(group(clap::ArgGroup::new("waveform").args(["vcd"]).multiple(true)))]
 pub struct CubeMcastArgs {
     /// Dimensions of the cube.
     #[arg(long, default_value_t = 3)]
@@ -256,9 +258,9 @@ fn multicast(a: &CubeMcastArgs) -> Result<()> {
             say!("{}", serde_json::to_string_pretty(&p)?);
         } else {
             say!(
-                "{} under {routing}: {} multicast path(s)",
+                "{} under {routing}: {}",
                 format_list(a.src, &list),
-                p.len()
+                wormcast::counted(p.len() as u64, "multicast paths")
             );
             for path in p {
                 let s: Vec<String> = path.iter().map(u32::to_string).collect();
@@ -339,6 +341,8 @@ pub enum MeshCmd {
 }
 
 #[derive(Args)]
+// The waveform a window (`TraceArgs`) limits.
+#[command(group(clap::ArgGroup::new("waveform").args(["vcd"]).multiple(true)))]
 pub struct MeshPlanArgs {
     /// Rows x columns x layers (y x x x z), e.g. 4x4x4; MxN for 2-D.
     #[arg(long)]
@@ -432,10 +436,10 @@ fn mesh_plan(a: &MeshPlanArgs) -> Result<()> {
             field: "beta",
             value: a.beta.to_string(),
             reason: format!(
-                "{} worm(s) x {} cycles of start-up: not fewer than the {PLAN_CYCLES} \
+                "{} x {} of start-up: not fewer than the {PLAN_CYCLES} \
                  cycles a plan's run may take",
-                worms.len(),
-                a.beta
+                wormcast::counted(worms.len() as u64, "worms"),
+                wormcast::counted(a.beta, "cycles")
             ),
         });
     }

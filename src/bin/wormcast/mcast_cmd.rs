@@ -35,6 +35,8 @@ pub(crate) enum OrderArg {
 }
 
 #[derive(clap::Args)]
+// The waveform a window (`TraceArgs`) limits.
+#[command(group(clap::ArgGroup::new("waveform").args(["vcd"]).multiple(true)))]
 pub(crate) struct McastArgs {
     /// The topology file (default: the paper's 32-node network).
     #[arg(long)]
@@ -283,10 +285,10 @@ pub(crate) fn multicast(a: &McastArgs) -> Result<()> {
         return Ok(());
     }
     say!(
-        "multicast of {} packet(s) from node {} to {} destinations, scheme {}, k = {k} (max degree {})",
-        a.packets,
+        "multicast of {} from node {} to {}, scheme {}, k = {k} (max degree {})",
+        wormcast::counted(a.packets as u64, "packets"),
         a.src,
-        out.destinations.len(),
+        wormcast::counted(out.destinations.len() as u64, "destinations"),
         scheme,
         tree.max_degree()
     );

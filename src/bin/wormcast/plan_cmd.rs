@@ -4,6 +4,8 @@
 use super::*;
 
 #[derive(clap::Args)]
+// The waveform a window (`TraceArgs`) limits.
+#[command(group(clap::ArgGroup::new("waveform").args(["vcd"]).multiple(true)))]
 pub(crate) struct PlanArgs {
     /// The topology file (default: the paper's 32-node network).
     #[arg(long)]

@@ -67,6 +67,9 @@ impl WormKind {
 }
 
 #[derive(clap::Args)]
+// The waveform a window (`TraceArgs`) limits: --vcd, or a configuration's
+// output.vcd (checked when the file is read).
+#[command(group(clap::ArgGroup::new("waveform").args(["vcd", "config"]).multiple(true)))]
 pub(crate) struct RunArgs {
     /// The network: a topology file, or mesh:KXxKY[xKZ], torus:KXxKY[xKZ],
     /// hypercube:N, irregular:switches=S,ports=K,nodes=P[,seed=N].
@@ -414,7 +417,14 @@ pub(crate) fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
                 engine_cmd::check_router_options(&c, given)?;
                 return engine_cmd::run_engine(&c, a.print_config);
             }
-            Loaded::Switch(s) => switch_file = Some(s),
+            Loaded::Switch(s) => {
+                // Such a file writes no waveform; a window given with it
+                // and no --vcd would limit nothing.
+                if a.vcd.is_none() {
+                    a.window.needs_vcd()?;
+                }
+                switch_file = Some(s);
+            }
         }
     }
     let (kind, pattern) = traffic_kind(&a.traffic)?;
@@ -601,8 +611,15 @@ pub(crate) fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
     Ok(())
 }
 
-/// The worm `wormcast run --traffic worm` asks for.
+/// The worm `wormcast run --traffic worm` asks for. A multi-drop worm's
+/// missing path is named by this command's option; the library's refusal
+/// names the argument `path`.
 pub(crate) fn worm_spec(net: &Network, a: &RunArgs) -> Result<WormSpec> {
+    if matches!(a.worm, WormKind::MultiDrop) && a.path.is_empty() && !a.dests.is_empty() {
+        return Err(Error::BadPacket(
+            "a multi-drop worm needs --path, the switches it visits in order".into(),
+        ));
+    }
     WormSpec::from_request(net, a.worm.name(), &a.dests, &a.path)
 }
 

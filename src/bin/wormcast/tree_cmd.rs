@@ -42,6 +42,8 @@ pub struct ExperimentArgs {
 }
 
 #[derive(Args)]
+// The waveform a window (`TraceArgs`) limits.
+#[command(group(clap::ArgGroup::new("waveform").args(["vcd"]).multiple(true)))]
 pub struct SendArgs {
     /// mesh:KXxKY[xKZ] or torus:KXxKY[xKZ].
     #[arg(long, default_value = "mesh:8x8")]

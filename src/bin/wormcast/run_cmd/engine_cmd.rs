@@ -13,6 +13,7 @@ use wormcast::engine::{
 };
 use wormcast::rtl::HandOver;
 use wormcast::sim::NodeModel;
+use wormcast::wave::WindowNames;
 use wormcast::{Error, Result};
 
 #[derive(Serialize)]
@@ -91,7 +92,7 @@ pub fn config_of(
     let mut c = file.unwrap_or_default();
     for g in given {
         let Some(&(_, field)) = CONFIG_FIELDS.iter().find(|(id, _)| id == g) else {
-            if ["config", "quiet", "print_config", "TraceArgs"].contains(&g.as_str()) {
+            if ["config", "quiet", "print_config"].contains(&g.as_str()) {
                 continue;
             }
             let name = g.replace('_', "-");
@@ -130,9 +131,19 @@ pub fn config_of(
             "stats.drain" => st.drain = a.drain,
             "output.json" => out.json = a.json,
             "output.vcd" => out.vcd = a.vcd.clone(),
-            "output.trace_from" => out.trace_from = a.window.trace_from,
-            "output.trace_to" => out.trace_to = a.window.trace_to,
-            "output.trace_scope" => out.trace_scope = a.window.trace_scope.clone(),
+            // A refusal of the window names the option given.
+            "output.trace_from" => {
+                out.trace_from = a.window.trace_from;
+                out.window_names.get_or_insert(WindowNames::CONFIG).from = WindowNames::CLI.from;
+            }
+            "output.trace_to" => {
+                out.trace_to = a.window.trace_to;
+                out.window_names.get_or_insert(WindowNames::CONFIG).to = WindowNames::CLI.to;
+            }
+            "output.trace_scope" => {
+                out.trace_scope = a.window.trace_scope.clone();
+                out.window_names.get_or_insert(WindowNames::CONFIG).scope = WindowNames::CLI.scope;
+            }
             "output.per_link" => out.per_link = a.links,
             "switch.buffer_flits" => c.switch.buffer_flits = a.buffer.unwrap_or_default(),
             "switch.chunk_flits" => c.switch.chunk_flits = a.chunk.unwrap_or_default(),
