@@ -289,8 +289,9 @@ pub enum Error {
         "configuration: {field} = {from}: past the run's last cycle, {last}: the waveform holds nothing"
     )]
     WindowNotReached {
-        /// What the user called the first cycle (`--trace-from`,
-        /// `output.trace_from`, `trace_from`).
+        /// What the user called the first cycle (`trace-from` on the
+        /// command line, `output.trace_from`, `trace_from`: the window's
+        /// `WindowNames`).
         field: &'static str,
         /// The window's first cycle.
         from: u64,

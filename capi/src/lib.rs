@@ -69,15 +69,6 @@ impl From<wormcast::Error> for Fail {
     }
 }
 
-/// `1 bit`, `16 bits`.
-fn counted(n: usize, one: &str) -> String {
-    if n == 1 {
-        format!("1 {one}")
-    } else {
-        format!("{n} {one}s")
-    }
-}
-
 fn invalid(text: impl Into<String>) -> Fail {
     Fail(WC_EINVAL, text.into())
 }
@@ -293,8 +284,8 @@ pub unsafe extern "C" fn wc_unit_set(
             return Err(invalid(format!(
                 "{port} is {} wide: it needs {}, {nwords} given (in SystemVerilog, define \
                  WC_MAXW to at least {width})",
-                counted(width as usize, "bit"),
-                counted(need, "word")
+                wormcast::counted(u64::from(width), "bits"),
+                wormcast::counted(need as u64, "words")
             )));
         }
         let used = match w[need.min(w.len())..].iter().position(|&x| x != 0) {
@@ -346,7 +337,7 @@ pub unsafe extern "C" fn wc_unit_get64(
         if v.len() > 64 {
             return Err(invalid(format!(
                 "{port} is {} wide: read it with wc_unit_get",
-                counted(v.len(), "bit")
+                wormcast::counted(v.len() as u64, "bits")
             )));
         }
         // SAFETY: as documented.
@@ -391,8 +382,8 @@ pub unsafe extern "C" fn wc_unit_get(
         if (nwords as usize) < need || words.is_null() {
             return Err(invalid(format!(
                 "{port} is {} wide: it needs {}, {nwords} given",
-                counted(v.len(), "bit"),
-                counted(need, "word")
+                wormcast::counted(v.len() as u64, "bits"),
+                wormcast::counted(need as u64, "words")
             )));
         }
         // SAFETY: `words` points to `nwords` writable words.

@@ -122,15 +122,6 @@ whole_args! {
     trace_to_arg: u64 = "trace_to";
 }
 
-/// `1 value`, `2 values`.
-fn counted(n: usize, one: &str) -> String {
-    if n == 1 {
-        format!("1 {one}")
-    } else {
-        format!("{n} {one}s")
-    }
-}
-
 /// Argument `name`, a string: anything else a `TypeError` that names the
 /// argument (PyO3's own names it only in a note a traceback shows, not in
 /// the message).
@@ -547,8 +538,8 @@ impl Unit {
             match *n {
                 Some(c) if c != len => Err(PyValueError::new_err(format!(
                     "{unit}: {name} has {} for {}{}",
-                    counted(len, "value"),
-                    counted(c, "cycle"),
+                    wormcast::counted(len as u64, "values"),
+                    wormcast::counted(c as u64, "cycles"),
                     len_of
                         .as_deref()
                         .map(|o| format!(" (as many as {o} has)"))
@@ -577,7 +568,7 @@ impl Unit {
                     if bytes.len() % per != 0 {
                         return Err(PyValueError::new_err(format!(
                             "{unit}: {name}: {} is not a whole number of {per}-byte values",
-                            counted(bytes.len(), "byte")
+                            wormcast::counted(bytes.len() as u64, "bytes")
                         )));
                     }
                     agree(&name, bytes.len() / per, &mut n)?;

@@ -30,10 +30,10 @@ use crate::{Error, Result};
 use rustc_hash::FxHashMap;
 use std::borrow::Cow;
 
-/// What a front end calls a window's three settings, so that a refusal
-/// names the setting the user gave: the command line's `--trace-from`, a
-/// configuration file's `output.trace_from`, a Python keyword argument
-/// `trace_from`, a C argument `from`.
+/// What a front end calls a window's three settings and the waveform they
+/// limit, so that a refusal names the setting the user gave: the command
+/// line's `--trace-from`, a configuration file's `output.trace_from`, a
+/// Python keyword argument `trace_from`, a C argument `from`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WindowNames {
     /// The first cycle's name.
