@@ -834,6 +834,23 @@ mod tests {
             .into_owned()
     }
 
+    /// A network of `topology`'s default router, seed 1, built or the
+    /// test fails with the refusal.
+    fn net(topology: &CStr) -> *mut WcNet {
+        // SAFETY: every string is NUL-terminated or null.
+        let n = unsafe {
+            wc_net_new(
+                topology.as_ptr(),
+                std::ptr::null(),
+                c"".as_ptr(),
+                std::ptr::null(),
+                1,
+            )
+        };
+        assert!(!n.is_null(), "{}", last());
+        n
+    }
+
     #[test]
     fn a_unit_steps_and_refuses_bad_ports_and_values_with_a_message() {
         unsafe {
@@ -913,14 +930,7 @@ mod tests {
     #[test]
     fn a_multicast_is_delivered_once_per_destination() {
         unsafe {
-            let n = wc_net_new(
-                c"irregular:switches=8,ports=8,nodes=32,seed=1".as_ptr(),
-                std::ptr::null(),
-                c"".as_ptr(),
-                std::ptr::null(),
-                1,
-            );
-            assert!(!n.is_null(), "{}", last());
+            let n = net(c"irregular:switches=8,ports=8,nodes=32,seed=1");
             let mask = [1u32 << 4 | 1 << 7 | 1 << 20 | 1 << 31];
             assert_eq!(wc_net_send_mask(n, 3, mask.as_ptr(), 1, 20), 0);
             assert_eq!(wc_net_in_flight(n), 4);
@@ -1025,14 +1035,7 @@ mod tests {
                 .into_owned()
         };
         let run = || unsafe {
-            let n = wc_net_new(
-                c"mesh:2x2".as_ptr(),
-                std::ptr::null(),
-                c"".as_ptr(),
-                std::ptr::null(),
-                1,
-            );
-            assert!(!n.is_null(), "{}", last());
+            let n = net(c"mesh:2x2");
             assert_eq!(wc_net_trace(n, cvcd.as_ptr(), 0, 0), WC_OK, "{}", last());
             assert_eq!(wc_net_send(n, 0, [3u32].as_ptr(), 1, 4), 0);
             assert!(wc_net_drain(n, 1_000) > 0);
@@ -1071,25 +1074,14 @@ mod tests {
         // SAFETY: every handle is live until it is freed, every string
         // NUL-terminated.
         unsafe {
-            let new = || {
-                let n = wc_net_new(
-                    c"mesh:2x2".as_ptr(),
-                    std::ptr::null(),
-                    c"".as_ptr(),
-                    std::ptr::null(),
-                    1,
-                );
-                assert!(!n.is_null(), "{}", last());
-                n
-            };
-            let n = new();
+            let n = net(c"mesh:2x2");
             assert_eq!(wc_net_trace(n, cvcd.as_ptr(), 900, 800), WC_EINVAL);
             assert_eq!(
                 last(),
                 "configuration: to = 800: before from = 900; the window is empty"
             );
             wc_net_free(n);
-            let n = new();
+            let n = net(c"mesh:2x2");
             assert_eq!(wc_net_trace(n, cvcd.as_ptr(), 900, 0), WC_OK, "{}", last());
             assert_eq!(wc_net_step(n, 10), WC_OK, "{}", last());
             assert_eq!(wc_net_close(n), WC_EINVAL);
