@@ -3824,12 +3824,10 @@ fn a_run_that_ends_before_the_window_reports_and_then_says_so() {
     }
 }
 
-/// Every command that runs until its messages arrive prints its report
-/// before saying that a waveform window it never reached holds nothing
-/// (exit status 2, no file); the report used to be lost to the error.
 /// A refusal of the waveform's window names the setting as it was given:
 /// the command line's option, or the configuration file's key, each for
-/// its own setting when the two are mixed.
+/// its own setting when the two are mixed; a window where no waveform is
+/// written is refused by the setting that gives it.
 #[test]
 fn a_window_refusal_names_the_setting_as_it_was_given() {
     let wave = tmp("named-window.vcd");
@@ -3957,6 +3955,9 @@ fn a_window_refusal_names_the_setting_as_it_was_given() {
     );
 }
 
+/// Every command that runs until its messages arrive prints its report
+/// before saying that a waveform window it never reached holds nothing
+/// (exit status 2, no file); the report used to be lost to the error.
 #[test]
 fn every_command_reports_before_a_window_it_never_reached() {
     let wave = tmp("missed-window-cmds.vcd");
