@@ -228,28 +228,6 @@ struct TraceArgs {
 }
 
 impl TraceArgs {
-    /// Refuses these limits, naming the first given, where no waveform is
-    /// written (clap's group `waveform` holds a file that may not give
-    /// one).
-    fn needs_vcd(&self) -> Result<()> {
-        let (field, value) = match (self.trace_from, self.trace_to) {
-            (Some(f), _) => (WindowNames::CLI.from, f.to_string()),
-            (_, Some(t)) => (WindowNames::CLI.to, t.to_string()),
-            _ if !self.trace_scope.is_empty() => {
-                (WindowNames::CLI.scope, self.trace_scope.join(","))
-            }
-            _ => return Ok(()),
-        };
-        Err(Error::config(
-            field,
-            value,
-            format!(
-                "limits a waveform, and none is written (no {} is given)",
-                WindowNames::CLI.vcd
-            ),
-        ))
-    }
-
     fn limits(&self) -> TraceLimits {
         TraceLimits {
             from: self.trace_from.unwrap_or(0),

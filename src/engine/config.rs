@@ -447,22 +447,7 @@ impl RunConfig {
                 file.into_iter().chain(t.trace.as_deref()).chain(perm),
             )?;
         }
-        if self.output.vcd.is_none() && !limits.is_whole() {
-            let n = limits.names;
-            let (field, value) = match (limits.from, limits.to) {
-                (1.., _) => (n.from, limits.from.to_string()),
-                (_, Some(to)) => (n.to, to.to_string()),
-                _ => (n.scope, limits.scopes.join(",")),
-            };
-            return Err(Error::config(
-                field,
-                value,
-                format!(
-                    "limits a waveform, and none is written (no {} is given)",
-                    n.vcd
-                ),
-            ));
-        }
+        limits.check_written(self.output.vcd.is_some())?;
         let packet_alt = t
             .packet_alt
             .as_deref()

@@ -124,6 +124,29 @@ impl TraceLimits {
         TraceLimits { names, ..self }
     }
 
+    /// Refuses limits that limit something when no waveform is `written`,
+    /// naming the first setting given (the first cycle, the last, the
+    /// scopes): they would be dropped without a word.
+    pub fn check_written(&self, written: bool) -> Result<()> {
+        if written || self.is_whole() {
+            return Ok(());
+        }
+        let n = self.names;
+        let (field, value) = match (self.from, self.to) {
+            (1.., _) => (n.from, self.from.to_string()),
+            (_, Some(to)) => (n.to, to.to_string()),
+            _ => (n.scope, self.scopes.join(",")),
+        };
+        Err(Error::config(
+            field,
+            value,
+            format!(
+                "limits a waveform, and none is written (no {} is given)",
+                n.vcd
+            ),
+        ))
+    }
+
     /// True when nothing is limited (the whole run, every scope).
     pub fn is_whole(&self) -> bool {
         self.from == 0 && self.to.is_none() && self.scopes.is_empty()

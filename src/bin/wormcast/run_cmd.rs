@@ -420,9 +420,7 @@ pub(crate) fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
             Loaded::Switch(s) => {
                 // Such a file writes no waveform; a window given with it
                 // and no --vcd would limit nothing.
-                if a.vcd.is_none() {
-                    a.window.needs_vcd()?;
-                }
+                a.window.limits().check_written(a.vcd.is_some())?;
                 switch_file = Some(s);
             }
         }
