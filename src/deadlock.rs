@@ -98,7 +98,12 @@ impl fmt::Display for DeadlockReport {
                     Some(d) => write!(f, "packet {} -> {d}", p.src)?,
                     None => write!(f, "worm from {}", p.src)?,
                 }
-                write!(f, " ({} flits, generated at {}) ", p.len, p.generated)?;
+                write!(
+                    f,
+                    " ({}, generated at {}) ",
+                    counted(p.len.into(), "flits"),
+                    p.generated
+                )?;
             }
             write!(f, "waiting since cycle {} for {}", s.since, s.waiting)?;
         }
@@ -150,9 +155,9 @@ impl fmt::Display for WaitReport {
         }
         write!(
             f,
-            "deadlock at cycle {}: {} worms wait for each other in a cycle of channels {}",
+            "deadlock at cycle {}: {} wait for each other in a cycle of channels {}",
             self.cycle,
-            self.steps.len(),
+            counted(self.steps.len() as u64, "worms"),
             self.channels.join(" -> ")
         )?;
         for s in &self.steps {

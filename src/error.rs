@@ -301,8 +301,10 @@ pub enum Error {
     /// An input buffer that cannot hold the largest packet (seed 000 section
     /// 3.4.2: replication is deadlock-free only when it can).
     #[error(
-        "input buffer of {buffer_flits} flits is not larger than the largest packet of {packet_flits} flits; \
-         seed 000 section 3.4.2 needs buffers larger than the largest packet for deadlock-free replication"
+        "input buffer of {} is not larger than the largest packet of {}; seed 000 section \
+         3.4.2 needs buffers larger than the largest packet for deadlock-free replication",
+        counted((*.buffer_flits).into(), "flits"),
+        counted((*.packet_flits).into(), "flits")
     )]
     BufferTooSmall {
         /// Input buffer size.

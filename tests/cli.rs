@@ -4399,3 +4399,59 @@ fn the_direct_network_sweeps_shard_and_merge_into_one_runs_files() {
     assert!(!std::path::Path::new(&out).exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A refusal counts one thing in the singular: "the run of 1 cycle",
+/// "switches of 1 port", "carry 1 node" (they read "1 cycles", "1 ports"
+/// and "1 nodes"), on the paths a user meets them.
+#[test]
+fn a_refusal_counts_one_thing_in_the_singular() {
+    let net = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/anynet8x4.toml");
+    let err = |args: &[&str]| {
+        let o = wormcast(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        String::from_utf8(o.stderr).unwrap()
+    };
+    assert_eq!(
+        err(&["run", "--topology", net, "--warmup", "1", "--cycles", "1"]),
+        "error: configuration: warmup = 1: not shorter than the run of 1 cycle\n"
+    );
+    assert_eq!(
+        err(&[
+            "run",
+            "--topology",
+            "irregular:switches=3,ports=1,nodes=3",
+            "--warmup",
+            "0",
+            "--cycles",
+            "10",
+        ]),
+        "error: cannot generate the topology: 3 nodes on 3 switches of 1 port: a switch \
+         would carry 1 node and keep no port for a link\n"
+    );
+    // A line of three switches with a node each.
+    let line = tmp("one-node-a-switch.toml");
+    std::fs::write(
+        &line,
+        common::toml(3, 4, &[((0, 1), (1, 1)), ((1, 2), (2, 1))]),
+    )
+    .unwrap();
+    let line = line.to_str().unwrap();
+    let short = ["--warmup", "0", "--cycles", "10"];
+    let on_line = |more: &[&str]| {
+        let mut a = vec!["run", "--topology", line];
+        a.extend_from_slice(more);
+        a.extend_from_slice(&short);
+        err(&a)
+    };
+    assert_eq!(
+        on_line(&["--traffic", "multicast", "--worm", "ssr", "--degree", "2"]),
+        "error: configuration: degree = 2: an SSR worm's destinations are on one switch, and \
+         no switch has more than 1 node\n"
+    );
+    assert_eq!(
+        on_line(&["--buffer", "1", "--chunk", "1", "--packet", "1"]),
+        "error: input buffer of 1 flit is not larger than the largest packet of 1 flit; seed \
+         000 section 3.4.2 needs buffers larger than the largest packet for deadlock-free \
+         replication\n"
+    );
+}

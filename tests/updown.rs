@@ -196,6 +196,13 @@ fn tables_of_another_network_are_refused() {
         "configuration: routing = tables of 3 switches: made with other up*/down* directions: \
          switch 1's up ports differ"
     );
+    // Counts of one read as one thing.
+    let pair = common::net(&common::toml(2, 4, &[((0, 1), (1, 1))]));
+    assert_eq!(
+        refused(&pair, &ud_a, rt_a.clone()),
+        "configuration: routing = directions of 3 switches and 2 links: made for another \
+         network: this one has 2 switches and 1 link"
+    );
     // The same switches and links, nodes 0 and 1 attached to each
     // other's switch.
     let swapped_toml = common::toml(3, 4, &line)

@@ -499,8 +499,10 @@ impl RunResult {
             ));
         }
         if self.refused > 0 {
-            let s = if self.refused == 1 { "" } else { "s" };
-            why.push(format!("sources refused {} packet{s}", self.refused));
+            why.push(format!(
+                "sources refused {}",
+                crate::counted(self.refused, "packets")
+            ));
         }
         if self.latency_growing {
             why.push("the latency kept growing".into());
@@ -1233,7 +1235,9 @@ fn drive(
             .map(|_| super::scheme_of(router, topo, routing, o)),
         pattern: {
             let p = match o.multicast {
-                Some((lo, hi)) if lo == hi => format!("multicast to {lo} destinations"),
+                Some((lo, hi)) if lo == hi => {
+                    format!("multicast to {}", crate::counted(lo as u64, "destinations"))
+                }
                 Some((lo, hi)) => format!("multicast to {lo}-{hi} destinations"),
                 None => o.pattern.to_string(),
             };

@@ -111,7 +111,11 @@ impl fmt::Display for HeaderError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             HeaderError::Short { kind, have, need } => {
-                write!(f, "header of {have} flits, {kind} needs {need}")
+                write!(
+                    f,
+                    "header of {}, {kind} needs {need}",
+                    crate::counted(have as u64, "flits")
+                )
             }
             HeaderError::NotUnicast => write!(f, "tag bit is 1: not a unicast header"),
             HeaderError::UnknownKind { first } => {

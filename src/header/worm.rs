@@ -405,9 +405,9 @@ impl Formats {
             Header::BitString { up, dests } => {
                 if dests.len() != self.nodes as usize {
                     return Err(Error::BadPacket(format!(
-                        "a destination string of {} bits for {} nodes",
-                        dests.len(),
-                        self.nodes
+                        "a destination string of {} for {}",
+                        crate::counted(dests.len() as u64, "bits"),
+                        crate::counted(self.nodes.into(), "nodes")
                     )));
                 }
                 out.resize(self.bitstring_len(), 0);

@@ -22,7 +22,7 @@
 //!   of different switches.
 
 use super::topology::{LinkSpec, MAX_NODES, MAX_SWITCHES, NodeSpec, PortRef, SwitchSpec, Topology};
-use crate::{Error, Result};
+use crate::{Error, Result, counted};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
@@ -97,19 +97,27 @@ impl IrregularParams {
         let spare = if s > 1 { 1 } else { 0 };
         if per + spare > k {
             return fail(if spare == 0 {
-                format!("{p} nodes on one switch of {k} ports: a node takes a port")
+                format!(
+                    "{} on one switch of {}: a node takes a port",
+                    counted(p.into(), "nodes"),
+                    counted(k.into(), "ports")
+                )
             } else {
                 format!(
-                    "{p} nodes on {s} switches of {k} ports: a switch would carry {per} nodes \
-                     and keep no port for a link"
+                    "{} on {s} switches of {}: a switch would carry {} \
+                     and keep no port for a link",
+                    counted(p.into(), "nodes"),
+                    counted(k.into(), "ports"),
+                    counted(per.into(), "nodes")
                 )
             });
         }
         let links = self.num_links();
         if links + 1 < s {
             return fail(format!(
-                "connectivity {} gives {links} links, fewer than the {} a connected graph of {s} switches needs",
+                "connectivity {} gives {}, fewer than the {} a connected graph of {s} switches needs",
                 self.connectivity,
+                counted(links.into(), "links"),
                 s - 1
             ));
         }
@@ -477,6 +485,32 @@ mod tests {
         .generate()
         .unwrap_err();
         assert!(e.to_string().contains("fewer than the 7"), "{e}");
+        // Counts of one read as one thing, not "1 ports".
+        let e = IrregularParams {
+            switches: 3,
+            ports: 1,
+            nodes: 3,
+            ..Default::default()
+        }
+        .generate()
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "cannot generate the topology: 3 nodes on 3 switches of 1 port: a switch would \
+             carry 1 node and keep no port for a link"
+        );
+        let e = IrregularParams {
+            switches: 1,
+            ports: 1,
+            nodes: 2,
+            ..Default::default()
+        }
+        .generate()
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "cannot generate the topology: 2 nodes on one switch of 1 port: a node takes a port"
+        );
     }
 
     proptest! {

@@ -650,30 +650,33 @@ impl RoutingTables {
                 reason,
             })
         };
+        let count = |k: usize, what: &str| crate::counted(k as u64, what);
         let s = net.num_switches();
         if ud.num_switches() != s || ud.num_links() != net.links().len() {
             return refuse(
                 &format!(
-                    "directions of {} switches and {} links",
-                    ud.num_switches(),
-                    ud.num_links()
+                    "directions of {} and {}",
+                    count(ud.num_switches(), "switches"),
+                    count(ud.num_links(), "links")
                 ),
                 format!(
-                    "made for another network: this one has {s} switches and {} links",
-                    net.links().len()
+                    "made for another network: this one has {} and {}",
+                    count(s, "switches"),
+                    count(net.links().len(), "links")
                 ),
             );
         }
         if self.switches != s || self.node_at.len() != net.num_nodes() {
             return refuse(
                 &format!(
-                    "tables of {} switches and {} nodes",
-                    self.switches,
-                    self.node_at.len()
+                    "tables of {} and {}",
+                    count(self.switches, "switches"),
+                    count(self.node_at.len(), "nodes")
                 ),
                 format!(
-                    "made for another network: this one has {s} switches and {} nodes",
-                    net.num_nodes()
+                    "made for another network: this one has {} and {}",
+                    count(s, "switches"),
+                    count(net.num_nodes(), "nodes")
                 ),
             );
         }
@@ -689,13 +692,13 @@ impl RoutingTables {
                     });
             if !same {
                 return refuse(
-                    &format!("tables of {} switches", self.switches),
+                    &format!("tables of {}", count(self.switches, "switches")),
                     format!("made for another network: switch {x}'s ports lead elsewhere"),
                 );
             }
             if ud.up_ports(x) != self.up_ports[x as usize] {
                 return refuse(
-                    &format!("tables of {} switches", self.switches),
+                    &format!("tables of {}", count(self.switches, "switches")),
                     format!("made with other up*/down* directions: switch {x}'s up ports differ"),
                 );
             }
@@ -704,7 +707,7 @@ impl RoutingTables {
             let p = net.node_port(n);
             if self.node_at[n as usize] != (p.switch, p.port) {
                 return refuse(
-                    &format!("tables of {} nodes", self.node_at.len()),
+                    &format!("tables of {}", count(self.node_at.len(), "nodes")),
                     format!("made for another network: node {n} is attached elsewhere"),
                 );
             }

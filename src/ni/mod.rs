@@ -250,8 +250,9 @@ impl NiParams {
                 "recv_queue_bytes",
                 self.recv_queue_bytes,
                 format!(
-                    "the receive queue is smaller than one packet of {} bytes ({chunks_per_packet} chunks of {chunk_flits})",
-                    self.packet_flits
+                    "the receive queue is smaller than one packet of {} bytes ({} of {chunk_flits})",
+                    self.packet_flits,
+                    crate::counted(chunks_per_packet.into(), "chunks")
                 ),
             ));
         }

@@ -1045,8 +1045,10 @@ impl NiNode {
         };
         if self.rx_next != h + rec.payload {
             io.link.fault(format!(
-                "NI {node}: packet tag {} ended after {} flits; it was sent with {} flits after its header",
-                f.tag, self.rx_next, rec.payload
+                "NI {node}: packet tag {} ended after {}; it was sent with {} after its header",
+                f.tag,
+                crate::counted(self.rx_next.into(), "flits"),
+                crate::counted(rec.payload.into(), "flits")
             ));
             return;
         }
@@ -1210,8 +1212,9 @@ impl NiNode {
             if !self.credit.take(freed) {
                 if self.credit.over_returned(freed) {
                     io.link.fault(format!(
-                        "NI {}: its switch returned more credits than the {} chunks it was sent",
-                        self.node, self.credit.used
+                        "NI {}: its switch returned more credits than the {} it was sent",
+                        self.node,
+                        crate::counted(self.credit.used.into(), "chunks")
                     ));
                 }
                 return;

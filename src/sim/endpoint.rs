@@ -592,8 +592,11 @@ impl Endpoint {
             let payload = self.rx_next.saturating_sub(self.rx_hdr_len);
             if self.rx_next < self.rx_hdr_len || payload != rec.payload {
                 io.link.fault(format!(
-                    "node {node}: packet tag {} ended after {} flits: {} payload flits of {}",
-                    f.tag, self.rx_next, payload, rec.payload
+                    "node {node}: packet tag {} ended after {}: {} of {}",
+                    f.tag,
+                    crate::counted(self.rx_next.into(), "flits"),
+                    crate::counted(payload.into(), "payload flits"),
+                    rec.payload
                 ));
             }
             let arrive = t + 1;

@@ -375,7 +375,8 @@ impl System {
                     field: "degree",
                     value: degree.to_string(),
                     reason: format!(
-                        "an SSR worm's destinations are on one switch, and no switch has more than {most} nodes"
+                        "an SSR worm's destinations are on one switch, and no switch has more than {}",
+                        crate::counted(most as u64, "nodes")
                     ),
                 });
             }
@@ -800,7 +801,8 @@ impl System {
         let hdr = self.formats.unicast().flits() as u32;
         if len < hdr {
             return Err(Error::BadPacket(format!(
-                "{len} flits cannot hold the {hdr}-flit header"
+                "{} cannot hold the {hdr}-flit header",
+                crate::counted(len.into(), "flits")
             )));
         }
         self.cfg.check_packet(len)?;
@@ -855,8 +857,8 @@ impl System {
         match self.enqueue_now(src, dst, payload, worm, now) {
             Some(seq) => Ok(PacketId { src, seq }),
             None => Err(Error::BadPacket(format!(
-                "node {src}'s source queue is full ({} packets)",
-                self.cfg.source_queue_packets
+                "node {src}'s source queue is full ({})",
+                crate::counted(self.cfg.source_queue_packets as u64, "packets")
             ))),
         }
     }
@@ -1844,7 +1846,10 @@ impl System {
             })
         };
         if self.packets.live() != 0 {
-            return fault(format!("{} packets still in flight", self.packets.live()));
+            return fault(format!(
+                "{} still in flight",
+                crate::counted(self.packets.live(), "packets")
+            ));
         }
         let sw_chunks = (self.cfg.buffer_flits / self.cfg.chunk_flits) as usize;
         for s in &self.switches {
@@ -1855,9 +1860,9 @@ impl System {
                 }
                 if s.free_chunks(p) != sw_chunks || s.buffered_flits(p) != 0 {
                     return fault(format!(
-                        "switch {} input port {p} holds {} flits, {} of {sw_chunks} chunks free",
+                        "switch {} input port {p} holds {}, {} of {sw_chunks} chunks free",
                         s.id(),
-                        s.buffered_flits(p),
+                        crate::counted(s.buffered_flits(p) as u64, "flits"),
                         s.free_chunks(p)
                     ));
                 }

@@ -508,8 +508,9 @@ impl Switch {
                 if !out.credit.take(freed) {
                     if out.credit.over_returned(freed) {
                         io.fault(format!(
-                            "switch {} output port {o}: its receiver returned more credits than the {} chunks it was sent",
-                            self.id, out.credit.used
+                            "switch {} output port {o}: its receiver returned more credits than the {} it was sent",
+                            self.id,
+                            crate::counted(out.credit.used.into(), "chunks")
                         ));
                     }
                     continue;
@@ -581,8 +582,10 @@ impl Switch {
             if (e.written as usize) < h {
                 if e.complete {
                     io.fault(format!(
-                        "switch {} input port {i}: packet (tag {}) of {} flits is shorter than its {h}-flit header",
-                        self.id, e.tag, e.written
+                        "switch {} input port {i}: packet (tag {}) of {} is shorter than its {h}-flit header",
+                        self.id,
+                        e.tag,
+                        crate::counted(e.written.into(), "flits")
                     ));
                     inp.buf.pop_undecoded();
                 }
@@ -753,8 +756,8 @@ impl Switch {
                 let e = inp.buf.entry(p);
                 tag = Some(e.tag);
                 waits.push(format!(
-                    "the rest of its header ({} flits arrived)",
-                    e.written
+                    "the rest of its header ({} arrived)",
+                    crate::counted(e.written.into(), "flits")
                 ));
                 on.push(WaitOn::Flits(inp.link_in));
             }

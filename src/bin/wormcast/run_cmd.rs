@@ -523,8 +523,8 @@ pub(crate) fn simulate(a: RunArgs, given: &[String]) -> Result<()> {
             field: "warmup",
             value: a.warmup.to_string(),
             reason: format!(
-                "not shorter than the run of {} cycles{}",
-                a.cycles,
+                "not shorter than the run of {}{}",
+                wormcast::counted(a.cycles, "cycles"),
                 if given.iter().any(|g| g == "warmup") {
                     ""
                 } else {
