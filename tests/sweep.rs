@@ -253,12 +253,23 @@ fn jobs_asking_for_threads_share_the_sweeps_cores() {
     let (said, one) = run(&sweep(1, loads), "one");
     assert!(!said.contains("fewer threads"), "{said}");
     assert_eq!(three, one);
-    let (said, _) = run(&sweep(2, "0.02"), "alone");
+    let alone = sweep(2, "0.02");
+    let (said, _) = run(&alone, "alone");
     assert!(!said.contains("fewer threads"), "{said}");
     assert!(
         said.contains(": shard 0/1: 1 job run, 0 already in the journal, 0 with a finding"),
         "{said}"
     );
+    // Its list counts one job as one.
+    let o = wormcast(&["sweep", "list", alone.to_str().unwrap()], &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let listed = String::from_utf8(o.stdout).unwrap();
+    let head: Vec<&str> = listed.lines().take(2).collect();
+    assert!(
+        head[0].starts_with("sweep ") && head[0].ends_with(": 1 job"),
+        "{listed}"
+    );
+    assert_eq!(head[1], "job\treplicate\tseed\ttraffic.load", "{listed}");
     let _ = std::fs::remove_dir_all(dir);
 }
 

@@ -336,9 +336,9 @@ pub fn parse_permutation(text: &str, name: &str) -> Result<Vec<u32>> {
             return Err(bad(
                 line,
                 format!(
-                    "node {} is past the {n} node{} listed",
+                    "node {} is past the {} listed",
                     s.max(d),
-                    if n == 1 { "" } else { "s" }
+                    crate::counted(n as u64, "nodes")
                 ),
             ));
         }

@@ -634,8 +634,9 @@ fn journal_line(place: impl Fn() -> String, line: &[u8]) -> Result<Record> {
     }
     if r.job >= r.jobs {
         return Err(refuse(format!(
-            "job {} of a sweep of {} jobs",
-            r.job, r.jobs
+            "job {} of a sweep of {}",
+            r.job,
+            crate::counted(r.jobs as u64, "jobs")
         )));
     }
     if r.check.is_empty() {
@@ -1193,8 +1194,10 @@ fn merge_opening(journals: &[PathBuf], out: &Path, most: usize) -> Result<Vec<Pa
                         field: "journal",
                         value: path.display().to_string(),
                         reason: format!(
-                            "its results are of sweep {} ({} jobs), the others' of sweep {id} ({n} jobs)",
-                            r.sweep, r.jobs
+                            "its results are of sweep {} ({}), the others' of sweep {id} ({})",
+                            r.sweep,
+                            crate::counted(r.jobs as u64, "jobs"),
+                            crate::counted(*n as u64, "jobs")
                         ),
                     });
                 }
@@ -1247,7 +1250,11 @@ fn merge_opening(journals: &[PathBuf], out: &Path, most: usize) -> Result<Vec<Pa
         let shown: Vec<String> = missing.iter().take(10).map(|j| j.to_string()).collect();
         return Err(Error::Config {
             field: "journal",
-            value: format!("{} of {jobs} jobs", jobs - missing.len()),
+            value: format!(
+                "{} of {}",
+                jobs - missing.len(),
+                crate::counted(jobs as u64, "jobs")
+            ),
             reason: if missing.len() == 1 {
                 format!(
                     "job {} is missing: run its shard (again) and merge every journal",

@@ -343,15 +343,12 @@ impl Plan {
         let mut t = String::new();
         let _ = writeln!(
             t,
-            "{}: source {}, {} destination{}, {} send{} in {} phase{}{}",
+            "{}: source {}, {}, {} in {}{}",
             self.scheme,
             self.source,
-            self.dests.len(),
-            plural(self.dests.len()),
-            self.worms.len(),
-            plural(self.worms.len()),
-            self.phases,
-            plural(self.phases as usize),
+            crate::counted(self.dests.len() as u64, "destinations"),
+            crate::counted(self.worms.len() as u64, "sends"),
+            crate::counted(self.phases.into(), "phases"),
             self.k.map_or(String::new(), |k| format!(" (k = {k})"))
         );
         for p in 1..=self.phases {
@@ -604,11 +601,6 @@ pub fn schedule(
         }
     }
     out
-}
-
-/// "s" unless there is exactly one.
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }
 
 #[cfg(test)]

@@ -104,31 +104,30 @@ pub(crate) fn run(cmd: SweepCmd) -> Result<bool> {
             let o = pool.install(|| sweep::run_within(&s, &out, shard, memory, &|| bar.inc(1)))?;
             bar.finish_and_clear();
             eprintln!(
-                "sweep {}: shard {}/{}: {} job{} run, {} already in the journal, {} with a finding",
+                "sweep {}: shard {}/{}: {} run, {} already in the journal, {} with a finding",
                 s.id(),
                 shard.index,
                 shard.count,
-                o.ran,
-                if o.ran == 1 { "" } else { "s" },
+                wormcast::counted(o.ran as u64, "jobs"),
                 o.skipped,
                 o.findings
             );
             if o.waited > 0 {
                 eprintln!(
-                    "sweep {}: {} jobs waited for others to finish before their memory fitted (at most {} reckoned at once, of {})",
+                    "sweep {}: {} waited for others to finish before their memory fitted (at most {} reckoned at once, of {})",
                     s.id(),
-                    o.waited,
+                    wormcast::counted(o.waited as u64, "jobs"),
                     sweep::megabytes(o.memory_most),
                     sweep::megabytes(o.memory_budget)
                 );
             }
             if o.fewer_threads.0 > 0 {
                 eprintln!(
-                    "sweep {}: {} jobs ran on fewer threads than the {} their configuration asks for: \
+                    "sweep {}: {} ran on fewer threads than the {} their configuration asks for: \
                      the sweep's {} threads run its jobs side by side and give a job more only of the \
                      cores no job holds (a job's threads change its time, not its result)",
                     s.id(),
-                    o.fewer_threads.0,
+                    wormcast::counted(o.fewer_threads.0 as u64, "jobs"),
                     o.fewer_threads.1,
                     o.workers
                 );
@@ -149,7 +148,11 @@ pub(crate) fn run(cmd: SweepCmd) -> Result<bool> {
             // Every job is checked before a line is printed: a sweep with a
             // wrong job lists nothing. The list is made as the jobs are
             // checked, a line each, rather than keeping the jobs.
-            let mut list = format!("sweep {}: {} jobs\njob\treplicate\tseed", s.id(), s.len());
+            let mut list = format!(
+                "sweep {}: {}\njob\treplicate\tseed",
+                s.id(),
+                wormcast::counted(s.len() as u64, "jobs")
+            );
             for f in s.fields() {
                 list.push('\t');
                 list.push_str(f);
