@@ -452,63 +452,40 @@ mod tests {
 
     #[test]
     fn impossible_parameters_are_refused_with_the_reason() {
-        let e = IrregularParams {
-            nodes: 64,
+        let refused = |p: IrregularParams| p.generate().unwrap_err().to_string();
+        let sized = |switches, ports, nodes| IrregularParams {
+            switches,
+            ports,
+            nodes,
             ..Default::default()
-        }
-        .generate()
-        .unwrap_err();
+        };
+        let e = refused(sized(8, 8, 64));
         assert!(
-            e.to_string().contains(
+            e.contains(
                 "64 nodes on 8 switches of 8 ports: a switch would carry 8 nodes and keep no port \
                  for a link"
             ),
             "{e}"
         );
         // One switch needs no link: only its ports bound its nodes.
-        let e = IrregularParams {
-            switches: 1,
-            nodes: 9,
-            ..Default::default()
-        }
-        .generate()
-        .unwrap_err();
+        let e = refused(sized(1, 8, 9));
         assert!(
-            e.to_string()
-                .contains("9 nodes on one switch of 8 ports: a node takes a port"),
+            e.contains("9 nodes on one switch of 8 ports: a node takes a port"),
             "{e}"
         );
-        let e = IrregularParams {
+        let e = refused(IrregularParams {
             connectivity: 0.2,
             ..Default::default()
-        }
-        .generate()
-        .unwrap_err();
-        assert!(e.to_string().contains("fewer than the 7"), "{e}");
+        });
+        assert!(e.contains("fewer than the 7"), "{e}");
         // Counts of one read as one thing, not "1 ports".
-        let e = IrregularParams {
-            switches: 3,
-            ports: 1,
-            nodes: 3,
-            ..Default::default()
-        }
-        .generate()
-        .unwrap_err();
         assert_eq!(
-            e.to_string(),
+            refused(sized(3, 1, 3)),
             "cannot generate the topology: 3 nodes on 3 switches of 1 port: a switch would \
              carry 1 node and keep no port for a link"
         );
-        let e = IrregularParams {
-            switches: 1,
-            ports: 1,
-            nodes: 2,
-            ..Default::default()
-        }
-        .generate()
-        .unwrap_err();
         assert_eq!(
-            e.to_string(),
+            refused(sized(1, 1, 2)),
             "cannot generate the topology: 2 nodes on one switch of 1 port: a node takes a port"
         );
     }
