@@ -650,7 +650,7 @@ impl RoutingTables {
                 reason,
             })
         };
-        let count = |k: usize, what: &str| crate::counted(k as u64, what);
+        let count = |k: usize, what: &'static str| crate::counted(k as u64, what);
         let s = net.num_switches();
         if ud.num_switches() != s || ud.num_links() != net.links().len() {
             return refuse(

@@ -114,8 +114,8 @@ impl CompareReport {
     /// What was stepped over: `5000 cycles` or `350002 times`.
     fn span(&self) -> String {
         match (self.cycles, self.times) {
-            (Some(c), _) => counted(c, "cycles"),
-            (None, Some(t)) => counted(t, "times"),
+            (Some(c), _) => counted(c, "cycles").to_string(),
+            (None, Some(t)) => counted(t, "times").to_string(),
             (None, None) => "nothing".into(),
         }
     }
