@@ -79,7 +79,7 @@ mod words;
 pub use error::{Error, Item, MAX_TEXT_BYTES, Result, make_dir, read_text};
 pub use memory::memory_limit_note;
 pub use rtl::BitString;
-pub use words::counted;
+pub use words::{Counted, counted};
 
 /// The build: the crate's version, and the commit it was built from when
 /// it was built from a git checkout (`0.1.0+3f2a9c41d0e7`), marked
