@@ -355,16 +355,24 @@ struct Shares {
     /// Bytes held, and by how many jobs.
     held: u128,
     holders: usize,
-    /// The most bytes held at once, and the jobs that waited for others
-    /// to let go.
+    /// The most bytes held at once.
     most: u128,
-    waited: usize,
 }
 
 /// Bytes a job holds of a [`Budget`] until this is dropped.
 pub(crate) struct Held<'a> {
     budget: &'a Budget,
     bytes: u128,
+    /// Whether the holder waited for others to let go first.
+    waited: bool,
+}
+
+impl Held<'_> {
+    /// Whether the holder waited for others to let go before its bytes
+    /// fitted (or for the holders that asked first).
+    pub(crate) fn waited(&self) -> bool {
+        self.waited
+    }
 }
 
 impl Budget {
@@ -381,7 +389,6 @@ impl Budget {
                 held: 0,
                 holders: 0,
                 most: 0,
-                waited: 0,
             }),
             turn: Condvar::new(),
             fixed: bytes.is_some(),
@@ -423,11 +430,11 @@ impl Budget {
                     s.held += bytes;
                     s.holders += 1;
                     s.most = s.most.max(s.held);
-                    s.waited += waited as usize;
                     self.turn.notify_all();
                     return Ok(Held {
                         budget: self,
                         bytes,
+                        waited,
                     });
                 }
             }
@@ -445,11 +452,6 @@ impl Budget {
     /// The most bytes held at once so far.
     pub(crate) fn most(&self) -> u128 {
         self.lock().most
-    }
-
-    /// The jobs that waited for others to let go of memory.
-    pub(crate) fn waited(&self) -> usize {
-        self.lock().waited
     }
 }
 
@@ -522,12 +524,14 @@ mod tests {
     fn a_job_that_does_not_fit_beside_another_waits_for_it_and_later_ones_queue() {
         let b = Budget::new(Some(100));
         let first = b.hold(60).unwrap();
+        assert!(!first.waited());
         let order = Mutex::new(Vec::new());
         let tickets = || b.lock().next;
         std::thread::scope(|s| {
             // 70 does not fit beside the first's 60: it waits.
             s.spawn(|| {
-                let _h = b.hold(70).unwrap();
+                let h = b.hold(70).unwrap();
+                assert!(h.waited());
                 order.lock().unwrap().push("second");
             });
             assert!(soon(|| tickets() == 2));
@@ -535,7 +539,8 @@ mod tests {
             // waits: it waits behind it (and, not fitting beside the
             // second either, until the second has let go).
             s.spawn(|| {
-                let _h = b.hold(40).unwrap();
+                let h = b.hold(40).unwrap();
+                assert!(h.waited());
                 order.lock().unwrap().push("third");
             });
             assert!(soon(|| tickets() == 3));
@@ -545,7 +550,6 @@ mod tests {
         });
         assert_eq!(order.into_inner().unwrap(), ["second", "third"]);
         assert_eq!(b.most(), 70);
-        assert_eq!(b.waited(), 2);
     }
 
     #[test]
@@ -553,9 +557,9 @@ mod tests {
         let b = Budget::new(Some(100));
         assert_eq!(b.hold(101).err(), Some(100));
         let h = b.hold(100).unwrap();
+        assert!(!h.waited());
         drop(h);
         assert_eq!(b.most(), 100);
-        assert_eq!(b.waited(), 0);
     }
 
     proptest::proptest! {

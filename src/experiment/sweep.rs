@@ -735,7 +735,8 @@ pub struct Outcome {
     /// The most memory the jobs running at once were reckoned to take.
     pub memory_most: u128,
     /// Jobs that waited for others to finish before their reckoning fitted
-    /// beside them.
+    /// beside them, while the networks were checked or as the jobs ran:
+    /// each job once, however many times it waited.
     pub waited: usize,
     /// The worker threads the jobs ran on, side by side.
     pub workers: usize,
@@ -803,6 +804,7 @@ pub fn run_within(
     let reckon = Reckoner {
         files: Mutex::default(),
         given_by,
+        waited: Mutex::default(),
     };
     let mine: Vec<usize> = (0..sweep.len()).filter(|&j| shard.has(j)).collect();
     let cores = Cores::new(workers);
@@ -962,7 +964,11 @@ pub fn run_within(
         written,
         memory_budget: budget.budget(),
         memory_most: budget.most(),
-        waited: budget.waited(),
+        waited: reckon
+            .waited
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .len(),
         workers,
         fewer_threads: cores.fewer(),
     })
@@ -1074,6 +1080,9 @@ struct Reckoner {
     files: Mutex<HashMap<PathBuf, u128>>,
     /// What gave the budget, for a refusal.
     given_by: String,
+    /// The jobs whose hold waited for others to let go, while the
+    /// networks were checked or the jobs run (each job once).
+    waited: Mutex<std::collections::BTreeSet<usize>>,
 }
 
 impl Reckoner {
@@ -1096,7 +1105,7 @@ impl Reckoner {
                 b
             }
         };
-        budget.hold(bytes).map_err(|most| {
+        let held = budget.hold(bytes).map_err(|most| {
             let given = &self.given_by;
             bad(
                 job.name.clone(),
@@ -1106,7 +1115,14 @@ impl Reckoner {
                     megabytes(most)
                 ),
             )
-        })
+        })?;
+        if held.waited() {
+            self.waited
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(job.index);
+        }
+        Ok(held)
     }
 }
 
@@ -1943,6 +1959,10 @@ replicates = 2
             (4, one as u128, one as u128)
         );
         assert!(free.memory_most >= one as u128);
+        // Nothing waits in a budget everything fits; in the tight one, a
+        // job that waited is counted once, however often it waited.
+        assert_eq!(free.waited, 0);
+        assert!(tight.waited <= tight.ran, "{} waited", tight.waited);
         for f in ["sweep.csv", "sweep.jsonl"] {
             assert_eq!(
                 std::fs::read(base.join("tight").join(f)).unwrap(),
