@@ -288,8 +288,6 @@ fn command() -> clap::Command {
     negatives(Cli::command())
 }
 
-/// Exit status 0: done (no difference); 1: a comparison found a difference;
-/// 2: an error.
 /// An error found once a command's report is printed: a waveform window
 /// the run never reached ([`after_report`]). `main` reports it when the
 /// command has returned, so that the report is not lost to it.
@@ -336,10 +334,14 @@ pub fn defer(e: Error) {
     *DEFERRED.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
 }
 
+/// Exit status 0: done (no difference); 1: a comparison found a difference;
+/// 2: an error.
 fn main() -> ExitCode {
     // Output to a closed pipe ends the process quietly.
     wormcast::interrupt::quiet_on_closed_pipe();
-    let matches = command().get_matches();
+    // Built once: parsing borrows it, and the groups below are read from it.
+    let mut cmd = command();
+    let matches = cmd.get_matches_mut();
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(c) => c,
         Err(e) => e.exit(),
@@ -350,7 +352,6 @@ fn main() -> ExitCode {
     let given: Vec<String> = matches
         .subcommand()
         .map(|(name, m)| {
-            let cmd = command();
             let groups: Vec<String> = cmd
                 .find_subcommand(name)
                 .map(|c| c.get_groups().map(|g| g.get_id().to_string()).collect())
