@@ -865,10 +865,12 @@ fn delivery(a: &wormcast::engine::Arrival) -> Delivery {
 /// `config` names a run configuration file (`wormcast run --config`)
 /// whose network, hardware and output sections are used instead (a
 /// topology, router, routing, scheme or seed given beside it is refused:
-/// the file says them). `vcd`
+/// the file says them; `vcd` and the window's arguments override its
+/// `[output]` key by key). `vcd`
 /// writes every register (FST when it ends in `.fst`) from the first cycle,
 /// limited to cycles `trace_from..=trace_to` and to the scopes in
-/// `trace_scope`; `close()` ends it and writes the GTKWave and Surfer views.
+/// `trace_scope` (`None`: every scope; an empty list is refused);
+/// `close()` ends it and writes the GTKWave and Surfer views.
 #[pyclass(unsendable, module = "wormcast")]
 pub struct Network {
     s: Session,
@@ -891,27 +893,13 @@ impl Network {
         #[pyo3(from_py_with = opt_trace_to_arg)] trace_to: Option<u64>,
         #[pyo3(from_py_with = opt_scopes_arg)] trace_scope: Option<Vec<String>>,
     ) -> PyResult<Network> {
-        // A window or a scope limits the waveform `vcd` names: without it
-        // they would be dropped without a word.
-        if vcd.is_none() {
-            let given = [
-                (trace_from.is_some(), "trace_from"),
-                (trace_to.is_some(), "trace_to"),
-                (trace_scope.is_some(), "trace_scope"),
-            ];
-            if let Some((_, f)) = given.iter().find(|g| g.0) {
-                return Err(PyValueError::new_err(format!(
-                    "{f}: limits the waveform, and no vcd is given (with config, give the \
-                     limits in its [output] beside its vcd)"
-                )));
-            }
+        // An empty list would keep every scope, as None does: one built
+        // from a filter that matched nothing would write the whole network.
+        if trace_scope.as_ref().is_some_and(|s| s.is_empty()) {
+            return Err(PyValueError::new_err(
+                "trace_scope = []: names no scope; give None to write every scope",
+            ));
         }
-        let limits = TraceLimits {
-            from: trace_from.unwrap_or(0),
-            to: trace_to,
-            scopes: trace_scope.unwrap_or_default(),
-            names: WindowNames::API,
-        };
         if let Some(path) = config {
             // The file says these; one given here too was dropped without
             // a word (the topology and the seed were).
@@ -929,14 +917,27 @@ impl Network {
                 )));
             }
             let mut c = RunConfig::load(&path).map_err(err)?;
+            // Each argument given stands in for its key of the file's
+            // [output], as the command line's options do: `vcd` for its
+            // waveform, and the window's arguments narrow the file's
+            // waveform without `vcd` given again. A refusal names each
+            // setting as it was given (an argument, or the file's key).
+            let out = &mut c.output;
             if vcd.is_some() {
-                c.output.vcd = vcd;
-                c.output.trace_from = Some(limits.from);
-                c.output.trace_to = limits.to;
-                c.output.trace_scope = limits.scopes.clone();
-                // A refusal of the window names these arguments, not the
-                // file's keys.
-                c.output.window_names = Some(WindowNames::API);
+                out.vcd = vcd;
+            }
+            let api = WindowNames::API;
+            if trace_from.is_some() {
+                out.trace_from = trace_from;
+                out.window_names.get_or_insert(WindowNames::CONFIG).from = api.from;
+            }
+            if trace_to.is_some() {
+                out.trace_to = trace_to;
+                out.window_names.get_or_insert(WindowNames::CONFIG).to = api.to;
+            }
+            if let Some(scopes) = trace_scope {
+                out.trace_scope = scopes;
+                out.window_names.get_or_insert(WindowNames::CONFIG).scope = api.scope;
             }
             if let Some(v) = &c.output.vcd {
                 wormcast::wave::check_not_input("vcd", v, [path.as_path()]).map_err(err)?;
@@ -945,6 +946,16 @@ impl Network {
                 s: Session::from_config(&c).map_err(err)?,
             });
         }
+        let limits = TraceLimits {
+            from: trace_from.unwrap_or(0),
+            to: trace_to,
+            scopes: trace_scope.unwrap_or_default(),
+            names: WindowNames::API,
+        };
+        // A window or a scope limits the waveform `vcd` names: without it
+        // they would be dropped without a word (the library's check, as
+        // the command line's).
+        limits.check_written(vcd.is_some()).map_err(err)?;
         let topo = TopoSpec::parse(topology.as_deref().unwrap_or("mesh:8x8")).map_err(err)?;
         let router = router
             .as_deref()

@@ -157,6 +157,48 @@ def test_a_run_configuration_builds_the_network_and_its_waveform(tmp_path):
     assert min(stamps) == 2 * per_cycle and max(stamps) == 11 * per_cycle
 
 
+def test_arguments_beside_a_run_configuration_narrow_its_waveform(tmp_path):
+    # As the command line's options do: a window argument narrows the
+    # file's waveform without vcd given again, and vcd moves the waveform
+    # and keeps the file's window.
+    vcd, moved = tmp_path / "w.vcd", tmp_path / "moved.vcd"
+    cfg = tmp_path / "exp.toml"
+    cfg.write_text(
+        '[network]\ntopology = "mesh:4x4"\nrouter = "wormhole"\n'
+        f'[output]\nvcd = "{vcd}"\ntrace_from = 2\ntrace_scope = ["top.r5"]\n'
+    )
+
+    def stamps(path):
+        text = path.read_text()
+        unit_ps = {"1ps": 1, "10ps": 10, "100ps": 100, "1ns": 1000}[
+            text.split("$timescale")[1].split("$end")[0].replace(" ", "")
+        ]
+        cycles = [int(line[1:]) * unit_ps // 5000 for line in text.splitlines() if line.startswith("#")]
+        return text, min(cycles), max(cycles)
+
+    for args, path, first, last, scopes in [
+        # trace_to alone: the file's vcd, first cycle and scope, ended at 7.
+        ({"trace_to": 7}, vcd, 2, 8, ["r5"]),
+        # trace_scope alone: the file's window, the scope given.
+        ({"trace_scope": ["top.r6"]}, vcd, 2, None, ["r6"]),
+        # vcd alone: written there, with the file's window.
+        ({"vcd": moved}, moved, 2, None, ["r5"]),
+    ]:
+        for p in (vcd, moved):
+            p.unlink(missing_ok=True)
+        with wormcast.Network(config=cfg, **args) as net:
+            net.send(5, [10], flits=6)
+            net.drain()
+            end = net.cycle
+        text, lo, hi = stamps(path)
+        # Without a last cycle the waveform ends as a whole run's does: its
+        # last cycle is the network's cycle at close, closed one later.
+        assert (lo, hi) == (first, end + 1 if last is None else last), (args, lo, hi, end)
+        for r in ["r5", "r6"]:
+            assert (f"$scope module {r} $end" in text) == (r in scopes), (args, r)
+        assert not (moved if path == vcd else vcd).exists(), args
+
+
 def test_a_save_file_a_user_wrote_is_kept_with_a_warning(tmp_path):
     vcd = tmp_path / "k.vcd"
     gtkw = vcd.with_suffix(".gtkw")
@@ -240,12 +282,18 @@ def test_bad_networks_and_messages_are_refused_with_what_is_wrong(tmp_path):
         call = (lambda t=topology, a=args: wormcast.Network(t, config=cfg, **a))
         cases.append((call, ValueError,
                        f"{name}: give it in the configuration file {cfg} ([network] or [traffic])"))
+    # A window where no waveform is written, refused as the command line
+    # refuses it: no vcd given, nor in the file.
     for name in ["trace_from", "trace_to", "trace_scope"]:
-        value = ["top.r1"] if name == "trace_scope" else 5
+        value, shown = (["top.r1", "top.r2"], "top.r1,top.r2") if name == "trace_scope" else (5, "5")
         cases.append((lambda n=name, v=value: wormcast.Network("mesh:4x4", **{n: v}), ValueError,
-                      f"{name}: limits the waveform, and no vcd is given"))
+                      f"{name} = {shown}: limits a waveform, and none is written (no vcd is given)"))
         cases.append((lambda n=name, v=value: wormcast.Network(config=cfg, **{n: v}), ValueError,
-                      f"{name}: limits the waveform, and no vcd is given"))
+                      f"{name} = {shown}: limits a waveform, and none is written (no output.vcd is given)"))
+    # An empty list of scopes would write every scope, as None does.
+    for call in [lambda: wormcast.Network("mesh:4x4", vcd=tmp_path / "e.vcd", trace_scope=[]),
+                 lambda: wormcast.Network(config=cfg, vcd=tmp_path / "e.vcd", trace_scope=())]:
+        cases.append((call, ValueError, "trace_scope = []: names no scope; give None to write every scope"))
     for call, kind, text in cases:
         with pytest.raises(kind) as e:
             call()
