@@ -274,25 +274,33 @@ pub(crate) fn toml_error(text: &str, e: toml::de::Error) -> Error {
 
 /// A TOML error's message, with a float serde writes out in full (`1e300`
 /// as its 301 digits, in "invalid type: floating point `...`") put back
-/// in exponent form, so that the refusal stays a line.
+/// in exponent form, so that the refusal stays a line. Any quoted run of
+/// more than 24 characters that reads as a number is shortened, whatever
+/// words serde puts around it.
 pub(crate) fn toml_message(e: &toml::de::Error) -> String {
-    const FLOAT: &str = "floating point `";
-    let m = e.message();
-    let Some(at) = m.find(FLOAT).map(|a| a + FLOAT.len()) else {
-        return m.to_string();
-    };
-    let Some(len) = m[at..].find('`') else {
-        return m.to_string();
-    };
-    match m[at..at + len].parse::<f64>() {
-        Ok(x) if len > 24 => format!(
-            "{}{}{}",
-            &m[..at],
-            crate::error::show_number(x),
-            &m[at + len..]
-        ),
-        _ => m.to_string(),
+    shorten_numbers(e.message())
+}
+
+/// `m` with each `` `...` `` of more than 24 characters that parses as a
+/// float written by [`crate::error::show_number`].
+fn shorten_numbers(m: &str) -> String {
+    let mut out = String::with_capacity(m.len());
+    let mut rest = m;
+    while let Some(open) = rest.find('`') {
+        let Some(len) = rest[open + 1..].find('`') else {
+            break;
+        };
+        let quoted = &rest[open + 1..open + 1 + len];
+        out.push_str(&rest[..=open]);
+        match quoted.parse::<f64>() {
+            Ok(x) if len > 24 => out.push_str(&crate::error::show_number(x)),
+            _ => out.push_str(quoted),
+        }
+        out.push('`');
+        rest = &rest[open + len + 2..];
     }
+    out.push_str(rest);
+    out
 }
 
 impl Topology {
@@ -678,6 +686,31 @@ pub(crate) fn test_network(switches: u32, ports: u32, links: &[Wire]) -> Network
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_number_in_a_message_is_shortened_whatever_the_words_around_it() {
+        let huge = format!("1{}.0", "0".repeat(300));
+        for (m, want) in [
+            (
+                format!("invalid type: floating point `{huge}`, expected u32"),
+                "invalid type: floating point `1e300`, expected u32".to_string(),
+            ),
+            // Other words, two quotes, one of them not a number.
+            (
+                format!("found `{huge}` where `an unsigned integer` belongs"),
+                "found `1e300` where `an unsigned integer` belongs".to_string(),
+            ),
+            // Short numbers, a quote left open and text past it are kept.
+            (
+                "expected `2.5` or `-1` and `é".to_string(),
+                "expected `2.5` or `-1` and `é".to_string(),
+            ),
+            (format!("`{huge}"), format!("`{huge}")),
+            (String::new(), String::new()),
+        ] {
+            assert_eq!(shorten_numbers(&m), want);
+        }
+    }
 
     proptest::proptest! {
         /// The index gives every offset the line a count from the start
