@@ -2416,3 +2416,51 @@ fn a_load_of_zero_runs_every_router_model_idle() {
         );
     }
 }
+
+/// Every key a run configuration takes is named, with its table, in
+/// docs/engine.md's table of them: the keys are those the parser lists
+/// when it refuses one it does not know, so a field added to a section
+/// and left out of the table fails here.
+#[test]
+fn every_run_configuration_key_is_in_the_docs_table() {
+    let docs =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/engine.md")).unwrap();
+    let mut checked = 0;
+    for table in [
+        "network",
+        "traffic",
+        "stats",
+        "output",
+        "switch",
+        "switch.ni",
+        "wormhole",
+        "tree",
+    ] {
+        let text = format!("[{table}]\nno_such_key = 1\n");
+        let e = engine::RunConfig::from_toml_str(&text)
+            .unwrap_err()
+            .to_string();
+        let (_, keys) = e
+            .split_once("expected one of ")
+            .unwrap_or_else(|| panic!("[{table}]: the refusal lists no keys: {e}"));
+        let keys: Vec<&str> = keys
+            .split(", ")
+            .map(|k| k.trim().trim_matches('`'))
+            .collect();
+        assert!(keys.len() >= 3, "[{table}]: {keys:?}");
+        let head = format!("| `[{table}]` |");
+        let row = docs
+            .lines()
+            .find(|l| l.starts_with(&head))
+            .unwrap_or_else(|| panic!("docs/engine.md has no row {head}"));
+        for k in keys {
+            assert!(
+                row.contains(&format!("`{k}`")),
+                "docs/engine.md's row of [{table}] does not name `{k}`: {row}"
+            );
+            checked += 1;
+        }
+    }
+    // 3 + 11 + 7 + 6 + 13 + 10 + 5 + 9 keys.
+    assert_eq!(checked, 64);
+}
