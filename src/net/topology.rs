@@ -282,7 +282,9 @@ pub(crate) fn toml_message(e: &toml::de::Error) -> String {
 }
 
 /// `m` with each `` `...` `` of more than 24 characters that parses as a
-/// float written by [`crate::error::show_number`].
+/// float written by [`crate::error::show_number`]. Only a float's text
+/// with its decimal point is taken (serde writes one into every float):
+/// a key of 25 digits (`unknown field `...``) is a name, not a number.
 fn shorten_numbers(m: &str) -> String {
     let mut out = String::with_capacity(m.len());
     let mut rest = m;
@@ -293,7 +295,9 @@ fn shorten_numbers(m: &str) -> String {
         let quoted = &rest[open + 1..open + 1 + len];
         out.push_str(&rest[..=open]);
         match quoted.parse::<f64>() {
-            Ok(x) if len > 24 => out.push_str(&crate::error::show_number(x)),
+            Ok(x) if len > 24 && quoted.contains('.') => {
+                out.push_str(&crate::error::show_number(x))
+            }
             _ => out.push_str(quoted),
         }
         out.push('`');
@@ -706,6 +710,11 @@ mod tests {
                 "expected `2.5` or `-1` and `é".to_string(),
             ),
             (format!("`{huge}"), format!("`{huge}")),
+            // A key of digits alone is a name.
+            (
+                format!("unknown field `{}`", "9".repeat(30)),
+                format!("unknown field `{}`", "9".repeat(30)),
+            ),
             (String::new(), String::new()),
         ] {
             assert_eq!(shorten_numbers(&m), want);
