@@ -578,6 +578,15 @@ mod tests {
             e("[traffic]\npacket = 2.5\n"),
             "line 2, column 10: invalid type: floating point `2.5`, expected u32"
         );
+        // A key of digits is named as written, not read as a number.
+        let key = "9".repeat(30);
+        assert_eq!(
+            e(&format!("[network]\n{key} = 1\n")),
+            format!(
+                "line 2, column 1: unknown field `{key}`, expected one of `topology`, `router`, \
+                 `routing`"
+            )
+        );
     }
 
     #[test]
