@@ -133,6 +133,15 @@ def test_every_router_model_delivers_each_copy_once(topology, router, scheme, sr
     assert s["latency"]["max"] == max(c.cycle for c in copies)
 
 
+def _cycles_stamped(vcd_text):
+    """The time stamps of a VCD's text in cycles of 5 ns (a falling edge
+    halfway through one)."""
+    unit_ps = {"1ps": 1, "10ps": 10, "100ps": 100, "1ns": 1000}[
+        vcd_text.split("$timescale")[1].split("$end")[0].replace(" ", "")
+    ]
+    return [int(line[1:]) * unit_ps / 5000 for line in vcd_text.splitlines() if line.startswith("#")]
+
+
 def test_a_run_configuration_builds_the_network_and_its_waveform(tmp_path):
     vcd = tmp_path / "w.vcd"
     cfg = tmp_path / "exp.toml"
@@ -147,14 +156,10 @@ def test_a_run_configuration_builds_the_network_and_its_waveform(tmp_path):
     text = vcd.read_text()
     assert "$scope module r5 $end" in text and "$scope module r6 $end" not in text
     assert vcd.with_suffix(".gtkw").exists() and vcd.with_suffix(".sucl").exists()
-    # Time in units of the timescale, 5 ns a cycle: the window's first
-    # cycle opens the file, the rising edge after its last closes it.
-    unit_ps = {"1ps": 1, "10ps": 10, "100ps": 100, "1ns": 1000}[
-        text.split("$timescale")[1].split("$end")[0].replace(" ", "")
-    ]
-    per_cycle = 5000 // unit_ps
-    stamps = [int(line[1:]) for line in text.splitlines() if line.startswith("#")]
-    assert min(stamps) == 2 * per_cycle and max(stamps) == 11 * per_cycle
+    # The window's first cycle opens the file, the rising edge after its
+    # last closes it.
+    stamps = _cycles_stamped(text)
+    assert min(stamps) == 2 and max(stamps) == 11
 
 
 def test_arguments_beside_a_run_configuration_narrow_its_waveform(tmp_path):
@@ -167,15 +172,6 @@ def test_arguments_beside_a_run_configuration_narrow_its_waveform(tmp_path):
         '[network]\ntopology = "mesh:4x4"\nrouter = "wormhole"\n'
         f'[output]\nvcd = "{vcd}"\ntrace_from = 2\ntrace_scope = ["top.r5"]\n'
     )
-
-    def stamps(path):
-        text = path.read_text()
-        unit_ps = {"1ps": 1, "10ps": 10, "100ps": 100, "1ns": 1000}[
-            text.split("$timescale")[1].split("$end")[0].replace(" ", "")
-        ]
-        cycles = [int(line[1:]) * unit_ps // 5000 for line in text.splitlines() if line.startswith("#")]
-        return text, min(cycles), max(cycles)
-
     for args, path, first, last, scopes in [
         # trace_to alone: the file's vcd, first cycle and scope, ended at 7.
         ({"trace_to": 7}, vcd, 2, 8, ["r5"]),
@@ -190,7 +186,9 @@ def test_arguments_beside_a_run_configuration_narrow_its_waveform(tmp_path):
             net.send(5, [10], flits=6)
             net.drain()
             end = net.cycle
-        text, lo, hi = stamps(path)
+        text = path.read_text()
+        stamps = _cycles_stamped(text)
+        lo, hi = min(stamps), max(stamps)
         # Without a last cycle the waveform ends as a whole run's does: its
         # last cycle is the network's cycle at close, closed one later.
         assert (lo, hi) == (first, end + 1 if last is None else last), (args, lo, hi, end)
