@@ -923,6 +923,8 @@ impl Network {
             // waveform without `vcd` given again. A refusal names each
             // setting as it was given (an argument, or the file's key).
             let out = &mut c.output;
+            // The waveform's name in a refusal: the argument, or the key.
+            let vcd_name = if vcd.is_some() { "vcd" } else { "output.vcd" };
             if vcd.is_some() {
                 out.vcd = vcd;
             }
@@ -940,7 +942,7 @@ impl Network {
                 out.window_names.get_or_insert(WindowNames::CONFIG).scope = api.scope;
             }
             if let Some(v) = &c.output.vcd {
-                wormcast::wave::check_not_input("vcd", v, [path.as_path()]).map_err(err)?;
+                wormcast::wave::check_not_input(vcd_name, v, [path.as_path()]).map_err(err)?;
             }
             return Ok(Network {
                 s: Session::from_config(&c).map_err(err)?,

@@ -353,6 +353,15 @@ def test_a_waveform_is_not_written_over_the_files_the_network_is_built_from(tmp_
             call()
         assert "which this command reads" in str(e.value) and name in str(e.value), str(e.value)
     assert (topo.read_bytes(), cfg.read_bytes()) == before
+    # The file's own vcd naming the file is refused by its key, the
+    # argument by its name.
+    own = tmp_path / "own.toml"
+    own.write_text(f'[network]\ntopology = "{topo}"\n[output]\nvcd = "{own}"\n')
+    for call, name in [(lambda: wormcast.Network(config=own), "output.vcd"),
+                       (lambda: wormcast.Network(config=cfg, vcd=cfg), "vcd")]:
+        with pytest.raises(ValueError) as e:
+            call()
+        assert str(e.value).startswith(f"configuration: {name} = "), str(e.value)
     with wormcast.Network(str(topo), vcd=tmp_path / "w.vcd") as net:
         net.send(0, [1], flits=4)
         net.drain()
