@@ -928,19 +928,7 @@ impl Network {
             if vcd.is_some() {
                 out.vcd = vcd;
             }
-            let api = WindowNames::API;
-            if trace_from.is_some() {
-                out.trace_from = trace_from;
-                out.window_names.get_or_insert(WindowNames::CONFIG).from = api.from;
-            }
-            if trace_to.is_some() {
-                out.trace_to = trace_to;
-                out.window_names.get_or_insert(WindowNames::CONFIG).to = api.to;
-            }
-            if let Some(scopes) = trace_scope {
-                out.trace_scope = scopes;
-                out.window_names.get_or_insert(WindowNames::CONFIG).scope = api.scope;
-            }
+            out.override_window(trace_from, trace_to, trace_scope, WindowNames::API);
             if let Some(v) = &c.output.vcd {
                 wormcast::wave::check_not_input(vcd_name, v, [path.as_path()]).map_err(err)?;
             }

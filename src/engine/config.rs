@@ -167,6 +167,35 @@ pub struct OutputConfig {
     pub per_link: bool,
 }
 
+impl OutputConfig {
+    /// Puts a front end's own window settings over the file's: each one
+    /// given (`Some`) replaces its key and is named in refusals as
+    /// `names` calls it, and the others keep their keys and names (the
+    /// command line's options and the Python package's arguments narrow
+    /// a file's waveform so).
+    pub fn override_window(
+        &mut self,
+        from: Option<u64>,
+        to: Option<u64>,
+        scope: Option<Vec<String>>,
+        names: WindowNames,
+    ) {
+        let n = self.window_names.get_or_insert(WindowNames::CONFIG);
+        if let Some(from) = from {
+            self.trace_from = Some(from);
+            n.from = names.from;
+        }
+        if let Some(to) = to {
+            self.trace_to = Some(to);
+            n.to = names.to;
+        }
+        if let Some(scope) = scope {
+            self.trace_scope = scope;
+            n.scope = names.scope;
+        }
+    }
+}
+
 /// `[wormhole]`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -560,6 +589,46 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("netwrk") && e.contains("network"), "{e}");
+    }
+
+    #[test]
+    fn a_window_given_over_a_file_replaces_its_keys_and_names_each_as_given() {
+        let text = "[output]\nvcd = \"w.vcd\"\ntrace_from = 5\ntrace_scope = [\"top.sw1\"]\n";
+        let mut c = RunConfig::from_toml_str(text).unwrap();
+        c.output
+            .override_window(None, Some(3), None, WindowNames::API);
+        let o = &c.output;
+        assert_eq!((o.trace_from, o.trace_to), (Some(5), Some(3)));
+        assert_eq!(o.trace_scope, ["top.sw1"]);
+        // The file's first cycle by its key, the argument by its name.
+        assert_eq!(
+            c.plan().unwrap_err().to_string(),
+            "configuration: trace_to = 3: before output.trace_from = 5; the window is empty"
+        );
+        // Nothing given changes nothing.
+        let mut d = RunConfig::from_toml_str(text).unwrap();
+        d.output.override_window(None, None, None, WindowNames::CLI);
+        let e = RunConfig::from_toml_str(text).unwrap();
+        assert_eq!(
+            (
+                &d.output.trace_from,
+                &d.output.trace_to,
+                &d.output.trace_scope
+            ),
+            (
+                &e.output.trace_from,
+                &e.output.trace_to,
+                &e.output.trace_scope
+            )
+        );
+        d.output.override_window(
+            Some(9),
+            None,
+            Some(vec!["top.sw2".into()]),
+            WindowNames::CLI,
+        );
+        assert_eq!((d.output.trace_from, d.output.trace_to), (Some(9), None));
+        assert_eq!(d.output.trace_scope, ["top.sw2"]);
     }
 
     #[test]

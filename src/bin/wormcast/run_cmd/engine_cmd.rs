@@ -133,17 +133,17 @@ pub fn config_of(
             "output.vcd" => out.vcd = a.vcd.clone(),
             // A refusal of the window names the option given.
             "output.trace_from" => {
-                out.trace_from = a.window.trace_from;
-                out.window_names.get_or_insert(WindowNames::CONFIG).from = WindowNames::CLI.from;
+                out.override_window(a.window.trace_from, None, None, WindowNames::CLI)
             }
             "output.trace_to" => {
-                out.trace_to = a.window.trace_to;
-                out.window_names.get_or_insert(WindowNames::CONFIG).to = WindowNames::CLI.to;
+                out.override_window(None, a.window.trace_to, None, WindowNames::CLI)
             }
-            "output.trace_scope" => {
-                out.trace_scope = a.window.trace_scope.clone();
-                out.window_names.get_or_insert(WindowNames::CONFIG).scope = WindowNames::CLI.scope;
-            }
+            "output.trace_scope" => out.override_window(
+                None,
+                None,
+                Some(a.window.trace_scope.clone()),
+                WindowNames::CLI,
+            ),
             "output.per_link" => out.per_link = a.links,
             "switch.buffer_flits" => c.switch.buffer_flits = a.buffer.unwrap_or_default(),
             "switch.chunk_flits" => c.switch.chunk_flits = a.chunk.unwrap_or_default(),
