@@ -67,6 +67,7 @@ fn run_as(grid: Grid, cfg: TreeConfig, traffic: TreeTraffic, cycles: u64, traced
 fn cases() -> Vec<(&'static str, Grid, TreeConfig, TreeTraffic)> {
     let cfg = TreeConfig {
         keep_deliveries: true,
+        keep_prunes: true,
         seed: 3,
         ..TreeConfig::default()
     };
@@ -539,6 +540,7 @@ mod random {
             let cfg = TreeConfig {
                 seed,
                 keep_deliveries: true,
+                keep_prunes: true,
                 pruning: match prune {
                     0 => Pruning::On { stall_limit: 1 },
                     1 => Pruning::On { stall_limit: 3 },

@@ -10,6 +10,7 @@ fn cfg() -> TreeConfig {
     TreeConfig {
         keep_routes: true,
         keep_deliveries: true,
+        keep_prunes: true,
         ..TreeConfig::default()
     }
 }

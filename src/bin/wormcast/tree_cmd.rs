@@ -183,6 +183,7 @@ fn send(a: &SendArgs) -> Result<bool> {
         },
         keep_routes: true,
         keep_deliveries: true,
+        keep_prunes: true,
         ..TreeConfig::default()
     };
     // A bad buffer is named as such; then a grid too large for the

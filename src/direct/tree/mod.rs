@@ -225,8 +225,14 @@ pub struct TreeConfig {
     pub watchdog: u64,
     /// Keep every header's hops (for route checks in tests and the CLI).
     pub keep_routes: bool,
-    /// Keep every delivery.
+    /// Keep every delivery, for [`TreeNet::take_deliveries`] (a caller
+    /// that keeps them takes them as it goes, or they add up).
     pub keep_deliveries: bool,
+    /// Keep every prune, for [`TreeNet::prunes`]: a record a run adds to
+    /// for as long as it runs, so for a report of a short run or a test.
+    /// The counts ([`TreeStats::prunes`], [`TreeStats::branches_cut`]) are
+    /// kept either way.
+    pub keep_prunes: bool,
     /// Seed of the traffic generator.
     pub seed: u64,
     /// Cycles a source spends starting each worm before its first flit
@@ -255,6 +261,7 @@ impl Default for TreeConfig {
             watchdog: 2000,
             keep_routes: false,
             keep_deliveries: false,
+            keep_prunes: false,
             seed: 1,
             startup: 0,
             release: Release::AtEnd,
@@ -1296,7 +1303,8 @@ impl TreeNet {
         std::mem::swap(out, &mut self.deliveries);
     }
 
-    /// Every prune so far (kept when `keep_deliveries` is set).
+    /// Every prune so far (kept when [`TreeConfig::keep_prunes`] is set;
+    /// empty otherwise).
     pub fn prunes(&self) -> &[PruneEvent] {
         &self.prune_log
     }
@@ -1892,7 +1900,7 @@ impl TreeNet {
             for (r, msg, cut) in l.prunes.drain(..) {
                 self.stats.prunes += 1;
                 self.stats.branches_cut += cut as u64;
-                if self.cfg.keep_deliveries {
+                if self.cfg.keep_prunes {
                     let mcast = self.msgs.get(msg).map_or(NONE32, |m| m.mcast);
                     self.prune_log.push(PruneEvent {
                         cycle,
