@@ -153,13 +153,20 @@ pub struct WcUnit {
 /// time (opaque).
 pub struct WcNet {
     s: Session,
-    /// Deliveries not yet read by `wc_net_next_delivery`, as indices into
-    /// the session's log.
+    /// Deliveries `wc_net_next_delivery` has read: the first ones of the
+    /// session's log. Once there are `FORGET_READ` of them they are
+    /// forgotten, so that a testbench that reads its deliveries as they
+    /// come holds memory bounded by those it has not read.
     read: usize,
     /// What the last `wc_net_close` said about the views it did not write
     /// ("" when it wrote them all).
     note: CString,
 }
+
+/// Deliveries read before the session forgets them ([`WcNet::read`]):
+/// often enough that what is kept stays small, seldom enough that the
+/// move of the unread ones to the front is paid once in many reads.
+const FORGET_READ: usize = 4096;
 
 /// One copy of a message delivered.
 #[repr(C)]
@@ -784,6 +791,10 @@ pub unsafe extern "C" fn wc_net_next_delivery(n: *mut WcNet, out: *mut WcDeliver
                 flits: a.flits,
             };
             n.read += 1;
+            if n.read == FORGET_READ {
+                n.s.forget_arrivals(n.read);
+                n.read = 0;
+            }
             got = 1;
         }
         Ok(())
@@ -1093,5 +1104,37 @@ mod tests {
             wc_net_free(n);
         }
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A testbench that reads its deliveries as they come: 10,000 copies
+    /// read one by one, each once and in the order they arrived, across
+    /// the points where the read ones are forgotten; the network then
+    /// keeps fewer than `FORGET_READ` of them.
+    #[test]
+    fn deliveries_read_are_forgotten_and_each_is_read_once() {
+        let n = net(c"irregular:switches=8,ports=8,nodes=32,seed=1");
+        let mut got = Vec::new();
+        let mut last_cycle = 0;
+        unsafe {
+            for round in 0..1_250u32 {
+                for k in 0..8u32 {
+                    let src = (round + k) % 32;
+                    let dest = (src + 1 + k) % 32;
+                    assert!(wc_net_send(n, src, &dest, 1, 4) >= 0, "{}", last());
+                }
+                assert!(wc_net_drain(n, 100_000) >= 0, "{}", last());
+                let mut d = WcDelivery::default();
+                while wc_net_next_delivery(n, &mut d) == 1 {
+                    assert!(d.cycle >= last_cycle, "in the order they arrived");
+                    last_cycle = d.cycle;
+                    got.push(d.msg);
+                }
+                assert!((*n).s.arrivals().len() < FORGET_READ);
+            }
+            assert_eq!((*n).s.delivered(), 10_000);
+            wc_net_free(n);
+        }
+        got.sort_unstable();
+        assert_eq!(got, (0..10_000).collect::<Vec<u64>>());
     }
 }

@@ -28,6 +28,25 @@ def run_json(*args):
     return json.loads(out.stdout)
 
 
+def test_forgotten_deliveries_leave_the_list_and_stay_counted():
+    net = wormcast.Network(IRREGULAR)
+    seen = []
+    for r in range(3):
+        ids = [net.send(s, [(s + 1 + r) % 32], flits=4) for s in range(8)]
+        while not all(net.done(i) for i in ids):
+            seen += net.step()
+        assert len(net.deliveries()) == 8, "only the copies not forgotten"
+        assert net.forget_deliveries() == 8
+        assert net.deliveries() == [] and net.forget_deliveries() == 0
+        assert net.stats()["delivered"] == 8 * (r + 1)
+    assert sorted(d.msg for d in seen) == list(range(24)), "each copy returned by step once"
+    net.send(0, [9], flits=4)
+    net.drain()
+    assert net.forget_deliveries() == 0, "a copy step has not returned is kept"
+    assert [d.msg for d in net.step()] == [24]
+    assert net.forget_deliveries() == 1
+
+
 def test_a_bit_string_multicast_reaches_every_destination_once_at_the_cycles_rust_reports(tmp_path):
     dests = [4, 7, 20, 31]
     net = wormcast.Network(IRREGULAR)

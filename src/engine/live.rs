@@ -28,10 +28,14 @@ pub struct Session {
     left: FxHashMap<u64, u32>,
     copies_in_flight: u64,
     next_msg: u64,
+    /// The copies delivered, less those forgotten
+    /// ([`Session::forget_arrivals`]).
     log: Vec<Arrival>,
     /// Index into `log` of the first arrival [`Session::take_arrivals`] has
     /// not returned.
     taken: usize,
+    /// Copies delivered and dropped from `log`.
+    forgotten: u64,
     buf: Vec<Arrival>,
     col: Collector,
     wave: Option<(PathBuf, TraceLimits)>,
@@ -63,6 +67,7 @@ impl Session {
             next_msg: 0,
             log: Vec::new(),
             taken: 0,
+            forgotten: 0,
             buf: Vec::new(),
             col: Collector::new(0, u64::MAX / 2, Metric::Latency),
             wave: None,
@@ -329,9 +334,15 @@ impl Session {
         id < self.next_msg && !self.left.contains_key(&id)
     }
 
-    /// Every copy delivered so far, in the order they arrived.
+    /// Every copy delivered so far, in the order they arrived, but those
+    /// forgotten ([`forget_arrivals`](Self::forget_arrivals)).
     pub fn arrivals(&self) -> &[Arrival] {
         &self.log
+    }
+
+    /// Copies delivered so far, those forgotten included.
+    pub fn delivered(&self) -> u64 {
+        self.forgotten + self.log.len() as u64
     }
 
     /// The copies delivered since the last call (all of them, the first
@@ -340,6 +351,25 @@ impl Session {
         let from = self.taken;
         self.taken = self.log.len();
         &self.log[from..]
+    }
+
+    /// Drops the oldest `n` copies [`arrivals`](Self::arrivals) still
+    /// holds (all of them when it holds fewer). The session keeps every
+    /// copy delivered until it is told to forget it (56 bytes a copy), so a
+    /// testbench that runs long and has read what arrived forgets it. A
+    /// copy forgotten before [`take_arrivals`](Self::take_arrivals)
+    /// returned it is not returned.
+    pub fn forget_arrivals(&mut self, n: usize) {
+        let n = n.min(self.log.len());
+        self.log.drain(..n);
+        self.taken = self.taken.saturating_sub(n);
+        self.forgotten += n as u64;
+    }
+
+    /// Drops the copies [`take_arrivals`](Self::take_arrivals) has
+    /// returned ([`forget_arrivals`](Self::forget_arrivals) of them).
+    pub fn forget_taken(&mut self) {
+        self.forget_arrivals(self.taken);
     }
 
     /// Latency of every copy delivered (creation to tail), and network
@@ -408,6 +438,40 @@ mod tests {
         );
         assert_eq!(s.take_arrivals().len(), 4);
         assert!(s.take_arrivals().is_empty());
+    }
+
+    /// Forgetting what was read keeps the log to what was not: each copy
+    /// is taken once across the forgetting, the count of copies delivered
+    /// keeps them all, and a copy forgotten unread is not taken.
+    #[test]
+    fn forgotten_arrivals_leave_the_log_and_stay_counted() {
+        let topo = TopoSpec::parse("irregular:switches=8,ports=8,nodes=32,seed=1").unwrap();
+        let mut s = Session::new(&topo, None, None, &RunOptions::default()).unwrap();
+        let mut taken = Vec::new();
+        for round in 0..3u32 {
+            for src in 0..8u32 {
+                s.send(src, &[8 + src + round], 4).unwrap();
+            }
+            s.drain(10_000).unwrap();
+            assert_eq!(s.arrivals().len(), 8, "round {round}: only the unread");
+            taken.extend(s.take_arrivals().iter().map(|a| a.msg));
+            s.forget_taken();
+            assert!(s.arrivals().is_empty());
+            assert_eq!(s.delivered(), 8 * (round as u64 + 1));
+        }
+        taken.sort_unstable();
+        assert_eq!(taken, (0..24).collect::<Vec<u64>>());
+        s.send(0, &[9], 4).unwrap();
+        s.send(1, &[10], 4).unwrap();
+        s.drain(10_000).unwrap();
+        let second = s.arrivals()[1].msg;
+        s.forget_arrivals(1);
+        assert_eq!(
+            s.take_arrivals().iter().map(|a| a.msg).collect::<Vec<_>>(),
+            [second]
+        );
+        s.forget_arrivals(usize::MAX);
+        assert_eq!((s.arrivals().len(), s.delivered()), (0, 26));
     }
 
     #[test]

@@ -293,6 +293,8 @@ pub fn replay_links(
                 }
             }
         }
+        // The replay keeps its own record of each copy.
+        s.forget_taken();
     }
     let (latency, network_latency) = s.summaries();
     let (links, per_link) = s.loads(&start, s.cycle() - first, per_link)?;
