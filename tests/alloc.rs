@@ -276,6 +276,20 @@ fn the_tree_routers_allocate_per_multicast_made() {
     }
 }
 
+/// The engine's run of the run configuration `toml` on one thread, read
+/// and planned now, run when the closure is called (so that only the run
+/// is counted).
+fn engine_run(toml: &str) -> impl FnOnce() -> wormcast::engine::RunResult + use<> {
+    let plan = wormcast::engine::RunConfig::from_toml_str(toml)
+        .and_then(|c| c.plan())
+        .expect("a run configuration");
+    let opts = plan.options.clone().with_threads(1);
+    move || {
+        wormcast::engine::run(&plan.topology, plan.router, plan.routing.as_deref(), &opts)
+            .expect("runs")
+    }
+}
+
 /// Uniform unicast on an 8x8 mesh through the engine (`wormcast run
 /// --topology mesh:8x8 --router R --load 0.1 --packet 20`), each router
 /// model: a run of 80,000 cycles allocates scarcely more than one of
@@ -291,19 +305,10 @@ fn engine_allocations(config: impl Fn(u64) -> String) -> [(u64, u64, u64); 2] {
     let counts: Vec<(u64, u64, u64)> = [1_000, 40_000, 80_000]
         .into_iter()
         .map(|cycles| {
-            let plan = wormcast::engine::RunConfig::from_toml_str(&config(cycles))
-                .and_then(|c| c.plan())
-                .expect("a run configuration");
-            let opts = plan.options.clone().with_threads(1);
+            let run = engine_run(&config(cycles));
             let mut made = (0, 0);
             let n = allocations(|| {
-                let r = wormcast::engine::run(
-                    &plan.topology,
-                    plan.router,
-                    plan.routing.as_deref(),
-                    &opts,
-                )
-                .expect("runs");
+                let r = run();
                 made = (r.delivered, r.generated);
             });
             (n, made.0, made.1)
@@ -373,21 +378,13 @@ fn path_multicasts_through_the_engine_are_cut_without_allocating() {
 #[test]
 fn tree_multicasts_through_the_engine_hold_memory_bounded_by_the_network() {
     let run = |cycles: u64| {
-        let plan = wormcast::engine::RunConfig::from_toml_str(&format!(
+        let run = engine_run(&format!(
             "[network]\ntopology = \"mesh:8x8\"\nrouter = \"tree\"\n\
              [traffic]\npattern = \"multicast\"\nload = 0.02\npacket = 5\n\
              [stats]\ncycles = {cycles}\nwarmup = 0\n"
-        ))
-        .and_then(|c| c.plan())
-        .expect("a run configuration");
-        let opts = plan.options.clone().with_threads(1);
+        ));
         let mut prunes = 0;
-        let peak = peak_held(|| {
-            let r =
-                wormcast::engine::run(&plan.topology, plan.router, plan.routing.as_deref(), &opts)
-                    .expect("runs");
-            prunes = r.events["prunes"];
-        });
+        let peak = peak_held(|| prunes = run().events["prunes"]);
         (peak, prunes)
     };
     let (short, long) = (run(50_000), run(200_000));
