@@ -157,4 +157,29 @@ esac
 cmp -s "$work/in/sweep.jsonl" "$work/out/sweep.jsonl" ||
     fail "the sweep's results in the group differ from those outside it"
 
-echo "ok cgroup: a network past the group's $((limit >> 20)) MiB limit refused (the group leaves $left MB), one within it run; runs past saturation stopped by their queues (one of 16,384 nodes in 512 MiB), and one through the engine by its backlog; a sweep of two 1,209 MB jobs run one at a time in it, with the results of one outside it"
+# Two FST waveforms of 19 MB each (400,000 cycles of an 8x8 mesh):
+# `wave diff`'s fast path took 227 MB to compare them in memory, and
+# the kernel killed it in a 160 MiB group; it now takes what half the
+# memory available allows and leaves the rest to the streaming diff
+# (45 MB), which answers as it does outside the group.
+for s in 1 2; do
+    "$bin" run --topology mesh:8x8 --load 0.05 --cycles 400000 --seed "$s" \
+        --vcd "$work/m$s.fst" -q > /dev/null 2>&1 || fail "the mesh's waveform $s was not written"
+done
+set +e
+"$bin" wave diff "$work/m1.fst" "$work/m2.fst" > "$work/diff.out" 2> /dev/null
+outside=$?
+set -e
+[ "$outside" = 1 ] || fail "the two meshes' waveforms compared with status $outside outside the group, not 1 (they differ)"
+echo $((160 * 1024 * 1024)) > "$group/$limit_file"
+set +e
+in_group "$bin" wave diff "$work/m1.fst" "$work/m2.fst" > "$work/diff.in" 2> "$errs"
+status=$?
+set -e
+err=$(cat "$errs")
+echo "$limit" > "$group/$limit_file"
+[ "$status" = 1 ] || fail "wave diff in a 160 MiB group ended with status $status, not 1 (137 is the kernel's kill): $err"
+cmp -s "$work/diff.in" "$work/diff.out" ||
+    fail "wave diff in a 160 MiB group reported otherwise than outside it"
+
+echo "ok cgroup: a network past the group's $((limit >> 20)) MiB limit refused (the group leaves $left MB), one within it run; runs past saturation stopped by their queues (one of 16,384 nodes in 512 MiB), and one through the engine by its backlog; a sweep of two 1,209 MB jobs run one at a time in it, with the results of one outside it; two 19 MB waveforms compared in 160 MiB as outside it"

@@ -17,9 +17,11 @@
 //!
 //! The fast path is taken only when it applies: both files FST, no
 //! `--clock`, blocks packed with LZ4, zlib or not at all (FastLZ-packed
-//! blocks are left to the streaming path), files of at most 1 GiB; on
-//! anything else, or on any surprise while decoding, the streaming diff
-//! runs instead and gives the answer or the error.
+//! blocks are left to the streaming path), files of at most 1 GiB, and
+//! all it holds within half the memory available (the files, their
+//! times, and the changes of the signals being compared; docs/cosim.md,
+//! "Speed"); on anything else, or on any surprise while decoding, the
+//! streaming diff runs instead and gives the answer or the error.
 
 use super::diff::{DiffOptions, Pair, Ty, diff, pairing, same, value_text};
 use super::fst::{Loc, chain_table};
@@ -27,6 +29,8 @@ use super::header::{Format, WaveHeader, push_logic};
 use super::report::{CompareReport, Mismatch};
 use super::stream::{WaveReader, guarded};
 use crate::{Error, Result};
+use bitvec::prelude::*;
+use std::sync::atomic::AtomicU64;
 
 /// Compares the waveforms in two files as [`diff()`] compares two
 /// readers: two FST files on times signal by signal, as this module does
@@ -45,14 +49,30 @@ pub fn diff_files(
             "both waveforms are `-`: only one of them can be read from standard input".into(),
         ));
     }
+    let room = crate::memory::available().map_or(u64::MAX, |m| m / 2);
     if o.clock.is_none()
-        && let Some((xa, ha)) = load(a)
-        && let Some((xb, hb)) = load(b)
-        && let Ok(r) = diff_fst(xa, xb, &ha, &hb, o)
+        && let Some(r) = fast(a, b, o, room)
     {
         return Ok(r);
     }
     diff(open(a)?, open(b)?, o)
+}
+
+/// The fast path's report on two files, if it takes them: both FST and
+/// both compared within `room` bytes, the files' own included (half the
+/// memory available: the streaming diff, which holds far less, takes any
+/// pair the fast path would need more for).
+fn fast(
+    a: &std::path::Path,
+    b: &std::path::Path,
+    o: &DiffOptions,
+    room: u64,
+) -> Option<CompareReport> {
+    let (xa, ha) = load(a, room)?;
+    let room = room.checked_sub(xa.len() as u64)?;
+    let (xb, hb) = load(b, room)?;
+    let room = room.checked_sub(xb.len() as u64)?;
+    diff_fst(xa, xb, &ha, &hb, o, room).ok()
 }
 
 /// The largest FST file compared in memory by the fast path.
@@ -69,8 +89,9 @@ enum Geo {
 /// One value-change block, ready for signals to be decoded from it.
 struct Block {
     start: u64,
-    times: Vec<u64>,
-    /// Index of `times[0]` among every block's times.
+    /// The block's times: `Parsed::all_times[first..first + times]`.
+    times: usize,
+    /// Index of the block's first time among every block's times.
     first: usize,
     frame: Option<Vec<u8>>,
     vc_start: usize,
@@ -133,7 +154,9 @@ fn inflate(data: &[u8], raw: u64) -> Result<Vec<u8>> {
 }
 
 impl Parsed {
-    fn new(bytes: Vec<u8>, h: &WaveHeader) -> Result<Parsed> {
+    /// Parses the blocks of `bytes`, holding at most `room` bytes besides
+    /// them (times, frames, signal tables).
+    fn new(bytes: Vec<u8>, h: &WaveHeader, room: u64) -> Result<Parsed> {
         let b = &bytes[..];
         let mut geo = None;
         let mut blocks = Vec::new();
@@ -222,6 +245,8 @@ impl Parsed {
         }
         let mut parsed = Vec::new();
         let mut all_times = Vec::new();
+        // Bytes held besides the file's: frames and signal tables.
+        let mut frames = 0u64;
         for (k, &(kind, start, end)) in blocks.iter().enumerate() {
             let block_start = u64_at(b, start + 8)?;
             let t_raw = u64_at(b, end - 24)?;
@@ -231,14 +256,28 @@ impl Parsed {
                 .checked_sub(t_comp as usize)
                 .ok_or_else(|| fail("a time table past the block"))?;
             let t_data = inflate(slice(b, t_at, t_comp)?, t_raw)?;
-            let mut times = Vec::with_capacity(t_items as usize);
+            let first = all_times.len();
+            // 16 bytes a time: the vector may double as it grows.
+            let held = (first as u64).saturating_add(t_items).saturating_mul(16) + frames;
+            if held > room {
+                return Err(fail(&format!(
+                    "{held} bytes of times, more than the {room} it may hold"
+                )));
+            }
+            all_times.reserve(t_items as usize);
             let (mut p, mut t) = (0usize, 0u64);
             for _ in 0..t_items {
                 let (d, n) = varint_at(&t_data, p)?;
                 p += n;
                 t = t.checked_add(d).ok_or_else(|| fail("a time past 2^64"))?;
-                times.push(t);
+                all_times.push(t);
             }
+            // Times in order across blocks too (the distinct times are
+            // counted by merging the two files' in order).
+            if first > 0 && all_times.get(first) < all_times.get(first - 1) {
+                return Err(fail("a block's times before the last block's"));
+            }
+            let times = &all_times[first..];
             // The frame, read for the first block only when its first time
             // is after the block's start (as `fst-reader` does).
             let mut q = start + 32;
@@ -251,6 +290,7 @@ impl Parsed {
                 if f.len() < at {
                     return Err(fail("a frame shorter than its signals"));
                 }
+                frames += f.len() as u64;
                 Some(f)
             } else {
                 None
@@ -274,16 +314,16 @@ impl Parsed {
                 (chain_at - vc_start) as u64,
             )
             .ok_or_else(|| fail("a malformed signal table"))?;
+            frames += (locs.len() * std::mem::size_of::<Loc>()) as u64;
             parsed.push(Block {
                 start: block_start,
-                first: all_times.len(),
-                times: times.clone(),
+                first,
+                times: all_times.len() - first,
                 frame,
                 vc_start,
                 pack,
                 locs,
             });
-            all_times.extend(times);
         }
         if all_times.len() >= FRAME as usize {
             return Err(fail("more than 2^32 times"));
@@ -297,6 +337,16 @@ impl Parsed {
             blocks: parsed,
             all_times,
         })
+    }
+
+    /// The times (fs) marked in `used`, in order, after the first block's
+    /// start if `frame`.
+    fn used_times<'a>(&'a self, used: &'a Used, frame: bool) -> impl Iterator<Item = u128> + 'a {
+        let start = self.blocks.first().filter(|_| frame).map(|blk| blk.start);
+        start
+            .into_iter()
+            .chain(used.iter_ones().map(|x| self.all_times[x]))
+            .map(|t| u128::from(t) * self.fs)
     }
 
     /// Signal `h`'s changes: `(global time index or usize::MAX for the
@@ -361,18 +411,35 @@ impl Parsed {
 }
 
 /// A signal's changes.
-#[derive(Default)]
 struct Changes {
     /// Global time index of each change ([`FRAME`]: the initial value).
     index: Vec<u32>,
     ends: Vec<u32>,
     bytes: Vec<u8>,
+    /// The most bytes the changes may come to ([`Changes::held`]).
+    cap: u64,
 }
 
 /// The index of a change that is the first block's initial value.
 const FRAME: u32 = u32::MAX;
 
 impl Changes {
+    /// No changes, to come to at most `cap` bytes.
+    fn within(cap: u64) -> Changes {
+        Changes {
+            index: Vec::new(),
+            ends: Vec::new(),
+            bytes: Vec::new(),
+            cap,
+        }
+    }
+
+    /// The bytes the changes come to: a time index and an end a change,
+    /// and the values. The vectors' capacity is at most twice this.
+    fn held(&self) -> u64 {
+        self.index.len() as u64 * 8 + self.bytes.len() as u64
+    }
+
     fn clear(&mut self) {
         self.index.clear();
         self.ends.clear();
@@ -436,7 +503,7 @@ fn decode(data: &[u8], g: Geo, blk: &Block, little: bool, out: &mut Changes) -> 
                 .ok_or_else(|| fail("a time index"))?
         };
         first = false;
-        if ti >= blk.times.len() {
+        if ti >= blk.times {
             return Err(fail("a change past the time table"));
         }
         match g {
@@ -479,6 +546,12 @@ fn decode(data: &[u8], g: Geo, blk: &Block, little: bool, out: &mut Changes) -> 
         }
         out.index.push((blk.first + ti) as u32);
         out.ends.push(out.bytes.len() as u32);
+        if out.held() > out.cap {
+            return Err(fail(&format!(
+                "a signal's changes past the {} bytes it may hold",
+                out.cap
+            )));
+        }
     }
     Ok(())
 }
@@ -490,12 +563,21 @@ struct Part {
     comparisons: u64,
     /// (time in fs, pair) of the first difference, with its values.
     first: Option<(u128, usize, String, String)>,
-    /// Global time indices (per file) at which a compared signal changed;
-    /// `frame` when a frame value was compared.
-    used_a: Vec<bool>,
-    used_b: Vec<bool>,
+    /// A frame value was compared (of `a`, of `b`).
     frame_a: bool,
     frame_b: bool,
+}
+
+/// The global time indices of a file at which a compared signal changed,
+/// one bit each, set from any worker (one set for every group of pairs).
+type Used = BitVec<AtomicU64, Lsb0>;
+
+/// Marks time index `x` used (a read first: most are set already, and a
+/// read leaves the word shared between the workers' caches).
+fn mark(used: &Used, x: usize) {
+    if !used[x] {
+        used.set_aliased(x, true);
+    }
 }
 
 fn initial(ty: Ty) -> Vec<u8> {
@@ -517,6 +599,7 @@ fn compare_pair(
     ca: &mut Changes,
     cb: &mut Changes,
     part: &mut Part,
+    used: (&Used, &Used),
 ) -> Result<()> {
     a.changes(ha, ca)?;
     b.changes(hb, cb)?;
@@ -551,7 +634,7 @@ fn compare_pair(
             va.extend_from_slice(ca.value(i));
             match ca.index[i] {
                 FRAME => part.frame_a = true,
-                x => part.used_a[x as usize] = true,
+                x => mark(used.0, x as usize),
             }
             i += 1;
         }
@@ -560,7 +643,7 @@ fn compare_pair(
             vb.extend_from_slice(cb.value(j));
             match cb.index[j] {
                 FRAME => part.frame_b = true,
-                x => part.used_b[x as usize] = true,
+                x => mark(used.1, x as usize),
             }
             j += 1;
         }
@@ -599,18 +682,36 @@ fn handle(h: &WaveHeader, var: usize) -> Result<usize> {
 }
 
 /// Compares two FST files (already checked, `ha`/`hb` their headers) on
-/// times, signal by signal.
+/// times, signal by signal, holding at most `room` bytes besides the
+/// files' (an error, which leaves the comparison to the streaming diff,
+/// where it would take more).
 pub(crate) fn diff_fst(
     a_bytes: Vec<u8>,
     b_bytes: Vec<u8>,
     ha: &WaveHeader,
     hb: &WaveHeader,
     o: &DiffOptions,
+    room: u64,
 ) -> Result<CompareReport> {
     let pr = pairing(ha, hb, o)?;
     guarded("this FST file", move || {
-        let (a, b) = crate::par::join(|| Parsed::new(a_bytes, ha), || Parsed::new(b_bytes, hb));
+        // Each file's times and tables may take a quarter of the room.
+        let (a, b) = crate::par::join(
+            || Parsed::new(a_bytes, ha, room / 4),
+            || Parsed::new(b_bytes, hb, room / 4),
+        );
         let (a, b) = (a?, b?);
+        let (ta, tb) = (a.all_times.len(), b.all_times.len());
+        let used: (Used, Used) = (BitVec::repeat(false, ta), BitVec::repeat(false, tb));
+        // The rest, less the marks, is the workers' changes: two signals'
+        // a worker, each at most a third of its share (a vector doubling
+        // holds the old and the new).
+        let taken = (ta + tb).div_ceil(8) as u64
+            + [&a, &b]
+                .iter()
+                .map(|f| f.all_times.capacity() as u64 * 8)
+                .sum::<u64>();
+        let cap = room.saturating_sub(taken) / (6 * crate::par::workers() as u64);
         let handles: Vec<(usize, usize)> = pr
             .var_a
             .iter()
@@ -621,12 +722,8 @@ pub(crate) fn diff_fst(
         let ks: Vec<usize> = (0..pr.pairs.len()).collect();
         let chunks: Vec<&[usize]> = ks.chunks(chunk).collect();
         let parts: Vec<Part> = crate::par::map(&chunks, |ks| {
-            let mut part = Part {
-                used_a: vec![false; a.all_times.len()],
-                used_b: vec![false; b.all_times.len()],
-                ..Part::default()
-            };
-            let (mut ca, mut cb) = (Changes::default(), Changes::default());
+            let mut part = Part::default();
+            let (mut ca, mut cb) = (Changes::within(cap), Changes::within(cap));
             for &k in ks.iter() {
                 compare_pair(
                     k,
@@ -637,6 +734,7 @@ pub(crate) fn diff_fst(
                     &mut ca,
                     &mut cb,
                     &mut part,
+                    (&used.0, &used.1),
                 )?;
             }
             Ok(part)
@@ -657,7 +755,7 @@ pub(crate) fn diff_fst(
             let rest: Vec<usize> = (0..f.geo.len()).filter(|&h| !skip[h]).collect();
             let chunks: Vec<&[usize]> = rest.chunks(chunk).collect();
             crate::par::map(&chunks, |hs| {
-                let mut c = Changes::default();
+                let mut c = Changes::within(cap);
                 for &h in hs.iter() {
                     f.changes(h, &mut c)?;
                 }
@@ -667,10 +765,6 @@ pub(crate) fn diff_fst(
             .collect::<Result<()>>()?;
         }
         let mut report = pr.report;
-        let (mut used_a, mut used_b) = (
-            vec![false; a.all_times.len()],
-            vec![false; b.all_times.len()],
-        );
         let (mut frame_a, mut frame_b) = (false, false);
         let mut first: Option<(u128, usize, String, String)> = None;
         for part in parts {
@@ -684,11 +778,6 @@ pub(crate) fn diff_fst(
             {
                 first = Some(f);
             }
-            for (all, one) in [(&mut used_a, &part.used_a), (&mut used_b, &part.used_b)] {
-                for (u, x) in all.iter_mut().zip(one) {
-                    *u |= *x;
-                }
-            }
             frame_a |= part.frame_a;
             frame_b |= part.frame_b;
         }
@@ -701,32 +790,34 @@ pub(crate) fn diff_fst(
                 actual: act,
             });
         }
-        // Distinct times (fs) at which a compared signal changed in either.
-        let mut times: Vec<u128> = Vec::new();
-        for (f, used, frame) in [(&a, &used_a, frame_a), (&b, &used_b, frame_b)] {
-            if frame && let Some(blk) = f.blocks.first() {
-                times.push(u128::from(blk.start) * f.fs);
+        // Distinct times (fs) at which a compared signal changed in
+        // either: each file's in order (a frame's first), merged.
+        let (mut xs, mut ys) = (
+            a.used_times(&used.0, frame_a).peekable(),
+            b.used_times(&used.1, frame_b).peekable(),
+        );
+        let (mut times, mut last) = (0u64, None);
+        while let Some(t) = match (xs.peek(), ys.peek()) {
+            (Some(&x), Some(&y)) if x <= y => xs.next(),
+            (_, Some(_)) => ys.next(),
+            _ => xs.next(),
+        } {
+            if last != Some(t) {
+                times += 1;
+                last = Some(t);
             }
-            times.extend(
-                used.iter()
-                    .zip(&f.all_times)
-                    .filter(|(u, _)| **u)
-                    .map(|(_, &t)| u128::from(t) * f.fs),
-            );
         }
-        times.sort_unstable();
-        times.dedup();
-        report.times = Some(times.len() as u64);
+        report.times = Some(times);
         Ok(report)
     })
 }
 
 /// The file's bytes, unwrapped, if the fast path can take it.
-pub(crate) fn load(path: &std::path::Path) -> Option<(Vec<u8>, WaveHeader)> {
+pub(crate) fn load(path: &std::path::Path, room: u64) -> Option<(Vec<u8>, WaveHeader)> {
     // A regular file only: reading a pipe here would take what the
     // streaming reader is to read.
     let len = std::fs::metadata(path).ok().filter(|m| m.is_file())?.len();
-    if len > MAX_BYTES {
+    if len > MAX_BYTES.min(room) {
         return None;
     }
     let bytes = std::fs::read(path).ok()?;
@@ -737,4 +828,84 @@ pub(crate) fn load(path: &std::path::Path) -> Option<(Vec<u8>, WaveHeader)> {
     let bytes = inner.unwrap_or(bytes);
     let h = super::fst::header_from_bytes(&bytes).ok()?;
     Some((bytes, h))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wave::fst_enc::tests::encoder;
+
+    /// `n` times of a clock and a 64-bit count, the count one too many at
+    /// `wrong_at`.
+    fn counting(n: u64, wrong_at: Option<u64>) -> Vec<u8> {
+        let (mut e, ids) = encoder(&[("clk", 1), ("count", 64)], 0);
+        for t in 0..n {
+            e.time(t);
+            e.change_narrow(ids[0], t & 1);
+            e.change_narrow(ids[1], t + u64::from(wrong_at == Some(t)));
+        }
+        e.finish().unwrap().into_inner()
+    }
+
+    /// Whatever room it is given, the fast path gives the streaming diff's
+    /// report or declines, naming the bytes it would have held past the
+    /// room: its times when they do not fit, a signal's changes when they
+    /// do not; and it declines before reading files that alone pass it.
+    #[test]
+    fn the_fast_path_answers_within_its_room_or_leaves_the_diff_to_the_stream() {
+        let (a, b) = (counting(20_000, None), counting(20_000, Some(12_345)));
+        let (ha, hb) = (
+            super::super::fst::header_from_bytes(&a).unwrap(),
+            super::super::fst::header_from_bytes(&b).unwrap(),
+        );
+        let o = DiffOptions::default();
+        let want = diff(
+            WaveReader::from_bytes(a.clone()).unwrap(),
+            WaveReader::from_bytes(b.clone()).unwrap(),
+            &o,
+        )
+        .unwrap();
+        assert_eq!((want.mismatches, want.times), (1, Some(20_000)));
+        let (mut times, mut changes, mut answered) = (false, false, None);
+        for room in [
+            0,
+            100_000,
+            1_000_000,
+            4_000_000,
+            40_000_000,
+            400_000_000,
+            u64::MAX,
+        ] {
+            match diff_fst(a.clone(), b.clone(), &ha, &hb, &o, room) {
+                Ok(r) => {
+                    assert_eq!(r, want, "room {room}");
+                    answered.get_or_insert(room);
+                }
+                Err(e) => {
+                    let e = e.to_string();
+                    assert!(
+                        answered.is_none(),
+                        "room {room} declined after a smaller answered: {e}"
+                    );
+                    times |= e.contains(" bytes of times, more than the ");
+                    changes |= e.contains("a signal's changes past the ");
+                    assert!(e.ends_with(" it may hold"), "room {room}: {e}");
+                }
+            }
+        }
+        assert!(
+            times && changes && answered.is_some(),
+            "{times} {changes} {answered:?}"
+        );
+        // Files past the room are not read.
+        let dir = std::env::temp_dir().join(format!("wormcast-fst-room-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (pa, pb) = (dir.join("a.fst"), dir.join("b.fst"));
+        std::fs::write(&pa, &a).unwrap();
+        std::fs::write(&pb, &b).unwrap();
+        let files = (a.len() + b.len()) as u64;
+        assert_eq!(fast(&pa, &pb, &o, files - 1), None);
+        assert_eq!(fast(&pa, &pb, &o, u64::MAX), Some(want));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
