@@ -182,4 +182,20 @@ echo "$limit" > "$group/$limit_file"
 cmp -s "$work/diff.in" "$work/diff.out" ||
     fail "wave diff in a 160 MiB group reported otherwise than outside it"
 
-echo "ok cgroup: a network past the group's $((limit >> 20)) MiB limit refused (the group leaves $left MB), one within it run; runs past saturation stopped by their queues (one of 16,384 nodes in 512 MiB), and one through the engine by its backlog; a sweep of two 1,209 MB jobs run one at a time in it, with the results of one outside it; two 19 MB waveforms compared in 160 MiB as outside it"
+# An FST from a pipe is read whole: in a 16 MiB group the 19 MB file
+# filled the group and the kernel killed the reader. It is read only
+# within three quarters of the memory available, and refused past it.
+echo $((16 * 1024 * 1024)) > "$group/$limit_file"
+set +e
+in_group "$bin" wave to-vcd - < "$work/m1.fst" > /dev/null 2> "$errs"
+status=$?
+set -e
+err=$(cat "$errs")
+echo "$limit" > "$group/$limit_file"
+[ "$status" = 2 ] || fail "an FST from a pipe in a 16 MiB group ended with status $status, not 2 (137 is the kernel's kill): $err"
+case "$err" in
+    *"standard input: an FST waveform that is not a regular file is read into memory whole, and this one is longer than "*" MB, three quarters of the "*" MB of memory available: write it to a file"*) ;;
+    *) fail "the FST from a pipe was not refused by the memory available: $err" ;;
+esac
+
+echo "ok cgroup: a network past the group's $((limit >> 20)) MiB limit refused (the group leaves $left MB), one within it run; runs past saturation stopped by their queues (one of 16,384 nodes in 512 MiB), and one through the engine by its backlog; a sweep of two 1,209 MB jobs run one at a time in it, with the results of one outside it; two 19 MB waveforms compared in 160 MiB as outside it, and one from a pipe refused in 16 MiB"

@@ -29,7 +29,8 @@ impl WaveReader {
     /// standard input, and a path that is not a regular file (a named
     /// pipe, `/dev/fd/N`) is read as a stream: a VCD as it comes, an FST
     /// or GHW waveform whole into memory (at most
-    /// [`MAX_STREAMED`](super::MAX_STREAMED) bytes).
+    /// [`MAX_STREAMED`](super::MAX_STREAMED) bytes, and at most three
+    /// quarters of the memory available).
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
         if let Some(s) = Stream::open(path)? {

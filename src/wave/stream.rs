@@ -217,7 +217,8 @@ pub struct WaveReader {
 pub const STDIN: &str = "-";
 
 /// The most bytes of an FST or GHW waveform read from a pipe or standard
-/// input, which is held in memory whole (a VCD is read as it streams).
+/// input, which is held in memory whole (a VCD is read as it streams);
+/// less where three quarters of the memory available is less.
 pub const MAX_STREAMED: u64 = 1 << 30;
 
 /// Where a waveform read from a stream comes from: its name in errors.
@@ -273,7 +274,7 @@ impl Stream {
 
     /// The whole stream in memory, at most [`MAX_STREAMED`] bytes (an FST
     /// or GHW waveform is read whole).
-    pub(crate) fn into_bytes(mut self) -> Result<Vec<u8>> {
+    pub(crate) fn into_bytes(self) -> Result<Vec<u8>> {
         // An FST file's first block, its header, is 329 bytes long: a
         // stream that says otherwise (all zeros, say) is refused before
         // anything more is read.
@@ -287,21 +288,53 @@ impl Stream {
                 )));
             }
         }
+        self.into_bytes_within(crate::memory::available())
+    }
+
+    /// [`Self::into_bytes`] with `available` bytes of memory: at most
+    /// three quarters of them are read (the rest for reading the file),
+    /// the buffer never grown past that.
+    fn into_bytes_within(mut self, available: Option<u64>) -> Result<Vec<u8>> {
+        let most = available.map_or(MAX_STREAMED, |m| MAX_STREAMED.min(m / 4 * 3));
         let mut bytes = Vec::new();
-        (&mut self.src)
-            .take(MAX_STREAMED + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|source| Error::Io {
-                path: self.name.clone(),
-                source,
-            })?;
-        if bytes.len() as u64 > MAX_STREAMED {
+        loop {
+            // Doubling, as `read_to_end` grows, but only up to one byte
+            // past the most, which tells a stream longer than it.
+            let n = (bytes.len() as u64 * 2).max(1 << 16).min(most + 1) - bytes.len() as u64;
+            if n == 0 {
+                break;
+            }
+            bytes.reserve_exact(n as usize);
+            let got = (&mut self.src)
+                .take(n)
+                .read_to_end(&mut bytes)
+                .map_err(|source| Error::Io {
+                    path: self.name.clone(),
+                    source,
+                })?;
+            if (got as u64) < n {
+                break;
+            }
+        }
+        if bytes.len() as u64 > most {
+            let why = match available {
+                Some(m) if most < MAX_STREAMED => format!(
+                    "{} MB, three quarters of the {} MB of memory available",
+                    most / 1_000_000,
+                    m / 1_000_000
+                ),
+                _ => format!("{} MiB", MAX_STREAMED >> 20),
+            };
             return Err(Error::Wave(format!(
-                "{}: an {} waveform that is not a regular file is read into memory whole, \
-                 and this one is longer than {} MiB: write it to a file",
+                "{}: {} {} waveform that is not a regular file is read into memory whole, \
+                 and this one is longer than {why}: write it to a file",
                 self.name.display(),
+                if self.format == Format::Fst {
+                    "an"
+                } else {
+                    "a"
+                },
                 self.format.name(),
-                MAX_STREAMED >> 20
             )));
         }
         Ok(bytes)
@@ -483,6 +516,45 @@ pub(crate) fn read_up_to(f: &mut impl Read, buf: &mut [u8]) -> std::io::Result<u
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A stream of `len` bytes, as a GHW waveform.
+    fn stream_of(len: usize) -> Stream {
+        let bytes: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+        let rest: Box<dyn Read + Send> = Box::new(std::io::Cursor::new(bytes[16..].to_vec()));
+        Stream {
+            name: PathBuf::from("standard input"),
+            format: Format::Ghw,
+            src: std::io::Cursor::new(bytes[..16].to_vec()).chain(rest),
+        }
+    }
+
+    /// A waveform from a pipe is read whole only within three quarters of
+    /// the memory available, its buffer never grown past that; one byte
+    /// more is refused, naming the memory.
+    #[test]
+    fn a_stream_is_read_whole_within_the_memory_available() {
+        let memory = Some(4_000_000);
+        let b = stream_of(3_000_000).into_bytes_within(memory).unwrap();
+        assert_eq!(b.len(), 3_000_000);
+        assert!(b.capacity() <= 3_000_001, "{}", b.capacity());
+        assert_eq!(b[2_999_999], (2_999_999 % 251) as u8);
+        let e = stream_of(3_000_001).into_bytes_within(memory).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "standard input: a GHW waveform that is not a regular file is read into memory \
+             whole, and this one is longer than 3 MB, three quarters of the 4 MB of memory \
+             available: write it to a file"
+        );
+        // Where the memory is not known (or past 1 GiB + a third), the
+        // bound is 1 GiB alone.
+        assert_eq!(
+            stream_of(5_000_000).into_bytes_within(None).unwrap().len(),
+            5_000_000
+        );
+        // Less than the first read's 64 KiB is no panic.
+        assert!(stream_of(100).into_bytes_within(Some(1_000)).is_ok());
+        assert!(stream_of(1_000).into_bytes_within(Some(1_000)).is_err());
+    }
 
     #[test]
     fn batches_carry_every_event_in_order() {
