@@ -110,6 +110,9 @@ struct Parsed {
     blocks: Vec<Block>,
     /// Every block's times, in order (for counting times).
     all_times: Vec<u64>,
+    /// Bytes held besides the file's and the times: frames and signal
+    /// tables.
+    tables: u64,
 }
 
 fn fail(what: &str) -> Error {
@@ -246,7 +249,7 @@ impl Parsed {
         let mut parsed = Vec::new();
         let mut all_times = Vec::new();
         // Bytes held besides the file's: frames and signal tables.
-        let mut frames = 0u64;
+        let mut tables = 0u64;
         for (k, &(kind, start, end)) in blocks.iter().enumerate() {
             let block_start = u64_at(b, start + 8)?;
             let t_raw = u64_at(b, end - 24)?;
@@ -258,7 +261,7 @@ impl Parsed {
             let t_data = inflate(slice(b, t_at, t_comp)?, t_raw)?;
             let first = all_times.len();
             // 16 bytes a time: the vector may double as it grows.
-            let held = (first as u64).saturating_add(t_items).saturating_mul(16) + frames;
+            let held = (first as u64).saturating_add(t_items).saturating_mul(16) + tables;
             if held > room {
                 return Err(fail(&format!(
                     "{held} bytes of times, more than the {room} it may hold"
@@ -274,7 +277,11 @@ impl Parsed {
             }
             // Times in order across blocks too (the distinct times are
             // counted by merging the two files' in order).
-            if first > 0 && all_times.get(first) < all_times.get(first - 1) {
+            if let (Some(last), Some(next)) = (
+                first.checked_sub(1).and_then(|i| all_times.get(i)),
+                all_times.get(first),
+            ) && next < last
+            {
                 return Err(fail("a block's times before the last block's"));
             }
             let times = &all_times[first..];
@@ -290,7 +297,7 @@ impl Parsed {
                 if f.len() < at {
                     return Err(fail("a frame shorter than its signals"));
                 }
-                frames += f.len() as u64;
+                tables += f.len() as u64;
                 Some(f)
             } else {
                 None
@@ -314,7 +321,7 @@ impl Parsed {
                 (chain_at - vc_start) as u64,
             )
             .ok_or_else(|| fail("a malformed signal table"))?;
-            frames += (locs.len() * std::mem::size_of::<Loc>()) as u64;
+            tables += (locs.len() * std::mem::size_of::<Loc>()) as u64;
             parsed.push(Block {
                 start: block_start,
                 first,
@@ -336,6 +343,7 @@ impl Parsed {
             frame_at,
             blocks: parsed,
             all_times,
+            tables,
         })
     }
 
@@ -709,7 +717,7 @@ pub(crate) fn diff_fst(
         let taken = (ta + tb).div_ceil(8) as u64
             + [&a, &b]
                 .iter()
-                .map(|f| f.all_times.capacity() as u64 * 8)
+                .map(|f| f.all_times.capacity() as u64 * 8 + f.tables)
                 .sum::<u64>();
         let cap = room.saturating_sub(taken) / (6 * crate::par::workers() as u64);
         let handles: Vec<(usize, usize)> = pr
