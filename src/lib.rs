@@ -77,7 +77,7 @@ pub mod wave;
 mod words;
 
 pub use error::{Error, Item, MAX_TEXT_BYTES, Result, make_dir, read_text};
-pub use memory::memory_limit_note;
+pub use memory::{megabytes, memory_limit_note};
 pub use rtl::BitString;
 pub use words::{Counted, counted};
 

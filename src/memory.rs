@@ -11,6 +11,7 @@
 //! process's group and each group above it that has a limit, the limit
 //! less what the group uses (less the file cache it can drop). Both cgroup
 //! versions are read, located through `/proc/self/mountinfo`.
+//! [`megabytes`] writes the sizes such refusals name.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Condvar, Mutex, MutexGuard};
@@ -23,6 +24,18 @@ pub(crate) fn available() -> Option<u64> {
     match (host, group) {
         (Some(h), Some((g, _))) => Some(h.min(g)),
         (h, g) => h.or(g.map(|(g, _)| g)),
+    }
+}
+
+/// `bytes` in megabytes (of 1,000,000), to two places below 10 MB, and
+/// in bytes below 10,000 (which two places would show as 0.00 MB).
+pub fn megabytes(bytes: u128) -> String {
+    if bytes < 10_000 {
+        format!("{bytes} bytes")
+    } else if bytes >= 10_000_000 {
+        format!("{} MB", bytes / 1_000_000)
+    } else {
+        format!("{:.2} MB", bytes as f64 / 1e6)
     }
 }
 
@@ -501,6 +514,15 @@ impl Drop for Held<'_> {
 mod tests {
     use super::*;
     use std::collections::HashMap;
+
+    #[test]
+    fn sizes_read_in_megabytes_and_small_ones_in_bytes() {
+        assert_eq!(megabytes(1_234_567), "1.23 MB");
+        assert_eq!(megabytes(10_000), "0.01 MB");
+        assert_eq!(megabytes(9_999), "9999 bytes");
+        assert_eq!(megabytes(1_024), "1024 bytes");
+        assert_eq!(megabytes(12_345_678), "12 MB");
+    }
 
     fn fs(files: &[(&str, &str)]) -> impl Fn(&Path) -> Option<String> + use<> {
         let map: HashMap<PathBuf, String> = files

@@ -54,6 +54,7 @@
 use super::{Shard, fnv, fnv_bytes};
 use crate::engine::config::Plan;
 use crate::engine::{self, RouterModel, RunConfig, TopoSpec};
+pub use crate::memory::megabytes;
 use crate::memory::{Budget, Held};
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -1052,18 +1053,6 @@ impl Drop for Threads<'_> {
     }
 }
 
-/// `bytes` in megabytes (of 1,000,000), to two places below 10 MB, and
-/// in bytes below 10,000 (which two places would show as 0.00 MB).
-pub fn megabytes(bytes: u128) -> String {
-    if bytes < 10_000 {
-        format!("{bytes} bytes")
-    } else if bytes >= 10_000_000 {
-        format!("{} MB", bytes / 1_000_000)
-    } else {
-        format!("{:.2} MB", bytes as f64 / 1e6)
-    }
-}
-
 /// How a run's jobs share the machine: worker threads of their own, a pool
 /// for their nested work, and the memory budget they hold their
 /// reckonings of.
@@ -1987,11 +1976,6 @@ replicates = 2
             )),
             "{e}"
         );
-        assert_eq!(megabytes(1_234_567), "1.23 MB");
-        assert_eq!(megabytes(10_000), "0.01 MB");
-        assert_eq!(megabytes(9_999), "9999 bytes");
-        assert_eq!(megabytes(1_024), "1024 bytes");
-        assert_eq!(megabytes(12_345_678), "12 MB");
         assert!(!base.join("none").join("journal.jsonl").exists());
         let _ = std::fs::remove_dir_all(&base);
     }

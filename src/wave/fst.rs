@@ -974,7 +974,7 @@ mod tests {
         // any frame is inflated.
         let e = check(Some(767)).unwrap_err().to_string();
         assert!(
-            e.ends_with(": the file declares 3 signals; reading them takes about 0 MB (256 bytes a signal), more than the 0 MB of memory available"),
+            e.ends_with(": the file declares 3 signals; reading them takes about 768 bytes (256 bytes a signal), more than the 767 bytes of memory available"),
             "{e}"
         );
         // And so the file reads whole, to every signal's unknown value.

@@ -468,9 +468,9 @@ fn beyond(count: u64, noun: &str, available: u64) -> Option<String> {
     let need = count as u128 * HEADER_VAR_BYTES as u128;
     (need > available as u128).then(|| {
         format!(
-            "about {} MB ({HEADER_VAR_BYTES} bytes a {noun}), more than the {} MB of memory available",
-            need / 1_000_000,
-            available / 1_000_000
+            "about {} ({HEADER_VAR_BYTES} bytes a {noun}), more than the {} of memory available",
+            crate::memory::megabytes(need),
+            crate::memory::megabytes(available.into())
         )
     })
 }

@@ -319,9 +319,9 @@ impl Stream {
         if bytes.len() as u64 > most {
             let why = match available {
                 Some(m) if most < MAX_STREAMED => format!(
-                    "{} MB, three quarters of the {} MB of memory available",
-                    most / 1_000_000,
-                    m / 1_000_000
+                    "{}, three quarters of the {} of memory available",
+                    crate::memory::megabytes(most.into()),
+                    crate::memory::megabytes(m.into())
                 ),
                 _ => format!("{} MiB", MAX_STREAMED >> 20),
             };
@@ -542,8 +542,8 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "standard input: a GHW waveform that is not a regular file is read into memory \
-             whole, and this one is longer than 3 MB, three quarters of the 4 MB of memory \
-             available: write it to a file"
+             whole, and this one is longer than 3.00 MB, three quarters of the 4.00 MB of \
+             memory available: write it to a file"
         );
         // Where the memory is not known (or past 1 GiB + a third), the
         // bound is 1 GiB alone.
