@@ -157,6 +157,19 @@ esac
 cmp -s "$work/in/sweep.jsonl" "$work/out/sweep.jsonl" ||
     fail "the sweep's results in the group differ from those outside it"
 
+# Generating 1,000,000 switches took 486 MB (the file's 190 MB of text
+# held twice) and the kernel killed it in a 128 MiB group. The text is
+# written as it goes (186 MB), and a generation past the memory available
+# is refused before anything is drawn, naming it.
+echo $((128 * 1024 * 1024)) > "$group/$limit_file"
+try_in_group "$bin" topo gen --switches 1000000 --ports 8 --nodes 1000000 -o "$work/t1m.toml"
+echo "$limit" > "$group/$limit_file"
+[ "$status" = 2 ] || fail "topo gen of 1,000,000 switches in 128 MiB ended with status $status, not 2 (137 is the kernel's kill): $err"
+case "$err" in
+    *"cannot generate the topology: 1000000 switches of 8 ports and 1000000 nodes take about 240 MB to generate, more than the "*" MB of memory available"*) ;;
+    *) fail "topo gen past the group's memory was not refused by it: $err" ;;
+esac
+
 # Two FST waveforms of 19 MB each (400,000 cycles of an 8x8 mesh):
 # `wave diff`'s fast path took 227 MB to compare them in memory, and
 # the kernel killed it in a 160 MiB group; it now takes what half the
@@ -194,4 +207,4 @@ case "$err" in
     *) fail "the FST from a pipe was not refused by the memory available: $err" ;;
 esac
 
-echo "ok cgroup: a network past the group's $((limit >> 20)) MiB limit refused (the group leaves $left MB), one within it run; runs past saturation stopped by their queues (one of 16,384 nodes in 512 MiB), and one through the engine by its backlog; a sweep of two 1,209 MB jobs run one at a time in it, with the results of one outside it; two 19 MB waveforms compared in 160 MiB as outside it, and one from a pipe refused in 16 MiB"
+echo "ok cgroup: a network past the group's $((limit >> 20)) MiB limit refused (the group leaves $left MB), one within it run; runs past saturation stopped by their queues (one of 16,384 nodes in 512 MiB), and one through the engine by its backlog; a sweep of two 1,209 MB jobs run one at a time in it, with the results of one outside it; two 19 MB waveforms compared in 160 MiB as outside it, and one from a pipe refused in 16 MiB; a generation of 1,000,000 switches refused in 128 MiB"

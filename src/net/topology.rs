@@ -328,43 +328,53 @@ impl Topology {
 
     /// The topology as TOML, in the file format above.
     pub fn to_toml_string(&self) -> String {
-        let mut out = String::new();
+        let mut out = Vec::new();
+        self.write_toml(&mut out, "")
+            .expect("writing to memory cannot fail");
+        String::from_utf8(out).expect("the TOML written is ASCII")
+    }
+
+    /// Writes the topology as TOML (the file format above) to `w`, with
+    /// `comment` lines on top, as it goes: a network of a million switches
+    /// is 190 MB of text, which is not held.
+    pub fn write_toml(&self, w: &mut impl std::io::Write, comment: &str) -> std::io::Result<()> {
+        for l in comment.lines() {
+            writeln!(w, "# {l}")?;
+        }
+        if !comment.is_empty() {
+            writeln!(w)?;
+        }
         for s in &self.switches {
-            out.push_str(&format!(
-                "[[switch]]\nid = {}\nports = {}\n\n",
-                s.id, s.ports
-            ));
+            write!(w, "[[switch]]\nid = {}\nports = {}\n\n", s.id, s.ports)?;
         }
         for l in &self.links {
-            out.push_str(&format!(
+            write!(
+                w,
                 "[[link]]\na = [{}, {}]\nb = [{}, {}]\n\n",
                 l.a.switch, l.a.port, l.b.switch, l.b.port
-            ));
+            )?;
         }
         for n in &self.nodes {
-            out.push_str(&format!(
+            write!(
+                w,
                 "[[node]]\nid = {}\nat = [{}, {}]\n\n",
                 n.id, n.at.switch, n.at.port
-            ));
+            )?;
         }
-        out
+        Ok(())
     }
 
     /// Writes the topology to a file, with `comment` lines on top.
     pub fn save(&self, path: impl AsRef<Path>, comment: &str) -> Result<()> {
         let path = path.as_ref();
-        let mut text = String::new();
-        for l in comment.lines() {
-            text.push_str(&format!("# {l}\n"));
-        }
-        if !comment.is_empty() {
-            text.push('\n');
-        }
-        text.push_str(&self.to_toml_string());
-        std::fs::write(path, text).map_err(|source| Error::Io {
+        let io = |source| Error::Io {
             path: path.to_path_buf(),
             source,
-        })
+        };
+        let mut w = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
+        self.write_toml(&mut w, comment).map_err(io)?;
+        w.into_inner().map_err(|e| io(e.into_error()))?;
+        Ok(())
     }
 
     fn item(&self, kind: &'static str, i: usize) -> Item {

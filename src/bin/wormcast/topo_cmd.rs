@@ -73,11 +73,13 @@ pub(crate) fn topo(cmd: TopoCmd) -> Result<()> {
             match output {
                 Some(path) => t.save(&path, &comment),
                 None => {
-                    for l in comment.lines() {
-                        println!("# {l}");
-                    }
-                    print!("\n{}", t.to_toml_string());
-                    Ok(())
+                    let mut w = std::io::BufWriter::new(std::io::stdout().lock());
+                    t.write_toml(&mut w, &comment)
+                        .and_then(|()| std::io::Write::flush(&mut w))
+                        .map_err(|source| Error::Io {
+                            path: "standard output".into(),
+                            source,
+                        })
                 }
             }
         }
