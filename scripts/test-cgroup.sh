@@ -170,6 +170,19 @@ case "$err" in
     *) fail "topo gen past the group's memory was not refused by it: $err" ;;
 esac
 
+# A topology file of 200,000 switches is 50 MB of TOML, which took 2.85
+# GB to parse: the kernel killed `topo show` in the 1,536 MiB group
+# before the file's routing tables could be refused. A file whose parse
+# is reckoned past the memory available is refused before it is parsed.
+"$bin" topo gen --switches 200000 --ports 8 --nodes 800000 -o "$work/t200k.toml"
+try_in_group "$bin" topo show "$work/t200k.toml"
+[ "$status" = 2 ] || fail "topo show of a 50 MB topology in the group ended with status $status, not 2 (137 is the kernel's kill): $err"
+case "$err" in
+    *"t200k.toml: parsing 50 MB of TOML takes about 3226 MB (64 bytes a byte of text), more than the "*" MB of memory available"*) ;;
+    *) fail "the 50 MB topology was not refused by the memory its parse takes: $err" ;;
+esac
+rm "$work/t200k.toml"
+
 # Two FST waveforms of 19 MB each (400,000 cycles of an 8x8 mesh):
 # `wave diff`'s fast path took 227 MB to compare them in memory, and
 # the kernel killed it in a 160 MiB group; it now takes what half the
@@ -207,4 +220,4 @@ case "$err" in
     *) fail "the FST from a pipe was not refused by the memory available: $err" ;;
 esac
 
-echo "ok cgroup: a network past the group's $((limit >> 20)) MiB limit refused (the group leaves $left MB), one within it run; runs past saturation stopped by their queues (one of 16,384 nodes in 512 MiB), and one through the engine by its backlog; a sweep of two 1,209 MB jobs run one at a time in it, with the results of one outside it; two 19 MB waveforms compared in 160 MiB as outside it, and one from a pipe refused in 16 MiB; a generation of 1,000,000 switches refused in 128 MiB"
+echo "ok cgroup: a network past the group's $((limit >> 20)) MiB limit refused (the group leaves $left MB), one within it run; runs past saturation stopped by their queues (one of 16,384 nodes in 512 MiB), and one through the engine by its backlog; a sweep of two 1,209 MB jobs run one at a time in it, with the results of one outside it; two 19 MB waveforms compared in 160 MiB as outside it, and one from a pipe refused in 16 MiB; a generation of 1,000,000 switches refused in 128 MiB, and a 50 MB topology's parse in $((limit >> 20)) MiB"

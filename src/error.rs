@@ -168,6 +168,24 @@ pub enum Error {
         /// Bytes of memory available.
         available: u64,
     },
+    /// A topology file whose TOML would not fit in memory as it is parsed,
+    /// refused before it is.
+    #[error(
+        "parsing {} of TOML takes about {} ({per_byte} bytes a byte of text), more than the {} of memory available",
+        crate::memory::megabytes(*text as u128),
+        crate::memory::megabytes(*bytes),
+        crate::memory::megabytes(*available as u128)
+    )]
+    ParseTooLarge {
+        /// Bytes of text.
+        text: usize,
+        /// Bytes reckoned per byte of text.
+        per_byte: u64,
+        /// Bytes reckoned for parsing it.
+        bytes: u128,
+        /// Bytes of memory available.
+        available: u64,
+    },
     /// A trace whose state would not fit in memory.
     #[error(
         "tracing {signals} signals takes about {} MB ({per_signal} bytes a signal), more than the {} MB of memory available",

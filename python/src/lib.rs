@@ -62,6 +62,7 @@ fn err(e: wormcast::Error) -> PyErr {
         E::TablesTooLarge { .. }
         | E::DirectTooLarge { .. }
         | E::TraceTooLarge { .. }
+        | E::ParseTooLarge { .. }
         | E::QueuesTooLarge { .. }
         | E::BacklogTooLarge { .. } => {
             PyMemoryError::new_err(match wormcast::memory_limit_note() {

@@ -93,7 +93,7 @@ impl IrregularParams {
     }
 
     /// [`Self::generate`] with `available` bytes of memory.
-    fn generate_within(&self, available: Option<u64>) -> Result<Topology> {
+    pub(crate) fn generate_within(&self, available: Option<u64>) -> Result<Topology> {
         let (s, k, p) = (self.switches, self.ports, self.nodes);
         let fail = |m: String| Err(Error::Generator(m));
         if s == 0 {

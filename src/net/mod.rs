@@ -20,14 +20,14 @@ pub mod summary;
 mod topology;
 mod updown;
 
-pub use irregular::IrregularParams;
+pub use irregular::{GEN_NODE_BYTES, GEN_PORT_BYTES, GEN_SWITCH_BYTES, IrregularParams};
 pub use reach::{PortReach, Reachability, SwitchReach};
 pub use routing::{Phase, RouteLengths, RoutingTables};
 #[cfg(test)]
 pub(crate) use topology::test_network;
 pub use topology::{
     LinkSpec, MAX_NODES, MAX_SWITCHES, Network, NodeSpec, PortConn, PortRef, SourceLines,
-    SwitchSpec, Topology,
+    SwitchSpec, TOML_PARSE_BYTES, Topology,
 };
 pub(crate) use topology::{fits_shape, reckoned_bytes, shape_bytes, toml_error, toml_message};
 pub use updown::{TreeParent, UpDown};
