@@ -220,4 +220,45 @@ case "$err" in
     *) fail "the FST from a pipe was not refused by the memory available: $err" ;;
 esac
 
-echo "ok cgroup: a network past the group's $((limit >> 20)) MiB limit refused (the group leaves $left MB), one within it run; runs past saturation stopped by their queues (one of 16,384 nodes in 512 MiB), and one through the engine by its backlog; a sweep of two 1,209 MB jobs run one at a time in it, with the results of one outside it; two 19 MB waveforms compared in 160 MiB as outside it, and one from a pipe refused in 16 MiB; a generation of 1,000,000 switches refused in 128 MiB, and a 50 MB topology's parse in $((limit >> 20)) MiB"
+# A GHW waveform is read by a child process under bounds of its own (of
+# address space and CPU time). In a group with less memory than the
+# reader needs (48 MiB, for a 40 MB file) the kernel kills the child,
+# which was reported as stopped "under its bounds of 3483 MiB ... (a
+# malformed file, or one too large for them)"; it is reported as killed
+# within them, by the kernel when memory ran out. Each bound ends the
+# child otherwise: an allocation that fails, SIGXCPU.
+ghw=""
+if command -v ghdl > /dev/null 2>&1; then
+    (
+        cd "$work"
+        printf '%s\n' "library ieee; use ieee.std_logic_1164.all;" "entity many is end;" \
+            "architecture a of many is signal clk : std_logic := '0'; begin" \
+            "g: for i in 0 to 19999 generate signal x : std_logic := '0'; begin x <= clk; end generate;" \
+            "clk <= not clk after 5 ns; end;" > many.vhd
+        ghdl -a many.vhd && ghdl -e many && ghdl -r many --wave=many.ghw --stop-time=5us
+    ) > /dev/null 2>&1 || fail "GHDL did not write the GHW waveform"
+    "$bin" wave diff "$work/many.ghw" "$work/many.ghw" > /dev/null 2> "$errs" ||
+        fail "the GHW waveform (20,000 signals) was not read outside the group: $(cat "$errs")"
+    echo $((48 * 1024 * 1024)) > "$group/$limit_file"
+    try_in_group "$bin" wave diff "$work/many.ghw" "$work/many.ghw"
+    echo "$limit" > "$group/$limit_file"
+    [ "$status" = 2 ] || fail "a GHW read in a 48 MiB group ended with status $status, not 2: $err"
+    case "$err" in
+        *"many.ghw: GHW not read: its reader was killed (signal 9) within its bounds of "*" MiB of memory and "*" CPU seconds: by the kernel when memory ran out (the limit of a control group, such as a Slurm job's or a container's, or the machine's), or by a user"*) ;;
+        *) fail "the GHW reader killed in a 48 MiB group was not reported as killed within its bounds: $err" ;;
+    esac
+    # (The shell's own line for a child stopped by a signal goes to
+    # /dev/null with the group's.)
+    mem=$({ "$bin" wave to-vcd --max-memory-mib 48 "$work/many.ghw" > /dev/null 2> "$errs"
+        echo $?; } 2> /dev/null)
+    cpu=$({ "$bin" wave to-vcd --max-cpu-seconds 1 "$work/many.ghw" -o /dev/null 2> /dev/null
+        echo $?; } 2> /dev/null)
+    [ "$mem" = 134 ] && grep -q "memory allocation of" "$errs" ||
+        fail "the GHW reader past --max-memory-mib 48 ended with status $mem, not 134 (SIGABRT) after an allocation failed"
+    [ "$cpu" = 152 ] || fail "the GHW reader past --max-cpu-seconds 1 ended with status $cpu, not 152 (SIGXCPU)"
+    ghw="; a GHW reader killed in 48 MiB reported so, and its own bounds ending it otherwise"
+else
+    echo "skip cgroup: the GHW checks (GHDL is not installed to write a GHW waveform)"
+fi
+
+echo "ok cgroup: a network past the group's $((limit >> 20)) MiB limit refused (the group leaves $left MB), one within it run; runs past saturation stopped by their queues (one of 16,384 nodes in 512 MiB), and one through the engine by its backlog; a sweep of two 1,209 MB jobs run one at a time in it, with the results of one outside it; two 19 MB waveforms compared in 160 MiB as outside it, and one from a pipe refused in 16 MiB; a generation of 1,000,000 switches refused in 128 MiB, and a 50 MB topology's parse in $((limit >> 20)) MiB$ghw"

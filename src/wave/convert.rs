@@ -195,12 +195,7 @@ impl Read for ChildOutput {
                     Some(c) => format!("malformed GHW (the reader's exit status {c})"),
                     None => {
                         use std::os::unix::process::ExitStatusExt;
-                        format!(
-                            "GHW not read: its reader was stopped by signal {} under its bounds of {} MiB of memory and {} CPU seconds (a malformed file, or one too large for them)",
-                            status.signal().unwrap_or(0),
-                            self.bounds.0,
-                            self.bounds.1
-                        )
+                        stopped(status.signal().unwrap_or(0), &err, self.bounds)
                     }
                 };
                 // The child's message, without the file it names again.
@@ -217,6 +212,32 @@ impl Read for ChildOutput {
             }
         }
         Ok(n)
+    }
+}
+
+/// Why the GHW reader's child, under `bounds` (MiB of address space, CPU
+/// seconds), was stopped by `signal`, its standard error `err`. Each bound
+/// ends the child in a way of its own (`wave to-vcd --max-memory-mib
+/// --max-cpu-seconds`): a SIGKILL is neither, and is never reported as one.
+fn stopped(signal: i32, err: &str, (mib, cpu): (u64, u64)) -> String {
+    let too_large = "a malformed file, or one too large for them";
+    match signal {
+        libc::SIGABRT if err.contains("memory allocation of") => format!(
+            "GHW not read: its reader ran out of its bounds of {mib} MiB of memory ({too_large})"
+        ),
+        libc::SIGXCPU => format!(
+            "GHW not read: its reader ran out of its bounds of {cpu} CPU seconds ({too_large})"
+        ),
+        libc::SIGKILL => format!(
+            "GHW not read: its reader was killed (signal 9) within its bounds of {mib} MiB of \
+             memory and {cpu} CPU seconds: by the kernel when memory ran out (the limit of a \
+             control group, such as a Slurm job's or a container's, or the machine's), or by \
+             a user"
+        ),
+        s => format!(
+            "GHW not read: its reader was stopped by signal {s} under its bounds of {mib} MiB \
+             of memory and {cpu} CPU seconds"
+        ),
     }
 }
 
@@ -396,20 +417,35 @@ mod tests {
     }
 
     /// How the reader's child ended is what the caller is told: its own
-    /// message without the file named again, its exit status, or the
-    /// signal that stopped it under its bounds (never "malformed" for a
-    /// stop that a file too large for the bounds also meets).
+    /// message without the file named again, its exit status, the bound it
+    /// ran out of, or the signal that stopped it. A SIGKILL, which a
+    /// control group out of memory sends, is never taken for a bound.
     #[test]
     fn a_readers_end_is_reported_as_it_was() {
         assert_eq!(child_says("printf 'ok'").unwrap(), b"ok");
         let e = child_says("printf '#0'; kill -KILL $$").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "GHW not read: its reader was stopped by signal 9 under its bounds of 1088 MiB of \
-             memory and 61 CPU seconds (a malformed file, or one too large for them)"
+            "GHW not read: its reader was killed (signal 9) within its bounds of 1088 MiB of \
+             memory and 61 CPU seconds: by the kernel when memory ran out (the limit of a \
+             control group, such as a Slurm job's or a container's, or the machine's), or by \
+             a user"
         );
         let e = child_says("kill -XCPU $$").unwrap_err();
-        assert!(e.to_string().contains("stopped by signal 24 under"), "{e}");
+        assert_eq!(
+            e.to_string(),
+            "GHW not read: its reader ran out of its bounds of 61 CPU seconds (a malformed \
+             file, or one too large for them)"
+        );
+        let e = child_says("echo 'memory allocation of 4096 bytes failed' >&2; kill -ABRT $$")
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "GHW not read: its reader ran out of its bounds of 1088 MiB of memory (a \
+             malformed file, or one too large for them)"
+        );
+        let e = child_says("kill -ABRT $$").unwrap_err();
+        assert!(e.to_string().contains("stopped by signal 6 under"), "{e}");
         let e = child_says("exit 3").unwrap_err();
         assert_eq!(e.to_string(), "malformed GHW (the reader's exit status 3)");
         let e = child_says("echo 'note' >&2; echo 'error: m.ghw: a scope ends twice' >&2; exit 2")

@@ -17,7 +17,8 @@ pub(crate) enum WaveCmd {
         /// elsewhere (wormcast reads GHW files this way).
         #[arg(long)]
         max_memory_mib: Option<u64>,
-        /// Stop past this much processor time (seconds).
+        /// Stop past this much processor time (seconds): the signal
+        /// SIGXCPU, and SIGKILL five seconds later should it be ignored.
         #[arg(long)]
         max_cpu_seconds: Option<u64>,
     },
@@ -67,7 +68,11 @@ pub(crate) fn parse_param(s: &str) -> std::result::Result<(String, u32), String>
 }
 
 /// Bounds this process's memory and processor time (Unix only: elsewhere
-/// asking for a bound is an error).
+/// asking for a bound is an error). A process stopped at a bound leaves no
+/// core file, and each bound ends it in a way of its own: past the memory,
+/// an allocation fails (the message "memory allocation of N bytes failed"
+/// and SIGABRT); past the processor time, SIGXCPU. A SIGKILL is then
+/// neither bound but the kernel's out-of-memory killer or a user.
 pub(crate) fn limit_self(mib: Option<u64>, seconds: Option<u64>) -> Result<()> {
     #[cfg(unix)]
     {
@@ -80,6 +85,11 @@ pub(crate) fn limit_self(mib: Option<u64>, seconds: Option<u64>) -> Result<()> {
             rlim_cur: v as libc::rlim_t,
             rlim_max: v as libc::rlim_t,
         };
+        if mib.is_some() || seconds.is_some() {
+            // SAFETY: setrlimit reads the struct given and changes only
+            // this process's limits. Lowering a limit does not fail.
+            unsafe { libc::setrlimit(libc::RLIMIT_CORE, &lim(0)) };
+        }
         if let Some(m) = mib {
             // SAFETY: setrlimit reads the struct given and changes only
             // this process's limits.
@@ -88,8 +98,15 @@ pub(crate) fn limit_self(mib: Option<u64>, seconds: Option<u64>) -> Result<()> {
             }
         }
         if let Some(s) = seconds {
+            // At the hard limit the kernel sends SIGKILL, as a control
+            // group out of memory does: it is set past the soft one, at
+            // which SIGXCPU tells the bound.
+            let cpu = libc::rlimit {
+                rlim_cur: s as libc::rlim_t,
+                rlim_max: s.saturating_add(5) as libc::rlim_t,
+            };
             // SAFETY: as above.
-            if unsafe { libc::setrlimit(libc::RLIMIT_CPU, &lim(s)) } != 0 {
+            if unsafe { libc::setrlimit(libc::RLIMIT_CPU, &cpu) } != 0 {
                 return Err(fail("max-cpu-seconds", s));
             }
         }
