@@ -539,6 +539,41 @@ pub fn read_text(path: impl AsRef<std::path::Path>) -> Result<String> {
     })
 }
 
+/// Writes the file `path` whole with `write`, or leaves none: should a
+/// write fail once the file is made (a full disk, a quota, a limit on a
+/// file's size), the part written is removed, since a text file cut short
+/// at a line reads as a whole one with less in it (a topology with fewer
+/// nodes, a table with fewer rows), and the error says so. Anything but a
+/// regular file (`/dev/full`, a pipe) is left as it is.
+pub(crate) fn write_whole(
+    path: &std::path::Path,
+    write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
+) -> Result<()> {
+    let file = std::fs::File::create(path).map_err(|e| Error::io(path, e))?;
+    let mut w = std::io::BufWriter::new(file);
+    let written = match write(&mut w) {
+        Ok(()) => w.into_inner().map(drop).map_err(|e| e.into_error()),
+        Err(e) => {
+            // Dropped before the removal: its flush goes nowhere.
+            drop(w);
+            Err(e)
+        }
+    };
+    written.map_err(|source| {
+        let removed = std::fs::metadata(path).is_ok_and(|m| m.is_file())
+            && std::fs::remove_file(path).is_ok();
+        let what = if removed {
+            "the unfinished file was removed"
+        } else {
+            "the file is unfinished"
+        };
+        Error::io(
+            path,
+            std::io::Error::new(source.kind(), format!("{source}; {what}")),
+        )
+    })
+}
+
 /// Reads a text file and parses it with `parse`, naming the file in any
 /// error.
 pub(crate) fn load_text<T>(
@@ -670,6 +705,41 @@ mod tests {
             shown,
             ["0.5", "-1", "0", "1e308", "-1e-300", "2e15", "NaN", "inf"]
         );
+    }
+
+    /// A file is written whole or not at all: a write that fails part way
+    /// (here after 70,000 bytes, past the first flush) leaves no file, and
+    /// the error says it was removed; a device is left as it is.
+    #[cfg(unix)]
+    #[test]
+    fn a_file_is_written_whole_or_removed() {
+        use std::io::Write;
+        let p = file("whole.txt", b"an older file");
+        write_whole(&p, |w| w.write_all(b"switch 0\nswitch 1\n")).unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"switch 0\nswitch 1\n");
+        let e = write_whole(&p, |w| {
+            w.write_all(&[b'x'; 70_000])?;
+            Err(std::io::Error::new(
+                std::io::ErrorKind::StorageFull,
+                "No space left on device",
+            ))
+        })
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "{}: No space left on device; the unfinished file was removed",
+                p.display()
+            )
+        );
+        assert!(!p.exists());
+        // A flush that fails at the end is such a failure too.
+        let e = write_whole(std::path::Path::new("/dev/full"), |w| w.write_all(b"x")).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "/dev/full: No space left on device (os error 28); the file is unfinished"
+        );
+        assert!(std::path::Path::new("/dev/full").exists());
     }
 
     /// A folder that cannot be made is refused naming what stands in the

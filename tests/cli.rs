@@ -2407,21 +2407,8 @@ fn a_waveform_that_cannot_be_written_whole_is_reported_and_no_views_are_left() {
             let dir = tmp(&format!("full-{name}-{ext}"));
             std::fs::create_dir_all(&dir).unwrap();
             let wave = dir.join(format!("w.{ext}"));
-            // Past the limit a write fails with EFBIG once SIGXFSZ, which
-            // would end the process, is ignored (inherited through exec).
-            let o = Command::new("sh")
-                .arg("-c")
-                .arg(r#"trap "" XFSZ; exec prlimit --fsize="$0" "$@""#)
-                .arg(limit.to_string())
-                .arg(env!("CARGO_BIN_EXE_wormcast"))
-                .args(with_wave(name, &args, wave.to_str().unwrap()))
-                .output()
-                .expect("sh");
+            let o = within_file_size(limit, &with_wave(name, &args, wave.to_str().unwrap()));
             let err = String::from_utf8_lossy(&o.stderr);
-            assert!(
-                !err.contains("prlimit: not found") && !err.contains("No such file"),
-                "prlimit (util-linux) is needed: {err}"
-            );
             assert_eq!(o.status.code(), Some(2), "{name} {ext}: {err}");
             let said = format!("error: {}: File too large (os error 27)", wave.display());
             assert!(err.contains(&said), "{name} {ext}: {err}");
@@ -2445,6 +2432,87 @@ fn a_waveform_that_cannot_be_written_whole_is_reported_and_no_views_are_left() {
             }
         }
     }
+}
+
+/// `wormcast args` with files limited to `limit` bytes: past it a write
+/// fails with EFBIG, as on a full disk, once SIGXFSZ, which would end the
+/// process, is ignored (inherited through exec).
+#[cfg(unix)]
+fn within_file_size<S: AsRef<std::ffi::OsStr>>(limit: u64, args: &[S]) -> Output {
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(r#"trap "" XFSZ; exec prlimit --fsize="$0" "$@""#)
+        .arg(limit.to_string())
+        .arg(env!("CARGO_BIN_EXE_wormcast"))
+        .args(args)
+        .output()
+        .expect("sh");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !err.contains("prlimit: not found") && !err.contains("No such file"),
+        "prlimit (util-linux) is needed: {err}"
+    );
+    o
+}
+
+/// A text file whose writing fails part way (past a file-size limit, as
+/// on a full disk) is removed, and the error says so: cut short at a
+/// line, a topology would read as another network (one cut after its
+/// links and its first nodes is read as one with fewer nodes, with no
+/// error) and test vectors as a shorter run.
+#[cfg(unix)]
+#[test]
+fn a_text_file_that_cannot_be_written_whole_is_removed() {
+    let dir = tmp("full-text");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (topo, hex) = (dir.join("t.toml"), dir.join("v.hex"));
+    let (t, h) = (topo.to_str().unwrap(), hex.to_str().unwrap());
+    let generate = [
+        "topo",
+        "gen",
+        "--switches",
+        "64",
+        "--ports",
+        "8",
+        "--nodes",
+        "256",
+        "-o",
+        t,
+    ];
+    // Cut at its last blank line in the first 8,192 bytes, the whole file
+    // reads as a network of fewer nodes.
+    ok(&wormcast(&generate));
+    let text = std::fs::read_to_string(&topo).unwrap();
+    let cut = dir.join("cut.toml");
+    std::fs::write(&cut, &text[..text[..8192].rfind("\n\n").unwrap()]).unwrap();
+    let shown = ok(&wormcast(&["topo", "show", cut.to_str().unwrap()]));
+    assert!(
+        shown.starts_with("64 switches, 89 nodes, 102 links"),
+        "{shown}"
+    );
+    let vectors = [
+        "vectors",
+        "--unit",
+        "ssr-md-decode",
+        "--cycles",
+        "5000",
+        "-o",
+        h,
+    ];
+    for (out, args) in [(&topo, &generate[..]), (&hex, &vectors[..])] {
+        let o = within_file_size(8192, args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(&format!(
+                "error: {}: File too large (os error 27); the unfinished file was removed",
+                out.display()
+            )),
+            "{err}"
+        );
+        assert!(!out.exists(), "{} is still there", out.display());
+    }
+    assert!(!hex.with_extension("vh").exists());
 }
 
 /// `wormcast` with `input` written to its standard input through a pipe.

@@ -359,7 +359,7 @@ pub fn write_outputs(points: &[MeshPoint], dir: &Path) -> Result<()> {
             ));
         }
         let path = dir.join(format!("mesh_{exp}.csv"));
-        std::fs::write(&path, csv).map_err(|e| Error::io(&path, e))?;
+        crate::error::write_whole(&path, |w| std::io::Write::write_all(w, csv.as_bytes()))?;
         let mut panels = Vec::new();
         for beta in BETAS {
             let lengths: &[u32] = if exp == "load" {

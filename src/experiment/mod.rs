@@ -1465,12 +1465,14 @@ pub fn write_outputs(
     crate::make_dir(dir)?;
     let mut files = Vec::new();
     let raw = raw_path(dir, fig, shard);
-    std::fs::write(&raw, raw_csv(fig, o, shard, rows)).map_err(|e| Error::io(&raw, e))?;
+    let text = raw_csv(fig, o, shard, rows);
+    crate::error::write_whole(&raw, |w| std::io::Write::write_all(w, text.as_bytes()))?;
     files.push(raw);
     if shard.count == 1 {
         let points = summarize(fig, o, rows);
         let csv = dir.join(format!("{}.csv", fig.name()));
-        std::fs::write(&csv, summary_csv(&points)).map_err(|e| Error::io(&csv, e))?;
+        let text = summary_csv(&points);
+        crate::error::write_whole(&csv, |w| std::io::Write::write_all(w, text.as_bytes()))?;
         files.push(csv);
         files.extend(write_plots(
             fig.title(),

@@ -452,7 +452,7 @@ pub fn write_variants(points: &[TreePoint], dir: &Path) -> Result<()> {
         ));
     }
     let path = dir.join("tree_variants.csv");
-    std::fs::write(&path, csv).map_err(|e| Error::io(&path, e))
+    crate::error::write_whole(&path, |w| std::io::Write::write_all(w, csv.as_bytes()))
 }
 
 /// Writes `tree_load.csv` and its plot (SVG, PNG): one panel per topology
@@ -484,7 +484,7 @@ pub fn write_outputs(points: &[TreePoint], dir: &Path) -> Result<()> {
         ));
     }
     let path = dir.join(format!("{stem}.csv"));
-    std::fs::write(&path, csv).map_err(|e| Error::io(&path, e))?;
+    crate::error::write_whole(&path, |w| std::io::Write::write_all(w, csv.as_bytes()))?;
     let mut panels = Vec::new();
     for topology in TOPOLOGIES {
         for dests in DESTS {

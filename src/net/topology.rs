@@ -389,17 +389,11 @@ impl Topology {
         Ok(())
     }
 
-    /// Writes the topology to a file, with `comment` lines on top.
+    /// Writes the topology to a file, with `comment` lines on top. A write
+    /// that fails part way (a full disk) leaves no file: cut short at a
+    /// line, it would read as another network, with fewer links or nodes.
     pub fn save(&self, path: impl AsRef<Path>, comment: &str) -> Result<()> {
-        let path = path.as_ref();
-        let io = |source| Error::Io {
-            path: path.to_path_buf(),
-            source,
-        };
-        let mut w = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
-        self.write_toml(&mut w, comment).map_err(io)?;
-        w.into_inner().map_err(|e| io(e.into_error()))?;
-        Ok(())
+        crate::error::write_whole(path.as_ref(), |w| self.write_toml(w, comment))
     }
 
     fn item(&self, kind: &'static str, i: usize) -> Item {

@@ -433,10 +433,7 @@ pub fn write_views(wave: &Path, h: &Hierarchy) -> Result<Option<Views>> {
     let s = wave.with_extension("sucl");
     let kept_gtkw = saved_by_another(&g);
     let write = |p: &Path, text: String| {
-        std::fs::write(p, text).map_err(|source| Error::Io {
-            path: p.to_path_buf(),
-            source,
-        })
+        crate::error::write_whole(p, |w| std::io::Write::write_all(w, text.as_bytes()))
     };
     // The two texts are made and written side by side, from one index of
     // the hierarchy: at a million signals each takes a few hundred

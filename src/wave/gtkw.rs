@@ -7,8 +7,8 @@
 //! walk enters and leaves a scope, and the numbers written with `itoa`,
 //! rather than a path and a formatted line made for every signal.
 
+use crate::Result;
 use crate::rtl::trace::{Hierarchy, HierarchyIndex, Radix};
-use crate::{Error, Result};
 use std::path::Path;
 
 // GTKWave trace flags (bit positions from GTKWave's save-file format).
@@ -180,10 +180,9 @@ pub(crate) fn surfer_text_in(wave_path: &str, h: &Hierarchy, ix: &HierarchyIndex
 
 /// Writes [`gtkw_text`] to `path`.
 pub fn write_gtkw(path: impl AsRef<Path>, vcd_path: &str, h: &Hierarchy) -> Result<()> {
-    let path = path.as_ref();
-    std::fs::write(path, gtkw_text(vcd_path, h)).map_err(|source| Error::Io {
-        path: path.to_path_buf(),
-        source,
+    let text = gtkw_text(vcd_path, h);
+    crate::error::write_whole(path.as_ref(), |w| {
+        std::io::Write::write_all(w, text.as_bytes())
     })
 }
 

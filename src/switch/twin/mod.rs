@@ -351,31 +351,33 @@ pub fn write_vectors(
                 .into(),
         });
     }
-    let file = std::fs::File::create(path).map_err(io(path))?;
-    let mut out = std::io::BufWriter::new(file);
     let mut line = Vec::with_capacity(digits + 1);
     let mut bits = vec![false; digits * 4];
     let mut count = 0u64;
-    for v in vectors {
-        // Most significant first: pad, then each port's bits from its top.
-        let mut at = digits * 4 - width as usize;
-        bits[..at].fill(false);
-        for (port, value) in ins.iter().zip(&v) {
-            for i in (0..port.width as usize).rev() {
-                bits[at] = value.get(i);
-                at += 1;
+    // Written whole or not at all: cut short at a line, the vectors would
+    // read as a shorter run.
+    crate::error::write_whole(path, |out| {
+        for v in vectors {
+            // Most significant first: pad, then each port's bits from its top.
+            let mut at = digits * 4 - width as usize;
+            bits[..at].fill(false);
+            for (port, value) in ins.iter().zip(&v) {
+                for i in (0..port.width as usize).rev() {
+                    bits[at] = value.get(i);
+                    at += 1;
+                }
             }
+            line.clear();
+            for nibble in bits.chunks(4) {
+                let d = nibble.iter().fold(0u32, |d, &b| d << 1 | b as u32);
+                line.push(char::from_digit(d, 16).expect("nibble") as u8);
+            }
+            line.push(b'\n');
+            out.write_all(&line)?;
+            count += 1;
         }
-        line.clear();
-        for nibble in bits.chunks(4) {
-            let d = nibble.iter().fold(0u32, |d, &b| d << 1 | b as u32);
-            line.push(char::from_digit(d, 16).expect("nibble") as u8);
-        }
-        line.push(b'\n');
-        out.write_all(&line).map_err(io(path))?;
-        count += 1;
-    }
-    out.flush().map_err(io(path))?;
+        Ok(())
+    })?;
     let abs = std::path::absolute(path).map_err(io(path))?;
     let mut vh = String::new();
     let _ = writeln!(
@@ -392,7 +394,7 @@ pub fn write_vectors(
         let _ = writeln!(vh, "`define UNIT_{name} {value}");
     }
     let vh_path = path.with_extension("vh");
-    std::fs::write(&vh_path, vh).map_err(io(&vh_path))?;
+    crate::error::write_whole(&vh_path, |w| w.write_all(vh.as_bytes()))?;
     Ok(count)
 }
 
