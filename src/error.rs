@@ -554,7 +554,7 @@ pub(crate) fn write_whole(
     let written = match write(&mut w) {
         Ok(()) => w.into_inner().map(drop).map_err(|e| e.into_error()),
         Err(e) => {
-            // Dropped before the removal: its flush goes nowhere.
+            // Closed before it is removed (the drop flushes what is left).
             drop(w);
             Err(e)
         }
@@ -572,6 +572,12 @@ pub(crate) fn write_whole(
             std::io::Error::new(source.kind(), format!("{source}; {what}")),
         )
     })
+}
+
+/// [`write_whole`] of `bytes`: `std::fs::write`, but leaving no file cut
+/// short.
+pub(crate) fn write_bytes(path: &std::path::Path, bytes: impl AsRef<[u8]>) -> Result<()> {
+    write_whole(path, |w| std::io::Write::write_all(w, bytes.as_ref()))
 }
 
 /// Reads a text file and parses it with `parse`, naming the file in any

@@ -2467,18 +2467,10 @@ fn a_text_file_that_cannot_be_written_whole_is_removed() {
     std::fs::create_dir_all(&dir).unwrap();
     let (topo, hex) = (dir.join("t.toml"), dir.join("v.hex"));
     let (t, h) = (topo.to_str().unwrap(), hex.to_str().unwrap());
-    let generate = [
-        "topo",
-        "gen",
-        "--switches",
-        "64",
-        "--ports",
-        "8",
-        "--nodes",
-        "256",
-        "-o",
-        t,
-    ];
+    let mut generate: Vec<&str> = "topo gen --switches 64 --ports 8 --nodes 256 -o"
+        .split(' ')
+        .collect();
+    generate.push(t);
     // Cut at its last blank line in the first 8,192 bytes, the whole file
     // reads as a network of fewer nodes.
     ok(&wormcast(&generate));

@@ -359,7 +359,7 @@ pub fn write_outputs(points: &[MeshPoint], dir: &Path) -> Result<()> {
             ));
         }
         let path = dir.join(format!("mesh_{exp}.csv"));
-        crate::error::write_whole(&path, |w| std::io::Write::write_all(w, csv.as_bytes()))?;
+        crate::error::write_bytes(&path, csv)?;
         let mut panels = Vec::new();
         for beta in BETAS {
             let lengths: &[u32] = if exp == "load" {

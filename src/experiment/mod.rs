@@ -1465,14 +1465,12 @@ pub fn write_outputs(
     crate::make_dir(dir)?;
     let mut files = Vec::new();
     let raw = raw_path(dir, fig, shard);
-    let text = raw_csv(fig, o, shard, rows);
-    crate::error::write_whole(&raw, |w| std::io::Write::write_all(w, text.as_bytes()))?;
+    crate::error::write_bytes(&raw, raw_csv(fig, o, shard, rows))?;
     files.push(raw);
     if shard.count == 1 {
         let points = summarize(fig, o, rows);
         let csv = dir.join(format!("{}.csv", fig.name()));
-        let text = summary_csv(&points);
-        crate::error::write_whole(&csv, |w| std::io::Write::write_all(w, text.as_bytes()))?;
+        crate::error::write_bytes(&csv, summary_csv(&points))?;
         files.push(csv);
         files.extend(write_plots(
             fig.title(),

@@ -452,7 +452,7 @@ pub fn write_variants(points: &[TreePoint], dir: &Path) -> Result<()> {
         ));
     }
     let path = dir.join("tree_variants.csv");
-    crate::error::write_whole(&path, |w| std::io::Write::write_all(w, csv.as_bytes()))
+    crate::error::write_bytes(&path, csv)
 }
 
 /// Writes `tree_load.csv` and its plot (SVG, PNG): one panel per topology
@@ -484,7 +484,7 @@ pub fn write_outputs(points: &[TreePoint], dir: &Path) -> Result<()> {
         ));
     }
     let path = dir.join(format!("{stem}.csv"));
-    crate::error::write_whole(&path, |w| std::io::Write::write_all(w, csv.as_bytes()))?;
+    crate::error::write_bytes(&path, csv)?;
     let mut panels = Vec::new();
     for topology in TOPOLOGIES {
         for dests in DESTS {

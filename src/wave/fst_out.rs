@@ -432,16 +432,14 @@ pub fn write_views(wave: &Path, h: &Hierarchy) -> Result<Option<Views>> {
     let g = wave.with_extension("gtkw");
     let s = wave.with_extension("sucl");
     let kept_gtkw = saved_by_another(&g);
-    let write = |p: &Path, text: String| {
-        crate::error::write_whole(p, |w| std::io::Write::write_all(w, text.as_bytes()))
-    };
     // The two texts are made and written side by side, from one index of
     // the hierarchy: at a million signals each takes a few hundred
     // milliseconds.
     let ix = h.index();
     std::thread::scope(|scope| {
-        let gtkw = (!kept_gtkw).then(|| scope.spawn(|| write(&g, gtkw_text_in(&name, h, &ix))));
-        let sucl = write(&s, surfer_text_in(&name, h, &ix));
+        let gtkw = (!kept_gtkw)
+            .then(|| scope.spawn(|| crate::error::write_bytes(&g, gtkw_text_in(&name, h, &ix))));
+        let sucl = crate::error::write_bytes(&s, surfer_text_in(&name, h, &ix));
         let gtkw = gtkw.map_or(Ok(()), |t| t.join().expect("writing the GTKWave view"));
         gtkw.and(sucl)
     })?;

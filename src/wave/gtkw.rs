@@ -180,10 +180,7 @@ pub(crate) fn surfer_text_in(wave_path: &str, h: &Hierarchy, ix: &HierarchyIndex
 
 /// Writes [`gtkw_text`] to `path`.
 pub fn write_gtkw(path: impl AsRef<Path>, vcd_path: &str, h: &Hierarchy) -> Result<()> {
-    let text = gtkw_text(vcd_path, h);
-    crate::error::write_whole(path.as_ref(), |w| {
-        std::io::Write::write_all(w, text.as_bytes())
-    })
+    crate::error::write_bytes(path.as_ref(), gtkw_text(vcd_path, h))
 }
 
 #[cfg(test)]

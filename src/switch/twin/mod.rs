@@ -394,7 +394,7 @@ pub fn write_vectors(
         let _ = writeln!(vh, "`define UNIT_{name} {value}");
     }
     let vh_path = path.with_extension("vh");
-    crate::error::write_whole(&vh_path, |w| w.write_all(vh.as_bytes()))?;
+    crate::error::write_bytes(&vh_path, vh)?;
     Ok(count)
 }
 
