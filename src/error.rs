@@ -560,9 +560,7 @@ pub(crate) fn write_whole(
         }
     };
     written.map_err(|source| {
-        let removed = std::fs::metadata(path).is_ok_and(|m| m.is_file())
-            && std::fs::remove_file(path).is_ok();
-        let what = if removed {
+        let what = if remove_written(path) {
             "the unfinished file was removed"
         } else {
             "the file is unfinished"
@@ -571,6 +569,16 @@ pub(crate) fn write_whole(
             path,
             std::io::Error::new(source.kind(), format!("{source}; {what}")),
         )
+    })
+}
+
+/// Removes the file written through `path`, a regular file, saying
+/// whether it did: through a symbolic link, the file it names, not the
+/// link (which removed, would leave the file cut short where it was).
+/// Anything else (a device, a pipe) is left.
+pub(crate) fn remove_written(path: &std::path::Path) -> bool {
+    std::fs::canonicalize(path).is_ok_and(|p| {
+        std::fs::metadata(&p).is_ok_and(|m| m.is_file()) && std::fs::remove_file(&p).is_ok()
     })
 }
 
@@ -739,6 +747,23 @@ mod tests {
             )
         );
         assert!(!p.exists());
+        // Through a symbolic link, the file it names is removed, not the
+        // link (the link was removed, and the file left cut short).
+        let target = file("target.txt", b"");
+        let link = target.with_file_name("link.txt");
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let e = write_whole(&link, |w| {
+            w.write_all(&[b'x'; 70_000])?;
+            Err(std::io::Error::other("No space left on device"))
+        })
+        .unwrap_err();
+        assert!(
+            e.to_string().ends_with("the unfinished file was removed"),
+            "{e}"
+        );
+        assert!(!target.exists());
+        assert!(std::fs::symlink_metadata(&link).is_ok(), "the link is kept");
         // A flush that fails at the end is such a failure too.
         let e = write_whole(std::path::Path::new("/dev/full"), |w| w.write_all(b"x")).unwrap_err();
         assert_eq!(

@@ -131,9 +131,7 @@ impl FstWriter {
     /// left alone), freeing the room it took, and the error says so.
     fn lost(&mut self, source: std::io::Error) -> Error {
         self.state = State::Done;
-        let removed = std::fs::metadata(&self.path).is_ok_and(|m| m.is_file())
-            && std::fs::remove_file(&self.path).is_ok();
-        let what = if removed {
+        let what = if crate::error::remove_written(&self.path) {
             "the unfinished FST file was removed: no reader opens one without its end"
         } else {
             "the FST file is unfinished: no reader opens it"
