@@ -2558,6 +2558,22 @@ fn waveforms_are_read_from_pipes_and_standard_input() {
     // `wave to-vcd -` writes what it writes of the file.
     let o = wormcast_fed(&["wave", "to-vcd", "-"], std::fs::read(&fst).unwrap());
     assert!(ok(&o) == ok(&wormcast(&["wave", "to-vcd", f])), "to-vcd -");
+    // An output that cannot be written is named: the file, or standard
+    // output (both were "the VCD output").
+    let o = wormcast(&["wave", "to-vcd", f, "-o", "/dev/full"]);
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "error: /dev/full: No space left on device (os error 28)\n"
+    );
+    let o = Command::new(env!("CARGO_BIN_EXE_wormcast"))
+        .args(["wave", "to-vcd", f])
+        .stdout(std::fs::File::create("/dev/full").unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "error: standard output: No space left on device (os error 28)\n"
+    );
 
     // A named pipe, for each format.
     for input in [&vcd, &fst] {

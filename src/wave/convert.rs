@@ -47,13 +47,17 @@ struct Node {
 }
 
 /// Writes `r` as VCD to `out`: the same scopes, variables and values (a
-/// string value's whitespace and control bytes as `\xHH`).
+/// string value's whitespace and control bytes as `\xHH`). A write that
+/// fails is an error about "the VCD output"; [`write_vcd_named`] names it.
 pub fn write_vcd(r: &mut WaveReader, out: &mut impl Write) -> Result<()> {
+    write_vcd_named(r, out, Path::new("the VCD output"))
+}
+
+/// [`write_vcd`] to an output called `name` (a file's path, or "standard
+/// output"), which an error in writing it names.
+pub fn write_vcd_named(r: &mut WaveReader, out: &mut impl Write, name: &Path) -> Result<()> {
     let h = r.header().clone();
-    let io = |source: std::io::Error| Error::Io {
-        path: "the VCD output".into(),
-        source,
-    };
+    let io = |source: std::io::Error| Error::io(name, source);
     write_header(&h, out).map_err(io)?;
     let codes: Vec<String> = (0..h.codes.len()).map(vcd_code).collect();
     let mut line = Vec::with_capacity(256);

@@ -55,7 +55,7 @@ mod stream;
 mod writer;
 
 pub use background::Background;
-pub use convert::{open_isolated, write_vcd};
+pub use convert::{open_isolated, write_vcd, write_vcd_named};
 pub use cosim::{CosimOptions, cosim};
 pub use diff::{DiffOptions, diff};
 pub use fst::{MAX_INFLATED, check as check_fst};

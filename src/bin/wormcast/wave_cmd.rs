@@ -161,11 +161,13 @@ pub(crate) fn wave(cmd: WaveCmd) -> Result<bool> {
             match output {
                 Some(o) => {
                     let f = std::fs::File::create(&o).map_err(|e| Error::io(&o, e))?;
-                    wormcast::wave::write_vcd(&mut r, &mut std::io::BufWriter::new(f))?;
+                    let mut w = std::io::BufWriter::new(f);
+                    wormcast::wave::write_vcd_named(&mut r, &mut w, &o)?;
                 }
                 None => {
-                    let out = std::io::stdout();
-                    wormcast::wave::write_vcd(&mut r, &mut std::io::BufWriter::new(out.lock()))?;
+                    let mut w = std::io::BufWriter::new(std::io::stdout().lock());
+                    let name = std::path::Path::new("standard output");
+                    wormcast::wave::write_vcd_named(&mut r, &mut w, name)?;
                 }
             }
             Ok(true)
