@@ -227,10 +227,10 @@ fn stopped(signal: i32, err: &str, (mib, cpu): (u64, u64)) -> String {
     let too_large = "a malformed file, or one too large for them";
     match signal {
         libc::SIGABRT if err.contains("memory allocation of") => format!(
-            "GHW not read: its reader ran out of its bounds of {mib} MiB of memory ({too_large})"
+            "GHW not read: its reader ran out of its bound of {mib} MiB of memory ({too_large})"
         ),
         libc::SIGXCPU => format!(
-            "GHW not read: its reader ran out of its bounds of {cpu} CPU seconds ({too_large})"
+            "GHW not read: its reader ran out of its bound of {cpu} CPU seconds ({too_large})"
         ),
         libc::SIGKILL => format!(
             "GHW not read: its reader was killed (signal 9) within its bounds of {mib} MiB of \
@@ -438,14 +438,14 @@ mod tests {
         let e = child_says("kill -XCPU $$").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "GHW not read: its reader ran out of its bounds of 61 CPU seconds (a malformed \
+            "GHW not read: its reader ran out of its bound of 61 CPU seconds (a malformed \
              file, or one too large for them)"
         );
         let e = child_says("echo 'memory allocation of 4096 bytes failed' >&2; kill -ABRT $$")
             .unwrap_err();
         assert_eq!(
             e.to_string(),
-            "GHW not read: its reader ran out of its bounds of 1088 MiB of memory (a \
+            "GHW not read: its reader ran out of its bound of 1088 MiB of memory (a \
              malformed file, or one too large for them)"
         );
         let e = child_says("kill -ABRT $$").unwrap_err();
