@@ -1,6 +1,26 @@
 //! Work spread over the cores: with the `parallel` feature (on by default)
 //! by rayon, without it in order on the calling thread. Results come back in
 //! input order either way, so nothing a caller computes depends on it.
+//!
+//! Where no thread can be started (a limit on a control group's tasks, as
+//! a container or a cluster's job may set, or on a user's processes), the
+//! work runs in order on the calling thread too, with the same results:
+//! rayon would panic on making its pool.
+
+/// Whether rayon may spread work: on a thread of a pool, or where rayon's
+/// global pool is made already or can be made now. Asked once a process.
+#[cfg(feature = "parallel")]
+pub(crate) fn spread() -> bool {
+    static GLOBAL: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    rayon::current_thread_index().is_some()
+        || *GLOBAL.get_or_init(|| match rayon::ThreadPoolBuilder::new().build_global() {
+            Ok(()) => true,
+            // Made already, by this process's own caller: it runs. A
+            // thread that could not be started is the error's source
+            // (rayon stops the ones it had started).
+            Err(e) => std::error::Error::source(&e).is_none(),
+        })
+}
 
 /// Runs `a` and `b`, in parallel when the feature allows.
 pub(crate) fn join<A: Send, B: Send>(
@@ -8,26 +28,20 @@ pub(crate) fn join<A: Send, B: Send>(
     b: impl FnOnce() -> B + Send,
 ) -> (A, B) {
     #[cfg(feature = "parallel")]
-    {
-        rayon::join(a, b)
+    if spread() {
+        return rayon::join(a, b);
     }
-    #[cfg(not(feature = "parallel"))]
-    {
-        (a(), b())
-    }
+    (a(), b())
 }
 
 /// `f` of every item, in input order.
 pub(crate) fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync + Send) -> Vec<R> {
     #[cfg(feature = "parallel")]
-    {
+    if spread() {
         use rayon::prelude::*;
-        items.par_iter().map(f).collect()
+        return items.par_iter().map(f).collect();
     }
-    #[cfg(not(feature = "parallel"))]
-    {
-        items.iter().map(f).collect()
-    }
+    items.iter().map(f).collect()
 }
 
 /// `f` of every item, taken by value, in input order.
@@ -36,27 +50,22 @@ pub(crate) fn map_owned<T: Send, R: Send>(
     f: impl Fn(T) -> R + Sync + Send,
 ) -> Vec<R> {
     #[cfg(feature = "parallel")]
-    {
+    if spread() {
         use rayon::prelude::*;
-        items.into_par_iter().map(f).collect()
+        return items.into_par_iter().map(f).collect();
     }
-    #[cfg(not(feature = "parallel"))]
-    {
-        items.into_iter().map(f).collect()
-    }
+    items.into_iter().map(f).collect()
 }
 
 /// The worker threads a batch of jobs runs on: the current pool's (the
-/// one a caller installed, or one per core), or 1 without the feature.
+/// one a caller installed, or one per core), or 1 without the feature or
+/// where no thread can be started.
 pub(crate) fn workers() -> usize {
     #[cfg(feature = "parallel")]
-    {
-        rayon::current_num_threads()
+    if spread() {
+        return rayon::current_num_threads();
     }
-    #[cfg(not(feature = "parallel"))]
-    {
-        1
-    }
+    1
 }
 
 /// `f` of every item, in input order, on `workers` threads of their own
@@ -66,7 +75,9 @@ pub(crate) fn workers() -> usize {
 /// must not, since while a job's nested parallel work waits, its thread
 /// may take up another job, which would then wait for memory its own
 /// thread's unfinished job holds. These threads take jobs only from this
-/// call; the jobs' nested work runs on the pool as before.
+/// call; the jobs' nested work runs on the pool as before. Where fewer
+/// threads can be started than asked, those started take every item; where
+/// none can, the calling thread does.
 pub(crate) fn map_workers<T: Send, R: Send>(
     items: Vec<T>,
     workers: usize,
@@ -77,21 +88,23 @@ pub(crate) fn map_workers<T: Send, R: Send>(
         return items.into_iter().map(f).collect();
     }
     let queue = std::sync::Mutex::new(items.into_iter().enumerate());
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let next = queue.lock().unwrap_or_else(|p| p.into_inner()).next();
+            match next {
+                Some((i, item)) => done.push((i, f(item))),
+                None => return done,
+            }
+        }
+    };
     let parts: Vec<Vec<(usize, R)>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..workers.min(n))
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let next = queue.lock().unwrap_or_else(|p| p.into_inner()).next();
-                        match next {
-                            Some((i, item)) => done.push((i, f(item))),
-                            None => return done,
-                        }
-                    }
-                })
-            })
+            .map_while(|_| std::thread::Builder::new().spawn_scoped(scope, work).ok())
             .collect();
+        if handles.is_empty() {
+            return vec![work()];
+        }
         handles
             .into_iter()
             .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))

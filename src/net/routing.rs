@@ -102,19 +102,17 @@ impl Masks {
                 inc.search64::<T, true>(64 * g, out.len() / col, scratch, out, |_, _, _| {});
             };
             #[cfg(feature = "parallel")]
-            {
+            if crate::par::spread() {
                 use rayon::prelude::*;
                 v.par_chunks_mut(group)
                     .enumerate()
                     .for_each_init(start, write);
+                return;
             }
-            #[cfg(not(feature = "parallel"))]
-            {
-                let mut st = start();
-                v.chunks_mut(group)
-                    .enumerate()
-                    .for_each(|x| write(&mut st, x));
-            }
+            let mut st = start();
+            v.chunks_mut(group)
+                .enumerate()
+                .for_each(|x| write(&mut st, x));
         }
         match self {
             Masks::B8(v) => each(v, col, inc),

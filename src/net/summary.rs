@@ -237,16 +237,23 @@ fn routing_summary(net: &Network, ud: &UpDown, rt: &RoutingTables) -> (RoutingSu
         acc
     };
     let groups = s.div_ceil(64);
+    let in_order = || {
+        (0..groups)
+            .map(&group)
+            .fold(PairSums::new(s), PairSums::add)
+    };
     #[cfg(feature = "parallel")]
-    let sums = {
+    let sums = if crate::par::spread() {
         use rayon::prelude::*;
         (0..groups)
             .into_par_iter()
-            .map(group)
+            .map(&group)
             .reduce(|| PairSums::new(s), PairSums::add)
+    } else {
+        in_order()
     };
     #[cfg(not(feature = "parallel"))]
-    let sums = (0..groups).map(group).fold(PairSums::new(s), PairSums::add);
+    let sums = in_order();
     let pairs = sums.pairs;
     let avg = |v: u64| {
         if pairs > 0 {
