@@ -18,6 +18,10 @@
 //! copied into the batch cycle by cycle. At most [`IN_FLIGHT`] batches wait for
 //! the writer, so a writer slower than the simulation holds the simulation
 //! back instead of growing memory without bound.
+//!
+//! Where no thread can be started (a limit on a control group's tasks, as
+//! a container or a cluster's job may set), the batches are written on
+//! the simulation's thread as they fill: the same file, more slowly.
 
 use crate::rtl::trace::{Hierarchy, SignalId, SignalValue, TraceState, WaveSink};
 use crate::{Error, Result};
@@ -136,8 +140,10 @@ enum Stage {
     Running {
         to: SyncSender<Batch>,
         back: Receiver<Batch>,
-        thread: JoinHandle<Result<Writer>>,
+        thread: JoinHandle<Result<Box<Writer>>>,
     },
+    /// Writing on this thread, since no other could be started.
+    Here(Box<Writer>),
     /// Finished.
     Done,
     /// The writer failed (its error was returned): the waveform cannot be
@@ -175,7 +181,7 @@ impl Background {
             Stage::Running { to, thread, .. } => {
                 drop(to);
                 let r = match thread.join() {
-                    Ok(r) => r.map(Some),
+                    Ok(r) => r.map(|w| Some(*w)),
                     Err(_) => Err(Error::Wave("the waveform writer's thread panicked".into())),
                 };
                 if r.is_err() {
@@ -183,6 +189,7 @@ impl Background {
                 }
                 r
             }
+            Stage::Here(w) => Ok(Some(*w)),
             other => {
                 self.stage = other;
                 Ok(None)
@@ -190,8 +197,16 @@ impl Background {
         }
     }
 
-    /// Hands the current batch to the thread.
+    /// Hands the current batch to the thread (or writes it).
     fn hand_over(&mut self) -> Result<()> {
+        if let Stage::Here(w) = &mut self.stage {
+            let r = w.write(&self.batch);
+            self.batch.clear();
+            if r.is_err() {
+                self.stage = Stage::Failed;
+            }
+            return r;
+        }
         let Stage::Running { to, back, .. } = &self.stage else {
             return Err(match self.stage {
                 Stage::Failed => not_finished(),
@@ -241,12 +256,18 @@ impl WaveSink for Background {
             s.clear_changes();
             s
         });
-        let mut w = Writer { state: copy, sink };
+        let w = Box::new(Writer { state: copy, sink });
         let (to, from) = sync_channel::<Batch>(IN_FLIGHT);
         let (give_back, back) = sync_channel::<Batch>(IN_FLIGHT + 1);
-        let thread = std::thread::Builder::new()
+        // The writer is sent once the thread runs, so that it stays here
+        // when no thread can be started.
+        let (give_writer, writer) = sync_channel::<Box<Writer>>(1);
+        let started = std::thread::Builder::new()
             .name("wave-writer".into())
             .spawn(move || {
+                let Ok(mut w) = writer.recv() else {
+                    return Err(Error::Wave("the waveform writer was never given".into()));
+                };
                 for mut b in from {
                     w.write(&b)?;
                     b.clear();
@@ -255,9 +276,16 @@ impl WaveSink for Background {
                     let _ = give_back.try_send(b);
                 }
                 Ok(w)
-            })
-            .map_err(|e| Error::Wave(format!("cannot start the waveform writer's thread: {e}")))?;
-        self.stage = Stage::Running { to, back, thread };
+            });
+        self.stage = match started {
+            Ok(thread) => {
+                give_writer
+                    .send(w)
+                    .expect("the writer's thread waits for it");
+                Stage::Running { to, back, thread }
+            }
+            Err(_) => Stage::Here(w),
+        };
         Ok(())
     }
 
@@ -305,7 +333,7 @@ impl WaveSink for Background {
     /// returned then) is not ended, and says so.
     fn finish(&mut self, last_cycle: u64) -> Result<()> {
         match self.stage {
-            Stage::Running { .. } => {}
+            Stage::Running { .. } | Stage::Here(_) => {}
             Stage::Failed => return Err(not_finished()),
             _ => return Ok(()),
         }
@@ -348,7 +376,9 @@ impl Drop for Background {
     /// written, as far as the writer writes without being finished (a VCD
     /// up to the last cycle; an FST is unreadable without its end).
     fn drop(&mut self) {
-        if matches!(self.stage, Stage::Running { .. }) && !self.batch.cycles.is_empty() {
+        if matches!(self.stage, Stage::Running { .. } | Stage::Here(_))
+            && !self.batch.cycles.is_empty()
+        {
             let _ = self.hand_over();
         }
         let _ = self.join();
