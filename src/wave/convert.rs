@@ -311,9 +311,11 @@ fn ghw_in_child(exe: &Path, path: &Path, len: u64, feed: Option<Stream>) -> Resu
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|source| Error::Io {
-            path: exe.to_path_buf(),
-            source,
+        .map_err(|e| {
+            Error::Wave(format!(
+                "{what}: cannot start the GHW reader's process ({}): {e}",
+                exe.display()
+            ))
         })?;
     if let Some(s) = feed {
         let mut input = child.stdin.take().expect("piped");
@@ -325,9 +327,10 @@ fn ghw_in_child(exe: &Path, path: &Path, len: u64, feed: Option<Stream>) -> Resu
             .spawn(move || {
                 let _ = std::io::copy(&mut src, &mut input);
             })
-            .map_err(|source| Error::Io {
-                path: path.to_path_buf(),
-                source,
+            .map_err(|e| {
+                Error::Wave(format!(
+                    "{what}: cannot start the thread that feeds the GHW reader: {e}"
+                ))
             })?;
     }
     let out = child.stdout.take().expect("piped");

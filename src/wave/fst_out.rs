@@ -434,11 +434,17 @@ pub fn write_views(wave: &Path, h: &Hierarchy) -> Result<Option<Views>> {
     // the hierarchy: at a million signals each takes a few hundred
     // milliseconds.
     let ix = h.index();
+    // Where no thread can be started (a limit on tasks), one after the other.
+    let write_gtkw = || crate::error::write_bytes(&g, gtkw_text_in(&name, h, &ix));
     std::thread::scope(|scope| {
-        let gtkw = (!kept_gtkw)
-            .then(|| scope.spawn(|| crate::error::write_bytes(&g, gtkw_text_in(&name, h, &ix))));
+        let gtkw =
+            (!kept_gtkw).then(|| std::thread::Builder::new().spawn_scoped(scope, write_gtkw));
         let sucl = crate::error::write_bytes(&s, surfer_text_in(&name, h, &ix));
-        let gtkw = gtkw.map_or(Ok(()), |t| t.join().expect("writing the GTKWave view"));
+        let gtkw = match gtkw {
+            None => Ok(()),
+            Some(Ok(t)) => t.join().expect("writing the GTKWave view"),
+            Some(Err(_)) => write_gtkw(),
+        };
         gtkw.and(sucl)
     })?;
     Ok(Some(Views {

@@ -357,12 +357,14 @@ impl WaveReader {
         )
     }
 
-    /// Starts `produce` on a reader thread.
+    /// Starts `produce` on a reader thread. Where no thread can be started
+    /// (a limit on tasks), the first read says so.
     pub(crate) fn spawn(header: WaveHeader, produce: Producer) -> Self {
         let (tx, rx) = sync_channel(DEPTH);
         let (give_back, spare) = sync_channel(DEPTH + 2);
         let what = format!("this {} file", header.format.name());
-        std::thread::Builder::new()
+        let failed = tx.clone();
+        if let Err(e) = std::thread::Builder::new()
             .name("wormcast-wave-reader".into())
             .spawn(move || {
                 let mut sink = Sink {
@@ -373,7 +375,11 @@ impl WaveReader {
                 let end = guarded(&what, || produce(&mut sink));
                 sink.finish(end);
             })
-            .expect("a thread can be started");
+        {
+            let _ = failed.send(Err(Error::Wave(format!(
+                "cannot start the reader's thread: {e}"
+            ))));
+        }
         WaveReader {
             header,
             rx,
