@@ -493,7 +493,7 @@ impl ShardArgs {
 
     /// The worker threads asked for: `--threads`, the Slurm task's CPUs,
     /// or one per core.
-    pub fn pool(&self) -> Result<rayon::ThreadPool> {
+    pub fn pool(&self) -> Result<Workers> {
         let threads = match self.threads {
             None if self.slurm => {
                 wormcast::experiment::sweep::slurm_cpus(&|k| std::env::var(k).ok())?
@@ -504,8 +504,27 @@ impl ShardArgs {
     }
 }
 
+/// The threads a batch of jobs runs on: a pool of its own, or the calling
+/// thread alone where no thread can be started.
+pub struct Workers(Option<rayon::ThreadPool>);
+
+impl Workers {
+    /// Runs `f` on the workers (its parallel work spread over them); the
+    /// caller waits for it.
+    pub fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+        match &self.0 {
+            Some(pool) => pool.install(f),
+            None => f(),
+        }
+    }
+}
+
 /// A pool of `threads` worker threads (every core when none is given).
-fn worker_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
+/// Where the pool's threads cannot be started (a limit on a control
+/// group's tasks, as a container or a cluster's job may set), the jobs run
+/// one at a time on the calling thread, with the same results, and a note
+/// says so.
+fn worker_pool(threads: Option<usize>) -> Result<Workers> {
     // Each worker runs one job at a time: more workers than this are no
     // machine's cores, and spawning them would take minutes.
     const MAX_WORKERS: usize = 1024;
@@ -518,14 +537,26 @@ fn worker_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
             reason: format!("1 to {MAX_WORKERS} worker threads (without --threads, one per core)"),
         });
     }
-    rayon::ThreadPoolBuilder::new()
+    match rayon::ThreadPoolBuilder::new()
         .num_threads(threads.unwrap_or(0))
         .build()
-        .map_err(|e| Error::Config {
-            field: "threads",
-            value: threads.map_or_else(|| "every core".into(), |t| t.to_string()),
-            reason: e.to_string(),
-        })
+    {
+        Ok(pool) => Ok(Workers(Some(pool))),
+        Err(e) => {
+            let Some(cause) = std::error::Error::source(&e) else {
+                return Err(Error::Config {
+                    field: "threads",
+                    value: threads.map_or_else(|| "every core".into(), |t| t.to_string()),
+                    reason: e.to_string(),
+                });
+            };
+            eprintln!(
+                "note: the worker threads could not be started ({cause}): the jobs run one at a \
+                 time on this thread"
+            );
+            Ok(Workers(None))
+        }
+    }
 }
 
 /// A bar of `total` jobs labelled `what`, drawn only on a terminal and
