@@ -18,6 +18,8 @@ bin=$(realpath "${1:?usage: $0 path/to/wormcast}")
 
 skip() { echo "skip tasks: $*"; exit 0; }
 fail() { echo "FAIL tasks: $*" >&2; exit 1; }
+# How a thread or process that cannot be started is told (EAGAIN).
+again="Resource temporarily unavailable (os error 11)"
 
 [ "$(id -u)" = 0 ] || skip "not root: cannot make a control group"
 
@@ -105,7 +107,7 @@ sweep=(sweep run "$(realpath "$(dirname "$0")/../configs/sweeps/mesh4x4-routers.
 try_in_group sweep "$bin" "${sweep[@]}" --out "$work/sweep-tasks"
 [ "$status" = 0 ] || fail "a sweep with one task ended with status $status: $err"
 case "$err" in
-    *"note: the worker threads could not be started (Resource temporarily unavailable (os error 11)): the jobs run one at a time on this thread"*) ;;
+    *"note: the worker threads could not be started ($again): the jobs run one at a time on this thread"*) ;;
     *) fail "a sweep with one task did not say its jobs ran on one thread: $err" ;;
 esac
 try_free sweep-free "$bin" "${sweep[@]}" --out "$work/sweep-free"
@@ -115,15 +117,20 @@ done
 
 # What needs a second thread says which: a simulation asked to run on two
 # threads, and a waveform read (each file is read on a thread of its own).
-try_in_group threads "$bin" run --topology irregular:switches=1024,ports=8,nodes=4096 \
-    --load 0.0015 --cycles 200 --warmup 0 --threads 2
-[ "$status" = 2 ] || fail "a run on two threads with one task ended with status $status, not 2: $err"
-[ "$err" = "error: configuration: threads = 2: cannot start a thread: Resource temporarily unavailable (os error 11)" ] ||
-    fail "a run on two threads with one task did not say it could not start its thread: $err"
-try_in_group diff "$bin" wave diff "$work/free.vcd" "$work/free.fst"
-[ "$status" = 2 ] || fail "a waveform compare with one task ended with status $status, not 2: $err"
-[ "$err" = "error: $work/free.vcd: cannot start the reader's thread: Resource temporarily unavailable (os error 11)" ] ||
-    fail "a waveform compare with one task did not say it could not start its reader's thread: $err"
+# Runs NAME's command (after WANT and WHAT) in the group: it must end with
+# status 2 and standard error WANT.
+refused() {
+    local name=$1 want=$2 what=$3
+    shift 3
+    try_in_group "$name" "$@"
+    [ "$status" = 2 ] || fail "$what with one task ended with status $status, not 2: $err"
+    [ "$err" = "$want" ] || fail "$what with one task did not say what it could not start: $err"
+}
+refused threads "error: configuration: threads = 2: cannot start a thread: $again" "a run on two threads" \
+    "$bin" run --topology irregular:switches=1024,ports=8,nodes=4096 --load 0.0015 --cycles 200 \
+    --warmup 0 --threads 2
+refused diff "error: $work/free.vcd: cannot start the reader's thread: $again" "a waveform compare" \
+    "$bin" wave diff "$work/free.vcd" "$work/free.fst"
 ghw=""
 if command -v ghdl > /dev/null; then
     # A GHW file is read by a process of its own (docs/cosim.md).
@@ -136,10 +143,8 @@ end;
 EOF
     (cd "$work" && ghdl -a t.vhd && ghdl -e t && ghdl -r t --wave=t.ghw) > /dev/null 2>&1 ||
         fail "GHDL could not write a GHW waveform"
-    try_in_group ghw "$bin" wave diff "$work/t.ghw" "$work/t.ghw"
-    [ "$status" = 2 ] || fail "a GHW compare with one task ended with status $status, not 2: $err"
-    [ "$err" = "error: $work/t.ghw: cannot start the GHW reader's process ($bin): Resource temporarily unavailable (os error 11)" ] ||
-        fail "a GHW compare with one task did not say it could not start its reader's process: $err"
+    refused ghw "error: $work/t.ghw: cannot start the GHW reader's process ($bin): $again" \
+        "a GHW compare" "$bin" wave diff "$work/t.ghw" "$work/t.ghw"
     ghw=", and a GHW read's process"
 else
     echo "skip tasks: the GHW check (GHDL is not installed to write a GHW waveform)"
