@@ -787,3 +787,61 @@ fn a_memory_budget_keeps_the_results_and_refuses_a_job_past_it() {
         let _ = std::fs::remove_dir_all(d);
     }
 }
+
+/// A merge of more journals than the process may keep open (`ulimit -n`,
+/// 256 by default on some systems, with 1,000 shards to merge) closes the
+/// ones it holds and goes on with as many as fitted: the bytes of a merge
+/// without the limit. Before December 8 it stopped at the first journal it
+/// could not open ("Too many open files"), as it still does where not even
+/// one journal fits beside standard input, output and error and its two
+/// outputs.
+#[cfg(unix)]
+#[test]
+fn a_merge_past_the_limit_on_open_files_keeps_as_many_open_as_fit() {
+    let parts = tmp("open-files");
+    let p = parts.to_str().unwrap();
+    let journals: Vec<String> = (0..8)
+        .map(|k| {
+            let shard = format!("{k}/8");
+            let o = wormcast(
+                &[
+                    "sweep", "run", SWEEP, "--out", p, "--shard", &shard, "--quiet",
+                ],
+                &[],
+            );
+            assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+            format!("{p}/journal.shard-{k}-of-8.jsonl")
+        })
+        .collect();
+    let merge = |files: u32, out: &str| {
+        let o = Command::new("prlimit")
+            .arg(format!("--nofile={files}"))
+            .arg(env!("CARGO_BIN_EXE_wormcast"))
+            .args(["sweep", "merge", "--out", out])
+            .args(&journals)
+            .output()
+            .expect("prlimit (util-linux) runs");
+        (o.status.code(), stderr(&o))
+    };
+    let free = parts.join("free");
+    let (code, err) = merge(1024, free.to_str().unwrap());
+    assert_eq!(code, Some(0), "{err}");
+    // 8 files: 3 journals beside the standard three and the two outputs.
+    let tight = parts.join("tight");
+    let (code, err) = merge(8, tight.to_str().unwrap());
+    assert_eq!(code, Some(0), "{err}");
+    for f in ["sweep.csv", "sweep.jsonl"] {
+        assert_eq!(read(&tight.join(f)), read(&free.join(f)), "{f}");
+    }
+    // 5: not one journal.
+    let (code, err) = merge(5, parts.join("none").to_str().unwrap());
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(
+        err,
+        format!(
+            "error: {}: Too many open files (os error 24)\n",
+            journals[0]
+        )
+    );
+    let _ = std::fs::remove_dir_all(parts);
+}

@@ -659,7 +659,10 @@ fn journal_line(place: impl Fn() -> String, line: &[u8]) -> Result<Record> {
 
 /// The journals a merge reads, each opened when a record is wanted from
 /// it; at most [`Journals::OPEN`] are open at once, so a merge of more
-/// shards than a process may open files still runs.
+/// shards than a process may open files still runs. Where the process's
+/// limit on open files is lower still (`ulimit -n`: 256 by default on
+/// some systems), a journal that cannot be opened for it closes the
+/// others, and as many as were open become the most.
 struct Journals<'a> {
     paths: &'a [PathBuf],
     /// Each journal's reader and the byte it stands at.
@@ -691,7 +694,16 @@ impl<'a> Journals<'a> {
                 self.open.iter_mut().for_each(|o| *o = None);
                 self.count = 0;
             }
-            let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+            let file = match std::fs::File::open(path) {
+                Err(e) if e.raw_os_error() == Some(libc::EMFILE) && self.count > 0 => {
+                    self.most = self.count;
+                    self.open.iter_mut().for_each(|o| *o = None);
+                    self.count = 0;
+                    std::fs::File::open(path)
+                }
+                opened => opened,
+            }
+            .map_err(|e| Error::io(path, e))?;
             self.open[f] = Some((BufReader::new(file), 0));
             self.count += 1;
         }
