@@ -4,8 +4,8 @@
 # tightest), the tools run on their one thread with the same results, or
 # say plainly which thread or process they could not start. Before
 # December 8 every command that builds a network panicked in rayon ("The
-# global thread pool has not been initialized"), and a traced run could
-# not start its waveform writer.
+# global thread pool has not been initialized"), and `wave diff` panicked
+# on starting its reader's thread.
 #
 #   scripts/test-tasks.sh target/release/wormcast
 #
@@ -100,6 +100,12 @@ try_in_group demo "$bin" demo
 try_free demo-free "$bin" demo
 diff -r "$work/demo" "$work/demo-free" > /dev/null ||
     fail "the demo's files with one task differ from those written outside the group"
+# Its network shown (its routing summary built in parallel where it can be).
+try_in_group topo "$bin" topo show "$work/demo/wormcast-demo/net.toml"
+[ "$status" = 0 ] || fail "topo show with one task ended with status $status: $err"
+try_free topo-free "$bin" topo show "$work/demo/wormcast-demo/net.toml"
+cmp -s "$work/topo.out" "$work/topo-free.out" ||
+    fail "topo show with one task printed other than outside the group"
 
 # A sweep: its worker threads cannot start, so its jobs run one at a time
 # on the one thread, a note saying so; its results as outside the group.
@@ -114,11 +120,21 @@ try_free sweep-free "$bin" "${sweep[@]}" --out "$work/sweep-free"
 for f in sweep.csv sweep.jsonl; do
     cmp -s "$work/sweep-tasks/$f" "$work/sweep-free/$f" || fail "the sweep's $f with one task differs from the one outside the group"
 done
+# A paper's experiment runs its points through the same worker pool.
+try_in_group tree "$bin" tree experiment --quick --out "$work/tree-tasks"
+[ "$status" = 0 ] || fail "tree experiment with one task ended with status $status: $err"
+case "$err" in
+    *"note: the worker threads could not be started ($again)"*) ;;
+    *) fail "tree experiment with one task did not say its points ran on one thread: $err" ;;
+esac
+try_free tree-free "$bin" tree experiment --quick --out "$work/tree-free"
+cmp -s "$work/tree-tasks/tree_load.csv" "$work/tree-free/tree_load.csv" ||
+    fail "tree experiment's CSV with one task differs from the one outside the group"
 
 # What needs a second thread says which: a simulation asked to run on two
 # threads, and a waveform read (each file is read on a thread of its own).
-# Runs NAME's command (after WANT and WHAT) in the group: it must end with
-# status 2 and standard error WANT.
+# `refused NAME WANT WHAT COMMAND...` runs COMMAND in the group: it must
+# end with status 2 and standard error WANT.
 refused() {
     local name=$1 want=$2 what=$3
     shift 3
@@ -150,4 +166,4 @@ else
     echo "skip tasks: the GHW check (GHDL is not installed to write a GHW waveform)"
 fi
 
-echo "ok tasks: with one task, runs traced to FST and VCD, the demo and a sweep gave the same bytes as outside the group; a run on two threads, a waveform's reader thread$ghw refused by name"
+echo "ok tasks: with one task, runs traced to FST and VCD, the demo, topo show, a sweep and tree experiment gave the same bytes as outside the group; a run on two threads, a waveform's reader thread$ghw refused by name"
